@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {IVenueErrors} from "./IVenueErrors.sol";
+import {IMarket} from "./IMarket.sol";
+
+/// @notice Margin accounts (one per wallet), the deposit token, operators, and the router to
+/// every market. Holds all tokens. Internal margin is WAD: wad = amount6 * 1e12.
+///
+/// Bookkeeping is double-entry: every change of an account's margin made by a market is booked
+/// against that market's settlement pool (signed), so that at all times
+///   depositToken.balanceOf(engine) * 1e12
+///     == Σ account totals + insuranceFundWad + feesWad + Σ market pools.
+/// Rounding in markets always leaves the residue in the pool (the venue's side).
+interface IEngine is IVenueErrors {
+    /// Why an account's margin changed (MarginUpdated.reason).
+    enum MarginReason { DEPOSIT, WITHDRAW, ORDER_COMMIT, ORDER_RELEASE, TRADE_SETTLEMENT, LIQUIDATION }
+
+    struct AccountView {
+        uint256 accountId;
+        address owner;
+        address accountAddress;
+        uint256 totalWad;
+        uint256 committedWad;
+        uint256 availableWad;
+    }
+
+    struct PlaceOrderParams {
+        uint256 accountId;
+        bytes32 marketId;
+        IMarket.Side side;
+        IMarket.OrderType orderType;
+        uint256 collateral6;     // deposit-token units; 0 = reduce-only for the whole position
+        uint256 leverage;        // 1..maxLeverage (ignored when collateral6 == 0)
+        uint256 limitPriceX18;   // LIMIT only
+        bytes32 clientKey;       // 0 = derived: keccak256(abi.encode(accountId, orderId))
+    }
+
+    event AccountCreated(uint64 seq, uint256 indexed accountId, address indexed owner, address accountAddress);
+    /// Post-state margin of the account after any change. `marketId` is 0 for deposits and
+    /// withdrawals. `amount6` is the token amount for deposits and withdrawals, else 0.
+    event MarginUpdated(
+        uint64 seq, uint256 indexed accountId, bytes32 indexed marketId, MarginReason reason,
+        int256 deltaAvailableWad, int256 deltaCommittedWad, uint256 amount6,
+        uint256 availableWad, uint256 committedWad
+    );
+    event OperatorSet(uint64 seq, address indexed owner, address indexed operator, uint64 expiry, bool bySignature);
+    event MarketRegistered(uint64 seq, bytes32 indexed marketId, address indexed market, uint256 marketIndex);
+    /// Post-state of the venue's own balances (insurance fund, fees, bad debt ever recorded,
+    /// and the market's pool) after any change to them.
+    event VenueBalancesUpdated(
+        uint64 seq, bytes32 indexed marketId, uint256 insuranceFundWad, uint256 feesWad,
+        uint256 badDebtWad, int256 marketPoolWad
+    );
+
+    // ─── accounts and money ──────────────────────────────────────────────────────────────
+    function createAccount(address owner) external returns (uint256 accountId, address accountAddress);
+    /// Pulls amount6 of the deposit token from the owner (owner or operator may call).
+    function deposit(uint256 accountId, uint256 amount6) external;
+    /// Pays amount6 of available margin to the owner (owner or operator may call).
+    function withdraw(uint256 accountId, uint256 amount6) external;
+
+    // ─── operators ───────────────────────────────────────────────────────────────────────
+    /// msg.sender approves `operator` until `expiry` (seconds); expiry 0 revokes.
+    function setOperator(address operator, uint64 expiry) external;
+    /// EIP-712 OperatorApproval(address owner,address operator,uint64 expiry,uint256 nonce,uint256 deadline)
+    /// signed by `owner`; anyone may submit.
+    function setOperatorWithSig(address owner, address operator, uint64 expiry, uint256 deadline, bytes calldata signature) external;
+
+    // ─── trading (owner or operator of the account) ──────────────────────────────────────
+    function placeOrder(PlaceOrderParams calldata p)
+        external returns (uint256 orderId, bytes32 clientKey, uint256 quantityQty, IMarket.OrderStatus status);
+    function cancelOrder(uint256 accountId, bytes32 marketId, bytes32 clientKey)
+        external returns (uint256 orderId, uint256 marginReturnedWad);
+    function closePosition(uint256 accountId, bytes32 marketId, IMarket.OrderType orderType, uint256 limitPriceX18, bytes32 clientKey)
+        external returns (uint256 orderId, bytes32 key, IMarket.Side closingSide, uint256 quantityQty);
+
+    // ─── permissionless ──────────────────────────────────────────────────────────────────
+    function liquidatePosition(uint256 accountId, bytes32 marketId) external returns (uint256 closedQty);
+    /// Liquidates every liquidatable position of the account (reverts NotLiquidatable if none).
+    function liquidateAccount(uint256 accountId) external returns (uint256 positionsLiquidated);
+    function pokeFunding(bytes32 marketId) external;
+
+    // ─── admin ───────────────────────────────────────────────────────────────────────────
+    function setMarketActive(bytes32 marketId, bool active) external;
+
+    // ─── market hooks (registered markets only) ──────────────────────────────────────────
+    /// Applies deltas to an account; the market's pool takes the opposite entry.
+    function applyMargin(uint256 accountId, int256 deltaAvailableWad, int256 deltaCommittedWad, MarginReason reason) external;
+    /// Moves WAD from the market's pool to fees / the insurance fund (fees, liquidation share).
+    function collect(uint256 feeWad, uint256 insuranceWad) external;
+    /// Covers a loss from the insurance fund into the pool; what it cannot cover is bad debt.
+    function coverBadDebt(uint256 lossWad) external returns (uint256 uncoveredWad);
+    /// Pays a liquidator in deposit tokens out of the pool (floor to 6 decimals; residue to insurance).
+    function payLiquidator(address to, uint256 wad) external;
+
+    // ─── views ───────────────────────────────────────────────────────────────────────────
+    function depositToken() external view returns (address);
+    function factory() external view returns (address);
+    function oracle() external view returns (address);
+    function accountCount() external view returns (uint256);
+    function accountIdOf(address owner) external view returns (uint256);
+    function getAccount(uint256 accountId) external view returns (AccountView memory);
+    function isAuthorized(uint256 accountId, address caller) external view returns (bool);
+    function operatorExpiry(address owner, address operator) external view returns (uint64);
+    function operatorNonce(address owner) external view returns (uint256);
+    function OPERATOR_APPROVAL_TYPEHASH() external view returns (bytes32);
+    function marketOf(bytes32 marketId) external view returns (address);
+    function marketIds() external view returns (bytes32[] memory);
+    function insuranceFundWad() external view returns (uint256);
+    function feesWad() external view returns (uint256);
+    function badDebtWad() external view returns (uint256);
+    function marketPoolWad(bytes32 marketId) external view returns (int256);
+}

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {IVenueErrors} from "./IVenueErrors.sol";
+
+/// @notice One perpetual market: its on-chain order book, net positions with isolated margin,
+/// funding and liquidation. Deployed as a clone by MarketFactory; state-changing entry points
+/// are called by the Engine only (which checks who acts for the account).
+///
+/// Units: prices `...X18` (18 decimals, USD per base unit); quantities `...Qty` base units with
+/// 18 decimals; margin, PnL, fees `...Wad` (18 decimals of USD); funding rate `X18PerHour`;
+/// cumulative funding index `X18` (WAD owed per 1e18 of long size); ratios in basis points.
+/// Every event carries `seq`, strictly increasing per emitting contract (no gaps).
+interface IMarket is IVenueErrors {
+    enum Side { LONG, SHORT }
+    enum OrderType { MARKET, LIMIT }
+    enum OrderStatus { NONE, ACTIVE, FILLED, CANCELLED }
+    /// Why an order closed with something unfilled.
+    enum CloseReason { FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION }
+    /// Why a position changed.
+    enum PositionReason { TRADE, LIQUIDATION }
+
+    struct MarketParams {
+        bytes32 marketId;           // keccak256(bytes(symbol))
+        string symbol;              // "EUR/USD"
+        address baseFxToken;
+        address quoteFxToken;
+        uint256 tickSizeX18;        // limit prices must be multiples
+        uint256 lotSizeQty;         // quantities are rounded down to multiples
+        uint256 minOrderQty;        // smallest order after rounding
+        uint16 maxLeverage;         // 1..maxLeverage
+        uint16 maintenanceMarginBps;
+        uint16 liquidationFeeBps;   // of the closed notional; half to the liquidator, half to insurance
+        uint16 makerFeeBps;
+        uint16 takerFeeBps;
+        uint16 priceBandBps;        // takers never fill beyond mark ± band; limit prices must be inside
+        uint16 markClampBps;        // mark is clamped to index ± this
+        uint16 maxFillsPerTx;       // maker fills per taker order (guards gas)
+        uint256 maxFundingRateX18PerHour; // |rate| clamp
+        uint256 skewScaleX18PerHour;      // skew component at full skew (skew = ±1)
+    }
+
+    struct OrderView {
+        uint256 orderId;
+        uint256 accountId;
+        bytes32 clientKey;
+        Side side;
+        OrderType orderType;
+        OrderStatus status;
+        bool reduceOnly;
+        uint256 priceX18;           // limit price; for MARKET the sizing price
+        uint256 originalQty;
+        uint256 filledQty;
+        uint256 remainingQty;       // 0 once closed
+        uint256 marginAllocatedWad; // committed at placement
+        uint256 marginRemainingWad; // still committed to the unfilled part
+    }
+
+    struct PositionView {
+        int256 sizeQty;             // > 0 long, < 0 short
+        uint256 openNotionalWad;    // cost basis of the open size
+        uint256 entryPriceX18;      // openNotional * 1e18 / |size|, rounded down
+        uint256 marginWad;          // isolated margin
+        int256 lastFundingIndexX18; // index at the last settlement
+        uint256 lastSettledAt;      // seconds
+        uint256 openBlock;          // block the current position opened (0 if none)
+    }
+
+    struct HealthView {
+        uint256 markPriceX18;
+        uint256 positionValueWad;   // |size| * mark
+        int256 unrealizedPnlWad;    // at mark
+        int256 pendingFundingWad;   // > 0 owed by the position
+        int256 equityWad;           // margin + uPnL - pendingFunding
+        uint256 maintenanceWad;     // positionValue * mmBps / 1e4
+        uint256 marginRatioBps;     // equity / positionValue * 1e4 (0 if equity <= 0)
+        uint256 liquidationPriceX18;
+        uint256 insolvencyPriceX18;
+        bool isLiquidatable;
+    }
+
+    struct FundingView {
+        int256 rateX18PerHour;        // stored rate, applies since lastUpdate
+        int256 premiumComponentX18;
+        int256 skewComponentX18;
+        int256 skewX18;               // (L - S) / (L + S), L/S = open interest + resting size per side
+        int256 premiumX18;            // (mark - index) / index at the last update
+        int256 cumulativeIndexX18;    // as stored at lastUpdate
+        int256 cumulativeIndexNowX18; // accrued to block.timestamp with the current index
+        uint256 lastUpdate;           // seconds
+    }
+
+    // ─── events (post-state values) ────────────────────────────────────────────────────────
+
+    /// A new order entered the book engine (before any fill).
+    event OrderPlaced(
+        uint64 seq, uint256 indexed orderId, uint256 indexed accountId, bytes32 indexed clientKey,
+        Side side, OrderType orderType, bool reduceOnly, uint256 priceX18, uint256 quantityQty,
+        uint256 marginWad
+    );
+    /// One per maker fill. Taker and maker post-fill filled/remaining quantities included.
+    event OrderFilled(
+        uint64 seq, uint256 indexed makerOrderId, uint256 indexed takerOrderId,
+        uint256 makerAccountId, uint256 takerAccountId, Side takerSide, uint256 priceX18,
+        uint256 quantityQty, uint256 makerFilledQty, uint256 makerRemainingQty,
+        uint256 takerFilledQty, uint256 takerRemainingQty, uint256 makerFeeWad, uint256 takerFeeWad
+    );
+    /// The order left the book: FILLED (nothing remains) or CANCELLED (remaining part dropped).
+    event OrderClosed(
+        uint64 seq, uint256 indexed orderId, uint256 indexed accountId, bytes32 indexed clientKey,
+        OrderStatus status, CloseReason reason, uint256 filledQty, uint256 cancelledQty,
+        uint256 marginReturnedWad
+    );
+    /// A price level's new totals (emitted once per touched level per transaction step).
+    event LevelUpdated(uint64 seq, Side side, uint256 priceX18, uint256 totalQty, uint256 orderCount);
+    /// A position's new state; realized PnL, funding and fee settled by this change.
+    event PositionUpdated(
+        uint64 seq, uint256 indexed accountId, PositionReason reason, int256 sizeQty,
+        uint256 openNotionalWad, uint256 marginWad, int256 realizedPnlWad, int256 fundingPaidWad,
+        uint256 feeWad, int256 fundingIndexX18
+    );
+    event OpenInterestUpdated(uint64 seq, uint256 longQty, uint256 shortQty);
+    /// Funding accrued to `timestamp` and the rate that applies from now on.
+    event FundingUpdated(
+        uint64 seq, int256 rateX18PerHour, int256 premiumComponentX18, int256 skewComponentX18,
+        int256 skewX18, int256 premiumX18, int256 cumulativeIndexX18, uint256 indexPriceX18,
+        uint256 markPriceX18, uint256 timestamp
+    );
+    event Liquidated(
+        uint64 seq, uint256 indexed accountId, address indexed liquidator, uint256 closedQty,
+        uint256 closedNotionalWad, uint256 liquidatorFeeWad, uint256 insuranceFeeWad,
+        uint256 badDebtWad, int256 remainingSizeQty
+    );
+    event ActiveSet(uint64 seq, bool isActive);
+
+    // ─── entry points (Engine only) ────────────────────────────────────────────────────────
+
+    function placeOrder(
+        uint256 accountId, Side side, OrderType orderType, uint256 collateralWad, uint256 leverage,
+        uint256 limitPriceX18, bytes32 clientKey
+    ) external returns (uint256 orderId, bytes32 key, uint256 quantityQty, OrderStatus status);
+
+    function cancelOrder(uint256 accountId, bytes32 clientKey)
+        external returns (uint256 orderId, uint256 marginReturnedWad);
+
+    /// Reduce-only order for the whole position on the opposite side, zero collateral.
+    function closePosition(uint256 accountId, OrderType orderType, uint256 limitPriceX18, bytes32 clientKey)
+        external returns (uint256 orderId, bytes32 key, Side closingSide, uint256 quantityQty);
+
+    function liquidate(uint256 accountId, address liquidator) external returns (uint256 closedQty);
+
+    function setActive(bool active) external;
+
+    /// Anyone: accrue funding to now and recompute the rate.
+    function pokeFunding() external;
+
+    // ─── views ──────────────────────────────────────────────────────────────────────────────
+
+    function engine() external view returns (address);
+    function oracle() external view returns (address);
+    function marketId() external view returns (bytes32);
+    function params() external view returns (MarketParams memory);
+    function isActive() external view returns (bool);
+    /// Position of this market in the factory (1-based). Order ids are venue-wide unique:
+    /// orderId = (marketIndex << 64) | n for the market's n-th order, n = 1..orderCount().
+    function marketIndex() external view returns (uint256);
+    function orderCount() external view returns (uint256);
+    function getOrder(uint256 orderId) external view returns (OrderView memory);
+    /// Open order id for (account, clientKey), 0 if none.
+    function orderIdOf(uint256 accountId, bytes32 clientKey) external view returns (uint256);
+    function bestBid() external view returns (uint256 priceX18); // 0 if empty
+    function bestAsk() external view returns (uint256 priceX18); // 0 if empty
+    /// Up to `depth` levels from the best price outwards.
+    function getLevels(Side side, uint256 depth)
+        external view returns (uint256[] memory pricesX18, uint256[] memory totalQty, uint256[] memory orderCounts);
+    function getPosition(uint256 accountId) external view returns (PositionView memory);
+    function positionHealth(uint256 accountId) external view returns (HealthView memory);
+    function pendingFunding(uint256 accountId) external view returns (int256 pendingFundingWad);
+    function openInterest() external view returns (uint256 longQty, uint256 shortQty);
+    function restingQty() external view returns (uint256 bidQty, uint256 askQty);
+    function indexPrice() external view returns (uint256 priceX18, uint256 updatedAt);
+    function markPrice() external view returns (uint256 priceX18);
+    function funding() external view returns (FundingView memory);
+}

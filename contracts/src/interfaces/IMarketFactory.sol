@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {IVenueErrors} from "./IVenueErrors.sol";
+import {IMarket} from "./IMarket.sol";
+
+/// @notice Creates one Market clone (and its base/quote FX tokens) per market and registers it
+/// with the Engine. The indexer discovers markets from MarketCreated.
+interface IMarketFactory is IVenueErrors {
+    event MarketCreated(
+        bytes32 indexed marketId, address indexed market, uint256 marketIndex, string symbol,
+        address baseFxToken, string baseFxTokenSymbol, address quoteFxToken, string quoteFxTokenSymbol,
+        IMarket.MarketParams params
+    );
+
+    /// Owner only. Deploys `fx<BASE>`/`fx<QUOTE>` tokens, clones the market, registers it.
+    /// `p.marketId`, `p.baseFxToken` and `p.quoteFxToken` are filled in by the factory.
+    function createMarket(string calldata baseSymbol, string calldata quoteSymbol, IMarket.MarketParams calldata p)
+        external returns (address market);
+
+    function engine() external view returns (address);
+    function marketImplementation() external view returns (address);
+    function marketCount() external view returns (uint256);
+    function marketAt(uint256 index) external view returns (address); // 1-based
+}

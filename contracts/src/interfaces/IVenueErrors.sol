@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+/// @notice Every custom error of the venue. `core/errors.ts` maps each selector to an API code
+/// and HTTP status (the only such table). Units are in the argument names.
+interface IVenueErrors {
+    /// ACCOUNT_EXISTS: the wallet already has an account.
+    error AccountExists(address owner, uint256 accountId);
+    /// ACCOUNT_NOT_FOUND
+    error AccountNotFound(uint256 accountId);
+    /// INVALID_AMOUNT: zero deposit, withdrawal or collateral where one is required.
+    error InvalidAmount();
+    /// INSUFFICIENT_BALANCE: the owner holds fewer deposit tokens than the deposit.
+    error InsufficientBalance(uint256 balance6, uint256 needed6);
+    /// INSUFFICIENT_ALLOWANCE: the owner approved the engine for less than the deposit.
+    error InsufficientAllowance(uint256 allowance6, uint256 needed6);
+    /// INSUFFICIENT_MARGIN: available margin below what the action needs.
+    error InsufficientMargin(uint256 availableWad, uint256 neededWad);
+    /// UNAUTHORIZED: a role-gated function called by someone without the role.
+    error Unauthorized(address caller);
+    /// OPERATOR_NOT_APPROVED: the sender is neither the account's owner nor an unexpired operator.
+    error OperatorNotApproved(address owner, address operator);
+    /// MARKET_NOT_FOUND
+    error MarketNotFound(bytes32 marketId);
+    /// MARKET_NOT_ACTIVE: the market is paused.
+    error MarketNotActive(bytes32 marketId);
+    /// EXCEEDS_MAX_LEVERAGE: leverage 0 or above the market's maximum.
+    error ExceedsMaxLeverage(uint256 leverage, uint256 maxLeverage);
+    /// ORDER_NOT_FOUND: no open order with this client key.
+    error OrderNotFound(uint256 accountId, bytes32 clientKey);
+    /// NO_POSITION
+    error NoPosition(uint256 accountId, bytes32 marketId);
+    /// INVALID_PRICE: zero, off the tick, or outside the price band around the mark.
+    error InvalidPrice(uint256 priceX18);
+    /// ORDER_TOO_SMALL: quantity (after rounding down to the lot) below the market minimum.
+    error OrderTooSmall(uint256 quantityX18, uint256 minQuantityX18);
+    /// PRICE_STALE: the index price is older than the oracle's bound (or was never set).
+    error PriceStale(bytes32 marketId, uint256 updatedAt, uint256 maxAgeSeconds);
+    /// SELF_TRADE: the order would match a resting order of the same account.
+    error SelfTrade(uint256 accountId, uint256 makerOrderId);
+    /// INVALID_SIGNATURE: bad signer, reused nonce, or past the deadline.
+    error InvalidSignature();
+    /// CLIENT_KEY_IN_USE: an open order of this account in this market already has this key.
+    error ClientKeyInUse(uint256 accountId, bytes32 clientKey);
+    /// NO_LIQUIDITY: a MARKET order (or a liquidation) finds no opposite side to price against.
+    error NoLiquidity(bytes32 marketId);
+    /// NOT_LIQUIDATABLE: the position (or every position of the account) is healthy.
+    error NotLiquidatable(uint256 accountId, bytes32 marketId);
+    /// INVALID_PARAMETERS: a market or admin parameter out of range.
+    error InvalidParameters();
+}

@@ -1,0 +1,122 @@
+/**
+ * Every error code of both HTTP surfaces, its HTTP status, and the mapping from the contracts'
+ * custom errors to codes. The only such table: services throw `ApiError`, one `onError` per app
+ * turns it into the envelope.
+ */
+export const ERROR_CODES = {
+  // spec codes
+  ACCOUNT_EXISTS: 400,
+  ACCOUNT_NOT_FOUND: 404,
+  INVALID_AMOUNT: 400,
+  INSUFFICIENT_BALANCE: 422,
+  INSUFFICIENT_ALLOWANCE: 422,
+  INSUFFICIENT_MARGIN: 422,
+  UNAUTHORIZED: 403,
+  MARKET_NOT_FOUND: 404,
+  MARKET_NOT_ACTIVE: 409,
+  EXCEEDS_MAX_LEVERAGE: 400,
+  ORDER_NOT_FOUND: 404,
+  NO_POSITION: 404,
+  // venue rules (documented in docs/ERRORS.md)
+  OPERATOR_NOT_APPROVED: 403,
+  INVALID_PRICE: 400,
+  ORDER_TOO_SMALL: 400,
+  PRICE_STALE: 503,
+  SELF_TRADE: 409,
+  INVALID_SIGNATURE: 400,
+  NOT_REGISTERED: 403,
+  CLIENT_KEY_IN_USE: 409,
+  NO_LIQUIDITY: 409,
+  NOT_LIQUIDATABLE: 409,
+  POSITION_NOT_FOUND: 404,
+  TRANSACTION_NOT_FOUND: 404,
+  // HTTP / infrastructure
+  VALIDATION_ERROR: 400,
+  UNAUTHENTICATED: 401,
+  NOT_FOUND: 404,
+  IDEMPOTENCY_CONFLICT: 409,
+  RATE_LIMITED: 429,
+  TRANSACTION_REVERTED: 422,
+  UPSTREAM_ERROR: 502,
+  SERVICE_UNAVAILABLE: 503,
+  UPSTREAM_TIMEOUT: 504,
+  INTERNAL_ERROR: 500,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode];
+
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  readonly status: ErrorStatus;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.status = ERROR_CODES[code];
+  }
+}
+
+/** Contract custom error name (contracts/src/interfaces/IVenueErrors.sol) → API code. */
+export const CONTRACT_ERROR_CODES: Record<string, ErrorCode> = {
+  AccountExists: "ACCOUNT_EXISTS",
+  AccountNotFound: "ACCOUNT_NOT_FOUND",
+  InvalidAmount: "INVALID_AMOUNT",
+  InsufficientBalance: "INSUFFICIENT_BALANCE",
+  InsufficientAllowance: "INSUFFICIENT_ALLOWANCE",
+  InsufficientMargin: "INSUFFICIENT_MARGIN",
+  Unauthorized: "UNAUTHORIZED",
+  OperatorNotApproved: "OPERATOR_NOT_APPROVED",
+  MarketNotFound: "MARKET_NOT_FOUND",
+  MarketNotActive: "MARKET_NOT_ACTIVE",
+  ExceedsMaxLeverage: "EXCEEDS_MAX_LEVERAGE",
+  OrderNotFound: "ORDER_NOT_FOUND",
+  NoPosition: "NO_POSITION",
+  InvalidPrice: "INVALID_PRICE",
+  OrderTooSmall: "ORDER_TOO_SMALL",
+  PriceStale: "PRICE_STALE",
+  SelfTrade: "SELF_TRADE",
+  InvalidSignature: "INVALID_SIGNATURE",
+  ClientKeyInUse: "CLIENT_KEY_IN_USE",
+  NoLiquidity: "NO_LIQUIDITY",
+  NotLiquidatable: "NOT_LIQUIDATABLE",
+  InvalidParameters: "VALIDATION_ERROR",
+};
+
+const MESSAGES: Partial<Record<ErrorCode, string>> = {
+  ACCOUNT_EXISTS: "the wallet already has an account",
+  ACCOUNT_NOT_FOUND: "account does not exist",
+  INVALID_AMOUNT: "amount must be greater than 0",
+  INSUFFICIENT_BALANCE: "not enough of the deposit token",
+  INSUFFICIENT_ALLOWANCE: "the engine's allowance of the deposit token is too low",
+  INSUFFICIENT_MARGIN: "not enough available margin",
+  UNAUTHORIZED: "caller is not the account owner",
+  OPERATOR_NOT_APPROVED: "the account owner has not approved the relayer as operator",
+  MARKET_NOT_FOUND: "market does not exist",
+  MARKET_NOT_ACTIVE: "market is paused",
+  EXCEEDS_MAX_LEVERAGE: "leverage must be between 1 and the market's maximum",
+  ORDER_NOT_FOUND: "no open order with this client key",
+  NO_POSITION: "no open position in this market",
+  INVALID_PRICE: "price is zero, off the tick, or outside the band around the mark price",
+  ORDER_TOO_SMALL: "order quantity is below the market minimum",
+  PRICE_STALE: "the index price is stale",
+  SELF_TRADE: "the order would trade against the same account",
+  INVALID_SIGNATURE: "the signature is invalid or expired",
+  CLIENT_KEY_IN_USE: "an open order already uses this client key",
+  NO_LIQUIDITY: "no opposite orders to trade against",
+  NOT_LIQUIDATABLE: "the position is healthy",
+};
+
+/** Turns a decoded contract error (name + args) into an ApiError. */
+export function contractError(errorName: string, args?: readonly unknown[]): ApiError {
+  const code = CONTRACT_ERROR_CODES[errorName];
+  if (!code) return new ApiError("TRANSACTION_REVERTED", `transaction reverted: ${errorName}`);
+  const detail = args?.length ? ` (${errorName}: ${args.map(String).join(", ")})` : "";
+  return new ApiError(code, `${MESSAGES[code] ?? errorName}${detail}`);
+}
+
+export function defaultMessage(code: ErrorCode): string {
+  return MESSAGES[code] ?? code.toLowerCase().replaceAll("_", " ");
+}
