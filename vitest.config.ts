@@ -1,0 +1,27 @@
+import { defineConfig } from "vitest/config";
+
+// Two projects: `unit` (pure, fast, parallel) and `e2e` (real anvil, Ponder, services; one stack
+// per database kind started once by test/e2e/global-setup.ts; files run one at a time).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts", "core/**/*.test.ts", "services/**/*.test.ts"],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          globalSetup: ["test/e2e/global-setup.ts"],
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
+        },
+      },
+    ],
+  },
+});
