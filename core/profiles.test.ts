@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { assertProfileSecrets, DEFAULT_SECRETS, profileFromEnv, secret, secretProblems } from "./profiles";
+
+describe("profiles", () => {
+  it("defaults to local, open, with demo features", () => {
+    const p = profileFromEnv({});
+    expect(p.name).toBe("local");
+    expect(p.accessPolicy).toBe("open");
+    expect(p.demoWallets && p.priceFeed && p.marketMaker && p.openSql).toBe(true);
+    expect(() => assertProfileSecrets(p, {})).not.toThrow();
+    expect(secret("ADMIN_TOKEN", {})).toBe(DEFAULT_SECRETS.ADMIN_TOKEN);
+  });
+
+  it.each(["development", "production"])("%s is invite-only without demo features", (name) => {
+    const p = profileFromEnv({ PROFILE: name });
+    expect(p.accessPolicy).toBe("invite-only");
+    expect(p.demoWallets || p.priceFeed || p.marketMaker || p.openSql).toBe(false);
+    expect(p.gatewayBaseUrl.startsWith("https://")).toBe(true);
+  });
+
+  it("refuses default, missing or short secrets outside local", () => {
+    const p = profileFromEnv({ PROFILE: "production" });
+    expect(() => assertProfileSecrets(p, { ...DEFAULT_SECRETS })).toThrow(/INTERNAL_TOKEN is the local default/);
+    expect(secretProblems(p, {})).toHaveLength(3);
+    expect(secretProblems(p, { INTERNAL_TOKEN: "short", ADMIN_TOKEN: "x".repeat(32), JWT_SECRET: "y".repeat(32) })).toEqual([
+      "INTERNAL_TOKEN is shorter than 16 characters",
+    ]);
+    expect(() =>
+      assertProfileSecrets(p, { INTERNAL_TOKEN: "a".repeat(32), ADMIN_TOKEN: "b".repeat(32), JWT_SECRET: "c".repeat(32) }),
+    ).not.toThrow();
+  });
+
+  it("rejects an unknown profile and honours PUBLIC_BASE_URL", () => {
+    expect(() => profileFromEnv({ PROFILE: "staging" })).toThrow(/PROFILE must be one of/);
+    expect(profileFromEnv({ PUBLIC_BASE_URL: "http://x:1" }).gatewayBaseUrl).toBe("http://x:1");
+  });
+});
