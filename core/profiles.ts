@@ -3,6 +3,8 @@
  * (default `local`). Outside `local`, the shared secrets must be set to non-default values: a
  * service refuses to start otherwise (`assertProfileSecrets`).
  */
+import { DEFAULT_ADMIN_TOKEN, DEFAULT_INTERNAL_TOKEN } from "./config";
+
 export const PROFILE_NAMES = ["local", "development", "production"] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
 
@@ -65,8 +67,8 @@ export const PROFILES: Record<ProfileName, Profile> = {
 
 /** Local defaults of the shared secrets: fine on a laptop, refused anywhere else. */
 export const DEFAULT_SECRETS = {
-  INTERNAL_TOKEN: "local-internal-token",
-  ADMIN_TOKEN: "local-admin-token",
+  INTERNAL_TOKEN: DEFAULT_INTERNAL_TOKEN,
+  ADMIN_TOKEN: DEFAULT_ADMIN_TOKEN,
   JWT_SECRET: "local-jwt-secret-change-me",
 } as const;
 export type SecretName = keyof typeof DEFAULT_SECRETS;
