@@ -1,0 +1,167 @@
+/**
+ * Request schemas of every write, shared by the integration API, the relayer and the gateway
+ * (after it translates snake_case). They only check shape: integer strings, uint256 bounds,
+ * bytes32, enums. Where the spec names a code for a value (amount "0" → INVALID_AMOUNT,
+ * leverage 0 → EXCEEDS_MAX_LEVERAGE) the issue carries `params.code`, and `validationError()`
+ * (./validation.ts) answers that code instead of VALIDATION_ERROR.
+ * Amounts stay decimal strings here; `toBigInt` converts them where they are used.
+ */
+import { z } from "@hono/zod-openapi";
+import { isAddress } from "viem";
+
+export const UINT256_MAX = 2n ** 256n - 1n;
+
+const UINT_RE = /^\d{1,78}$/;
+/** A non-negative integer decimal string no larger than uint256. */
+export const isUintString = (v: string) => UINT_RE.test(v) && BigInt(v) <= UINT256_MAX;
+
+const uintString = (what: string) =>
+  z
+    .string()
+    .refine(isUintString, { message: `must be a non-negative integer string (${what}, at most uint256)` });
+
+/** Deposit token amount, 6 decimals, > 0 ("0" → INVALID_AMOUNT). */
+export const Amount6 = uintString("base units of the deposit token, 6 decimals")
+  .refine((v) => !isUintString(v) || BigInt(v) > 0n, {
+    message: "amount must be greater than 0",
+    params: { code: "INVALID_AMOUNT" },
+  })
+  .openapi({ description: "Deposit-token base units (6 decimals), > 0", example: "1000000000" });
+
+/** Collateral of an order, 6 decimals; 0 = reduce-only order for the whole position. */
+export const Collateral6 = uintString("base units of the deposit token, 6 decimals").openapi({
+  description: "Deposit-token base units (6 decimals); 0 places a reduce-only order for the whole position",
+  example: "100000000",
+});
+
+export const PriceX18 = uintString("price with 18 decimals").openapi({
+  description: "Price with 18 decimals",
+  example: "1080000000000000000",
+});
+
+export const Address = z
+  .string()
+  .refine((v) => isAddress(v, { strict: false }), { message: "must be a 0x-prefixed 20-byte hex address" })
+  .openapi({ description: "Wallet address", example: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" });
+
+export const Bytes32 = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{64}$/, { message: "must be a 0x-prefixed 32-byte hex string" })
+  .openapi({ example: "0x" + "ab".repeat(32) });
+
+export const MarketId = Bytes32.openapi({ description: "keccak256 of the market symbol, e.g. EUR/USD" });
+export const ClientKey = Bytes32.openapi({ description: "Client order key (bytes32), unique per account and market while open" });
+
+export const Side = z.enum(["LONG", "SHORT"]).openapi({ description: "LONG (0) or SHORT (1)" });
+export const OrderType = z.enum(["MARKET", "LIMIT"]).openapi({ description: "MARKET (0) or LIMIT (1)" });
+
+/** Leverage: a JSON integer; 0 → EXCEEDS_MAX_LEVERAGE, above the market maximum is checked against the chain. */
+export const Leverage = z
+  .int({ message: "must be an integer" })
+  .nonnegative({ message: "must be an integer from 1 to the market's maximum" })
+  .refine((v) => v !== 0, {
+    message: "leverage must be between 1 and the market's maximum",
+    params: { code: "EXCEEDS_MAX_LEVERAGE" },
+  })
+  .openapi({ description: "1 to the market's maxLeverage (at most 50)", example: 10 });
+
+/** Account id from a path or a body: positive integer (JSON number or decimal string). */
+export const AccountIdParam = z
+  .string()
+  .regex(/^[1-9]\d{0,77}$/, { message: "must be a positive integer" })
+  .refine(isUintString, { message: "must be at most uint256" })
+  .openapi({ param: { name: "accountId", in: "path" }, example: "1" });
+
+const AccountIdBody = z
+  .union([z.int().positive(), z.string().regex(/^[1-9]\d{0,77}$/).refine(isUintString)], {
+    message: "must be a positive integer",
+  })
+  .transform((v) => String(v))
+  .openapi({ type: "integer", example: 1 });
+
+/** Seconds (JSON integer or decimal string) that fit uint64. */
+const Seconds = z
+  .union([z.int().nonnegative(), z.string().regex(/^\d{1,20}$/)], { message: "must be an integer (seconds)" })
+  .transform((v) => String(v))
+  .refine((v) => BigInt(v) < 2n ** 64n, { message: "must fit uint64" })
+  .openapi({ type: "integer", example: 1893456000 });
+
+const Signature = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{130}$/, { message: "must be a 65-byte hex signature" })
+  .openapi({ example: "0x" + "00".repeat(65) });
+
+export const OperatorApproval = z
+  .strictObject({ expiry: Seconds, deadline: Seconds, signature: Signature })
+  .openapi("OperatorApprovalSignature", {
+    description: "The owner's EIP-712 OperatorApproval signature (see GET /operators/typed-data)",
+  });
+
+// ─── bodies ──────────────────────────────────────────────────────────────────────────────────
+
+export const CreateAccountBody = z
+  .object({ userAddress: Address, operatorApproval: OperatorApproval.optional() })
+  .openapi("CreateAccountRequest");
+
+export const AmountBody = z.object({ amount: Amount6 }).openapi("AmountRequest");
+
+export const PlaceOrderBody = z
+  .object({
+    marketId: MarketId,
+    collateralAmount: Collateral6,
+    side: Side,
+    leverage: Leverage,
+    orderType: OrderType,
+    limitPrice: PriceX18.optional(),
+    clientKey: ClientKey.optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.orderType === "LIMIT" && b.limitPrice === undefined)
+      ctx.addIssue({ code: "custom", path: ["limitPrice"], message: "limitPrice is required for a LIMIT order" });
+  })
+  .openapi("PlaceOrderRequest");
+
+export const ClosePositionBody = z
+  .object({ orderType: OrderType, limitPrice: PriceX18.optional(), clientKey: ClientKey.optional() })
+  .superRefine((b, ctx) => {
+    if (b.orderType === "LIMIT" && b.limitPrice === undefined)
+      ctx.addIssue({ code: "custom", path: ["limitPrice"], message: "limitPrice is required for a LIMIT order" });
+  })
+  .openapi("ClosePositionRequest");
+
+export const CancelOrderQuery = z.object({
+  marketId: MarketId.openapi({ param: { name: "marketId", in: "query", required: true } }),
+});
+
+export const LiquidatePositionBody = z
+  .object({ accountId: AccountIdBody, marketId: MarketId })
+  .openapi("LiquidatePositionRequest");
+export const LiquidateAccountBody = z.object({ accountId: AccountIdBody }).openapi("LiquidateAccountRequest");
+
+export const OperatorTypedDataQuery = z.object({
+  owner: Address.openapi({ param: { name: "owner", in: "query", required: true } }),
+  expiry: Seconds.optional().openapi({ param: { name: "expiry", in: "query" }, description: "approval expiry (s); default now + 365 days" }),
+  deadline: Seconds.optional().openapi({ param: { name: "deadline", in: "query" }, description: "signature deadline (s); default now + 1 hour" }),
+});
+
+export const OperatorApproveBody = z
+  .object({ owner: Address, operator: Address.optional(), expiry: Seconds, deadline: Seconds, signature: Signature })
+  .openapi("OperatorApproveRequest");
+
+export type CreateAccountInput = z.infer<typeof CreateAccountBody>;
+export type AmountInput = z.infer<typeof AmountBody>;
+export type PlaceOrderInput = z.infer<typeof PlaceOrderBody>;
+export type ClosePositionInput = z.infer<typeof ClosePositionBody>;
+export type LiquidatePositionInput = z.infer<typeof LiquidatePositionBody>;
+export type LiquidateAccountInput = z.infer<typeof LiquidateAccountBody>;
+export type OperatorApproveInput = z.infer<typeof OperatorApproveBody>;
+
+/** Contract enum values. */
+export const SIDE_VALUE = { LONG: 0, SHORT: 1 } as const;
+export const ORDER_TYPE_VALUE = { MARKET: 0, LIMIT: 1 } as const;
+export const SIDE_NAME = ["LONG", "SHORT"] as const;
+export const ORDER_TYPE_NAME = ["MARKET", "LIMIT"] as const;
+
+/** Transaction states of a write (GET /transactions/{requestId}). */
+export const TRANSACTION_STATUS = ["QUEUED", "PENDING", "CONFIRMED", "REVERTED", "FAILED"] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUS)[number];
