@@ -1,0 +1,69 @@
+/**
+ * Configuration shared by every process: chain, deployment file, the internal token, and the
+ * local key scheme (anvil's well-known mnemonic; indices per docs/SERVICES.md).
+ */
+import { z } from "zod";
+import { toHex, type Hex } from "viem";
+import { mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+
+/** anvil's default mnemonic: public, for local chains only. */
+export const ANVIL_MNEMONIC = "test test test test test test test test test test test junk";
+/** anvil runs with this many funded accounts so that every service key has ether. */
+export const ANVIL_ACCOUNTS = 20;
+export const LOCAL_CHAIN_ID = 31337;
+
+/** Mnemonic indices of the local roles. 0–9 are the demo wallets. */
+export const KEY_INDEX = {
+  deployer: 10,
+  relayer: 11,
+  keeper: 12,
+  priceFeed: 13,
+  marketMaker: 14,
+} as const;
+export const DEMO_WALLET_INDICES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
+
+/** Local defaults of the shared secrets; non-local profiles must override them. */
+export const DEFAULT_INTERNAL_TOKEN = "local-internal-token";
+export const DEFAULT_ADMIN_TOKEN = "local-admin-token";
+
+export type DevAccount = PrivateKeyAccount & { privateKey: Hex; index: number };
+
+const cache = new Map<number, DevAccount>();
+/** The account at `index` of anvil's mnemonic (address + private key). */
+export function devAccount(index: number): DevAccount {
+  let acct = cache.get(index);
+  if (!acct) {
+    const pk = mnemonicToAccount(ANVIL_MNEMONIC, { addressIndex: index }).getHdKey().privateKey;
+    if (!pk) throw new Error(`cannot derive key ${index}`);
+    const privateKey = toHex(pk);
+    acct = Object.assign(privateKeyToAccount(privateKey), { privateKey, index });
+    cache.set(index, acct);
+  }
+  return acct;
+}
+
+/** Private key of a role: the env variable if set, else the local mnemonic index. */
+export function roleKey(envName: string, index: number, env: NodeJS.ProcessEnv = process.env): Hex {
+  const v = env[envName];
+  if (v) return z.string().regex(/^0x[0-9a-fA-F]{64}$/, `${envName} must be a 32-byte hex key`).parse(v) as Hex;
+  return devAccount(index).privateKey;
+}
+
+const chainEnv = z.object({
+  RPC_URL: z.string().url().default("http://127.0.0.1:8545"),
+  CHAIN_ID: z.coerce.number().int().positive().default(LOCAL_CHAIN_ID),
+  DEPLOYMENT_FILE: z.string().optional(),
+  INTERNAL_TOKEN: z.string().min(1).default(DEFAULT_INTERNAL_TOKEN),
+  PROFILE: z.enum(["local", "development", "production"]).default("local"),
+});
+export type ChainConfig = z.infer<typeof chainEnv>;
+
+/** The chain part of every service's configuration (env names per docs/SERVICES.md). */
+export function chainConfig(env: NodeJS.ProcessEnv = process.env): ChainConfig {
+  const parsed = chainEnv.safeParse(env);
+  if (!parsed.success) {
+    const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`invalid configuration: ${msg}`);
+  }
+  return parsed.data;
+}

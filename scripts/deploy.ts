@@ -1,0 +1,236 @@
+/**
+ * Deploys the venue to any chain (docs/CONTRACTS.md "Deployment") and writes
+ * `deployments/<chainId>.json`.
+ *
+ *   npm run deploy                               local anvil, deployer = mnemonic index 10
+ *   RPC_URL=… DEPLOYER_PRIVATE_KEY=0x… npm run deploy -- --markets markets.json [--out file]
+ *
+ * `markets.json`: [{ "base": "EUR", "quote": "USD", "maxLeverage": 50, "maintenanceMarginBps": 100,
+ *   "indexPrice": "1.08" }, …] (other parameters default to the local ones below).
+ * `deployVenue()` is the reusable part (tests, benches, `npm start`).
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  keccak256, parseEventLogs, parseUnits, toBytes, zeroAddress, zeroHash,
+  type Abi, type Account, type Address, type Chain, type Hex, type PublicClient, type Transport, type WalletClient,
+} from "viem";
+import {
+  depositTokenAbi, depositTokenBytecode, engineAbi, engineBytecode, marketAbi, marketBytecode,
+  marketFactoryAbi, marketFactoryBytecode, oracleAbi, oracleBytecode, venueLensAbi, venueLensBytecode,
+} from "../abis/index.js";
+import { KEY_INDEX, LOCAL_CHAIN_ID, devAccount, roleKey } from "../core/config.js";
+import { deploymentPath, parseDeployment, serializeDeployment, type Deployment } from "../core/deployment.js";
+import { publicClientFor, walletClientFor } from "./lib/clients.js";
+
+export type MarketSpec = {
+  base: string; // "EUR"
+  quote: string; // "USD"
+  maxLeverage: number;
+  maintenanceMarginBps: number;
+  /** Initial index price (18 decimals); set on the oracle right after creation when given. */
+  indexPriceX18?: bigint;
+  tickSizeX18?: bigint;
+  lotSizeQty?: bigint;
+  minOrderQty?: bigint;
+  liquidationFeeBps?: number;
+  makerFeeBps?: number;
+  takerFeeBps?: number;
+  priceBandBps?: number;
+  markClampBps?: number;
+  maxFillsPerTx?: number;
+  maxFundingRateX18PerHour?: bigint;
+  skewScaleX18PerHour?: bigint;
+};
+
+const e18 = (v: string) => parseUnits(v, 18);
+
+/** The three local markets (docs/CONTRACTS.md "Local market parameters"). */
+export const LOCAL_MARKETS: MarketSpec[] = [
+  { base: "EUR", quote: "USD", maxLeverage: 50, maintenanceMarginBps: 100, indexPriceX18: e18("1.08") },
+  { base: "GBP", quote: "USD", maxLeverage: 25, maintenanceMarginBps: 200, indexPriceX18: e18("1.27") },
+  { base: "AUD", quote: "USD", maxLeverage: 20, maintenanceMarginBps: 250, indexPriceX18: e18("0.66") },
+];
+
+export const ORACLE_MAX_AGE_SECONDS = 3600n;
+
+export const marketIdOf = (symbol: string): Hex => keccak256(toBytes(symbol));
+
+/** The MarketParams struct for `MarketFactory.createMarket` (factory fills ids and tokens). */
+export function marketParams(s: MarketSpec) {
+  const symbol = `${s.base}/${s.quote}`;
+  return {
+    marketId: marketIdOf(symbol),
+    symbol,
+    baseFxToken: zeroAddress,
+    quoteFxToken: zeroAddress,
+    tickSizeX18: s.tickSizeX18 ?? e18("0.00001"),
+    lotSizeQty: s.lotSizeQty ?? e18("0.01"),
+    minOrderQty: s.minOrderQty ?? e18("1"),
+    maxLeverage: s.maxLeverage,
+    maintenanceMarginBps: s.maintenanceMarginBps,
+    liquidationFeeBps: s.liquidationFeeBps ?? 50,
+    makerFeeBps: s.makerFeeBps ?? 1,
+    takerFeeBps: s.takerFeeBps ?? 5,
+    priceBandBps: s.priceBandBps ?? 500,
+    markClampBps: s.markClampBps ?? 100,
+    maxFillsPerTx: s.maxFillsPerTx ?? 50,
+    maxFundingRateX18PerHour: s.maxFundingRateX18PerHour ?? e18("0.001"), // 0.1 %/h
+    skewScaleX18PerHour: s.skewScaleX18PerHour ?? e18("0.0001"), // 0.01 %/h
+  };
+}
+
+export type DeployOptions = {
+  /** Owner of the token, oracle, engine and factory (default: the wallet's account). */
+  owner?: Address;
+  /** Oracle updaters besides the deployer (e.g. the price feed). */
+  updaters?: Address[];
+  markets?: MarketSpec[];
+  maxAgeSeconds?: bigint;
+  log?: (msg: string) => void;
+};
+
+type Wallet = WalletClient<Transport, Chain, Account>;
+
+/**
+ * Deploys every contract, creates the markets, sets their index prices when given, and returns
+ * the deployment (not written anywhere). The wallet must own the venue, or set `owner` to
+ * itself: the factory and oracle calls below are owner-only.
+ */
+export async function deployVenue(wallet: Wallet, client: PublicClient, opts: DeployOptions = {}): Promise<Deployment> {
+  const log = opts.log ?? (() => {});
+  const me = wallet.account.address;
+  const owner = opts.owner ?? me;
+  const markets = opts.markets ?? LOCAL_MARKETS;
+
+  const mined = async (hash: Hex, what: string) => {
+    const r = await client.waitForTransactionReceipt({ hash, pollingInterval: client.pollingInterval });
+    if (r.status !== "success") throw new Error(`${what} reverted (tx ${hash})`);
+    return r;
+  };
+  const deploy = async (name: string, abi: Abi, bytecode: Hex, args: readonly unknown[]) => {
+    const hash = await wallet.deployContract({ abi, bytecode, args } as Parameters<Wallet["deployContract"]>[0]);
+    const r = await mined(hash, `deploy ${name}`);
+    if (!r.contractAddress) throw new Error(`deploy ${name}: no contract address`);
+    log(`${name.padEnd(18)} ${r.contractAddress}`);
+    return { address: r.contractAddress, block: Number(r.blockNumber) };
+  };
+  const write = async (what: string, req: Parameters<Wallet["writeContract"]>[0]) => {
+    const { request } = await client.simulateContract({ ...(req as object), account: wallet.account } as never);
+    return mined(await wallet.writeContract(request as never), what);
+  };
+
+  const token = await deploy("DepositToken", depositTokenAbi, depositTokenBytecode, [me]);
+  const maxAge = opts.maxAgeSeconds ?? ORACLE_MAX_AGE_SECONDS;
+  const oracle = await deploy("Oracle", oracleAbi, oracleBytecode, [me, maxAge]);
+  const engine = await deploy("Engine", engineAbi, engineBytecode, [token.address, oracle.address, me]);
+  const impl = await deploy("Market (impl)", marketAbi, marketBytecode, []);
+  const factory = await deploy("MarketFactory", marketFactoryAbi, marketFactoryBytecode, [engine.address, impl.address, me]);
+  await write("Engine.setFactory", { address: engine.address, abi: engineAbi, functionName: "setFactory", args: [factory.address] } as never);
+
+  for (const u of new Set([me, ...(opts.updaters ?? [])])) {
+    await write(`Oracle.setUpdater(${u})`, { address: oracle.address, abi: oracleAbi, functionName: "setUpdater", args: [u, true] } as never);
+  }
+
+  const created: Deployment["markets"] = [];
+  for (const spec of markets) {
+    const params = marketParams(spec);
+    const r = await write(`createMarket ${params.symbol}`, {
+      address: factory.address, abi: marketFactoryAbi, functionName: "createMarket", args: [spec.base, spec.quote, params],
+    } as never);
+    const [ev] = parseEventLogs({ abi: marketFactoryAbi, logs: r.logs, eventName: "MarketCreated" }) as unknown as {
+      args: { marketId: Hex; market: Address; marketIndex: bigint; symbol: string; baseFxToken: Address; quoteFxToken: Address };
+    }[];
+    if (!ev) throw new Error(`createMarket ${params.symbol}: no MarketCreated event`);
+    created.push({
+      marketId: ev.args.marketId.toLowerCase() as Hex,
+      symbol: ev.args.symbol,
+      marketAddress: ev.args.market,
+      marketIndex: Number(ev.args.marketIndex),
+      baseFxToken: ev.args.baseFxToken,
+      quoteFxToken: ev.args.quoteFxToken,
+    });
+    log(`market ${ev.args.symbol.padEnd(11)} ${ev.args.market} (index ${ev.args.marketIndex})`);
+  }
+
+  const priced = markets.map((m, i) => [created[i]!.marketId, m.indexPriceX18] as const).filter(([, p]) => p !== undefined);
+  if (priced.length) {
+    await write("Oracle.setPrices", {
+      address: oracle.address, abi: oracleAbi, functionName: "setPrices",
+      args: [priced.map(([id]) => id), priced.map(([, p]) => p!)],
+    } as never);
+  }
+
+  const lens = await deploy("VenueLens", venueLensAbi, venueLensBytecode, []);
+
+  // Ownership goes last so that the owner-only calls above could run from the deployer.
+  if (owner !== me) log(`note: owner ${owner} requested; contracts are owned by the deployer ${me}`);
+
+  return parseDeployment({
+    chainId: await client.getChainId(),
+    deployBlock: token.block,
+    contracts: {
+      engine: engine.address,
+      depositToken: token.address,
+      oracle: oracle.address,
+      marketFactory: factory.address,
+      marketImplementation: impl.address,
+      venueLens: lens.address,
+    },
+    markets: created,
+  });
+}
+
+/** true when every contract of the deployment has code on the chain behind `client`. */
+export async function isDeployed(client: PublicClient, d: Deployment): Promise<boolean> {
+  if ((await client.getChainId()) !== d.chainId) return false;
+  const addrs = [...Object.values(d.contracts), ...d.markets.map((m) => m.marketAddress)];
+  const codes = await Promise.all(addrs.map((address) => client.getCode({ address }).catch(() => undefined)));
+  return codes.every((c) => !!c && c !== "0x");
+}
+
+export function writeDeployment(d: Deployment, file = deploymentPath({ chainId: d.chainId })): string {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, serializeDeployment(d));
+  return file;
+}
+
+type MarketJson = Omit<MarketSpec, "indexPriceX18"> & { indexPrice?: string };
+
+function readMarkets(file: string): MarketSpec[] {
+  const list = JSON.parse(readFileSync(file, "utf8")) as MarketJson[];
+  return list.map(({ indexPrice, ...m }) => ({ ...m, indexPriceX18: indexPrice ? e18(indexPrice) : undefined }));
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const arg = (name: string) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const rpcUrl = process.env.RPC_URL ?? "http://127.0.0.1:8545";
+  const key = roleKey("DEPLOYER_PRIVATE_KEY", KEY_INDEX.deployer);
+  const probe = publicClientFor(rpcUrl, Number(process.env.CHAIN_ID ?? LOCAL_CHAIN_ID));
+  const chainId = await probe.getChainId();
+  const client = publicClientFor(rpcUrl, chainId);
+  const wallet = walletClientFor(rpcUrl, chainId, key);
+  const marketsFile = arg("--markets");
+  const updaters = args.flatMap((a, i) => (a === "--updater" ? [args[i + 1] as Address] : []));
+  if (chainId === LOCAL_CHAIN_ID && !updaters.length) updaters.push(devAccount(KEY_INDEX.priceFeed).address);
+  console.log(`deploying to chain ${chainId} at ${rpcUrl} from ${wallet.account.address}`);
+  const d = await deployVenue(wallet, client as PublicClient, {
+    markets: marketsFile ? readMarkets(marketsFile) : LOCAL_MARKETS,
+    updaters,
+    log: (m) => console.log(`  ${m}`),
+  });
+  const file = writeDeployment(d, arg("--out") ? resolve(arg("--out")!) : deploymentPath({ chainId }));
+  console.log(`wrote ${file} (deploy block ${d.deployBlock})`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().catch((e) => {
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(1);
+  });
+}
