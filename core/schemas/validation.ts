@@ -3,7 +3,7 @@
  * value, e.g. INVALID_AMOUNT) wins over a plain VALIDATION_ERROR; the message names the field.
  */
 import type { z } from "zod";
-import { ApiError, ERROR_CODES, type ErrorCode } from "../errors.ts";
+import { ApiError, ERROR_CODES, type ErrorCode } from "../errors";
 
 const fieldOf = (issue: z.core.$ZodIssue) => (issue.path.length ? issue.path.map(String).join(".") : "body");
 
@@ -13,7 +13,7 @@ export function validationError(error: { issues: readonly z.core.$ZodIssue[] }):
     return typeof code === "string" && code in ERROR_CODES;
   });
   if (coded) {
-    const code = (coded as { params: { code: ErrorCode } }).params.code;
+    const code = (coded as unknown as { params: { code: ErrorCode } }).params.code;
     return new ApiError(code, coded.message, { field: fieldOf(coded) });
   }
   const first = error.issues[0];
