@@ -1,0 +1,88 @@
+/**
+ * Keeper configuration from the environment (names carry their units). The chain part comes from
+ * `core/config.ts`; local defaults match docs/SERVICES.md (keys from anvil's mnemonic).
+ */
+import { z } from "zod";
+import type { Hex } from "viem";
+import { chainConfig, KEY_INDEX, roleKey, type ChainConfig } from "../../core/config.js";
+
+const bool = z
+  .enum(["true", "false", "1", "0", ""])
+  .transform((v) => v === "true" || v === "1");
+
+const keeperEnv = z.object({
+  HOST: z.string().default("127.0.0.1"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(42071),
+  INTEGRATION_URL: z.string().url().default("http://127.0.0.1:42069"),
+  RELAYER_URL: z.string().url().default("http://127.0.0.1:42070"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+
+  LIQUIDATION_ENABLED: bool.optional(),
+  LIQUIDATION_SCAN_INTERVAL_MS: z.coerce.number().int().min(50).default(1_000),
+  FUNDING_POKE_ENABLED: bool.optional(),
+  FUNDING_POKE_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
+  /** Upstream (indexer, relayer) request timeout. */
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+
+  // local profile only
+  PRICE_FEED_ENABLED: bool.optional(),
+  PRICE_FEED_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
+  FEED_SEED: z.string().default("venue"),
+  /** Largest move of one step, in basis points of the price. */
+  PRICE_FEED_MAX_STEP_BPS: z.coerce.number().int().min(0).max(1_000).default(3),
+  /** The walk stays within anchor × (1 ± band); the anchor is the price it started from. */
+  PRICE_FEED_BAND_BPS: z.coerce.number().int().min(1).max(5_000).default(200),
+
+  MARKET_MAKER_ENABLED: bool.optional(),
+  MARKET_MAKER_INTERVAL_MS: z.coerce.number().int().min(50).default(1_000),
+  MARKET_MAKER_LEVELS: z.coerce.number().int().min(1).max(20).default(3),
+  /** Distance of the best quote from the index, and between levels, in basis points. */
+  MARKET_MAKER_SPREAD_BPS: z.coerce.number().int().min(1).max(400).default(5),
+  MARKET_MAKER_LEVEL_STEP_BPS: z.coerce.number().int().min(1).max(400).default(5),
+  /** Quantity per level, in whole units of the base asset (e.g. 10000 EUR). */
+  MARKET_MAKER_LEVEL_QTY: z.coerce.bigint().positive().default(10_000n),
+  MARKET_MAKER_LEVERAGE: z.coerce.number().int().min(1).default(5),
+  /** Deposit the maker keeps available (whole USD); minted by the deployer when short. */
+  MARKET_MAKER_DEPOSIT_USD: z.coerce.bigint().positive().default(10_000_000n),
+});
+
+export type KeeperConfig = ChainConfig &
+  Omit<z.infer<typeof keeperEnv>, "LIQUIDATION_ENABLED" | "FUNDING_POKE_ENABLED" | "PRICE_FEED_ENABLED" | "MARKET_MAKER_ENABLED"> & {
+    liquidationEnabled: boolean;
+    fundingPokeEnabled: boolean;
+    priceFeedEnabled: boolean;
+    marketMakerEnabled: boolean;
+    keeperKey: Hex;
+    priceFeedKey: Hex;
+    marketMakerKey: Hex;
+    /** Local only: mints deposit tokens for the market maker. */
+    deployerKey: Hex;
+  };
+
+export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperConfig {
+  const chain = chainConfig(env);
+  const parsed = keeperEnv.safeParse(env);
+  if (!parsed.success) {
+    const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`invalid keeper configuration: ${msg}`);
+  }
+  const e = parsed.data;
+  const local = chain.PROFILE === "local";
+  // The simulated feed and the demo maker exist only on a local chain, whatever the flags say.
+  const {
+    LIQUIDATION_ENABLED, FUNDING_POKE_ENABLED, PRICE_FEED_ENABLED, MARKET_MAKER_ENABLED, ...rest
+  } = e;
+  if (!local && !env.KEEPER_PRIVATE_KEY) throw new Error("KEEPER_PRIVATE_KEY is required outside the local profile");
+  return {
+    ...chain,
+    ...rest,
+    liquidationEnabled: LIQUIDATION_ENABLED ?? true,
+    fundingPokeEnabled: FUNDING_POKE_ENABLED ?? true,
+    priceFeedEnabled: local && (PRICE_FEED_ENABLED ?? true),
+    marketMakerEnabled: local && (MARKET_MAKER_ENABLED ?? true),
+    keeperKey: roleKey("KEEPER_PRIVATE_KEY", KEY_INDEX.keeper, env),
+    priceFeedKey: roleKey("PRICE_FEED_PRIVATE_KEY", KEY_INDEX.priceFeed, env),
+    marketMakerKey: roleKey("MARKET_MAKER_PRIVATE_KEY", KEY_INDEX.marketMaker, env),
+    deployerKey: roleKey("DEPLOYER_PRIVATE_KEY", KEY_INDEX.deployer, env),
+  };
+}
