@@ -1,0 +1,73 @@
+/**
+ * Local demo wallets (anvil indices 0–9) and service wallets: deposit tokens from the deployer,
+ * the engine's allowance, an account with a deposit, and the relayer approved as operator.
+ * All direct transactions (no service needed), so `npm start`, devnet and the e2e harness share it.
+ */
+import { maxUint256, parseUnits, type Address, type Hex } from "viem";
+import { depositTokenAbi, engineAbi } from "../../abis/index.js";
+import type { Deployment } from "../../core/deployment.js";
+import { publicClientFor, walletClientFor } from "./clients.js";
+
+export const usd = (v: string) => parseUnits(v, 6);
+export const DEMO_MINT_6 = usd("1000000"); // per demo wallet
+export const DEMO_DEPOSIT_6 = usd("100000"); // into its account
+export const OPERATOR_EXPIRY_SECONDS = 365n * 24n * 3600n;
+
+type Ctx = { rpcUrl: string; chainId: number; deployment: Deployment };
+
+async function send(ctx: Ctx, key: Hex, what: string, req: { address: Address; abi: readonly unknown[]; functionName: string; args: readonly unknown[] }) {
+  const client = publicClientFor(ctx.rpcUrl, ctx.chainId);
+  const wallet = walletClientFor(ctx.rpcUrl, ctx.chainId, key);
+  const { request } = await client.simulateContract({ ...req, account: wallet.account } as never);
+  const hash = await wallet.writeContract(request as never);
+  const r = await client.waitForTransactionReceipt({ hash });
+  if (r.status !== "success") throw new Error(`${what} reverted (tx ${hash})`);
+  return r;
+}
+
+/** The deployer mints deposit tokens to each recipient (one sender: sequential). */
+export async function mintTo(ctx: Ctx, deployerKey: Hex, recipients: { address: Address; amount6: bigint }[]) {
+  const token = ctx.deployment.contracts.depositToken;
+  for (const { address, amount6 } of recipients) {
+    await send(ctx, deployerKey, `mint to ${address}`, { address: token, abi: depositTokenAbi, functionName: "mint", args: [address, amount6] });
+  }
+}
+
+export type PrepareOptions = {
+  /** approve the engine for the deposit token (max) */
+  approve?: boolean;
+  /** create the account (if none) and deposit this much (6 decimals; 0 = none) */
+  deposit6?: bigint;
+  createAccount?: boolean;
+  /** approve this operator (the relayer) by a direct setOperator transaction */
+  operator?: Address;
+};
+
+/** Prepares one wallet from its own key; returns its accountId (0 if it has none). */
+export async function prepareWallet(ctx: Ctx, key: Hex, o: PrepareOptions): Promise<number> {
+  const client = publicClientFor(ctx.rpcUrl, ctx.chainId);
+  const me = walletClientFor(ctx.rpcUrl, ctx.chainId, key).account.address;
+  const { engine, depositToken } = ctx.deployment.contracts;
+  if (o.approve) {
+    const allowance = (await client.readContract({ address: depositToken, abi: depositTokenAbi, functionName: "allowance", args: [me, engine] })) as bigint;
+    if (allowance < maxUint256 / 2n) {
+      await send(ctx, key, "approve", { address: depositToken, abi: depositTokenAbi, functionName: "approve", args: [engine, maxUint256] });
+    }
+  }
+  let accountId = (await client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [me] })) as bigint;
+  if (o.createAccount && accountId === 0n) {
+    await send(ctx, key, "createAccount", { address: engine, abi: engineAbi, functionName: "createAccount", args: [me] });
+    accountId = (await client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [me] })) as bigint;
+  }
+  if (accountId !== 0n && o.deposit6) {
+    await send(ctx, key, "deposit", { address: engine, abi: engineAbi, functionName: "deposit", args: [accountId, o.deposit6] });
+  }
+  if (o.operator) {
+    const expiry = (await client.readContract({ address: engine, abi: engineAbi, functionName: "operatorExpiry", args: [me, o.operator] })) as bigint;
+    const now = BigInt(Math.floor(Date.now() / 1000));
+    if (expiry < now + OPERATOR_EXPIRY_SECONDS / 2n) {
+      await send(ctx, key, "setOperator", { address: engine, abi: engineAbi, functionName: "setOperator", args: [o.operator, now + OPERATOR_EXPIRY_SECONDS] });
+    }
+  }
+  return Number(accountId);
+}

@@ -1,0 +1,156 @@
+/**
+ * Starts the venue's services against a chain that already has a deployment: Ponder (indexer +
+ * integration API), then the relayer, gateway and keeper (each only if its `main.ts` exists).
+ * Shared by `npm start` and the e2e harness, so both run the same processes with the same env.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import type { Hex } from "viem";
+import { PROJECT_ROOT } from "../../core/deployment.js";
+import { startProcess, waitForHttp, type Proc } from "./processes.js";
+
+const require = createRequire(import.meta.url);
+
+export type ServiceName = "indexer" | "relayer" | "gateway" | "keeper";
+
+export type DbConfig =
+  | { kind: "pglite"; indexerDir: string; relayerDir: string; gatewayDir: string }
+  | { kind: "postgres"; url: string; relayerSchema: string; gatewaySchema: string };
+
+export type ServicesOptions = {
+  rpcUrl: string;
+  chainId: number;
+  deploymentFile: string;
+  /** Ponder's schema (`--schema`); unique per run and per fresh chain. */
+  indexerSchema: string;
+  ports: Record<ServiceName, number>;
+  db: DbConfig;
+  secrets: { internalToken: string; adminToken: string; jwtSecret: string };
+  keys: { relayer: Hex; keeper: Hex; priceFeed: Hex; marketMaker: Hex; deployer: Hex };
+  logDir: string;
+  /** extra env for every service (e.g. keeper intervals in tests) */
+  env?: Record<string, string>;
+  /** per-service extra env */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  log?: (msg: string) => void;
+};
+
+export type RunningServices = {
+  urls: Record<ServiceName, string | null>;
+  procs: Proc[];
+  stop: () => Promise<void>;
+};
+
+export const serviceMain = (name: Exclude<ServiceName, "indexer">) => join(PROJECT_ROOT, "services", name, "main.ts");
+
+export function ponderBin(): string {
+  return join(require.resolve("ponder/package.json").replace(/package\.json$/, ""), "dist/esm/bin/ponder.js");
+}
+export function tsxBin(): string {
+  return join(require.resolve("tsx/package.json").replace(/package\.json$/, ""), "dist/cli.mjs");
+}
+
+/** The environment every service shares (names per docs/SERVICES.md). */
+export function commonEnv(o: ServicesOptions): NodeJS.ProcessEnv {
+  const url = (s: ServiceName) => `http://127.0.0.1:${o.ports[s]}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PROFILE: "local",
+    PONDER_TELEMETRY_DISABLED: "true",
+    RPC_URL: o.rpcUrl,
+    CHAIN_ID: String(o.chainId),
+    DEPLOYMENT_FILE: o.deploymentFile,
+    INTERNAL_TOKEN: o.secrets.internalToken,
+    ADMIN_TOKEN: o.secrets.adminToken,
+    JWT_SECRET: o.secrets.jwtSecret,
+    INTEGRATION_URL: url("indexer"),
+    RELAYER_URL: url("relayer"),
+    KEEPER_URL: url("keeper"),
+    GATEWAY_URL: url("gateway"),
+    ...o.env,
+  };
+  // The parent's database settings must not leak into a PGlite stack.
+  delete env.DATABASE_URL;
+  delete env.DATABASE_SCHEMA;
+  delete env.PGLITE_DIR;
+  delete env.INDEXER_PGLITE_DIR;
+  return env;
+}
+
+function envFor(o: ServicesOptions, s: ServiceName): NodeJS.ProcessEnv {
+  const env = commonEnv(o);
+  env.PORT = String(o.ports[s]);
+  env.HOST = "127.0.0.1";
+  const db = o.db;
+  if (s === "indexer") {
+    env.DATABASE_SCHEMA = o.indexerSchema;
+    if (db.kind === "postgres") env.DATABASE_URL = db.url;
+    else env.INDEXER_PGLITE_DIR = db.indexerDir;
+  } else if (s === "relayer") {
+    env.RELAYER_PRIVATE_KEY = o.keys.relayer;
+    env.ACCESS_POLICY = "open";
+    if (db.kind === "postgres") {
+      env.DATABASE_URL = db.url;
+      env.RELAYER_DB_SCHEMA = db.relayerSchema;
+    } else env.PGLITE_DIR = db.relayerDir;
+  } else if (s === "gateway") {
+    if (db.kind === "postgres") {
+      env.DATABASE_URL = db.url;
+      env.GATEWAY_DB_SCHEMA = db.gatewaySchema;
+    } else env.PGLITE_DIR = db.gatewayDir;
+  } else if (s === "keeper") {
+    env.KEEPER_PRIVATE_KEY = o.keys.keeper;
+    env.PRICE_FEED_PRIVATE_KEY = o.keys.priceFeed;
+    env.MARKET_MAKER_PRIVATE_KEY = o.keys.marketMaker;
+    env.DEPLOYER_PRIVATE_KEY = o.keys.deployer;
+  }
+  return { ...env, ...o.serviceEnv?.[s] };
+}
+
+function spawnService(o: ServicesOptions, s: ServiceName): Proc {
+  const env = envFor(o, s);
+  const logFile = join(o.logDir, `${s}.log`);
+  if (s === "indexer") {
+    const args = [ponderBin(), "start", "--schema", o.indexerSchema, "-p", String(o.ports.indexer), "-H", "127.0.0.1", "--log-format", "json"];
+    return startProcess("indexer (ponder)", process.execPath, args, env, logFile, PROJECT_ROOT);
+  }
+  return startProcess(s, process.execPath, [tsxBin(), serviceMain(s)], env, logFile, PROJECT_ROOT);
+}
+
+/**
+ * Starts Ponder, the relayer and the gateway together, the keeper once the indexer and relayer
+ * answer (it reads both at start), and waits for each `/ready` or `/health`. On any failure,
+ * stops what it started and throws with the failing service's log tail.
+ */
+export async function startServices(o: ServicesOptions): Promise<RunningServices> {
+  const log = o.log ?? (() => {});
+  mkdirSync(o.logDir, { recursive: true });
+  for (const d of o.db.kind === "pglite" ? [o.db.indexerDir, o.db.relayerDir, o.db.gatewayDir] : []) mkdirSync(d, { recursive: true });
+  const procs: Proc[] = [];
+  const urls: Record<ServiceName, string | null> = { indexer: null, relayer: null, gateway: null, keeper: null };
+  const url = (s: ServiceName) => `http://127.0.0.1:${o.ports[s]}`;
+  const stop = async () => {
+    await Promise.all([...procs].reverse().map((p) => p.stop()));
+  };
+  const has = (s: Exclude<ServiceName, "indexer">) => existsSync(serviceMain(s));
+  try {
+    const start = (s: ServiceName, path: string, timeoutMs: number) => {
+      const p = spawnService(o, s);
+      procs.push(p);
+      return waitForHttp(url(s) + path, { proc: p, timeoutMs }).then(() => {
+        urls[s] = url(s);
+        log(`${s.padEnd(8)} ${url(s)}`);
+      });
+    };
+    const first: Promise<void>[] = [start("indexer", "/ready", 180_000)];
+    if (has("relayer")) first.push(start("relayer", "/health", 90_000));
+    if (has("gateway")) first.push(start("gateway", "/health", 90_000));
+    await Promise.all(first);
+    if (has("keeper")) await start("keeper", "/health", 90_000);
+    return { urls, procs, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * One complete venue for end-to-end tests: its own anvil (random port, 20 accounts), the
+ * contracts deployed by `deployVenue`, funded demo wallets, and the services on one database
+ * kind. Each stack has its own chain because the relayer owns the nonces of its signer and the
+ * keeper's market maker quotes with one key: two stacks on one chain would race on both.
+ *
+ * Demo wallets (anvil indices 0–9), as prepared here:
+ *   0–4  1,000,000 USDV, engine approved, account created, 100,000 USDV deposited, relayer
+ *        approved as operator, a gateway API key
+ *   5–9  1,000,000 USDV, engine approved, no account (for account-creation / approval tests),
+ *        a gateway API key
+ *   15–19 ether only (anvil funds them)
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import type { Address, Hex, PublicClient } from "viem";
+import { startAnvil, freePort, type Anvil } from "../../core/chain/anvil.js";
+import { DEFAULT_ADMIN_TOKEN, DEFAULT_INTERNAL_TOKEN, KEY_INDEX, devAccount } from "../../core/config.js";
+import type { Deployment } from "../../core/deployment.js";
+import { deployVenue, writeDeployment } from "../../scripts/deploy.js";
+import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
+import { DEMO_DEPOSIT_6, DEMO_MINT_6, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
+import { startServices, type RunningServices } from "../../scripts/lib/services.js";
+import { createApiKey } from "../../scripts/lib/api-keys.js";
+
+export type DbKind = "pglite" | "postgres";
+
+export type StackWallet = { index: number; address: Address; privateKey: Hex; accountId: number | null; apiKey: string | null };
+
+/** What the harness provides to tests per database kind (structured-cloneable). */
+export type StackInfo = {
+  kind: DbKind;
+  rpcUrl: string;
+  chainId: number;
+  deployment: Deployment;
+  deploymentFile: string;
+  integrationUrl: string;
+  relayerUrl: string | null; // null when the service does not exist yet
+  gatewayUrl: string | null;
+  keeperUrl: string | null;
+  internalToken: string;
+  adminToken: string;
+  jwtSecret: string;
+  /** lower-case wallet address → API key */
+  apiKeys: Record<string, string>;
+  wallets: StackWallet[];
+  /** private keys of the service roles (local mnemonic) */
+  keys: { deployer: Hex; relayer: Hex; keeper: Hex; priceFeed: Hex; marketMaker: Hex };
+  databaseUrl: string | null;
+  schemas: { indexer: string; relayer: string | null; gateway: string | null };
+  logDir: string;
+};
+
+export const POSTGRES_URL = process.env.E2E_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+export const PREPARED_ACCOUNTS = [0, 1, 2, 3, 4];
+export const FRESH_WALLETS = [5, 6, 7, 8, 9];
+export const MARKET_MAKER_MINT_6 = usd("20000000");
+
+export type RunningStack = { info: StackInfo; stop: () => Promise<void> };
+
+export async function startStack(kind: DbKind, runId: string, opts: { env?: Record<string, string>; log?: (m: string) => void } = {}): Promise<RunningStack> {
+  const log = opts.log ?? (() => {});
+  const base = mkdtempSync(join(tmpdir(), `venue-e2e-${runId}-${kind}-`));
+  const logDir = join(base, "logs");
+  mkdirSync(logDir, { recursive: true });
+  const schemas = {
+    indexer: `e2e_${runId}_${kind === "pglite" ? "l" : "p"}_idx`,
+    relayer: kind === "postgres" ? `e2e_${runId}_relayer` : null,
+    gateway: kind === "postgres" ? `e2e_${runId}_gateway` : null,
+  };
+  const keys = {
+    deployer: devAccount(KEY_INDEX.deployer).privateKey,
+    relayer: devAccount(KEY_INDEX.relayer).privateKey,
+    keeper: devAccount(KEY_INDEX.keeper).privateKey,
+    priceFeed: devAccount(KEY_INDEX.priceFeed).privateKey,
+    marketMaker: devAccount(KEY_INDEX.marketMaker).privateKey,
+  };
+  const secrets = { internalToken: DEFAULT_INTERNAL_TOKEN, adminToken: DEFAULT_ADMIN_TOKEN, jwtSecret: `e2e-jwt-${runId}` };
+
+  let anvil: Anvil | undefined;
+  let services: RunningServices | undefined;
+  const stop = async () => {
+    await services?.stop().catch(() => {});
+    await anvil?.stop().catch(() => {});
+    if (kind === "postgres") await dropSchemas(Object.values(schemas).filter((s): s is string => !!s)).catch(() => {});
+  };
+
+  try {
+    const t0 = Date.now();
+    anvil = await startAnvil({ logFile: join(logDir, "anvil.log") });
+    const chainId = 31337;
+    const client = publicClientFor(anvil.rpcUrl, chainId);
+    const deployer = walletClientFor(anvil.rpcUrl, chainId, keys.deployer);
+    const deployment = await deployVenue(deployer, client as PublicClient, { updaters: [devAccount(KEY_INDEX.priceFeed).address] });
+    const deploymentFile = writeDeployment(deployment, join(base, "deployment.json"));
+    log(`[${kind}] anvil ${anvil.rpcUrl}, deployed in ${Date.now() - t0} ms`);
+
+    const ctx = { rpcUrl: anvil.rpcUrl, chainId, deployment };
+    const demo = Array.from({ length: 10 }, (_, i) => devAccount(i));
+    await mintTo(ctx, keys.deployer, [
+      ...demo.map((a) => ({ address: a.address, amount6: DEMO_MINT_6 })),
+      { address: devAccount(KEY_INDEX.marketMaker).address, amount6: MARKET_MAKER_MINT_6 },
+    ]);
+    const relayerAddress = devAccount(KEY_INDEX.relayer).address;
+    const accountIds = await Promise.all(
+      demo.map((a) =>
+        prepareWallet(ctx, a.privateKey, PREPARED_ACCOUNTS.includes(a.index)
+          ? { approve: true, createAccount: true, deposit6: DEMO_DEPOSIT_6, operator: relayerAddress }
+          : { approve: true }),
+      ),
+    );
+    log(`[${kind}] wallets ready in ${Date.now() - t0} ms`);
+
+    if (kind === "postgres") await dropSchemas(Object.values(schemas).filter((s): s is string => !!s));
+    const ports = { indexer: await freePort(), relayer: await freePort(), gateway: await freePort(), keeper: await freePort() };
+    services = await startServices({
+      rpcUrl: anvil.rpcUrl,
+      chainId,
+      deploymentFile,
+      indexerSchema: schemas.indexer,
+      ports,
+      db: kind === "postgres"
+        ? { kind, url: POSTGRES_URL, relayerSchema: schemas.relayer!, gatewaySchema: schemas.gateway! }
+        : { kind, indexerDir: join(base, "ponder-pglite"), relayerDir: join(base, "relayer-db"), gatewayDir: join(base, "gateway-db") },
+      secrets,
+      keys,
+      logDir,
+      env: opts.env,
+      log: (m) => log(`[${kind}] ${m}`),
+    });
+    log(`[${kind}] services up in ${Date.now() - t0} ms`);
+
+    const apiKeys: Record<string, string> = {};
+    if (services.urls.gateway) {
+      for (const a of demo) apiKeys[a.address.toLowerCase()] = await createApiKey(services.urls.gateway, secrets.adminToken, a.address, `e2e-${a.index}`);
+    }
+
+    const info: StackInfo = {
+      kind,
+      rpcUrl: anvil.rpcUrl,
+      chainId,
+      deployment,
+      deploymentFile,
+      integrationUrl: services.urls.indexer!,
+      relayerUrl: services.urls.relayer,
+      gatewayUrl: services.urls.gateway,
+      keeperUrl: services.urls.keeper,
+      internalToken: secrets.internalToken,
+      adminToken: secrets.adminToken,
+      jwtSecret: secrets.jwtSecret,
+      apiKeys,
+      wallets: demo.map((a, i) => ({
+        index: a.index,
+        address: a.address,
+        privateKey: a.privateKey,
+        accountId: accountIds[i] || null,
+        apiKey: apiKeys[a.address.toLowerCase()] ?? null,
+      })),
+      keys,
+      databaseUrl: kind === "postgres" ? POSTGRES_URL : null,
+      schemas,
+      logDir,
+    };
+    writeFileSync(join(base, "stack.json"), JSON.stringify(info, null, 2));
+    return { info, stop };
+  } catch (e) {
+    await stop();
+    throw new Error(`[${kind}] stack failed to start (logs in ${logDir}): ${(e as Error).message}`);
+  }
+}
+
+export async function dropSchemas(names: string[], url = POSTGRES_URL) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    for (const n of names) await c.query(`DROP SCHEMA IF EXISTS "${n.replaceAll('"', "")}" CASCADE`);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Fails fast with a clear message when Postgres is not reachable. */
+export async function checkPostgres(url = POSTGRES_URL) {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3_000 });
+  try {
+    await c.connect();
+    await c.query("select 1");
+  } catch (e) {
+    throw new Error(`Postgres not reachable at ${url} (${(e as Error).message}); set E2E_DB=pglite to skip it or E2E_DATABASE_URL`);
+  } finally {
+    await c.end().catch(() => {});
+  }
+}
