@@ -1,0 +1,182 @@
+/**
+ * The local demo market maker: its own account (created, funded and approved by itself at start;
+ * the deployer mints its deposit tokens), a few LIMIT levels on both sides of every book around
+ * the index, re-quoted when the index moves. Sends through Engine with its own key, never through
+ * the relayer (the relayer must stay the only owner of its nonces). Local profile only.
+ */
+import { maxUint256, type Address, type Hex, type PublicClient } from "viem";
+import type { Logger } from "pino";
+import { depositTokenAbi, engineAbi, marketAbi, oracleAbi } from "../../../abis/index.js";
+import { errorName, type Signer } from "../chain/clients.js";
+import type { ChainMarket, MarketDirectory } from "../chain/markets.js";
+import { desiredQuotes, planRequote, quoteClientKey, type Quote, type QuoteParams, type RestingOrder } from "./quotes.js";
+
+const ORDER_STATUS_ACTIVE = 1;
+const ORDER_TYPE_LIMIT = 1;
+const E18 = 10n ** 18n;
+
+export type MakerOptions = {
+  levels: number;
+  spreadBps: bigint;
+  levelStepBps: bigint;
+  /** Whole base units per level. */
+  levelQty: bigint;
+  leverage: bigint;
+  requoteBps: bigint;
+  /** Whole USD the maker keeps deposited. */
+  depositUsd: bigint;
+};
+
+export type VenueAddresses = { engine: Address; oracle: Address; depositToken: Address };
+
+export class MarketMaker {
+  private accountId = 0n;
+
+  constructor(
+    private readonly client: PublicClient,
+    private readonly maker: Signer,
+    private readonly deployer: Signer,
+    private readonly venue: VenueAddresses,
+    private readonly markets: MarketDirectory,
+    private readonly opts: MakerOptions,
+    private readonly log: Logger,
+  ) {}
+
+  get account(): bigint {
+    return this.accountId;
+  }
+
+  /** Account, tokens, allowance, deposit: whatever is missing. Idempotent. */
+  async setup(): Promise<bigint> {
+    const { engine, depositToken } = this.venue;
+    const me = this.maker.address;
+    let id = await this.client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [me] });
+    if (id === 0n) {
+      await this.maker.write({ address: engine, abi: engineAbi, functionName: "createAccount", args: [me] });
+      id = await this.client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [me] });
+      this.log.info({ accountId: id.toString(), address: me }, "market maker account created");
+    }
+    this.accountId = id;
+    await this.topUp();
+    return id;
+  }
+
+  /** Brings available margin back to the target (mints with the deployer's key when short). */
+  async topUp(): Promise<void> {
+    const { engine, depositToken } = this.venue;
+    const me = this.maker.address;
+    const target6 = this.opts.depositUsd * 1_000_000n;
+    const acct = await this.client.readContract({ address: engine, abi: engineAbi, functionName: "getAccount", args: [this.accountId] });
+    const available6 = acct.availableWad / 10n ** 12n;
+    if (available6 * 2n >= target6) return;
+    const need6 = target6 - available6;
+    const balance6 = await this.client.readContract({ address: depositToken, abi: depositTokenAbi, functionName: "balanceOf", args: [me] });
+    if (balance6 < need6) {
+      await this.deployer.write({ address: depositToken, abi: depositTokenAbi, functionName: "mint", args: [me, need6 - balance6] });
+    }
+    const allowance = await this.client.readContract({
+      address: depositToken, abi: depositTokenAbi, functionName: "allowance", args: [me, engine],
+    });
+    if (allowance < need6) {
+      await this.maker.write({ address: depositToken, abi: depositTokenAbi, functionName: "approve", args: [engine, maxUint256] });
+    }
+    await this.maker.write({ address: engine, abi: engineAbi, functionName: "deposit", args: [this.accountId, need6] });
+    this.log.info({ deposited: need6.toString() }, "market maker deposit topped up");
+  }
+
+  /** One round over every market: keep, cancel, place. Returns the number of transactions sent. */
+  async round(): Promise<number> {
+    if (this.accountId === 0n) await this.setup();
+    let sent = 0;
+    for (const m of await this.markets.list()) {
+      try {
+        sent += await this.quoteMarket(m);
+      } catch (e) {
+        this.log.warn({ market: m.symbol, err: errorName(e) }, "quoting failed");
+        if (errorName(e) === "InsufficientMargin") await this.topUp().catch(() => undefined);
+      }
+    }
+    return sent;
+  }
+
+  private quoteParams(m: ChainMarket): QuoteParams {
+    const lev = BigInt(Math.min(Number(this.opts.leverage), m.maxLeverage));
+    return {
+      levels: this.opts.levels,
+      spreadBps: this.opts.spreadBps,
+      levelStepBps: this.opts.levelStepBps,
+      levelQty: this.opts.levelQty * E18,
+      leverage: lev,
+      requoteBps: this.opts.requoteBps,
+      tickX18: m.tickX18,
+      lotQty: m.lotQty,
+    };
+  }
+
+  private async quoteMarket(m: ChainMarket): Promise<number> {
+    const [index, updatedAt] = await this.client.readContract({
+      address: this.venue.oracle, abi: oracleAbi, functionName: "getPrice", args: [m.marketId],
+    });
+    if (index === 0n || updatedAt === 0n) return 0;
+    const p = this.quoteParams(m);
+    const wanted = desiredQuotes(index, p);
+    const resting = new Map<string, RestingOrder>();
+    await Promise.all(
+      wanted.map(async (q) => {
+        const r = await this.restingOrder(m, q);
+        if (r) resting.set(`${q.side}:${q.level}`, r);
+      }),
+    );
+    const plan = planRequote(wanted, (q) => resting.get(`${q.side}:${q.level}`), p);
+    let sent = 0;
+    for (const q of plan.cancel) {
+      try {
+        await this.maker.write({
+          address: this.venue.engine, abi: engineAbi, functionName: "cancelOrder",
+          args: [this.accountId, m.marketId, quoteClientKey(m.marketId, q.side, q.level)],
+        });
+        sent++;
+      } catch (e) {
+        // Filled in between: nothing to cancel.
+        if (errorName(e) !== "OrderNotFound") throw e;
+      }
+    }
+    for (const q of plan.place) {
+      try {
+        await this.maker.write({
+          address: this.venue.engine, abi: engineAbi, functionName: "placeOrder",
+          args: [{
+            accountId: this.accountId, marketId: m.marketId, side: q.side, orderType: ORDER_TYPE_LIMIT,
+            collateral6: q.collateral6, leverage: p.leverage, limitPriceX18: q.priceX18,
+            clientKey: quoteClientKey(m.marketId, q.side, q.level),
+          }],
+        });
+        sent++;
+      } catch (e) {
+        const name = errorName(e);
+        // A level the book cannot take now (band, self-trade against a level not yet cancelled):
+        // the next round tries again.
+        if (name === "InvalidPrice" || name === "SelfTrade" || name === "ClientKeyInUse") {
+          this.log.debug({ market: m.symbol, err: name, price: q.priceX18.toString() }, "quote skipped");
+          continue;
+        }
+        throw e;
+      }
+    }
+    if (sent > 0) {
+      this.log.debug({ market: m.symbol, index: index.toString(), kept: plan.keep.length, sent }, "re-quoted");
+    }
+    return sent;
+  }
+
+  private async restingOrder(m: ChainMarket, q: Quote): Promise<RestingOrder | undefined> {
+    const key: Hex = quoteClientKey(m.marketId, q.side, q.level);
+    const orderId = await this.client.readContract({
+      address: m.address, abi: marketAbi, functionName: "orderIdOf", args: [this.accountId, key],
+    });
+    if (orderId === 0n) return undefined;
+    const o = await this.client.readContract({ address: m.address, abi: marketAbi, functionName: "getOrder", args: [orderId] });
+    if (Number(o.status) !== ORDER_STATUS_ACTIVE) return undefined;
+    return { priceX18: o.priceX18, remainingQty: o.remainingQty };
+  }
+}
