@@ -1,0 +1,64 @@
+/** Funding (docs/CONTRACTS.md "Funding"): the hourly rate, the cumulative index, pending funding. */
+import { SECONDS_PER_HOUR, WAD, abs, ceilDiv, clamp } from "./ints";
+
+export type FundingRate = {
+  rateX18PerHour: bigint;
+  premiumX18: bigint;
+  premiumComponentX18: bigint;
+  skewX18: bigint;
+  skewComponentX18: bigint;
+};
+
+/**
+ * rate = clamp(premium / 24 + skew × skewScale / 1e18, ±maxRate), where
+ * premium = (mark − index) × 1e18 / index and skew = (L − S) × 1e18 / (L + S) with
+ * L = long OI + resting bids, S = short OI + resting asks. Divisions truncate toward zero.
+ */
+export function fundingRate(p: {
+  markX18: bigint;
+  indexX18: bigint;
+  longQty: bigint; // open interest + resting bid quantity
+  shortQty: bigint; // open interest + resting ask quantity
+  skewScaleX18PerHour: bigint;
+  maxFundingRateX18PerHour: bigint;
+}): FundingRate {
+  const premiumX18 = p.indexX18 === 0n ? 0n : ((p.markX18 - p.indexX18) * WAD) / p.indexX18;
+  const premiumComponentX18 = premiumX18 / 24n;
+  const total = p.longQty + p.shortQty;
+  const skewX18 = total === 0n ? 0n : ((p.longQty - p.shortQty) * WAD) / total;
+  const skewComponentX18 = (skewX18 * p.skewScaleX18PerHour) / WAD;
+  const rateX18PerHour = clamp(premiumComponentX18 + skewComponentX18, -p.maxFundingRateX18PerHour, p.maxFundingRateX18PerHour);
+  return { rateX18PerHour, premiumX18, premiumComponentX18, skewX18, skewComponentX18 };
+}
+
+/** cumulativeIndex + rate × index × (now − lastUpdate) / (3600 × 1e18): the view `cumulativeIndexNow`. */
+export function cumulativeIndexNow(p: {
+  cumulativeIndexX18: bigint;
+  rateX18PerHour: bigint;
+  indexX18: bigint;
+  lastUpdate: bigint;
+  now: bigint;
+}): bigint {
+  if (p.now <= p.lastUpdate) return p.cumulativeIndexX18;
+  return p.cumulativeIndexX18 + (p.rateX18PerHour * p.indexX18 * (p.now - p.lastUpdate)) / (SECONDS_PER_HOUR * WAD);
+}
+
+/**
+ * x = size × (indexNow − lastIndex); pending = ceil(x / 1e18) when x > 0 (the position pays,
+ * rounded up), −floor(−x / 1e18) otherwise (it receives, rounded down). WAD, > 0 = owed.
+ */
+export function pendingFunding(sizeQty: bigint, indexNowX18: bigint, lastFundingIndexX18: bigint): bigint {
+  const x = sizeQty * (indexNowX18 - lastFundingIndexX18);
+  return x > 0n ? ceilDiv(x, WAD) : -(abs(x) / WAD);
+}
+
+export type FundingDirection = "LONGS_PAY" | "SHORTS_PAY" | "NEUTRAL";
+export const marketFundingDirection = (rateX18PerHour: bigint): FundingDirection =>
+  rateX18PerHour > 0n ? "LONGS_PAY" : rateX18PerHour < 0n ? "SHORTS_PAY" : "NEUTRAL";
+
+export type PositionFundingDirection = "PAY" | "RECEIVE" | "NONE";
+export const positionFundingDirection = (pendingWad: bigint): PositionFundingDirection =>
+  pendingWad > 0n ? "PAY" : pendingWad < 0n ? "RECEIVE" : "NONE";
+
+/** Hourly rate → yearly (× 24 × 365), still X18; exact. */
+export const annualizeHourlyRate = (rateX18PerHour: bigint) => rateX18PerHour * 24n * 365n;

@@ -1,0 +1,48 @@
+/**
+ * Ponder configuration: one chain (local anvil by default, `RPC_URL`/`CHAIN_ID` otherwise), the
+ * venue's singletons from the deployment file, and every market through the factory's
+ * `MarketCreated` event, so a market created later is indexed with no config change.
+ */
+import { createConfig, factory } from "ponder";
+import { getAbiItem } from "viem";
+import { engineAbi, marketAbi, marketFactoryAbi, oracleAbi } from "./abis/index.js";
+import { loadDeployment } from "./core/deployment.js";
+
+const chainId = Number(process.env.CHAIN_ID ?? 31337);
+const rpcUrl = process.env.RPC_URL ?? "http://127.0.0.1:8545";
+const isLocal = chainId === 31337;
+const deployment = loadDeployment({ chainId });
+const startBlock = deployment.deployBlock;
+const { engine, oracle, marketFactory } = deployment.contracts;
+
+export default createConfig({
+  // PGlite unless DATABASE_URL is set; INDEXER_PGLITE_DIR lets parallel stacks keep apart.
+  ...(process.env.DATABASE_URL || !process.env.INDEXER_PGLITE_DIR
+    ? {}
+    : { database: { kind: "pglite" as const, directory: process.env.INDEXER_PGLITE_DIR } }),
+  ordering: "multichain",
+  chains: {
+    venue: {
+      id: chainId,
+      rpc: rpcUrl,
+      pollingInterval: Number(process.env.POLLING_INTERVAL_MS ?? (isLocal ? 200 : 1_000)),
+      // anvil's blocks can be rewritten (restarts, evm_revert): never cache its RPC answers.
+      disableCache: isLocal,
+    },
+  },
+  contracts: {
+    Engine: { abi: engineAbi, chain: "venue", address: engine, startBlock },
+    Oracle: { abi: oracleAbi, chain: "venue", address: oracle, startBlock },
+    MarketFactory: { abi: marketFactoryAbi, chain: "venue", address: marketFactory, startBlock },
+    Market: {
+      abi: marketAbi,
+      chain: "venue",
+      address: factory({
+        address: marketFactory,
+        event: getAbiItem({ abi: marketFactoryAbi, name: "MarketCreated" }),
+        parameter: "market",
+      }),
+      startBlock,
+    },
+  },
+});

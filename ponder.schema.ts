@@ -1,0 +1,347 @@
+/**
+ * The indexed tables. State tables hold the post-state carried by the events (keyed naturally);
+ * `..._event` tables are append-only logs keyed by Ponder's event id. Every row can be rebuilt
+ * from events alone. Units are in the column names: `...Wad` margin/PnL/fees (18 decimals),
+ * `...X18` prices, rates and indexes (18), `...Qty` base-asset quantities (18), `...6` deposit
+ * token units (6), `...Bps` basis points; times are unix seconds, blocks are numbers.
+ * SQL names are snake_case (docs/SQL.md describes each table for analysts).
+ */
+import { index, onchainTable, primaryKey } from "ponder";
+
+// ─── accounts ───────────────────────────────────────────────────────────────────────────
+
+export const account = onchainTable(
+  "account",
+  (t) => ({
+    accountId: t.bigint().primaryKey(),
+    owner: t.hex().notNull(),
+    accountAddress: t.hex().notNull(),
+    availableWad: t.bigint().notNull(),
+    committedWad: t.bigint().notNull(),
+    totalWad: t.bigint().notNull(),
+    createdBlock: t.bigint().notNull(),
+    createdAt: t.bigint().notNull(),
+    updatedBlock: t.bigint().notNull(),
+  }),
+  (t) => ({ ownerIdx: index().on(t.owner), addressIdx: index().on(t.accountAddress) }),
+);
+
+/** Every margin change (deposits, withdrawals, order commits/releases, trade settlements, liquidations). */
+export const marginUpdateEvent = onchainTable(
+  "margin_update_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    seq: t.bigint().notNull(),
+    accountId: t.bigint().notNull(),
+    marketId: t.hex().notNull(), // 0x00…00 for deposits and withdrawals
+    reason: t.text().notNull(), // DEPOSIT WITHDRAW ORDER_COMMIT ORDER_RELEASE TRADE_SETTLEMENT LIQUIDATION
+    deltaAvailableWad: t.bigint().notNull(),
+    deltaCommittedWad: t.bigint().notNull(),
+    amount6: t.bigint().notNull(),
+    availableWad: t.bigint().notNull(),
+    committedWad: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({
+    accountIdx: index().on(t.accountId, t.blockNumber),
+    reasonIdx: index().on(t.reason, t.timestamp),
+  }),
+);
+
+export const operatorApproval = onchainTable(
+  "operator_approval",
+  (t) => ({
+    owner: t.hex().notNull(),
+    operator: t.hex().notNull(),
+    expiry: t.bigint().notNull(), // seconds; 0 = revoked
+    bySignature: t.boolean().notNull(),
+    updatedBlock: t.bigint().notNull(),
+  }),
+  (t) => ({ pk: primaryKey({ columns: [t.owner, t.operator] }), operatorIdx: index().on(t.operator) }),
+);
+
+/** Venue balances (insurance fund, fees, bad debt are venue-wide; the pool is the market's). */
+export const venueBalance = onchainTable("venue_balance", (t) => ({
+  marketId: t.hex().primaryKey(),
+  insuranceFundWad: t.bigint().notNull(),
+  feesWad: t.bigint().notNull(),
+  badDebtWad: t.bigint().notNull(),
+  marketPoolWad: t.bigint().notNull(),
+  updatedBlock: t.bigint().notNull(),
+}));
+
+// ─── markets ────────────────────────────────────────────────────────────────────────────
+
+/** Static parameters of a market, from MarketCreated. */
+export const market = onchainTable(
+  "market",
+  (t) => ({
+    marketId: t.hex().primaryKey(),
+    marketAddress: t.hex().notNull(),
+    marketIndex: t.bigint().notNull(),
+    symbol: t.text().notNull(),
+    baseFxToken: t.hex().notNull(),
+    baseFxTokenSymbol: t.text().notNull(),
+    quoteFxToken: t.hex().notNull(),
+    quoteFxTokenSymbol: t.text().notNull(),
+    tickSizeX18: t.bigint().notNull(),
+    lotSizeQty: t.bigint().notNull(),
+    minOrderQty: t.bigint().notNull(),
+    maxLeverage: t.integer().notNull(),
+    maintenanceMarginBps: t.integer().notNull(),
+    liquidationFeeBps: t.integer().notNull(),
+    makerFeeBps: t.integer().notNull(),
+    takerFeeBps: t.integer().notNull(),
+    priceBandBps: t.integer().notNull(),
+    markClampBps: t.integer().notNull(),
+    maxFillsPerTx: t.integer().notNull(),
+    maxFundingRateX18PerHour: t.bigint().notNull(),
+    skewScaleX18PerHour: t.bigint().notNull(),
+    createdBlock: t.bigint().notNull(),
+    createdAt: t.bigint().notNull(),
+  }),
+  (t) => ({ addressIdx: index().on(t.marketAddress), indexIdx: index().on(t.marketIndex) }),
+);
+
+/**
+ * Live state of a market, keyed by its address: a market may emit events while it is being
+ * initialized, before the factory's MarketCreated tells us its id.
+ */
+export const marketState = onchainTable("market_state", (t) => ({
+  marketAddress: t.hex().primaryKey(),
+  marketId: t.hex(), // set by MarketCreated
+  isActive: t.boolean().notNull(),
+  longOpenInterestQty: t.bigint().notNull(),
+  shortOpenInterestQty: t.bigint().notNull(),
+  restingBidQty: t.bigint().notNull(),
+  restingAskQty: t.bigint().notNull(),
+  fundingRateX18PerHour: t.bigint().notNull(),
+  premiumComponentX18: t.bigint().notNull(),
+  skewComponentX18: t.bigint().notNull(),
+  skewX18: t.bigint().notNull(),
+  premiumX18: t.bigint().notNull(),
+  cumulativeFundingIndexX18: t.bigint().notNull(),
+  fundingLastUpdate: t.bigint().notNull(), // seconds
+  fundingIndexPriceX18: t.bigint().notNull(), // index and mark at the last funding update
+  fundingMarkPriceX18: t.bigint().notNull(),
+  orderCount: t.bigint().notNull(),
+  updatedBlock: t.bigint().notNull(),
+}));
+
+/** Latest index price per market (Oracle). */
+export const indexPrice = onchainTable("index_price", (t) => ({
+  marketId: t.hex().primaryKey(),
+  priceX18: t.bigint().notNull(),
+  updatedAt: t.bigint().notNull(), // the oracle's timestamp, seconds
+  updatedBlock: t.bigint().notNull(),
+}));
+
+export const indexPriceEvent = onchainTable(
+  "index_price_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    marketId: t.hex().notNull(),
+    priceX18: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+  }),
+  (t) => ({ marketIdx: index().on(t.marketId, t.timestamp) }),
+);
+
+/** Funding accruals: rate and its components, the cumulative index, index and mark price. */
+export const fundingUpdateEvent = onchainTable(
+  "funding_update_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    marketAddress: t.hex().notNull(),
+    seq: t.bigint().notNull(),
+    rateX18PerHour: t.bigint().notNull(),
+    premiumComponentX18: t.bigint().notNull(),
+    skewComponentX18: t.bigint().notNull(),
+    skewX18: t.bigint().notNull(),
+    premiumX18: t.bigint().notNull(),
+    cumulativeIndexX18: t.bigint().notNull(),
+    indexPriceX18: t.bigint().notNull(),
+    markPriceX18: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+  }),
+  (t) => ({ marketIdx: index().on(t.marketAddress, t.timestamp) }),
+);
+
+export const openInterestEvent = onchainTable(
+  "open_interest_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    marketAddress: t.hex().notNull(),
+    longQty: t.bigint().notNull(),
+    shortQty: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+  }),
+  (t) => ({ marketIdx: index().on(t.marketAddress, t.timestamp) }),
+);
+
+// ─── orders and the book ────────────────────────────────────────────────────────────────
+
+// SQL name "orders": ORDER is a reserved word, analysts would have to quote it.
+export const order = onchainTable(
+  "orders",
+  (t) => ({
+    orderId: t.bigint().primaryKey(),
+    marketId: t.hex().notNull(),
+    accountId: t.bigint().notNull(),
+    clientKey: t.hex().notNull(),
+    side: t.text().notNull(), // LONG | SHORT
+    orderType: t.text().notNull(), // MARKET | LIMIT
+    reduceOnly: t.boolean().notNull(),
+    priceX18: t.bigint().notNull(), // limit price; MARKET: the sizing price
+    originalQty: t.bigint().notNull(),
+    filledQty: t.bigint().notNull(),
+    remainingQty: t.bigint().notNull(), // 0 once closed
+    cancelledQty: t.bigint().notNull(),
+    marginAllocatedWad: t.bigint().notNull(),
+    marginReturnedWad: t.bigint().notNull(),
+    status: t.text().notNull(), // active | filled | cancelled
+    closeReason: t.text(), // FILLED USER_CANCEL UNFILLED_MARKET REDUCE_ONLY_EXPIRED FILL_CAP LIQUIDATION
+    createdBlock: t.bigint().notNull(),
+    createdAt: t.bigint().notNull(),
+    updatedAt: t.bigint().notNull(),
+    closedAt: t.bigint(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({
+    accountIdx: index().on(t.accountId, t.marketId, t.status),
+    accountStatusIdx: index().on(t.accountId, t.status),
+    clientKeyIdx: index().on(t.accountId, t.marketId, t.clientKey),
+    marketIdx: index().on(t.marketId, t.status),
+  }),
+);
+
+export const fill = onchainTable(
+  "fill",
+  (t) => ({
+    id: t.text().primaryKey(),
+    seq: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    makerOrderId: t.bigint().notNull(),
+    takerOrderId: t.bigint().notNull(),
+    makerAccountId: t.bigint().notNull(),
+    takerAccountId: t.bigint().notNull(),
+    takerSide: t.text().notNull(),
+    priceX18: t.bigint().notNull(),
+    quantityQty: t.bigint().notNull(),
+    notionalWad: t.bigint().notNull(), // quantity × price / 1e18 (floor)
+    makerFeeWad: t.bigint().notNull(),
+    takerFeeWad: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({
+    marketIdx: index().on(t.marketId, t.timestamp),
+    makerIdx: index().on(t.makerAccountId, t.timestamp),
+    takerIdx: index().on(t.takerAccountId, t.timestamp),
+    makerOrderIdx: index().on(t.makerOrderId),
+    takerOrderIdx: index().on(t.takerOrderId),
+  }),
+);
+
+/** One row per non-empty price level (deleted when it empties). */
+export const orderBookLevel = onchainTable(
+  "order_book_level",
+  (t) => ({
+    marketId: t.hex().notNull(),
+    side: t.text().notNull(), // LONG = bid, SHORT = ask
+    priceX18: t.bigint().notNull(),
+    quantityQty: t.bigint().notNull(),
+    orderCount: t.integer().notNull(),
+    updatedBlock: t.bigint().notNull(),
+  }),
+  (t) => ({
+    pk: primaryKey({ columns: [t.marketId, t.side, t.priceX18] }),
+    bookIdx: index().on(t.marketId, t.side, t.priceX18),
+  }),
+);
+
+// ─── positions ──────────────────────────────────────────────────────────────────────────
+
+export const position = onchainTable(
+  "position",
+  (t) => ({
+    accountId: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    positionId: t.hex().notNull(), // keccak256(abi.encode(accountId, marketId)): the gateway's position_id
+    sizeQty: t.bigint().notNull(), // > 0 long, < 0 short
+    openNotionalWad: t.bigint().notNull(),
+    marginWad: t.bigint().notNull(),
+    lastFundingIndexX18: t.bigint().notNull(),
+    lastSettledAt: t.bigint().notNull(), // seconds
+    openBlock: t.bigint().notNull(), // 0 when closed
+    realizedPnlWad: t.bigint().notNull(), // lifetime totals of this (account, market)
+    fundingPaidWad: t.bigint().notNull(),
+    feesPaidWad: t.bigint().notNull(),
+    updatedBlock: t.bigint().notNull(),
+    updatedAt: t.bigint().notNull(),
+  }),
+  (t) => ({
+    pk: primaryKey({ columns: [t.accountId, t.marketId] }),
+    positionIdIdx: index().on(t.positionId),
+    marketIdx: index().on(t.marketId, t.sizeQty),
+  }),
+);
+
+/** Position history: every change, with what it settled. */
+export const positionUpdateEvent = onchainTable(
+  "position_update_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    seq: t.bigint().notNull(),
+    accountId: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    positionId: t.hex().notNull(),
+    reason: t.text().notNull(), // TRADE | LIQUIDATION
+    sizeQty: t.bigint().notNull(),
+    openNotionalWad: t.bigint().notNull(),
+    marginWad: t.bigint().notNull(),
+    realizedPnlWad: t.bigint().notNull(),
+    fundingPaidWad: t.bigint().notNull(), // > 0 paid by the position
+    feeWad: t.bigint().notNull(),
+    fundingIndexX18: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({
+    positionIdx: index().on(t.positionId, t.blockNumber),
+    accountIdx: index().on(t.accountId, t.timestamp),
+    marketIdx: index().on(t.marketId, t.timestamp),
+  }),
+);
+
+export const liquidationEvent = onchainTable(
+  "liquidation_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    seq: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    accountId: t.bigint().notNull(),
+    positionId: t.hex().notNull(),
+    liquidator: t.hex().notNull(),
+    closedQty: t.bigint().notNull(),
+    closedNotionalWad: t.bigint().notNull(),
+    liquidatorFeeWad: t.bigint().notNull(),
+    insuranceFeeWad: t.bigint().notNull(),
+    badDebtWad: t.bigint().notNull(),
+    remainingSizeQty: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({
+    marketIdx: index().on(t.marketId, t.timestamp),
+    accountIdx: index().on(t.accountId, t.timestamp),
+  }),
+);

@@ -1,0 +1,243 @@
+/** Market events (every market clone, found through the factory): orders, book, positions, funding. */
+import { ponder } from "ponder:registry";
+import {
+  fill,
+  fundingUpdateEvent,
+  liquidationEvent,
+  openInterestEvent,
+  order,
+  orderBookLevel,
+  position,
+  positionUpdateEvent,
+} from "ponder:schema";
+import {
+  CLOSE_REASONS,
+  ORDER_STATUSES,
+  ORDER_TYPES,
+  POSITION_REASONS,
+  SIDES,
+  enumName,
+  marketIdOf,
+  patchMarketState,
+  positionIdOf,
+} from "./store";
+
+const WAD = 10n ** 18n;
+
+ponder.on("Market:OrderPlaced", async ({ event, context }) => {
+  const a = event.args;
+  const marketId = await marketIdOf(context, event.log.address);
+  await context.db.insert(order).values({
+    orderId: a.orderId,
+    marketId,
+    accountId: a.accountId,
+    clientKey: a.clientKey,
+    side: enumName(SIDES, a.side),
+    orderType: enumName(ORDER_TYPES, a.orderType),
+    reduceOnly: a.reduceOnly,
+    priceX18: a.priceX18,
+    originalQty: a.quantityQty,
+    filledQty: 0n,
+    remainingQty: a.quantityQty,
+    cancelledQty: 0n,
+    marginAllocatedWad: a.marginWad,
+    marginReturnedWad: 0n,
+    status: "active",
+    closeReason: null,
+    createdBlock: event.block.number,
+    createdAt: event.block.timestamp,
+    updatedAt: event.block.timestamp,
+    closedAt: null,
+    transactionHash: event.transaction.hash,
+  });
+  await patchMarketState(context, event.log.address, event.block.number, (s) => ({ orderCount: s.orderCount + 1n }));
+});
+
+ponder.on("Market:OrderFilled", async ({ event, context }) => {
+  const a = event.args;
+  const marketId = await marketIdOf(context, event.log.address);
+  await context.db.insert(fill).values({
+    id: event.id,
+    seq: BigInt(a.seq),
+    marketId,
+    makerOrderId: a.makerOrderId,
+    takerOrderId: a.takerOrderId,
+    makerAccountId: a.makerAccountId,
+    takerAccountId: a.takerAccountId,
+    takerSide: enumName(SIDES, a.takerSide),
+    priceX18: a.priceX18,
+    quantityQty: a.quantityQty,
+    notionalWad: (a.quantityQty * a.priceX18) / WAD,
+    makerFeeWad: a.makerFeeWad,
+    takerFeeWad: a.takerFeeWad,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
+  // post-fill quantities come with the event; OrderClosed follows when an order leaves the book
+  const t = event.block.timestamp;
+  await context.db.update(order, { orderId: a.makerOrderId }).set({ filledQty: a.makerFilledQty, remainingQty: a.makerRemainingQty, updatedAt: t });
+  await context.db.update(order, { orderId: a.takerOrderId }).set({ filledQty: a.takerFilledQty, remainingQty: a.takerRemainingQty, updatedAt: t });
+});
+
+ponder.on("Market:OrderClosed", async ({ event, context }) => {
+  const a = event.args;
+  await context.db.update(order, { orderId: a.orderId }).set({
+    status: enumName(ORDER_STATUSES, a.status),
+    closeReason: enumName(CLOSE_REASONS, a.reason),
+    filledQty: a.filledQty,
+    remainingQty: 0n,
+    cancelledQty: a.cancelledQty,
+    marginReturnedWad: a.marginReturnedWad,
+    updatedAt: event.block.timestamp,
+    closedAt: event.block.timestamp,
+  });
+});
+
+ponder.on("Market:LevelUpdated", async ({ event, context }) => {
+  const { side: sideValue, priceX18, totalQty, orderCount } = event.args;
+  const marketId = await marketIdOf(context, event.log.address);
+  const side = enumName(SIDES, sideValue);
+  const key = { marketId, side, priceX18 };
+  const before = await context.db.find(orderBookLevel, key);
+  if (totalQty === 0n) {
+    if (before) await context.db.delete(orderBookLevel, key);
+  } else {
+    const values = { quantityQty: totalQty, orderCount: Number(orderCount), updatedBlock: event.block.number };
+    await context.db.insert(orderBookLevel).values({ ...key, ...values }).onConflictDoUpdate(values);
+  }
+  // resting size per side feeds the funding skew (L = long OI + resting bids)
+  const delta = totalQty - (before?.quantityQty ?? 0n);
+  await patchMarketState(context, event.log.address, event.block.number, (s) =>
+    side === "LONG" ? { restingBidQty: s.restingBidQty + delta } : { restingAskQty: s.restingAskQty + delta },
+  );
+});
+
+ponder.on("Market:PositionUpdated", async ({ event, context }) => {
+  const a = event.args;
+  const marketId = await marketIdOf(context, event.log.address);
+  const positionId = positionIdOf(a.accountId, marketId);
+  const key = { accountId: a.accountId, marketId };
+  const before = await context.db.find(position, key);
+  // openBlock (as the contract): cleared at size 0, set when a position opens or flips side
+  const oldSize = before?.sizeQty ?? 0n;
+  const openBlock =
+    a.sizeQty === 0n ? 0n : oldSize === 0n || oldSize > 0n !== a.sizeQty > 0n ? event.block.number : before!.openBlock;
+  const state = {
+    sizeQty: a.sizeQty,
+    openNotionalWad: a.openNotionalWad,
+    marginWad: a.marginWad,
+    lastFundingIndexX18: a.fundingIndexX18,
+    lastSettledAt: event.block.timestamp, // every position change settles funding first
+    openBlock,
+    updatedBlock: event.block.number,
+    updatedAt: event.block.timestamp,
+  };
+  if (before) {
+    await context.db.update(position, key).set({
+      ...state,
+      realizedPnlWad: before.realizedPnlWad + a.realizedPnlWad,
+      fundingPaidWad: before.fundingPaidWad + a.fundingPaidWad,
+      feesPaidWad: before.feesPaidWad + a.feeWad,
+    });
+  } else {
+    await context.db.insert(position).values({
+      ...key,
+      ...state,
+      positionId,
+      realizedPnlWad: a.realizedPnlWad,
+      fundingPaidWad: a.fundingPaidWad,
+      feesPaidWad: a.feeWad,
+    });
+  }
+  await context.db.insert(positionUpdateEvent).values({
+    id: event.id,
+    seq: BigInt(a.seq),
+    accountId: a.accountId,
+    marketId,
+    positionId,
+    reason: enumName(POSITION_REASONS, a.reason),
+    sizeQty: a.sizeQty,
+    openNotionalWad: a.openNotionalWad,
+    marginWad: a.marginWad,
+    realizedPnlWad: a.realizedPnlWad,
+    fundingPaidWad: a.fundingPaidWad,
+    feeWad: a.feeWad,
+    fundingIndexX18: a.fundingIndexX18,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
+});
+
+ponder.on("Market:OpenInterestUpdated", async ({ event, context }) => {
+  const { longQty, shortQty } = event.args;
+  await patchMarketState(context, event.log.address, event.block.number, {
+    longOpenInterestQty: longQty,
+    shortOpenInterestQty: shortQty,
+  });
+  await context.db.insert(openInterestEvent).values({
+    id: event.id,
+    marketAddress: event.log.address,
+    longQty,
+    shortQty,
+    timestamp: event.block.timestamp,
+    blockNumber: event.block.number,
+  });
+});
+
+ponder.on("Market:FundingUpdated", async ({ event, context }) => {
+  const a = event.args;
+  await patchMarketState(context, event.log.address, event.block.number, {
+    fundingRateX18PerHour: a.rateX18PerHour,
+    premiumComponentX18: a.premiumComponentX18,
+    skewComponentX18: a.skewComponentX18,
+    skewX18: a.skewX18,
+    premiumX18: a.premiumX18,
+    cumulativeFundingIndexX18: a.cumulativeIndexX18,
+    fundingLastUpdate: a.timestamp,
+    fundingIndexPriceX18: a.indexPriceX18,
+    fundingMarkPriceX18: a.markPriceX18,
+  });
+  await context.db.insert(fundingUpdateEvent).values({
+    id: event.id,
+    marketAddress: event.log.address,
+    seq: BigInt(a.seq),
+    rateX18PerHour: a.rateX18PerHour,
+    premiumComponentX18: a.premiumComponentX18,
+    skewComponentX18: a.skewComponentX18,
+    skewX18: a.skewX18,
+    premiumX18: a.premiumX18,
+    cumulativeIndexX18: a.cumulativeIndexX18,
+    indexPriceX18: a.indexPriceX18,
+    markPriceX18: a.markPriceX18,
+    timestamp: a.timestamp,
+    blockNumber: event.block.number,
+  });
+});
+
+ponder.on("Market:Liquidated", async ({ event, context }) => {
+  const a = event.args;
+  const marketId = await marketIdOf(context, event.log.address);
+  await context.db.insert(liquidationEvent).values({
+    id: event.id,
+    seq: BigInt(a.seq),
+    marketId,
+    accountId: a.accountId,
+    positionId: positionIdOf(a.accountId, marketId),
+    liquidator: a.liquidator,
+    closedQty: a.closedQty,
+    closedNotionalWad: a.closedNotionalWad,
+    liquidatorFeeWad: a.liquidatorFeeWad,
+    insuranceFeeWad: a.insuranceFeeWad,
+    badDebtWad: a.badDebtWad,
+    remainingSizeQty: a.remainingSizeQty,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
+});
+
+ponder.on("Market:ActiveSet", async ({ event, context }) => {
+  await patchMarketState(context, event.log.address, event.block.number, { isActive: event.args.isActive });
+});
