@@ -110,14 +110,18 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
     return r;
   };
   const deploy = async (name: string, abi: Abi, bytecode: Hex, args: readonly unknown[]) => {
-    const hash = await wallet.deployContract({ abi, bytecode, args } as Parameters<Wallet["deployContract"]>[0]);
+    const hash = await wallet
+      .deployContract({ abi, bytecode, args } as Parameters<Wallet["deployContract"]>[0])
+      .catch((e) => { throw brief(`deploy ${name}`, e); });
     const r = await mined(hash, `deploy ${name}`);
     if (!r.contractAddress) throw new Error(`deploy ${name}: no contract address`);
     log(`${name.padEnd(18)} ${r.contractAddress}`);
     return { address: r.contractAddress, block: Number(r.blockNumber) };
   };
   const write = async (what: string, req: Parameters<Wallet["writeContract"]>[0]) => {
-    const { request } = await client.simulateContract({ ...(req as object), account: wallet.account } as never);
+    const { request } = await client
+      .simulateContract({ ...(req as object), account: wallet.account } as never)
+      .catch((e) => { throw brief(what, e); });
     return mined(await wallet.writeContract(request as never), what);
   };
 
@@ -180,6 +184,13 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
     },
     markets: created,
   });
+}
+
+/** viem errors carry the whole calldata: keep the reason only. */
+export function brief(what: string, e: unknown): Error {
+  const err = e as { shortMessage?: string; details?: string; message?: string };
+  const reason = [err.shortMessage, err.details].filter(Boolean).join(": ") || err.message || String(e);
+  return new Error(`${what} failed: ${reason}`);
 }
 
 /** true when every contract of the deployment has code on the chain behind `client`. */

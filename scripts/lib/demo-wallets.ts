@@ -6,6 +6,7 @@
 import { maxUint256, parseUnits, type Address, type Hex } from "viem";
 import { depositTokenAbi, engineAbi } from "../../abis/index.js";
 import type { Deployment } from "../../core/deployment.js";
+import { brief } from "../deploy.js";
 import { publicClientFor, walletClientFor } from "./clients.js";
 
 export const usd = (v: string) => parseUnits(v, 6);
@@ -18,7 +19,9 @@ type Ctx = { rpcUrl: string; chainId: number; deployment: Deployment };
 async function send(ctx: Ctx, key: Hex, what: string, req: { address: Address; abi: readonly unknown[]; functionName: string; args: readonly unknown[] }) {
   const client = publicClientFor(ctx.rpcUrl, ctx.chainId);
   const wallet = walletClientFor(ctx.rpcUrl, ctx.chainId, key);
-  const { request } = await client.simulateContract({ ...req, account: wallet.account } as never);
+  const { request } = await client.simulateContract({ ...req, account: wallet.account } as never).catch((e) => {
+    throw brief(what, e);
+  });
   const hash = await wallet.writeContract(request as never);
   const r = await client.waitForTransactionReceipt({ hash });
   if (r.status !== "success") throw new Error(`${what} reverted (tx ${hash})`);

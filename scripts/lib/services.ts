@@ -4,7 +4,7 @@
  * Shared by `npm start` and the e2e harness, so both run the same processes with the same env.
  */
 import { existsSync, mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import type { Hex } from "viem";
 import { PROJECT_ROOT } from "../../core/deployment.js";
@@ -44,8 +44,13 @@ export type RunningServices = {
 
 export const serviceMain = (name: Exclude<ServiceName, "indexer">) => join(PROJECT_ROOT, "services", name, "main.ts");
 
+/** ponder's CLI entry (its package exports no ./package.json, so resolve the module dir). */
 export function ponderBin(): string {
-  return join(require.resolve("ponder/package.json").replace(/package\.json$/, ""), "dist/esm/bin/ponder.js");
+  for (let dir = PROJECT_ROOT; ; dir = dirname(dir)) {
+    const bin = join(dir, "node_modules", "ponder", "dist", "esm", "bin", "ponder.js");
+    if (existsSync(bin)) return bin;
+    if (dirname(dir) === dir) throw new Error("ponder is not installed (run npm install)");
+  }
 }
 export function tsxBin(): string {
   return join(require.resolve("tsx/package.json").replace(/package\.json$/, ""), "dist/cli.mjs");

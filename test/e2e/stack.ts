@@ -90,7 +90,9 @@ export async function startStack(kind: DbKind, runId: string, opts: { env?: Reco
 
   try {
     const t0 = Date.now();
-    anvil = await startAnvil({ logFile: join(logDir, "anvil.log") });
+    // E2E_ANVIL_ARGS: extra anvil flags for debugging (e.g. "--block-time 1").
+    const extraArgs = process.env.E2E_ANVIL_ARGS?.split(" ").filter(Boolean);
+    anvil = await startAnvil({ logFile: join(logDir, "anvil.log"), extraArgs });
     const chainId = 31337;
     const client = publicClientFor(anvil.rpcUrl, chainId);
     const deployer = walletClientFor(anvil.rpcUrl, chainId, keys.deployer);
