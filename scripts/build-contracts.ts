@@ -45,7 +45,7 @@ export function compile() {
     language: "Solidity",
     sources,
     settings: {
-      optimizer: { enabled: true, runs: 200 },
+      optimizer: { enabled: true, runs: 1 },
       viaIR: true,
       evmVersion: "cancun",
       metadata: { bytecodeHash: "none" },

@@ -83,6 +83,8 @@ interface IEngine is IVenueErrors {
 
     // ─── admin ───────────────────────────────────────────────────────────────────────────
     function setMarketActive(bytes32 marketId, bool active) external;
+    /// Factory only: registers a new market.
+    function registerMarket(bytes32 marketId, address market) external;
 
     // ─── market hooks (registered markets only) ──────────────────────────────────────────
     /// Applies deltas to an account; the market's pool takes the opposite entry.

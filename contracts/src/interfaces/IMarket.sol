@@ -168,17 +168,12 @@ interface IMarket is IVenueErrors {
     function getOrder(uint256 orderId) external view returns (OrderView memory);
     /// Open order id for (account, clientKey), 0 if none.
     function orderIdOf(uint256 accountId, bytes32 clientKey) external view returns (uint256);
-    function bestBid() external view returns (uint256 priceX18); // 0 if empty
-    function bestAsk() external view returns (uint256 priceX18); // 0 if empty
     /// Up to `depth` levels from the best price outwards.
     function getLevels(Side side, uint256 depth)
         external view returns (uint256[] memory pricesX18, uint256[] memory totalQty, uint256[] memory orderCounts);
     function getPosition(uint256 accountId) external view returns (PositionView memory);
-    function positionHealth(uint256 accountId) external view returns (HealthView memory);
-    function pendingFunding(uint256 accountId) external view returns (int256 pendingFundingWad);
     function openInterest() external view returns (uint256 longQty, uint256 shortQty);
     function restingQty() external view returns (uint256 bidQty, uint256 askQty);
-    function indexPrice() external view returns (uint256 priceX18, uint256 updatedAt);
     function markPrice() external view returns (uint256 priceX18);
     function funding() external view returns (FundingView memory);
 }

@@ -1,0 +1,314 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
+import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
+import {IEngine} from "./interfaces/IEngine.sol";
+import {IMarket} from "./interfaces/IMarket.sol";
+import {MarginAccount} from "./MarginAccount.sol";
+
+/// @notice Accounts, money and the router to every market. See IEngine and docs/CONTRACTS.md.
+contract Engine is IEngine, Ownable, EIP712 {
+    using SafeERC20 for IERC20;
+
+    struct Account {
+        address owner;
+        uint128 availableWad;
+        uint128 committedWad;
+    }
+
+    bytes32 public constant OPERATOR_APPROVAL_TYPEHASH =
+        keccak256("OperatorApproval(address owner,address operator,uint64 expiry,uint256 nonce,uint256 deadline)");
+    uint256 internal constant TO_WAD = 1e12;
+    /// Bounds account-level loops (liquidateAccount).
+    uint256 public constant MAX_MARKETS = 64;
+
+    address public immutable depositToken;
+    address public immutable oracle;
+    address public immutable accountImplementation;
+    address public factory;
+
+    uint64 internal seq;
+    uint256 public accountCount;
+    uint256 public insuranceFundWad;
+    uint256 public feesWad;
+    uint256 public badDebtWad;
+
+    mapping(uint256 => Account) internal accounts;
+    mapping(address => uint256) public accountIdOf;
+    mapping(address => mapping(address => uint64)) public operatorExpiry;
+    mapping(address => uint256) public operatorNonce;
+
+    bytes32[] internal _marketIds;
+    mapping(bytes32 => address) public marketOf;
+    mapping(address => bytes32) internal marketIdOfAddress;
+    mapping(bytes32 => int256) public marketPoolWad;
+
+    constructor(address depositToken_, address oracle_, address owner_) Ownable(owner_) EIP712("VenueEngine", "1") {
+        depositToken = depositToken_;
+        oracle = oracle_;
+        accountImplementation = address(new MarginAccount());
+    }
+
+    // ─── admin ───────────────────────────────────────────────────────────────────────────
+
+    function setFactory(address factory_) external onlyOwner {
+        if (factory != address(0) || factory_ == address(0)) revert InvalidParameters();
+        factory = factory_;
+    }
+
+    /// Called by the factory for every new market.
+    function registerMarket(bytes32 marketId, address market) external {
+        if (msg.sender != factory) revert Unauthorized(msg.sender);
+        if (marketOf[marketId] != address(0) || _marketIds.length >= MAX_MARKETS) revert InvalidParameters();
+        _marketIds.push(marketId);
+        marketOf[marketId] = market;
+        marketIdOfAddress[market] = marketId;
+        emit MarketRegistered(++seq, marketId, market, _marketIds.length);
+    }
+
+    function setMarketActive(bytes32 marketId, bool active) external onlyOwner {
+        _market(marketId).setActive(active);
+    }
+
+    // ─── accounts and money ──────────────────────────────────────────────────────────────
+
+    function createAccount(address owner) external returns (uint256 accountId, address accountAddress) {
+        if (owner == address(0)) revert InvalidParameters();
+        uint256 existing = accountIdOf[owner];
+        if (existing != 0) revert AccountExists(owner, existing);
+        accountId = ++accountCount;
+        accountIdOf[owner] = accountId;
+        accounts[accountId].owner = owner;
+        accountAddress = Clones.cloneDeterministicWithImmutableArgs(
+            accountImplementation, abi.encode(address(this), accountId, owner), bytes32(uint256(uint160(owner)))
+        );
+        emit AccountCreated(++seq, accountId, owner, accountAddress);
+    }
+
+    function deposit(uint256 accountId, uint256 amount6) external {
+        address owner = _authorize(accountId);
+        if (amount6 == 0) revert InvalidAmount();
+        uint256 balance = IERC20(depositToken).balanceOf(owner);
+        if (balance < amount6) revert InsufficientBalance(balance, amount6);
+        uint256 allowance = IERC20(depositToken).allowance(owner, address(this));
+        if (allowance < amount6) revert InsufficientAllowance(allowance, amount6);
+        IERC20(depositToken).safeTransferFrom(owner, address(this), amount6);
+        Account storage a = accounts[accountId];
+        uint256 wad = amount6 * TO_WAD;
+        a.availableWad += uint128(wad);
+        emit MarginUpdated(++seq, accountId, bytes32(0), MarginReason.DEPOSIT, int256(wad), 0, amount6, a.availableWad, a.committedWad);
+    }
+
+    function withdraw(uint256 accountId, uint256 amount6) external {
+        address owner = _authorize(accountId);
+        if (amount6 == 0) revert InvalidAmount();
+        Account storage a = accounts[accountId];
+        uint256 wad = amount6 * TO_WAD;
+        if (a.availableWad < wad) revert InsufficientMargin(a.availableWad, wad);
+        a.availableWad -= uint128(wad);
+        emit MarginUpdated(++seq, accountId, bytes32(0), MarginReason.WITHDRAW, -int256(wad), 0, amount6, a.availableWad, a.committedWad);
+        IERC20(depositToken).safeTransfer(owner, amount6);
+    }
+
+    // ─── operators ───────────────────────────────────────────────────────────────────────
+
+    function setOperator(address operator, uint64 expiry) external {
+        operatorExpiry[msg.sender][operator] = expiry;
+        emit OperatorSet(++seq, msg.sender, operator, expiry, false);
+    }
+
+    function setOperatorWithSig(address owner, address operator, uint64 expiry, uint256 deadline, bytes calldata signature)
+        external
+    {
+        if (block.timestamp > deadline) revert InvalidSignature();
+        uint256 nonce = operatorNonce[owner]++;
+        bytes32 digest = _hashTypedDataV4(
+            keccak256(abi.encode(OPERATOR_APPROVAL_TYPEHASH, owner, operator, expiry, nonce, deadline))
+        );
+        if (!SignatureChecker.isValidSignatureNow(owner, digest, signature)) revert InvalidSignature();
+        operatorExpiry[owner][operator] = expiry;
+        emit OperatorSet(++seq, owner, operator, expiry, true);
+    }
+
+    function domainSeparator() external view returns (bytes32) {
+        return _domainSeparatorV4();
+    }
+
+    // ─── trading ─────────────────────────────────────────────────────────────────────────
+
+    function placeOrder(PlaceOrderParams calldata p)
+        external
+        returns (uint256 orderId, bytes32 clientKey, uint256 quantityQty, IMarket.OrderStatus status)
+    {
+        IMarket m = _market(p.marketId);
+        _authorize(p.accountId);
+        return m.placeOrder(p.accountId, p.side, p.orderType, p.collateral6 * TO_WAD, p.leverage, p.limitPriceX18, p.clientKey);
+    }
+
+    function cancelOrder(uint256 accountId, bytes32 marketId, bytes32 clientKey)
+        external
+        returns (uint256 orderId, uint256 marginReturnedWad)
+    {
+        IMarket m = _market(marketId);
+        _authorize(accountId);
+        return m.cancelOrder(accountId, clientKey);
+    }
+
+    function closePosition(uint256 accountId, bytes32 marketId, IMarket.OrderType orderType, uint256 limitPriceX18, bytes32 clientKey)
+        external
+        returns (uint256 orderId, bytes32 key, IMarket.Side closingSide, uint256 quantityQty)
+    {
+        IMarket m = _market(marketId);
+        _authorize(accountId);
+        return m.closePosition(accountId, orderType, limitPriceX18, clientKey);
+    }
+
+    function liquidatePosition(uint256 accountId, bytes32 marketId) external returns (uint256 closedQty) {
+        IMarket m = _market(marketId);
+        _requireAccount(accountId);
+        return m.liquidate(accountId, msg.sender);
+    }
+
+    function liquidateAccount(uint256 accountId) external returns (uint256 positionsLiquidated) {
+        _requireAccount(accountId);
+        uint256 n = _marketIds.length;
+        for (uint256 i; i < n; ++i) {
+            try IMarket(marketOf[_marketIds[i]]).liquidate(accountId, msg.sender) {
+                ++positionsLiquidated;
+            } catch (bytes memory reason) {
+                // healthy or empty positions are skipped; anything else (stale price, ...) reverts
+                bytes4 selector = bytes4(reason);
+                if (selector != NotLiquidatable.selector && selector != NoPosition.selector) {
+                    assembly {
+                        revert(add(reason, 32), mload(reason))
+                    }
+                }
+            }
+        }
+        if (positionsLiquidated == 0) revert NotLiquidatable(accountId, bytes32(0));
+    }
+
+    function pokeFunding(bytes32 marketId) external {
+        _market(marketId).pokeFunding();
+    }
+
+    // ─── market hooks ────────────────────────────────────────────────────────────────────
+
+    function applyMargin(uint256 accountId, int256 deltaAvailableWad, int256 deltaCommittedWad, MarginReason reason)
+        external
+    {
+        bytes32 marketId = _onlyMarket();
+        Account storage a = accounts[accountId];
+        uint256 available = _add(a.availableWad, deltaAvailableWad);
+        uint256 committed = _add(a.committedWad, deltaCommittedWad);
+        a.availableWad = uint128(available);
+        a.committedWad = uint128(committed);
+        marketPoolWad[marketId] -= deltaAvailableWad + deltaCommittedWad;
+        emit MarginUpdated(++seq, accountId, marketId, reason, deltaAvailableWad, deltaCommittedWad, 0, available, committed);
+    }
+
+    function collect(uint256 feeWad, uint256 insuranceWad) external {
+        bytes32 marketId = _onlyMarket();
+        feesWad += feeWad;
+        insuranceFundWad += insuranceWad;
+        marketPoolWad[marketId] -= int256(feeWad + insuranceWad);
+        _emitBalances(marketId);
+    }
+
+    function coverBadDebt(uint256 lossWad) external returns (uint256 uncoveredWad) {
+        bytes32 marketId = _onlyMarket();
+        uint256 covered = lossWad < insuranceFundWad ? lossWad : insuranceFundWad;
+        insuranceFundWad -= covered;
+        marketPoolWad[marketId] += int256(covered);
+        uncoveredWad = lossWad - covered;
+        badDebtWad += uncoveredWad;
+        _emitBalances(marketId);
+    }
+
+    function payLiquidator(address to, uint256 wad) external {
+        bytes32 marketId = _onlyMarket();
+        uint256 amount6 = wad / TO_WAD;
+        // the sub-unit residue goes to the insurance fund
+        insuranceFundWad += wad - amount6 * TO_WAD;
+        marketPoolWad[marketId] -= int256(wad);
+        _emitBalances(marketId);
+        if (amount6 != 0) IERC20(depositToken).safeTransfer(to, amount6);
+    }
+
+    // ─── views ───────────────────────────────────────────────────────────────────────────
+
+    function getAccount(uint256 accountId) external view returns (AccountView memory v) {
+        Account storage a = accounts[accountId];
+        if (a.owner == address(0)) revert AccountNotFound(accountId);
+        v.accountId = accountId;
+        v.owner = a.owner;
+        v.accountAddress = accountAddressOf(accountId);
+        v.availableWad = a.availableWad;
+        v.committedWad = a.committedWad;
+        v.totalWad = v.availableWad + v.committedWad;
+    }
+
+    function accountAddressOf(uint256 accountId) public view returns (address) {
+        address owner = accounts[accountId].owner;
+        if (owner == address(0)) return address(0);
+        return Clones.predictDeterministicAddressWithImmutableArgs(
+            accountImplementation, abi.encode(address(this), accountId, owner), bytes32(uint256(uint160(owner)))
+        );
+    }
+
+    function availableMarginWad(uint256 accountId) external view returns (uint256) {
+        return accounts[accountId].availableWad;
+    }
+
+    function ownerOf(uint256 accountId) external view returns (address) {
+        return accounts[accountId].owner;
+    }
+
+    function isAuthorized(uint256 accountId, address caller) public view returns (bool) {
+        address owner = accounts[accountId].owner;
+        return owner != address(0) && (caller == owner || operatorExpiry[owner][caller] > block.timestamp);
+    }
+
+    function marketIds() external view returns (bytes32[] memory) {
+        return _marketIds;
+    }
+
+    // ─── internal ────────────────────────────────────────────────────────────────────────
+
+    function _requireAccount(uint256 accountId) internal view returns (address owner) {
+        owner = accounts[accountId].owner;
+        if (owner == address(0)) revert AccountNotFound(accountId);
+    }
+
+    function _authorize(uint256 accountId) internal view returns (address owner) {
+        owner = _requireAccount(accountId);
+        if (msg.sender != owner && operatorExpiry[owner][msg.sender] <= block.timestamp) {
+            revert OperatorNotApproved(owner, msg.sender);
+        }
+    }
+
+    function _market(bytes32 marketId) internal view returns (IMarket m) {
+        m = IMarket(marketOf[marketId]);
+        if (address(m) == address(0)) revert MarketNotFound(marketId);
+    }
+
+    function _onlyMarket() internal view returns (bytes32 marketId) {
+        marketId = marketIdOfAddress[msg.sender];
+        if (marketId == bytes32(0)) revert Unauthorized(msg.sender);
+    }
+
+    function _add(uint128 x, int256 d) internal pure returns (uint256) {
+        int256 r = int256(uint256(x)) + d;
+        if (r < 0) revert InsufficientMargin(x, uint256(-d));
+        return uint256(r);
+    }
+
+    function _emitBalances(bytes32 marketId) internal {
+        emit VenueBalancesUpdated(++seq, marketId, insuranceFundWad, feesWad, badDebtWad, marketPoolWad[marketId]);
+    }
+}
