@@ -28,10 +28,18 @@ async function send(ctx: Ctx, key: Hex, what: string, req: { address: Address; a
   return r;
 }
 
-/** The deployer mints deposit tokens to each recipient (one sender: sequential). */
-export async function mintTo(ctx: Ctx, deployerKey: Hex, recipients: { address: Address; amount6: bigint }[]) {
+/**
+ * The deployer mints deposit tokens to each recipient (one sender: sequential). With
+ * `topUp`, only wallets holding less than half the amount get it (re-runs of `npm start`).
+ */
+export async function mintTo(ctx: Ctx, deployerKey: Hex, recipients: { address: Address; amount6: bigint }[], topUp = false) {
   const token = ctx.deployment.contracts.depositToken;
+  const client = publicClientFor(ctx.rpcUrl, ctx.chainId);
   for (const { address, amount6 } of recipients) {
+    if (topUp) {
+      const bal = (await client.readContract({ address: token, abi: depositTokenAbi, functionName: "balanceOf", args: [address] })) as bigint;
+      if (bal >= amount6 / 2n) continue;
+    }
     await send(ctx, deployerKey, `mint to ${address}`, { address: token, abi: depositTokenAbi, functionName: "mint", args: [address, amount6] });
   }
 }
@@ -39,9 +47,10 @@ export async function mintTo(ctx: Ctx, deployerKey: Hex, recipients: { address: 
 export type PrepareOptions = {
   /** approve the engine for the deposit token (max) */
   approve?: boolean;
-  /** create the account (if none) and deposit this much (6 decimals; 0 = none) */
-  deposit6?: bigint;
+  /** create the account if the wallet has none */
   createAccount?: boolean;
+  /** deposit this much (6 decimals) into an account created by this call (re-runs add nothing) */
+  deposit6?: bigint;
   /** approve this operator (the relayer) by a direct setOperator transaction */
   operator?: Address;
 };
@@ -58,11 +67,13 @@ export async function prepareWallet(ctx: Ctx, key: Hex, o: PrepareOptions): Prom
     }
   }
   let accountId = (await client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [me] })) as bigint;
+  let created = false;
   if (o.createAccount && accountId === 0n) {
     await send(ctx, key, "createAccount", { address: engine, abi: engineAbi, functionName: "createAccount", args: [me] });
     accountId = (await client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [me] })) as bigint;
+    created = true;
   }
-  if (accountId !== 0n && o.deposit6) {
+  if (created && o.deposit6) {
     await send(ctx, key, "deposit", { address: engine, abi: engineAbi, functionName: "deposit", args: [accountId, o.deposit6] });
   }
   if (o.operator) {

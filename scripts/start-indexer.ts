@@ -1,0 +1,39 @@
+/**
+ * `npm run start:indexer`: Ponder (indexer + integration API) alone, against RPC_URL and the
+ * deployment file (DEPLOYMENT_FILE or deployments/<CHAIN_ID>.json). Postgres when DATABASE_URL
+ * is set, else PGlite in .ponder/ (INDEXER_PGLITE_DIR moves it).
+ *   PORT (42069), HOST (127.0.0.1), DATABASE_SCHEMA (default: derived from the code and the
+ *   deployment, see scripts/lib/indexer-schema.ts).
+ */
+import { spawn } from "node:child_process";
+import { loadDeployment, PROJECT_ROOT, serializeDeployment } from "../core/deployment.js";
+import { indexerSchemaName } from "./lib/indexer-schema.js";
+import { ponderBin } from "./lib/services.js";
+import { publicClientFor } from "./lib/clients.js";
+
+async function main() {
+  const chainId = Number(process.env.CHAIN_ID ?? 31337);
+  const deployment = loadDeployment({ chainId }); // fails early with a clear message
+  let schema = process.env.DATABASE_SCHEMA;
+  if (!schema) {
+    const rpcUrl = process.env.RPC_URL ?? "http://127.0.0.1:8545";
+    const block = await publicClientFor(rpcUrl, chainId).getBlock({ blockNumber: BigInt(deployment.deployBlock) });
+    schema = indexerSchemaName(serializeDeployment(deployment) + block.hash);
+  }
+  const port = process.env.PORT ?? "42069";
+  const host = process.env.HOST ?? "127.0.0.1";
+  const args = [ponderBin(), "start", "--schema", schema, "-p", port, "-H", host, ...process.argv.slice(2)];
+  console.log(`ponder start --schema ${schema} on http://${host}:${port}`);
+  const child = spawn(process.execPath, args, {
+    cwd: PROJECT_ROOT,
+    stdio: "inherit",
+    env: { ...process.env, PONDER_TELEMETRY_DISABLED: "true", DATABASE_SCHEMA: schema },
+  });
+  for (const sig of ["SIGINT", "SIGTERM"] as const) process.on(sig, () => child.kill(sig));
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});
