@@ -5,7 +5,8 @@
  */
 import type { Context } from "ponder:registry";
 import { marketState } from "ponder:schema";
-import { encodeAbiParameters, keccak256, type Hex } from "viem";
+import type { Hex } from "viem";
+export { positionIdOf } from "../core/math/ids";
 
 export const SIDES = ["LONG", "SHORT"] as const;
 export const ORDER_TYPES = ["MARKET", "LIMIT"] as const;
@@ -17,9 +18,6 @@ export const MARGIN_REASONS = ["DEPOSIT", "WITHDRAW", "ORDER_COMMIT", "ORDER_REL
 export const enumName = <T extends readonly string[]>(names: T, value: number | bigint): T[number] =>
   names[Number(value)] ?? `UNKNOWN_${value}`;
 
-/** The gateway's position_id = keccak256(abi.encode(uint256 accountId, bytes32 marketId)). */
-export const positionIdOf = (accountId: bigint, marketId: Hex): Hex =>
-  keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "bytes32" }], [accountId, marketId]));
 
 type MarketStateRow = typeof marketState.$inferInsert;
 type MarketStatePatch = Partial<Omit<MarketStateRow, "marketAddress">>;

@@ -4,3 +4,4 @@ export * from "./price";
 export * from "./funding";
 export * from "./health";
 export * from "./orders";
+export * from "./ids";

@@ -8,14 +8,7 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
 import { ApiError, defaultMessage } from "../../../core/errors.js";
 import { fail } from "../../../core/envelope.js";
-
-/** "path.to.field: message" of the first issue (clients fix one thing at a time). */
-export function describeZodError(error: ZodError, target?: string): string {
-  const issue = error.issues[0];
-  if (!issue) return "invalid request";
-  const field = issue.path.length ? issue.path.join(".") : (target ?? "request");
-  return `${field}: ${issue.message}`;
-}
+import { validationError } from "../../../core/schemas/validation.js";
 
 export function errorResponse(c: Context, err: ApiError): Response {
   if (err.code === "SERVICE_UNAVAILABLE" || err.code === "RATE_LIMITED") c.header("Retry-After", "1");
@@ -28,7 +21,8 @@ export function validationHook(
   c: Context,
 ): Response | undefined {
   if (result.success) return undefined;
-  return errorResponse(c, new ApiError("VALIDATION_ERROR", describeZodError(result.error, result.target)));
+  // spec codes carried by the schema (e.g. amount "0" → INVALID_AMOUNT) win over VALIDATION_ERROR
+  return errorResponse(c, validationError(result.error));
 }
 
 function isZodError(err: unknown): err is ZodError {
@@ -39,7 +33,7 @@ function isZodError(err: unknown): err is ZodError {
 /** `app.onError`: ApiError as is, zod and Hono's own 4xx as VALIDATION_ERROR, anything else 500 without details. */
 export const onError: ErrorHandler = (err, c) => {
   if (err instanceof ApiError) return errorResponse(c, err);
-  if (isZodError(err)) return errorResponse(c, new ApiError("VALIDATION_ERROR", describeZodError(err)));
+  if (isZodError(err)) return errorResponse(c, validationError(err));
   if (err instanceof HTTPException && err.status < 500) {
     // e.g. malformed JSON body
     const code = err.status === 401 ? "UNAUTHENTICATED" : err.status === 404 ? "NOT_FOUND" : "VALIDATION_ERROR";

@@ -1,0 +1,292 @@
+/**
+ * Rows → response objects, in one place. bigint stays bigint until here; every amount leaves as a
+ * decimal string with its `...Formatted` (exact, unit from core/fields.ts), `...Percent` or
+ * `...ISO` companion.
+ */
+import { getAddress, type Hex } from "viem";
+import type { z } from "@hono/zod-openapi";
+import { formatField, formatUnit } from "../../../core/fields.js";
+import {
+
+  WAD,
+  abs,
+  entryPrice,
+  fillPercent,
+  marketFundingDirection,
+  pendingFunding,
+  positionFundingDirection,
+  positionHealth,
+  positionLeverage,
+  annualizeHourlyRate,
+  positionIdOf,
+} from "../../../core/math/index.js";
+import { bpsToPercent, secondsToISO, x18ToPercent } from "../../../core/units.js";
+import type { AccountRow, LevelRow, MarketSnapshot, PositionRow } from "./data.js";
+import type * as S from "./schemas.js";
+
+type Out<T extends z.ZodType> = z.infer<T>;
+type OrderRow = {
+  orderId: bigint;
+  marketId: Hex;
+  clientKey: Hex;
+  side: string;
+  orderType: string;
+  status: string;
+  reduceOnly: boolean;
+  priceX18: bigint;
+  originalQty: bigint;
+  filledQty: bigint;
+  remainingQty: bigint;
+  marginAllocatedWad: bigint;
+  createdAt: bigint;
+  createdBlock: bigint;
+};
+
+const num = (v: bigint | number) => Number(v);
+
+export function accountResponse(a: AccountRow): Out<typeof S.Account> {
+  return {
+    accountId: num(a.accountId),
+    accountAddress: getAddress(a.accountAddress),
+    owner: getAddress(a.owner),
+    margin: {
+      available: a.availableWad.toString(),
+      availableFormatted: formatField("available", a.availableWad),
+      committed: a.committedWad.toString(),
+      committedFormatted: formatField("committed", a.committedWad),
+      total: a.totalWad.toString(),
+      totalFormatted: formatField("total", a.totalWad),
+    },
+  };
+}
+
+export function accountByAddressResponse(a: AccountRow | undefined): Out<typeof S.AccountByAddress> {
+  if (!a) return { accountId: 0, exists: false };
+  return { accountId: num(a.accountId), accountAddress: getAddress(a.accountAddress), owner: getAddress(a.owner), exists: true };
+}
+
+export function positionResponse(
+  accountId: bigint,
+  snap: MarketSnapshot,
+  p: PositionRow | undefined,
+): Out<typeof S.Position> {
+  const marketId = snap.market.marketId;
+  const base = { accountId: num(accountId), marketId, positionId: positionIdOf(accountId, marketId) };
+  if (!p || p.sizeQty === 0n) {
+    return {
+      ...base,
+      isOpen: false,
+      side: null,
+      size: "0",
+      sizeFormatted: "0",
+      entryPrice: "0",
+      entryPriceFormatted: "0",
+      margin: "0",
+      marginFormatted: "0",
+      leverage: 0,
+      openBlock: 0,
+      health: null,
+    };
+  }
+  const pending = pendingFunding(p.sizeQty, snap.cumulativeIndexNowX18, p.lastFundingIndexX18);
+  const h = positionHealth(p, snap.markX18, pending, BigInt(snap.market.maintenanceMarginBps));
+  const size = abs(p.sizeQty);
+  const entry = entryPrice(p);
+  return {
+    ...base,
+    isOpen: true,
+    side: p.sizeQty > 0n ? "LONG" : "SHORT",
+    size: size.toString(),
+    sizeFormatted: formatField("size", size),
+    entryPrice: entry.toString(),
+    entryPriceFormatted: formatField("entryPrice", entry),
+    margin: p.marginWad.toString(),
+    marginFormatted: formatField("margin", p.marginWad),
+    leverage: num(positionLeverage(h.positionValueWad, p.marginWad)),
+    openBlock: num(p.openBlock),
+    health: {
+      markPrice: h.markPriceX18.toString(),
+      markPriceFormatted: formatField("markPrice", h.markPriceX18),
+      positionValue: h.positionValueWad.toString(),
+      positionValueFormatted: formatField("positionValue", h.positionValueWad),
+      unrealizedPnL: h.unrealizedPnlWad.toString(),
+      unrealizedPnLFormatted: formatField("unrealizedPnL", h.unrealizedPnlWad),
+      marginRatioBps: num(h.marginRatioBps),
+      marginRatioPercent: bpsToPercent(h.marginRatioBps),
+      liquidationPrice: h.liquidationPriceX18.toString(),
+      liquidationPriceFormatted: formatField("liquidationPrice", h.liquidationPriceX18),
+      insolvencyPrice: h.insolvencyPriceX18.toString(),
+      insolvencyPriceFormatted: formatField("insolvencyPrice", h.insolvencyPriceX18),
+      isLiquidatable: h.isLiquidatable,
+    },
+  };
+}
+
+export function positionFundingResponse(
+  accountId: bigint,
+  snap: MarketSnapshot,
+  p: PositionRow | undefined,
+): Out<typeof S.PositionFunding> {
+  const pending = p && p.sizeQty !== 0n ? pendingFunding(p.sizeQty, snap.cumulativeIndexNowX18, p.lastFundingIndexX18) : 0n;
+  const lastSettled = p?.lastSettledAt ?? 0n;
+  return {
+    accountId: num(accountId),
+    marketId: snap.market.marketId,
+    pendingFunding: pending.toString(),
+    pendingFundingFormatted: formatField("pendingFunding", pending),
+    direction: positionFundingDirection(pending),
+    lastSettled: num(lastSettled),
+    lastSettledISO: lastSettled === 0n ? null : secondsToISO(lastSettled),
+  };
+}
+
+export function orderResponse(o: OrderRow): Out<typeof S.Order> {
+  return {
+    clientKey: o.clientKey,
+    orderId: o.orderId.toString(),
+    marketId: o.marketId,
+    side: o.side as "LONG" | "SHORT",
+    orderType: o.orderType as "MARKET" | "LIMIT",
+    status: o.status as "active" | "filled" | "cancelled",
+    reduceOnly: o.reduceOnly,
+    price: o.priceX18.toString(),
+    priceFormatted: formatField("price", o.priceX18),
+    originalQuantity: o.originalQty.toString(),
+    originalQuantityFormatted: formatField("originalQuantity", o.originalQty),
+    filledQuantity: o.filledQty.toString(),
+    filledQuantityFormatted: formatField("filledQuantity", o.filledQty),
+    remainingQuantity: o.remainingQty.toString(),
+    remainingQuantityFormatted: formatField("remainingQuantity", o.remainingQty),
+    marginAllocated: o.marginAllocatedWad.toString(),
+    marginAllocatedFormatted: formatField("marginAllocated", o.marginAllocatedWad),
+    isActive: o.status === "active",
+    fillPercent: num(fillPercent(o.filledQty, o.originalQty)),
+    createdAt: num(o.createdAt),
+    createdAtISO: secondsToISO(o.createdAt),
+    createdBlock: num(o.createdBlock),
+  };
+}
+
+export function marketResponse(snap: MarketSnapshot): Out<typeof S.Market> {
+  const m = snap.market;
+  const s = snap.state;
+  return {
+    marketId: m.marketId,
+    symbol: m.symbol,
+    marketAddress: getAddress(m.marketAddress),
+    marketIndex: num(m.marketIndex),
+    baseFxToken: getAddress(m.baseFxToken),
+    baseFxTokenSymbol: m.baseFxTokenSymbol,
+    quoteFxToken: getAddress(m.quoteFxToken),
+    quoteFxTokenSymbol: m.quoteFxTokenSymbol,
+    maxLeverage: m.maxLeverage,
+    maintenanceMarginBps: m.maintenanceMarginBps,
+    maintenanceMarginPercent: bpsToPercent(BigInt(m.maintenanceMarginBps)),
+    liquidationFeeBps: m.liquidationFeeBps,
+    liquidationFeePercent: bpsToPercent(BigInt(m.liquidationFeeBps)),
+    isActive: s.isActive,
+    openInterest: {
+      long: s.longOpenInterestQty.toString(),
+      longFormatted: formatField("long", s.longOpenInterestQty),
+      short: s.shortOpenInterestQty.toString(),
+      shortFormatted: formatField("short", s.shortOpenInterestQty),
+    },
+    tickSize: m.tickSizeX18.toString(),
+    tickSizeFormatted: formatField("tickSize", m.tickSizeX18),
+    lotSize: m.lotSizeQty.toString(),
+    lotSizeFormatted: formatField("lotSize", m.lotSizeQty),
+    minOrderSize: m.minOrderQty.toString(),
+    minOrderSizeFormatted: formatField("minOrderSize", m.minOrderQty),
+    makerFeeBps: m.makerFeeBps,
+    makerFeePercent: bpsToPercent(BigInt(m.makerFeeBps)),
+    takerFeeBps: m.takerFeeBps,
+    takerFeePercent: bpsToPercent(BigInt(m.takerFeeBps)),
+    priceBandBps: m.priceBandBps,
+  };
+}
+
+export function fundingResponse(snap: MarketSnapshot): Out<typeof S.Funding> {
+  const s = snap.state;
+  const rate = s.fundingRateX18PerHour;
+  const pendingIndex = snap.cumulativeIndexNowX18 - s.cumulativeFundingIndexX18;
+  const premium = snap.indexX18 === 0n ? 0n : ((snap.markX18 - snap.indexX18) * WAD) / snap.indexX18;
+  return {
+    marketId: snap.market.marketId,
+    currentRate: rate.toString(),
+    currentRateFormatted: formatField("currentRate", rate),
+    currentRatePercent: x18ToPercent(rate),
+    currentRateAnnualized: x18ToPercent(annualizeHourlyRate(rate)),
+    cumulativeFunding: s.cumulativeFundingIndexX18.toString(),
+    cumulativeFundingFormatted: formatField("cumulativeFunding", s.cumulativeFundingIndexX18),
+    pendingFunding: pendingIndex.toString(),
+    pendingFundingFormatted: formatUnit("indexX18", pendingIndex),
+    lastUpdate: num(s.fundingLastUpdate),
+    lastUpdateISO: secondsToISO(s.fundingLastUpdate),
+    prices: {
+      perpPrice: snap.markX18.toString(),
+      perpPriceFormatted: formatField("perpPrice", snap.markX18),
+      indexPrice: snap.indexX18.toString(),
+      indexPriceFormatted: formatField("indexPrice", snap.indexX18),
+      premium: premium.toString(),
+      premiumPercent: x18ToPercent(premium),
+    },
+    components: {
+      premiumComponent: s.premiumComponentX18.toString(),
+      skewComponent: s.skewComponentX18.toString(),
+      skew: s.skewX18.toString(),
+      skewPercent: x18ToPercent(s.skewX18),
+    },
+    direction: marketFundingDirection(rate),
+  };
+}
+
+const levelResponse = (l: LevelRow) => ({
+  price: l.priceX18.toString(),
+  priceFormatted: formatField("price", l.priceX18),
+  quantity: l.quantityQty.toString(),
+  quantityFormatted: formatField("quantity", l.quantityQty),
+  orderCount: l.orderCount,
+});
+
+export function orderBookResponse(
+  marketId: Hex,
+  bids: LevelRow[],
+  asks: LevelRow[],
+  block: { number: bigint; timestamp: bigint },
+): Out<typeof S.OrderBook> {
+  const bid = bids[0]?.priceX18;
+  const ask = asks[0]?.priceX18;
+  const both = bid !== undefined && ask !== undefined;
+  const mid = both ? (bid + ask) / 2n : null;
+  const spread = both ? ask - bid : null;
+  return {
+    marketId,
+    timestamp: num(block.timestamp * 1000n),
+    blockNumber: num(block.number),
+    bids: bids.map(levelResponse),
+    asks: asks.map(levelResponse),
+    spread:
+      spread === null || mid === null
+        ? null
+        : {
+            absolute: spread.toString(),
+            absoluteFormatted: formatField("absolute", spread),
+            percent: mid === 0n ? "0" : x18ToPercent((spread * WAD) / mid),
+          },
+    midPrice: mid === null ? null : mid.toString(),
+    midPriceFormatted: mid === null ? null : formatField("midPrice", mid),
+  };
+}
+
+export function markPriceResponse(snap: MarketSnapshot, block: { timestamp: bigint }): Out<typeof S.MarkPrice> {
+  return {
+    marketId: snap.market.marketId,
+    markPrice: snap.markX18.toString(),
+    markPriceFormatted: formatField("markPrice", snap.markX18),
+    indexPrice: snap.indexX18.toString(),
+    indexPriceFormatted: formatField("indexPrice", snap.indexX18),
+    timestamp: num(block.timestamp),
+  };
+}
+
+

@@ -1,0 +1,306 @@
+/**
+ * zod schemas of the read routes: parameters (which validate) and responses (which document).
+ * Units come from core/fields.ts, so the OpenAPI description of a field names the unit that the
+ * formatter used for its `...Formatted` companion.
+ */
+import { z } from "@hono/zod-openapi";
+import { describeField, describeUnit, type AmountField, type Unit } from "../../../core/fields.js";
+import { AccountIdParam, Address, MarketId } from "../../../core/schemas/writes.js";
+
+// ─── parameters ──────────────────────────────────────────────────────────────────────────
+
+export const MAX_BOOK_DEPTH = 100;
+export const MAX_ORDERS_LIMIT = 1_000;
+
+const minBlock = z
+  .string()
+  .regex(/^\d{1,15}$/, { message: "must be a non-negative integer block number" })
+  .optional()
+  .openapi({
+    description:
+      "Wait (at most 5 s) until this block is indexed before answering; 503 SERVICE_UNAVAILABLE if it is not by then.",
+    example: "120",
+  });
+
+export const AccountPath = z.object({ accountId: AccountIdParam.openapi({ param: { name: "accountId", in: "path" } }) });
+export const AddressPath = z.object({ userAddress: Address.openapi({ param: { name: "userAddress", in: "path" } }) });
+export const MarketPath = z.object({ marketId: MarketId.openapi({ param: { name: "marketId", in: "path" } }) });
+export const AccountMarketPath = AccountPath.extend(MarketPath.shape);
+export const ReadQuery = z.object({ minBlock });
+
+export const OrdersQuery = z.object({
+  marketId: MarketId.optional().openapi({ param: { name: "marketId", in: "query" } }),
+  status: z.enum(["active", "filled", "cancelled"]).optional().openapi({ description: "Order status filter" }),
+  limit: z.coerce
+    .number({ message: "must be an integer" })
+    .int({ message: "must be an integer" })
+    .min(1)
+    .max(MAX_ORDERS_LIMIT)
+    .default(100)
+    .openapi({ type: "integer", description: `Orders per page, newest first (1..${MAX_ORDERS_LIMIT}, default 100)` }),
+  offset: z.coerce
+    .number({ message: "must be an integer" })
+    .int({ message: "must be an integer" })
+    .min(0)
+    .max(1_000_000_000)
+    .default(0)
+    .openapi({ type: "integer", description: "Orders to skip (default 0)" }),
+  minBlock,
+});
+
+export const OrderBookQuery = z.object({
+  depth: z.coerce
+    .number({ message: "must be an integer" })
+    .int({ message: "must be an integer" })
+    .min(1)
+    .max(MAX_BOOK_DEPTH)
+    .default(10)
+    .openapi({ type: "integer", description: `Price levels per side (1..${MAX_BOOK_DEPTH}, default 10)` }),
+  minBlock,
+});
+
+// ─── response building blocks ────────────────────────────────────────────────────────────
+
+const raw = (field: AmountField, extra?: string) => z.string().openapi({ description: describeField(field, extra), example: "0" });
+const rawUnit = (unit: Unit, extra?: string) => z.string().openapi({ description: describeUnit(unit, extra), example: "0" });
+const formatted = (what: string) => z.string().openapi({ description: `${what} as an exact decimal`, example: "0" });
+const percent = (what: string) => z.string().openapi({ description: `${what} as a percent decimal string`, example: "1.5" });
+const seconds = (what: string) => z.number().int().openapi({ description: `${what}, unix seconds` });
+const iso = (what: string) => z.string().openapi({ description: `${what}, ISO 8601` });
+const hex = (what: string) => z.string().openapi({ description: what });
+
+export const envelope = <T extends z.ZodType>(data: T, name: string) =>
+  z.object({ success: z.literal(true), data }).openapi(name);
+
+export const ErrorEnvelope = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.string().openapi({ example: "VALIDATION_ERROR" }),
+      message: z.string().openapi({ example: "accountId: must be a positive integer" }),
+    }),
+  })
+  .openapi("ErrorEnvelope");
+
+// ─── resources ───────────────────────────────────────────────────────────────────────────
+
+export const Account = z
+  .object({
+    accountId: z.number().int().openapi({ description: "Account id (uint256 from 1), a JSON number" }),
+    accountAddress: hex("The account's own address (a minimal clone)"),
+    owner: hex("Owner wallet"),
+    margin: z.object({
+      available: raw("available"),
+      availableFormatted: formatted("available"),
+      committed: raw("committed", "Held by open orders and positions"),
+      committedFormatted: formatted("committed"),
+      total: raw("total", "available + committed"),
+      totalFormatted: formatted("total"),
+    }),
+  })
+  .openapi("Account");
+
+export const AccountByAddress = z
+  .object({
+    accountId: z.number().int().openapi({ description: "0 when the address has no account" }),
+    accountAddress: hex("Present when exists").optional(),
+    owner: hex("Present when exists").optional(),
+    exists: z.boolean(),
+  })
+  .openapi("AccountByAddress");
+
+export const Health = z
+  .object({
+    markPrice: raw("markPrice"),
+    markPriceFormatted: formatted("markPrice"),
+    positionValue: raw("positionValue", "|size| × mark"),
+    positionValueFormatted: formatted("positionValue"),
+    unrealizedPnL: raw("unrealizedPnL", "Signed, at the mark"),
+    unrealizedPnLFormatted: formatted("unrealizedPnL"),
+    marginRatioBps: z.number().int().openapi({ description: "equity / positionValue × 10,000 (0 when equity ≤ 0)" }),
+    marginRatioPercent: percent("marginRatioBps"),
+    liquidationPrice: raw("liquidationPrice", "Mark at which equity = maintenance; 0 if none"),
+    liquidationPriceFormatted: formatted("liquidationPrice"),
+    insolvencyPrice: raw("insolvencyPrice", "Mark at which equity = 0; 0 if none"),
+    insolvencyPriceFormatted: formatted("insolvencyPrice"),
+    isLiquidatable: z.boolean(),
+  })
+  .openapi("PositionHealth");
+
+export const Position = z
+  .object({
+    accountId: z.number().int(),
+    marketId: hex("Market id (bytes32)"),
+    positionId: hex("keccak256(abi.encode(accountId, marketId)): the gateway's position_id"),
+    isOpen: z.boolean(),
+    side: z.enum(["LONG", "SHORT"]).nullable(),
+    size: raw("size", "Absolute size; \"0\" when no position is open"),
+    sizeFormatted: formatted("size"),
+    entryPrice: raw("entryPrice", "openNotional / |size|, rounded down"),
+    entryPriceFormatted: formatted("entryPrice"),
+    margin: raw("margin", "Isolated margin of the position"),
+    marginFormatted: formatted("margin"),
+    leverage: z.number().int().openapi({
+      description: "max(1, floor(positionValue / margin)); 0 when no position is open or no margin is left",
+    }),
+    openBlock: z.number().int().openapi({ description: "Block the position opened (or flipped) in; 0 when closed" }),
+    health: Health.nullable(),
+  })
+  .openapi("Position");
+
+export const Order = z
+  .object({
+    clientKey: hex("Client order key (bytes32)"),
+    orderId: z.string().openapi({ description: "On-chain order id (uint256) as a decimal string, unique venue-wide" }),
+    marketId: hex("Market id (bytes32)"),
+    side: z.enum(["LONG", "SHORT"]),
+    orderType: z.enum(["MARKET", "LIMIT"]),
+    status: z.enum(["active", "filled", "cancelled"]),
+    reduceOnly: z.boolean().openapi({ description: "A close (collateral 0)" }),
+    price: raw("price", "Limit price; for MARKET the best opposite price at placement"),
+    priceFormatted: formatted("price"),
+    originalQuantity: raw("originalQuantity"),
+    originalQuantityFormatted: formatted("originalQuantity"),
+    filledQuantity: raw("filledQuantity"),
+    filledQuantityFormatted: formatted("filledQuantity"),
+    remainingQuantity: raw("remainingQuantity", "0 once the order is closed"),
+    remainingQuantityFormatted: formatted("remainingQuantity"),
+    marginAllocated: raw("marginAllocated", "Margin committed at placement"),
+    marginAllocatedFormatted: formatted("marginAllocated"),
+    isActive: z.boolean(),
+    fillPercent: z.number().int().openapi({ description: "floor(filled × 100 / original)" }),
+    createdAt: seconds("Placement time"),
+    createdAtISO: iso("Placement time"),
+    createdBlock: z.number().int(),
+  })
+  .openapi("Order");
+
+export const OrderList = z
+  .object({
+    orders: z.array(Order),
+    totalCount: z.number().int().openapi({ description: "Orders matching the filters (all pages)" }),
+  })
+  .openapi("OrderList");
+
+export const Market = z
+  .object({
+    marketId: hex("keccak256(symbol)"),
+    symbol: z.string().openapi({ example: "EUR/USD" }),
+    marketAddress: hex("The market's order-book contract"),
+    marketIndex: z.number().int(),
+    baseFxToken: hex("Base FX token"),
+    baseFxTokenSymbol: z.string().openapi({ example: "fxEUR" }),
+    quoteFxToken: hex("Quote FX token"),
+    quoteFxTokenSymbol: z.string().openapi({ example: "fxUSD" }),
+    maxLeverage: z.number().int(),
+    maintenanceMarginBps: z.number().int(),
+    maintenanceMarginPercent: percent("maintenanceMarginBps"),
+    liquidationFeeBps: z.number().int(),
+    liquidationFeePercent: percent("liquidationFeeBps"),
+    isActive: z.boolean(),
+    openInterest: z.object({
+      long: raw("long"),
+      longFormatted: formatted("long"),
+      short: raw("short"),
+      shortFormatted: formatted("short"),
+    }),
+    tickSize: raw("tickSize", "Limit prices are multiples of it"),
+    tickSizeFormatted: formatted("tickSize"),
+    lotSize: raw("lotSize", "Order sizes are rounded down to multiples of it"),
+    lotSizeFormatted: formatted("lotSize"),
+    minOrderSize: raw("minOrderSize", "Smallest order after rounding"),
+    minOrderSizeFormatted: formatted("minOrderSize"),
+    makerFeeBps: z.number().int(),
+    makerFeePercent: percent("makerFeeBps"),
+    takerFeeBps: z.number().int(),
+    takerFeePercent: percent("takerFeeBps"),
+    priceBandBps: z.number().int().openapi({ description: "Takers never fill beyond mark ± this band" }),
+  })
+  .openapi("Market");
+
+export const MarketList = z.object({ markets: z.array(Market) }).openapi("MarketList");
+
+export const Funding = z
+  .object({
+    marketId: hex("Market id"),
+    currentRate: raw("currentRate", "Signed; the rate in force since lastUpdate"),
+    currentRateFormatted: formatted("currentRate (per hour)"),
+    currentRatePercent: percent("Hourly rate"),
+    currentRateAnnualized: percent("Hourly rate × 24 × 365"),
+    cumulativeFunding: raw("cumulativeFunding", "Cumulative index at lastUpdate"),
+    cumulativeFundingFormatted: formatted("cumulativeFunding"),
+    pendingFunding: rawUnit(
+      "indexX18",
+      "Index accrued since lastUpdate at the current rate and index price, up to the indexed block's time (cumulativeFunding + pendingFunding = the contract's cumulativeIndexNow)",
+    ),
+    pendingFundingFormatted: formatted("pendingFunding"),
+    lastUpdate: seconds("Last funding accrual"),
+    lastUpdateISO: iso("Last funding accrual"),
+    prices: z.object({
+      perpPrice: raw("perpPrice", "The mark price now"),
+      perpPriceFormatted: formatted("perpPrice"),
+      indexPrice: raw("indexPrice", "The oracle's index price now"),
+      indexPriceFormatted: formatted("indexPrice"),
+      premium: raw("premium", "(perpPrice − indexPrice) / indexPrice now, signed"),
+      premiumPercent: percent("premium"),
+    }),
+    components: z.object({
+      premiumComponent: raw("premiumComponent", "Premium part of the current rate (premium at lastUpdate / 24)"),
+      skewComponent: raw("skewComponent", "Skew part of the current rate"),
+      skew: raw("skew", "(L − S) / (L + S) at lastUpdate, L/S = open interest + resting size per side"),
+      skewPercent: percent("skew"),
+    }),
+    direction: z.enum(["LONGS_PAY", "SHORTS_PAY", "NEUTRAL"]),
+  })
+  .openapi("MarketFunding");
+
+const Level = z.object({
+  price: raw("price"),
+  priceFormatted: formatted("price"),
+  quantity: raw("quantity"),
+  quantityFormatted: formatted("quantity"),
+  orderCount: z.number().int(),
+});
+
+export const OrderBook = z
+  .object({
+    marketId: hex("Market id"),
+    timestamp: z.number().int().openapi({ description: "Time of the indexed block, unix milliseconds" }),
+    blockNumber: z.number().int().openapi({ description: "The indexed block the book describes" }),
+    bids: z.array(Level).openapi({ description: "Best (highest) first" }),
+    asks: z.array(Level).openapi({ description: "Best (lowest) first" }),
+    spread: z
+      .object({
+        absolute: raw("absolute", "bestAsk − bestBid"),
+        absoluteFormatted: formatted("absolute"),
+        percent: percent("(bestAsk − bestBid) / midPrice"),
+      })
+      .nullable()
+      .openapi({ description: "null when a side is empty" }),
+    midPrice: raw("midPrice", "(bestBid + bestAsk) / 2 rounded down").nullable(),
+    midPriceFormatted: formatted("midPrice").nullable(),
+  })
+  .openapi("OrderBook");
+
+export const MarkPrice = z
+  .object({
+    marketId: hex("Market id"),
+    markPrice: raw("markPrice", "median(index, best bid, best ask) clamped near the index; the index when a side is empty"),
+    markPriceFormatted: formatted("markPrice"),
+    indexPrice: raw("indexPrice"),
+    indexPriceFormatted: formatted("indexPrice"),
+    timestamp: z.number().int().openapi({ description: "Time of the indexed block, unix seconds" }),
+  })
+  .openapi("MarkPrice");
+
+export const PositionFunding = z
+  .object({
+    accountId: z.number().int(),
+    marketId: hex("Market id"),
+    pendingFunding: raw("pendingFunding", "Signed: > 0 the position owes (PAY), < 0 it receives"),
+    pendingFundingFormatted: formatted("pendingFunding"),
+    direction: z.enum(["PAY", "RECEIVE", "NONE"]),
+    lastSettled: z.number().int().openapi({ description: "Last funding settlement of the position, unix seconds; 0 if never" }),
+    lastSettledISO: z.string().nullable().openapi({ description: "ISO 8601; null if never settled" }),
+  })
+  .openapi("PositionFunding");
