@@ -75,6 +75,7 @@ contract Market is IMarket, Initializable {
         uint256 makerFees;
         uint256 fills;
         bool capped;
+        bool liquidation;    // own resting orders are cancelled instead of reverting SelfTrade
     }
 
     IEngine internal _engine;
@@ -166,7 +167,7 @@ contract Market is IMarket, Initializable {
         Side side = size > 0 ? Side.SHORT : Side.LONG;
         uint256 absSize = VenueMath.abs(size);
         uint256 n = _newOrder(accountId, side, OrderType.MARKET, true, mark, absSize, 0, bytes32(0));
-        Sweep memory s = _sweep(n, accountId, side, true, _bandPrice(side == Side.LONG, mark), absSize);
+        Sweep memory s = _sweep(n, accountId, side, true, _bandPrice(side == Side.LONG, mark), absSize, true);
         if (s.filledQty == 0) revert NoLiquidity(marketId);
         uint256 feeWad = Math.mulDiv(s.notional, _params.liquidationFeeBps, BPS, Math.Rounding.Ceil);
         (uint256 takenFee, uint256 shortfall) = _settle(accountId, side == Side.LONG, s.filledQty, s.notional, 0, feeWad, true, PositionReason.LIQUIDATION);
@@ -236,7 +237,7 @@ contract Market is IMarket, Initializable {
         uint256 n = _newOrder(accountId, side, orderType, reduceOnly, price, qty, collateralWad, clientKey);
         orderId = _orderId(n);
         key = orders[n].clientKey;
-        Sweep memory s = _sweep(n, accountId, side, reduceOnly, orderType == OrderType.LIMIT ? price : band, qty);
+        Sweep memory s = _sweep(n, accountId, side, reduceOnly, orderType == OrderType.LIMIT ? price : band, qty, false);
         if (s.filledQty != 0) {
             Order storage o = orders[n];
             uint256 portion = s.filledQty == qty ? o.marginRemainingWad : o.marginRemainingWad * s.filledQty / qty;
@@ -273,9 +274,10 @@ contract Market is IMarket, Initializable {
 
     /// Matches a taker against the opposite book up to `bound`, the fill cap, and (reduce-only)
     /// the taker's position. Makers are settled per fill; the taker is settled by the caller.
-    function _sweep(uint256 n, uint256 accountId, Side side, bool reduceOnly, uint256 bound, uint256 qty)
+    function _sweep(uint256 n, uint256 accountId, Side side, bool reduceOnly, uint256 bound, uint256 qty, bool liquidation)
         internal returns (Sweep memory s)
     {
+        s.liquidation = liquidation;
         s.orderN = n;
         s.accountId = accountId;
         s.isBuy = side == Side.LONG;
@@ -307,7 +309,13 @@ contract Market is IMarket, Initializable {
         while (m != 0 && s.remaining != 0 && s.fills < cap) {
             Order storage mo = orders[m];
             uint256 next = mo.next;
-            if (mo.accountId == s.accountId) revert SelfTrade(s.accountId, _orderId(m));
+            uint256 makerRemaining = mo.originalQty - mo.filledQty;
+            if (mo.accountId == s.accountId) {
+                if (!s.liquidation) revert SelfTrade(s.accountId, _orderId(m));
+                _dropMaker(s, level, mo, m, makerRemaining, CloseReason.LIQUIDATION);
+                m = next;
+                continue;
+            }
             uint256 q = s.remaining;
             if (s.reduceOnly) {
                 uint256 room = _reduceRoom(s.accountId, s.isBuy) - s.filledQty;
@@ -318,17 +326,11 @@ contract Market is IMarket, Initializable {
                 }
                 if (q > room) q = room;
             }
-            uint256 makerRemaining = mo.originalQty - mo.filledQty;
             if (q > makerRemaining) q = makerRemaining;
             if (mo.reduceOnly) {
                 uint256 room = _reduceRoom(mo.accountId, !s.isBuy);
                 if (room == 0) {
-                    level.totalQty -= uint128(makerRemaining);
-                    if (s.isBuy) restingAskQty -= uint128(makerRemaining);
-                    else restingBidQty -= uint128(makerRemaining);
-                    _removeAt(level, mo);
-                    _closeOrder(m, mo, OrderStatus.CANCELLED, CloseReason.REDUCE_ONLY_EXPIRED);
-                    ++s.fills;
+                    _dropMaker(s, level, mo, m, makerRemaining, CloseReason.REDUCE_ONLY_EXPIRED);
                     m = next;
                     continue;
                 }
@@ -342,6 +344,18 @@ contract Market is IMarket, Initializable {
             (s.isBuy ? asks : bids).clear(tick);
             delete levels[tick];
         }
+    }
+
+    /// Cancels a resting maker met during a sweep (counts toward the fill cap).
+    function _dropMaker(Sweep memory s, Level storage level, Order storage mo, uint256 m, uint256 makerRemaining, CloseReason reason)
+        internal
+    {
+        level.totalQty -= uint128(makerRemaining);
+        if (s.isBuy) restingAskQty -= uint128(makerRemaining);
+        else restingBidQty -= uint128(makerRemaining);
+        _removeAt(level, mo);
+        _closeOrder(m, mo, OrderStatus.CANCELLED, reason);
+        ++s.fills;
     }
 
     function _fillMaker(Sweep memory s, Level storage level, uint256 m, Order storage mo, uint256 q, uint256 price) internal {
