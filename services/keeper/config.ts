@@ -40,8 +40,10 @@ const keeperEnv = z.object({
   MARKET_MAKER_SPREAD_BPS: z.coerce.number().int().min(1).max(400).default(5),
   MARKET_MAKER_LEVEL_STEP_BPS: z.coerce.number().int().min(1).max(400).default(5),
   /** Quantity per level, in whole units of the base asset (e.g. 10000 EUR). */
-  MARKET_MAKER_LEVEL_QTY: z.coerce.bigint().positive().default(10_000n),
+  MARKET_MAKER_LEVEL_QTY: z.coerce.bigint().positive().default(50_000n),
   MARKET_MAKER_LEVERAGE: z.coerce.number().int().min(1).default(5),
+  /** A resting quote is kept while within this many bps of the wanted price (below the spread). */
+  MARKET_MAKER_REQUOTE_BPS: z.coerce.number().int().min(0).default(2),
   /** Deposit the maker keeps available (whole USD); minted by the deployer when short. */
   MARKET_MAKER_DEPOSIT_USD: z.coerce.bigint().positive().default(10_000_000n),
 });
@@ -72,6 +74,9 @@ export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperCo
   const {
     LIQUIDATION_ENABLED, FUNDING_POKE_ENABLED, PRICE_FEED_ENABLED, MARKET_MAKER_ENABLED, ...rest
   } = e;
+  if (e.MARKET_MAKER_REQUOTE_BPS >= e.MARKET_MAKER_SPREAD_BPS) {
+    throw new Error("invalid keeper configuration: MARKET_MAKER_REQUOTE_BPS must be below MARKET_MAKER_SPREAD_BPS");
+  }
   if (!local && !env.KEEPER_PRIVATE_KEY) throw new Error("KEEPER_PRIVATE_KEY is required outside the local profile");
   return {
     ...chain,

@@ -1,0 +1,143 @@
+/**
+ * Reads the indexed tables the keeper needs (positions, markets, prices, book tops, accounts,
+ * liquidations) through Ponder's SQL over HTTP. Every read first takes the latest indexed block,
+ * so health is computed at that block's timestamp.
+ */
+import { and, desc, eq, inArray, max, min, ne } from "drizzle-orm";
+import type { Hex } from "viem";
+import { indexedBlock, schema, type IndexedBlock, type IndexerDb } from "./sql-client.js";
+import type { MarketContext, PositionRow } from "../liquidation/health.js";
+
+export type AccountRow = typeof schema.account.$inferSelect;
+export type LiquidationRow = typeof schema.liquidationEvent.$inferSelect;
+
+export type Snapshot = { block: IndexedBlock; markets: Map<Hex, MarketContext> };
+
+const positionColumns = {
+  positionId: schema.position.positionId,
+  accountId: schema.position.accountId,
+  marketId: schema.position.marketId,
+  sizeQty: schema.position.sizeQty,
+  openNotionalWad: schema.position.openNotionalWad,
+  marginWad: schema.position.marginWad,
+  lastFundingIndexX18: schema.position.lastFundingIndexX18,
+  lastSettledAt: schema.position.lastSettledAt,
+  openBlock: schema.position.openBlock,
+};
+
+export class IndexerReader {
+  constructor(
+    private readonly db: IndexerDb,
+    private readonly integrationUrl: string,
+    private readonly chainId: number,
+  ) {}
+
+  block(): Promise<IndexedBlock> {
+    return indexedBlock(this.integrationUrl, this.chainId);
+  }
+
+  /** The latest indexed block and every market's context (parameters, index, book top, funding). */
+  async snapshot(): Promise<Snapshot> {
+    const block = await this.block();
+    const { market, marketState, indexPrice, orderBookLevel } = schema;
+    const [markets, prices, tops] = await Promise.all([
+      this.db
+        .select({
+          marketId: market.marketId,
+          symbol: market.symbol,
+          marketAddress: market.marketAddress,
+          maintenanceMarginBps: market.maintenanceMarginBps,
+          liquidationFeeBps: market.liquidationFeeBps,
+          markClampBps: market.markClampBps,
+          isActive: marketState.isActive,
+          fundingRateX18PerHour: marketState.fundingRateX18PerHour,
+          cumulativeFundingIndexX18: marketState.cumulativeFundingIndexX18,
+          fundingLastUpdate: marketState.fundingLastUpdate,
+        })
+        .from(market)
+        .leftJoin(marketState, eq(marketState.marketAddress, market.marketAddress)),
+      this.db.select().from(indexPrice),
+      this.db
+        .select({
+          marketId: orderBookLevel.marketId,
+          side: orderBookLevel.side,
+          highest: max(orderBookLevel.priceX18),
+          lowest: min(orderBookLevel.priceX18),
+        })
+        .from(orderBookLevel)
+        .groupBy(orderBookLevel.marketId, orderBookLevel.side),
+    ]);
+    const out = new Map<Hex, MarketContext>();
+    for (const m of markets) {
+      const id = m.marketId.toLowerCase() as Hex;
+      const price = prices.find((p) => p.marketId.toLowerCase() === id);
+      const top = (side: string) => {
+        const t = tops.find((x) => x.marketId.toLowerCase() === id && x.side === side);
+        // best bid = the highest bid, best ask = the lowest ask
+        const best = side === "LONG" ? t?.highest : t?.lowest;
+        return best == null ? 0n : BigInt(best);
+      };
+      out.set(id, {
+        marketId: id,
+        symbol: m.symbol,
+        marketAddress: m.marketAddress,
+        maintenanceMarginBps: BigInt(m.maintenanceMarginBps),
+        liquidationFeeBps: BigInt(m.liquidationFeeBps),
+        markClampBps: BigInt(m.markClampBps),
+        isActive: m.isActive ?? true,
+        indexPriceX18: price?.priceX18 ?? 0n,
+        indexUpdatedAt: price?.updatedAt ?? 0n,
+        bestBidX18: top("LONG"),
+        bestAskX18: top("SHORT"),
+        fundingRateX18PerHour: m.fundingRateX18PerHour ?? 0n,
+        cumulativeFundingIndexX18: m.cumulativeFundingIndexX18 ?? 0n,
+        fundingLastUpdate: m.fundingLastUpdate ?? 0n,
+      });
+    }
+    return { block, markets: out };
+  }
+
+  async position(positionId: Hex): Promise<PositionRow | undefined> {
+    const rows = await this.db
+      .select(positionColumns)
+      .from(schema.position)
+      .where(eq(schema.position.positionId, positionId.toLowerCase() as Hex))
+      .limit(1);
+    return rows[0];
+  }
+
+  /** Open positions (size ≠ 0), optionally of one account or one market. */
+  openPositions(filter: { accountId?: bigint; marketId?: Hex } = {}): Promise<PositionRow[]> {
+    const { position } = schema;
+    const conds = [ne(position.sizeQty, 0n)];
+    if (filter.accountId !== undefined) conds.push(eq(position.accountId, filter.accountId));
+    if (filter.marketId !== undefined) conds.push(eq(position.marketId, filter.marketId.toLowerCase() as Hex));
+    return this.db.select(positionColumns).from(position).where(and(...conds));
+  }
+
+  async account(accountId: bigint): Promise<AccountRow | undefined> {
+    const rows = await this.db.select().from(schema.account).where(eq(schema.account.accountId, accountId)).limit(1);
+    return rows[0];
+  }
+
+  async accountsById(ids: bigint[]): Promise<Map<bigint, AccountRow>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.select().from(schema.account).where(inArray(schema.account.accountId, ids));
+    return new Map(rows.map((r) => [r.accountId, r]));
+  }
+
+  /** Most recent liquidations first. */
+  liquidations(filter: { accountId?: bigint; marketId?: Hex; positionId?: Hex }, limit: number): Promise<LiquidationRow[]> {
+    const l = schema.liquidationEvent;
+    const conds = [];
+    if (filter.accountId !== undefined) conds.push(eq(l.accountId, filter.accountId));
+    if (filter.marketId !== undefined) conds.push(eq(l.marketId, filter.marketId.toLowerCase() as Hex));
+    if (filter.positionId !== undefined) conds.push(eq(l.positionId, filter.positionId.toLowerCase() as Hex));
+    return this.db
+      .select()
+      .from(l)
+      .where(conds.length ? and(...conds) : undefined)
+      .orderBy(desc(l.blockNumber), desc(l.seq))
+      .limit(limit);
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * A position's health at the latest indexed block, composed from the indexed rows with the
+ * contracts' own formulas (`core/math`, docs/CONTRACTS.md "Health and liquidation"): mark from
+ * index and best bid/ask, the cumulative funding index accrued to the block's timestamp with
+ * the current index, pending funding, then `positionHealth`.
+ */
+import { cumulativeIndexNow, markPrice, pendingFunding, positionHealth, type Health } from "../../../core/math/index.js";
+
+export type MarketContext = {
+  marketId: `0x${string}`;
+  symbol: string;
+  marketAddress: `0x${string}`;
+  maintenanceMarginBps: bigint;
+  liquidationFeeBps: bigint;
+  markClampBps: bigint;
+  isActive: boolean;
+  indexPriceX18: bigint; // 0 when never set
+  indexUpdatedAt: bigint;
+  bestBidX18: bigint; // 0 = empty side
+  bestAskX18: bigint;
+  fundingRateX18PerHour: bigint;
+  cumulativeFundingIndexX18: bigint;
+  fundingLastUpdate: bigint;
+};
+
+export type PositionRow = {
+  positionId: `0x${string}`;
+  accountId: bigint;
+  marketId: `0x${string}`;
+  sizeQty: bigint;
+  openNotionalWad: bigint;
+  marginWad: bigint;
+  lastFundingIndexX18: bigint;
+  lastSettledAt: bigint;
+  openBlock: bigint;
+};
+
+export const markOf = (m: MarketContext) => markPrice(m.indexPriceX18, m.bestBidX18, m.bestAskX18, m.markClampBps);
+
+export function healthAt(p: PositionRow, m: MarketContext, timestamp: bigint): Health {
+  const mark = markOf(m);
+  const indexNow = cumulativeIndexNow({
+    cumulativeIndexX18: m.cumulativeFundingIndexX18,
+    rateX18PerHour: m.fundingRateX18PerHour,
+    indexX18: m.indexPriceX18,
+    lastUpdate: m.fundingLastUpdate,
+    now: timestamp,
+  });
+  const pending = pendingFunding(p.sizeQty, indexNow, p.lastFundingIndexX18);
+  return positionHealth(p, mark, pending, m.maintenanceMarginBps);
+}
+
+export type AccountHealth = {
+  positionValueWad: bigint;
+  equityWad: bigint;
+  maintenanceWad: bigint;
+  unrealizedPnlWad: bigint;
+  pendingFundingWad: bigint;
+  /** Σ equity / Σ position value × 1e4 (0 when equity ≤ 0 or no position). */
+  marginRatioBps: bigint;
+  liquidatableCount: number;
+  isLiquidatable: boolean;
+};
+
+/** Account health aggregates its positions; it is liquidatable when any position is. */
+export function aggregate(healths: Health[]): AccountHealth {
+  const sum = (f: (h: Health) => bigint) => healths.reduce((a, h) => a + f(h), 0n);
+  const positionValueWad = sum((h) => h.positionValueWad);
+  const equityWad = sum((h) => h.equityWad);
+  const liquidatableCount = healths.filter((h) => h.isLiquidatable).length;
+  return {
+    positionValueWad,
+    equityWad,
+    maintenanceWad: sum((h) => h.maintenanceWad),
+    unrealizedPnlWad: sum((h) => h.unrealizedPnlWad),
+    pendingFundingWad: sum((h) => h.pendingFundingWad),
+    marginRatioBps: equityWad > 0n && positionValueWad > 0n ? (equityWad * 10_000n) / positionValueWad : 0n,
+    liquidatableCount,
+    isLiquidatable: liquidatableCount > 0,
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * The keeper's liquidation scan: every open position's health at the latest indexed block; the
+ * liquidatable ones go to the relayer (an account with several at once: one account liquidation).
+ * A position sent once waits until the indexer has passed the liquidation's block, so a lagging
+ * index never sends the same liquidation twice.
+ */
+import type { Address, Hex } from "viem";
+import type { Logger } from "pino";
+import type { IndexerReader } from "../indexer/reader.js";
+import type { RelayerAnswer, RelayerClient } from "../relayer-client.js";
+import { healthAt, type PositionRow } from "./health.js";
+
+/** How long a position that failed for another reason (no liquidity, relayer down) is left alone. */
+const RETRY_AFTER_MS = 5_000;
+
+export type ScanResult = { scanned: number; liquidatable: number; sent: number };
+
+export class LiquidationScanner {
+  /** positionId → wait until the indexed block is above this, or until this time (ms). */
+  private readonly holds = new Map<Hex, { block: bigint; untilMs: number }>();
+
+  constructor(
+    private readonly reader: IndexerReader,
+    private readonly relayer: RelayerClient,
+    private readonly keeperAddress: Address,
+    private readonly log: Logger,
+  ) {}
+
+  async scan(): Promise<ScanResult> {
+    const [s, positions] = await Promise.all([this.reader.snapshot(), this.reader.openPositions()]);
+    const due: PositionRow[] = [];
+    for (const p of positions) {
+      const m = s.markets.get(p.marketId.toLowerCase() as Hex);
+      if (!m || m.indexPriceX18 === 0n) continue;
+      if (!healthAt(p, m, s.block.timestamp).isLiquidatable) continue;
+      const hold = this.holds.get(p.positionId);
+      if (hold && (s.block.number <= hold.block || Date.now() < hold.untilMs)) continue;
+      due.push(p);
+    }
+    const byAccount = new Map<bigint, PositionRow[]>();
+    for (const p of due) byAccount.set(p.accountId, [...(byAccount.get(p.accountId) ?? []), p]);
+
+    let sent = 0;
+    for (const [accountId, ps] of byAccount) {
+      const h = { callerAddress: this.keeperAddress };
+      const answer = await (ps.length > 1
+        ? this.relayer.liquidateAccount(accountId, h)
+        : this.relayer.liquidatePosition(accountId, ps[0]!.marketId, h)
+      ).catch((e: unknown) => ({ status: 0, body: { error: { code: "UNREACHABLE", message: String(e) } } }) as RelayerAnswer);
+      sent++;
+      this.record(ps, answer, s.block.number);
+    }
+    if (due.length > 0 || positions.length > 0) {
+      this.log.debug({ scanned: positions.length, liquidatable: due.length, block: s.block.number.toString() }, "scan");
+    }
+    return { scanned: positions.length, liquidatable: due.length, sent };
+  }
+
+  private record(ps: PositionRow[], a: RelayerAnswer, indexedBlock: bigint) {
+    const body = a.body as { success?: boolean; data?: { blockNumber?: number | string; transactionHash?: string }; error?: { code: string; message: string } };
+    const ids = ps.map((p) => p.positionId);
+    if (a.status >= 200 && a.status < 300 && body?.success !== false) {
+      // Mined (200/201) or pending (202): hold until the index shows the result.
+      const mined = body?.data?.blockNumber !== undefined ? BigInt(body.data.blockNumber) : indexedBlock + 1n;
+      for (const id of ids) this.holds.set(id, { block: mined, untilMs: Date.now() + (a.status === 202 ? 30_000 : 0) });
+      this.log.info({ positions: ids, status: a.status, tx: body?.data?.transactionHash, block: body?.data?.blockNumber }, "liquidation sent");
+      return;
+    }
+    const code = body?.error?.code ?? `HTTP_${a.status}`;
+    // NOT_LIQUIDATABLE: the chain disagrees with a stale index (a price moved back): try again
+    // once a newer block is indexed. Anything else: back off for a few seconds.
+    const untilMs = code === "NOT_LIQUIDATABLE" ? 0 : Date.now() + RETRY_AFTER_MS;
+    for (const id of ids) this.holds.set(id, { block: indexedBlock, untilMs });
+    this.log.warn({ positions: ids, status: a.status, code, message: body?.error?.message }, "liquidation refused");
+  }
+}

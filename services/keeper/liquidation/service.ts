@@ -1,0 +1,153 @@
+/**
+ * The liquidation reads (account health, per market, per account, per position) and actions,
+ * computed at the latest indexed block from the indexed tables, plus the keeper's scan that
+ * liquidates what it finds through the relayer.
+ */
+import type { Hex } from "viem";
+import { formatWad as formatX18 } from "../../../core/units.js";
+import type { Logger } from "pino";
+import { ApiError } from "../../../core/errors.js";
+import type { Health } from "../../../core/math/index.js";
+import type { IndexerReader, Snapshot } from "../indexer/reader.js";
+import type { ForwardHeaders, RelayerAnswer, RelayerClient } from "../relayer-client.js";
+import { aggregate, healthAt, markOf, type MarketContext, type PositionRow } from "./health.js";
+import {
+  accountHealthResponse, blockResponse, healthResponse, liquidationResponse, marginResponse, positionResponse,
+} from "./views.js";
+
+const HISTORY_LIMIT = 20;
+
+export class LiquidationService {
+  constructor(
+    private readonly reader: IndexerReader,
+    private readonly relayer: RelayerClient,
+  ) {}
+
+  private marketOf(s: Snapshot, marketId: Hex): MarketContext {
+    const m = s.markets.get(marketId.toLowerCase() as Hex);
+    if (!m) throw new ApiError("MARKET_NOT_FOUND", `market ${marketId} does not exist`);
+    return m;
+  }
+
+  private withHealth(s: Snapshot, p: PositionRow): { p: PositionRow; m: MarketContext; h: Health | null } {
+    const m = this.marketOf(s, p.marketId);
+    return { p, m, h: p.sizeQty === 0n || m.indexPriceX18 === 0n ? null : healthAt(p, m, s.block.timestamp) };
+  }
+
+  async position(positionId: Hex) {
+    const [s, p] = await Promise.all([this.reader.snapshot(), this.reader.position(positionId)]);
+    if (!p) throw new ApiError("POSITION_NOT_FOUND", `position ${positionId} does not exist`);
+    const { m, h } = this.withHealth(s, p);
+    const liquidations = await this.reader.liquidations({ positionId }, HISTORY_LIMIT);
+    return {
+      data: { ...positionResponse(p, m, h), ...blockResponse(s.block), liquidations: liquidations.map(liquidationResponse) },
+      block: s.block.number,
+    };
+  }
+
+  async account(accountId: bigint) {
+    const [s, a, positions, liquidations] = await Promise.all([
+      this.reader.snapshot(),
+      this.reader.account(accountId),
+      this.reader.openPositions({ accountId }),
+      this.reader.liquidations({ accountId }, HISTORY_LIMIT),
+    ]);
+    if (!a) throw new ApiError("ACCOUNT_NOT_FOUND", `account ${accountId} does not exist`);
+    const items = positions.map((p) => this.withHealth(s, p));
+    const healths = items.flatMap((i) => (i.h ? [i.h] : []));
+    const agg = aggregate(healths);
+    return {
+      data: {
+        accountId: Number(accountId),
+        ...blockResponse(s.block),
+        isLiquidatable: agg.isLiquidatable,
+        openPositions: items.length,
+        liquidatablePositions: agg.liquidatableCount,
+        positions: items.map((i) => positionResponse(i.p, i.m, i.h)),
+        liquidations: liquidations.map(liquidationResponse),
+      },
+      block: s.block.number,
+    };
+  }
+
+  async accountHealth(accountId: bigint) {
+    const [s, a, positions] = await Promise.all([
+      this.reader.snapshot(),
+      this.reader.account(accountId),
+      this.reader.openPositions({ accountId }),
+    ]);
+    if (!a) throw new ApiError("ACCOUNT_NOT_FOUND", `account ${accountId} does not exist`);
+    const items = positions.map((p) => this.withHealth(s, p));
+    const agg = aggregate(items.flatMap((i) => (i.h ? [i.h] : [])));
+    return {
+      data: {
+        accountId: Number(accountId),
+        owner: a.owner,
+        accountAddress: a.accountAddress,
+        ...blockResponse(s.block),
+        margin: marginResponse(a),
+        openPositions: items.length,
+        ...accountHealthResponse(agg),
+        positions: items.map((i) => ({
+          positionId: i.p.positionId,
+          marketId: i.p.marketId,
+          symbol: i.m.symbol,
+          side: i.p.sizeQty > 0n ? "LONG" : "SHORT",
+          health: i.h ? healthResponse(i.h) : null,
+        })),
+      },
+      block: s.block.number,
+    };
+  }
+
+  /** Open positions of a market, riskiest first (lowest margin ratio), and recent liquidations. */
+  async market(marketId: Hex, limit: number, onlyLiquidatable: boolean) {
+    const s = await this.reader.snapshot();
+    const m = this.marketOf(s, marketId);
+    const [positions, liquidations] = await Promise.all([
+      this.reader.openPositions({ marketId }),
+      this.reader.liquidations({ marketId }, HISTORY_LIMIT),
+    ]);
+    const items = positions.map((p) => this.withHealth(s, p));
+    const ratio = (h: Health | null) => (h ? h.marginRatioBps : 2n ** 255n);
+    items.sort((a, b) => {
+      const d = ratio(a.h) - ratio(b.h);
+      return d < 0n ? -1 : d > 0n ? 1 : Number(a.p.accountId - b.p.accountId);
+    });
+    const liquidatable = items.filter((i) => i.h?.isLiquidatable);
+    const mark = m.indexPriceX18 === 0n ? 0n : markOf(m);
+    return {
+      data: {
+        marketId: m.marketId,
+        symbol: m.symbol,
+        isActive: m.isActive,
+        ...blockResponse(s.block),
+        markPrice: mark.toString(),
+        markPriceFormatted: formatX18(mark),
+        indexPrice: m.indexPriceX18.toString(),
+        indexPriceFormatted: formatX18(m.indexPriceX18),
+        maintenanceMarginBps: Number(m.maintenanceMarginBps),
+        liquidationFeeBps: Number(m.liquidationFeeBps),
+        openPositions: items.length,
+        liquidatablePositions: liquidatable.length,
+        positions: (onlyLiquidatable ? liquidatable : items).slice(0, limit).map((i) => positionResponse(i.p, i.m, i.h)),
+        liquidations: liquidations.map(liquidationResponse),
+      },
+      block: s.block.number,
+    };
+  }
+
+  async liquidatePosition(positionId: Hex, h: ForwardHeaders): Promise<RelayerAnswer> {
+    const p = await this.reader.position(positionId);
+    if (!p) throw new ApiError("POSITION_NOT_FOUND", `position ${positionId} does not exist`);
+    // The chain decides whether it is liquidatable now: the relayer simulates and answers
+    // NOT_LIQUIDATABLE (409) when it is not.
+    return this.relayer.liquidatePosition(p.accountId, p.marketId, h);
+  }
+
+  async liquidateAccount(accountId: bigint, h: ForwardHeaders): Promise<RelayerAnswer> {
+    const a = await this.reader.account(accountId);
+    if (!a) throw new ApiError("ACCOUNT_NOT_FOUND", `account ${accountId} does not exist`);
+    return this.relayer.liquidateAccount(accountId, h);
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The keeper process (`npm run start:keeper`): liquidation scan (through the relayer), funding
+ * pokes, the liquidation read API; on a local chain also the simulated price feed and the demo
+ * market maker. Configuration: services/keeper/config.ts, docs/KEEPER.md.
+ */
+import { serve } from "@hono/node-server";
+import pino from "pino";
+import { loadDeployment } from "../../core/deployment.js";
+import { loadKeeperConfig } from "./config.js";
+import { makePublicClient, Signer } from "./chain/clients.js";
+import { MarketDirectory } from "./chain/markets.js";
+import { pokeAllMarkets } from "./funding-poker.js";
+import { createKeeperApp } from "./http/app.js";
+import { createIndexerDb } from "./indexer/sql-client.js";
+import { IndexerReader } from "./indexer/reader.js";
+import { LiquidationScanner } from "./liquidation/scanner.js";
+import { LiquidationService } from "./liquidation/service.js";
+import { startLoop, type Loop } from "./loop.js";
+import { MarketMaker } from "./market-maker/maker.js";
+import { PriceFeed } from "./price-feed/feed.js";
+import { RelayerClient } from "./relayer-client.js";
+
+const cfg = loadKeeperConfig();
+const log = pino({ name: "keeper", level: cfg.LOG_LEVEL });
+const deployment = loadDeployment({ chainId: cfg.CHAIN_ID, file: cfg.DEPLOYMENT_FILE });
+const { engine, oracle, depositToken } = deployment.contracts;
+
+const client = makePublicClient(cfg.RPC_URL, cfg.CHAIN_ID);
+const signer = (role: string, key: `0x${string}`) => new Signer(role, key, client, cfg.RPC_URL, cfg.CHAIN_ID, log);
+const keeper = signer("keeper", cfg.keeperKey);
+const markets = new MarketDirectory(client, engine);
+
+// `/sql` is open on the local profile; elsewhere it takes the internal token.
+const db = createIndexerDb(cfg.INTEGRATION_URL, {
+  internalToken: cfg.PROFILE === "local" ? undefined : cfg.INTERNAL_TOKEN,
+  timeoutMs: cfg.UPSTREAM_TIMEOUT_MS,
+});
+const reader = new IndexerReader(db, cfg.INTEGRATION_URL, cfg.CHAIN_ID);
+const relayer = new RelayerClient(cfg.RELAYER_URL, cfg.INTERNAL_TOKEN, cfg.UPSTREAM_TIMEOUT_MS);
+const service = new LiquidationService(reader, relayer);
+
+const loops: Record<string, Loop> = {};
+if (cfg.liquidationEnabled) {
+  const scanner = new LiquidationScanner(reader, relayer, keeper.address, log.child({ part: "liquidations" }));
+  loops.liquidations = startLoop("liquidations", cfg.LIQUIDATION_SCAN_INTERVAL_MS, () => scanner.scan(), log);
+}
+if (cfg.fundingPokeEnabled) {
+  loops.funding = startLoop("funding", cfg.FUNDING_POKE_INTERVAL_MS, () => pokeAllMarkets(keeper, engine, markets, log), log);
+}
+if (cfg.priceFeedEnabled) {
+  const feed = new PriceFeed(client, signer("price-feed", cfg.priceFeedKey), oracle, markets, {
+    feedSeed: cfg.FEED_SEED, maxStepBps: BigInt(cfg.PRICE_FEED_MAX_STEP_BPS), bandBps: BigInt(cfg.PRICE_FEED_BAND_BPS),
+  }, log.child({ part: "price-feed" }));
+  loops.priceFeed = startLoop("price-feed", cfg.PRICE_FEED_INTERVAL_MS, () => feed.round(), log);
+}
+if (cfg.marketMakerEnabled) {
+  const maker = new MarketMaker(client, signer("market-maker", cfg.marketMakerKey), signer("deployer", cfg.deployerKey),
+    { engine, oracle, depositToken }, markets, {
+      levels: cfg.MARKET_MAKER_LEVELS,
+      spreadBps: BigInt(cfg.MARKET_MAKER_SPREAD_BPS),
+      levelStepBps: BigInt(cfg.MARKET_MAKER_LEVEL_STEP_BPS),
+      levelQty: cfg.MARKET_MAKER_LEVEL_QTY,
+      leverage: BigInt(cfg.MARKET_MAKER_LEVERAGE),
+      requoteBps: BigInt(cfg.MARKET_MAKER_REQUOTE_BPS),
+      depositUsd: cfg.MARKET_MAKER_DEPOSIT_USD,
+    }, log.child({ part: "market-maker" }));
+  loops.marketMaker = startLoop("market-maker", cfg.MARKET_MAKER_INTERVAL_MS, () => maker.round(), log);
+}
+
+const app = createKeeperApp({
+  service,
+  internalToken: cfg.INTERNAL_TOKEN,
+  log,
+  status: () => ({
+    profile: cfg.PROFILE,
+    keeperAddress: keeper.address,
+    loops: Object.fromEntries(Object.entries(loops).map(([k, l]) => [k, l.state()])),
+  }),
+});
+
+const server = serve({ fetch: app.fetch, hostname: cfg.HOST, port: cfg.PORT }, (info) => {
+  log.info({ url: `http://${cfg.HOST}:${info.port}`, profile: cfg.PROFILE, loops: Object.keys(loops) }, "keeper listening");
+});
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, "keeper stopping");
+  server.close();
+  await Promise.race([Promise.all(Object.values(loops).map((l) => l.stop())), new Promise((r) => setTimeout(r, 10_000))]);
+  process.exit(0);
+}
+process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", () => void shutdown("SIGTERM"));

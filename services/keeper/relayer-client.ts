@@ -1,0 +1,50 @@
+/**
+ * The relayer's internal liquidation API (docs/SERVICES.md): the keeper never signs a liquidation
+ * itself, the relayer (the only owner of its nonces) does. Answers pass through unchanged.
+ */
+import type { Address } from "viem";
+import { ApiError } from "../../core/errors.js";
+
+export type RelayerAnswer = { status: number; body: unknown };
+export type ForwardHeaders = { callerAddress: Address; requestId?: string; idempotencyKey?: string };
+
+export class RelayerClient {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly internalToken: string,
+    private readonly timeoutMs: number,
+  ) {}
+
+  liquidatePosition(accountId: bigint, marketId: string, h: ForwardHeaders): Promise<RelayerAnswer> {
+    return this.post("/internal/liquidations/position", { accountId: accountId.toString(), marketId }, h);
+  }
+
+  liquidateAccount(accountId: bigint, h: ForwardHeaders): Promise<RelayerAnswer> {
+    return this.post("/internal/liquidations/account", { accountId: accountId.toString() }, h);
+  }
+
+  private async post(path: string, body: unknown, h: ForwardHeaders): Promise<RelayerAnswer> {
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "x-internal-token": this.internalToken,
+      "x-caller-address": h.callerAddress,
+    };
+    if (h.requestId) headers["x-request-id"] = h.requestId;
+    if (h.idempotencyKey) headers["idempotency-key"] = h.idempotencyKey;
+    let res: Response;
+    try {
+      res = await fetch(new URL(path, this.baseUrl), {
+        method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (e) {
+      if (e instanceof Error && e.name === "TimeoutError") throw new ApiError("UPSTREAM_TIMEOUT", "relayer timed out");
+      throw new ApiError("SERVICE_UNAVAILABLE", "relayer unreachable");
+    }
+    const text = await res.text();
+    try {
+      return { status: res.status, body: JSON.parse(text) };
+    } catch {
+      throw new ApiError("UPSTREAM_ERROR", `relayer answered ${res.status} without JSON`);
+    }
+  }
+}
