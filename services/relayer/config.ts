@@ -1,0 +1,67 @@
+/**
+ * Relayer configuration from the environment (names per docs/SERVICES.md; units in the names).
+ * Defaults are the local profile.
+ */
+import { z } from "zod";
+import { privateKeyToAccount } from "viem/accounts";
+import type { Hex } from "viem";
+import { chainConfig, KEY_INDEX, roleKey } from "../../core/config.js";
+import { assertProfileSecrets, profileFromEnv, secret } from "../../core/profiles.js";
+
+export const CRASH_STEPS = ["queued", "signed", "broadcast", "receipt"] as const;
+export type CrashStep = (typeof CRASH_STEPS)[number];
+
+const relayerEnv = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(42070),
+  HOST: z.string().default("127.0.0.1"),
+  DATABASE_URL: z.string().optional(),
+  /** Postgres schema of the relayer's tables (tests use a unique one). */
+  RELAYER_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default("relayer"),
+  PGLITE_DIR: z.string().default(".venue/relayer-db"),
+  ACCESS_POLICY: z.enum(["open", "invite-only"]).optional(),
+  WRITE_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+  /** A transaction not mined this long after its last (re)pricing is replaced with higher fees. */
+  BUMP_AFTER_MS: z.coerce.number().int().positive().default(20_000),
+  /** Fee multiplier of a replacement, in basis points (≥ 11250 = ×1.125). */
+  FEE_BUMP_BPS: z.coerce.number().int().min(11_250).default(11_250),
+  /** A sent transaction the node no longer knows (dropped) is sent again after this long. */
+  REBROADCAST_AFTER_MS: z.coerce.number().int().positive().default(2_000),
+  /** Period of the tracker loop (receipts, bumps, re-sends, recovery). */
+  TRACK_INTERVAL_MS: z.coerce.number().int().positive().default(200),
+  /** A QUEUED row untouched this long is taken over (its process died). */
+  ORPHAN_AFTER_MS: z.coerce.number().int().positive().default(30_000),
+  /** Priority fee of new transactions (wei). */
+  PRIORITY_FEE_WEI: z.coerce.bigint().default(1_000_000_000n),
+  DB_POOL_SIZE: z.coerce.number().int().positive().default(20),
+  /** Test hook: SIGKILL this process at a step of the first write that reaches it. */
+  RELAYER_CRASH_AT: z.enum(CRASH_STEPS).optional(),
+  LOG_LEVEL: z.string().default("info"),
+});
+
+export type RelayerConfig = z.infer<typeof relayerEnv> &
+  ReturnType<typeof chainConfig> & {
+    accessPolicy: "open" | "invite-only";
+    adminToken: string;
+    privateKey: Hex;
+    signerAddress: Hex;
+  };
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayerConfig {
+  const parsed = relayerEnv.safeParse(env);
+  if (!parsed.success) {
+    const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`invalid relayer configuration: ${msg}`);
+  }
+  const profile = profileFromEnv(env);
+  assertProfileSecrets(profile, env);
+  const privateKey = roleKey("RELAYER_PRIVATE_KEY", KEY_INDEX.relayer, env);
+  return {
+    ...chainConfig(env),
+    ...parsed.data,
+    INTERNAL_TOKEN: secret("INTERNAL_TOKEN", env),
+    accessPolicy: parsed.data.ACCESS_POLICY ?? profile.accessPolicy,
+    adminToken: secret("ADMIN_TOKEN", env),
+    privateKey,
+    signerAddress: privateKeyToAccount(privateKey).address,
+  };
+}

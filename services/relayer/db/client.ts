@@ -1,0 +1,47 @@
+/**
+ * Opens the relayer's database: Postgres when DATABASE_URL is set (node-postgres pool), else an
+ * embedded PGlite directory. Creates the tables idempotently, under an advisory lock so that
+ * replicas starting together do not race on the DDL.
+ */
+import { mkdirSync } from "node:fs";
+import { sql } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { ddl, relayerTables, type RelayerTables } from "./schema.js";
+
+export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
+export type RelayerDb = { db: Db; t: RelayerTables; kind: "postgres" | "pglite"; close: () => Promise<void> };
+
+export async function openDb(opts: {
+  databaseUrl?: string;
+  pgliteDir: string;
+  schema: string;
+  poolSize?: number;
+}): Promise<RelayerDb> {
+  let db: Db;
+  let close: () => Promise<void>;
+  let kind: RelayerDb["kind"];
+  if (opts.databaseUrl) {
+    const { Pool } = (await import("pg")).default;
+    const { drizzle } = await import("drizzle-orm/node-postgres");
+    const pool = new Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 20 });
+    // A dropped connection must not crash the process: the next query reconnects.
+    pool.on("error", () => {});
+    db = drizzle({ client: pool }) as unknown as Db;
+    close = () => pool.end();
+    kind = "postgres";
+  } else {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const { drizzle } = await import("drizzle-orm/pglite");
+    mkdirSync(opts.pgliteDir, { recursive: true });
+    const client = new PGlite(opts.pgliteDir);
+    await client.waitReady;
+    db = drizzle({ client }) as unknown as Db;
+    close = () => client.close();
+    kind = "pglite";
+  }
+  await db.transaction(async (tx) => {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`relayer-ddl:${opts.schema}`}))`);
+    for (const stmt of ddl(opts.schema)) await tx.execute(sql.raw(stmt));
+  });
+  return { db, t: relayerTables(opts.schema), kind, close };
+}

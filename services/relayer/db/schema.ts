@@ -1,0 +1,98 @@
+/**
+ * The relayer's tables (schema `relayer` by default). One row per write request (the durable
+ * queue), one row per signed transaction attempt (a gas bump adds one with the same nonce), one
+ * row per signer (its next nonce, locked while a nonce is taken), and the closed-beta registry.
+ */
+import { bigint, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, index } from "drizzle-orm/pg-core";
+
+/** Request states. Final: CONFIRMED, REVERTED, FAILED. */
+export const REQUEST_STATUS = ["QUEUED", "SIGNED", "SENT", "CONFIRMED", "REVERTED", "FAILED"] as const;
+export type RequestStatus = (typeof REQUEST_STATUS)[number];
+export const FINAL_STATUSES: readonly RequestStatus[] = ["CONFIRMED", "REVERTED", "FAILED"];
+
+export function relayerTables(schemaName: string) {
+  const s = pgSchema(schemaName);
+  const requests = s.table(
+    "request",
+    {
+      id: text("id").primaryKey(),
+      caller: text("caller").notNull(),
+      idempotencyKey: text("idempotency_key"),
+      bodyHash: text("body_hash").notNull(),
+      kind: text("kind").notNull(),
+      /** Validated parameters (decimal strings), including a generated clientKey. */
+      params: jsonb("params").notNull(),
+      /** Serialisation key: writes on one account run one at a time. */
+      lane: text("lane").notNull(),
+      status: text("status").$type<RequestStatus>().notNull(),
+      signer: text("signer"),
+      nonce: bigint("nonce", { mode: "bigint" }),
+      toAddress: text("to_address"),
+      data: text("data"),
+      gas: bigint("gas", { mode: "bigint" }),
+      txHash: text("tx_hash"),
+      blockNumber: bigint("block_number", { mode: "bigint" }),
+      httpStatus: integer("http_status"),
+      /** The full envelope answered when final. */
+      response: jsonb("response"),
+      requestIdHeader: text("request_id_header"),
+      /** Parent request (an operator approval sent with POST /accounts). */
+      parentId: text("parent_id"),
+      createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+      updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    },
+    (t) => [
+      uniqueIndex("request_caller_idempotency_key").on(t.caller, t.idempotencyKey),
+      index("request_status").on(t.status),
+      uniqueIndex("request_signer_nonce").on(t.signer, t.nonce),
+    ],
+  );
+  const attempts = s.table("tx_attempt", {
+    hash: text("hash").primaryKey(),
+    requestId: text("request_id").notNull(),
+    nonce: bigint("nonce", { mode: "bigint" }).notNull(),
+    raw: text("raw").notNull(),
+    maxFeePerGas: bigint("max_fee_per_gas", { mode: "bigint" }).notNull(),
+    maxPriorityFeePerGas: bigint("max_priority_fee_per_gas", { mode: "bigint" }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+    /** Last time it was handed to the node (null: signed, never sent). */
+    sentAt: timestamp("sent_at", { withTimezone: true, mode: "date" }),
+  });
+  const signers = s.table("signer", {
+    address: text("address").primaryKey(),
+    nextNonce: bigint("next_nonce", { mode: "bigint" }).notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  });
+  const registry = s.table("registered_wallet", {
+    address: text("address").primaryKey(),
+    note: text("note"),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
+  });
+  return { requests, attempts, signers, registry };
+}
+export type RelayerTables = ReturnType<typeof relayerTables>;
+
+/** Idempotent DDL (run at start). Kept beside the table definitions above. */
+export function ddl(schema: string): string[] {
+  return [
+    `CREATE SCHEMA IF NOT EXISTS "${schema}"`,
+    `CREATE TABLE IF NOT EXISTS "${schema}".request (
+      id text PRIMARY KEY, caller text NOT NULL, idempotency_key text, body_hash text NOT NULL,
+      kind text NOT NULL, params jsonb NOT NULL, lane text NOT NULL, status text NOT NULL,
+      signer text, nonce bigint, to_address text, data text, gas bigint, tx_hash text,
+      block_number bigint, http_status integer, response jsonb, request_id_header text, parent_id text,
+      created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now())`,
+    `CREATE UNIQUE INDEX IF NOT EXISTS request_caller_idempotency_key ON "${schema}".request (caller, idempotency_key)`,
+    `CREATE INDEX IF NOT EXISTS request_status ON "${schema}".request (status)`,
+    `CREATE UNIQUE INDEX IF NOT EXISTS request_signer_nonce ON "${schema}".request (signer, nonce)`,
+    `CREATE TABLE IF NOT EXISTS "${schema}".tx_attempt (
+      hash text PRIMARY KEY, request_id text NOT NULL, nonce bigint NOT NULL, raw text NOT NULL,
+      max_fee_per_gas bigint NOT NULL, max_priority_fee_per_gas bigint NOT NULL,
+      created_at timestamptz NOT NULL DEFAULT now(), sent_at timestamptz)`,
+    `CREATE INDEX IF NOT EXISTS tx_attempt_request ON "${schema}".tx_attempt (request_id)`,
+    `CREATE TABLE IF NOT EXISTS "${schema}".signer (
+      address text PRIMARY KEY, next_nonce bigint NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
+    `CREATE TABLE IF NOT EXISTS "${schema}".registered_wallet (
+      address text PRIMARY KEY, note text, created_at timestamptz NOT NULL DEFAULT now())`,
+  ];
+}

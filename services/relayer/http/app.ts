@@ -1,0 +1,288 @@
+/**
+ * The relayer's internal HTTP API (docs/SERVICES.md, "Relayer internal API"). Bodies and answers
+ * are the integration API's: camelCase envelope, same status codes. A write is validated with the
+ * shared schemas, checked against the access policy, queued (Idempotency-Key: one row per caller
+ * and key), and answered once final or, after WRITE_TIMEOUT_MS, with 202 and its requestId.
+ */
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { Hono, type Context } from "hono";
+import { getAddress, isAddress, type Address, type Hex } from "viem";
+import type { Logger } from "pino";
+import { engineAbi } from "../../../abis/index.js";
+import { ApiError } from "../../../core/errors.js";
+import { ok } from "../../../core/envelope.js";
+import { parseOrThrow } from "../../../core/schemas/validation.js";
+import {
+  AccountIdParam, AmountBody, CancelOrderQuery, ClientKey, ClosePositionBody, CreateAccountBody, LiquidateAccountBody,
+  LiquidatePositionBody, MarketId, OperatorApproveBody, OperatorTypedDataQuery, PlaceOrderBody,
+} from "../../../core/schemas/writes.js";
+import type { Relayer } from "../relayer.js";
+import { isFinal, shortMessage } from "../relayer.js";
+import type { Kind, Params } from "../ops.js";
+import type { NewRequest, RequestRow } from "../db/store.js";
+import { OPS } from "../ops.js";
+import { errorJson, onError } from "./errors.js";
+import { internalAuth, sameSecret } from "./internal-auth.js";
+import { operatorTypedData } from "../typed-data.js";
+
+/** Stable JSON (sorted keys) for the idempotency body hash. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+  if (v && typeof v === "object")
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(",")}}`;
+  return JSON.stringify(v) ?? "null";
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+async function jsonBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError("VALIDATION_ERROR", "body: malformed JSON");
+  }
+}
+
+function callerOf(c: Context): Address {
+  const h = c.req.header("X-Caller-Address");
+  if (!h) throw new ApiError("UNAUTHENTICATED", "X-Caller-Address is required (the authenticated wallet)");
+  if (!isAddress(h, { strict: false })) throw new ApiError("VALIDATION_ERROR", "X-Caller-Address: must be an address");
+  return getAddress(h);
+}
+
+const randomClientKey = () => `0x${randomBytes(32).toString("hex")}` as Hex;
+
+export function relayerApp(relayer: Relayer, log: Logger) {
+  const { cfg, store, chain } = relayer;
+  const app = new Hono();
+  app.onError(onError(log));
+  app.notFound((c) => errorJson(c, new ApiError("NOT_FOUND", `no route ${c.req.method} ${c.req.path}`)));
+  app.use("*", internalAuth({ token: cfg.INTERNAL_TOKEN }));
+
+  app.get("/health", async (c) => {
+    const head = await chain.refreshHead().catch(() => null);
+    const nextNonce = await store.nextNonce(relayer.signer).catch(() => null);
+    const healthy = !!head && nextNonce !== null;
+    return c.json(
+      ok({
+        status: healthy ? "ok" : "degraded",
+        signer: relayer.signer,
+        chainId: chain.chainId,
+        blockNumber: head ? Number(head.number) : null,
+        nextNonce: nextNonce?.toString() ?? null,
+        accessPolicy: cfg.accessPolicy,
+        database: relayer.dbKind,
+      }),
+      healthy ? 200 : 503,
+    );
+  });
+
+  /** Queues a write (or finds its idempotent twin) and answers its result. */
+  async function write<K extends Kind>(
+    c: Context,
+    kind: K,
+    input: { hashOf: unknown; params: Params[K]; children?: Array<{ kind: Kind; params: unknown }> },
+  ) {
+    const caller = callerOf(c);
+    if (cfg.accessPolicy === "invite-only" && !(await store.isRegistered(caller)))
+      throw new ApiError("NOT_REGISTERED", `wallet ${caller} is not registered for the closed beta`);
+    const key = c.req.header("Idempotency-Key") ?? null;
+    if (key !== null && !IDEMPOTENCY_KEY.test(key)) throw new ApiError("VALIDATION_ERROR", "Idempotency-Key: 1 to 255 printable characters");
+    const bodyHash = createHash("sha256").update(canonicalJson({ kind, input: input.hashOf })).digest("hex");
+    const id = randomUUID();
+    const requestIdHeader = c.req.header("X-Request-Id") ?? null;
+    const req: NewRequest = { id, caller: caller.toLowerCase(), idempotencyKey: key, bodyHash, kind, params: input.params, lane: OPS[kind].lane(input.params as never), requestIdHeader };
+    const children: NewRequest[] = (input.children ?? []).map((ch, i) => ({
+      id: `${id}.${i + 1}`, caller: req.caller, idempotencyKey: null, bodyHash, kind: ch.kind, params: ch.params,
+      lane: OPS[ch.kind].lane(ch.params as never), requestIdHeader, parentId: id,
+    }));
+    const { row, created } = await store.insert(req, children);
+    if (!created && row.bodyHash !== bodyHash)
+      throw new ApiError("IDEMPOTENCY_CONFLICT", "this Idempotency-Key was used with another request");
+    if (created) {
+      log.info({ requestId: id, kind, caller, idempotencyKey: key, xRequestId: requestIdHeader }, "queued");
+      relayer.crashPoint("queued");
+      relayer.submit(row);
+      for (const ch of await store.children(id)) relayer.submit(ch);
+    }
+    const deadline = Date.now() + cfg.WRITE_TIMEOUT_MS;
+    const final = await relayer.waitFinal(row.id, cfg.WRITE_TIMEOUT_MS);
+    if (!final) throw new ApiError("INTERNAL_ERROR", "request row vanished");
+    if (!isFinal(final)) return c.json(ok(pendingData(final)), 202);
+    const response = final.response as { success: boolean; data?: Record<string, unknown> };
+    const kids = await store.children(final.id);
+    if (kids.length && response.success && response.data) {
+      // e.g. the operator approval sent with POST /accounts
+      const results = await Promise.all(kids.map((k) => relayer.waitFinal(k.id, Math.max(0, deadline - Date.now()))));
+      const k = results[0];
+      if (k) response.data.operatorApproval = isFinal(k) ? { ...(k.response as object), requestId: k.id } : pendingData(k);
+    }
+    return c.json(response, final.httpStatus as 200);
+  }
+
+  app.post("/internal/accounts", async (c) => {
+    const raw = await jsonBody(c);
+    const body = parseOrThrow(CreateAccountBody, raw);
+    const userAddress = getAddress(body.userAddress);
+    const children = body.operatorApproval
+      ? [{ kind: "approveOperator" as const, params: { owner: userAddress, operator: relayer.signer, ...body.operatorApproval } }]
+      : [];
+    return write(c, "createAccount", { hashOf: raw, params: { userAddress }, children });
+  });
+
+  const accountIdOf = (c: Context) => parseOrThrow(AccountIdParam, c.req.param("accountId"));
+
+  app.post("/internal/accounts/:accountId/deposit", async (c) => {
+    const accountId = accountIdOf(c);
+    const raw = await jsonBody(c);
+    const { amount } = parseOrThrow(AmountBody, raw);
+    return write(c, "deposit", { hashOf: { accountId, raw }, params: { accountId, amount } });
+  });
+
+  app.post("/internal/accounts/:accountId/withdraw", async (c) => {
+    const accountId = accountIdOf(c);
+    const raw = await jsonBody(c);
+    const { amount } = parseOrThrow(AmountBody, raw);
+    return write(c, "withdraw", { hashOf: { accountId, raw }, params: { accountId, amount } });
+  });
+
+  app.post("/internal/accounts/:accountId/orders", async (c) => {
+    const accountId = accountIdOf(c);
+    const raw = await jsonBody(c);
+    const b = parseOrThrow(PlaceOrderBody, raw);
+    const params: Params["placeOrder"] = {
+      accountId, marketId: b.marketId.toLowerCase() as Hex, collateralAmount: b.collateralAmount, side: b.side, leverage: b.leverage,
+      orderType: b.orderType, ...(b.orderType === "LIMIT" ? { limitPrice: b.limitPrice } : {}),
+      clientKey: (b.clientKey?.toLowerCase() as Hex | undefined) ?? randomClientKey(),
+    };
+    return write(c, "placeOrder", { hashOf: { accountId, raw }, params });
+  });
+
+  app.delete("/internal/accounts/:accountId/orders/:clientKey", async (c) => {
+    const accountId = accountIdOf(c);
+    const clientKey = parseOrThrow(ClientKey, c.req.param("clientKey")).toLowerCase() as Hex;
+    const { marketId } = parseOrThrow(CancelOrderQuery, { marketId: c.req.query("marketId") });
+    return write(c, "cancelOrder", {
+      hashOf: { accountId, clientKey, marketId },
+      params: { accountId, clientKey, marketId: marketId.toLowerCase() as Hex },
+    });
+  });
+
+  app.post("/internal/accounts/:accountId/positions/:marketId/close", async (c) => {
+    const accountId = accountIdOf(c);
+    const marketId = parseOrThrow(MarketId, c.req.param("marketId")).toLowerCase() as Hex;
+    const raw = await jsonBody(c);
+    const b = parseOrThrow(ClosePositionBody, raw);
+    return write(c, "closePosition", {
+      hashOf: { accountId, marketId, raw },
+      params: {
+        accountId, marketId, orderType: b.orderType, ...(b.orderType === "LIMIT" ? { limitPrice: b.limitPrice } : {}),
+        clientKey: (b.clientKey?.toLowerCase() as Hex | undefined) ?? randomClientKey(),
+      },
+    });
+  });
+
+  app.post("/internal/liquidations/position", async (c) => {
+    const raw = await jsonBody(c);
+    const b = parseOrThrow(LiquidatePositionBody, raw);
+    return write(c, "liquidatePosition", { hashOf: raw, params: { accountId: b.accountId, marketId: b.marketId.toLowerCase() as Hex } });
+  });
+
+  app.post("/internal/liquidations/account", async (c) => {
+    const raw = await jsonBody(c);
+    const b = parseOrThrow(LiquidateAccountBody, raw);
+    return write(c, "liquidateAccount", { hashOf: raw, params: { accountId: b.accountId } });
+  });
+
+  app.get("/internal/operators/typed-data", async (c) => {
+    const q = parseOrThrow(OperatorTypedDataQuery, c.req.query());
+    const owner = getAddress(q.owner);
+    const now = chain.nowSeconds();
+    const expiry = q.expiry !== undefined ? BigInt(q.expiry) : now + 365n * 86_400n;
+    const deadline = q.deadline !== undefined ? BigInt(q.deadline) : now + 3_600n;
+    const nonce = await chain.client.readContract({ address: chain.engine, abi: engineAbi, functionName: "operatorNonce", args: [owner] });
+    return c.json(ok(operatorTypedData({ chainId: chain.chainId, engine: chain.engine, owner, operator: relayer.signer, expiry, deadline, nonce })));
+  });
+
+  app.post("/internal/operators/approve", async (c) => {
+    const raw = await jsonBody(c);
+    const b = parseOrThrow(OperatorApproveBody, raw);
+    const params: Params["approveOperator"] = {
+      owner: getAddress(b.owner), operator: getAddress(b.operator ?? relayer.signer), expiry: b.expiry, deadline: b.deadline,
+      signature: b.signature as Hex,
+    };
+    return write(c, "approveOperator", { hashOf: raw, params });
+  });
+
+  app.get("/internal/transactions/:requestId", async (c) => {
+    const id = c.req.param("requestId");
+    const row = id.length <= 80 ? await store.get(id) : undefined;
+    const callerHeader = c.req.header("X-Caller-Address");
+    // Scoped to the caller when the caller is known (integration API, gateway).
+    if (!row || (callerHeader && row.caller !== callerHeader.toLowerCase()))
+      throw new ApiError("TRANSACTION_NOT_FOUND", `no write with requestId ${id}`);
+    const attempts = await store.attempts(row.id);
+    const response = row.response as { success: boolean; data?: unknown; error?: unknown } | null;
+    return c.json(
+      ok({
+        requestId: row.id,
+        kind: row.kind,
+        transactionStatus: publicStatus(row),
+        transactionHash: row.txHash,
+        blockNumber: row.blockNumber !== null ? Number(row.blockNumber) : null,
+        nonce: row.nonce !== null ? Number(row.nonce) : null,
+        transactionHashes: attempts.map((a) => a.hash),
+        result: response?.success ? response.data : null,
+        error: response && !response.success ? response.error : null,
+        httpStatus: row.httpStatus,
+        createdAtISO: row.createdAt.toISOString(),
+        updatedAtISO: row.updatedAt.toISOString(),
+      }),
+    );
+  });
+
+  // ─── closed-beta registry (admin) ────────────────────────────────────────────────────────
+  const admin = new Hono();
+  admin.use("*", async function adminAuth(c, next) {
+    const t = c.req.header("X-Admin-Token");
+    if (!t || !sameSecret(t, cfg.adminToken)) throw new ApiError("UNAUTHENTICATED", "missing or invalid X-Admin-Token");
+    await next();
+  });
+  const walletJson = (r: { address: string; note: string | null; createdAt: Date }) => ({
+    address: getAddress(r.address), note: r.note, createdAtISO: r.createdAt.toISOString(),
+  });
+  admin.get("/", async (c) => c.json(ok({ accessPolicy: cfg.accessPolicy, wallets: (await store.registered()).map(walletJson) })));
+  admin.get("/:address", async (c) => {
+    const a = c.req.param("address");
+    if (!isAddress(a, { strict: false })) throw new ApiError("VALIDATION_ERROR", "address: must be an address");
+    return c.json(ok({ address: getAddress(a), registered: await store.isRegistered(a) }));
+  });
+  admin.post("/", async (c) => {
+    const b = (await jsonBody(c)) as { address?: unknown; note?: unknown };
+    if (typeof b.address !== "string" || !isAddress(b.address, { strict: false })) throw new ApiError("VALIDATION_ERROR", "address: must be an address");
+    if (b.note !== undefined && typeof b.note !== "string") throw new ApiError("VALIDATION_ERROR", "note: must be a string");
+    return c.json(ok(walletJson(await store.register(b.address, (b.note as string | undefined) ?? null))), 201);
+  });
+  admin.delete("/:address", async (c) => {
+    const a = c.req.param("address");
+    if (!isAddress(a, { strict: false })) throw new ApiError("VALIDATION_ERROR", "address: must be an address");
+    if (!(await store.unregister(a))) throw new ApiError("NOT_FOUND", `wallet ${a} is not registered`);
+    return c.json(ok({ address: getAddress(a), registered: false }));
+  });
+  app.route("/internal/registry", admin);
+
+  return app;
+}
+
+/** PENDING until mined (QUEUED, SIGNED and SENT alike), then CONFIRMED, REVERTED or FAILED. */
+function publicStatus(row: RequestRow): string {
+  return isFinal(row) ? row.status : "PENDING";
+}
+
+function pendingData(row: RequestRow) {
+  return { requestId: row.id, transactionHash: row.txHash, transactionStatus: "PENDING" };
+}
+
+export { shortMessage };

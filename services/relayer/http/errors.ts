@@ -1,0 +1,19 @@
+/** The relayer's one onError: ApiError as its envelope; anything else 500 without details. */
+import type { Context, ErrorHandler } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Logger } from "pino";
+import { ApiError } from "../../../core/errors.js";
+import { fail } from "../../../core/envelope.js";
+
+export const errorJson = (c: Context, err: ApiError) => {
+  if (err.status === 401) c.header("WWW-Authenticate", 'Token realm="relayer", header="X-Internal-Token"');
+  return c.json(fail(err.code, err.message), err.status as ContentfulStatusCode);
+};
+
+export function onError(log: Logger): ErrorHandler {
+  return function relayerOnError(err, c) {
+    if (err instanceof ApiError) return errorJson(c, err);
+    log.error({ err, path: c.req.path }, "unhandled error");
+    return errorJson(c, new ApiError("INTERNAL_ERROR", "internal error"));
+  };
+}

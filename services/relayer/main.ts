@@ -1,0 +1,43 @@
+/**
+ * The relayer process (`npm run start:relayer`): loads its config and the deployment, opens its
+ * database (Postgres with DATABASE_URL, else PGlite), reconciles its nonce with the chain,
+ * recovers every unfinished request, and serves the internal API on 127.0.0.1:42070.
+ */
+import { serve } from "@hono/node-server";
+import pino from "pino";
+import { loadDeployment } from "../../core/deployment.js";
+import { loadConfig } from "./config.js";
+import { openDb } from "./db/client.js";
+import { Store } from "./db/store.js";
+import { Chain } from "./chain.js";
+import { Relayer } from "./relayer.js";
+import { relayerApp } from "./http/app.js";
+
+async function main() {
+  const cfg = loadConfig();
+  const log = pino({ name: "relayer", level: cfg.LOG_LEVEL });
+  const deployment = loadDeployment({ chainId: cfg.CHAIN_ID, file: cfg.DEPLOYMENT_FILE });
+  const db = await openDb({ databaseUrl: cfg.DATABASE_URL, pgliteDir: cfg.PGLITE_DIR, schema: cfg.RELAYER_DB_SCHEMA, poolSize: cfg.DB_POOL_SIZE });
+  const chain = new Chain({ rpcUrl: cfg.RPC_URL, chainId: cfg.CHAIN_ID, privateKey: cfg.privateKey, deployment });
+  const relayer = new Relayer(cfg, chain, new Store(db), log);
+  relayer.dbKind = db.kind;
+  await relayer.start();
+  const app = relayerApp(relayer, log);
+  const server = serve({ fetch: app.fetch, port: cfg.PORT, hostname: cfg.HOST }, (info) => {
+    log.info({ host: cfg.HOST, port: info.port, signer: relayer.signer, db: db.kind, schema: cfg.RELAYER_DB_SCHEMA, accessPolicy: cfg.accessPolicy }, "relayer listening");
+  });
+  const shutdown = async (signal: string) => {
+    log.info({ signal }, "shutting down");
+    await relayer.stop();
+    server.close();
+    await db.close().catch(() => {});
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((e) => {
+  console.error(JSON.stringify({ level: 60, name: "relayer", msg: "failed to start", err: String(e?.stack ?? e) }));
+  process.exit(1);
+});

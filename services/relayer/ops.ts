@@ -1,0 +1,343 @@
+/**
+ * Every write the relayer performs, one entry per kind: its lane (writes on one account run one
+ * at a time), the checks made before sending (the spec's error table), the contract call, and the
+ * response data read from the receipt's logs.
+ */
+import { encodeFunctionData, getAddress, parseEventLogs, type Address, type Hex, type Log } from "viem";
+import { engineAbi, depositTokenAbi, marketAbi } from "../../abis/index.js";
+import { ApiError } from "../../core/errors.js";
+import { formatAmount6, formatWad, toWad } from "../../core/units.js";
+import { ORDER_TYPE_NAME, ORDER_TYPE_VALUE, SIDE_NAME, SIDE_VALUE } from "../../core/schemas/writes.js";
+import { VENUE_ABI, type Chain } from "./chain.js";
+
+export type Kind =
+  | "createAccount"
+  | "deposit"
+  | "withdraw"
+  | "placeOrder"
+  | "cancelOrder"
+  | "closePosition"
+  | "liquidatePosition"
+  | "liquidateAccount"
+  | "approveOperator";
+
+/** Stored parameters of each kind (decimal strings, as validated). */
+export type Params = {
+  createAccount: { userAddress: Address };
+  deposit: { accountId: string; amount: string };
+  withdraw: { accountId: string; amount: string };
+  placeOrder: {
+    accountId: string; marketId: Hex; collateralAmount: string; side: "LONG" | "SHORT"; leverage: number;
+    orderType: "MARKET" | "LIMIT"; limitPrice?: string; clientKey: Hex;
+  };
+  cancelOrder: { accountId: string; marketId: Hex; clientKey: Hex };
+  closePosition: { accountId: string; marketId: Hex; orderType: "MARKET" | "LIMIT"; limitPrice?: string; clientKey: Hex };
+  liquidatePosition: { accountId: string; marketId: Hex };
+  liquidateAccount: { accountId: string };
+  approveOperator: { owner: Address; operator: Address; expiry: string; deadline: string; signature: Hex };
+};
+
+export type Call = { to: Address; data: Hex };
+/** Success status of each kind (the spec's). */
+export const SUCCESS_STATUS: Record<Kind, 200 | 201> = {
+  createAccount: 201,
+  deposit: 200,
+  withdraw: 200,
+  placeOrder: 201,
+  cancelOrder: 200,
+  closePosition: 201,
+  liquidatePosition: 200,
+  liquidateAccount: 200,
+  approveOperator: 200,
+};
+
+type Op<K extends Kind> = {
+  lane: (p: Params[K]) => string;
+  /** Throws the spec's ApiError when the write cannot succeed. `caller` is the authenticated wallet. */
+  precheck: (chain: Chain, caller: Address, p: Params[K]) => Promise<void>;
+  call: (chain: Chain, p: Params[K]) => Promise<Call>;
+  result: (chain: Chain, p: Params[K], logs: Log[]) => Promise<Record<string, unknown>>;
+};
+
+const ZERO_ADDRESS = /^0x0{40}$/i;
+const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+async function accountOf(chain: Chain, accountId: string) {
+  try {
+    const a = await chain.client.readContract({ address: chain.engine, abi: engineAbi, functionName: "getAccount", args: [BigInt(accountId)] });
+    if (a.accountId === 0n || ZERO_ADDRESS.test(a.owner)) throw new ApiError("ACCOUNT_NOT_FOUND", `account ${accountId} does not exist`);
+    return a;
+  } catch (e) {
+    if (e instanceof ApiError) throw e;
+    // getAccount reverts AccountNotFound for unknown ids
+    throw new ApiError("ACCOUNT_NOT_FOUND", `account ${accountId} does not exist`);
+  }
+}
+
+/** The caller owns the account and has approved the relayer as its operator. Returns the account. */
+async function ownerActs(chain: Chain, caller: Address, accountId: string) {
+  const acct = await accountOf(chain, accountId);
+  if (!same(acct.owner, caller)) throw new ApiError("UNAUTHORIZED", `caller ${caller} is not the owner of account ${accountId}`);
+  const expiry = await chain.client.readContract({
+    address: chain.engine, abi: engineAbi, functionName: "operatorExpiry", args: [acct.owner, chain.account.address],
+  });
+  if (BigInt(expiry) <= chain.nowSeconds())
+    throw new ApiError("OPERATOR_NOT_APPROVED", `the owner ${acct.owner} has not approved the relayer ${chain.account.address} as operator (GET /operators/typed-data)`);
+  return acct;
+}
+
+async function activeMarket(chain: Chain, marketId: Hex) {
+  const m = await chain.market(marketId);
+  const active = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "isActive" });
+  if (!active) throw new ApiError("MARKET_NOT_ACTIVE", `market ${m.symbol} is paused`);
+  return m;
+}
+
+const engineCall = (chain: Chain, data: Hex): Call => ({ to: chain.engine, data });
+const decode = (logs: Log[]) => parseEventLogs({ abi: VENUE_ABI, logs }) as unknown as Array<{ eventName: string; address: Address; args: Record<string, any> }>;
+
+function marginEvent(logs: Log[], accountId: string, reason: number) {
+  const ev = decode(logs).find((l) => l.eventName === "MarginUpdated" && l.args.accountId === BigInt(accountId) && Number(l.args.reason) === reason);
+  if (!ev) throw new Error("receipt has no MarginUpdated event");
+  return ev.args as { amount6: bigint; availableWad: bigint; committedWad: bigint };
+}
+
+const MARGIN_REASON = { DEPOSIT: 0, WITHDRAW: 1 } as const;
+
+export const OPS: { [K in Kind]: Op<K> } = {
+  createAccount: {
+    lane: (p) => `owner:${p.userAddress.toLowerCase()}`,
+    async precheck(chain, caller, p) {
+      if (!same(caller, p.userAddress)) throw new ApiError("UNAUTHORIZED", "userAddress must be the caller's own wallet");
+      const id = await chain.client.readContract({ address: chain.engine, abi: engineAbi, functionName: "accountIdOf", args: [p.userAddress] });
+      if (id !== 0n) throw new ApiError("ACCOUNT_EXISTS", `wallet ${p.userAddress} already has account ${id}`);
+    },
+    call: async (chain, p) =>
+      engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "createAccount", args: [p.userAddress] })),
+    async result(_chain, p, logs) {
+      const ev = decode(logs).find((l) => l.eventName === "AccountCreated" && same(l.args.owner, p.userAddress));
+      if (!ev) throw new Error("receipt has no AccountCreated event");
+      return { accountId: Number(ev.args.accountId), accountAddress: getAddress(ev.args.accountAddress), owner: getAddress(ev.args.owner) };
+    },
+  },
+
+  deposit: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, caller, p) {
+      const acct = await ownerActs(chain, caller, p.accountId);
+      const amount = BigInt(p.amount);
+      const [balance, allowance] = await Promise.all([
+        chain.client.readContract({ address: chain.depositToken, abi: depositTokenAbi, functionName: "balanceOf", args: [acct.owner] }),
+        chain.client.readContract({ address: chain.depositToken, abi: depositTokenAbi, functionName: "allowance", args: [acct.owner, chain.engine] }),
+      ]);
+      if (balance < amount) throw new ApiError("INSUFFICIENT_BALANCE", `the owner holds ${formatAmount6(balance)} of the deposit token, needs ${formatAmount6(amount)}`);
+      if (allowance < amount) throw new ApiError("INSUFFICIENT_ALLOWANCE", `the engine may spend ${formatAmount6(allowance)} of the owner's deposit token, needs ${formatAmount6(amount)}`);
+    },
+    call: async (chain, p) =>
+      engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "deposit", args: [BigInt(p.accountId), BigInt(p.amount)] })),
+    async result(_chain, p, logs) {
+      const ev = marginEvent(logs, p.accountId, MARGIN_REASON.DEPOSIT);
+      return {
+        accountId: Number(p.accountId),
+        depositedAmount: ev.amount6.toString(),
+        depositedAmountFormatted: formatAmount6(ev.amount6),
+        newAvailableMargin: ev.availableWad.toString(),
+        newAvailableMarginFormatted: formatWad(ev.availableWad),
+      };
+    },
+  },
+
+  withdraw: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, caller, p) {
+      const acct = await ownerActs(chain, caller, p.accountId);
+      const needed = toWad(BigInt(p.amount));
+      if (acct.availableWad < needed)
+        throw new ApiError("INSUFFICIENT_MARGIN", `available margin ${formatWad(acct.availableWad)} is below ${formatWad(needed)}`);
+    },
+    call: async (chain, p) =>
+      engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "withdraw", args: [BigInt(p.accountId), BigInt(p.amount)] })),
+    async result(_chain, p, logs) {
+      const ev = marginEvent(logs, p.accountId, MARGIN_REASON.WITHDRAW);
+      return {
+        accountId: Number(p.accountId),
+        withdrawnAmount: ev.amount6.toString(),
+        withdrawnAmountFormatted: formatAmount6(ev.amount6),
+        newAvailableMargin: ev.availableWad.toString(),
+        newAvailableMarginFormatted: formatWad(ev.availableWad),
+      };
+    },
+  },
+
+  placeOrder: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, caller, p) {
+      const acct = await ownerActs(chain, caller, p.accountId);
+      const m = await activeMarket(chain, p.marketId);
+      if (p.leverage < 1 || BigInt(p.leverage) > m.maxLeverage)
+        throw new ApiError("EXCEEDS_MAX_LEVERAGE", `leverage must be between 1 and ${m.maxLeverage} on ${m.symbol}`);
+      const needed = toWad(BigInt(p.collateralAmount));
+      if (acct.availableWad < needed)
+        throw new ApiError("INSUFFICIENT_MARGIN", `available margin ${formatWad(acct.availableWad)} is below the collateral ${formatWad(needed)}`);
+      const open = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "orderIdOf", args: [BigInt(p.accountId), p.clientKey] });
+      if (open !== 0n) throw new ApiError("CLIENT_KEY_IN_USE", `order ${open} is open with clientKey ${p.clientKey}`);
+    },
+    call: async (chain, p) =>
+      engineCall(chain, encodeFunctionData({
+        abi: engineAbi, functionName: "placeOrder",
+        args: [{
+          accountId: BigInt(p.accountId), marketId: p.marketId, side: SIDE_VALUE[p.side], orderType: ORDER_TYPE_VALUE[p.orderType],
+          collateral6: BigInt(p.collateralAmount), leverage: BigInt(p.leverage),
+          limitPriceX18: p.orderType === "LIMIT" ? BigInt(p.limitPrice ?? "0") : 0n, clientKey: p.clientKey,
+        }],
+      })),
+    async result(chain, p, logs) {
+      const m = await chain.market(p.marketId);
+      const events = decode(logs).filter((l) => same(l.address, m.address));
+      const placed = events.find((l) => l.eventName === "OrderPlaced" && l.args.accountId === BigInt(p.accountId));
+      if (!placed) throw new Error("receipt has no OrderPlaced event");
+      return orderData(p.marketId, placed.args, events, p.orderType, { sideKey: "side" });
+    },
+  },
+
+  cancelOrder: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, caller, p) {
+      await ownerActs(chain, caller, p.accountId);
+      const m = await chain.market(p.marketId);
+      const open = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "orderIdOf", args: [BigInt(p.accountId), p.clientKey] });
+      if (open === 0n) throw new ApiError("ORDER_NOT_FOUND", `no open order with clientKey ${p.clientKey} in ${m.symbol}`);
+    },
+    call: async (chain, p) =>
+      engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "cancelOrder", args: [BigInt(p.accountId), p.marketId, p.clientKey] })),
+    async result(chain, p, logs) {
+      const m = await chain.market(p.marketId);
+      const ev = decode(logs).find((l) => l.eventName === "OrderClosed" && same(l.address, m.address) && l.args.accountId === BigInt(p.accountId));
+      if (!ev) throw new Error("receipt has no OrderClosed event");
+      return {
+        clientKey: ev.args.clientKey as Hex,
+        orderId: (ev.args.orderId as bigint).toString(),
+        marketId: p.marketId,
+        marginReturned: (ev.args.marginReturnedWad as bigint).toString(),
+        marginReturnedFormatted: formatWad(ev.args.marginReturnedWad),
+        cancelledQuantity: (ev.args.cancelledQty as bigint).toString(),
+        filledQuantity: (ev.args.filledQty as bigint).toString(),
+      };
+    },
+  },
+
+  closePosition: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, caller, p) {
+      await ownerActs(chain, caller, p.accountId);
+      const m = await chain.market(p.marketId);
+      const pos = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "getPosition", args: [BigInt(p.accountId)] });
+      if (pos.sizeQty === 0n) throw new ApiError("NO_POSITION", `account ${p.accountId} has no open position in ${m.symbol}`);
+    },
+    call: async (chain, p) =>
+      engineCall(chain, encodeFunctionData({
+        abi: engineAbi, functionName: "closePosition",
+        args: [BigInt(p.accountId), p.marketId, ORDER_TYPE_VALUE[p.orderType], p.orderType === "LIMIT" ? BigInt(p.limitPrice ?? "0") : 0n, p.clientKey],
+      })),
+    async result(chain, p, logs) {
+      const m = await chain.market(p.marketId);
+      const events = decode(logs).filter((l) => same(l.address, m.address));
+      const placed = events.find((l) => l.eventName === "OrderPlaced" && l.args.accountId === BigInt(p.accountId));
+      if (!placed) throw new Error("receipt has no OrderPlaced event");
+      return orderData(p.marketId, placed.args, events, p.orderType, { sideKey: "closingSide" });
+    },
+  },
+
+  liquidatePosition: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, _caller, p) {
+      await accountOf(chain, p.accountId);
+      await chain.market(p.marketId);
+    },
+    call: async (chain, p) =>
+      engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "liquidatePosition", args: [BigInt(p.accountId), p.marketId] })),
+    async result(chain, p, logs) {
+      const liquidations = await liquidationData(chain, logs);
+      const first = liquidations[0];
+      return { accountId: Number(p.accountId), marketId: p.marketId, ...(first ?? {}), liquidations };
+    },
+  },
+
+  liquidateAccount: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, _caller, p) {
+      await accountOf(chain, p.accountId);
+    },
+    call: async (chain, p) =>
+      engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "liquidateAccount", args: [BigInt(p.accountId)] })),
+    async result(chain, p, logs) {
+      const liquidations = await liquidationData(chain, logs);
+      return { accountId: Number(p.accountId), positionsLiquidated: liquidations.length, liquidations };
+    },
+  },
+
+  approveOperator: {
+    lane: (p) => `owner:${p.owner.toLowerCase()}`,
+    async precheck(chain, _caller, p) {
+      if (BigInt(p.deadline) < chain.nowSeconds()) throw new ApiError("INVALID_SIGNATURE", "the signature's deadline has passed");
+    },
+    call: async (chain, p) =>
+      engineCall(chain, encodeFunctionData({
+        abi: engineAbi, functionName: "setOperatorWithSig",
+        args: [p.owner, p.operator, BigInt(p.expiry), BigInt(p.deadline), p.signature],
+      })),
+    async result(_chain, p, logs) {
+      const ev = decode(logs).find((l) => l.eventName === "OperatorSet" && same(l.args.owner, p.owner));
+      if (!ev) throw new Error("receipt has no OperatorSet event");
+      const expiry = BigInt(ev.args.expiry);
+      return { owner: getAddress(ev.args.owner), operator: getAddress(ev.args.operator), expiry: Number(expiry), expiryISO: new Date(Number(expiry) * 1000).toISOString() };
+    },
+  },
+};
+
+type DecodedEvent = { eventName: string; address: Address; args: Record<string, any> };
+
+/** Response data of a placed order (place or close) from its OrderPlaced and what followed. */
+function orderData(marketId: Hex, placed: Record<string, any>, events: DecodedEvent[], orderType: string, opts: { sideKey: "side" | "closingSide" }) {
+  const orderId = placed.orderId as bigint;
+  const fills = events.filter((l) => l.eventName === "OrderFilled" && l.args.takerOrderId === orderId);
+  const closed = events.find((l) => l.eventName === "OrderClosed" && l.args.orderId === orderId);
+  const filled = fills.length ? (fills[fills.length - 1]!.args.takerFilledQty as bigint) : 0n;
+  const qty = placed.quantityQty as bigint;
+  return {
+    clientKey: placed.clientKey as Hex,
+    orderId: orderId.toString(),
+    marketId,
+    [opts.sideKey]: SIDE_NAME[Number(placed.side)],
+    size: qty.toString(),
+    sizeFormatted: formatWad(qty),
+    orderType: ORDER_TYPE_NAME[Number(placed.orderType)] ?? orderType,
+    status: "PLACED",
+    price: (placed.priceX18 as bigint).toString(),
+    priceFormatted: formatWad(placed.priceX18),
+    filledQuantity: filled.toString(),
+    filledQuantityFormatted: formatWad(filled),
+    /** the order's state after this transaction: active (resting), filled or cancelled */
+    orderStatus: closed ? (Number(closed.args.status) === 2 ? "filled" : "cancelled") : "active",
+  };
+}
+
+async function liquidationData(chain: Chain, logs: Log[]) {
+  const out: Record<string, unknown>[] = [];
+  for (const l of decode(logs).filter((e) => e.eventName === "Liquidated")) {
+    const m = await chain.marketAt(l.address);
+    const a = l.args;
+    out.push({
+      marketId: m?.marketId ?? null,
+      closedQuantity: (a.closedQty as bigint).toString(),
+      closedQuantityFormatted: formatWad(a.closedQty),
+      closedNotional: (a.closedNotionalWad as bigint).toString(),
+      liquidatorFee: (a.liquidatorFeeWad as bigint).toString(),
+      insuranceFee: (a.insuranceFeeWad as bigint).toString(),
+      badDebt: (a.badDebtWad as bigint).toString(),
+      remainingSize: (a.remainingSizeQty as bigint).toString(),
+      liquidator: getAddress(a.liquidator),
+    });
+  }
+  return out;
+}

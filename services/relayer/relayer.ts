@@ -1,0 +1,356 @@
+/**
+ * The relayer's engine: a request goes QUEUED → (checks, simulation) → SIGNED (nonce taken and
+ * the signed transaction stored, one DB transaction) → SENT → CONFIRMED | REVERTED, or FAILED when
+ * a check or the simulation says it cannot succeed (nothing sent). Writes on one account run one
+ * at a time (a "lane"), so a deposit followed at once by an order is simulated after the deposit
+ * is mined. The tracker loop finishes every row not in a final state, whichever process (or
+ * crash) left it: receipts, re-sends of dropped transactions, fee bumps of stuck ones.
+ */
+import { EventEmitter } from "node:events";
+import { keccak256, type Address, type Hex, type TransactionReceipt } from "viem";
+import type { Logger } from "pino";
+import { ApiError } from "../../core/errors.js";
+import { fail, ok } from "../../core/envelope.js";
+import { classifySendError, revertToApiError } from "../../core/chain/revert.js";
+import type { RelayerConfig, CrashStep } from "./config.js";
+import { VENUE_ABI, type Chain } from "./chain.js";
+import { OPS, SUCCESS_STATUS, type Kind } from "./ops.js";
+import type { Store, RequestRow, SignedTx, AttemptRow } from "./db/store.js";
+import { FINAL_STATUSES } from "./db/schema.js";
+
+/** Gas limit = estimate × 1.25 + 25k: the book may change between simulation and mining. */
+const gasLimitOf = (estimate: bigint) => (estimate * 125n) / 100n + 25_000n;
+/** A nonce used on chain without any of our attempts' receipts this long → not ours: re-sign. */
+const FOREIGN_NONCE_AFTER_MS = 10_000;
+/** A lane waits at most this long for a write's transaction before the next write runs. */
+const LANE_HOLD_MAX_MS = 60_000;
+
+export const isFinal = (row: Pick<RequestRow, "status">) => (FINAL_STATUSES as string[]).includes(row.status);
+
+export class Relayer {
+  private lanes = new Map<string, Promise<void>>();
+  private active = new Set<string>();
+  private finals = new EventEmitter();
+  private missingSince = new Map<string, number>();
+  private lastDropCheck = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking = false;
+  private stopped = false;
+  private tickCount = 0;
+  /** postgres | pglite, for /health. */
+  dbKind = "unknown";
+
+  constructor(
+    readonly cfg: RelayerConfig,
+    readonly chain: Chain,
+    readonly store: Store,
+    readonly log: Logger,
+  ) {
+    this.finals.setMaxListeners(0);
+  }
+
+  get signer(): Address {
+    return this.chain.account.address;
+  }
+
+  crashPoint(step: CrashStep) {
+    if (this.cfg.RELAYER_CRASH_AT === step) {
+      this.log.warn({ step }, "RELAYER_CRASH_AT: killing the process");
+      process.kill(process.pid, "SIGKILL");
+    }
+  }
+
+  // ─── start / stop ────────────────────────────────────────────────────────────────────────
+
+  /** Nonce reconciliation, then recovery of every row not final, then the tracker loop. */
+  async start() {
+    const pending = BigInt(await this.chain.client.getTransactionCount({ address: this.signer, blockTag: "pending" }));
+    await this.store.reconcileNonce(this.signer, pending);
+    await this.chain.refreshHead();
+    const queued = await this.store.queued(null);
+    if (queued.length) this.log.info({ count: queued.length }, "recovering queued requests");
+    for (const row of queued) this.submit(row);
+    await this.tick();
+    this.schedule();
+  }
+
+  async stop() {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+
+  private schedule() {
+    if (this.stopped) return;
+    this.timer = setTimeout(async () => {
+      await this.tick();
+      this.schedule();
+    }, this.cfg.TRACK_INTERVAL_MS);
+  }
+
+  // ─── the pipeline of one request ─────────────────────────────────────────────────────────
+
+  /** Runs a QUEUED row in its lane (once per process). */
+  submit(row: RequestRow) {
+    if (this.active.has(row.id) || row.status !== "QUEUED") return;
+    this.active.add(row.id);
+    const prev = this.lanes.get(row.lane) ?? Promise.resolve();
+    const next = prev
+      .then(() => this.process(row.id))
+      .catch((e) => this.log.error({ err: e, requestId: row.id }, "pipeline failed"))
+      .finally(() => this.active.delete(row.id));
+    this.lanes.set(row.lane, next);
+    void next.finally(() => {
+      if (this.lanes.get(row.lane) === next) this.lanes.delete(row.lane);
+    });
+  }
+
+  private async process(id: string) {
+    const row = await this.store.get(id);
+    if (!row || row.status !== "QUEUED") return;
+    const op = OPS[row.kind as Kind];
+    const params = row.params as never;
+    let call: { to: Address; data: Hex };
+    let gas: bigint;
+    try {
+      await op.precheck(this.chain, row.caller as Address, params);
+      call = await op.call(this.chain, params);
+      gas = gasLimitOf(await this.simulate(call));
+    } catch (e) {
+      const err = toApiError(e);
+      if (err.status >= 500) this.log.warn({ err: e, requestId: id }, "check failed");
+      if (await this.store.finish(id, ["QUEUED"], { status: "FAILED", httpStatus: err.status, response: fail(err.code, err.message) }))
+        this.emitFinal(id);
+      return;
+    }
+    const signed = await this.store.signWithNextNonce(id, this.signer, { ...call, gas }, (nonce) => this.sign(call, gas, nonce));
+    if (!signed) return; // another process took it
+    this.log.info({ requestId: id, kind: row.kind, nonce: signed.nonce.toString(), hash: signed.tx.hash }, "signed");
+    this.crashPoint("signed");
+    await this.broadcast(id, signed.tx);
+    await this.waitFinal(id, LANE_HOLD_MAX_MS);
+  }
+
+  /** eth_estimateGas from the relayer: the simulation. A revert becomes the spec's error. */
+  private async simulate(call: { to: Address; data: Hex }): Promise<bigint> {
+    try {
+      return await this.chain.client.estimateGas({ account: this.signer, to: call.to, data: call.data });
+    } catch (e) {
+      throw revertToApiError(e, VENUE_ABI) ?? new ApiError("UPSTREAM_ERROR", `simulation failed: ${shortMessage(e)}`);
+    }
+  }
+
+  private fees(): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } {
+    const base = this.chain.head?.baseFeePerGas ?? 1_000_000_000n;
+    const tip = this.cfg.PRIORITY_FEE_WEI;
+    return { maxFeePerGas: base * 2n + tip, maxPriorityFeePerGas: tip };
+  }
+
+  private async sign(
+    call: { to: Address; data: Hex },
+    gas: bigint,
+    nonce: bigint,
+    fees = this.fees(),
+  ): Promise<SignedTx> {
+    const raw = await this.chain.account.signTransaction({
+      type: "eip1559",
+      chainId: this.chain.chainId,
+      nonce: Number(nonce),
+      to: call.to,
+      data: call.data,
+      gas,
+      value: 0n,
+      ...fees,
+    });
+    return { raw, hash: keccak256(raw), ...fees };
+  }
+
+  /** Hands a signed transaction to the node. Errors that mean "the node has it / the nonce is used" are fine: the tracker reconciles. */
+  private async broadcast(id: string, tx: Pick<SignedTx, "hash" | "raw">): Promise<boolean> {
+    try {
+      await this.chain.client.sendRawTransaction({ serializedTransaction: tx.raw });
+    } catch (e) {
+      const kind = classifySendError(e);
+      if (kind !== "already_known" && kind !== "nonce_too_low") {
+        this.log.warn({ requestId: id, hash: tx.hash, kind, err: shortMessage(e) }, "broadcast failed; the tracker retries");
+        return false;
+      }
+    }
+    this.crashPoint("broadcast");
+    await this.store.markSent(id, tx.hash);
+    return true;
+  }
+
+  // ─── waiting for a final state ───────────────────────────────────────────────────────────
+
+  private emitFinal(id: string) {
+    this.finals.emit(id);
+  }
+
+  /** The row once final, or as it is after `timeoutMs` (other processes' rows are polled). */
+  async waitFinal(id: string, timeoutMs: number): Promise<RequestRow | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    let row = await this.store.get(id);
+    while (row && !isFinal(row) && Date.now() < deadline) {
+      const wait = Math.min(1_000, deadline - Date.now());
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(t);
+          this.finals.off(id, done);
+          resolve();
+        };
+        const t = setTimeout(done, wait);
+        this.finals.on(id, done);
+      });
+      row = await this.store.get(id);
+    }
+    return row;
+  }
+
+  // ─── the tracker ─────────────────────────────────────────────────────────────────────────
+
+  async tick() {
+    if (this.ticking) return;
+    this.ticking = true;
+    try {
+      await this.chain.refreshHead();
+      const latest = BigInt(await this.chain.client.getTransactionCount({ address: this.signer, blockTag: "latest" }));
+      const rows = await this.store.inFlight(this.signer);
+      await Promise.all(rows.map((row) => this.track(row, latest).catch((e) => this.log.warn({ err: shortMessage(e), requestId: row.id }, "track failed"))));
+      if (++this.tickCount % 25 === 0) await this.adoptOrphans();
+    } catch (e) {
+      this.log.warn({ err: shortMessage(e) }, "tracker tick failed");
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** QUEUED rows nobody has touched for a while (their process died): run them here. */
+  private async adoptOrphans() {
+    const rows = await this.store.queued(new Date(Date.now() - this.cfg.ORPHAN_AFTER_MS));
+    for (const row of rows) {
+      if (this.active.has(row.id)) continue;
+      await this.store.touch(row.id);
+      this.submit(row);
+    }
+  }
+
+  private async track(row: RequestRow & { attempts: AttemptRow[] }, latestNonce: bigint) {
+    const nonce = row.nonce!;
+    const newest = row.attempts[0];
+    if (!newest) return;
+    if (nonce < latestNonce) {
+      // The nonce is used on chain: by one of our attempts (find its receipt) or by someone else.
+      for (const a of row.attempts) {
+        const receipt = await this.chain.client.getTransactionReceipt({ hash: a.hash as Hex }).catch(() => null);
+        if (receipt) {
+          this.missingSince.delete(row.id);
+          this.crashPoint("receipt");
+          await this.record(row, receipt);
+          return;
+        }
+      }
+      const since = this.missingSince.get(row.id) ?? Date.now();
+      this.missingSince.set(row.id, since);
+      if (Date.now() - since > FOREIGN_NONCE_AFTER_MS) {
+        this.log.warn({ requestId: row.id, nonce: nonce.toString() }, "nonce used by a transaction that is not ours: signing again");
+        this.missingSince.delete(row.id);
+        await this.store.requeue(row.id, nonce);
+        const again = await this.store.get(row.id);
+        if (again) this.submit(again);
+      }
+      return;
+    }
+    // Pending: send what was never sent, bump what is stuck, re-send what the node dropped.
+    if (row.status === "SIGNED" || !newest.sentAt) {
+      await this.broadcast(row.id, { hash: newest.hash as Hex, raw: newest.raw as Hex });
+      return;
+    }
+    const now = Date.now();
+    if (now - newest.createdAt.getTime() > this.cfg.BUMP_AFTER_MS) {
+      await this.bump(row, newest);
+      return;
+    }
+    const checked = this.lastDropCheck.get(newest.hash) ?? newest.sentAt.getTime();
+    if (now - checked > this.cfg.REBROADCAST_AFTER_MS) {
+      this.lastDropCheck.set(newest.hash, now);
+      const known = await this.chain.client.getTransaction({ hash: newest.hash as Hex }).catch(() => null);
+      if (!known) {
+        this.log.warn({ requestId: row.id, hash: newest.hash }, "transaction dropped by the node: sending it again");
+        await this.broadcast(row.id, { hash: newest.hash as Hex, raw: newest.raw as Hex });
+      }
+    }
+  }
+
+  /** Replacement with the same nonce and fees × FEE_BUMP_BPS / 10,000 (at least the current base fee's price). */
+  private async bump(row: RequestRow, newest: AttemptRow) {
+    const mul = (v: bigint) => (v * BigInt(this.cfg.FEE_BUMP_BPS) + 9_999n) / 10_000n;
+    const now = this.fees();
+    const tip = mul(newest.maxPriorityFeePerGas);
+    const maxFee = mul(newest.maxFeePerGas);
+    const fees = { maxPriorityFeePerGas: tip, maxFeePerGas: maxFee > now.maxFeePerGas ? maxFee : now.maxFeePerGas };
+    const signed = await this.sign({ to: row.toAddress as Address, data: row.data as Hex }, row.gas!, row.nonce!, fees);
+    if (!(await this.store.addReplacement(row.id, newest.hash, signed, row.nonce!))) return;
+    this.log.info({ requestId: row.id, nonce: row.nonce!.toString(), old: newest.hash, hash: signed.hash, maxFeePerGas: fees.maxFeePerGas.toString() }, "fee bump");
+    await this.broadcast(row.id, signed);
+  }
+
+  /** The receipt → the response: data from the logs, or the revert mapped to the spec's code. */
+  private async record(row: RequestRow, receipt: TransactionReceipt) {
+    const kind = row.kind as Kind;
+    const common = {
+      requestId: row.id,
+      transactionHash: receipt.transactionHash,
+      blockNumber: Number(receipt.blockNumber),
+    };
+    let done: boolean;
+    if (receipt.status === "success") {
+      let data: Record<string, unknown> = {};
+      try {
+        data = await OPS[kind].result(this.chain, row.params as never, receipt.logs);
+      } catch (e) {
+        this.log.error({ err: shortMessage(e), requestId: row.id }, "could not read the result from the receipt");
+      }
+      const response = ok({ ...data, ...common, transactionStatus: "CONFIRMED" });
+      done = await this.store.finish(row.id, ["SIGNED", "SENT"], {
+        status: "CONFIRMED", httpStatus: SUCCESS_STATUS[kind], response, blockNumber: receipt.blockNumber, txHash: receipt.transactionHash,
+      });
+    } else {
+      const err = await this.revertReason(row, receipt);
+      done = await this.store.finish(row.id, ["SIGNED", "SENT"], {
+        status: "REVERTED", httpStatus: err.status, response: fail(err.code, `${err.message} (transaction ${receipt.transactionHash} reverted)`),
+        blockNumber: receipt.blockNumber, txHash: receipt.transactionHash,
+      });
+    }
+    if (done) {
+      this.log.info({ requestId: row.id, kind, status: receipt.status, hash: receipt.transactionHash, block: Number(receipt.blockNumber) }, "mined");
+      this.emitFinal(row.id);
+    }
+  }
+
+  /** Replays a reverted transaction on the state before its block to read the custom error. */
+  private async revertReason(row: RequestRow, receipt: TransactionReceipt): Promise<ApiError> {
+    try {
+      await this.chain.client.call({
+        account: this.signer, to: row.toAddress as Address, data: row.data as Hex, gas: row.gas ?? undefined,
+        blockNumber: receipt.blockNumber - 1n,
+      });
+    } catch (e) {
+      const err = revertToApiError(e, VENUE_ABI);
+      if (err) return err;
+    }
+    return new ApiError("TRANSACTION_REVERTED", "the transaction reverted on chain");
+  }
+}
+
+export function toApiError(e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  const reverted = revertToApiError(e, VENUE_ABI);
+  if (reverted) return reverted;
+  return new ApiError("UPSTREAM_ERROR", `chain request failed: ${shortMessage(e)}`);
+}
+
+export function shortMessage(e: unknown): string {
+  if (e && typeof e === "object" && "shortMessage" in e && typeof (e as { shortMessage: unknown }).shortMessage === "string")
+    return (e as { shortMessage: string }).shortMessage;
+  return e instanceof Error ? e.message : String(e);
+}
