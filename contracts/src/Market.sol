@@ -17,10 +17,12 @@ contract Market is IMarket, Initializable {
     uint256 internal constant BPS = 1e4;
     uint256 internal constant MAX_TICK = (1 << 24) - 1;
 
+    /// Four slots: ids and flags, quantities, margin, client key.
     struct Order {
         uint64 accountId;
         uint64 next;
         uint64 prev;
+        uint32 tick;        // price = tick × tickSize
         Side side;
         OrderStatus status;
         OrderType orderType;
@@ -29,7 +31,6 @@ contract Market is IMarket, Initializable {
         uint128 filledQty;
         uint128 marginAllocatedWad;
         uint128 marginRemainingWad;
-        uint96 priceX18;
         bytes32 clientKey;
     }
 
@@ -267,9 +268,10 @@ contract Market is IMarket, Initializable {
         o.originalQty = uint128(qty);
         o.marginAllocatedWad = uint128(marginWad);
         o.marginRemainingWad = uint128(marginWad);
-        o.priceX18 = uint96(price);
+        uint256 tick = price / _params.tickSizeX18; // liquidation orders: the mark, rounded down to the tick
+        o.tick = uint32(tick);
         o.clientKey = clientKey;
-        emit OrderPlaced(++seq, _orderId(n), accountId, clientKey, side, orderType, reduceOnly, price, qty, marginWad);
+        emit OrderPlaced(++seq, _orderId(n), accountId, clientKey, side, orderType, reduceOnly, tick * _params.tickSizeX18, qty, marginWad);
     }
 
     /// Matches a taker against the opposite book up to `bound`, the fill cap, and (reduce-only)
@@ -402,13 +404,13 @@ contract Market is IMarket, Initializable {
             _closeOrder(n, o, OrderStatus.CANCELLED, s.capped ? CloseReason.FILL_CAP : CloseReason.UNFILLED_MARKET);
             return OrderStatus.CANCELLED;
         }
-        uint256 price = o.priceX18;
+        uint256 price = uint256(o.tick) * _params.tickSizeX18;
         uint256 opposite = s.isBuy ? _best(false) : _best(true);
         if (opposite != 0 && (s.isBuy ? opposite <= price : opposite >= price)) {
             _closeOrder(n, o, OrderStatus.CANCELLED, CloseReason.FILL_CAP);
             return OrderStatus.CANCELLED;
         }
-        _rest(n, o, price / _params.tickSizeX18, s.remaining);
+        _rest(n, o, o.tick, s.remaining);
         return OrderStatus.ACTIVE;
     }
 
@@ -433,7 +435,7 @@ contract Market is IMarket, Initializable {
 
     /// Takes a resting order out of its level (cancel).
     function _unlinkFromLevel(uint256 n, Order storage o) internal {
-        uint256 tick = o.priceX18 / _params.tickSizeX18;
+        uint256 tick = o.tick;
         bool isBid = o.side == Side.LONG;
         Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
         uint256 remaining = o.originalQty - o.filledQty;
@@ -678,7 +680,7 @@ contract Market is IMarket, Initializable {
         v.orderType = o.orderType;
         v.status = o.status;
         v.reduceOnly = o.reduceOnly;
-        v.priceX18 = o.priceX18;
+        v.priceX18 = uint256(o.tick) * _params.tickSizeX18;
         v.originalQty = o.originalQty;
         v.filledQty = o.filledQty;
         v.remainingQty = o.status == OrderStatus.ACTIVE ? o.originalQty - o.filledQty : 0;
