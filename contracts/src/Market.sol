@@ -217,9 +217,10 @@ contract Market is IMarket, Initializable {
         uint256 price;
         if (orderType == OrderType.LIMIT) {
             price = limitPriceX18;
+            // both edges: mark × (1 ± band)
             if (
                 price == 0 || price % _params.tickSizeX18 != 0 || price / _params.tickSizeX18 > MAX_TICK
-                    || (isBuy ? price > band : price < band)
+                    || price > _bandPrice(true, mark) || price < _bandPrice(false, mark)
             ) revert InvalidPrice(price);
         } else {
             price = isBuy ? _best(false) : _best(true);
