@@ -1,0 +1,85 @@
+/**
+ * The gateway app: request id → body limit → (on /v1) API key → per-key rate limit → routes.
+ * Stateless apart from the key store; `createGatewayApp` takes its dependencies so tests can
+ * call `app.request(...)` without a server.
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { Context, MiddlewareHandler } from "hono";
+import { except } from "hono/combine";
+import { bodyLimit } from "hono/body-limit";
+import { requestId } from "hono/request-id";
+import { ApiError } from "../../core/errors";
+import type { GatewayDeps, GatewayEnv } from "./context";
+import { adminOnly } from "./middleware/admin-only";
+import { apiKeyAuth } from "./middleware/api-key";
+import { rateLimit } from "./middleware/rate-limit";
+import { gatewayNotFound, gatewayOnError } from "./on-error";
+import { registerAccountRoutes } from "./routes/accounts";
+import { registerAdminRoutes } from "./routes/admin";
+import { registerDocsRoutes } from "./routes/docs";
+import { registerHealthRoutes } from "./routes/health";
+import { registerLiquidationRoutes } from "./routes/liquidation";
+import { registerMarketRoutes } from "./routes/markets";
+import { registerOperatorRoutes } from "./routes/operators";
+import { validationError } from "./schemas";
+
+/** The socket peer under @hono/node-server; undefined elsewhere (app.request in tests). */
+export function nodeRemoteAddress(c: Context): string | undefined {
+  try {
+    return getConnInfo(c).remote.address;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Paths under /v1 that need no key at all. */
+const OPEN_PATHS = /^\/v1\/(openapi\.json|docs(\/.*)?)$/;
+
+export function createGatewayApp(deps: GatewayDeps) {
+  const { config, keys, log } = deps;
+  const remoteAddress = deps.remoteAddress ?? nodeRemoteAddress;
+
+  const app = new OpenAPIHono<GatewayEnv>({
+    defaultHook: (result) => {
+      if (!result.success) throw validationError(result.error, result.target);
+    },
+  });
+  app.onError(gatewayOnError(log));
+  app.notFound(gatewayNotFound);
+
+  app.use(requestId());
+  app.use(
+    bodyLimit({
+      maxSize: config.bodyLimitBytes,
+      onError: () => {
+        throw new ApiError("VALIDATION_ERROR", `request body is larger than ${config.bodyLimitBytes} bytes`);
+      },
+    }),
+  );
+
+  app.use("/admin/*", adminOnly({ token: config.adminToken, remoteAddress }));
+
+  const auth = apiKeyAuth({
+    verify: (key) => keys.verify(key),
+    isOptional: (c) => c.req.method === "GET" && (c.req.path === "/v1/markets" || c.req.path === "/v1/markets/"),
+  });
+  const limiter = rateLimit({
+    limit: config.rateLimit.limit,
+    windowMs: config.rateLimit.windowMs,
+    key: (c) => {
+      const id = (c as Context<GatewayEnv>).get("apiKey");
+      return id ? `key:${id.keyId}` : `ip:${remoteAddress(c) ?? "unknown"}`;
+    },
+  });
+  app.use("/v1/*", except((c) => OPEN_PATHS.test(c.req.path), auth as MiddlewareHandler, limiter));
+
+  registerHealthRoutes(app, deps);
+  registerMarketRoutes(app, deps);
+  registerAccountRoutes(app, deps);
+  registerOperatorRoutes(app, deps);
+  registerLiquidationRoutes(app, deps);
+  registerDocsRoutes(app, deps);
+  registerAdminRoutes(app, deps);
+  return app;
+}

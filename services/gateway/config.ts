@@ -1,0 +1,87 @@
+/**
+ * Gateway configuration from the environment (names per docs/SERVICES.md; units in the names).
+ * Outside the local profile the shared secrets must be real (core/profiles.ts).
+ */
+import { z } from "zod";
+import { assertProfileSecrets, profileFromEnv, secret, type Profile } from "../../core/profiles";
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default("0.0.0.0"),
+  RPC_URL: z.string().url().default("http://127.0.0.1:8545"),
+  INTEGRATION_URL: z.string().url().default("http://127.0.0.1:42069"),
+  RELAYER_URL: z.string().url().default("http://127.0.0.1:42070"),
+  KEEPER_URL: z.string().url().default("http://127.0.0.1:42071"),
+  DATABASE_URL: z.string().optional(),
+  /** Postgres schema of the key store (tests use a unique one). */
+  GATEWAY_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default("gateway"),
+  PGLITE_DIR: z.string().default(".venue/gateway-db"),
+  /** Reads: the integration API answers from indexed tables. */
+  INTEGRATION_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  /** Writes wait for the receipt (relayer WRITE_TIMEOUT_MS, 15 s by default) and then answer 202. */
+  RELAYER_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
+  KEEPER_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
+  HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(2_000),
+  /** Requests per key (or per client address without a key) per window. */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** How long a verified key stays cached in this process (revocation elsewhere takes this long). */
+  KEY_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024),
+  LOG_LEVEL: z.string().default("info"),
+});
+
+export interface GatewayConfig {
+  profile: Profile;
+  port: number;
+  host: string;
+  rpcUrl: string;
+  integrationUrl: string;
+  relayerUrl: string;
+  keeperUrl: string;
+  databaseUrl?: string;
+  dbSchema: string;
+  pgliteDir: string;
+  timeouts: { integrationMs: number; relayerMs: number; keeperMs: number; healthMs: number };
+  rateLimit: { limit: number; windowMs: number };
+  keyCacheMs: number;
+  bodyLimitBytes: number;
+  internalToken: string;
+  adminToken: string;
+  logLevel: string;
+}
+
+/** Parses the environment; throws with a readable message on bad values or unsafe secrets. */
+export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
+  const profile = profileFromEnv(env);
+  assertProfileSecrets(profile, env);
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`invalid gateway configuration: ${msg}`);
+  }
+  const e = parsed.data;
+  return {
+    profile,
+    port: e.PORT,
+    host: e.HOST,
+    rpcUrl: e.RPC_URL,
+    integrationUrl: e.INTEGRATION_URL.replace(/\/$/, ""),
+    relayerUrl: e.RELAYER_URL.replace(/\/$/, ""),
+    keeperUrl: e.KEEPER_URL.replace(/\/$/, ""),
+    databaseUrl: e.DATABASE_URL || undefined,
+    dbSchema: e.GATEWAY_DB_SCHEMA,
+    pgliteDir: e.PGLITE_DIR,
+    timeouts: {
+      integrationMs: e.INTEGRATION_TIMEOUT_MS,
+      relayerMs: e.RELAYER_TIMEOUT_MS,
+      keeperMs: e.KEEPER_TIMEOUT_MS,
+      healthMs: e.HEALTH_TIMEOUT_MS,
+    },
+    rateLimit: { limit: e.RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
+    keyCacheMs: e.KEY_CACHE_MS,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    internalToken: secret("INTERNAL_TOKEN", env),
+    adminToken: secret("ADMIN_TOKEN", env),
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,60 @@
+/** Types shared by the gateway's routes: the Hono env, the dependencies, the response helpers. */
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { RequestIdVariables } from "hono/request-id";
+import type { Logger } from "pino";
+import { snakeKeys } from "../../core/case";
+import { fail } from "../../core/envelope";
+import type { GatewayConfig } from "./config";
+import type { GatewayStore } from "./db/open";
+import type { KeyStore } from "./keys";
+import type { ApiKeyVariables } from "./middleware/api-key";
+import { errorStatus, type Upstream, type UpstreamReply } from "./upstream";
+
+export type GatewayEnv = { Variables: ApiKeyVariables & RequestIdVariables };
+export type GatewayApp = OpenAPIHono<GatewayEnv>;
+export type GatewayContext = Context<GatewayEnv>;
+
+export interface Upstreams {
+  integration: Upstream;
+  relayer: Upstream;
+  keeper: Upstream;
+}
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  store: GatewayStore;
+  keys: KeyStore;
+  log: Logger;
+  upstreams: Upstreams;
+  /** the TCP peer (for the loopback-only admin routes); defaults to the node server's socket */
+  remoteAddress?: (c: Context) => string | undefined;
+}
+
+/**
+ * The gateway's answer for an upstream reply: same status, the envelope with snake_case keys,
+ * `X-Indexed-Block` passed on. Error codes keep their meaning; statuses follow core/errors.ts.
+ * Typed `any` because the body is the upstream's (its shape is documented, not re-validated).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function send(c: GatewayContext, reply: UpstreamReply): any {
+  if (reply.indexedBlock) c.header("X-Indexed-Block", reply.indexedBlock);
+  const { body } = reply;
+  if (body.success) {
+    return c.body(JSON.stringify({ success: true, data: snakeKeys(body.data) }), reply.status as 200, {
+      "content-type": "application/json",
+    });
+  }
+  const code = body.error!.code === "INTERNAL_ERROR" ? "UPSTREAM_ERROR" : body.error!.code;
+  const status = errorStatus(body.error!.code, reply.status);
+  return c.json(fail(code, body.error!.message ?? code), status as 400);
+}
+
+/** Headers every call to an upstream carries for this request. */
+export function forwardHeaders(c: GatewayContext, write = false): Record<string, string | undefined> {
+  const h: Record<string, string | undefined> = { "X-Request-Id": c.get("requestId") };
+  const id = c.get("apiKey");
+  if (id) h["X-Caller-Address"] = id.wallet;
+  if (write) h["Idempotency-Key"] = c.req.header("idempotency-key");
+  return h;
+}

@@ -1,0 +1,56 @@
+/**
+ * Opens the gateway's key store: Postgres (`DATABASE_URL`, schema `gateway`) or an embedded
+ * PGlite directory. PGlite is one process only: admin commands talk to the running gateway.
+ */
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import pg from "pg";
+import { gatewayDdl, gatewayTables, type GatewayTables } from "./schema";
+
+export type GatewayDb = PgDatabase<PgQueryResultHKT>;
+
+export interface GatewayStore {
+  db: GatewayDb;
+  tables: GatewayTables;
+  kind: "postgres" | "pglite";
+  /** round trip to the database; throws when it is unreachable */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  databaseUrl?: string;
+  pgliteDir: string;
+  schema: string;
+}
+
+export async function openGatewayStore({ databaseUrl, pgliteDir, schema }: OpenStoreOptions): Promise<GatewayStore> {
+  const tables = gatewayTables(schema);
+  if (databaseUrl) {
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 5 });
+    await pool.query(gatewayDdl(schema));
+    const db = drizzlePg(pool) as unknown as GatewayDb;
+    return {
+      db,
+      tables,
+      kind: "postgres",
+      ping: async () => void (await pool.query("SELECT 1")),
+      close: () => pool.end(),
+    };
+  }
+  if (pgliteDir !== "memory://") mkdirSync(pgliteDir, { recursive: true });
+  const client = new PGlite(pgliteDir);
+  await client.exec(gatewayDdl(schema));
+  const db = drizzlePglite(client) as unknown as GatewayDb;
+  return {
+    db,
+    tables,
+    kind: "pglite",
+    ping: async () => void (await db.execute(sql`SELECT 1`)),
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * The gateway process (`npm run start:gateway`). Refuses to start under the development or
+ * production profile with default or missing secrets (non-zero exit, one clear line).
+ */
+import { serve } from "@hono/node-server";
+import pino from "pino";
+import { createGatewayApp } from "./app";
+import { loadGatewayConfig, type GatewayConfig } from "./config";
+import { openGatewayStore } from "./db/open";
+import { KeyStore } from "./keys";
+import { createUpstream } from "./upstream";
+
+async function main() {
+  let config: GatewayConfig;
+  try {
+    config = loadGatewayConfig();
+  } catch (err) {
+    process.stderr.write(`gateway: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  const log = pino({ name: "gateway", level: config.logLevel });
+  const store = await openGatewayStore({
+    databaseUrl: config.databaseUrl,
+    pgliteDir: config.pgliteDir,
+    schema: config.dbSchema,
+  });
+  const internal = { "X-Internal-Token": config.internalToken };
+  const upstreams = {
+    integration: createUpstream("integration", config.integrationUrl, config.timeouts.integrationMs, internal),
+    relayer: createUpstream("relayer", config.relayerUrl, config.timeouts.relayerMs, internal),
+    keeper: createUpstream("keeper", config.keeperUrl, config.timeouts.keeperMs, internal),
+  };
+  const keys = new KeyStore(store, config.keyCacheMs);
+  const app = createGatewayApp({ config, store, keys, log, upstreams });
+
+  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+    log.info(
+      { port: info.port, host: config.host, profile: config.profile.name, db: store.kind, baseUrl: config.profile.gatewayBaseUrl },
+      "gateway listening",
+    );
+  });
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, "gateway stopping");
+    server.close(() => {
+      store.close().finally(() => process.exit(0));
+    });
+    setTimeout(() => process.exit(0), 5_000).unref();
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+main().catch((err) => {
+  process.stderr.write(`gateway: failed to start: ${(err as Error).stack ?? err}\n`);
+  process.exit(1);
+});

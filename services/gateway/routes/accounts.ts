@@ -1,0 +1,293 @@
+/**
+ * /v1/accounts: reads from the integration API, writes to the relayer's internal API with the
+ * key's wallet as the caller (the relayer and the chain check ownership: UNAUTHORIZED, 403).
+ */
+import { ApiError } from "../../../core/errors";
+import type { GatewayApp, GatewayDeps } from "../context";
+import { forwardHeaders, send } from "../context";
+import { requireIdentity } from "../middleware/api-key";
+import {
+  AccountIdParam,
+  AccountMarketParam,
+  AddressParam,
+  AmountBody,
+  CancelBody,
+  CloseBody,
+  CreateAccountBody,
+  IdParam,
+  OrdersQuery,
+  ReadQuery,
+  TradeBody,
+  orderTypeName,
+  sideName,
+} from "../schemas";
+import { defineRoute, jsonBody } from "./define";
+
+const tag = "Accounts";
+const writeErrors = [202, 403, 404, 409, 422];
+
+export const createAccount = defineRoute({
+  method: "post",
+  path: "/v1/accounts/create",
+  tag,
+  summary: "Create the account of the key's wallet",
+  description: "`owner` must be the API key's wallet (else 403 UNAUTHORIZED). One account per wallet (ACCOUNT_EXISTS).",
+  request: jsonBody(CreateAccountBody, "{ owner, operator_approval? }"),
+  ok: { status: 201, name: "AccountCreated", description: "account_id, account_address, owner, transaction_hash, request_id" },
+  errors: writeErrors,
+});
+
+export const getAccount = defineRoute({
+  method: "get",
+  path: "/v1/accounts/{id}",
+  tag,
+  summary: "Account and its margin",
+  request: { params: IdParam, query: ReadQuery },
+  ok: { status: 200, name: "Account", description: "account_id, account_address, owner, margin { available, committed, total (WAD) }" },
+  errors: [404],
+});
+
+export const getAccountByAddress = defineRoute({
+  method: "get",
+  path: "/v1/accounts/by-address/{address}",
+  tag,
+  summary: "Account of a wallet",
+  request: { params: AddressParam, query: ReadQuery },
+  ok: { status: 200, name: "AccountByAddress", description: "account_id (0 when none), exists" },
+});
+
+export const deposit = defineRoute({
+  method: "post",
+  path: "/v1/accounts/{id}/deposit",
+  tag,
+  summary: "Deposit margin",
+  description: "Pulls `amount` of the deposit token (6 decimals) from the owner, who approved the engine first.",
+  request: { params: IdParam, ...jsonBody(AmountBody, "{ amount }") },
+  ok: { status: 200, name: "DepositResult", description: "account_id, deposited_amount, new_available_margin (WAD), transaction_hash" },
+  errors: writeErrors,
+});
+
+export const withdraw = defineRoute({
+  method: "post",
+  path: "/v1/accounts/{id}/withdraw",
+  tag,
+  summary: "Withdraw available margin to the owner",
+  request: { params: IdParam, ...jsonBody(AmountBody, "{ amount }: deposit-token base units (6 decimals)") },
+  ok: { status: 200, name: "WithdrawResult", description: "account_id, withdrawn_amount, new_available_margin (WAD), transaction_hash" },
+  errors: writeErrors,
+});
+
+export const trade = defineRoute({
+  method: "post",
+  path: "/v1/accounts/{account_id}/trade",
+  tag,
+  summary: "Place an order",
+  description:
+    "side 0 = LONG, 1 = SHORT; order_type 0 = MARKET, 1 = LIMIT (JSON integers). collateral and limit_price are decimal strings. collateral \"0\" places a reduce-only order for the whole position.",
+  request: { params: AccountIdParam, ...jsonBody(TradeBody, "order placement") },
+  ok: { status: 201, name: "OrderResult", description: "client_key, order_id, market_id, side, size, order_type, status, transaction_hash" },
+  errors: writeErrors,
+});
+
+export const listOrders = defineRoute({
+  method: "get",
+  path: "/v1/accounts/{account_id}/orders",
+  tag,
+  summary: "Orders of an account",
+  request: { params: AccountIdParam, query: OrdersQuery },
+  ok: { status: 200, name: "OrderList", description: "{ orders: [order], total_count }" },
+  errors: [404],
+});
+
+export const cancelOrder = defineRoute({
+  method: "post",
+  path: "/v1/accounts/{account_id}/orders/cancel",
+  tag,
+  summary: "Cancel an open order",
+  request: { params: AccountIdParam, ...jsonBody(CancelBody, "{ market_id, client_key }") },
+  ok: { status: 200, name: "CancelResult", description: "client_key, order_id, margin_returned (WAD), transaction_hash" },
+  errors: writeErrors,
+});
+
+export const getPosition = defineRoute({
+  method: "get",
+  path: "/v1/accounts/{account_id}/positions/{market_id}",
+  tag,
+  summary: "Position of an account in a market",
+  request: { params: AccountMarketParam, query: ReadQuery },
+  ok: { status: 200, name: "Position", description: "is_open, side, size, entry_price, margin, leverage, open_block, health" },
+  errors: [404],
+});
+
+export const getPositionFunding = defineRoute({
+  method: "get",
+  path: "/v1/accounts/{account_id}/positions/{market_id}/funding",
+  tag,
+  summary: "Pending funding of a position",
+  request: { params: AccountMarketParam, query: ReadQuery },
+  ok: { status: 200, name: "PositionFunding", description: "pending_funding (signed WAD), direction PAY/RECEIVE/NONE, last_settled" },
+  errors: [404],
+});
+
+export const closePosition = defineRoute({
+  method: "post",
+  path: "/v1/accounts/{account_id}/positions/{market_id}/close",
+  tag,
+  summary: "Close a position (reduce-only order on the opposite side)",
+  request: { params: AccountMarketParam, ...jsonBody(CloseBody, "{ order_type?, limit_price? } (empty object for MARKET)") },
+  ok: { status: 201, name: "CloseResult", description: "client_key, order_id, market_id, closing_side, size, order_type, transaction_hash" },
+  errors: writeErrors,
+});
+
+export function registerAccountRoutes(app: GatewayApp, { upstreams: { integration, relayer } }: GatewayDeps) {
+  app.openapi(createAccount, async (c) => {
+    const { wallet } = requireIdentity(c);
+    const body = c.req.valid("json");
+    if (body.owner.toLowerCase() !== wallet.toLowerCase()) {
+      throw new ApiError("UNAUTHORIZED", "owner must be the wallet of the API key");
+    }
+    const approval = body.operator_approval;
+    return send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: "/internal/accounts",
+        body: { userAddress: body.owner, ...(approval ? { operatorApproval: approval } : {}) },
+        headers: forwardHeaders(c, true),
+      }),
+    );
+  });
+
+  app.openapi(getAccount, async (c) =>
+    send(
+      c,
+      await integration.call({
+        path: `/accounts/${c.req.valid("param").id}`,
+        query: { minBlock: c.req.valid("query").min_block },
+        headers: forwardHeaders(c),
+      }),
+    ),
+  );
+
+  app.openapi(getAccountByAddress, async (c) =>
+    send(
+      c,
+      await integration.call({
+        path: `/accounts/by-address/${c.req.valid("param").address}`,
+        query: { minBlock: c.req.valid("query").min_block },
+        headers: forwardHeaders(c),
+      }),
+    ),
+  );
+
+  app.openapi(deposit, async (c) =>
+    send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: `/internal/accounts/${c.req.valid("param").id}/deposit`,
+        body: { amount: c.req.valid("json").amount },
+        headers: forwardHeaders(c, true),
+      }),
+    ),
+  );
+
+  app.openapi(withdraw, async (c) =>
+    send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: `/internal/accounts/${c.req.valid("param").id}/withdraw`,
+        body: { amount: c.req.valid("json").amount },
+        headers: forwardHeaders(c, true),
+      }),
+    ),
+  );
+
+  app.openapi(trade, async (c) => {
+    const b = c.req.valid("json");
+    return send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: `/internal/accounts/${c.req.valid("param").account_id}/orders`,
+        body: {
+          marketId: b.market_id,
+          collateralAmount: b.collateral,
+          side: sideName(b.side),
+          leverage: b.leverage,
+          orderType: orderTypeName(b.order_type),
+          ...(b.limit_price !== undefined ? { limitPrice: b.limit_price } : {}),
+          ...(b.client_key !== undefined ? { clientKey: b.client_key } : {}),
+        },
+        headers: forwardHeaders(c, true),
+      }),
+    );
+  });
+
+  app.openapi(listOrders, async (c) => {
+    const q = c.req.valid("query");
+    return send(
+      c,
+      await integration.call({
+        path: `/accounts/${c.req.valid("param").account_id}/orders`,
+        query: { marketId: q.market_id, status: q.status, minBlock: q.min_block },
+        headers: forwardHeaders(c),
+      }),
+    );
+  });
+
+  app.openapi(cancelOrder, async (c) => {
+    const b = c.req.valid("json");
+    return send(
+      c,
+      await relayer.call({
+        method: "DELETE",
+        path: `/internal/accounts/${c.req.valid("param").account_id}/orders/${b.client_key}`,
+        query: { marketId: b.market_id },
+        headers: forwardHeaders(c, true),
+      }),
+    );
+  });
+
+  app.openapi(getPosition, async (c) => {
+    const p = c.req.valid("param");
+    return send(
+      c,
+      await integration.call({
+        path: `/accounts/${p.account_id}/positions/${p.market_id}`,
+        query: { minBlock: c.req.valid("query").min_block },
+        headers: forwardHeaders(c),
+      }),
+    );
+  });
+
+  app.openapi(getPositionFunding, async (c) => {
+    const p = c.req.valid("param");
+    return send(
+      c,
+      await integration.call({
+        path: `/accounts/${p.account_id}/positions/${p.market_id}/funding`,
+        query: { minBlock: c.req.valid("query").min_block },
+        headers: forwardHeaders(c),
+      }),
+    );
+  });
+
+  app.openapi(closePosition, async (c) => {
+    const p = c.req.valid("param");
+    const b = c.req.valid("json");
+    return send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: `/internal/accounts/${p.account_id}/positions/${p.market_id}/close`,
+        body: {
+          orderType: orderTypeName(b.order_type ?? 0),
+          ...(b.limit_price !== undefined ? { limitPrice: b.limit_price } : {}),
+        },
+        headers: forwardHeaders(c, true),
+      }),
+    );
+  });
+}

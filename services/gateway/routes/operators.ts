@@ -1,0 +1,74 @@
+/** /v1/operators (EIP-712 approval of the relayer) and /v1/transactions (202 follow-up), via the relayer. */
+import { ApiError } from "../../../core/errors";
+import type { GatewayApp, GatewayDeps } from "../context";
+import { forwardHeaders, send } from "../context";
+import { requireIdentity } from "../middleware/api-key";
+import { ApproveBody, TransactionIdParam, TypedDataQuery } from "../schemas";
+import { defineRoute, jsonBody } from "./define";
+
+export const typedData = defineRoute({
+  method: "get",
+  path: "/v1/operators/typed-data",
+  tag: "Operators",
+  summary: "EIP-712 typed data approving the relayer as operator",
+  description: "Sign it with the owner's wallet (eth_signTypedData_v4) and POST the signature to /v1/operators/approve.",
+  request: { query: TypedDataQuery },
+  ok: { status: 200, name: "OperatorTypedData", description: "domain, types, primary_type, message" },
+});
+
+export const approve = defineRoute({
+  method: "post",
+  path: "/v1/operators/approve",
+  tag: "Operators",
+  summary: "Submit the owner's operator approval signature",
+  description: "`owner` must be the API key's wallet.",
+  request: jsonBody(ApproveBody, "{ owner, operator?, expiry, deadline, signature }"),
+  ok: { status: 200, name: "OperatorApproved", description: "owner, operator, expiry, transaction_hash" },
+  errors: [202, 403],
+});
+
+export const transaction = defineRoute({
+  method: "get",
+  path: "/v1/transactions/{id}",
+  tag: "Transactions",
+  summary: "Status of a write answered 202",
+  description: "The hash may change while the relayer bumps gas; poll until transaction_status is final.",
+  request: { params: TransactionIdParam },
+  ok: { status: 200, name: "TransactionStatus", description: "request_id, transaction_hash, transaction_status, block_number, result" },
+  errors: [404],
+});
+
+export function registerOperatorRoutes(app: GatewayApp, { upstreams: { relayer } }: GatewayDeps) {
+  app.openapi(typedData, async (c) => {
+    const q = c.req.valid("query");
+    const owner = q.owner ?? requireIdentity(c).wallet;
+    return send(
+      c,
+      await relayer.call({
+        path: "/internal/operators/typed-data",
+        query: { owner, expiry: q.expiry, deadline: q.deadline },
+        headers: forwardHeaders(c),
+      }),
+    );
+  });
+
+  app.openapi(approve, async (c) => {
+    const b = c.req.valid("json");
+    if (b.owner.toLowerCase() !== requireIdentity(c).wallet.toLowerCase()) {
+      throw new ApiError("UNAUTHORIZED", "owner must be the wallet of the API key");
+    }
+    return send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: "/internal/operators/approve",
+        body: { owner: b.owner, ...(b.operator ? { operator: b.operator } : {}), expiry: b.expiry, deadline: b.deadline, signature: b.signature },
+        headers: forwardHeaders(c, true),
+      }),
+    );
+  });
+
+  app.openapi(transaction, async (c) =>
+    send(c, await relayer.call({ path: `/internal/transactions/${c.req.valid("param").id}`, headers: forwardHeaders(c) })),
+  );
+}

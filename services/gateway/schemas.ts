@@ -1,0 +1,200 @@
+/**
+ * The gateway's request schemas: each parameter declared once, validating requests and feeding
+ * the OpenAPI document. Wire types per DESIGN.md: `side`, `leverage`, `order_type` are JSON
+ * integers; amounts and prices are decimal strings; ids and keys are hex strings.
+ */
+import { z } from "@hono/zod-openapi";
+import type { ZodError } from "zod";
+import { ApiError } from "../../core/errors";
+
+const UINT256_MAX = 2n ** 256n - 1n;
+
+/** A non-negative integer as a decimal string, at most uint256. */
+export const uintString = (description: string, example = "1000000") =>
+  z
+    .string({ error: "expected a decimal integer string" })
+    .regex(/^\d{1,78}$/, "expected a decimal integer string such as \"1000000\"")
+    .refine((s) => BigInt(s) <= UINT256_MAX, "exceeds uint256")
+    .openapi({ description, example });
+
+export const bytes32 = (description: string, example = "0x" + "ab".repeat(32)) =>
+  z
+    .string({ error: "expected a 0x-prefixed 32-byte hex string" })
+    .regex(/^0x[0-9a-fA-F]{64}$/, "expected a 0x-prefixed 32-byte hex string")
+    .openapi({ description, example });
+
+export const address = (description: string) =>
+  z
+    .string({ error: "expected a 0x-prefixed 20-byte address" })
+    .regex(/^0x[0-9a-fA-F]{40}$/, "expected a 0x-prefixed 20-byte address")
+    .openapi({ description, example: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" });
+
+/** accountId in a path: decimal uint256 (accounts start at 1). */
+const accountIdString = (name: string) =>
+  z
+    .string()
+    .regex(/^\d{1,78}$/, "expected a decimal account id")
+    .refine((s) => BigInt(s) <= UINT256_MAX, "exceeds uint256")
+    .openapi({ param: { name, in: "path" }, example: "1", description: "account id (uint256, from 1)" });
+
+export const IdParam = z.object({ id: accountIdString("id") });
+export const AccountIdParam = z.object({ account_id: accountIdString("account_id") });
+
+const marketIdPath = bytes32("market id: keccak256 of the symbol, e.g. keccak256(\"EUR/USD\")").openapi({
+  param: { name: "market_id", in: "path" },
+});
+export const MarketIdParam = z.object({ market_id: marketIdPath });
+export const AccountMarketParam = z.object({ account_id: accountIdString("account_id"), market_id: marketIdPath });
+export const PositionIdParam = z.object({
+  position_id: bytes32("keccak256(abi.encode(uint256 accountId, bytes32 marketId))").openapi({
+    param: { name: "position_id", in: "path" },
+  }),
+});
+export const AddressParam = z.object({
+  address: address("wallet address").openapi({ param: { name: "address", in: "path" } }),
+});
+export const TransactionIdParam = z.object({
+  id: z
+    .string()
+    .regex(/^[\w\-]{1,128}$/, "expected a request id")
+    .openapi({ param: { name: "id", in: "path" }, description: "`request_id` of a 202 answer" }),
+});
+
+const minBlock = uintString("wait (bounded) until this block is indexed, to read your own writes", "123").optional();
+export const ReadQuery = z.object({ min_block: minBlock });
+export const OrderbookQuery = z.object({
+  depth: z
+    .string()
+    .regex(/^\d{1,4}$/, "expected an integer")
+    .optional()
+    .openapi({ description: "price levels per side (default 10)", example: "10" }),
+  min_block: minBlock,
+});
+export const OrdersQuery = z.object({
+  market_id: bytes32("only orders of this market").optional(),
+  status: z.enum(["active", "filled", "cancelled"]).optional().openapi({ description: "order status filter" }),
+  min_block: minBlock,
+});
+
+const SIDE = { 0: "LONG", 1: "SHORT" } as const;
+const ORDER_TYPE = { 0: "MARKET", 1: "LIMIT" } as const;
+export const sideName = (s: 0 | 1) => SIDE[s];
+export const orderTypeName = (t: 0 | 1) => ORDER_TYPE[t];
+
+const intEnum = (description: string) =>
+  z
+    .number({ error: "expected a JSON integer 0 or 1" })
+    .int("expected a JSON integer 0 or 1")
+    .min(0, "expected 0 or 1")
+    .max(1, "expected 0 or 1")
+    .openapi({ description, enum: [0, 1], example: 0 }) as unknown as z.ZodType<0 | 1>;
+
+export const CreateAccountBody = z
+  .object({
+    owner: address("wallet that will own the account: must be the API key's wallet"),
+    operator_approval: z
+      .object({
+        expiry: uintString("operator approval expiry (unix seconds)", "1893456000"),
+        deadline: uintString("signature deadline (unix seconds)", "1893456000"),
+        signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "expected a hex signature"),
+      })
+      .optional()
+      .openapi({ description: "optional EIP-712 approval of the relayer as operator, signed by the owner" }),
+  })
+  .openapi("CreateAccountRequest");
+
+export const AmountBody = z
+  .object({ amount: uintString("deposit-token base units (6 decimals), greater than 0", "1000000000") })
+  .openapi("AmountRequest");
+
+export const TradeBody = z
+  .object({
+    market_id: bytes32("market to trade"),
+    collateral: uintString("collateral in deposit-token base units (6 decimals); 0 = reduce-only close", "100000000"),
+    side: intEnum("0 = LONG, 1 = SHORT"),
+    leverage: z
+      .number({ error: "expected a JSON integer" })
+      .int("expected a JSON integer")
+      .min(0, "expected a non-negative integer")
+      .max(1_000_000, "too large")
+      .openapi({ description: "leverage multiplier, 1 to the market's max_leverage", example: 5 }),
+    order_type: intEnum("0 = MARKET, 1 = LIMIT"),
+    limit_price: uintString("limit price, 18 decimals (required for LIMIT, ignored for MARKET)", "1085000000000000000").optional(),
+    client_key: bytes32("optional client order id (made by the venue when absent)").optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.order_type === 1 && b.limit_price === undefined) {
+      ctx.addIssue({ code: "custom", path: ["limit_price"], message: "required for LIMIT orders (order_type 1)" });
+    }
+  })
+  .openapi("TradeRequest");
+
+export const CancelBody = z
+  .object({
+    market_id: bytes32("market of the order"),
+    client_key: bytes32("client key of the open order"),
+  })
+  .openapi("CancelRequest");
+
+export const CloseBody = z
+  .object({
+    order_type: intEnum("0 = MARKET (default), 1 = LIMIT").optional(),
+    limit_price: uintString("limit price, 18 decimals (required for LIMIT)", "1085000000000000000").optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.order_type === 1 && b.limit_price === undefined) {
+      ctx.addIssue({ code: "custom", path: ["limit_price"], message: "required for LIMIT orders (order_type 1)" });
+    }
+  })
+  .openapi("CloseRequest");
+
+export const TypedDataQuery = z.object({
+  owner: address("owner whose approval is signed (default: the API key's wallet)").optional(),
+  expiry: uintString("approval expiry (unix seconds)", "1893456000").optional(),
+  deadline: uintString("signature deadline (unix seconds)", "1893456000").optional(),
+});
+
+export const ApproveBody = z
+  .object({
+    owner: address("the signing owner: must be the API key's wallet"),
+    operator: address("operator to approve (default: the relayer)").optional(),
+    expiry: uintString("approval expiry (unix seconds)", "1893456000"),
+    deadline: uintString("signature deadline (unix seconds)", "1893456000"),
+    signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "expected a hex signature"),
+  })
+  .openapi("OperatorApprovalRequest");
+
+export const CreateKeyBody = z.object({
+  wallet: address("registered wallet the key acts for"),
+  label: z.string().max(100).optional(),
+});
+export const KeyIdParam = z.object({
+  key_id: z
+    .string()
+    .regex(/^key_[0-9a-f]{16}$/, "expected a key id such as key_0123456789abcdef")
+    .openapi({ param: { name: "key_id", in: "path" } }),
+});
+
+/** Envelope schemas for the OpenAPI document (data: the integration API's, keys in snake_case). */
+export const SuccessEnvelope = (name: string, description: string) =>
+  z
+    .object({ success: z.literal(true), data: z.record(z.string(), z.unknown()).openapi({ description }) })
+    .openapi(name);
+export const ErrorEnvelope = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      code: z.string().openapi({ example: "VALIDATION_ERROR" }),
+      message: z.string().openapi({ example: "side: expected a JSON integer 0 or 1" }),
+    }),
+  })
+  .openapi("Error");
+
+/** Zod failure → 400 VALIDATION_ERROR naming each bad field. */
+export function validationError(error: ZodError, target: string): ApiError {
+  const parts = error.issues.slice(0, 5).map((i) => {
+    const field = i.path.length ? i.path.join(".") : target === "json" ? "body" : target;
+    return `${field}: ${i.message}`;
+  });
+  return new ApiError("VALIDATION_ERROR", parts.join("; "));
+}

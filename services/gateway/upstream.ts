@@ -1,0 +1,118 @@
+/**
+ * Calls to the internal services (integration API, relayer, keeper) with a timeout each. Their
+ * answers are the camelCase envelope; failures become the gateway's codes: timeout 504
+ * UPSTREAM_TIMEOUT, unreachable 503 SERVICE_UNAVAILABLE, a non-envelope answer 502 UPSTREAM_ERROR.
+ */
+import { ApiError, ERROR_CODES, type ErrorCode } from "../../core/errors";
+
+export type UpstreamName = "integration" | "relayer" | "keeper";
+
+export interface UpstreamRequest {
+  method?: "GET" | "POST" | "DELETE";
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+  headers?: Record<string, string | undefined>;
+}
+
+export interface UpstreamReply {
+  status: number;
+  /** the parsed envelope */
+  body: { success: boolean; data?: unknown; error?: { code: string; message: string } };
+  /** `X-Indexed-Block` of reads, when the upstream sent it */
+  indexedBlock: string | null;
+}
+
+export interface Upstream {
+  name: UpstreamName;
+  baseUrl: string;
+  call(req: UpstreamRequest): Promise<UpstreamReply>;
+}
+
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "UND_ERR_SOCKET", "EPIPE"]);
+
+export function createUpstream(
+  name: UpstreamName,
+  baseUrl: string,
+  timeoutMs: number,
+  fixedHeaders: Record<string, string> = {},
+): Upstream {
+  async function call({ method = "GET", path, query, body, headers }: UpstreamRequest): Promise<UpstreamReply> {
+    let url = baseUrl + path;
+    if (query) {
+      const qs = new URLSearchParams();
+      for (const [k, v] of Object.entries(query)) if (v !== undefined) qs.set(k, String(v));
+      const s = qs.toString();
+      if (s) url += "?" + s;
+    }
+    const h: Record<string, string> = { accept: "application/json", ...fixedHeaders };
+    for (const [k, v] of Object.entries(headers ?? {})) if (v !== undefined) h[k] = v;
+    if (body !== undefined) h["content-type"] = "application/json";
+
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        method,
+        headers: h,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (err) {
+      throw networkError(name, timeoutMs, err);
+    }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      throw networkError(name, timeoutMs, err);
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    if (!isEnvelope(parsed)) {
+      if (res.status === 503) throw new ApiError("SERVICE_UNAVAILABLE", `${name} is unavailable`);
+      throw new ApiError("UPSTREAM_ERROR", `${name} answered ${res.status} without an envelope`);
+    }
+    return { status: res.status, body: parsed, indexedBlock: res.headers.get("x-indexed-block") };
+  }
+  return { name, baseUrl, call };
+}
+
+function isEnvelope(v: unknown): v is UpstreamReply["body"] {
+  if (typeof v !== "object" || v === null) return false;
+  const o = v as Record<string, unknown>;
+  if (o.success === true) return "data" in o;
+  if (o.success === false) {
+    const e = o.error as Record<string, unknown> | undefined;
+    return typeof e === "object" && e !== null && typeof e.code === "string";
+  }
+  return false;
+}
+
+function networkError(name: UpstreamName, timeoutMs: number, err: unknown): ApiError {
+  const e = err as { name?: string; code?: string; cause?: { code?: string; name?: string } };
+  if (e?.name === "TimeoutError" || e?.name === "AbortError" || e?.cause?.name === "TimeoutError") {
+    return new ApiError("UPSTREAM_TIMEOUT", `${name} did not answer within ${timeoutMs} ms`);
+  }
+  const code = e?.cause?.code ?? e?.code;
+  if (code && NETWORK_CODES.has(code)) return new ApiError("SERVICE_UNAVAILABLE", `${name} is unavailable (${code})`);
+  return new ApiError("SERVICE_UNAVAILABLE", `${name} is unavailable`);
+}
+
+/**
+ * The gateway status of an upstream error envelope: the code's status in core/errors.ts when the
+ * code is known (so `UNAUTHORIZED` is 403 whatever the upstream said), else the upstream's
+ * status; an upstream 500 becomes 502 (the fault is behind the gateway).
+ */
+export function errorStatus(code: string, upstreamStatus: number): number {
+  const known = (ERROR_CODES as Record<string, number>)[code];
+  if (code === "INTERNAL_ERROR") return 502;
+  if (known !== undefined) return known;
+  if (upstreamStatus >= 400 && upstreamStatus < 600 && upstreamStatus !== 500) return upstreamStatus;
+  return 502;
+}
+
+export const isErrorCode = (code: string): code is ErrorCode => code in ERROR_CODES;
