@@ -1,0 +1,157 @@
+/**
+ * An indexer-only venue for the reads, reconciliation, rebuild and reorg tests: its own anvil,
+ * the contracts, funded wallets and Ponder (PGlite or Postgres), with nothing else writing to the
+ * chain, so a scripted session is deterministic and the chain may be snapshotted and reverted
+ * (the shared stacks of global-setup.ts run a keeper and a relayer that would race with that).
+ */
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import type { Hex, PublicClient } from "viem";
+import { startAnvil, freePort, type Anvil } from "../../core/chain/anvil.js";
+import { KEY_INDEX, devAccount } from "../../core/config.js";
+import { PROJECT_ROOT, type Deployment } from "../../core/deployment.js";
+import { deployVenue, writeDeployment } from "../../scripts/deploy.js";
+import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
+import { DEMO_MINT_6, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
+import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
+import { ponderBin } from "../../scripts/lib/services.js";
+import { POSTGRES_URL, dropSchemas } from "./stack.js";
+
+export type DbKind = "pglite" | "postgres";
+export const dbKinds = (): DbKind[] => {
+  const v = process.env.E2E_DB ?? "both";
+  return v === "both" ? ["pglite", "postgres"] : [v as DbKind];
+};
+
+export type Indexer = { url: string; schema: string; proc: Proc; stop: () => Promise<void> };
+
+export type Venue = {
+  kind: DbKind;
+  rpcUrl: string;
+  chainId: number;
+  deployment: Deployment;
+  deploymentFile: string;
+  client: PublicClient;
+  base: string;
+  /** account id of demo wallet i (0..5 have accounts) */
+  accountIds: bigint[];
+  wallet: (index: number) => ReturnType<typeof walletClientFor>;
+  /** Starts a Ponder on this chain with its own schema (and PGlite directory). */
+  startIndexer: (name: string) => Promise<Indexer>;
+  stop: () => Promise<void>;
+};
+
+const ACCOUNTS = [0, 1, 2, 3, 4, 5];
+
+export async function startVenue(kind: DbKind): Promise<Venue> {
+  const runId = `${Date.now().toString(36).slice(-5)}${Math.random().toString(36).slice(2, 5)}`;
+  const base = mkdtempSync(join(tmpdir(), `venue-reads-${runId}-${kind}-`));
+  const indexers: Indexer[] = [];
+  const schemas: string[] = [];
+  let anvil: Anvil | undefined;
+  const stop = async () => {
+    await Promise.all(indexers.map((i) => i.stop().catch(() => {})));
+    await anvil?.stop().catch(() => {});
+    if (kind === "postgres" && schemas.length) await dropSchemas(schemas).catch(() => {});
+  };
+  try {
+    anvil = await startAnvil({ logFile: join(base, "anvil.log") });
+    const chainId = 31337;
+    const client = publicClientFor(anvil.rpcUrl, chainId) as PublicClient;
+    const deployerKey = devAccount(KEY_INDEX.deployer).privateKey;
+    const deployer = walletClientFor(anvil.rpcUrl, chainId, deployerKey);
+    // the deployer is also an oracle updater here: the tests move index prices themselves
+    const deployment = await deployVenue(deployer, client, {
+      updaters: [devAccount(KEY_INDEX.priceFeed).address, deployer.account.address],
+    });
+    const deploymentFile = writeDeployment(deployment, join(base, "deployment.json"));
+    const ctx = { rpcUrl: anvil.rpcUrl, chainId, deployment };
+    const demo = Array.from({ length: 10 }, (_, i) => devAccount(i));
+    await mintTo(ctx, deployerKey, demo.map((a) => ({ address: a.address, amount6: DEMO_MINT_6 })));
+    const accountIds: bigint[] = [];
+    for (const i of ACCOUNTS) {
+      accountIds[i] = BigInt(
+        await prepareWallet(ctx, demo[i]!.privateKey, { approve: true, createAccount: true, deposit6: usd("100000") }),
+      );
+    }
+    const rpcUrl = anvil.rpcUrl;
+    const startIndexer = async (name: string): Promise<Indexer> => {
+      const schema = `rd_${runId}_${name}_${kind === "pglite" ? "l" : "p"}`.slice(0, 45);
+      schemas.push(schema);
+      const port = await freePort();
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        PONDER_TELEMETRY_DISABLED: "true",
+        RPC_URL: rpcUrl,
+        CHAIN_ID: String(chainId),
+        DEPLOYMENT_FILE: deploymentFile,
+        PROFILE: "local",
+      };
+      delete env.DATABASE_URL;
+      delete env.DATABASE_SCHEMA;
+      delete env.INDEXER_PGLITE_DIR;
+      if (kind === "postgres") env.DATABASE_URL = POSTGRES_URL;
+      else {
+        env.INDEXER_PGLITE_DIR = join(base, `pglite-${name}`);
+        mkdirSync(env.INDEXER_PGLITE_DIR, { recursive: true });
+      }
+      const args = [ponderBin(), "start", "--schema", schema, "-p", String(port), "-H", "127.0.0.1", "--log-format", "json"];
+      const proc = startProcess(`ponder ${name}`, process.execPath, args, env, join(base, `ponder-${name}.log`), PROJECT_ROOT);
+      const indexer: Indexer = { url: `http://127.0.0.1:${port}`, schema, proc, stop: () => proc.stop() };
+      indexers.push(indexer);
+      await waitForHttp(`${indexer.url}/ready`, { proc, timeoutMs: 120_000 });
+      return indexer;
+    };
+    return {
+      kind,
+      rpcUrl,
+      chainId,
+      deployment,
+      deploymentFile,
+      client,
+      base,
+      accountIds,
+      wallet: (i) => walletClientFor(rpcUrl, chainId, devAccount(i).privateKey as Hex),
+      startIndexer,
+      stop,
+    };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+/** The block the indexer has indexed (its /status). */
+export async function indexedBlock(url: string): Promise<number> {
+  const res = await fetch(`${url}/status`);
+  const status = (await res.json()) as Record<string, { block: { number: number } }>;
+  return Math.max(0, ...Object.values(status).map((c) => c.block.number));
+}
+
+export async function waitForBlock(url: string, block: bigint | number, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const b = await indexedBlock(url).catch(() => 0);
+    if (b >= Number(block)) return b;
+    if (Date.now() > deadline) throw new Error(`indexer at ${b}, wanted ${block}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Every row of every table of a Ponder schema (Postgres), keyed by table, for equality checks. */
+export async function dumpSchema(schema: string, tables: string[]): Promise<Record<string, unknown[]>> {
+  const c = new pg.Client({ connectionString: POSTGRES_URL });
+  await c.connect();
+  try {
+    const out: Record<string, unknown[]> = {};
+    for (const t of tables) {
+      const r = await c.query(`SELECT * FROM "${schema}"."${t}" ORDER BY 1, 2, 3`);
+      out[t] = r.rows;
+    }
+    return out;
+  } finally {
+    await c.end();
+  }
+}

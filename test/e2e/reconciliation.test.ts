@@ -1,0 +1,238 @@
+/**
+ * Reconciliation: after a scripted session (test/e2e/reads-session.ts), every read route for
+ * every account, market and position touched equals, field by field, what the contracts' views
+ * say at the block the API reports in X-Indexed-Block.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatUnits, getAddress, type Hex } from "viem";
+import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.js";
+import { dbKinds, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { runSession, type Session } from "./reads-session.js";
+
+type Json = Record<string, any>;
+const SIDES = ["LONG", "SHORT"];
+const STATUS = ["none", "active", "filled", "cancelled"];
+
+describe.each(dbKinds())("reconciliation on %s", (kind) => {
+  let v: Venue;
+  let ix: Indexer;
+  let s: Session;
+  let block: bigint;
+
+  const api = async (path: string) => {
+    const res = await fetch(`${ix.url}${path}`);
+    const body = (await res.json()) as Json;
+    expect(res.headers.get("x-indexed-block"), path).toBe(block.toString());
+    return { status: res.status, body, data: body.data as Json };
+  };
+  const read = <T>(address: Hex, abi: readonly unknown[], functionName: string, args: readonly unknown[] = []) =>
+    v.client.readContract({ address, abi, functionName, args, blockNumber: block } as never) as Promise<T>;
+  const marketAddress = (marketId: Hex) => v.deployment.markets.find((m) => m.marketId === marketId)!.marketAddress as Hex;
+
+  beforeAll(async () => {
+    v = await startVenue(kind);
+    ix = await v.startIndexer("recon");
+    s = await runSession(v);
+    block = await v.client.getBlockNumber();
+    await waitForBlock(ix.url, block);
+  }, 300_000);
+  afterAll(async () => {
+    await v?.stop();
+  });
+
+  it("accounts equal Engine.getAccount", async () => {
+    for (const id of s.accounts) {
+      const { status, data } = await api(`/accounts/${id}`);
+      expect(status).toBe(200);
+      const a = await read<Json>(v.deployment.contracts.engine, engineAbi, "getAccount", [id]);
+      expect(data).toEqual({
+        accountId: Number(id),
+        accountAddress: getAddress(a.accountAddress),
+        owner: getAddress(a.owner),
+        margin: {
+          available: a.availableWad.toString(),
+          availableFormatted: formatUnits(a.availableWad, 18),
+          committed: a.committedWad.toString(),
+          committedFormatted: formatUnits(a.committedWad, 18),
+          total: a.totalWad.toString(),
+          totalFormatted: formatUnits(a.totalWad, 18),
+        },
+      });
+      const byAddress = await api(`/accounts/by-address/${a.owner}`);
+      expect(byAddress.data).toEqual({ accountId: Number(id), accountAddress: getAddress(a.accountAddress), owner: getAddress(a.owner), exists: true });
+    }
+  });
+
+  it("positions and their funding equal getPosition / positionHealth / pendingFunding", async () => {
+    let open = 0;
+    for (const id of s.accounts) {
+      for (const marketId of s.markets) {
+        const market = marketAddress(marketId);
+        const { data } = await api(`/accounts/${id}/positions/${marketId}`);
+        const p = await read<Json>(market, marketAbi, "getPosition", [id]);
+        const size = p.sizeQty as bigint;
+        const funding = (await api(`/accounts/${id}/positions/${marketId}/funding`)).data;
+        // VenueLens.positionHealth: the contracts' own health and pending funding at this block
+        const h = await read<Json>(v.deployment.contracts.venueLens, venueLensAbi, "positionHealth", [market, id]);
+        const pending = h.pendingFundingWad as bigint;
+        expect(funding.pendingFunding).toBe(pending.toString());
+        expect(funding.direction).toBe(pending > 0n ? "PAY" : pending < 0n ? "RECEIVE" : "NONE");
+        expect(funding.lastSettled).toBe(Number(p.lastSettledAt));
+        if (size === 0n) {
+          expect(data).toMatchObject({ isOpen: false, side: null, size: "0", health: null, openBlock: 0 });
+          continue;
+        }
+        open++;
+        const abs = size < 0n ? -size : size;
+        expect(data).toMatchObject({
+          isOpen: true,
+          side: size > 0n ? "LONG" : "SHORT",
+          size: abs.toString(),
+          entryPrice: p.entryPriceX18.toString(),
+          margin: p.marginWad.toString(),
+          openBlock: Number(p.openBlock),
+        });
+        const lev = (h.positionValueWad as bigint) / (p.marginWad as bigint);
+        expect(data.leverage).toBe(Number(lev < 1n ? 1n : lev));
+        expect(data.health).toEqual({
+          markPrice: h.markPriceX18.toString(),
+          markPriceFormatted: formatUnits(h.markPriceX18, 18),
+          positionValue: h.positionValueWad.toString(),
+          positionValueFormatted: formatUnits(h.positionValueWad, 18),
+          unrealizedPnL: h.unrealizedPnlWad.toString(),
+          unrealizedPnLFormatted: formatUnits(h.unrealizedPnlWad, 18),
+          marginRatioBps: Number(h.marginRatioBps),
+          marginRatioPercent: formatUnits(h.marginRatioBps, 2),
+          liquidationPrice: h.liquidationPriceX18.toString(),
+          liquidationPriceFormatted: formatUnits(h.liquidationPriceX18, 18),
+          insolvencyPrice: h.insolvencyPriceX18.toString(),
+          insolvencyPriceFormatted: formatUnits(h.insolvencyPriceX18, 18),
+          isLiquidatable: h.isLiquidatable,
+        });
+      }
+    }
+    expect(open).toBeGreaterThanOrEqual(3);
+  });
+
+  it("orders equal Market.getOrder, filtered by market and status", async () => {
+    let total = 0;
+    const statuses = new Set<string>();
+    for (const id of s.accounts) {
+      const { data } = await api(`/accounts/${id}/orders?limit=1000`);
+      expect(data.totalCount).toBe(data.orders.length);
+      for (const o of data.orders as Json[]) {
+        total++;
+        statuses.add(o.status);
+        const c = await read<Json>(marketAddress(o.marketId), marketAbi, "getOrder", [BigInt(o.orderId)]);
+        expect(o).toMatchObject({
+          clientKey: c.clientKey,
+          orderId: c.orderId.toString(),
+          side: SIDES[c.side],
+          orderType: ["MARKET", "LIMIT"][c.orderType],
+          status: STATUS[c.status],
+          price: c.priceX18.toString(),
+          originalQuantity: c.originalQty.toString(),
+          filledQuantity: c.filledQty.toString(),
+          remainingQuantity: c.remainingQty.toString(),
+          marginAllocated: c.marginAllocatedWad.toString(),
+          isActive: c.status === 1,
+          fillPercent: Number((c.filledQty * 100n) / c.originalQty),
+        });
+        expect(Number(c.accountId)).toBe(Number(id));
+      }
+      for (const status of ["active", "filled", "cancelled"]) {
+        for (const marketId of s.markets) {
+          const f = (await api(`/accounts/${id}/orders?marketId=${marketId}&status=${status}&limit=1000`)).data;
+          const expected = (data.orders as Json[]).filter((o) => o.status === status && o.marketId === marketId);
+          expect(f.orders.map((o: Json) => o.orderId)).toEqual(expected.map((o) => o.orderId));
+          expect(f.totalCount).toBe(expected.length);
+        }
+      }
+    }
+    expect(total).toBeGreaterThanOrEqual(15);
+    expect([...statuses].sort()).toEqual(["active", "cancelled", "filled"]);
+  });
+
+  it("markets, funding, order book and mark price equal the market's views", async () => {
+    const list = (await api("/markets")).data.markets as Json[];
+    expect(list.map((m) => m.marketId)).toEqual(v.deployment.markets.map((m) => m.marketId));
+    for (const { marketId, marketAddress: address } of v.deployment.markets) {
+      const market = address as Hex;
+      const m = (await api(`/markets/${marketId}`)).data;
+      expect(list.find((x) => x.marketId === marketId)).toEqual(m);
+      const params = await read<Json>(market, marketAbi, "params");
+      const [longQty, shortQty] = await read<[bigint, bigint]>(market, marketAbi, "openInterest");
+      expect(m).toMatchObject({
+        marketId,
+        symbol: params.symbol,
+        marketAddress: getAddress(market),
+        baseFxToken: getAddress(params.baseFxToken),
+        quoteFxToken: getAddress(params.quoteFxToken),
+        maxLeverage: Number(params.maxLeverage),
+        maintenanceMarginBps: Number(params.maintenanceMarginBps),
+        liquidationFeeBps: Number(params.liquidationFeeBps),
+        isActive: await read<boolean>(market, marketAbi, "isActive"),
+        openInterest: { long: longQty.toString(), longFormatted: formatUnits(longQty, 18), short: shortQty.toString(), shortFormatted: formatUnits(shortQty, 18) },
+        tickSize: params.tickSizeX18.toString(),
+        lotSize: params.lotSizeQty.toString(),
+        minOrderSize: params.minOrderQty.toString(),
+        makerFeeBps: Number(params.makerFeeBps),
+        takerFeeBps: Number(params.takerFeeBps),
+      });
+
+      const f = (await api(`/markets/${marketId}/funding`)).data;
+      const fv = await read<Json>(market, marketAbi, "funding");
+      const mark = await read<bigint>(market, marketAbi, "markPrice");
+      const [index] = await read<[bigint, bigint]>(v.deployment.contracts.oracle, oracleAbi, "getPrice", [marketId]);
+      expect(f).toMatchObject({
+        currentRate: fv.rateX18PerHour.toString(),
+        cumulativeFunding: fv.cumulativeIndexX18.toString(),
+        pendingFunding: (fv.cumulativeIndexNowX18 - fv.cumulativeIndexX18).toString(),
+        lastUpdate: Number(fv.lastUpdate),
+        prices: { perpPrice: mark.toString(), indexPrice: index.toString(), premium: (((mark - index) * 10n ** 18n) / index).toString() },
+        components: { premiumComponent: fv.premiumComponentX18.toString(), skewComponent: fv.skewComponentX18.toString(), skew: fv.skewX18.toString() },
+        direction: fv.rateX18PerHour > 0n ? "LONGS_PAY" : fv.rateX18PerHour < 0n ? "SHORTS_PAY" : "NEUTRAL",
+      });
+      expect(f.currentRateAnnualized).toBe(formatUnits(fv.rateX18PerHour * 24n * 365n * 100n, 18));
+
+      const price = (await api(`/markets/${marketId}/price`)).data;
+      expect(price.markPrice).toBe(mark.toString());
+
+      const book = (await api(`/markets/${marketId}/orderbook?depth=100`)).data;
+      for (const [side, key] of [[0, "bids"], [1, "asks"]] as const) {
+        const [prices, qtys, counts] = await read<[bigint[], bigint[], bigint[]]>(market, marketAbi, "getLevels", [side, 100n]);
+        expect(book[key]).toEqual(
+          prices.map((p, i) => ({
+            price: p.toString(),
+            priceFormatted: formatUnits(p, 18),
+            quantity: qtys[i]!.toString(),
+            quantityFormatted: formatUnits(qtys[i]!, 18),
+            orderCount: Number(counts[i]),
+          })),
+        );
+      }
+      const blk = await v.client.getBlock({ blockNumber: block });
+      expect(book.timestamp).toBe(Number(blk.timestamp) * 1000);
+      expect(price.timestamp).toBe(Number(blk.timestamp));
+      const top = (await api(`/markets/${marketId}/orderbook`)).data;
+      expect(top.bids.length).toBeLessThanOrEqual(10);
+      if (book.bids.length && book.asks.length) {
+        const bid = BigInt(book.bids[0].price);
+        const ask = BigInt(book.asks[0].price);
+        expect(book.spread.absolute).toBe((ask - bid).toString());
+        expect(book.midPrice).toBe(((ask + bid) / 2n).toString());
+      } else {
+        expect(book.spread).toBeNull();
+        expect(book.midPrice).toBeNull();
+      }
+    }
+  });
+
+  it("a liquidation happened and is indexed", async () => {
+    const d = s.accounts[3]!;
+    const p = (await api(`/accounts/${d}/positions/${s.markets[0]}`)).data;
+    const c = await read<Json>(marketAddress(s.markets[0]!), marketAbi, "getPosition", [d]);
+    expect(p.size).toBe((c.sizeQty < 0n ? -c.sizeQty : c.sizeQty).toString());
+    expect(c.sizeQty).toBe(0n); // fully closed by the liquidation
+  });
+});
