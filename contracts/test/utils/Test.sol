@@ -88,4 +88,14 @@ abstract contract Test {
     function assertGt(int256 a, int256 b) internal pure { vm.assertGt(a, b, ""); }
     function assertLe(int256 a, int256 b) internal pure { vm.assertLe(a, b, ""); }
     function assertGe(int256 a, int256 b) internal pure { vm.assertGe(a, b, ""); }
+    function assertLt(int256 a, int256 b, string memory m) internal pure { vm.assertLt(a, b, m); }
+    function assertGt(int256 a, int256 b, string memory m) internal pure { vm.assertGt(a, b, m); }
+    function assertLe(int256 a, int256 b, string memory m) internal pure { vm.assertLe(a, b, m); }
+    function assertGe(int256 a, int256 b, string memory m) internal pure { vm.assertGe(a, b, m); }
+    function assertApproxEqAbs(uint256 a, uint256 b, uint256 d, string memory m) internal pure {
+        vm.assertApproxEqAbs(a, b, d, m);
+    }
+    function assertApproxEqAbs(int256 a, int256 b, uint256 d, string memory m) internal pure {
+        vm.assertApproxEqAbs(a, b, d, m);
+    }
 }

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {VenueFixture} from "../utils/VenueFixture.sol";
+import {IEngine} from "../../src/interfaces/IEngine.sol";
+import {IMarket} from "../../src/interfaces/IMarket.sol";
+import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
+
+contract MarketCancelTest is VenueFixture {
+    uint256 internal a;
+    uint256 internal b;
+
+    function setUp() public override {
+        super.setUp();
+        a = _account(alice, 1_000e6);
+        b = _account(bob, 1_000e6);
+    }
+
+    function _key(uint256 oid) internal view returns (bytes32) {
+        return market.getOrder(oid).clientKey;
+    }
+
+    function test_cancelOrder_returnsMarginAndClears() public {
+        uint256 oid = _limit(alice, a, LONG, 108e6, 10, 1.07e18);
+        uint256 q = market.getOrder(oid).originalQty;
+        bytes32 key = _key(oid);
+        vm.prank(alice);
+        (uint256 cid, uint256 returned) = engine.cancelOrder(a, EUR, key);
+        assertEq(cid, oid);
+        assertEq(returned, 108e18);
+        IEngine.AccountView memory v = _acct(a);
+        assertEq(v.committedWad, 0);
+        assertEq(v.availableWad, 1_000e18);
+        IMarket.OrderView memory o = market.getOrder(oid);
+        assertEq(uint256(o.status), uint256(IMarket.OrderStatus.CANCELLED));
+        assertEq(o.remainingQty, 0);
+        assertEq(o.originalQty, q);
+        assertEq(market.orderIdOf(a, key), 0, "key freed");
+        assertEq(_bestBid(), 0, "level removed");
+        (uint256 bidQty,) = market.restingQty();
+        assertEq(bidQty, 0);
+        _checkAll();
+    }
+
+    function test_cancelOrder_emitsOrderClosedAndLevel() public {
+        uint256 oid = _limit(alice, a, LONG, 108e6, 10, 1.07e18);
+        uint256 q = market.getOrder(oid).originalQty;
+        bytes32 key = _key(oid);
+        uint64 s = _nextSeq(address(market));
+        vm.expectEmit(true, true, true, true, address(market));
+        emit IMarket.LevelUpdated(s, LONG, 1.07e18, 0, 0);
+        vm.expectEmit(true, true, true, true, address(market));
+        emit IMarket.OrderClosed(
+            s + 1, oid, a, key, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.USER_CANCEL, 0, q, 108e18
+        );
+        vm.prank(alice);
+        engine.cancelOrder(a, EUR, key);
+    }
+
+    function test_cancelOrder_afterPartialFillReturnsRemainingMargin() public {
+        uint256 ask = _limit(bob, b, SHORT, 108e6, 10, 1.08e18); // 1000
+        _market(alice, a, LONG, 27e6, 10); // 250
+        bytes32 key = _key(ask);
+        vm.prank(bob);
+        (, uint256 returned) = engine.cancelOrder(b, EUR, key);
+        assertEq(returned, 81e18, "three quarters of the margin");
+        IMarket.OrderView memory o = market.getOrder(ask);
+        assertEq(uint256(o.status), uint256(IMarket.OrderStatus.CANCELLED));
+        assertEq(o.filledQty, 250e18, "filled part stays filled");
+        assertEq(_acct(b).committedWad, _pos(b).marginWad, "only the position's margin stays committed");
+        _checkAll();
+    }
+
+    function test_cancelOrder_middleOfLevelKeepsFifo() public {
+        uint256 o1 = _limit(bob, b, SHORT, 10.8e6, 10, 1.08e18);
+        uint256 o2 = _limit(bob, b, SHORT, 10.8e6, 10, 1.08e18);
+        uint256 o3 = _limit(bob, b, SHORT, 10.8e6, 10, 1.08e18);
+        bytes32 key = _key(o2);
+        vm.prank(bob);
+        engine.cancelOrder(b, EUR, key);
+        _market(alice, a, LONG, 16.2e6, 10); // 150
+        assertEq(market.getOrder(o1).filledQty, 100e18);
+        assertEq(market.getOrder(o3).filledQty, 50e18);
+        _checkAll();
+    }
+
+    function test_cancelOrder_byOperator() public {
+        uint256 oid = _limit(alice, a, LONG, 108e6, 10, 1.07e18);
+        vm.prank(alice);
+        engine.setOperator(bob, uint64(block.timestamp + 1 days));
+        bytes32 key = _key(oid);
+        vm.prank(bob);
+        engine.cancelOrder(a, EUR, key);
+        assertEq(_acct(a).committedWad, 0);
+    }
+
+    function test_cancelOrder_revertsOperatorNotApproved() public {
+        uint256 oid = _limit(alice, a, LONG, 108e6, 10, 1.07e18);
+        bytes32 key = _key(oid);
+        vm.prank(bob);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OperatorNotApproved.selector, alice, bob));
+        engine.cancelOrder(a, EUR, key);
+    }
+
+    function test_cancelOrder_revertsOrderNotFound() public {
+        bytes32 key = keccak256("nope");
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OrderNotFound.selector, a, key));
+        engine.cancelOrder(a, EUR, key);
+    }
+
+    function test_cancelOrder_revertsOrderNotFoundTwice() public {
+        uint256 oid = _limit(alice, a, LONG, 108e6, 10, 1.07e18);
+        bytes32 key = _key(oid);
+        vm.prank(alice);
+        engine.cancelOrder(a, EUR, key);
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OrderNotFound.selector, a, key));
+        engine.cancelOrder(a, EUR, key);
+    }
+
+    function test_cancelOrder_revertsOrderNotFoundWhenFilled() public {
+        uint256 ask = _limit(bob, b, SHORT, 10.8e6, 10, 1.08e18);
+        bytes32 key = _key(ask);
+        _market(alice, a, LONG, 10.8e6, 10);
+        vm.prank(bob);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OrderNotFound.selector, b, key));
+        engine.cancelOrder(b, EUR, key);
+    }
+
+    function test_cancelOrder_revertsOrderNotFoundForOtherAccountsKey() public {
+        uint256 oid = _limit(alice, a, LONG, 108e6, 10, 1.07e18);
+        bytes32 key = _key(oid);
+        vm.prank(bob);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OrderNotFound.selector, b, key));
+        engine.cancelOrder(b, EUR, key);
+    }
+
+    function test_cancelOrder_revertsMarketNotFound() public {
+        bytes32 nope = keccak256("ZZZ/USD");
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.MarketNotFound.selector, nope));
+        engine.cancelOrder(a, nope, bytes32(uint256(1)));
+    }
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {VenueFixture} from "../utils/VenueFixture.sol";
+import {Vm} from "../utils/Vm.sol";
+import {IMarket} from "../../src/interfaces/IMarket.sol";
+
+/// Funding rate, accrual and settlement against the formulas of docs/CONTRACTS.md "Funding".
+contract MarketFundingTest is VenueFixture {
+    uint256 internal a;
+    uint256 internal b;
+    uint256 internal c;
+    uint256 internal d;
+
+    function setUp() public override {
+        super.setUp();
+        a = _account(alice, 1_000e6);
+        b = _account(bob, 1_000e6);
+        c = _account(carol, 1_000e6);
+        d = _account(dave, 1_000e6);
+        _limit(bob, b, SHORT, 54e6, 10, 1.08e18);
+        _market(alice, a, LONG, 54e6, 10); // alice +500, bob -500, book empty
+    }
+
+    /// The docs' rate from the market's current state.
+    function _expectedRate() internal view returns (int256 rate, int256 premium, int256 skew) {
+        (uint256 index,) = oracle.getPrice(EUR);
+        uint256 mark = market.markPrice();
+        premium = (int256(mark) - int256(index)) * 1e18 / int256(index);
+        (uint256 lo, uint256 sh) = market.openInterest();
+        (uint256 rb, uint256 ra) = market.restingQty();
+        int256 l = int256(lo + rb);
+        int256 s = int256(sh + ra);
+        skew = l + s == 0 ? int256(0) : (l - s) * 1e18 / (l + s);
+        rate = premium / 24 + skew * 1e14 / 1e18;
+        if (rate > 1e15) rate = 1e15;
+        if (rate < -1e15) rate = -1e15;
+    }
+
+    function test_funding_zeroWhenBalancedAndMarkIsIndex() public view {
+        IMarket.FundingView memory f = market.funding();
+        assertEq(f.rateX18PerHour, 0);
+        assertEq(f.skewX18, 0);
+        assertEq(f.premiumX18, 0);
+    }
+
+    function test_funding_skewFromRestingOrders() public {
+        _limit(carol, c, LONG, 10.7e6, 10, 1.07e18); // +100 resting bid
+        IMarket.FundingView memory f = market.funding();
+        assertEq(f.skewX18, int256(100e18) * 1e18 / int256(1_100e18));
+        assertEq(f.skewComponentX18, f.skewX18 * 1e14 / 1e18);
+        assertEq(f.premiumX18, 0, "one-sided book: mark = index");
+        assertEq(f.rateX18PerHour, 9_090_909_090_909);
+        (int256 rate,,) = _expectedRate();
+        assertEq(f.rateX18PerHour, rate);
+    }
+
+    function test_funding_premiumFromTwoSidedBook() public {
+        _limit(carol, c, LONG, 10.85e6, 10, 1.085e18);
+        _limit(dave, d, SHORT, 10.9e6, 10, 1.09e18);
+        assertEq(market.markPrice(), 1.085e18, "median(index, bid, ask)");
+        IMarket.FundingView memory f = market.funding();
+        assertEq(f.premiumX18, int256(0.005e18) * 1e18 / int256(1.08e18));
+        assertEq(f.premiumComponentX18, f.premiumX18 / 24);
+        (int256 rate, int256 premium, int256 skew) = _expectedRate();
+        assertEq(f.premiumX18, premium);
+        assertEq(f.skewX18, skew);
+        assertEq(f.rateX18PerHour, rate);
+    }
+
+    function test_funding_markClampedNearIndex() public {
+        _limit(carol, c, LONG, 10.95e6, 10, 1.095e18);
+        _limit(dave, d, SHORT, 11e6, 10, 1.10e18);
+        assertEq(market.markPrice(), 1.08e18 * 10_100 / 10_000, "clamped to index + 1 %");
+    }
+
+    function test_funding_accruesContinuously() public {
+        _limit(carol, c, LONG, 10.7e6, 10, 1.07e18);
+        IMarket.FundingView memory f0 = market.funding();
+        int256 rate = f0.rateX18PerHour;
+        vm.warp(block.timestamp + 1 hours);
+        _setPrice(EUR, 1.08e18); // keep the index fresh, same price
+        int256 step = rate * int256(1.08e18) * 3600 / int256(3600 * 1e18);
+        IMarket.FundingView memory f1 = market.funding();
+        assertEq(f1.cumulativeIndexNowX18, f0.cumulativeIndexX18 + step, "view accrues to now");
+        assertEq(f1.cumulativeIndexX18, f0.cumulativeIndexX18, "storage untouched until a state change");
+        // pending funding: longs pay rounded up, shorts receive rounded down
+        int256 x = int256(500e18) * step;
+        int256 pay = (x - 1) / 1e18 + 1;
+        assertEq(lens.positionHealth(market, a).pendingFundingWad, pay);
+        assertEq(lens.positionHealth(market, b).pendingFundingWad, -(x / 1e18));
+        // a poke stores it and emits FundingUpdated
+        vm.recordLogs();
+        engine.pokeFunding(EUR);
+        Vm.Log[] memory ups = _logs(vm.getRecordedLogs(), address(market), IMarket.FundingUpdated.selector);
+        assertEq(ups.length, 1);
+        (, int256 r,,,,, int256 cum, uint256 idx,, uint256 ts) = abi.decode(
+            ups[0].data, (uint64, int256, int256, int256, int256, int256, int256, uint256, uint256, uint256)
+        );
+        assertEq(cum, f0.cumulativeIndexX18 + step);
+        assertEq(r, rate, "same state, same rate");
+        assertEq(idx, 1.08e18);
+        assertEq(ts, block.timestamp);
+        assertEq(market.funding().lastUpdate, block.timestamp);
+    }
+
+    function test_funding_accrualIsPathIndependentForConstantRate() public {
+        _limit(carol, c, LONG, 10.7e6, 10, 1.07e18);
+        IMarket.FundingView memory f0 = market.funding();
+        uint256 snap = vm.snapshotState();
+        vm.warp(block.timestamp + 2 hours);
+        int256 once = market.funding().cumulativeIndexNowX18;
+        vm.revertToState(snap);
+        for (uint256 i; i < 4; ++i) {
+            vm.warp(block.timestamp + 30 minutes);
+            engine.pokeFunding(EUR);
+        }
+        int256 stepwise = market.funding().cumulativeIndexX18;
+        assertApproxEqAbs(stepwise, once, 4, "truncation per step only");
+        assertGt(once, f0.cumulativeIndexX18);
+    }
+
+    function test_funding_settlesWhenPositionChanges() public {
+        _limit(carol, c, LONG, 10.7e6, 10, 1.07e18);
+        vm.warp(block.timestamp + 3 hours);
+        _setPrice(EUR, 1.08e18);
+        int256 pending = lens.positionHealth(market, a).pendingFundingWad;
+        assertGt(pending, 0, "longs pay on a long skew");
+        uint256 marginBefore = _pos(a).marginWad;
+        vm.recordLogs();
+        _place(alice, a, SHORT, MKT, 0, 0, 0); // reduce-only: sells 100 into carol's bid
+        Vm.Log[] memory ups = _logs(vm.getRecordedLogs(), address(market), IMarket.PositionUpdated.selector);
+        bool seen;
+        for (uint256 i; i < ups.length; ++i) {
+            if (uint256(ups[i].topics[1]) != a) continue;
+            (,, int256 size,, uint256 margin,, int256 paid,, int256 idx) = abi.decode(
+                ups[i].data, (uint64, IMarket.PositionReason, int256, uint256, uint256, int256, int256, uint256, int256)
+            );
+            assertEq(paid, pending, "pending funding settled first");
+            assertEq(size, 400e18);
+            // margin: funding out, then 100/500 released
+            uint256 afterFunding = marginBefore - uint256(pending);
+            assertEq(margin, afterFunding - afterFunding * 100 / 500);
+            assertEq(idx, market.funding().cumulativeIndexX18);
+            seen = true;
+        }
+        assertTrue(seen);
+        assertEq(_pos(a).lastFundingIndexX18, market.funding().cumulativeIndexX18);
+        assertEq(lens.positionHealth(market, a).pendingFundingWad, 0);
+        _checkAll();
+    }
+
+    function test_funding_negativeRateWhenShortHeavy() public {
+        _limit(dave, d, SHORT, 10.9e6, 10, 1.09e18); // resting ask: S > L
+        IMarket.FundingView memory f = market.funding();
+        assertLt(f.rateX18PerHour, 0);
+        vm.warp(block.timestamp + 1 hours);
+        assertLt(lens.positionHealth(market, a).pendingFundingWad, 0, "longs receive");
+        assertGt(lens.positionHealth(market, b).pendingFundingWad, 0, "shorts pay");
+    }
+}

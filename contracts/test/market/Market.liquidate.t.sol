@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {VenueFixture} from "../utils/VenueFixture.sol";
+import {Vm} from "../utils/Vm.sol";
+import {IEngine} from "../../src/interfaces/IEngine.sol";
+import {IMarket} from "../../src/interfaces/IMarket.sol";
+import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
+
+/// Liquidation (docs/CONTRACTS.md "Health and liquidation").
+contract MarketLiquidateTest is VenueFixture {
+    uint256 internal a;
+    uint256 internal b;
+    uint256 internal c;
+    uint256 internal d;
+
+    function setUp() public override {
+        super.setUp();
+        a = _account(alice, 100e6);
+        b = _account(bob, 1_000e6);
+        c = _account(carol, 10_000e6);
+        d = _account(dave, 100e6);
+        // alice long 1000 @ 1.08 at 50x (margin 21.6 before the fee)
+        _limit(bob, b, SHORT, 216e6, 10, 1.08e18); // 2000
+        _market(alice, a, LONG, 21.6e6, 50);
+        assertEq(_pos(a).sizeQty, 1_000e18);
+    }
+
+    function _liquidate(uint256 id) internal returns (uint256 closed) {
+        vm.prank(keeper);
+        closed = engine.liquidatePosition(id, EUR);
+    }
+
+    function test_health_matchesFormulas() public {
+        _setPrice(EUR, 1.07e18);
+        IMarket.PositionView memory p = _pos(a);
+        IMarket.HealthView memory h = _health(a);
+        // the book holds bob's ask only: mark = index
+        assertEq(h.markPriceX18, 1.07e18);
+        assertEq(h.positionValueWad, 1_070e18);
+        assertEq(h.unrealizedPnlWad, -10e18);
+        assertEq(h.equityWad, int256(p.marginWad) - 10e18 - h.pendingFundingWad);
+        assertEq(h.maintenanceWad, 10.7e18);
+        int256 e0 = int256(p.marginWad) - h.pendingFundingWad;
+        assertEq(h.liquidationPriceX18, uint256(1_080e18 - e0) * 1e18 * 1e4 / (1_000e18 * 9_900));
+        assertEq(h.insolvencyPriceX18, uint256(1_080e18 - e0) * 1e18 / 1_000e18);
+        assertEq(h.isLiquidatable, h.equityWad < int256(h.maintenanceWad));
+    }
+
+    function test_liquidate_revertsNotLiquidatableWhenHealthy() public {
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.NotLiquidatable.selector, a, EUR));
+        _liquidate(a);
+    }
+
+    function test_liquidate_revertsNoPosition() public {
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.NoPosition.selector, d, EUR));
+        _liquidate(d);
+    }
+
+    function test_liquidate_revertsPriceStale() public {
+        (, uint256 updatedAt) = oracle.getPrice(EUR);
+        vm.warp(updatedAt + MAX_AGE + 1);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.PriceStale.selector, EUR, updatedAt, MAX_AGE));
+        _liquidate(a);
+    }
+
+    function test_liquidate_revertsNoLiquidityWithoutBids() public {
+        _setPrice(EUR, 1.066e18);
+        assertTrue(_health(a).isLiquidatable);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.NoLiquidity.selector, EUR));
+        _liquidate(a);
+    }
+
+    function test_liquidate_closesThroughBookAndSplitsFee() public {
+        _limit(carol, c, LONG, 213e6, 10, 1.065e18); // 2000 bid @ 1.065
+        _setPrice(EUR, 1.066e18);
+        assertTrue(_health(a).isLiquidatable, "equity below 1 % maintenance");
+        uint256 m0 = _pos(a).marginWad;
+        uint256 totalBefore = _acct(a).totalWad;
+        uint256 closedNotional = 1_065e18;
+        int256 released = int256(m0) + int256(closedNotional) - 1_080e18; // margin + pnl
+        uint256 fee = _ceilDiv(closedNotional * 50, 1e4);
+        if (int256(fee) > released) fee = released > 0 ? uint256(released) : 0;
+        uint256 toLiquidator = fee / 2;
+        vm.recordLogs();
+        uint256 closed = _liquidate(a);
+        assertEq(closed, 1_000e18);
+        assertEq(_pos(a).sizeQty, 0);
+        assertEq(_pos(c).sizeQty, 1_000e18);
+        assertEq(token.balanceOf(keeper), toLiquidator / TO_WAD, "half the fee to the liquidator, in tokens");
+        assertEq(engine.insuranceFundWad(), fee - (toLiquidator / TO_WAD) * TO_WAD, "rest to insurance");
+        assertEq(engine.badDebtWad(), 0);
+        assertEq(_acct(a).totalWad, totalBefore - m0 + uint256(released) - fee);
+        assertEq(_acct(a).committedWad, 0);
+        Vm.Log[] memory liq = _logs(vm.getRecordedLogs(), address(market), IMarket.Liquidated.selector);
+        assertEq(liq.length, 1);
+        assertEq(uint256(liq[0].topics[1]), a);
+        assertEq(address(uint160(uint256(liq[0].topics[2]))), keeper);
+        (, uint256 q, uint256 notional, uint256 lf, uint256 inf, uint256 bad, int256 remaining) =
+            abi.decode(liq[0].data, (uint64, uint256, uint256, uint256, uint256, uint256, int256));
+        assertEq(q, 1_000e18);
+        assertEq(notional, closedNotional);
+        assertEq(lf, toLiquidator);
+        assertEq(inf, fee - toLiquidator);
+        assertEq(bad, 0);
+        assertEq(remaining, 0);
+        _checkAll();
+    }
+
+    function test_liquidate_partialWhenBookIsThin() public {
+        _limit(carol, c, LONG, 42.6e6, 10, 1.065e18); // 400
+        _setPrice(EUR, 1.066e18);
+        uint256 closed = _liquidate(a);
+        assertEq(closed, 400e18);
+        assertEq(_pos(a).sizeQty, 600e18, "the rest stays open");
+        _checkAll();
+        _limit(carol, c, LONG, 106.4e6, 10, 1.064e18);
+        if (_health(a).isLiquidatable) {
+            _liquidate(a);
+            assertEq(_pos(a).sizeQty, 0);
+        }
+        _checkAll();
+    }
+
+    function test_liquidate_badDebtWhenPriceGaps() public {
+        _limit(carol, c, LONG, 206e6, 10, 1.03e18); // 2000 bid @ 1.03
+        _setPrice(EUR, 1.0e18);
+        uint256 m0 = _pos(a).marginWad;
+        uint256 loss = 1_080e18 - 1_030e18;
+        assertGt(loss, m0, "the price gapped through the insolvency price");
+        uint256 availableBefore = _acct(a).availableWad;
+        vm.recordLogs();
+        _liquidate(a);
+        assertEq(_pos(a).sizeQty, 0);
+        assertEq(engine.badDebtWad(), loss - m0, "uncovered: insurance fund empty");
+        assertEq(token.balanceOf(keeper), 0, "no fee out of nothing");
+        assertEq(_acct(a).availableWad, availableBefore, "isolated: available margin untouched");
+        Vm.Log[] memory liq = _logs(vm.getRecordedLogs(), address(market), IMarket.Liquidated.selector);
+        (,,,,, uint256 bad,) = abi.decode(liq[0].data, (uint64, uint256, uint256, uint256, uint256, uint256, int256));
+        assertEq(bad, loss - m0);
+        _checkAll();
+    }
+
+    function test_liquidate_insuranceCoversBadDebtFirst() public {
+        // dave: a second 50x long, from the rest of bob's ask
+        vm.prank(dave);
+        engine.placeOrder(_params(d, EUR, LONG, MKT, 21.6e6, 50, 0, bytes32(0)));
+        _limit(carol, c, LONG, 106.5e6, 10, 1.065e18); // 1000
+        _setPrice(EUR, 1.066e18);
+        _liquidate(a);
+        uint256 insurance = engine.insuranceFundWad();
+        assertGt(insurance, 0);
+        _limit(carol, c, LONG, 103e6, 10, 1.03e18);
+        _setPrice(EUR, 1.0e18);
+        uint256 shortfall = 50e18 - _pos(d).marginWad;
+        _liquidate(d);
+        uint256 covered = shortfall < insurance ? shortfall : insurance;
+        assertEq(engine.insuranceFundWad(), insurance - covered);
+        assertEq(engine.badDebtWad(), shortfall - covered);
+        _checkAll();
+    }
+
+    function test_liquidateAccount_liquidatesEveryUnhealthyPosition() public {
+        // alice also long 250 GBP at 25x
+        vm.prank(bob);
+        engine.placeOrder(_params(b, GBP, SHORT, LMT, 127e6, 10, 1.27e18, bytes32(0)));
+        vm.prank(alice);
+        engine.placeOrder(_params(a, GBP, LONG, MKT, 12.7e6, 25, 0, bytes32(0)));
+        assertEq(gbp.getPosition(a).sizeQty, 250e18);
+        vm.prank(carol);
+        engine.placeOrder(_params(c, GBP, LONG, LMT, 123e6, 10, 1.23e18, bytes32(0)));
+        _limit(carol, c, LONG, 213e6, 10, 1.065e18);
+        _setPrice(EUR, 1.066e18);
+        _setPrice(GBP, 1.235e18);
+        assertTrue(_health(a).isLiquidatable);
+        assertTrue(lens.positionHealth(gbp, a).isLiquidatable);
+        vm.prank(keeper);
+        uint256 n = engine.liquidateAccount(a);
+        assertEq(n, 2);
+        assertEq(_pos(a).sizeQty, 0);
+        assertEq(gbp.getPosition(a).sizeQty, 0);
+        _checkAll();
+    }
+
+    function test_liquidateAccount_revertsNotLiquidatable() public {
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.NotLiquidatable.selector, a, bytes32(0)));
+        engine.liquidateAccount(a);
+    }
+
+    function test_liquidateAccount_revertsAccountNotFound() public {
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.AccountNotFound.selector, uint256(999)));
+        engine.liquidateAccount(999);
+    }
+
+    /// An account must not be able to shield its position with its own resting order at the top
+    /// of the book. BUGS.md #3: the liquidation sweep meets the owner's bid and reverts SelfTrade.
+    function test_liquidate_ownRestingOrderDoesNotBlock() public {
+        _limit(carol, c, LONG, 213e6, 10, 1.065e18);
+        _limit(alice, a, LONG, 10.66e6, 1, 1.066e18); // 10 @ 1.066, best bid
+        _setPrice(EUR, 1.066e18);
+        assertTrue(_health(a).isLiquidatable);
+        _liquidate(a);
+        assertEq(_pos(a).sizeQty, 0);
+        _checkAll();
+    }
+
+    function test_liquidate_worksWhilePaused() public {
+        _limit(carol, c, LONG, 213e6, 10, 1.065e18);
+        engine.setMarketActive(EUR, false);
+        _setPrice(EUR, 1.066e18);
+        _liquidate(a);
+        assertEq(_pos(a).sizeQty, 0);
+    }
+}
