@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {VenueFixture} from "../utils/VenueFixture.sol";
+import {IMarket} from "../../src/interfaces/IMarket.sol";
+
+/// Random books and crossing takers: fills never exceed orders, levels stay exact, money is conserved.
+contract MatchingFuzzTest is VenueFixture {
+    uint256[4] internal ids;
+    address[4] internal who;
+
+    function setUp() public override {
+        super.setUp();
+        who = [alice, bob, carol, dave];
+        for (uint256 i; i < 4; ++i) ids[i] = _account(who[i], 100_000e6);
+    }
+
+    function test_fuzz_match_randomCrossing(uint256[8] memory seeds, uint256 takerSeed, bool takerLong, bool asMarket)
+        public
+    {
+        // makers: actors 1..3 rest orders on the side the taker (actor 0) will hit
+        IMarket.Side makerSide = takerLong ? SHORT : LONG;
+        for (uint256 i; i < seeds.length; ++i) {
+            uint256 k = 1 + seeds[i] % 3;
+            // asks 1.08 .. 1.10, bids 1.06 .. 1.08
+            uint256 tick = bound(seeds[i] >> 8, 0, 2_000);
+            uint256 px = takerLong ? 1.08e18 + tick * TICK : 1.08e18 - tick * TICK;
+            uint256 coll6 = bound(seeds[i] >> 32, 1e6, 5_000e6);
+            uint256 lev = bound(seeds[i] >> 96, 1, 20);
+            if (_qty(coll6, lev, px) < MIN_QTY) continue;
+            _limit(who[k], ids[k], makerSide, coll6, lev, px);
+        }
+        (uint256 bidBefore, uint256 askBefore) = market.restingQty();
+        uint256 coll = bound(takerSeed, 1e6, 50_000e6);
+        uint256 lev = bound(takerSeed >> 128, 1, 20);
+        uint256 limitPx = takerLong ? 1.10e18 : 1.06e18;
+        if (!asMarket && _qty(coll, lev, limitPx) < MIN_QTY) return;
+        if (asMarket && (takerLong ? askBefore : bidBefore) == 0) return;
+        if (asMarket) {
+            (uint256 best, uint256 ask) = lens.bestPrices(market);
+            if (_qty(coll, lev, takerLong ? ask : best) < MIN_QTY) return;
+        }
+        (uint256 oid, uint256 qty,) =
+            _place(alice, ids[0], takerLong ? LONG : SHORT, asMarket ? MKT : LMT, coll, lev, asMarket ? 0 : limitPx);
+        IMarket.OrderView memory t = market.getOrder(oid);
+        assertLe(t.filledQty, qty, "taker filled <= original");
+        (uint256 bidAfter, uint256 askAfter) = market.restingQty();
+        uint256 consumed = takerLong ? askBefore - askAfter : bidBefore - bidAfter;
+        assertEq(consumed, t.filledQty, "makers lost exactly what the taker got");
+        assertEq(_pos(ids[0]).sizeQty, takerLong ? int256(t.filledQty) : -int256(t.filledQty));
+        _checkAll();
+    }
+}

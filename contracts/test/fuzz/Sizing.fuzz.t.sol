@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {VenueFixture} from "../utils/VenueFixture.sol";
+import {IMarket} from "../../src/interfaces/IMarket.sol";
+import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
+
+/// Order sizing: qty = floor(collateral × leverage / price to the lot), the whole collateral committed.
+contract SizingFuzzTest is VenueFixture {
+    uint256 internal a;
+    uint256 internal b;
+
+    function setUp() public override {
+        super.setUp();
+        a = _account(alice, 1_000_000e6);
+        b = _account(bob, 1_000_000e6);
+    }
+
+    /// A price on the tick inside the band around 1.08 (both edges 1.026 .. 1.134).
+    function _bandPrice(uint256 seed) internal pure returns (uint256) {
+        return bound(seed, 1.026e18 / TICK, 1.134e18 / TICK) * TICK;
+    }
+
+    function test_fuzz_placeOrder_limitSizing(uint256 coll6, uint256 lev, uint256 priceSeed, bool long) public {
+        coll6 = bound(coll6, 1, 500_000e6);
+        lev = bound(lev, 1, 50);
+        uint256 px = _bandPrice(priceSeed);
+        uint256 want = _qty(coll6, lev, px);
+        IMarket.Side side = long ? LONG : SHORT;
+        if (want < MIN_QTY) {
+            vm.prank(alice);
+            vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OrderTooSmall.selector, want, MIN_QTY));
+            engine.placeOrder(_params(a, EUR, side, LMT, coll6, lev, px, bytes32(0)));
+            return;
+        }
+        (uint256 oid, uint256 qty,) = _place(alice, a, side, LMT, coll6, lev, px);
+        assertEq(qty, want);
+        assertEq(qty % LOT, 0, "multiple of the lot");
+        // rounding down: one more lot would need more collateral than given
+        assertLe(qty * px / 1e18, coll6 * TO_WAD * lev, "notional within collateral x leverage");
+        assertGt((qty + LOT) * px, coll6 * TO_WAD * lev * 1e18, "largest lot multiple");
+        assertEq(market.getOrder(oid).marginAllocatedWad, coll6 * TO_WAD);
+        assertEq(_acct(a).committedWad, coll6 * TO_WAD);
+        _checkAll();
+    }
+
+    function test_fuzz_placeOrder_marketSizedAtBestOpposite(uint256 coll6, uint256 lev, uint256 priceSeed) public {
+        uint256 px = _bandPrice(priceSeed);
+        _limit(bob, b, SHORT, 500_000e6, 50, px); // deep ask
+        coll6 = bound(coll6, 1e6, 100_000e6);
+        lev = bound(lev, 1, 50);
+        uint256 want = _qty(coll6, lev, px);
+        vm.assume(want >= MIN_QTY);
+        (uint256 oid, uint256 qty, IMarket.OrderStatus st) = _place(alice, a, LONG, MKT, coll6, lev, 0);
+        assertEq(qty, want);
+        assertEq(uint256(st), uint256(IMarket.OrderStatus.FILLED));
+        assertEq(market.getOrder(oid).priceX18, px, "sizing price = best ask");
+        assertEq(_pos(a).sizeQty, int256(want));
+        _checkAll();
+    }
+
+    function test_fuzz_placeOrder_offTickReverts(uint256 priceSeed, uint256 off) public {
+        uint256 px = _bandPrice(priceSeed) + bound(off, 1, TICK - 1);
+        vm.assume(px <= 1.134e18);
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InvalidPrice.selector, px));
+        engine.placeOrder(_params(a, EUR, LONG, LMT, 100e6, 5, px, bytes32(0)));
+    }
+}
