@@ -82,7 +82,7 @@ export function tailLog(file: string, lines = 40): string {
 }
 
 /** Polls `url` until it answers 200; fails early when `proc` exits. */
-export async function waitForHttp(url: string, opts: { proc?: Proc; timeoutMs?: number; intervalMs?: number } = {}) {
+export async function waitForHttp(url: string, opts: { proc?: Proc; timeoutMs?: number; intervalMs?: number; headers?: Record<string, string> } = {}) {
   const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
   let last = "";
   for (;;) {
@@ -90,7 +90,7 @@ export async function waitForHttp(url: string, opts: { proc?: Proc; timeoutMs?: 
       throw new Error(`${opts.proc.name} exited (code ${opts.proc.exitCode()}) before ${url} was ready. Log ${opts.proc.logFile}:\n${tailLog(opts.proc.logFile)}`);
     }
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      const res = await fetch(url, { headers: opts.headers, signal: AbortSignal.timeout(2_000) });
       if (res.status === 200) return;
       last = `HTTP ${res.status}`;
     } catch (e) {

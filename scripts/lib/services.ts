@@ -143,7 +143,7 @@ export async function startServices(o: ServicesOptions): Promise<RunningServices
     const start = (s: ServiceName, path: string, timeoutMs: number) => {
       const p = spawnService(o, s);
       procs.push(p);
-      return waitForHttp(url(s) + path, { proc: p, timeoutMs }).then(() => {
+      return waitForHttp(url(s) + path, { proc: p, timeoutMs, headers: { "x-internal-token": o.secrets.internalToken } }).then(() => {
         urls[s] = url(s);
         log(`${s.padEnd(8)} ${url(s)}`);
       });

@@ -17,7 +17,23 @@ import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
 import { DEMO_MINT_6, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
 import { ponderBin } from "../../scripts/lib/services.js";
-import { POSTGRES_URL, dropSchemas } from "./stack.js";
+import { POSTGRES_URL } from "./stack.js";
+
+const withDatabase = (url: string, db: string) => {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+};
+
+async function adminQuery(sql: string) {
+  const c = new pg.Client({ connectionString: POSTGRES_URL });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
 
 export type DbKind = "pglite" | "postgres";
 export const dbKinds = (): DbKind[] => {
@@ -40,6 +56,8 @@ export type Venue = {
   wallet: (index: number) => ReturnType<typeof walletClientFor>;
   /** Starts a Ponder on this chain with its own schema (and PGlite directory). */
   startIndexer: (name: string) => Promise<Indexer>;
+  /** the venue's own Postgres database (null on PGlite) */
+  databaseUrl: string | null;
   stop: () => Promise<void>;
 };
 
@@ -49,14 +67,19 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
   const runId = `${Date.now().toString(36).slice(-5)}${Math.random().toString(36).slice(2, 5)}`;
   const base = mkdtempSync(join(tmpdir(), `venue-reads-${runId}-${kind}-`));
   const indexers: Indexer[] = [];
-  const schemas: string[] = [];
   let anvil: Anvil | undefined;
+  // Ponder's sync cache (schema ponder_sync) is keyed by chain id, and every anvil is chain
+  // 31337 with the same block numbers: a database per venue keeps another chain's cached
+  // blocks out (disableCache does not stop Ponder from reading rows already stored).
+  const database = `venue_reads_${runId}`;
+  const databaseUrl = withDatabase(POSTGRES_URL, database);
   const stop = async () => {
     await Promise.all(indexers.map((i) => i.stop().catch(() => {})));
     await anvil?.stop().catch(() => {});
-    if (kind === "postgres" && schemas.length) await dropSchemas(schemas).catch(() => {});
+    if (kind === "postgres") await adminQuery(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => {});
   };
   try {
+    if (kind === "postgres") await adminQuery(`CREATE DATABASE "${database}"`);
     anvil = await startAnvil({ logFile: join(base, "anvil.log") });
     const chainId = 31337;
     const client = publicClientFor(anvil.rpcUrl, chainId) as PublicClient;
@@ -79,7 +102,6 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
     const rpcUrl = anvil.rpcUrl;
     const startIndexer = async (name: string): Promise<Indexer> => {
       const schema = `rd_${runId}_${name}_${kind === "pglite" ? "l" : "p"}`.slice(0, 45);
-      schemas.push(schema);
       const port = await freePort();
       const env: NodeJS.ProcessEnv = {
         ...process.env,
@@ -92,7 +114,7 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
       delete env.DATABASE_URL;
       delete env.DATABASE_SCHEMA;
       delete env.INDEXER_PGLITE_DIR;
-      if (kind === "postgres") env.DATABASE_URL = POSTGRES_URL;
+      if (kind === "postgres") env.DATABASE_URL = databaseUrl;
       else {
         env.INDEXER_PGLITE_DIR = join(base, `pglite-${name}`);
         mkdirSync(env.INDEXER_PGLITE_DIR, { recursive: true });
@@ -114,6 +136,7 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
       base,
       accountIds,
       wallet: (i) => walletClientFor(rpcUrl, chainId, devAccount(i).privateKey as Hex),
+      databaseUrl: kind === "postgres" ? databaseUrl : null,
       startIndexer,
       stop,
     };
@@ -141,8 +164,8 @@ export async function waitForBlock(url: string, block: bigint | number, timeoutM
 }
 
 /** Every row of every table of a Ponder schema (Postgres), keyed by table, for equality checks. */
-export async function dumpSchema(schema: string, tables: string[]): Promise<Record<string, unknown[]>> {
-  const c = new pg.Client({ connectionString: POSTGRES_URL });
+export async function dumpSchema(databaseUrl: string, schema: string, tables: string[]): Promise<Record<string, unknown[]>> {
+  const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
   try {
     const out: Record<string, unknown[]> = {};

@@ -33,7 +33,7 @@ describe.each(dbKinds())("reconciliation on %s", (kind) => {
     v = await startVenue(kind);
     ix = await v.startIndexer("recon");
     s = await runSession(v);
-    block = await v.client.getBlockNumber();
+    block = await v.client.getBlockNumber({ cacheTime: 0 });
     await waitForBlock(ix.url, block);
   }, 300_000);
   afterAll(async () => {

@@ -1,0 +1,196 @@
+/**
+ * A liquidation end to end on the real stack (anvil, Ponder, relayer, keeper): a trader opens a
+ * 50× long against the keeper's market maker; the index drops 3 %; the keeper's scan finds the
+ * position unhealthy and liquidates it through the relayer; the liquidation routes, the
+ * integration API's position route and the account's margin show it. Also: the keeper's health
+ * numbers equal the integration API's and the contract's view at the same block, and the
+ * routes' error answers (400/401/404/409, never 500).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { encodeAbiParameters, keccak256, maxUint256, parseUnits, type Address, type Hex } from "viem";
+import { depositTokenAbi, engineAbi, marketAbi, oracleAbi } from "../../abis/index.js";
+import { devAccount, KEY_INDEX } from "../../core/config.js";
+import { publicClient, walletClient } from "./helpers/chain.js";
+import { stackList, type StackInfo } from "./helpers/stacks.js";
+
+const E18 = 10n ** 18n;
+const TRADER_INDEX = 17; // ether only in the harness: this file's own wallet
+const runnable = stackList().filter((s) => s.keeperUrl && s.relayerUrl);
+
+type Envelope<T = any> = { success: boolean; data: T; error?: { code: string; message: string } };
+async function call<T = any>(url: string, init?: RequestInit): Promise<{ status: number; body: Envelope<T>; block: number }> {
+  const res = await fetch(url, init);
+  const body = (await res.json()) as Envelope<T>;
+  return { status: res.status, body, block: Number(res.headers.get("x-indexed-block") ?? -1) };
+}
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, stepMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+const positionIdOf = (accountId: bigint, marketId: Hex) =>
+  keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "bytes32" }], [accountId, marketId]));
+
+describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($kind)", (s: StackInfo) => {
+  const client = publicClient(s);
+  const trader = devAccount(TRADER_INDEX);
+  const traderWallet = walletClient(s, trader.privateKey);
+  const deployerWallet = walletClient(s, s.keys.deployer);
+  const { engine, depositToken, oracle } = s.deployment.contracts;
+  const eur = s.deployment.markets.find((m) => m.symbol === "EUR/USD")!;
+  const marketId = eur.marketId as Hex;
+  const internal = { "x-internal-token": s.internalToken, "x-caller-address": trader.address };
+  let accountId = 0n;
+  let positionId: Hex = "0x";
+  let startPrice = 0n;
+  let sizeQty = 0n;
+
+  const write = async (w: typeof traderWallet, req: any) => {
+    const { request } = await client.simulateContract({ ...req, account: w.account });
+    const hash = await w.writeContract(request as any);
+    const r = await client.waitForTransactionReceipt({ hash });
+    expect(r.status).toBe("success");
+    return r;
+  };
+
+  beforeAll(async () => {
+    [startPrice] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [marketId] });
+    // The trader's own account: 10,000 USDV minted by the deployer, approved, deposited.
+    await write(deployerWallet, { address: depositToken, abi: depositTokenAbi, functionName: "mint", args: [trader.address, parseUnits("10000", 6)] });
+    await write(traderWallet, { address: depositToken, abi: depositTokenAbi, functionName: "approve", args: [engine, maxUint256] });
+    accountId = await client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [trader.address] });
+    if (accountId === 0n) {
+      await write(traderWallet, { address: engine, abi: engineAbi, functionName: "createAccount", args: [trader.address] });
+      accountId = await client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [trader.address] });
+    }
+    await write(traderWallet, { address: engine, abi: engineAbi, functionName: "deposit", args: [accountId, parseUnits("10000", 6)] });
+    positionId = positionIdOf(accountId, marketId);
+  });
+
+  afterAll(async () => {
+    // Leave the shared stack's EUR/USD where it was.
+    if (startPrice > 0n) {
+      await write(deployerWallet, { address: oracle, abi: oracleAbi, functionName: "setPrice", args: [marketId, startPrice] }).catch(() => {});
+    }
+  });
+
+  it("opens a 50x long against the keeper's market maker", async () => {
+    // The maker quotes both sides once the keeper is up.
+    await until("the market maker's asks", async () =>
+      (await client.readContract({ address: eur.marketAddress, abi: marketAbi, functionName: "bestAsk" })) > 0n);
+    const r = await write(traderWallet, {
+      address: engine, abi: engineAbi, functionName: "placeOrder",
+      args: [{ accountId, marketId, side: 0, orderType: 0, collateral6: parseUnits("1000", 6), leverage: 50n, limitPriceX18: 0n, clientKey: `0x${"00".repeat(32)}` }],
+    });
+    const pos = await client.readContract({ address: eur.marketAddress, abi: marketAbi, functionName: "getPosition", args: [accountId], blockNumber: r.blockNumber });
+    expect(pos.sizeQty > 0n).toBe(true);
+    sizeQty = pos.sizeQty;
+
+    const { status, body } = await call(`${s.keeperUrl}/liquidation/position/${positionId}?minBlock=${r.blockNumber}`);
+    expect(status).toBe(200);
+    expect(body.data).toMatchObject({
+      positionId, accountId: Number(accountId), marketId, symbol: "EUR/USD", isOpen: true, side: "LONG", size: sizeQty.toString(),
+    });
+    expect(body.data.health.isLiquidatable).toBe(false);
+  });
+
+  it("computes the same health as the integration API and the contract at one block", async () => {
+    // Blocks advance with the price feed: retry until both services answer for the same block.
+    const [keeper, integration] = await until("two answers at one indexed block", async () => {
+      const k = await call(`${s.keeperUrl}/liquidation/position/${positionId}`);
+      const i = await call(`${s.integrationUrl}/accounts/${accountId}/positions/${marketId}?minBlock=${k.block}`);
+      const k2 = await call(`${s.keeperUrl}/liquidation/position/${positionId}?minBlock=${i.block}`);
+      return i.block === k2.block && k2.body.success && i.body.success ? [k2, i] : undefined;
+    }, 30_000, 100);
+    const kh = keeper.body.data.health;
+    const ih = integration.body.data.health;
+    for (const f of ["markPrice", "positionValue", "unrealizedPnL", "marginRatioBps", "liquidationPrice", "insolvencyPrice", "isLiquidatable"]) {
+      expect(kh[f], f).toEqual(ih[f]);
+    }
+    const view = await client.readContract({
+      address: eur.marketAddress, abi: marketAbi, functionName: "positionHealth", args: [accountId], blockNumber: BigInt(keeper.block),
+    });
+    expect(kh.markPrice).toBe(view.markPriceX18.toString());
+    expect(kh.positionValue).toBe(view.positionValueWad.toString());
+    expect(kh.unrealizedPnL).toBe(view.unrealizedPnlWad.toString());
+    expect(kh.pendingFunding).toBe(view.pendingFundingWad.toString());
+    expect(kh.equity).toBe(view.equityWad.toString());
+    expect(kh.maintenanceMargin).toBe(view.maintenanceWad.toString());
+    expect(kh.marginRatioBps).toBe(Number(view.marginRatioBps));
+    expect(kh.liquidationPrice).toBe(view.liquidationPriceX18.toString());
+    expect(kh.insolvencyPrice).toBe(view.insolvencyPriceX18.toString());
+    expect(kh.isLiquidatable).toBe(view.isLiquidatable);
+  });
+
+  it("answers errors as envelopes: 400, 401, 404, 409", async () => {
+    const bad = await call(`${s.keeperUrl}/liquidation/position/0x1234`);
+    expect([bad.status, bad.body.error?.code]).toEqual([400, "VALIDATION_ERROR"]);
+    for (const path of ["/liquidation/account/abc", "/liquidation/accounts/-1/health", `/liquidation/account/${"9".repeat(80)}`, "/liquidation/market/0xzz"]) {
+      const r = await call(`${s.keeperUrl}${path}`);
+      expect([r.status, r.body.success, r.body.error?.code], path).toEqual([400, false, "VALIDATION_ERROR"]);
+    }
+    const noPos = await call(`${s.keeperUrl}/liquidation/position/0x${"ab".repeat(32)}`);
+    expect([noPos.status, noPos.body.error?.code]).toEqual([404, "POSITION_NOT_FOUND"]);
+    const noAcct = await call(`${s.keeperUrl}/liquidation/accounts/999999/health`);
+    expect([noAcct.status, noAcct.body.error?.code]).toEqual([404, "ACCOUNT_NOT_FOUND"]);
+    const noMarket = await call(`${s.keeperUrl}/liquidation/market/0x${"cd".repeat(32)}`);
+    expect([noMarket.status, noMarket.body.error?.code]).toEqual([404, "MARKET_NOT_FOUND"]);
+    const noToken = await call(`${s.keeperUrl}/liquidation/position/${positionId}/liquidate`, { method: "POST" });
+    expect([noToken.status, noToken.body.error?.code]).toEqual([401, "UNAUTHENTICATED"]);
+    const healthy = await call(`${s.keeperUrl}/liquidation/position/${positionId}/liquidate`, { method: "POST", headers: internal });
+    expect([healthy.status, healthy.body.error?.code]).toEqual([409, "NOT_LIQUIDATABLE"]);
+    const healthyAccount = await call(`${s.keeperUrl}/liquidation/account/${accountId}/liquidate`, { method: "POST", headers: internal });
+    expect([healthyAccount.status, healthyAccount.body.error?.code]).toEqual([409, "NOT_LIQUIDATABLE"]);
+  });
+
+  it("liquidates the position after a 3% drop, and every route shows it", async () => {
+    const drop = (startPrice * 97n) / 100n / 10n ** 13n * 10n ** 13n; // on the 0.00001 tick
+    const moved = await write(deployerWallet, { address: oracle, abi: oracleAbi, functionName: "setPrice", args: [marketId, drop] });
+
+    const liquidated = await until("the keeper's liquidation", async () => {
+      const r = await call(`${s.keeperUrl}/liquidation/position/${positionId}?minBlock=${moved.blockNumber}`);
+      return r.body.success && r.body.data.liquidations.length > 0 && !r.body.data.isOpen ? r : undefined;
+    }, 90_000, 500);
+    const d = liquidated.body.data;
+    expect(d).toMatchObject({ isOpen: false, side: null, size: "0", health: null });
+    const l = d.liquidations[0];
+    expect(l).toMatchObject({ positionId, accountId: Number(accountId), marketId, remainingSize: "0" });
+    expect(BigInt(l.closedQuantity)).toBe(sizeQty);
+    // Liquidation is permissionless on chain; the keeper sends it through the relayer's signer.
+    expect(l.liquidator.toLowerCase()).toBe(devAccount(KEY_INDEX.relayer).address.toLowerCase());
+    expect(BigInt(l.liquidatorFee) + BigInt(l.insuranceFee) > 0n || BigInt(l.badDebt) > 0n).toBe(true);
+
+    const block = liquidated.block;
+    const account = await call(`${s.keeperUrl}/liquidation/account/${accountId}?minBlock=${block}`);
+    expect(account.body.data).toMatchObject({ accountId: Number(accountId), openPositions: 0, isLiquidatable: false });
+    expect(account.body.data.liquidations[0].transactionHash).toBe(l.transactionHash);
+    const market = await call(`${s.keeperUrl}/liquidation/market/${marketId}?minBlock=${block}`);
+    expect(market.body.data.liquidations.some((x: any) => x.transactionHash === l.transactionHash)).toBe(true);
+    expect(market.body.data.positions.some((x: any) => x.positionId === positionId)).toBe(false);
+
+    // The integration API's position route and the account's margin, against the chain.
+    const pos = await call(`${s.integrationUrl}/accounts/${accountId}/positions/${marketId}?minBlock=${block}`);
+    expect(pos.body.data).toMatchObject({ isOpen: false, side: null, size: "0", health: null });
+    const acct = await call(`${s.integrationUrl}/accounts/${accountId}?minBlock=${block}`);
+    const onChain = await client.readContract({ address: engine, abi: engineAbi, functionName: "getAccount", args: [accountId], blockNumber: BigInt(acct.block) });
+    expect(acct.body.data.margin).toMatchObject({
+      available: onChain.availableWad.toString(), committed: "0", total: onChain.totalWad.toString(),
+    });
+    // What the liquidation took: the 1,000 USDV of collateral is gone or mostly gone.
+    expect(onChain.totalWad < 10_000n * E18 - 500n * E18).toBe(true);
+    const health = await call(`${s.keeperUrl}/liquidation/accounts/${accountId}/health?minBlock=${acct.block}`);
+    expect(health.body.data.margin).toEqual(acct.body.data.margin);
+    expect(health.body.data).toMatchObject({ openPositions: 0, isLiquidatable: false, liquidatablePositions: 0 });
+  });
+});

@@ -1,0 +1,153 @@
+/**
+ * `npm start` end to end, on its own ports (VENUE_BASE_PORT) and state dir (VENUE_DIR) so it
+ * never touches a developer's .venue/: it comes up, writes a correct .venue/local.json, a market
+ * order through the gateway fills against the keeper's market maker, Ctrl-C stops every process,
+ * and a second start continues the same chain.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { engineAbi, marketAbi } from "../../abis/index.js";
+import { rpcAnswers, freePort } from "../../core/chain/anvil.js";
+import { devAccount } from "../../core/config.js";
+import { PROJECT_ROOT } from "../../core/deployment.js";
+import { publicClientFor } from "../../scripts/lib/clients.js";
+import { tsxBin } from "../../scripts/lib/services.js";
+import type { LocalJson } from "../../scripts/start.js";
+
+const hasGateway = existsSync(join(PROJECT_ROOT, "services/gateway/main.ts"));
+const hasKeeper = existsSync(join(PROJECT_ROOT, "services/keeper/main.ts"));
+
+const dir = mkdtempSync(join(tmpdir(), "venue-start-"));
+let basePort = 0;
+let child: ChildProcess | undefined;
+let output = "";
+
+function start(): Promise<void> {
+  output = "";
+  child = spawn(process.execPath, [tsxBin(), join(PROJECT_ROOT, "scripts/start.ts")], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, VENUE_BASE_PORT: String(basePort), VENUE_DIR: dir, PONDER_TELEMETRY_DISABLED: "true" },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stdout!.on("data", (d) => (output += d));
+  child.stderr!.on("data", (d) => (output += d));
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (output.includes("The venue is running.")) {
+        clearInterval(timer);
+        resolve();
+      } else if (child!.exitCode !== null) {
+        clearInterval(timer);
+        reject(new Error(`npm start exited with ${child!.exitCode}:\n${output}`));
+      }
+    }, 200);
+  });
+}
+
+/** Ctrl-C: SIGINT to the start process only; it must stop its children itself. */
+async function stop(): Promise<number | null> {
+  const c = child!;
+  if (c.exitCode !== null) return c.exitCode;
+  const exited = new Promise<number | null>((r) => c.once("exit", (code) => r(code)));
+  c.kill("SIGINT");
+  const code = await Promise.race([exited, new Promise<"timeout">((r) => setTimeout(() => r("timeout"), 60_000))]);
+  if (code === "timeout") throw new Error(`npm start did not stop within 60 s:\n${output.slice(-2000)}`);
+  return code;
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+afterAll(async () => {
+  if (child && child.exitCode === null) {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {}
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("npm start", () => {
+  let local: LocalJson;
+
+  it("comes up and writes local.json", async () => {
+    // five consecutive free ports are likely above a random free one; start verifies anvil's
+    basePort = 20_000 + ((await freePort()) % 20_000);
+    await start();
+    local = JSON.parse(readFileSync(join(dir, "local.json"), "utf8"));
+    expect(local.chainId).toBe(31337);
+    expect(local.rpcUrl).toBe(`http://127.0.0.1:${basePort}`);
+    expect(local.integrationUrl).toBe(`http://127.0.0.1:${basePort + 1}`);
+    expect(Object.keys(local.contracts).sort()).toEqual(["depositToken", "engine", "marketFactory", "marketImplementation", "oracle", "venueLens"]);
+    expect(local.markets.map((m) => m.symbol)).toEqual(["EUR/USD", "GBP/USD", "AUD/USD"]);
+    expect(local.wallets).toHaveLength(10);
+    const client = publicClientFor(local.rpcUrl, local.chainId);
+    for (const [i, w] of local.wallets.entries()) {
+      expect(w.address).toBe(devAccount(i).address);
+      expect(w.privateKey).toBe(devAccount(i).privateKey);
+      const id = await client.readContract({ address: local.contracts.engine, abi: engineAbi, functionName: "accountIdOf", args: [w.address as `0x${string}`] });
+      expect(Number(id)).toBe(w.accountId);
+      expect(w.accountId).toBeGreaterThan(0);
+      if (hasGateway) expect(w.apiKey).toMatch(/.{16,}/);
+    }
+    const res = await fetch(`${local.integrationUrl}/markets`);
+    expect(res.status).toBe(200);
+  });
+
+  it.skipIf(!hasGateway || !hasKeeper)("fills a market order through the gateway against the market maker", async () => {
+    const w = local.wallets[3]!;
+    const eur = local.markets.find((m) => m.symbol === "EUR/USD")!;
+    const client = publicClientFor(local.rpcUrl, local.chainId);
+    // the market maker quotes once the keeper has seen the indexed markets
+    const deadline = Date.now() + 60_000;
+    const asks = async () => (await client.readContract({ address: eur.marketAddress as `0x${string}`, abi: marketAbi, functionName: "restingQty" }))[1];
+    while ((await asks()) === 0n) {
+      if (Date.now() > deadline) throw new Error("the market maker never quoted EUR/USD");
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const res = await fetch(`${local.gatewayUrl}/v1/accounts/${w.accountId}/trade`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": w.apiKey! },
+      body: JSON.stringify({ market_id: eur.marketId, collateral: "100000000", side: 0, leverage: 5, order_type: 0 }),
+    });
+    const body = (await res.json()) as { success: boolean };
+    expect(res.status, JSON.stringify(body)).toBe(201);
+    expect(body.success).toBe(true);
+    const pos = await client.readContract({ address: eur.marketAddress as `0x${string}`, abi: marketAbi, functionName: "getPosition", args: [BigInt(w.accountId)] });
+    expect(pos.sizeQty > 0n).toBe(true);
+  });
+
+  it("stops every process on Ctrl-C", async () => {
+    const pid = child!.pid!;
+    expect(await stop()).toBe(0);
+    expect(await rpcAnswers(local.rpcUrl)).toBe(false);
+    for (const url of [local.integrationUrl, local.gatewayUrl, local.relayerUrl, local.keeperUrl].filter(Boolean)) {
+      await expect(fetch(`${url}/health`)).rejects.toThrow();
+    }
+    // the group may need a moment after the leader exits (tsx's esbuild service)
+    for (let i = 0; i < 50 && groupAlive(pid); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(groupAlive(pid)).toBe(false);
+    expect(existsSync(join(dir, "anvil-state.json"))).toBe(true);
+  });
+
+  it("continues the same chain on a second start", async () => {
+    const client = publicClientFor(local.rpcUrl, local.chainId);
+    await start();
+    expect(output).toContain("reusing");
+    const again: LocalJson = JSON.parse(readFileSync(join(dir, "local.json"), "utf8"));
+    expect(again.contracts).toEqual(local.contracts);
+    expect(again.wallets.map((w) => [w.accountId, w.apiKey])).toEqual(local.wallets.map((w) => [w.accountId, w.apiKey]));
+    expect(await client.getBlockNumber()).toBeGreaterThan(BigInt(10));
+    expect(await stop()).toBe(0);
+  });
+});
