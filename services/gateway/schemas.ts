@@ -8,13 +8,15 @@ import type { ZodError } from "zod";
 import { ApiError } from "../../core/errors";
 
 const UINT256_MAX = 2n ** 256n - 1n;
+// zod runs every check even after the regex failed: only compare digits (the regex reports the rest).
+const fitsUint256 = (s: string) => !/^\d+$/.test(s) || BigInt(s) <= UINT256_MAX;
 
 /** A non-negative integer as a decimal string, at most uint256. */
 export const uintString = (description: string, example = "1000000") =>
   z
     .string({ error: "expected a decimal integer string" })
     .regex(/^\d{1,78}$/, "expected a decimal integer string such as \"1000000\"")
-    .refine((s) => BigInt(s) <= UINT256_MAX, "exceeds uint256")
+    .refine(fitsUint256, "exceeds uint256")
     .openapi({ description, example });
 
 export const bytes32 = (description: string, example = "0x" + "ab".repeat(32)) =>
@@ -34,7 +36,7 @@ const accountIdString = (name: string) =>
   z
     .string()
     .regex(/^\d{1,78}$/, "expected a decimal account id")
-    .refine((s) => BigInt(s) <= UINT256_MAX, "exceeds uint256")
+    .refine(fitsUint256, "exceeds uint256")
     .openapi({ param: { name, in: "path" }, example: "1", description: "account id (uint256, from 1)" });
 
 export const IdParam = z.object({ id: accountIdString("id") });

@@ -26,9 +26,11 @@ export interface OpenStoreOptions {
   databaseUrl?: string;
   pgliteDir: string;
   schema: string;
+  /** an already open PGlite to share (tests: one per file); left open by close() */
+  pglite?: PGlite;
 }
 
-export async function openGatewayStore({ databaseUrl, pgliteDir, schema }: OpenStoreOptions): Promise<GatewayStore> {
+export async function openGatewayStore({ databaseUrl, pgliteDir, schema, pglite }: OpenStoreOptions): Promise<GatewayStore> {
   const tables = gatewayTables(schema);
   if (databaseUrl) {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: 5 });
@@ -42,8 +44,8 @@ export async function openGatewayStore({ databaseUrl, pgliteDir, schema }: OpenS
       close: () => pool.end(),
     };
   }
-  if (pgliteDir !== "memory://") mkdirSync(pgliteDir, { recursive: true });
-  const client = new PGlite(pgliteDir);
+  if (!pglite && pgliteDir !== "memory://") mkdirSync(pgliteDir, { recursive: true });
+  const client = pglite ?? new PGlite(pgliteDir);
   await client.exec(gatewayDdl(schema));
   const db = drizzlePglite(client) as unknown as GatewayDb;
   return {
@@ -51,6 +53,8 @@ export async function openGatewayStore({ databaseUrl, pgliteDir, schema }: OpenS
     tables,
     kind: "pglite",
     ping: async () => void (await db.execute(sql`SELECT 1`)),
-    close: () => client.close(),
+    close: async () => {
+      if (!pglite) await client.close();
+    },
   };
 }
