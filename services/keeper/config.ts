@@ -29,21 +29,21 @@ const keeperEnv = z.object({
   PRICE_FEED_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
   FEED_SEED: z.string().default("venue"),
   /** Largest move of one step, in basis points of the price. */
-  PRICE_FEED_MAX_STEP_BPS: z.coerce.number().int().min(0).max(1_000).default(3),
+  PRICE_FEED_MAX_STEP_BPS: z.coerce.number().int().min(0).max(1_000).default(1),
   /** The walk stays within anchor × (1 ± band); the anchor is the price it started from. */
   PRICE_FEED_BAND_BPS: z.coerce.number().int().min(1).max(5_000).default(200),
 
   MARKET_MAKER_ENABLED: bool.optional(),
-  MARKET_MAKER_INTERVAL_MS: z.coerce.number().int().min(50).default(1_000),
+  MARKET_MAKER_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
   MARKET_MAKER_LEVELS: z.coerce.number().int().min(1).max(20).default(3),
   /** Distance of the best quote from the index, and between levels, in basis points. */
-  MARKET_MAKER_SPREAD_BPS: z.coerce.number().int().min(1).max(400).default(5),
-  MARKET_MAKER_LEVEL_STEP_BPS: z.coerce.number().int().min(1).max(400).default(5),
+  MARKET_MAKER_SPREAD_BPS: z.coerce.number().int().min(1).max(400).default(10),
+  MARKET_MAKER_LEVEL_STEP_BPS: z.coerce.number().int().min(1).max(400).default(10),
   /** Quantity per level, in whole units of the base asset (e.g. 10000 EUR). */
   MARKET_MAKER_LEVEL_QTY: z.coerce.bigint().positive().default(50_000n),
   MARKET_MAKER_LEVERAGE: z.coerce.number().int().min(1).default(5),
   /** A resting quote is kept while within this many bps of the wanted price (below the spread). */
-  MARKET_MAKER_REQUOTE_BPS: z.coerce.number().int().min(0).default(2),
+  MARKET_MAKER_REQUOTE_BPS: z.coerce.number().int().min(0).default(5),
   /** Deposit the maker keeps available (whole USD); minted by the deployer when short. */
   MARKET_MAKER_DEPOSIT_USD: z.coerce.bigint().positive().default(10_000_000n),
 });

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeAbiParameters, keccak256, maxUint256, parseUnits, type Address, type Hex } from "viem";
-import { depositTokenAbi, engineAbi, marketAbi, oracleAbi } from "../../abis/index.js";
+import { depositTokenAbi, engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.js";
 import { devAccount, KEY_INDEX } from "../../core/config.js";
 import { publicClient, walletClient } from "./helpers/chain.js";
 import { stackList, type StackInfo } from "./helpers/stacks.js";
@@ -47,7 +47,7 @@ describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($
   const trader = devAccount(TRADER_INDEX);
   const traderWallet = walletClient(s, trader.privateKey);
   const deployerWallet = walletClient(s, s.keys.deployer);
-  const { engine, depositToken, oracle } = s.deployment.contracts;
+  const { engine, depositToken, oracle, venueLens } = s.deployment.contracts;
   const eur = s.deployment.markets.find((m) => m.symbol === "EUR/USD")!;
   const marketId = eur.marketId as Hex;
   const internal = { "x-internal-token": s.internalToken, "x-caller-address": trader.address };
@@ -87,8 +87,10 @@ describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($
 
   it("opens a 50x long against the keeper's market maker", async () => {
     // The maker quotes both sides once the keeper is up.
-    await until("the market maker's asks", async () =>
-      (await client.readContract({ address: eur.marketAddress, abi: marketAbi, functionName: "bestAsk" })) > 0n);
+    await until("the market maker's asks", async () => {
+      const [, ask] = await client.readContract({ address: venueLens, abi: venueLensAbi, functionName: "bestPrices", args: [eur.marketAddress] });
+      return ask > 0n;
+    });
     const r = await write(traderWallet, {
       address: engine, abi: engineAbi, functionName: "placeOrder",
       args: [{ accountId, marketId, side: 0, orderType: 0, collateral6: parseUnits("1000", 6), leverage: 50n, limitPriceX18: 0n, clientKey: `0x${"00".repeat(32)}` }],
@@ -119,7 +121,7 @@ describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($
       expect(kh[f], f).toEqual(ih[f]);
     }
     const view = await client.readContract({
-      address: eur.marketAddress, abi: marketAbi, functionName: "positionHealth", args: [accountId], blockNumber: BigInt(keeper.block),
+      address: venueLens, abi: venueLensAbi, functionName: "positionHealth", args: [eur.marketAddress, accountId], blockNumber: BigInt(keeper.block),
     });
     expect(kh.markPrice).toBe(view.markPriceX18.toString());
     expect(kh.positionValue).toBe(view.positionValueWad.toString());

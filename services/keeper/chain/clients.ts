@@ -59,7 +59,10 @@ export class Signer {
     const run = async () => {
       // Simulation first: a revert costs nothing and comes back decoded.
       const { request } = await this.client.simulateContract({ ...(req as any), account: this.account });
-      const hash = await this.wallet.writeContract(request as any);
+      // anvil's estimate has proven a few % short for some calls (a cancel ran out of gas):
+      // send with headroom, unused gas is not charged.
+      const estimate = await this.client.estimateContractGas({ ...(req as any), account: this.account });
+      const hash = await this.wallet.writeContract({ ...(request as any), gas: (estimate * 13n) / 10n + 20_000n });
       const receipt = await this.client.waitForTransactionReceipt({ hash, timeout: 60_000 });
       if (receipt.status !== "success") throw new Error(`${req.functionName} reverted in ${hash}`);
       this.log.debug({ role: this.role, fn: req.functionName, hash, block: receipt.blockNumber }, "tx mined");

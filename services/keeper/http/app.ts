@@ -40,7 +40,14 @@ const positionParams = z.object({
     description: "keccak256(abi.encode(uint256 accountId, bytes32 marketId))",
   }),
 });
+const minBlock = z
+  .string()
+  .regex(/^\d{1,15}$/, { message: "must be a non-negative integer block number" })
+  .optional()
+  .openapi({ param: { name: "minBlock", in: "query" }, description: "wait (up to 5 s, then 503) until this block is indexed" });
+const readQuery = z.object({ minBlock });
 const marketQuery = z.object({
+  minBlock,
   limit: z.coerce.number({ message: "must be an integer" }).int({ message: "must be an integer" }).min(1).max(1000).default(100)
     .openapi({ param: { name: "limit", in: "query" }, description: "positions listed (riskiest first), 1..1000, default 100" }),
   liquidatable: z.enum(["true", "false"]).optional()
@@ -56,7 +63,7 @@ const okResponse = (description: string) => ({ 200: { description, content: { "a
 
 const routes = {
   accountHealth: createRoute({
-    method: "get", path: "/liquidation/accounts/{accountId}/health", request: { params: accountParams },
+    method: "get", path: "/liquidation/accounts/{accountId}/health", request: { params: accountParams, query: readQuery },
     summary: "Account health: margin, Σ equity against Σ maintenance over its open positions, margin ratio",
     responses: okResponse("account health at the latest indexed block"),
   }),
@@ -66,12 +73,12 @@ const routes = {
     responses: okResponse("liquidation data of the market"),
   }),
   account: createRoute({
-    method: "get", path: "/liquidation/account/{accountId}", request: { params: accountParams },
+    method: "get", path: "/liquidation/account/{accountId}", request: { params: accountParams, query: readQuery },
     summary: "An account's open positions with their health, and its recent liquidations",
     responses: okResponse("liquidation data of the account"),
   }),
   position: createRoute({
-    method: "get", path: "/liquidation/position/{positionId}", request: { params: positionParams },
+    method: "get", path: "/liquidation/position/{positionId}", request: { params: positionParams, query: readQuery },
     summary: "One position with its health (null once closed) and its liquidations",
     responses: okResponse("liquidation data of the position"),
   }),
@@ -135,12 +142,16 @@ export function createKeeperApp(deps: KeeperAppDeps) {
   };
   const relay = (c: Context, a: { status: number; body: unknown }) => c.json(a.body as object, a.status as 200);
 
-  app.openapi(routes.accountHealth, async (c) => answer(c, await service.accountHealth(BigInt(c.req.valid("param").accountId))) as never);
-  app.openapi(routes.account, async (c) => answer(c, await service.account(BigInt(c.req.valid("param").accountId))) as never);
-  app.openapi(routes.position, async (c) => answer(c, await service.position(c.req.valid("param").positionId as Hex)) as never);
+  const minBlockOf = (q: { minBlock?: string }) => (q.minBlock === undefined ? undefined : BigInt(q.minBlock));
+  app.openapi(routes.accountHealth, async (c) =>
+    answer(c, await service.accountHealth(BigInt(c.req.valid("param").accountId), minBlockOf(c.req.valid("query")))) as never);
+  app.openapi(routes.account, async (c) =>
+    answer(c, await service.account(BigInt(c.req.valid("param").accountId), minBlockOf(c.req.valid("query")))) as never);
+  app.openapi(routes.position, async (c) =>
+    answer(c, await service.position(c.req.valid("param").positionId as Hex, minBlockOf(c.req.valid("query")))) as never);
   app.openapi(routes.market, async (c) => {
     const q = c.req.valid("query");
-    return answer(c, await service.market(c.req.valid("param").marketId as Hex, q.limit, q.liquidatable === "true")) as never;
+    return answer(c, await service.market(c.req.valid("param").marketId as Hex, q.limit, q.liquidatable === "true", minBlockOf(q))) as never;
   });
   app.openapi(routes.liquidatePosition, async (c) => {
     const h = forwardHeaders(c);

@@ -7,9 +7,12 @@ import { and, desc, eq, inArray, max, min, ne } from "drizzle-orm";
 import type { Hex } from "viem";
 import { indexedBlock, schema, type IndexedBlock, type IndexerDb } from "./sql-client.js";
 import type { MarketContext, PositionRow } from "../liquidation/health.js";
+import { ApiError } from "../../../core/errors.js";
 
 export type AccountRow = typeof schema.account.$inferSelect;
 export type LiquidationRow = typeof schema.liquidationEvent.$inferSelect;
+
+export const MIN_BLOCK_WAIT_MS = 5_000;
 
 export type Snapshot = { block: IndexedBlock; markets: Map<Hex, MarketContext> };
 
@@ -36,9 +39,22 @@ export class IndexerReader {
     return indexedBlock(this.integrationUrl, this.chainId);
   }
 
+  /** The latest indexed block, waiting (bounded) until it reaches `minBlock`: a client reads its own writes. */
+  async blockAtLeast(minBlock = 0n): Promise<IndexedBlock> {
+    const deadline = Date.now() + MIN_BLOCK_WAIT_MS;
+    for (;;) {
+      const b = await this.block();
+      if (b.number >= minBlock) return b;
+      if (Date.now() >= deadline) {
+        throw new ApiError("SERVICE_UNAVAILABLE", `block ${minBlock} is not indexed yet (indexed: ${b.number}); retry`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
   /** The latest indexed block and every market's context (parameters, index, book top, funding). */
-  async snapshot(): Promise<Snapshot> {
-    const block = await this.block();
+  async snapshot(minBlock = 0n): Promise<Snapshot> {
+    const block = await this.blockAtLeast(minBlock);
     const { market, marketState, indexPrice, orderBookLevel } = schema;
     const [markets, prices, tops] = await Promise.all([
       this.db

@@ -34,8 +34,8 @@ export class LiquidationService {
     return { p, m, h: p.sizeQty === 0n || m.indexPriceX18 === 0n ? null : healthAt(p, m, s.block.timestamp) };
   }
 
-  async position(positionId: Hex) {
-    const [s, p] = await Promise.all([this.reader.snapshot(), this.reader.position(positionId)]);
+  async position(positionId: Hex, minBlock?: bigint) {
+    const [s, p] = await Promise.all([this.reader.snapshot(minBlock), this.reader.position(positionId)]);
     if (!p) throw new ApiError("POSITION_NOT_FOUND", `position ${positionId} does not exist`);
     const { m, h } = this.withHealth(s, p);
     const liquidations = await this.reader.liquidations({ positionId }, HISTORY_LIMIT);
@@ -45,9 +45,9 @@ export class LiquidationService {
     };
   }
 
-  async account(accountId: bigint) {
+  async account(accountId: bigint, minBlock?: bigint) {
     const [s, a, positions, liquidations] = await Promise.all([
-      this.reader.snapshot(),
+      this.reader.snapshot(minBlock),
       this.reader.account(accountId),
       this.reader.openPositions({ accountId }),
       this.reader.liquidations({ accountId }, HISTORY_LIMIT),
@@ -70,9 +70,9 @@ export class LiquidationService {
     };
   }
 
-  async accountHealth(accountId: bigint) {
+  async accountHealth(accountId: bigint, minBlock?: bigint) {
     const [s, a, positions] = await Promise.all([
-      this.reader.snapshot(),
+      this.reader.snapshot(minBlock),
       this.reader.account(accountId),
       this.reader.openPositions({ accountId }),
     ]);
@@ -101,8 +101,8 @@ export class LiquidationService {
   }
 
   /** Open positions of a market, riskiest first (lowest margin ratio), and recent liquidations. */
-  async market(marketId: Hex, limit: number, onlyLiquidatable: boolean) {
-    const s = await this.reader.snapshot();
+  async market(marketId: Hex, limit: number, onlyLiquidatable: boolean, minBlock?: bigint) {
+    const s = await this.reader.snapshot(minBlock);
     const m = this.marketOf(s, marketId);
     const [positions, liquidations] = await Promise.all([
       this.reader.openPositions({ marketId }),
