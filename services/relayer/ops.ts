@@ -77,7 +77,7 @@ async function accountOf(chain: Chain, accountId: string) {
 /** The caller owns the account and has approved the relayer as its operator. Returns the account. */
 async function ownerActs(chain: Chain, caller: Address, accountId: string) {
   const acct = await accountOf(chain, accountId);
-  if (!same(acct.owner, caller)) throw new ApiError("UNAUTHORIZED", `caller ${caller} is not the owner of account ${accountId}`);
+  if (!same(acct.owner, caller)) throw new ApiError("UNAUTHORIZED", `caller ${getAddress(caller)} is not the owner of account ${accountId}`);
   const expiry = await chain.client.readContract({
     address: chain.engine, abi: engineAbi, functionName: "operatorExpiry", args: [acct.owner, chain.account.address],
   });

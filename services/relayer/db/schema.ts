@@ -3,7 +3,7 @@
  * queue), one row per signed transaction attempt (a gas bump adds one with the same nonce), one
  * row per signer (its next nonce, locked while a nonce is taken), and the closed-beta registry.
  */
-import { bigint, integer, jsonb, pgSchema, text, timestamp, uniqueIndex, index } from "drizzle-orm/pg-core";
+import { bigint, integer, json, jsonb, pgSchema, text, timestamp, uniqueIndex, index } from "drizzle-orm/pg-core";
 
 /** Request states. Final: CONFIRMED, REVERTED, FAILED. */
 export const REQUEST_STATUS = ["QUEUED", "SIGNED", "SENT", "CONFIRMED", "REVERTED", "FAILED"] as const;
@@ -34,7 +34,7 @@ export function relayerTables(schemaName: string) {
       blockNumber: bigint("block_number", { mode: "bigint" }),
       httpStatus: integer("http_status"),
       /** The full envelope answered when final. */
-      response: jsonb("response"),
+      response: json("response"),
       requestIdHeader: text("request_id_header"),
       /** Parent request (an operator approval sent with POST /accounts). */
       parentId: text("parent_id"),
@@ -80,7 +80,7 @@ export function ddl(schema: string): string[] {
       id text PRIMARY KEY, caller text NOT NULL, idempotency_key text, body_hash text NOT NULL,
       kind text NOT NULL, params jsonb NOT NULL, lane text NOT NULL, status text NOT NULL,
       signer text, nonce bigint, to_address text, data text, gas bigint, tx_hash text,
-      block_number bigint, http_status integer, response jsonb, request_id_header text, parent_id text,
+      block_number bigint, http_status integer, response json, request_id_header text, parent_id text,
       created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now())`,
     `CREATE UNIQUE INDEX IF NOT EXISTS request_caller_idempotency_key ON "${schema}".request (caller, idempotency_key)`,
     `CREATE INDEX IF NOT EXISTS request_status ON "${schema}".request (status)`,

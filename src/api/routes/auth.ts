@@ -1,3 +1,134 @@
-// Sign-in with Ethereum (owned by the relayer/writes work). Placeholder until implemented.
-import { OpenAPIHono } from "@hono/zod-openapi";
-export const authRoutes = new OpenAPIHono();
+/**
+ * Sign-in with Ethereum for the integration API (stateless; core/auth/siwe.ts):
+ *   GET  /auth/nonce    a signed, short-lived nonce for the EIP-4361 message
+ *   POST /auth/login    { message, signature } → a bearer token (JWT, JWT_SECRET)
+ *   GET  /auth/session  who the bearer token is
+ */
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import type { Hex } from "viem";
+import { issueNonce, login, NONCE_TTL_SECONDS, TOKEN_TTL_SECONDS } from "../../../core/auth/siwe.js";
+import { bearerAuth, type BearerVariables } from "../../../core/auth/bearer.js";
+import { secret } from "../../../core/profiles.js";
+import { ok } from "../../../core/envelope.js";
+import { validationError } from "../../../core/schemas/validation.js";
+import { errorResponse, onError } from "../lib/errors.js";
+
+const jwtSecret = () => secret("JWT_SECRET");
+const chainId = () => Number(process.env.CHAIN_ID ?? 31337);
+/** Accepted message domains: SIWE_DOMAINS (comma-separated), else the Host the request came to. */
+const domainsFor = (host: string | undefined) => {
+  const configured = (process.env.SIWE_DOMAINS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  return configured.length ? configured : host ? [host] : [];
+};
+
+export const authRoutes = new OpenAPIHono<{ Variables: BearerVariables }>({
+  defaultHook: (result, c) => (result.success ? undefined : errorResponse(c, validationError(result.error))),
+});
+authRoutes.onError(onError);
+
+const Envelope = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
+const ErrorEnvelope = z
+  .object({ success: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) })
+  .openapi("ErrorEnvelope");
+const err = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
+
+const NonceData = z
+  .object({
+    nonce: z.string().openapi({ description: "put it in the EIP-4361 message's Nonce field" }),
+    issuedAtISO: z.string(),
+    expiresAtISO: z.string().openapi({ description: `the nonce is valid ${NONCE_TTL_SECONDS} s` }),
+    domain: z.string().nullable().openapi({ description: "the message's domain this API accepts" }),
+    chainId: z.int(),
+    version: z.literal("1"),
+  })
+  .openapi("SiweNonce");
+
+authRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/auth/nonce",
+    tags: ["auth"],
+    summary: "A nonce for a Sign-In with Ethereum message",
+    responses: { 200: { description: "nonce", content: { "application/json": { schema: Envelope(NonceData) } } } },
+  }),
+  (c) => {
+    const now = Math.floor(Date.now() / 1000);
+    const { nonce, expiresAt } = issueNonce(jwtSecret(), now);
+    const host = c.req.header("Host");
+    return c.json(
+      ok({
+        nonce,
+        issuedAtISO: new Date(now * 1000).toISOString(),
+        expiresAtISO: new Date(expiresAt * 1000).toISOString(),
+        domain: domainsFor(host)[0] ?? null,
+        chainId: chainId(),
+        version: "1" as const,
+      }),
+      200,
+    );
+  },
+);
+
+const LoginBody = z
+  .object({
+    message: z.string().min(1).max(4096).openapi({ description: "the EIP-4361 message (viem/siwe createSiweMessage)" }),
+    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, { message: "must be a 65-byte hex signature" }),
+  })
+  .openapi("LoginRequest");
+
+const TokenData = z
+  .object({
+    token: z.string(),
+    tokenType: z.literal("Bearer"),
+    address: z.string(),
+    expiresAt: z.int().openapi({ description: "seconds" }),
+    expiresAtISO: z.string(),
+    expiresIn: z.int().openapi({ description: `seconds (${TOKEN_TTL_SECONDS})` }),
+  })
+  .openapi("SessionToken");
+
+authRoutes.openapi(
+  createRoute({
+    method: "post",
+    path: "/auth/login",
+    tags: ["auth"],
+    summary: "Exchange a signed SIWE message for a bearer token",
+    request: { body: { required: true, content: { "application/json": { schema: LoginBody } } } },
+    responses: {
+      200: { description: "token", content: { "application/json": { schema: Envelope(TokenData) } } },
+      400: err("VALIDATION_ERROR"),
+      401: err("UNAUTHENTICATED: bad or expired nonce, wrong domain, bad signature"),
+    },
+  }),
+  async (c) => {
+    const { message, signature } = c.req.valid("json");
+    const t = await login(message, signature as Hex, { secret: jwtSecret(), domains: domainsFor(c.req.header("Host")), chainId: chainId() });
+    return c.json(
+      ok({ token: t.token, tokenType: "Bearer" as const, address: t.address, expiresAt: t.expiresAt, expiresAtISO: new Date(t.expiresAt * 1000).toISOString(), expiresIn: t.expiresIn }),
+      200,
+    );
+  },
+);
+
+authRoutes.openapi(
+  createRoute({
+    method: "get",
+    path: "/auth/session",
+    tags: ["auth"],
+    summary: "The wallet of the bearer token",
+    security: [{ bearerAuth: [] }],
+    middleware: [bearerAuth({ secret: jwtSecret })] as const,
+    responses: {
+      200: { description: "session", content: { "application/json": { schema: Envelope(z.object({ address: z.string() })) } } },
+      401: err("UNAUTHENTICATED"),
+    },
+  }),
+  (c) => c.json(ok({ address: c.get("wallet") }), 200),
+);
+
+authRoutes.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+  type: "http",
+  scheme: "bearer",
+  bearerFormat: "JWT",
+  description: "GET /auth/nonce, sign an EIP-4361 message, POST /auth/login",
+});

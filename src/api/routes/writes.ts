@@ -1,3 +1,199 @@
-// Write routes forwarded to the relayer (owned by the relayer/writes work). Placeholder until implemented.
-import { OpenAPIHono } from "@hono/zod-openapi";
-export const writeRoutes = new OpenAPIHono();
+/**
+ * The integration API's write routes (spec: "Write endpoints"), plus operator approval and the
+ * status of a write. Each is validated with the shared schemas (core/schemas/writes.ts), needs a
+ * SIWE bearer token, and is forwarded to the relayer (core/relayer-client.ts) with the session's
+ * wallet as the caller; the relayer's envelope and status are answered as they are.
+ */
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { ApiError } from "../../../core/errors.js";
+import { bearerAuth, type BearerVariables } from "../../../core/auth/bearer.js";
+import { secret } from "../../../core/profiles.js";
+import { forwardToRelayer, relayerTargetFromEnv, type ForwardRequest } from "../../../core/relayer-client.js";
+import { validationError } from "../../../core/schemas/validation.js";
+import {
+  AccountIdParam, AmountBody, ClientKey, ClosePositionBody, CreateAccountBody, MarketId, OperatorApproveBody,
+  OperatorTypedDataQuery, PlaceOrderBody,
+} from "../../../core/schemas/writes.js";
+import {
+  CancelOrderResult, ClosePositionResult, CreateAccountResult, DepositResult, OperatorApprovalResult, OperatorTypedData,
+  PendingWrite, PlaceOrderResult, TransactionStatusResult, WithdrawResult,
+} from "../../../core/schemas/write-responses.js";
+import { errorResponse, onError } from "../lib/errors.js";
+
+type Env = { Variables: BearerVariables };
+
+export const writeRoutes = new OpenAPIHono<Env>({
+  defaultHook: (result, c) => (result.success ? undefined : errorResponse(c, validationError(result.error))),
+});
+writeRoutes.onError(onError);
+
+const signedIn = bearerAuth({ secret: () => secret("JWT_SECRET") });
+
+// ─── OpenAPI pieces ───────────────────────────────────────────────────────────────────────────
+const ErrorEnvelope = z
+  .object({ success: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) })
+  .openapi("ErrorEnvelope");
+const ok = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
+const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
+const err = (description: string) => ({ description, content: json(ErrorEnvelope) });
+const IdempotencyHeaders = z.object({
+  "idempotency-key": z.string().max(255).optional().openapi({
+    description: "same key and body: the same result, nothing sent again (scoped to the caller); same key, other body: 409",
+  }),
+  "x-request-id": z.string().max(200).optional().openapi({ description: "carried to the relayer's logs" }),
+});
+const writeResponses = (status: 200 | 201, schema: z.ZodType) => ({
+  [status]: { description: "mined", content: json(ok(schema)) },
+  202: { description: "not mined within WRITE_TIMEOUT_MS: follow GET /transactions/{requestId}", content: json(ok(PendingWrite)) },
+  400: err("VALIDATION_ERROR (naming the field), INVALID_AMOUNT, EXCEEDS_MAX_LEVERAGE, INVALID_PRICE, ORDER_TOO_SMALL, ACCOUNT_EXISTS"),
+  401: err("UNAUTHENTICATED: missing or expired bearer token"),
+  403: err("UNAUTHORIZED (not the account owner), OPERATOR_NOT_APPROVED, NOT_REGISTERED (closed beta)"),
+  404: err("ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND, ORDER_NOT_FOUND, NO_POSITION"),
+  409: err("MARKET_NOT_ACTIVE, IDEMPOTENCY_CONFLICT, CLIENT_KEY_IN_USE, SELF_TRADE, NO_LIQUIDITY"),
+  422: err("INSUFFICIENT_MARGIN, INSUFFICIENT_BALANCE, INSUFFICIENT_ALLOWANCE, TRANSACTION_REVERTED"),
+  503: err("PRICE_STALE, SERVICE_UNAVAILABLE (relayer down)"),
+});
+const AccountPath = z.object({ accountId: AccountIdParam });
+const security = [{ bearerAuth: [] }];
+
+// ─── forwarding ───────────────────────────────────────────────────────────────────────────────
+async function forward(c: Context<Env>, req: Omit<ForwardRequest, "caller" | "idempotencyKey" | "requestId">) {
+  const { status, body } = await forwardToRelayer(relayerTargetFromEnv(process.env, secret("INTERNAL_TOKEN")), {
+    ...req,
+    caller: c.get("wallet"),
+    idempotencyKey: c.req.header("Idempotency-Key") ?? null,
+    requestId: c.req.header("X-Request-Id") ?? null,
+  });
+  // The relayer's envelope as is (its schema is the route's; typed responses cannot express a pass-through).
+  return c.json(body as object, status as 200) as never;
+}
+
+// ─── routes ───────────────────────────────────────────────────────────────────────────────────
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/accounts", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Create the caller's account (one per wallet); optionally approve the relayer as operator in the same request",
+    request: { headers: IdempotencyHeaders, body: { required: true, content: json(CreateAccountBody) } },
+    responses: writeResponses(201, CreateAccountResult),
+  }),
+  async (c) => {
+    const body = c.req.valid("json");
+    if (body.userAddress.toLowerCase() !== c.get("wallet").toLowerCase())
+      throw new ApiError("UNAUTHORIZED", "userAddress must be the signed-in wallet");
+    return forward(c, { method: "POST", path: "/internal/accounts", body });
+  },
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/accounts/{accountId}/deposit", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Deposit margin (the owner must have approved the engine for the deposit token)",
+    request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(AmountBody) } },
+    responses: writeResponses(200, DepositResult),
+  }),
+  async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/deposit`, body: c.req.valid("json") }),
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/accounts/{accountId}/withdraw", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Withdraw available margin to the owner",
+    request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(AmountBody) } },
+    responses: writeResponses(200, WithdrawResult),
+  }),
+  async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/withdraw`, body: c.req.valid("json") }),
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/accounts/{accountId}/orders", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Place an order (clientKey optional: the server makes a random one)",
+    request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(PlaceOrderBody) } },
+    responses: writeResponses(201, PlaceOrderResult),
+  }),
+  async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/orders`, body: c.req.valid("json") }),
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "delete", path: "/accounts/{accountId}/orders/{clientKey}", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Cancel an open order by its client key",
+    request: {
+      params: z.object({ accountId: AccountIdParam, clientKey: ClientKey.openapi({ param: { name: "clientKey", in: "path" } }) }),
+      query: z.object({ marketId: MarketId.openapi({ param: { name: "marketId", in: "query", required: true } }) }),
+      headers: IdempotencyHeaders,
+    },
+    responses: writeResponses(200, CancelOrderResult),
+  }),
+  async (c) => {
+    const { accountId, clientKey } = c.req.valid("param");
+    const { marketId } = c.req.valid("query");
+    return forward(c, { method: "DELETE", path: `/internal/accounts/${accountId}/orders/${clientKey}?marketId=${marketId}` });
+  },
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/accounts/{accountId}/positions/{marketId}/close", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Close the position: a reduce-only order on the opposite side with zero collateral",
+    request: {
+      params: z.object({ accountId: AccountIdParam, marketId: MarketId.openapi({ param: { name: "marketId", in: "path" } }) }),
+      headers: IdempotencyHeaders,
+      body: { required: true, content: json(ClosePositionBody) },
+    },
+    responses: writeResponses(201, ClosePositionResult),
+  }),
+  async (c) => {
+    const { accountId, marketId } = c.req.valid("param");
+    return forward(c, { method: "POST", path: `/internal/accounts/${accountId}/positions/${marketId}/close`, body: c.req.valid("json") });
+  },
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "get", path: "/transactions/{requestId}", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Status of one of the caller's writes (the hash changes when the fee is bumped)",
+    request: { params: z.object({ requestId: z.string().min(1).max(80).openapi({ param: { name: "requestId", in: "path" } }) }) },
+    responses: {
+      200: { description: "status", content: json(ok(TransactionStatusResult)) },
+      401: err("UNAUTHENTICATED"),
+      404: err("TRANSACTION_NOT_FOUND"),
+    },
+  }),
+  async (c) => forward(c, { method: "GET", path: `/internal/transactions/${encodeURIComponent(c.req.valid("param").requestId)}` }),
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "get", path: "/operators/typed-data", tags: ["operators"],
+    summary: "EIP-712 typed data that approves the relayer as the owner's operator (sign with eth_signTypedData_v4)",
+    request: { query: OperatorTypedDataQuery },
+    responses: { 200: { description: "typed data", content: json(ok(OperatorTypedData)) }, 400: err("VALIDATION_ERROR") },
+  }),
+  async (c) => {
+    const q = c.req.valid("query");
+    const qs = new URLSearchParams({ owner: q.owner, ...(q.expiry ? { expiry: q.expiry } : {}), ...(q.deadline ? { deadline: q.deadline } : {}) });
+    const { status, body } = await forwardToRelayer(relayerTargetFromEnv(process.env, secret("INTERNAL_TOKEN")), {
+      method: "GET", path: `/internal/operators/typed-data?${qs}`,
+    });
+    return c.json(body as object, status as 200) as never;
+  },
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/operators/approve", tags: ["operators"], security, middleware: [signedIn] as const,
+    summary: "Submit the owner's operator approval signature (the relayer sends setOperatorWithSig)",
+    request: { headers: IdempotencyHeaders, body: { required: true, content: json(OperatorApproveBody) } },
+    responses: writeResponses(200, OperatorApprovalResult),
+  }),
+  async (c) => forward(c, { method: "POST", path: "/internal/operators/approve", body: c.req.valid("json") }),
+);
+
+writeRoutes.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {
+  type: "http",
+  scheme: "bearer",
+  bearerFormat: "JWT",
+  description: "GET /auth/nonce, sign an EIP-4361 message, POST /auth/login",
+});
