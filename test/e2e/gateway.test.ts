@@ -1,0 +1,345 @@
+/**
+ * The /v1 gateway end to end against the real stack (anvil, Ponder, relayer, keeper, gateway):
+ * every route of the spec's table, the auth cases, snake_case in and out, bad input.
+ * Wallets: 2 trades (prepared account), 1 is "another wallet", 7 creates its account.
+ */
+import { encodeAbiParameters, keccak256, type Hex } from "viem";
+import { describe, expect, it } from "vitest";
+import { stackList, type StackInfo } from "./helpers/stacks.js";
+
+type Env = { success: boolean; data?: any; error?: { code: string; message: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+function client(s: StackInfo) {
+  const base = s.gatewayUrl!;
+  return async function req(method: string, path: string, opts: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    if (opts.key) headers["X-API-Key"] = opts.key;
+    if (opts.body !== undefined || opts.raw !== undefined) headers["content-type"] = "application/json";
+    const res = await fetch(base + path, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
+    const text = await res.text();
+    let body: Env;
+    try {
+      body = JSON.parse(text) as Env;
+    } catch {
+      throw new Error(`${method} ${path}: ${res.status} non-JSON answer: ${text.slice(0, 200)}`);
+    }
+    return { status: res.status, body, headers: res.headers };
+  };
+}
+
+/** No camelCase key anywhere in a gateway answer. */
+function expectSnake(v: unknown, path = "data"): void {
+  if (Array.isArray(v)) return v.forEach((x, i) => expectSnake(x, `${path}[${i}]`));
+  if (v && typeof v === "object") {
+    for (const [k, x] of Object.entries(v)) {
+      expect(k, `${path}.${k}`).toMatch(/^[a-z0-9_]+$/);
+      expectSnake(x, `${path}.${k}`);
+    }
+  }
+}
+
+const stacksWithGateway = stackList().filter((s) => s.gatewayUrl);
+
+describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway /v1 ($kind)", (s) => {
+  const req = client(s);
+  const trader = s.wallets[2]!;
+  const other = s.wallets[1]!;
+  const fresh = s.wallets[7]!;
+  const market = s.deployment.markets[0]!;
+  const accountId = trader.accountId!;
+
+  describe("health (no key)", () => {
+    it("GET /health answers the gateway and a summary", async () => {
+      const r = await req("GET", "/health");
+      expect(r.status).toBe(200);
+      expect(r.body.data).toMatchObject({ service: "gateway", profile: "local" });
+      expect(Object.keys(r.body.data.services).sort()).toEqual(["chain", "database", "indexer", "keeper", "relayer"]);
+    });
+
+    it("GET /health/{service} answers each service's real state", async () => {
+      const indexer = await req("GET", "/health/indexer");
+      expect(indexer.status).toBe(200);
+      expect(indexer.body.data).toMatchObject({ service: "indexer", status: "ok", ready: true });
+      expect(indexer.body.data.blocks_behind).toBeGreaterThanOrEqual(0);
+      expect(indexer.body.data.head_block).toBeGreaterThanOrEqual(indexer.body.data.indexed_block);
+      for (const name of ["relayer", "keeper", "database", "chain"]) {
+        const r = await req("GET", `/health/${name}`);
+        expect(r.status, name).toBe(200);
+        expect(r.body.data).toMatchObject({ service: name, status: "ok" });
+      }
+      expect((await req("GET", "/health/chain")).body.data.chain_id).toBe(s.chainId);
+      expect((await req("GET", "/health/database")).body.data.kind).toBe(s.kind === "postgres" ? "postgres" : "pglite");
+      expect((await req("GET", "/health/nope")).status).toBe(404);
+    });
+  });
+
+  describe("authentication", () => {
+    it("GET /v1/markets needs no key and answers snake_case", async () => {
+      const r = await req("GET", "/v1/markets");
+      expect(r.status).toBe(200);
+      expect(r.headers.get("x-request-id")).toBeTruthy();
+      expectSnake(r.body.data);
+      const m = r.body.data.markets.find((x: { market_id: string }) => x.market_id === market.marketId);
+      expect(m).toMatchObject({ symbol: market.symbol, market_address: expect.any(String), max_leverage: expect.any(Number) });
+      expect(m.open_interest).toHaveProperty("long_formatted");
+    });
+
+    it("no key, a bad key, a revoked key: 401 with WWW-Authenticate", async () => {
+      const none = await req("GET", `/v1/accounts/${accountId}`);
+      expect(none.status).toBe(401);
+      expect(none.headers.get("www-authenticate")).toMatch(/X-API-Key/);
+      expect(none.body.error!.code).toBe("UNAUTHENTICATED");
+      const bad = await req("GET", `/v1/accounts/${accountId}`, { key: "vgw_" + "x".repeat(43) });
+      expect(bad.status).toBe(401);
+      expect(bad.headers.get("www-authenticate")).toBeTruthy();
+
+      const adminHeaders = { "X-Admin-Token": s.adminToken, "content-type": "application/json" };
+      const created = await fetch(`${s.gatewayUrl}/admin/keys`, {
+        method: "POST",
+        headers: adminHeaders,
+        body: JSON.stringify({ wallet: trader.address, label: "e2e revoke" }),
+      });
+      const { data } = (await created.json()) as { data: { key: string; key_id: string } };
+      expect((await req("GET", `/v1/accounts/${accountId}`, { key: data.key })).status).toBe(200);
+      const revoked = await fetch(`${s.gatewayUrl}/admin/keys/${data.key_id}`, { method: "DELETE", headers: adminHeaders });
+      expect(revoked.status).toBe(200);
+      const after = await req("GET", `/v1/accounts/${accountId}`, { key: data.key });
+      expect(after.status).toBe(401);
+    });
+
+    it("a valid key writing on another wallet's account: 403 UNAUTHORIZED; reads are open", async () => {
+      const read = await req("GET", `/v1/accounts/${accountId}`, { key: other.apiKey });
+      expect(read.status).toBe(200);
+      const w = await req("POST", `/v1/accounts/${accountId}/withdraw`, { key: other.apiKey, body: { amount: "1" } });
+      expect(w.status).toBe(403);
+      expect(w.body.error!.code).toBe("UNAUTHORIZED");
+      const d = await req("POST", `/v1/accounts/${accountId}/deposit`, { key: other.apiKey, body: { amount: "1" } });
+      expect(d.status).toBe(403);
+      const t = await req("POST", `/v1/accounts/${accountId}/trade`, {
+        key: other.apiKey,
+        body: { market_id: market.marketId, collateral: "1000000", side: 0, leverage: 2, order_type: 0 },
+      });
+      expect(t.status).toBe(403);
+      const create = await req("POST", "/v1/accounts/create", { key: other.apiKey, body: { owner: fresh.address } });
+      expect(create.status).toBe(403);
+    });
+  });
+
+  describe("reads", () => {
+    it("GET /v1/accounts/{id}: the account, snake_case, X-Indexed-Block", async () => {
+      const r = await req("GET", `/v1/accounts/${accountId}`, { key: trader.apiKey });
+      expect(r.status).toBe(200);
+      expect(r.headers.get("x-indexed-block")).toMatch(/^\d+$/);
+      expectSnake(r.body.data);
+      expect(r.body.data).toMatchObject({ account_id: accountId, owner: expect.stringMatching(/^0x/i) });
+      expect(r.body.data.owner.toLowerCase()).toBe(trader.address.toLowerCase());
+      expect(r.body.data.margin).toHaveProperty("available_formatted");
+      expect((await req("GET", "/v1/accounts/999999", { key: trader.apiKey })).body.error!.code).toBe("ACCOUNT_NOT_FOUND");
+    });
+
+    it("order book and funding of a market", async () => {
+      const book = await req("GET", `/v1/markets/${market.marketId}/orderbook?depth=5`, { key: trader.apiKey });
+      expect(book.status).toBe(200);
+      expectSnake(book.body.data);
+      expect(book.body.data).toHaveProperty("mid_price");
+      expect(book.body.data.bids.length).toBeLessThanOrEqual(5);
+      const funding = await req("GET", `/v1/markets/${market.marketId}/funding`, { key: trader.apiKey });
+      expect(funding.status).toBe(200);
+      expectSnake(funding.body.data);
+      expect(funding.body.data).toHaveProperty("last_update_iso");
+      expect(funding.body.data).toHaveProperty("current_rate_annualized");
+      const unknown = await req("GET", `/v1/markets/0x${"00".repeat(32)}/funding`, { key: trader.apiKey });
+      expect(unknown.status).toBe(404);
+    });
+
+    it("bad path and query values are 400 naming the field", async () => {
+      for (const [path, field] of [
+        ["/v1/accounts/abc", "id"],
+        ["/v1/markets/EURUSD/orderbook", "market_id"],
+        [`/v1/accounts/${accountId}/orders?status=open`, "status"],
+        [`/v1/accounts/${accountId}/orders?market_id=0x12`, "market_id"],
+      ]) {
+        const r = await req("GET", path!, { key: trader.apiKey });
+        expect(r.status, path).toBe(400);
+        expect(r.body.error!.code).toBe("VALIDATION_ERROR");
+        expect(r.body.error!.message).toContain(field);
+      }
+    });
+  });
+
+  describe("writes", () => {
+    let depositRequestId: string;
+
+    it("deposit and withdraw: { amount } in, snake_case out", async () => {
+      const dep = await req("POST", `/v1/accounts/${accountId}/deposit`, { key: trader.apiKey, body: { amount: "2000000" } });
+      expect(dep.status).toBe(200);
+      expectSnake(dep.body.data);
+      expect(dep.body.data).toMatchObject({ account_id: accountId, deposited_amount: "2000000", transaction_hash: expect.stringMatching(/^0x/) });
+      expect(dep.body.data).toHaveProperty("new_available_margin");
+      depositRequestId = dep.body.data.request_id;
+      const wd = await req("POST", `/v1/accounts/${accountId}/withdraw`, { key: trader.apiKey, body: { amount: "1000000" } });
+      expect(wd.status).toBe(200);
+      expect(wd.body.data).toMatchObject({ withdrawn_amount: "1000000", withdrawn_amount_formatted: "1" });
+      const zero = await req("POST", `/v1/accounts/${accountId}/withdraw`, { key: trader.apiKey, body: { amount: "0" } });
+      expect(zero.status).toBe(400);
+      expect(zero.body.error!.code).toBe("INVALID_AMOUNT");
+    });
+
+    it("GET /v1/transactions/{id} reports a write", async () => {
+      expect(depositRequestId).toBeTruthy();
+      const r = await req("GET", `/v1/transactions/${depositRequestId}`, { key: trader.apiKey });
+      expect(r.status).toBe(200);
+      expectSnake(r.body.data);
+      expect(r.body.data).toMatchObject({ request_id: depositRequestId, transaction_status: "CONFIRMED" });
+      expect((await req("GET", "/v1/transactions/does-not-exist", { key: trader.apiKey })).status).toBe(404);
+    });
+
+    it("trade LIMIT (integers in), list with filters, cancel with { market_id, client_key }", async () => {
+      const book = await req("GET", `/v1/markets/${market.marketId}/orderbook`, { key: trader.apiKey });
+      const price: string | undefined = book.body.data.bids[0]?.price ?? book.body.data.asks[0]?.price;
+      expect(price, "the market maker quotes").toBeTruthy();
+      // a bid at the best bid (on tick, inside the band) rests behind the maker's quote
+      const bidPrice = book.body.data.bids[0]?.price ?? price;
+      const placed = await req("POST", `/v1/accounts/${accountId}/trade`, {
+        key: trader.apiKey,
+        headers: { "Idempotency-Key": `gw-e2e-${s.kind}-limit` },
+        body: { market_id: market.marketId, collateral: "50000000", side: 0, leverage: 2, order_type: 1, limit_price: bidPrice },
+      });
+      expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+      expectSnake(placed.body.data);
+      expect(placed.body.data).toMatchObject({ market_id: market.marketId, side: "LONG", order_type: "LIMIT", status: expect.any(String) });
+      const clientKey: Hex = placed.body.data.client_key;
+      const block = placed.body.data.block_number;
+
+      const active = await req("GET", `/v1/accounts/${accountId}/orders?market_id=${market.marketId}&status=active&min_block=${block ?? 0}`, {
+        key: trader.apiKey,
+      });
+      expect(active.status).toBe(200);
+      expectSnake(active.body.data);
+      expect(active.body.data.orders.map((o: { client_key: string }) => o.client_key)).toContain(clientKey);
+      expect(active.body.data.total_count).toBeGreaterThanOrEqual(1);
+
+      const cancelled = await req("POST", `/v1/accounts/${accountId}/orders/cancel`, {
+        key: trader.apiKey,
+        body: { market_id: market.marketId, client_key: clientKey },
+      });
+      expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+      expect(cancelled.body.data).toMatchObject({ client_key: clientKey, margin_returned: expect.any(String) });
+      const again = await req("POST", `/v1/accounts/${accountId}/orders/cancel`, {
+        key: trader.apiKey,
+        body: { market_id: market.marketId, client_key: clientKey },
+      });
+      expect(again.status).toBe(404);
+      expect(again.body.error!.code).toBe("ORDER_NOT_FOUND");
+
+      const gone = await req("GET", `/v1/accounts/${accountId}/orders?status=cancelled&min_block=${cancelled.body.data.block_number ?? 0}`, {
+        key: trader.apiKey,
+      });
+      expect(gone.body.data.orders.map((o: { client_key: string }) => o.client_key)).toContain(clientKey);
+    });
+
+    it("wrong JSON types and malformed bodies are 400 VALIDATION_ERROR naming the field", async () => {
+      const good = { market_id: market.marketId, collateral: "1000000", side: 0, leverage: 2, order_type: 0 };
+      for (const [patch, field] of [
+        [{ side: "0" }, "side"],
+        [{ leverage: "2" }, "leverage"],
+        [{ order_type: "MARKET" }, "order_type"],
+        [{ collateral: 1000000 }, "collateral"],
+        [{ limit_price: 1 }, "limit_price"],
+        [{ market_id: 5 }, "market_id"],
+      ] as const) {
+        const r = await req("POST", `/v1/accounts/${accountId}/trade`, { key: trader.apiKey, body: { ...good, ...patch } });
+        expect(r.status, field).toBe(400);
+        expect(r.body.error!.code).toBe("VALIDATION_ERROR");
+        expect(r.body.error!.message).toContain(field);
+      }
+      const malformed = await req("POST", `/v1/accounts/${accountId}/deposit`, { key: trader.apiKey, raw: "{amount:" });
+      expect(malformed.status).toBe(400);
+      const amountNumber = await req("POST", `/v1/accounts/${accountId}/deposit`, { key: trader.apiKey, body: { amount: 5 } });
+      expect(amountNumber.status).toBe(400);
+      expect(amountNumber.body.error!.message).toContain("amount");
+      const cancelBad = await req("POST", `/v1/accounts/${accountId}/orders/cancel`, { key: trader.apiKey, body: { market_id: market.marketId } });
+      expect(cancelBad.status).toBe(400);
+      expect(cancelBad.body.error!.message).toContain("client_key");
+      const lev0 = await req("POST", `/v1/accounts/${accountId}/trade`, { key: trader.apiKey, body: { ...good, leverage: 0 } });
+      expect(lev0.status).toBe(400);
+      expect(lev0.body.error!.code).toBe("EXCEEDS_MAX_LEVERAGE");
+    });
+
+    it("POST /v1/accounts/create: only for the key's wallet", async () => {
+      const r = await req("POST", "/v1/accounts/create", { key: fresh.apiKey, body: { owner: fresh.address } });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      expectSnake(r.body.data);
+      expect(r.body.data).toMatchObject({ account_id: expect.any(Number), account_address: expect.stringMatching(/^0x/) });
+      expect(r.body.data.owner.toLowerCase()).toBe(fresh.address.toLowerCase());
+      const twice = await req("POST", "/v1/accounts/create", { key: fresh.apiKey, body: { owner: fresh.address } });
+      expect(twice.status).toBe(400);
+      expect(twice.body.error!.code).toBe("ACCOUNT_EXISTS");
+      const noOwner = await req("POST", "/v1/accounts/create", { key: fresh.apiKey, body: {} });
+      expect(noOwner.status).toBe(400);
+      expect(noOwner.body.error!.message).toContain("owner");
+    });
+
+    it("operator typed data for the key's wallet", async () => {
+      const r = await req("GET", "/v1/operators/typed-data", { key: fresh.apiKey });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.data).toHaveProperty("domain");
+      expect(r.body.data).toHaveProperty("message");
+      const wrongOwner = await req("POST", "/v1/operators/approve", {
+        key: fresh.apiKey,
+        body: { owner: trader.address, expiry: "1", deadline: "1", signature: "0x00" },
+      });
+      expect(wrongOwner.status).toBe(403);
+    });
+  });
+
+  describe("liquidation (keeper)", () => {
+    const positionId = keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "bytes32" }], [BigInt(accountId), market.marketId as Hex]));
+
+    it("reads: account health, market, account, position", async () => {
+      const health = await req("GET", `/v1/liquidation/accounts/${accountId}/health`, { key: other.apiKey });
+      expect(health.status, JSON.stringify(health.body)).toBe(200);
+      expectSnake(health.body.data);
+      const m = await req("GET", `/v1/liquidation/market/${market.marketId}`, { key: other.apiKey });
+      expect(m.status).toBe(200);
+      expectSnake(m.body.data);
+      const a = await req("GET", `/v1/liquidation/account/${accountId}`, { key: other.apiKey });
+      expect(a.status).toBe(200);
+      const p = await req("GET", `/v1/liquidation/position/${positionId}`, { key: other.apiKey });
+      expect([200, 404]).toContain(p.status);
+      if (p.status === 404) expect(p.body.error!.code).toMatch(/NOT_FOUND|NO_POSITION/);
+    });
+
+    it("liquidating healthy or absent positions fails cleanly (any valid key may call)", async () => {
+      const acc = await req("POST", `/v1/liquidation/account/${accountId}/liquidate`, { key: other.apiKey });
+      expect(acc.body.success).toBe(false);
+      expect([404, 409]).toContain(acc.status);
+      const pos = await req("POST", `/v1/liquidation/position/${positionId}/liquidate`, { key: other.apiKey });
+      expect(pos.body.success).toBe(false);
+      expect([404, 409]).toContain(pos.status);
+      expect((await req("POST", `/v1/liquidation/position/0x12/liquidate`, { key: other.apiKey })).status).toBe(400);
+    });
+  });
+
+  it("the OpenAPI document lists every route of the spec's table; the docs page loads locally", async () => {
+    const doc = (await (await fetch(`${s.gatewayUrl}/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const table: [string, string][] = [
+      ["get", "/health"], ["get", "/health/{service}"], ["post", "/v1/accounts/create"], ["get", "/v1/accounts/{id}"],
+      ["post", "/v1/accounts/{id}/deposit"], ["post", "/v1/accounts/{id}/withdraw"], ["post", "/v1/accounts/{account_id}/trade"],
+      ["get", "/v1/accounts/{account_id}/orders"], ["post", "/v1/accounts/{account_id}/orders/cancel"], ["get", "/v1/markets"],
+      ["get", "/v1/markets/{market_id}/orderbook"], ["get", "/v1/markets/{market_id}/funding"],
+      ["get", "/v1/liquidation/accounts/{id}/health"], ["get", "/v1/liquidation/market/{market_id}"],
+      ["get", "/v1/liquidation/account/{account_id}"], ["get", "/v1/liquidation/position/{position_id}"],
+      ["post", "/v1/liquidation/account/{account_id}/liquidate"], ["post", "/v1/liquidation/position/{position_id}/liquidate"],
+    ];
+    for (const [m, p] of table) expect(doc.paths[p]?.[m], `${m} ${p}`).toBeDefined();
+    const page = await fetch(`${s.gatewayUrl}/v1/docs`);
+    expect(page.status).toBe(200);
+    expect((await fetch(`${s.gatewayUrl}/v1/docs/assets/swagger-ui.css`)).status).toBe(200);
+  });
+
+  it("carries the request id end to end", async () => {
+    const r = await req("GET", `/v1/accounts/${accountId}`, { key: trader.apiKey, headers: { "X-Request-Id": `gw-e2e-${s.kind}` } });
+    expect(r.headers.get("x-request-id")).toBe(`gw-e2e-${s.kind}`);
+  });
+});
