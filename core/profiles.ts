@@ -69,7 +69,7 @@ export const PROFILES: Record<ProfileName, Profile> = {
 export const DEFAULT_SECRETS = {
   INTERNAL_TOKEN: DEFAULT_INTERNAL_TOKEN,
   ADMIN_TOKEN: DEFAULT_ADMIN_TOKEN,
-  JWT_SECRET: "local-jwt-secret-change-me",
+  JWT_SECRET: "local-jwt-secret",
 } as const;
 export type SecretName = keyof typeof DEFAULT_SECRETS;
 
