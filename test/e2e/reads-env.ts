@@ -8,6 +8,8 @@ import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { createClient } from "@ponder/client";
+import * as schema from "../../ponder.schema.js";
 import type { Hex, PublicClient } from "viem";
 import { startAnvil, freePort, type Anvil } from "../../core/chain/anvil.js";
 import { KEY_INDEX, devAccount } from "../../core/config.js";
@@ -163,18 +165,14 @@ export async function waitForBlock(url: string, block: bigint | number, timeoutM
   }
 }
 
-/** Every row of every table of a Ponder schema (Postgres), keyed by table, for equality checks. */
-export async function dumpSchema(databaseUrl: string, schema: string, tables: string[]): Promise<Record<string, unknown[]>> {
-  const c = new pg.Client({ connectionString: databaseUrl });
-  await c.connect();
-  try {
-    const out: Record<string, unknown[]> = {};
-    for (const t of tables) {
-      const r = await c.query(`SELECT * FROM "${schema}"."${t}" ORDER BY 1, 2, 3`);
-      out[t] = r.rows;
-    }
-    return out;
-  } finally {
-    await c.end();
+/** Every indexed table, read through the indexer's SQL over HTTP (works on PGlite and Postgres). */
+export async function dumpTables(url: string): Promise<Record<string, string[]>> {
+  const client = createClient(`${url}/sql`, { schema });
+  const out: Record<string, string[]> = {};
+  for (const [name, table] of Object.entries(schema)) {
+    const rows = (await client.db.select().from(table as never)) as Record<string, unknown>[];
+    // stable, comparable rows: bigints as strings, sorted
+    out[name] = rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? v.toString() : v))).sort();
   }
+  return out;
 }

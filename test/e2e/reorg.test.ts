@@ -1,0 +1,71 @@
+/**
+ * Reorg: while Ponder indexes live, the chain drops its last blocks (evm_snapshot/evm_revert,
+ * shallower than the 30 blocks Ponder keeps unfinalized on 31337) and grows a different branch
+ * past the old head. The tables then equal the chain again: the same rows as an indexer built
+ * from scratch on the new chain, and the reads match the contracts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { engineAbi } from "../../abis/index.js";
+import { dbKinds, dumpTables, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { sessionActions } from "./reads-session.js";
+
+describe.each(dbKinds())("reorg on %s", (kind) => {
+  let v: Venue;
+  let ix: Indexer;
+
+  beforeAll(async () => {
+    v = await startVenue(kind);
+    ix = await v.startIndexer("reorg");
+  }, 300_000);
+  afterAll(async () => {
+    await v?.stop();
+  });
+
+  it("reverted blocks leave no trace once the new branch passes the old head", async () => {
+    const { place, send, rpc } = sessionActions(v);
+    const [EUR] = v.deployment.markets.map((m) => m.marketId);
+    await place(0, EUR!, "SHORT", "LIMIT", "1000", 10, "1.0850");
+    const snapshot = (await rpc("evm_snapshot")) as string;
+
+    // the branch that will disappear: a resting bid, a fill, a deposit
+    await place(1, EUR!, "LONG", "LIMIT", "700", 10, "1.0750");
+    await place(2, EUR!, "LONG", "MARKET", "300", 10);
+    await send(3, "deposit", [v.accountIds[3]!, 5_000_000n]);
+    const oldHead = await v.client.getBlockNumber({ cacheTime: 0 });
+    await waitForBlock(ix.url, oldHead);
+    const orphan = (await (await fetch(`${ix.url}/accounts/${v.accountIds[1]}/orders`)).json()) as any;
+    expect(orphan.data.totalCount).toBe(1);
+
+    await rpc("evm_revert", [snapshot]);
+    // the new branch: other trades, then past the old head
+    await place(4, EUR!, "LONG", "LIMIT", "400", 5, "1.0760");
+    await send(5, "withdraw", [v.accountIds[5]!, 1_000_000n]);
+    for (let i = 0; i < 6; i++) await rpc("evm_mine");
+    const newHead = await v.client.getBlockNumber({ cacheTime: 0 });
+    expect(newHead).toBeGreaterThan(oldHead);
+    await waitForBlock(ix.url, newHead);
+    // Ponder handles the reorg asynchronously: poll the orphaned order away
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const r = (await (await fetch(`${ix.url}/accounts/${v.accountIds[1]}/orders`)).json()) as any;
+      if (r.data.totalCount === 0 || Date.now() > deadline) break;
+      await new Promise((res) => setTimeout(res, 200));
+    }
+
+    const fresh = await v.startIndexer("afterreorg");
+    await waitForBlock(fresh.url, newHead);
+    await waitForBlock(ix.url, newHead);
+    const [a, b] = await Promise.all([dumpTables(ix.url), dumpTables(fresh.url)]);
+    for (const table of Object.keys(b)) expect(a[table], table).toEqual(b[table]);
+
+    for (const i of [1, 2, 3, 4, 5]) {
+      const id = v.accountIds[i]!;
+      const res = (await (await fetch(`${ix.url}/accounts/${id}`)).json()) as any;
+      const c = (await v.client.readContract({ address: v.deployment.contracts.engine, abi: engineAbi, functionName: "getAccount", args: [id] })) as any;
+      expect(res.data.margin.available, `account ${id}`).toBe(c.availableWad.toString());
+      expect(res.data.margin.committed, `account ${id}`).toBe(c.committedWad.toString());
+    }
+    const bids = (await (await fetch(`${ix.url}/markets/${EUR}/orderbook`)).json()) as any;
+    expect(bids.data.bids.map((l: any) => l.priceFormatted)).toEqual(["1.076"]);
+  });
+});
