@@ -44,6 +44,7 @@ interface Vm {
     function assume(bool condition) external pure;
     function label(address account, string calldata newLabel) external;
     function toString(uint256 value) external pure returns (string memory);
+    function toString(bytes calldata value) external pure returns (string memory);
 
     // assertions (forge formats the failure message)
     function assertTrue(bool condition, string calldata error) external pure;
