@@ -1,0 +1,117 @@
+/**
+ * The relayer's gate, on both database kinds: the internal token, Idempotency-Key (20
+ * concurrent identical requests give one transaction; another body under the same key is 409),
+ * and the closed beta (invite-only: an unregistered wallet's writes get NOT_REGISTERED and send
+ * nothing; the registry is managed with X-Admin-Token).
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { ADMIN_TOKEN, dropSchema, POSTGRES_URL, query, relayerCall, RELAYER, startRelayer, startTestChain, uniqueSchema, type RelayerDbOpt, type RelayerProc, type TestChain } from "./relayer-harness.js";
+
+let chain: TestChain;
+beforeAll(async () => {
+  chain = await startTestChain({ prepared: 2 });
+});
+afterAll(async () => {
+  await chain?.stop();
+});
+
+const nonceNow = () => chain.client.getTransactionCount({ address: RELAYER.address, blockTag: "latest" });
+
+describe.each(["pglite", "postgres"] as const)("relayer gate on %s", (kind) => {
+  let relayer: RelayerProc;
+  let beta: RelayerProc;
+  const schema = uniqueSchema(`access_${kind}`);
+  const db = (tag: string): RelayerDbOpt => (kind === "postgres" ? { url: POSTGRES_URL, schema: `${schema}_${tag}` } : { pgliteDir: join(chain.dir, `${kind}-${tag}`) });
+
+  beforeAll(async () => {
+    relayer = await startRelayer(chain, db("open"), {}, { name: `${kind}-open` });
+  });
+  afterAll(async () => {
+    await relayer?.stop();
+    await beta?.stop();
+    if (kind === "postgres") for (const t of ["open", "beta"]) await dropSchema(`${schema}_${t}`).catch(() => {});
+  });
+
+  it("refuses a request without the internal token (401)", async () => {
+    for (const token of [null, "wrong"]) {
+      const r = await relayerCall(relayer.url, "POST", `/internal/accounts/1/deposit`, { token, caller: chain.accounts[0]!.address, body: { amount: "1" } });
+      expect(r.status).toBe(401);
+      expect(r.body.error.code).toBe("UNAUTHENTICATED");
+    }
+    expect((await relayerCall(relayer.url, "GET", "/health", { token: null })).status).toBe(401);
+  });
+
+  it("20 concurrent identical requests with one key: one transaction, one answer", async () => {
+    const a = chain.accounts[0]!;
+    const before = await nonceNow();
+    const key = `idem-${kind}-${Date.now()}`;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        relayerCall(relayer.url, "POST", `/internal/accounts/${a.accountId}/deposit`, { caller: a.address, idempotencyKey: key, body: { amount: "3000000" } }),
+      ),
+    );
+    for (const r of answers) expect(r.status).toBe(200);
+    expect(new Set(answers.map((r) => r.body.data.requestId)).size).toBe(1);
+    expect(new Set(answers.map((r) => r.body.data.transactionHash)).size).toBe(1);
+    expect(await nonceNow()).toBe(before + 1);
+    // later: the same answer again, nothing sent
+    const later = await relayerCall(relayer.url, "POST", `/internal/accounts/${a.accountId}/deposit`, { caller: a.address, idempotencyKey: key, body: { amount: "3000000" } });
+    expect(later.body).toEqual(answers[0]!.body);
+    expect(await nonceNow()).toBe(before + 1);
+    // the same key with another body: 409
+    const other = await relayerCall(relayer.url, "POST", `/internal/accounts/${a.accountId}/deposit`, { caller: a.address, idempotencyKey: key, body: { amount: "3000001" } });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe("IDEMPOTENCY_CONFLICT");
+    // keys are scoped per caller: another wallet may use the same key
+    const b = chain.accounts[1]!;
+    const theirs = await relayerCall(relayer.url, "POST", `/internal/accounts/${b.accountId}/deposit`, { caller: b.address, idempotencyKey: key, body: { amount: "3000000" } });
+    expect(theirs.status).toBe(200);
+    expect(theirs.body.data.requestId).not.toBe(answers[0]!.body.data.requestId);
+  });
+
+  it("a failed check is answered the same way on a retry with the key, and sends nothing", async () => {
+    const a = chain.accounts[0]!;
+    const before = await nonceNow();
+    const key = `fail-${kind}-${Date.now()}`;
+    const req = { caller: a.address, idempotencyKey: key, body: { amount: "999999999999999" } };
+    const r1 = await relayerCall(relayer.url, "POST", `/internal/accounts/${a.accountId}/withdraw`, req);
+    const r2 = await relayerCall(relayer.url, "POST", `/internal/accounts/${a.accountId}/withdraw`, req);
+    expect(r1.status).toBe(422);
+    expect(r1.body.error.code).toBe("INSUFFICIENT_MARGIN");
+    expect(r2.body).toEqual(r1.body);
+    expect(await nonceNow()).toBe(before);
+  });
+
+  it("invite-only: unregistered wallets get NOT_REGISTERED and nothing is sent; the admin registry opens the door", async () => {
+    beta = await startRelayer(chain, db("beta"), { ACCESS_POLICY: "invite-only" }, { name: `${kind}-beta` });
+    const a = chain.accounts[1]!;
+    const before = await nonceNow();
+    const deposit = () => relayerCall(beta.url, "POST", `/internal/accounts/${a.accountId}/deposit`, { caller: a.address, body: { amount: "1000000" } });
+    const refused = await deposit();
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("NOT_REGISTERED");
+    const fresh = "0x00000000000000000000000000000000000000aa";
+    const create = await relayerCall(beta.url, "POST", "/internal/accounts", { caller: fresh, body: { userAddress: fresh } });
+    expect(create.body.error.code).toBe("NOT_REGISTERED");
+    expect(await nonceNow()).toBe(before);
+    if (kind === "postgres") expect(await query(`SELECT id FROM "${schema}_beta".request`)).toHaveLength(0);
+
+    const admin = (method: string, path: string, body?: unknown, token: string | null = ADMIN_TOKEN) =>
+      relayerCall(beta.url, method, `/internal/registry${path}`, { body, headers: token ? { "X-Admin-Token": token } : {} });
+    expect((await admin("POST", "", { address: a.address }, null)).status).toBe(401);
+    expect((await admin("POST", "", { address: a.address }, "wrong")).status).toBe(401);
+    expect((await admin("POST", "", { address: "nope" })).status).toBe(400);
+    expect((await admin("POST", "", { address: a.address, note: "beta tester" })).status).toBe(201);
+    expect((await admin("GET", `/${a.address}`)).body.data.registered).toBe(true);
+    expect((await admin("GET", "")).body.data.wallets.map((w: { address: string }) => w.address)).toContain(a.address);
+
+    const allowed = await deposit();
+    expect(allowed.status).toBe(200);
+    expect(await nonceNow()).toBe(before + 1);
+
+    expect((await admin("DELETE", `/${a.address}`)).status).toBe(200);
+    expect((await deposit()).body.error.code).toBe("NOT_REGISTERED");
+    expect(await nonceNow()).toBe(before + 1);
+  });
+});
