@@ -195,15 +195,15 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
     });
 
     it("trade LIMIT (integers in), list with filters, cancel with { market_id, client_key }", async () => {
-      const book = await req("GET", `/v1/markets/${market.marketId}/orderbook`, { key: trader.apiKey });
-      const price: string | undefined = book.body.data.bids[0]?.price ?? book.body.data.asks[0]?.price;
-      expect(price, "the market maker quotes").toBeTruthy();
-      // a bid at the best bid (on tick, inside the band) rests behind the maker's quote
-      const bidPrice = book.body.data.bids[0]?.price ?? price;
+      // a bid 2 % under the mark, on the deploy's tick (0.00001), inside the 5 % band: it rests
+      const mark = await req("GET", `/v1/markets/${market.marketId}/price`, { key: trader.apiKey });
+      expect(mark.status, JSON.stringify(mark.body)).toBe(200);
+      const tick = 10n ** 13n;
+      const bidPrice = ((BigInt(mark.body.data.mark_price) * 98n) / 100n / tick) * tick;
       const placed = await req("POST", `/v1/accounts/${accountId}/trade`, {
         key: trader.apiKey,
         headers: { "Idempotency-Key": `gw-e2e-${s.kind}-limit` },
-        body: { market_id: market.marketId, collateral: "50000000", side: 0, leverage: 2, order_type: 1, limit_price: bidPrice },
+        body: { market_id: market.marketId, collateral: "50000000", side: 0, leverage: 2, order_type: 1, limit_price: bidPrice.toString() },
       });
       expect(placed.status, JSON.stringify(placed.body)).toBe(201);
       expectSnake(placed.body.data);
