@@ -3,7 +3,7 @@
  * liquidations) through Ponder's SQL over HTTP. Every read first takes the latest indexed block,
  * so health is computed at that block's timestamp.
  */
-import { and, desc, eq, inArray, max, min, ne } from "drizzle-orm";
+import { and, desc, eq, max, min, ne, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import { indexedBlock, schema, type IndexedBlock, type IndexerDb } from "./sql-client.js";
 import type { MarketContext, PositionRow } from "../liquidation/health.js";
@@ -13,6 +13,13 @@ export type AccountRow = typeof schema.account.$inferSelect;
 export type LiquidationRow = typeof schema.liquidationEvent.$inferSelect;
 
 export const MIN_BLOCK_WAIT_MS = 5_000;
+
+/**
+ * A no-op condition that carries the indexed block as a parameter. Ponder's `/sql` caches results
+ * by query text + parameters and drops them on a change notification that can trail `/status` by
+ * a moment: a query tagged with the block it follows is never answered from an older cache entry.
+ */
+const fresh = (block: IndexedBlock) => sql`${Number(block.number)} >= 0`;
 
 export type Snapshot = { block: IndexedBlock; markets: Map<Hex, MarketContext> };
 
@@ -54,8 +61,13 @@ export class IndexerReader {
 
   /** The latest indexed block and every market's context (parameters, index, book top, funding). */
   async snapshot(minBlock = 0n): Promise<Snapshot> {
-    const block = await this.blockAtLeast(minBlock);
+    return this.marketsAt(await this.blockAtLeast(minBlock));
+  }
+
+  /** Every market's context, read after `block` was indexed. */
+  async marketsAt(block: IndexedBlock): Promise<Snapshot> {
     const { market, marketState, indexPrice, orderBookLevel } = schema;
+    const at = fresh(block);
     const [markets, prices, tops] = await Promise.all([
       this.db
         .select({
@@ -71,8 +83,9 @@ export class IndexerReader {
           fundingLastUpdate: marketState.fundingLastUpdate,
         })
         .from(market)
-        .leftJoin(marketState, eq(marketState.marketAddress, market.marketAddress)),
-      this.db.select().from(indexPrice),
+        .leftJoin(marketState, eq(marketState.marketAddress, market.marketAddress))
+        .where(at),
+      this.db.select().from(indexPrice).where(at),
       this.db
         .select({
           marketId: orderBookLevel.marketId,
@@ -81,6 +94,7 @@ export class IndexerReader {
           lowest: min(orderBookLevel.priceX18),
         })
         .from(orderBookLevel)
+        .where(at)
         .groupBy(orderBookLevel.marketId, orderBookLevel.side),
     ]);
     const out = new Map<Hex, MarketContext>();
@@ -113,46 +127,40 @@ export class IndexerReader {
     return { block, markets: out };
   }
 
-  async position(positionId: Hex): Promise<PositionRow | undefined> {
+  async position(positionId: Hex, block: IndexedBlock): Promise<PositionRow | undefined> {
     const rows = await this.db
       .select(positionColumns)
       .from(schema.position)
-      .where(eq(schema.position.positionId, positionId.toLowerCase() as Hex))
+      .where(and(eq(schema.position.positionId, positionId.toLowerCase() as Hex), fresh(block)))
       .limit(1);
     return rows[0];
   }
 
   /** Open positions (size ≠ 0), optionally of one account or one market. */
-  openPositions(filter: { accountId?: bigint; marketId?: Hex } = {}): Promise<PositionRow[]> {
+  openPositions(block: IndexedBlock, filter: { accountId?: bigint; marketId?: Hex } = {}): Promise<PositionRow[]> {
     const { position } = schema;
-    const conds = [ne(position.sizeQty, 0n)];
+    const conds = [ne(position.sizeQty, 0n), fresh(block)];
     if (filter.accountId !== undefined) conds.push(eq(position.accountId, filter.accountId));
     if (filter.marketId !== undefined) conds.push(eq(position.marketId, filter.marketId.toLowerCase() as Hex));
     return this.db.select(positionColumns).from(position).where(and(...conds));
   }
 
-  async account(accountId: bigint): Promise<AccountRow | undefined> {
-    const rows = await this.db.select().from(schema.account).where(eq(schema.account.accountId, accountId)).limit(1);
+  async account(accountId: bigint, block: IndexedBlock): Promise<AccountRow | undefined> {
+    const rows = await this.db.select().from(schema.account).where(and(eq(schema.account.accountId, accountId), fresh(block))).limit(1);
     return rows[0];
   }
 
-  async accountsById(ids: bigint[]): Promise<Map<bigint, AccountRow>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.db.select().from(schema.account).where(inArray(schema.account.accountId, ids));
-    return new Map(rows.map((r) => [r.accountId, r]));
-  }
-
   /** Most recent liquidations first. */
-  liquidations(filter: { accountId?: bigint; marketId?: Hex; positionId?: Hex }, limit: number): Promise<LiquidationRow[]> {
+  liquidations(block: IndexedBlock, filter: { accountId?: bigint; marketId?: Hex; positionId?: Hex }, limit: number): Promise<LiquidationRow[]> {
     const l = schema.liquidationEvent;
-    const conds = [];
+    const conds = [fresh(block)];
     if (filter.accountId !== undefined) conds.push(eq(l.accountId, filter.accountId));
     if (filter.marketId !== undefined) conds.push(eq(l.marketId, filter.marketId.toLowerCase() as Hex));
     if (filter.positionId !== undefined) conds.push(eq(l.positionId, filter.positionId.toLowerCase() as Hex));
     return this.db
       .select()
       .from(l)
-      .where(conds.length ? and(...conds) : undefined)
+      .where(and(...conds))
       .orderBy(desc(l.blockNumber), desc(l.seq))
       .limit(limit);
   }

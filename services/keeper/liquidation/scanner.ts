@@ -27,7 +27,8 @@ export class LiquidationScanner {
   ) {}
 
   async scan(): Promise<ScanResult> {
-    const [s, positions] = await Promise.all([this.reader.snapshot(), this.reader.openPositions()]);
+    const block = await this.reader.block();
+    const [s, positions] = await Promise.all([this.reader.marketsAt(block), this.reader.openPositions(block)]);
     const due: PositionRow[] = [];
     for (const p of positions) {
       const m = s.markets.get(p.marketId.toLowerCase() as Hex);

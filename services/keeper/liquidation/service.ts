@@ -35,10 +35,14 @@ export class LiquidationService {
   }
 
   async position(positionId: Hex, minBlock?: bigint) {
-    const [s, p] = await Promise.all([this.reader.snapshot(minBlock), this.reader.position(positionId)]);
+    const block = await this.reader.blockAtLeast(minBlock);
+    const [s, p, liquidations] = await Promise.all([
+      this.reader.marketsAt(block),
+      this.reader.position(positionId, block),
+      this.reader.liquidations(block, { positionId }, HISTORY_LIMIT),
+    ]);
     if (!p) throw new ApiError("POSITION_NOT_FOUND", `position ${positionId} does not exist`);
     const { m, h } = this.withHealth(s, p);
-    const liquidations = await this.reader.liquidations({ positionId }, HISTORY_LIMIT);
     return {
       data: { ...positionResponse(p, m, h), ...blockResponse(s.block), liquidations: liquidations.map(liquidationResponse) },
       block: s.block.number,
@@ -46,11 +50,12 @@ export class LiquidationService {
   }
 
   async account(accountId: bigint, minBlock?: bigint) {
+    const block = await this.reader.blockAtLeast(minBlock);
     const [s, a, positions, liquidations] = await Promise.all([
-      this.reader.snapshot(minBlock),
-      this.reader.account(accountId),
-      this.reader.openPositions({ accountId }),
-      this.reader.liquidations({ accountId }, HISTORY_LIMIT),
+      this.reader.marketsAt(block),
+      this.reader.account(accountId, block),
+      this.reader.openPositions(block, { accountId }),
+      this.reader.liquidations(block, { accountId }, HISTORY_LIMIT),
     ]);
     if (!a) throw new ApiError("ACCOUNT_NOT_FOUND", `account ${accountId} does not exist`);
     const items = positions.map((p) => this.withHealth(s, p));
@@ -71,10 +76,11 @@ export class LiquidationService {
   }
 
   async accountHealth(accountId: bigint, minBlock?: bigint) {
+    const block = await this.reader.blockAtLeast(minBlock);
     const [s, a, positions] = await Promise.all([
-      this.reader.snapshot(minBlock),
-      this.reader.account(accountId),
-      this.reader.openPositions({ accountId }),
+      this.reader.marketsAt(block),
+      this.reader.account(accountId, block),
+      this.reader.openPositions(block, { accountId }),
     ]);
     if (!a) throw new ApiError("ACCOUNT_NOT_FOUND", `account ${accountId} does not exist`);
     const items = positions.map((p) => this.withHealth(s, p));
@@ -102,12 +108,13 @@ export class LiquidationService {
 
   /** Open positions of a market, riskiest first (lowest margin ratio), and recent liquidations. */
   async market(marketId: Hex, limit: number, onlyLiquidatable: boolean, minBlock?: bigint) {
-    const s = await this.reader.snapshot(minBlock);
-    const m = this.marketOf(s, marketId);
-    const [positions, liquidations] = await Promise.all([
-      this.reader.openPositions({ marketId }),
-      this.reader.liquidations({ marketId }, HISTORY_LIMIT),
+    const block = await this.reader.blockAtLeast(minBlock);
+    const [s, positions, liquidations] = await Promise.all([
+      this.reader.marketsAt(block),
+      this.reader.openPositions(block, { marketId }),
+      this.reader.liquidations(block, { marketId }, HISTORY_LIMIT),
     ]);
+    const m = this.marketOf(s, marketId);
     const items = positions.map((p) => this.withHealth(s, p));
     const ratio = (h: Health | null) => (h ? h.marginRatioBps : 2n ** 255n);
     items.sort((a, b) => {
@@ -138,7 +145,7 @@ export class LiquidationService {
   }
 
   async liquidatePosition(positionId: Hex, h: ForwardHeaders): Promise<RelayerAnswer> {
-    const p = await this.reader.position(positionId);
+    const p = await this.reader.position(positionId, await this.reader.block());
     if (!p) throw new ApiError("POSITION_NOT_FOUND", `position ${positionId} does not exist`);
     // The chain decides whether it is liquidatable now: the relayer simulates and answers
     // NOT_LIQUIDATABLE (409) when it is not.
@@ -146,7 +153,7 @@ export class LiquidationService {
   }
 
   async liquidateAccount(accountId: bigint, h: ForwardHeaders): Promise<RelayerAnswer> {
-    const a = await this.reader.account(accountId);
+    const a = await this.reader.account(accountId, await this.reader.block());
     if (!a) throw new ApiError("ACCOUNT_NOT_FOUND", `account ${accountId} does not exist`);
     return this.relayer.liquidateAccount(accountId, h);
   }
