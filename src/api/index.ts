@@ -6,6 +6,7 @@
 import { db } from "ponder:api";
 import schema from "ponder:schema";
 import { client } from "ponder";
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createApiApp } from "./lib/app.js";
 import { notFound, onError } from "./lib/errors.js";
 import { docsRoutes } from "./lib/docs.js";
@@ -22,9 +23,9 @@ const app = createApiApp();
 app.use("/sql/*", sqlGuard(), client({ db, schema }));
 
 // one list of every resource (reads, writes, sign-in), all at the root
-for (const routes of [accountRoutes, positionRoutes, orderRoutes, marketRoutes, authRoutes, writeRoutes]) {
-  app.route("/", routes);
-}
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each sub-app has its own Env
+const resources: OpenAPIHono<any, any, any>[] = [accountRoutes, positionRoutes, orderRoutes, marketRoutes, authRoutes, writeRoutes];
+for (const routes of resources) app.route("/", routes);
 
 app.doc31("/openapi.json", {
   openapi: "3.1.0",
@@ -42,6 +43,9 @@ if (process.env.BENCH === "1") {
   app.get("/bench/bare", (c) => c.json({ success: true, data: { ok: true } }));
 }
 
+// Ponder mounts this app inside its own (which keeps /health, /ready, /status, /metrics first);
+// a catch-all is the only way our envelope reaches an unknown path
+app.all("*", (c) => notFound(c));
 app.onError(onError);
 app.notFound(notFound);
 

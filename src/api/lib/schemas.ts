@@ -22,6 +22,14 @@ const minBlock = z
     example: "120",
   });
 
+/** An integer query value in [min, max] (decimal digits only: no "1e2", no "1.0"). */
+const intQuery = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^-?\d{1,10}$/, { message: "must be an integer" })
+    .transform(Number)
+    .pipe(z.number().int().min(min, { message: `must be from ${min} to ${max}` }).max(max, { message: `must be from ${min} to ${max}` }));
+
 export const AccountPath = z.object({ accountId: AccountIdParam.openapi({ param: { name: "accountId", in: "path" } }) });
 export const AddressPath = z.object({ userAddress: Address.openapi({ param: { name: "userAddress", in: "path" } }) });
 export const MarketPath = z.object({ marketId: MarketId.openapi({ param: { name: "marketId", in: "path" } }) });
@@ -31,29 +39,17 @@ export const ReadQuery = z.object({ minBlock });
 export const OrdersQuery = z.object({
   marketId: MarketId.optional().openapi({ param: { name: "marketId", in: "query" } }),
   status: z.enum(["active", "filled", "cancelled"]).optional().openapi({ description: "Order status filter" }),
-  limit: z.coerce
-    .number({ message: "must be an integer" })
-    .int({ message: "must be an integer" })
-    .min(1)
-    .max(MAX_ORDERS_LIMIT)
+  limit: intQuery(1, MAX_ORDERS_LIMIT)
     .default(100)
     .openapi({ type: "integer", description: `Orders per page, newest first (1..${MAX_ORDERS_LIMIT}, default 100)` }),
-  offset: z.coerce
-    .number({ message: "must be an integer" })
-    .int({ message: "must be an integer" })
-    .min(0)
-    .max(1_000_000_000)
+  offset: intQuery(0, 1_000_000_000)
     .default(0)
     .openapi({ type: "integer", description: "Orders to skip (default 0)" }),
   minBlock,
 });
 
 export const OrderBookQuery = z.object({
-  depth: z.coerce
-    .number({ message: "must be an integer" })
-    .int({ message: "must be an integer" })
-    .min(1)
-    .max(MAX_BOOK_DEPTH)
+  depth: intQuery(1, MAX_BOOK_DEPTH)
     .default(10)
     .openapi({ type: "integer", description: `Price levels per side (1..${MAX_BOOK_DEPTH}, default 10)` }),
   minBlock,

@@ -1,0 +1,189 @@
+/**
+ * The read routes' edges over real HTTP: malformed and unknown ids, bad query values (400/404
+ * envelopes, never a 500), empty answers (no account, no position), X-Indexed-Block and
+ * ?minBlock, the OpenAPI document (every route of the spec, reads and writes) and /docs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dbKinds, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { sessionActions } from "./reads-session.js";
+
+type Json = Record<string, any>;
+
+const BAD_ACCOUNT_IDS = ["abc", "-1", "0", "1.5", "0x01", "1e3", "9".repeat(80), "%20"];
+const BAD_MARKET_IDS = ["0x12", "abc", `0x${"g".repeat(64)}`, `0x${"a".repeat(66)}`, "a".repeat(64), "-1"];
+const BAD_ADDRESSES = ["0x12", "xyz", `0x${"z".repeat(40)}`, `0x${"1".repeat(42)}`];
+const UNKNOWN_MARKET = `0x${"ab".repeat(32)}`;
+
+describe.each(dbKinds())("read routes on %s", (kind) => {
+  let v: Venue;
+  let ix: Indexer;
+  let EUR: string;
+  let acct: bigint;
+
+  const get = async (path: string) => {
+    const res = await fetch(`${ix.url}${path}`);
+    const text = await res.text();
+    let body: Json;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = { raw: text };
+    }
+    return { status: res.status, body, block: res.headers.get("x-indexed-block") };
+  };
+  const expectError = async (path: string, status: number, code: string) => {
+    const r = await get(path);
+    expect({ path, status: r.status, code: r.body.error?.code, success: r.body.success }).toEqual({ path, status, code, success: false });
+    expect(typeof r.body.error.message).toBe("string");
+  };
+
+  beforeAll(async () => {
+    v = await startVenue(kind);
+    ix = await v.startIndexer("reads");
+    EUR = v.deployment.markets[0]!.marketId;
+    acct = v.accountIds[0]!;
+    const { place } = sessionActions(v);
+    await place(0, EUR as `0x${string}`, "SHORT", "LIMIT", "1000", 10, "1.0850");
+    await place(1, EUR as `0x${string}`, "LONG", "LIMIT", "1000", 10, "1.0750");
+    await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }));
+  }, 300_000);
+  afterAll(async () => {
+    await v?.stop();
+  });
+
+  it("malformed ids answer 400 VALIDATION_ERROR on every route", async () => {
+    for (const id of BAD_ACCOUNT_IDS) {
+      for (const path of [`/accounts/${id}`, `/accounts/${id}/orders`, `/accounts/${id}/positions/${EUR}`, `/accounts/${id}/positions/${EUR}/funding`]) {
+        await expectError(path, 400, "VALIDATION_ERROR");
+      }
+    }
+    for (const id of BAD_MARKET_IDS) {
+      for (const path of [
+        `/markets/${id}`,
+        `/markets/${id}/funding`,
+        `/markets/${id}/orderbook`,
+        `/markets/${id}/price`,
+        `/accounts/${acct}/positions/${id}`,
+        `/accounts/${acct}/positions/${id}/funding`,
+        `/accounts/${acct}/orders?marketId=${id}`,
+      ]) {
+        await expectError(path, 400, "VALIDATION_ERROR");
+      }
+    }
+    for (const a of BAD_ADDRESSES) await expectError(`/accounts/by-address/${a}`, 400, "VALIDATION_ERROR");
+  });
+
+  it("bad query values answer 400 naming the field", async () => {
+    for (const depth of ["0", "101", "-1", "abc", "1.5", "1e2", " 5"]) {
+      await expectError(`/markets/${EUR}/orderbook?depth=${depth}`, 400, "VALIDATION_ERROR");
+    }
+    const r = await get(`/markets/${EUR}/orderbook?depth=1000`);
+    expect(r.body.error.message).toMatch(/^depth/);
+    for (const q of ["status=foo", "status=ACTIVE", "limit=0", "limit=abc", "limit=100000", "offset=-1"]) {
+      await expectError(`/accounts/${acct}/orders?${q}`, 400, "VALIDATION_ERROR");
+    }
+    for (const q of ["minBlock=-1", "minBlock=abc", `minBlock=${"9".repeat(40)}`]) {
+      await expectError(`/markets?${q}`, 400, "VALIDATION_ERROR");
+    }
+  });
+
+  it("unknown ids answer 404 with the spec's codes", async () => {
+    for (const path of ["/accounts/999999", "/accounts/999999/orders", `/accounts/999999/positions/${EUR}`, `/accounts/999999/positions/${EUR}/funding`]) {
+      await expectError(path, 404, "ACCOUNT_NOT_FOUND");
+    }
+    for (const path of [
+      `/markets/${UNKNOWN_MARKET}`,
+      `/markets/${UNKNOWN_MARKET}/funding`,
+      `/markets/${UNKNOWN_MARKET}/orderbook`,
+      `/markets/${UNKNOWN_MARKET}/price`,
+      `/accounts/${acct}/positions/${UNKNOWN_MARKET}`,
+      `/accounts/${acct}/orders?marketId=${UNKNOWN_MARKET}`,
+    ]) {
+      await expectError(path, 404, "MARKET_NOT_FOUND");
+    }
+    await expectError("/no/such/route", 404, "NOT_FOUND");
+  });
+
+  it("empty answers: no account for an address, no open position, an empty filter", async () => {
+    const none = await get(`/accounts/by-address/0x${"12".repeat(20)}`);
+    expect(none.status).toBe(200);
+    expect(none.body).toEqual({ success: true, data: { accountId: 0, exists: false } });
+    const owner = await get(`/accounts/by-address/${v.wallet(0).account.address.toLowerCase()}`);
+    expect(owner.body.data).toMatchObject({ accountId: Number(acct), exists: true });
+    const p = await get(`/accounts/${acct}/positions/${EUR}`);
+    expect(p.status).toBe(200);
+    expect(p.body.data).toMatchObject({ isOpen: false, side: null, size: "0", health: null });
+    const f = await get(`/accounts/${acct}/positions/${EUR}/funding`);
+    expect(f.body.data).toMatchObject({ pendingFunding: "0", direction: "NONE" });
+    const o = await get(`/accounts/${acct}/orders?status=filled`);
+    expect(o.body.data).toEqual({ orders: [], totalCount: 0 });
+    const active = await get(`/accounts/${acct}/orders?status=active&marketId=${EUR.toUpperCase().replace("0X", "0x")}`);
+    expect(active.body.data.totalCount).toBe(1);
+    expect(active.body.data.orders[0]).toMatchObject({ side: "SHORT", orderType: "LIMIT", isActive: true, fillPercent: 0, priceFormatted: "1.085" });
+    const book = await get(`/markets/${EUR}/orderbook`);
+    expect(book.body.data.spread).toMatchObject({ absolute: "10000000000000000", absoluteFormatted: "0.01" });
+    expect(book.body.data.midPriceFormatted).toBe("1.08");
+  });
+
+  it("every read answers X-Indexed-Block; ?minBlock waits (bounded) for the block", async () => {
+    const head = await v.client.getBlockNumber({ cacheTime: 0 });
+    for (const path of [`/accounts/${acct}`, `/accounts/${acct}/orders`, `/markets`, `/markets/${EUR}/price`, `/markets/${EUR}/orderbook`]) {
+      const r = await get(path);
+      expect(r.status, path).toBe(200);
+      expect(Number(r.block), path).toBeGreaterThanOrEqual(Number(head));
+    }
+    // read-your-writes: ask for the next block, then mine it
+    const pending = get(`/accounts/${acct}/orders?minBlock=${head + 1n}`);
+    await new Promise((r) => setTimeout(r, 300));
+    await sessionActions(v).place(0, EUR as `0x${string}`, "SHORT", "LIMIT", "500", 10, "1.0860");
+    const r = await pending;
+    expect(r.status).toBe(200);
+    expect(Number(r.block)).toBeGreaterThanOrEqual(Number(head) + 1);
+    expect(r.body.data.totalCount).toBe(2);
+    const t0 = Date.now();
+    const late = await get(`/markets?minBlock=${head + 1000n}`);
+    expect(late.status).toBe(503);
+    expect(late.body.error.code).toBe("SERVICE_UNAVAILABLE");
+    expect(Date.now() - t0).toBeLessThan(8_000);
+  });
+
+  it("the OpenAPI document lists every route of the spec, reads and writes", async () => {
+    const doc = (await get("/openapi.json")).body;
+    const routes = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    const spec = [
+      "GET /accounts/{accountId}",
+      "GET /accounts/by-address/{userAddress}",
+      "GET /accounts/{accountId}/positions/{marketId}",
+      "GET /accounts/{accountId}/orders",
+      "GET /markets",
+      "GET /markets/{marketId}",
+      "GET /markets/{marketId}/funding",
+      "GET /markets/{marketId}/orderbook",
+      "GET /markets/{marketId}/price",
+      "GET /accounts/{accountId}/positions/{marketId}/funding",
+      "POST /accounts",
+      "POST /accounts/{accountId}/deposit",
+      "POST /accounts/{accountId}/withdraw",
+      "POST /accounts/{accountId}/orders",
+      "DELETE /accounts/{accountId}/orders/{clientKey}",
+      "POST /accounts/{accountId}/positions/{marketId}/close",
+    ];
+    expect(spec.filter((r) => !routes.includes(r))).toEqual([]);
+    // units documented from core/fields.ts
+    const position = JSON.stringify(doc.components?.schemas?.Position ?? {});
+    expect(position).toContain("base-asset quantity, 18 decimals");
+    const docs = await fetch(`${ix.url}/docs`);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain("/docs/assets/swagger-ui-bundle.js");
+    const js = await fetch(`${ix.url}/docs/assets/swagger-ui-bundle.js`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toContain("javascript");
+  });
+
+  it("SQL over HTTP is open in the local profile", async () => {
+    const res = await fetch(`${ix.url}/sql/db?sql=${encodeURIComponent(JSON.stringify({ json: { sql: "select 1 as one", params: [], typings: [] } }))}`);
+    expect(res.status).toBe(200);
+  });
+});
