@@ -39,7 +39,7 @@ describe("random walk", () => {
     const { lo, hi } = walkBand(start, params);
     let prev = start;
     const maxMove = (start * 102n / 100n * params.maxStepBps) / 10_000n + TICK;
-    for (const p of run(walkSeed("band", EUR), start, 20_000)) {
+    for (const p of run(walkSeed("band", EUR), start, 5_000)) {
       expect(p % TICK).toBe(0n);
       expect(p >= lo && p <= hi).toBe(true);
       const d = p > prev ? p - prev : prev - p;
