@@ -1,0 +1,144 @@
+/** core/math mirrors the contracts' formulas (docs/CONTRACTS.md): exact values, rounding, edges. */
+import { describe, expect, it } from "vitest";
+import {
+  WAD,
+  annualizeHourlyRate,
+  cumulativeIndexNow,
+  entryPrice,
+  fillFee,
+  fillPercent,
+  fundingRate,
+  insolvencyPrice,
+  liquidationPrice,
+  markPrice,
+  marketFundingDirection,
+  median3,
+  orderQuantity,
+  pendingFunding,
+  positionFundingDirection,
+  positionHealth,
+  positionLeverage,
+  positionIdOf,
+} from "../../core/math/index.js";
+import { encodeAbiParameters, keccak256, parseUnits } from "viem";
+
+const px = (v: string) => parseUnits(v, 18);
+
+describe("mark price", () => {
+  it("median of index, best bid and best ask when both sides exist", () => {
+    expect(median3(3n, 1n, 2n)).toBe(2n);
+    expect(median3(1n, 1n, 5n)).toBe(1n);
+    expect(markPrice(px("1.08"), px("1.079"), px("1.081"), 100n)).toBe(px("1.08"));
+    expect(markPrice(px("1.08"), px("1.0805"), px("1.081"), 100n)).toBe(px("1.0805"));
+  });
+  it("the index when a side is empty, and clamped to index ± clamp", () => {
+    expect(markPrice(px("1.08"), 0n, px("1.2"), 100n)).toBe(px("1.08"));
+    expect(markPrice(px("1.05"), px("1.078"), px("1.0785"), 100n)).toBe(px("1.0605"));
+    expect(markPrice(px("1.05"), px("1.0"), px("1.001"), 100n)).toBe(px("1.0395"));
+    expect(markPrice(0n, 0n, 0n, 100n)).toBe(0n);
+  });
+});
+
+describe("funding", () => {
+  it("rate = premium / 24 + skew × scale, clamped, truncating toward zero", () => {
+    const r = fundingRate({
+      markX18: px("1.0908"),
+      indexX18: px("1.08"),
+      longQty: px("300"),
+      shortQty: px("100"),
+      skewScaleX18PerHour: px("0.0001"),
+      maxFundingRateX18PerHour: px("0.001"),
+    });
+    expect(r.premiumX18).toBe(px("0.01"));
+    expect(r.premiumComponentX18).toBe(px("0.01") / 24n);
+    expect(r.skewX18).toBe(px("0.5"));
+    expect(r.skewComponentX18).toBe(px("0.00005"));
+    expect(r.rateX18PerHour).toBe(px("0.01") / 24n + px("0.00005"));
+    const neg = fundingRate({ markX18: px("0.9"), indexX18: px("1"), longQty: 0n, shortQty: px("1"), skewScaleX18PerHour: px("0.0001"), maxFundingRateX18PerHour: px("0.001") });
+    expect(neg.rateX18PerHour).toBe(-px("0.001"));
+    expect(neg.skewX18).toBe(-WAD);
+    // -1/3 truncates toward zero, like Solidity
+    const t = fundingRate({ markX18: 2n, indexX18: 3n, longQty: 0n, shortQty: 0n, skewScaleX18PerHour: 0n, maxFundingRateX18PerHour: WAD });
+    expect(t.premiumX18).toBe(-(WAD / 3n));
+  });
+  it("cumulative index accrues rate × index × dt / 3600 / 1e18", () => {
+    const base = { cumulativeIndexX18: 5n, rateX18PerHour: px("0.0001"), indexX18: px("1.08"), lastUpdate: 1000n };
+    expect(cumulativeIndexNow({ ...base, now: 4600n })).toBe(5n + px("0.000108"));
+    expect(cumulativeIndexNow({ ...base, now: 1000n })).toBe(5n);
+    expect(cumulativeIndexNow({ ...base, rateX18PerHour: -1n, indexX18: 1n, now: 1001n })).toBe(5n); // -1/3.6e21 → 0
+  });
+  it("pending funding: pay rounded up, receive rounded down", () => {
+    expect(pendingFunding(1n, 1n, 0n)).toBe(1n); // 1e-36 owed → 1 wei
+    expect(pendingFunding(-1n, 1n, 0n)).toBe(0n); // receives less than a wei → 0
+    expect(pendingFunding(px("2"), px("0.5") + 1n, 0n)).toBe(px("1") + 2n);
+    expect(pendingFunding(px("-2"), px("0.5") + 1n, 0n)).toBe(-px("1") - 2n);
+    expect(pendingFunding(px("3"), 0n, px("0.1"))).toBe(-px("0.3"));
+    expect(positionFundingDirection(1n)).toBe("PAY");
+    expect(positionFundingDirection(-1n)).toBe("RECEIVE");
+    expect(positionFundingDirection(0n)).toBe("NONE");
+    expect(marketFundingDirection(1n)).toBe("LONGS_PAY");
+    expect(marketFundingDirection(-1n)).toBe("SHORTS_PAY");
+    expect(marketFundingDirection(0n)).toBe("NEUTRAL");
+    expect(annualizeHourlyRate(px("0.0001"))).toBe(px("0.876"));
+  });
+});
+
+describe("health and liquidation", () => {
+  const long = { sizeQty: px("10000"), openNotionalWad: px("10810"), marginWad: px("216.2") };
+  const short = { ...long, sizeQty: -long.sizeQty };
+
+  it("value, PnL, equity, ratio and liquidatability of a long", () => {
+    const h = positionHealth(long, px("1.07"), px("1"), 100n);
+    expect(h.positionValueWad).toBe(px("10700"));
+    expect(h.unrealizedPnlWad).toBe(-px("110"));
+    expect(h.equityWad).toBe(px("105.2"));
+    expect(h.maintenanceWad).toBe(px("107"));
+    expect(h.marginRatioBps).toBe(98n);
+    expect(h.isLiquidatable).toBe(true);
+    expect(positionHealth(long, px("1.08"), 0n, 100n).isLiquidatable).toBe(false);
+  });
+  it("a short gains when the mark falls", () => {
+    const h = positionHealth(short, px("1.07"), 0n, 100n);
+    expect(h.unrealizedPnlWad).toBe(px("110"));
+    expect(h.marginRatioBps).toBe((px("326.2") * 10_000n) / px("10700"));
+  });
+  it("liquidation price is where equity meets maintenance; insolvency where equity is 0", () => {
+    const liq = liquidationPrice(long, 0n, 100n);
+    // (10810 − 216.2) × 1e4 / (10000 × 9900) per unit
+    expect(liq).toBe((px("10593.8") * WAD * 10_000n) / (px("10000") * 9_900n));
+    const atLiq = positionHealth(long, liq + 1n, 0n, 100n);
+    expect(atLiq.isLiquidatable).toBe(false);
+    expect(positionHealth(long, liq - px("0.0001"), 0n, 100n).isLiquidatable).toBe(true);
+    expect(insolvencyPrice(long, 0n)).toBe(px("1.05938"));
+    expect(insolvencyPrice(short, 0n)).toBe(px("1.10262"));
+    // more margin than notional: a long cannot be liquidated at any price ≥ 0
+    expect(liquidationPrice({ ...long, marginWad: px("20000") }, 0n, 100n)).toBe(0n);
+    expect(liquidationPrice({ ...short, marginWad: 0n }, px("20000"), 100n)).toBe(0n);
+  });
+  it("empty position: zero health, leverage rules", () => {
+    const h = positionHealth({ sizeQty: 0n, openNotionalWad: 0n, marginWad: 0n }, px("1"), 0n, 100n);
+    expect(h.positionValueWad).toBe(0n);
+    expect(h.isLiquidatable).toBe(false);
+    expect(positionLeverage(px("10700"), px("216.2"))).toBe(49n);
+    expect(positionLeverage(px("100"), px("200"))).toBe(1n);
+    expect(positionLeverage(px("100"), 0n)).toBe(0n);
+    expect(entryPrice(long)).toBe(px("1.081"));
+    expect(entryPrice({ sizeQty: 3n, openNotionalWad: 10n })).toBe((10n * WAD) / 3n);
+  });
+});
+
+describe("orders", () => {
+  it("quantity rounds down to the lot; fill percent floors; fees round up", () => {
+    expect(orderQuantity(px("1000"), 10n, px("1.081"), px("0.01"))).toBe(px("9250.69"));
+    expect(orderQuantity(px("1"), 1n, 0n, px("0.01"))).toBe(0n);
+    expect(fillPercent(px("2"), px("3"))).toBe(66n);
+    expect(fillPercent(0n, 0n)).toBe(0n);
+    expect(fillFee(px("1"), px("1"), 5n)).toBe(px("0.0005"));
+    expect(fillFee(1n, 1n, 5n)).toBe(0n);
+    expect(fillFee(3n, WAD, 1n)).toBe(1n);
+  });
+  it("position id = keccak256(abi.encode(accountId, marketId))", () => {
+    const m = keccak256(new TextEncoder().encode("EUR/USD"));
+    expect(positionIdOf(7n, m)).toBe(keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "bytes32" }], [7n, m])));
+  });
+});
