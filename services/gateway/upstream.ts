@@ -4,6 +4,7 @@
  * UPSTREAM_TIMEOUT, unreachable 503 SERVICE_UNAVAILABLE, a non-envelope answer 502 UPSTREAM_ERROR.
  */
 import { ApiError, ERROR_CODES, type ErrorCode } from "../../core/errors";
+import { rawRequest, type RawReply } from "./upstream-http";
 
 export type UpstreamName = "integration" | "relayer" | "keeper";
 
@@ -49,26 +50,15 @@ export function createUpstream(
     for (const [k, v] of Object.entries(headers ?? {})) if (v !== undefined) h[k] = v;
     if (body !== undefined) h["content-type"] = "application/json";
 
-    let res: Response;
+    let res: RawReply;
     try {
-      res = await fetch(url, {
-        method,
-        headers: h,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (err) {
-      throw networkError(name, timeoutMs, err);
-    }
-    let text: string;
-    try {
-      text = await res.text();
+      res = await rawRequest(new URL(url), method, h, body === undefined ? undefined : JSON.stringify(body), timeoutMs);
     } catch (err) {
       throw networkError(name, timeoutMs, err);
     }
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(res.text);
     } catch {
       parsed = undefined;
     }
@@ -76,7 +66,8 @@ export function createUpstream(
       if (res.status === 503) throw new ApiError("SERVICE_UNAVAILABLE", `${name} is unavailable`);
       throw new ApiError("UPSTREAM_ERROR", `${name} answered ${res.status} without an envelope`);
     }
-    return { status: res.status, body: parsed, indexedBlock: res.headers.get("x-indexed-block") };
+    const indexed = res.headers["x-indexed-block"];
+    return { status: res.status, body: parsed, indexedBlock: typeof indexed === "string" ? indexed : null };
   }
   return { name, baseUrl, call };
 }
