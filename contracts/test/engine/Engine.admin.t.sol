@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
-import {VenueFixture} from "../utils/VenueFixture.sol";
+import {VenueFixture, IEngineAdmin} from "../utils/VenueFixture.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
@@ -113,5 +113,28 @@ contract EngineAdminTest is VenueFixture {
         vm.prank(stranger);
         vm.expectRevert();
         factory.createMarket("AUD", "USD", _eurParams());
+    }
+
+    function test_setFactory_revertsInvalidParametersWhenSet() public {
+        vm.expectRevert(IVenueErrors.InvalidParameters.selector);
+        IEngineAdmin(address(engine)).setFactory(address(0xBEEF));
+    }
+
+    function test_registerMarket_revertsUnauthorizedUnlessFactory() public {
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.Unauthorized.selector, stranger));
+        engine.registerMarket(keccak256("AUD/USD"), address(0xBEEF));
+    }
+
+    function test_createMarket_revertsInvalidParametersForDuplicate() public {
+        vm.expectRevert(IVenueErrors.InvalidParameters.selector);
+        factory.createMarket("EUR", "USD", _eurParams());
+    }
+
+    function test_createMarket_thirdMarketGetsNextIndex() public {
+        address aud = factory.createMarket("AUD", "USD", _eurParams());
+        assertEq(IMarket(aud).marketIndex(), 3);
+        assertEq(engine.marketOf(keccak256("AUD/USD")), aud);
+        assertEq(IMarket(aud).marketId(), keccak256("AUD/USD"));
     }
 }
