@@ -463,3 +463,52 @@ describe("admin endpoint", () => {
     }
   });
 });
+
+describe("invite-only profiles", () => {
+  it("a key is made only for a wallet in the relayer's registry", async () => {
+    const secrets = { INTERNAL_TOKEN: "i".repeat(32), ADMIN_TOKEN: "a".repeat(32), JWT_SECRET: "j".repeat(32) };
+    const dev = await gatewayOverStandIns({ PROFILE: "development", ...secrets }, () => "127.0.0.1");
+    try {
+      dev.relayer.handle((r, c) =>
+        c.json({ success: true, data: { address: r.path.split("/").pop(), registered: r.path.toLowerCase().endsWith(WALLET_A.toLowerCase()) } }),
+      );
+      const admin = { "X-Admin-Token": secrets.ADMIN_TOKEN, "content-type": "application/json" };
+      const ok = await dev.app.request("/admin/keys", { method: "POST", headers: admin, body: JSON.stringify({ wallet: WALLET_A }) });
+      expect(ok.status).toBe(201);
+      const no = await dev.app.request("/admin/keys", { method: "POST", headers: admin, body: JSON.stringify({ wallet: WALLET_B }) });
+      expect(no.status).toBe(403);
+      expect(((await no.json()) as { error: { code: string } }).error.code).toBe("NOT_REGISTERED");
+      const asked = dev.relayer.requests.map((r) => r.path);
+      expect(asked).toEqual([`/internal/registry/${WALLET_A}`, `/internal/registry/${WALLET_B}`]);
+      expect(dev.relayer.requests[0]!.headers["x-admin-token"]).toBe(secrets.ADMIN_TOKEN);
+      expect(dev.relayer.requests[0]!.headers["x-internal-token"]).toBe(secrets.INTERNAL_TOKEN);
+    } finally {
+      await dev.close();
+    }
+  });
+});
+
+describe("junk input never gives a 5xx", () => {
+  const junk: unknown[] = [null, [], "x", 1, true, {}, { amount: null }, { amount: {} }, { amount: ["1"] }, { market_id: {}, client_key: [] },
+    { owner: 1 }, { side: null, leverage: -1 }, { collateral: "-1" }, { collateral: "0x10" }, { collateral: " 1" }, { leverage: 1e308 },
+    { order_type: 1.0000001 }, { limit_price: "" }, { __proto__: { amount: "1" } }, { amount: "1".repeat(200) }];
+  const routes = [
+    "/v1/accounts/create",
+    "/v1/accounts/1/deposit",
+    "/v1/accounts/1/withdraw",
+    "/v1/accounts/1/trade",
+    "/v1/accounts/1/orders/cancel",
+    `/v1/accounts/1/positions/${MARKET}/close`,
+    "/v1/operators/approve",
+  ];
+  it("every write route answers junk bodies with a 4xx envelope", async () => {
+    for (const path of routes) {
+      for (const body of junk) {
+        const res = await gw.app.request(path, json(body, gw.keyA.key));
+        const b = (await res.json()) as { success: boolean; error?: { code: string } };
+        expect(res.status, `${path} ${JSON.stringify(body)}`).toBeLessThan(500);
+        if (res.status >= 400) expect(b.success).toBe(false);
+      }
+    }
+  });
+});
