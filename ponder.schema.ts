@@ -86,7 +86,7 @@ export const market = onchainTable(
     baseFxTokenSymbol: t.text().notNull(),
     quoteFxToken: t.hex().notNull(),
     quoteFxTokenSymbol: t.text().notNull(),
-    tickSizeX18: t.bigint().notNull(),
+    tickSizeX18: t.bigint("tick_size_x18").notNull(),
     lotSizeQty: t.bigint().notNull(),
     minOrderQty: t.bigint().notNull(),
     maxLeverage: t.integer().notNull(),
@@ -97,8 +97,8 @@ export const market = onchainTable(
     priceBandBps: t.integer().notNull(),
     markClampBps: t.integer().notNull(),
     maxFillsPerTx: t.integer().notNull(),
-    maxFundingRateX18PerHour: t.bigint().notNull(),
-    skewScaleX18PerHour: t.bigint().notNull(),
+    maxFundingRateX18PerHour: t.bigint("max_funding_rate_x18_per_hour").notNull(),
+    skewScaleX18PerHour: t.bigint("skew_scale_x18_per_hour").notNull(),
     createdBlock: t.bigint().notNull(),
     createdAt: t.bigint().notNull(),
   }),
@@ -117,15 +117,15 @@ export const marketState = onchainTable("market_state", (t) => ({
   shortOpenInterestQty: t.bigint().notNull(),
   restingBidQty: t.bigint().notNull(),
   restingAskQty: t.bigint().notNull(),
-  fundingRateX18PerHour: t.bigint().notNull(),
-  premiumComponentX18: t.bigint().notNull(),
-  skewComponentX18: t.bigint().notNull(),
-  skewX18: t.bigint().notNull(),
-  premiumX18: t.bigint().notNull(),
-  cumulativeFundingIndexX18: t.bigint().notNull(),
+  fundingRateX18PerHour: t.bigint("funding_rate_x18_per_hour").notNull(),
+  premiumComponentX18: t.bigint("premium_component_x18").notNull(),
+  skewComponentX18: t.bigint("skew_component_x18").notNull(),
+  skewX18: t.bigint("skew_x18").notNull(),
+  premiumX18: t.bigint("premium_x18").notNull(),
+  cumulativeFundingIndexX18: t.bigint("cumulative_funding_index_x18").notNull(),
   fundingLastUpdate: t.bigint().notNull(), // seconds
-  fundingIndexPriceX18: t.bigint().notNull(), // index and mark at the last funding update
-  fundingMarkPriceX18: t.bigint().notNull(),
+  fundingIndexPriceX18: t.bigint("funding_index_price_x18").notNull(), // index and mark at the last funding update
+  fundingMarkPriceX18: t.bigint("funding_mark_price_x18").notNull(),
   orderCount: t.bigint().notNull(),
   updatedBlock: t.bigint().notNull(),
 }));
@@ -133,7 +133,7 @@ export const marketState = onchainTable("market_state", (t) => ({
 /** Latest index price per market (Oracle). */
 export const indexPrice = onchainTable("index_price", (t) => ({
   marketId: t.hex().primaryKey(),
-  priceX18: t.bigint().notNull(),
+  priceX18: t.bigint("price_x18").notNull(),
   updatedAt: t.bigint().notNull(), // the oracle's timestamp, seconds
   updatedBlock: t.bigint().notNull(),
 }));
@@ -143,7 +143,7 @@ export const indexPriceEvent = onchainTable(
   (t) => ({
     id: t.text().primaryKey(),
     marketId: t.hex().notNull(),
-    priceX18: t.bigint().notNull(),
+    priceX18: t.bigint("price_x18").notNull(),
     timestamp: t.bigint().notNull(),
     blockNumber: t.bigint().notNull(),
   }),
@@ -157,14 +157,14 @@ export const fundingUpdateEvent = onchainTable(
     id: t.text().primaryKey(),
     marketAddress: t.hex().notNull(),
     seq: t.bigint().notNull(),
-    rateX18PerHour: t.bigint().notNull(),
-    premiumComponentX18: t.bigint().notNull(),
-    skewComponentX18: t.bigint().notNull(),
-    skewX18: t.bigint().notNull(),
-    premiumX18: t.bigint().notNull(),
-    cumulativeIndexX18: t.bigint().notNull(),
-    indexPriceX18: t.bigint().notNull(),
-    markPriceX18: t.bigint().notNull(),
+    rateX18PerHour: t.bigint("rate_x18_per_hour").notNull(),
+    premiumComponentX18: t.bigint("premium_component_x18").notNull(),
+    skewComponentX18: t.bigint("skew_component_x18").notNull(),
+    skewX18: t.bigint("skew_x18").notNull(),
+    premiumX18: t.bigint("premium_x18").notNull(),
+    cumulativeIndexX18: t.bigint("cumulative_index_x18").notNull(),
+    indexPriceX18: t.bigint("index_price_x18").notNull(),
+    markPriceX18: t.bigint("mark_price_x18").notNull(),
     timestamp: t.bigint().notNull(),
     blockNumber: t.bigint().notNull(),
   }),
@@ -197,7 +197,7 @@ export const order = onchainTable(
     side: t.text().notNull(), // LONG | SHORT
     orderType: t.text().notNull(), // MARKET | LIMIT
     reduceOnly: t.boolean().notNull(),
-    priceX18: t.bigint().notNull(), // limit price; MARKET: the sizing price
+    priceX18: t.bigint("price_x18").notNull(), // limit price; MARKET: the sizing price
     originalQty: t.bigint().notNull(),
     filledQty: t.bigint().notNull(),
     remainingQty: t.bigint().notNull(), // 0 once closed
@@ -231,7 +231,7 @@ export const fill = onchainTable(
     makerAccountId: t.bigint().notNull(),
     takerAccountId: t.bigint().notNull(),
     takerSide: t.text().notNull(),
-    priceX18: t.bigint().notNull(),
+    priceX18: t.bigint("price_x18").notNull(),
     quantityQty: t.bigint().notNull(),
     notionalWad: t.bigint().notNull(), // quantity × price / 1e18 (floor)
     makerFeeWad: t.bigint().notNull(),
@@ -255,7 +255,7 @@ export const orderBookLevel = onchainTable(
   (t) => ({
     marketId: t.hex().notNull(),
     side: t.text().notNull(), // LONG = bid, SHORT = ask
-    priceX18: t.bigint().notNull(),
+    priceX18: t.bigint("price_x18").notNull(),
     quantityQty: t.bigint().notNull(),
     orderCount: t.integer().notNull(),
     updatedBlock: t.bigint().notNull(),
@@ -277,7 +277,7 @@ export const position = onchainTable(
     sizeQty: t.bigint().notNull(), // > 0 long, < 0 short
     openNotionalWad: t.bigint().notNull(),
     marginWad: t.bigint().notNull(),
-    lastFundingIndexX18: t.bigint().notNull(),
+    lastFundingIndexX18: t.bigint("last_funding_index_x18").notNull(),
     lastSettledAt: t.bigint().notNull(), // seconds
     openBlock: t.bigint().notNull(), // 0 when closed
     realizedPnlWad: t.bigint().notNull(), // lifetime totals of this (account, market)
@@ -309,7 +309,7 @@ export const positionUpdateEvent = onchainTable(
     realizedPnlWad: t.bigint().notNull(),
     fundingPaidWad: t.bigint().notNull(), // > 0 paid by the position
     feeWad: t.bigint().notNull(),
-    fundingIndexX18: t.bigint().notNull(),
+    fundingIndexX18: t.bigint("funding_index_x18").notNull(),
     blockNumber: t.bigint().notNull(),
     timestamp: t.bigint().notNull(),
     transactionHash: t.hex().notNull(),
