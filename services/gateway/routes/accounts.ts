@@ -21,6 +21,7 @@ import {
   orderTypeName,
   sideName,
 } from "../schemas";
+import { AccountCreatedData, AccountData, AccountByAddressData, DepositData, WithdrawData, OrderPlacedData, OrderListData, CancelData, PositionData, PositionFundingData, CloseData } from "../responses";
 import { defineRoute, jsonBody } from "./define";
 
 const tag = "Accounts";
@@ -33,7 +34,7 @@ export const createAccount = defineRoute({
   summary: "Create the account of the key's wallet",
   description: "`owner` must be the API key's wallet (else 403 UNAUTHORIZED). One account per wallet (ACCOUNT_EXISTS).",
   request: jsonBody(CreateAccountBody, "{ owner, operator_approval? }"),
-  ok: { status: 201, name: "AccountCreated", description: "account_id, account_address, owner, transaction_hash, request_id" },
+  ok: { status: 201, name: "AccountCreated", data: AccountCreatedData, description: "account_id, account_address, owner, transaction_hash, request_id" },
   errors: writeErrors,
 });
 
@@ -43,7 +44,7 @@ export const getAccount = defineRoute({
   tag,
   summary: "Account and its margin",
   request: { params: IdParam, query: ReadQuery },
-  ok: { status: 200, name: "Account", description: "account_id, account_address, owner, margin { available, committed, total (WAD) }" },
+  ok: { status: 200, name: "Account", data: AccountData, description: "account_id, account_address, owner, margin { available, committed, total (WAD) }" },
   errors: [404],
 });
 
@@ -53,7 +54,7 @@ export const getAccountByAddress = defineRoute({
   tag,
   summary: "Account of a wallet",
   request: { params: AddressParam, query: ReadQuery },
-  ok: { status: 200, name: "AccountByAddress", description: "account_id (0 when none), exists" },
+  ok: { status: 200, name: "AccountByAddress", data: AccountByAddressData, description: "account_id (0 when none), exists" },
 });
 
 export const deposit = defineRoute({
@@ -63,7 +64,7 @@ export const deposit = defineRoute({
   summary: "Deposit margin",
   description: "Pulls `amount` of the deposit token (6 decimals) from the owner, who approved the engine first.",
   request: { params: IdParam, ...jsonBody(AmountBody, "{ amount }") },
-  ok: { status: 200, name: "DepositResult", description: "account_id, deposited_amount, new_available_margin (WAD), transaction_hash" },
+  ok: { status: 200, name: "DepositResult", data: DepositData, description: "account_id, deposited_amount, new_available_margin (WAD), transaction_hash" },
   errors: writeErrors,
 });
 
@@ -73,7 +74,7 @@ export const withdraw = defineRoute({
   tag,
   summary: "Withdraw available margin to the owner",
   request: { params: IdParam, ...jsonBody(AmountBody, "{ amount }: deposit-token base units (6 decimals)") },
-  ok: { status: 200, name: "WithdrawResult", description: "account_id, withdrawn_amount, new_available_margin (WAD), transaction_hash" },
+  ok: { status: 200, name: "WithdrawResult", data: WithdrawData, description: "account_id, withdrawn_amount, new_available_margin (WAD), transaction_hash" },
   errors: writeErrors,
 });
 
@@ -85,7 +86,7 @@ export const trade = defineRoute({
   description:
     "side 0 = LONG, 1 = SHORT; order_type 0 = MARKET, 1 = LIMIT (JSON integers). collateral and limit_price are decimal strings. collateral \"0\" places a reduce-only order for the whole position.",
   request: { params: AccountIdParam, ...jsonBody(TradeBody, "order placement") },
-  ok: { status: 201, name: "OrderResult", description: "client_key, order_id, market_id, side, size, order_type, status, transaction_hash" },
+  ok: { status: 201, name: "OrderResult", data: OrderPlacedData, description: "client_key, order_id, market_id, side, size, order_type, status, transaction_hash" },
   errors: writeErrors,
 });
 
@@ -95,7 +96,7 @@ export const listOrders = defineRoute({
   tag,
   summary: "Orders of an account",
   request: { params: AccountIdParam, query: OrdersQuery },
-  ok: { status: 200, name: "OrderList", description: "{ orders: [order], total_count }" },
+  ok: { status: 200, name: "OrderList", data: OrderListData, description: "{ orders: [order], total_count }" },
   errors: [404],
 });
 
@@ -105,7 +106,7 @@ export const cancelOrder = defineRoute({
   tag,
   summary: "Cancel an open order",
   request: { params: AccountIdParam, ...jsonBody(CancelBody, "{ market_id, client_key }") },
-  ok: { status: 200, name: "CancelResult", description: "client_key, order_id, margin_returned (WAD), transaction_hash" },
+  ok: { status: 200, name: "CancelResult", data: CancelData, description: "client_key, order_id, margin_returned (WAD), transaction_hash" },
   errors: writeErrors,
 });
 
@@ -115,7 +116,7 @@ export const getPosition = defineRoute({
   tag,
   summary: "Position of an account in a market",
   request: { params: AccountMarketParam, query: ReadQuery },
-  ok: { status: 200, name: "Position", description: "is_open, side, size, entry_price, margin, leverage, open_block, health" },
+  ok: { status: 200, name: "Position", data: PositionData, description: "is_open, side, size, entry_price, margin, leverage, open_block, health" },
   errors: [404],
 });
 
@@ -125,7 +126,7 @@ export const getPositionFunding = defineRoute({
   tag,
   summary: "Pending funding of a position",
   request: { params: AccountMarketParam, query: ReadQuery },
-  ok: { status: 200, name: "PositionFunding", description: "pending_funding (signed WAD), direction PAY/RECEIVE/NONE, last_settled" },
+  ok: { status: 200, name: "PositionFunding", data: PositionFundingData, description: "pending_funding (signed WAD), direction PAY/RECEIVE/NONE, last_settled" },
   errors: [404],
 });
 
@@ -135,7 +136,7 @@ export const closePosition = defineRoute({
   tag,
   summary: "Close a position (reduce-only order on the opposite side)",
   request: { params: AccountMarketParam, ...jsonBody(CloseBody, "{ order_type?, limit_price? } (empty object for MARKET)") },
-  ok: { status: 201, name: "CloseResult", description: "client_key, order_id, market_id, closing_side, size, order_type, transaction_hash" },
+  ok: { status: 201, name: "CloseResult", data: CloseData, description: "client_key, order_id, market_id, closing_side, size, order_type, transaction_hash" },
   errors: writeErrors,
 });
 

@@ -1,5 +1,6 @@
 /** One helper for the gateway's route declarations (shared responses and security). */
-import { createRoute, type RouteConfig } from "@hono/zod-openapi";
+import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
+import { AcceptedData } from "../responses";
 import { ErrorEnvelope, SuccessEnvelope } from "../schemas";
 
 type Req = NonNullable<RouteConfig["request"]>;
@@ -12,7 +13,7 @@ export interface RouteSpec<R extends Req = Req> {
   description?: string;
   request?: R;
   /** success status and the name of its data */
-  ok: { status: 200 | 201; name: string; description: string };
+  ok: { status: 200 | 201; name: string; description: string; data?: z.ZodType };
   /** no X-API-Key needed */
   isPublic?: boolean;
   /** error statuses worth listing beyond the common ones */
@@ -32,7 +33,7 @@ export function defineRoute<const R extends Req = {}>(s: RouteSpec<R>) {
   if (!s.isPublic) common[401] = err("missing, invalid or revoked X-API-Key (WWW-Authenticate)");
   for (const status of s.errors ?? []) common[status] ??= err(errorText[status] ?? "error");
   const accepted = common[202]
-    ? { 202: { description: errorText[202]!, content: { "application/json": { schema: SuccessEnvelope("Accepted", "request_id, transaction_hash, transaction_status PENDING") } } } }
+    ? { 202: { description: errorText[202]!, content: { "application/json": { schema: envelope("AcceptedEnvelope", AcceptedData) } } } }
     : {};
   delete common[202];
   return createRoute({
@@ -46,7 +47,11 @@ export function defineRoute<const R extends Req = {}>(s: RouteSpec<R>) {
     responses: {
       [s.ok.status]: {
         description: s.ok.description,
-        content: { "application/json": { schema: SuccessEnvelope(s.ok.name, s.ok.description) } },
+        content: {
+          "application/json": {
+            schema: s.ok.data ? envelope(`${s.ok.name}Envelope`, s.ok.data) : SuccessEnvelope(s.ok.name, s.ok.description),
+          },
+        },
       },
       ...accepted,
       ...common,
@@ -66,3 +71,14 @@ const errorText: Record<number, string> = {
 export const jsonBody = <T>(schema: T, description: string) => ({
   body: { required: true, description, content: { "application/json": { schema } } },
 });
+
+const envelopes = new Map<string, z.ZodType>();
+/** `{ success: true, data }` around a data schema (one component per name). */
+function envelope(name: string, data: z.ZodType) {
+  let e = envelopes.get(name);
+  if (!e) {
+    e = z.object({ success: z.literal(true), data }).openapi(name);
+    envelopes.set(name, e);
+  }
+  return e;
+}

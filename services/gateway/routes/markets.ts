@@ -2,6 +2,7 @@
 import type { GatewayApp, GatewayDeps } from "../context";
 import { forwardHeaders, send } from "../context";
 import { MarketIdParam, OrderbookQuery, ReadQuery } from "../schemas";
+import { MarketListData, MarketData, OrderBookData, FundingData, MarkPriceData } from "../responses";
 import { defineRoute } from "./define";
 
 const tag = "Markets";
@@ -14,7 +15,7 @@ export const listMarkets = defineRoute({
   description: "Public: no X-API-Key needed (a key, when sent, is checked and counted).",
   isPublic: true,
   request: { query: ReadQuery },
-  ok: { status: 200, name: "MarketList", description: "{ markets: [market] }" },
+  ok: { status: 200, name: "MarketList", data: MarketListData, description: "{ markets: [market] }" },
 });
 
 export const getMarket = defineRoute({
@@ -23,7 +24,7 @@ export const getMarket = defineRoute({
   tag,
   summary: "One market",
   request: { params: MarketIdParam, query: ReadQuery },
-  ok: { status: 200, name: "Market", description: "market fields, open_interest" },
+  ok: { status: 200, name: "Market", data: MarketData, description: "market fields, open_interest" },
   errors: [404],
 });
 
@@ -33,7 +34,7 @@ export const getOrderbook = defineRoute({
   tag,
   summary: "Order book of a market",
   request: { params: MarketIdParam, query: OrderbookQuery },
-  ok: { status: 200, name: "OrderBook", description: "market_id, timestamp (ms), bids, asks, spread, mid_price" },
+  ok: { status: 200, name: "OrderBook", data: OrderBookData, description: "market_id, timestamp (ms), bids, asks, spread, mid_price" },
   errors: [404],
 });
 
@@ -43,7 +44,7 @@ export const getFunding = defineRoute({
   tag,
   summary: "Funding of a market",
   request: { params: MarketIdParam, query: ReadQuery },
-  ok: { status: 200, name: "MarketFunding", description: "current_rate (per hour, 18 decimals), cumulative_funding, prices, components, direction" },
+  ok: { status: 200, name: "MarketFunding", data: FundingData, description: "current_rate (per hour, 18 decimals), cumulative_funding, prices, components, direction" },
   errors: [404],
 });
 
@@ -53,7 +54,7 @@ export const getPrice = defineRoute({
   tag,
   summary: "Mark price of a market",
   request: { params: MarketIdParam, query: ReadQuery },
-  ok: { status: 200, name: "MarkPrice", description: "market_id, mark_price, mark_price_formatted, timestamp (s)" },
+  ok: { status: 200, name: "MarkPrice", data: MarkPriceData, description: "market_id, mark_price, mark_price_formatted, timestamp (s)" },
   errors: [404],
 });
 
