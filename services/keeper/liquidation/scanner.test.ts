@@ -1,0 +1,106 @@
+import { describe, expect, it } from "vitest";
+import pino from "pino";
+import type { Hex } from "viem";
+import type { IndexerReader, Snapshot } from "../indexer/reader.js";
+import type { RelayerAnswer, RelayerClient } from "../relayer-client.js";
+import type { MarketContext, PositionRow } from "./health.js";
+import { LiquidationScanner } from "./scanner.js";
+
+const E18 = 10n ** 18n;
+const M1 = `0x${"11".repeat(32)}` as Hex;
+const M2 = `0x${"22".repeat(32)}` as Hex;
+const ctx = (marketId: Hex, index: bigint): MarketContext => ({
+  marketId, symbol: marketId === M1 ? "EUR/USD" : "GBP/USD", marketAddress: `0x${"33".repeat(20)}`,
+  maintenanceMarginBps: 100n, liquidationFeeBps: 50n, markClampBps: 100n, isActive: true,
+  indexPriceX18: index, indexUpdatedAt: 1n, bestBidX18: 0n, bestAskX18: 0n,
+  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1n,
+});
+// a 1,000-unit long bought at 1.00 with 20 of margin: liquidatable below ≈ 0.9899
+const pos = (accountId: bigint, marketId: Hex): PositionRow => ({
+  positionId: `0x${accountId.toString(16).padStart(2, "0").repeat(32)}` as Hex, accountId, marketId,
+  sizeQty: 1_000n * E18, openNotionalWad: 1_000n * E18, marginWad: 20n * E18, lastFundingIndexX18: 0n,
+  lastSettledAt: 1n, openBlock: 1n,
+});
+
+// Stand-ins for the indexer and the relayer (unit test only).
+function setup(positions: PositionRow[], answer: (path: string) => RelayerAnswer) {
+  const state = { block: 10n, index: 1n * E18 };
+  const sent: string[] = [];
+  const reader = {
+    block: async () => ({ number: state.block, timestamp: 100n }),
+    marketsAt: async (block: { number: bigint; timestamp: bigint }): Promise<Snapshot> => ({
+      block, markets: new Map([[M1, ctx(M1, state.index)], [M2, ctx(M2, state.index)]]),
+    }),
+    openPositions: async () => positions,
+  } as unknown as IndexerReader;
+  const relayer = {
+    liquidatePosition: async (accountId: bigint, marketId: string) => {
+      sent.push(`position ${accountId} ${marketId === M1 ? "M1" : "M2"}`);
+      return answer("position");
+    },
+    liquidateAccount: async (accountId: bigint) => {
+      sent.push(`account ${accountId}`);
+      return answer("account");
+    },
+  } as unknown as RelayerClient;
+  const scanner = new LiquidationScanner(reader, relayer, "0x0000000000000000000000000000000000000001", pino({ level: "silent" }));
+  return { scanner, state, sent };
+}
+
+const mined = (block: number): RelayerAnswer => ({ status: 200, body: { success: true, data: { blockNumber: block, transactionHash: "0xab" } } });
+const refused = (code: string): RelayerAnswer => ({ status: 409, body: { success: false, error: { code, message: code } } });
+
+describe("liquidation scan", () => {
+  it("leaves healthy positions alone", async () => {
+    const { scanner, sent } = setup([pos(1n, M1)], () => mined(11));
+    expect(await scanner.scan()).toEqual({ scanned: 1, liquidatable: 0, sent: 0 });
+    expect(sent).toEqual([]);
+  });
+
+  it("sends one position liquidation, or one account liquidation for several positions", async () => {
+    const { scanner, state, sent } = setup([pos(1n, M1), pos(2n, M1), pos(2n, M2)], () => mined(11));
+    state.index = 98n * E18 / 100n;
+    const r = await scanner.scan();
+    expect(r).toEqual({ scanned: 3, liquidatable: 3, sent: 2 });
+    expect(sent.sort()).toEqual(["account 2", "position 1 M1"]);
+  });
+
+  it("does not send again until the index has passed the liquidation's block", async () => {
+    const { scanner, state, sent } = setup([pos(1n, M1)], () => mined(15));
+    state.index = 98n * E18 / 100n;
+    await scanner.scan();
+    state.block = 15n; // the liquidation's block itself: the row may still be the old one
+    await scanner.scan();
+    expect(sent).toHaveLength(1);
+    state.block = 16n; // indexed past it and still liquidatable (e.g. a partial close): again
+    await scanner.scan();
+    expect(sent).toHaveLength(2);
+  });
+
+  it("retries NOT_LIQUIDATABLE on the next block, other refusals after a pause", async () => {
+    const a = setup([pos(1n, M1)], () => refused("NOT_LIQUIDATABLE"));
+    a.state.index = 98n * E18 / 100n;
+    await a.scanner.scan();
+    await a.scanner.scan(); // same block: held
+    expect(a.sent).toHaveLength(1);
+    a.state.block = 11n;
+    await a.scanner.scan();
+    expect(a.sent).toHaveLength(2);
+
+    const b = setup([pos(1n, M1)], () => refused("NO_LIQUIDITY"));
+    b.state.index = 98n * E18 / 100n;
+    await b.scanner.scan();
+    b.state.block = 11n;
+    await b.scanner.scan(); // newer block but inside the back-off
+    expect(b.sent).toHaveLength(1);
+  });
+
+  it("survives a relayer that is down", async () => {
+    const { scanner, state, sent } = setup([pos(1n, M1)], () => {
+      throw new Error("ECONNREFUSED");
+    });
+    state.index = 98n * E18 / 100n;
+    await expect(scanner.scan()).resolves.toMatchObject({ sent: 1 });
+    expect(sent).toHaveLength(1);
+  });
+});
