@@ -1,0 +1,165 @@
+/**
+ * Indexing benchmark (printed, not asserted), on Postgres:
+ *  - a generated chain: a resting EUR/USD book (1,000 orders over 200 levels) and 12,000
+ *    historical GBP/USD orders (maker/taker pairs that fill), ≥ 100,000 venue events;
+ *  - throughput: a fresh Ponder indexes the whole chain; events / second of the backfill;
+ *  - freshness: transaction mined → visible through the API (GET with ?minBlock), p50/p99.
+ * `prepareBenchVenue()` is shared with bench/reads.ts (one chain per process).
+ *   npx tsx bench/indexing.ts            BENCH_PAIRS=6000 BENCH_FRESHNESS=100
+ */
+import { performance } from "node:perf_hooks";
+import type { Hex } from "viem";
+import { engineAbi } from "../abis/index.js";
+import { startVenue, waitForBlock, type Indexer, type Venue } from "../test/e2e/reads-env.js";
+import { px, usd6 } from "../test/e2e/reads-session.js";
+
+export type BenchVenue = {
+  venue: Venue;
+  eur: Hex;
+  gbp: Hex;
+  events: number;
+  head: bigint;
+  restingOrders: number;
+  historicalOrders: number;
+  generateSeconds: number;
+};
+
+const SIDE = { LONG: 0, SHORT: 1 } as const;
+const TYPE = { MARKET: 0, LIMIT: 1 } as const;
+
+export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+
+/** Sends placeOrder from wallet `w` with its own nonce sequence (no simulation: speed). */
+function orderSender(v: Venue) {
+  const next = new Map<number, Promise<number>>();
+  return async (w: number, marketId: Hex, side: 0 | 1, type: 0 | 1, collateral: string, leverage: bigint, price: string) => {
+    const wallet = v.wallet(w);
+    // one promise chain per wallet hands out consecutive nonces to concurrent senders
+    const prev = next.get(w) ?? v.client.getTransactionCount({ address: wallet.account.address, blockTag: "pending" }).then((n) => n - 1);
+    const mine = prev.then((n) => n + 1);
+    next.set(w, mine);
+    const nonce = await mine;
+    const hash = await wallet.writeContract({
+      address: v.deployment.contracts.engine,
+      abi: engineAbi,
+      functionName: "placeOrder",
+      args: [{ accountId: v.accountIds[w]!, marketId, side, orderType: type, collateral6: usd6(collateral), leverage, limitPriceX18: px(price), clientKey: `0x${"0".repeat(64)}` }],
+      gas: 3_000_000n,
+      nonce,
+      chain: null,
+    } as never);
+    return hash;
+  };
+}
+
+async function countEvents(v: Venue, toBlock: bigint): Promise<number> {
+  const { engine, oracle, marketFactory } = v.deployment.contracts;
+  const addresses = [engine, oracle, marketFactory, ...v.deployment.markets.map((m) => m.marketAddress)] as Hex[];
+  let n = 0;
+  const step = 2_000n;
+  for (let from = 0n; from <= toBlock; from += step) {
+    const to = from + step - 1n < toBlock ? from + step - 1n : toBlock;
+    const logs = await v.client.getLogs({ address: addresses, fromBlock: from, toBlock: to });
+    n += logs.length;
+  }
+  return n;
+}
+
+let prepared: Promise<BenchVenue> | undefined;
+
+export function prepareBenchVenue(log: (m: string) => void = console.log): Promise<BenchVenue> {
+  prepared ??= (async () => {
+    const t0 = performance.now();
+    const venue = await startVenue("postgres");
+    const [eur, gbp] = venue.deployment.markets.map((m) => m.marketId) as [Hex, Hex];
+    const send = orderSender(venue);
+    const wallets = [0, 1, 2, 3, 4, 5];
+
+    // resting book: 100 bid levels and 100 ask levels around 1.08, 5 orders each
+    const resting: Promise<Hex>[] = [];
+    for (let level = 1; level <= 100; level++) {
+      for (let k = 0; k < 5; k++) {
+        const w = wallets[(level * 5 + k) % 3]!; // bids: wallets 0–2
+        resting.push(send(w, eur, SIDE.LONG, TYPE.LIMIT, "10", 1n, (1.08 - level * 0.0001).toFixed(4)));
+        resting.push(send(w + 3, eur, SIDE.SHORT, TYPE.LIMIT, "10", 1n, (1.08 + level * 0.0001).toFixed(4))); // asks: 3–5
+      }
+    }
+    const restingHashes = await Promise.all(resting);
+    await venue.client.waitForTransactionReceipt({ hash: restingHashes.at(-1)! });
+    log(`  resting book: ${restingHashes.length} orders over 200 levels`);
+
+    // history: maker (even wallet) rests an ask, taker (odd wallet) lifts it with a market order
+    const pairs = Number(process.env.BENCH_PAIRS ?? 6_000);
+    const lanes = [[0, 1], [2, 3], [4, 5]] as const;
+    let done = 0;
+    await Promise.all(
+      lanes.map(async ([maker, taker], lane) => {
+        for (let i = lane; i < pairs; i += lanes.length) {
+          const h = await send(maker, gbp, SIDE.SHORT, TYPE.LIMIT, "20", 1n, "1.2700");
+          await venue.client.waitForTransactionReceipt({ hash: h, pollingInterval: 5 });
+          const t = await send(taker, gbp, SIDE.LONG, TYPE.MARKET, "20", 1n, "0");
+          await venue.client.waitForTransactionReceipt({ hash: t, pollingInterval: 5 });
+          if (++done % 1000 === 0) log(`  history: ${done}/${pairs} pairs`);
+        }
+      }),
+    );
+    const head = await venue.client.getBlockNumber({ cacheTime: 0 });
+    const events = await countEvents(venue, head);
+    const generateSeconds = (performance.now() - t0) / 1000;
+    log(`  chain: ${head} blocks, ${events} venue events, generated in ${generateSeconds.toFixed(0)} s`);
+    return { venue, eur, gbp, events, head, restingOrders: restingHashes.length, historicalOrders: pairs * 2, generateSeconds };
+  })();
+  return prepared;
+}
+
+export type IndexingResult = {
+  events: number;
+  blocks: number;
+  backfillSeconds: number;
+  eventsPerSecond: number;
+  freshness: { samples: number; p50Ms: number; p99Ms: number; maxMs: number };
+};
+
+/** Backfill throughput of a fresh Ponder, then freshness on the live indexer. */
+export async function run(opts: { keep?: boolean } = {}): Promise<IndexingResult & { indexer: Indexer; bench: BenchVenue }> {
+  process.env.PONDER_TELEMETRY_DISABLED = "true";
+  const bench = await prepareBenchVenue();
+  const { venue, eur } = bench;
+  const t0 = performance.now();
+  const indexer = await venue.startIndexer("bench"); // /ready: backfill done
+  await waitForBlock(indexer.url, bench.head, 600_000);
+  const backfillSeconds = (performance.now() - t0) / 1000;
+  const eventsPerSecond = bench.events / backfillSeconds;
+  console.log(`  backfill: ${bench.events} events in ${backfillSeconds.toFixed(1)} s (process start included) = ${eventsPerSecond.toFixed(0)} events/s`);
+
+  // freshness: a resting order per sample, read back as soon as its block is indexed
+  const samples = Number(process.env.BENCH_FRESHNESS ?? 100);
+  const send = orderSender(venue);
+  const ms: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const hash = await send(0, eur, SIDE.LONG, TYPE.LIMIT, "10", 1n, "1.0700");
+    const receipt = await venue.client.waitForTransactionReceipt({ hash, pollingInterval: 5 });
+    const mined = performance.now();
+    const res = await fetch(`${indexer.url}/accounts/${venue.accountIds[0]}?minBlock=${receipt.blockNumber}`);
+    if (res.status !== 200) throw new Error(`freshness read answered ${res.status}`);
+    ms.push(performance.now() - mined);
+  }
+  ms.sort((a, b) => a - b);
+  const freshness = { samples, p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99), maxMs: ms.at(-1)! };
+  console.log(`  freshness (mined → visible): p50 ${freshness.p50Ms.toFixed(0)} ms, p99 ${freshness.p99Ms.toFixed(0)} ms over ${samples}`);
+  const result = { events: bench.events, blocks: Number(bench.head), backfillSeconds, eventsPerSecond, freshness, indexer, bench };
+  if (!opts.keep) await venue.stop();
+  return result;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  run()
+    .then((r) => {
+      console.log(JSON.stringify({ ...r, indexer: undefined, bench: undefined }, null, 2));
+      process.exit(0);
+    })
+    .catch((e) => {
+      console.error(e);
+      process.exit(1);
+    });
+}
