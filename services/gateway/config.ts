@@ -16,8 +16,8 @@ const envSchema = z.object({
   /** Postgres schema of the key store (tests use a unique one). */
   GATEWAY_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default("gateway"),
   PGLITE_DIR: z.string().default(".venue/gateway-db"),
-  /** Reads: the integration API answers from indexed tables. */
-  INTEGRATION_TIMEOUT_MS: z.coerce.number().int().positive().default(5_000),
+  /** Reads; above the integration API's own `minBlock` wait (5 s, then its 503). */
+  INTEGRATION_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** Writes wait for the receipt (relayer WRITE_TIMEOUT_MS, 15 s by default) and then answer 202. */
   RELAYER_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
   KEEPER_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),

@@ -211,12 +211,20 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
       const clientKey: Hex = placed.body.data.client_key;
       const block = placed.body.data.block_number;
 
-      const active = await req("GET", `/v1/accounts/${accountId}/orders?market_id=${market.marketId}&status=active&min_block=${block ?? 0}`, {
-        key: trader.apiKey,
-      });
+      // read your own write: min_block, and a bounded retry while a loaded indexer catches up
+      const listed = async (query: string) => {
+        const deadline = Date.now() + 30_000;
+        for (;;) {
+          const r = await req("GET", `/v1/accounts/${accountId}/orders?${query}`, { key: trader.apiKey });
+          const keys = r.status === 200 ? r.body.data.orders.map((o: { client_key: string }) => o.client_key) : [];
+          if (keys.includes(clientKey) || Date.now() > deadline) return { r, keys };
+          await new Promise((res) => setTimeout(res, 250));
+        }
+      };
+      const { r: active, keys: activeKeys } = await listed(`market_id=${market.marketId}&status=active&min_block=${block ?? 0}`);
       expect(active.status).toBe(200);
       expectSnake(active.body.data);
-      expect(active.body.data.orders.map((o: { client_key: string }) => o.client_key)).toContain(clientKey);
+      expect(activeKeys).toContain(clientKey);
       expect(active.body.data.total_count).toBeGreaterThanOrEqual(1);
 
       const cancelled = await req("POST", `/v1/accounts/${accountId}/orders/cancel`, {
@@ -232,10 +240,8 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
       expect(again.status).toBe(404);
       expect(again.body.error!.code).toBe("ORDER_NOT_FOUND");
 
-      const gone = await req("GET", `/v1/accounts/${accountId}/orders?status=cancelled&min_block=${cancelled.body.data.block_number ?? 0}`, {
-        key: trader.apiKey,
-      });
-      expect(gone.body.data.orders.map((o: { client_key: string }) => o.client_key)).toContain(clientKey);
+      const { keys: cancelledKeys } = await listed(`status=cancelled&min_block=${cancelled.body.data.block_number ?? 0}`);
+      expect(cancelledKeys).toContain(clientKey);
     });
 
     it("wrong JSON types and malformed bodies are 400 VALIDATION_ERROR naming the field", async () => {
