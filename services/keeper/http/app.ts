@@ -162,7 +162,13 @@ export function createKeeperApp(deps: KeeperAppDeps) {
     return relay(c, await service.liquidateAccount(BigInt(c.req.valid("param").accountId), h)) as never;
   });
 
-  app.get("/health", (c) => c.json(ok({ service: "keeper", status: "ok", ...deps.status() }), 200));
+  // 200 while the process serves; "degraded" when a loop's last run failed (indexer or chain down).
+  app.get("/health", (c) => {
+    const st = deps.status();
+    const loops = (st.loops ?? {}) as Record<string, { lastError: string | null }>;
+    const degraded = Object.values(loops).some((l) => l.lastError !== null);
+    return c.json(ok({ service: "keeper", status: degraded ? "degraded" : "ok", ...st }), 200);
+  });
   app.doc31("/openapi.json", { openapi: "3.1.0", info: { title: "Venue keeper (internal)", version: "1" } });
   return app;
 }
