@@ -18,7 +18,7 @@ async function main() {
   if (!schema) {
     const rpcUrl = process.env.RPC_URL ?? "http://127.0.0.1:8545";
     const block = await publicClientFor(rpcUrl, chainId).getBlock({ blockNumber: BigInt(deployment.deployBlock) });
-    schema = indexerSchemaName(serializeDeployment(deployment) + block.hash);
+    schema = indexerSchemaName(serializeDeployment(deployment) + block.hash + rpcUrl);
   }
   const port = process.env.PORT ?? "42069";
   const host = process.env.HOST ?? "127.0.0.1";

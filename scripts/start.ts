@@ -135,7 +135,7 @@ async function main() {
 
     // The deploy block's hash tells a redeploy on a new chain (same addresses) from the old one.
     const deployHash = (await client.getBlock({ blockNumber: BigInt(deployment.deployBlock) })).hash;
-    const schema = indexerSchemaName(serializeDeployment(deployment) + deployHash);
+    const schema = indexerSchemaName(serializeDeployment(deployment) + deployHash + anvil.rpcUrl);
     say(`services    starting (indexer schema ${schema}; logs in ${logDir})…`);
     services = await startServices({
       rpcUrl: anvil.rpcUrl,
