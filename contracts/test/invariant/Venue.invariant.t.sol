@@ -7,7 +7,8 @@ import {VenueHandler} from "./VenueHandler.sol";
 /// The venue's invariants (DESIGN.md) after every step of random sequences driven by VenueHandler:
 ///   token.balanceOf(engine) × 1e12 == Σ account totals + insurance + fees + Σ pools;
 ///   account total == available + committed; long OI == short OI == Σ positions per side;
-///   no order's filled exceeds its original; each level == Σ of its resting orders; book not crossed.
+///   no order's filled exceeds its original; each level == Σ of its resting orders; book not crossed;
+///   committed == Σ open orders' margin + Σ positions' margin; fees and bad debt never decrease.
 contract VenueInvariantTest is VenueFixture {
     VenueHandler internal handler;
 
@@ -43,6 +44,14 @@ contract VenueInvariantTest is VenueFixture {
 
     function invariant_bookLevelsMatchOrders() public view {
         _checkBook(market);
+    }
+
+    function invariant_committedIsOrdersPlusPositions() public view {
+        _checkCommitted();
+    }
+
+    function invariant_feesAndBadDebtOnlyGrow() public view {
+        assertFalse(handler.venueBalanceDecreased(), "fees or bad debt decreased");
     }
 
     /// Runs after each campaign: the handler really traded (not only reverts).

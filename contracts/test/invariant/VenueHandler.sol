@@ -37,6 +37,21 @@ contract VenueHandler is Test {
     uint256 public liquidations;
     uint256 public deposits;
     uint256 public withdrawals;
+    /// Set if fees or recorded bad debt ever went down (both only accumulate).
+    bool public venueBalanceDecreased;
+    uint256 internal lastFees;
+    uint256 internal lastBadDebt;
+
+    /// Counts the call and checks the monotonic venue balances after it.
+    modifier step() {
+        ++calls;
+        _;
+        uint256 fees = engine.feesWad();
+        uint256 bad = engine.badDebtWad();
+        if (fees < lastFees || bad < lastBadDebt) venueBalanceDecreased = true;
+        lastFees = fees;
+        lastBadDebt = bad;
+    }
 
     constructor(IEngine e, IMarket m, IOracle o, IDepositToken t, ILens l, address admin_, uint256 nActors) {
         engine = e;
@@ -71,8 +86,7 @@ contract VenueHandler is Test {
 
     // ─── money ──────────────────────────────────────────────────────────────────────────
 
-    function deposit(uint256 actorSeed, uint256 amount6) external {
-        ++calls;
+    function deposit(uint256 actorSeed, uint256 amount6) external step {
         (address who, uint256 id) = _actor(actorSeed);
         amount6 = bound(amount6, 1e6, 20_000e6);
         vm.prank(admin);
@@ -84,8 +98,7 @@ contract VenueHandler is Test {
         ++deposits;
     }
 
-    function withdraw(uint256 actorSeed, uint256 amount6) external {
-        ++calls;
+    function withdraw(uint256 actorSeed, uint256 amount6) external step {
         (address who, uint256 id) = _actor(actorSeed);
         uint256 avail6 = engine.getAccount(id).availableWad / 1e12;
         if (avail6 == 0) return;
@@ -104,8 +117,7 @@ contract VenueHandler is Test {
         return bound(seed, 1e6, cap);
     }
 
-    function placeLimit(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev, int256 offsetBps) external {
-        ++calls;
+    function placeLimit(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev, int256 offsetBps) external step {
         (address who, uint256 id) = _actor(actorSeed);
         uint256 coll6 = _collateral(id, collSeed);
         if (coll6 == 0) return;
@@ -123,8 +135,7 @@ contract VenueHandler is Test {
         if (st == IMarket.OrderStatus.FILLED) ++fills;
     }
 
-    function placeMarket(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev) external {
-        ++calls;
+    function placeMarket(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev) external step {
         (address who, uint256 id) = _actor(actorSeed);
         uint256 coll6 = _collateral(id, collSeed);
         if (coll6 == 0) return;
@@ -139,8 +150,7 @@ contract VenueHandler is Test {
         ++placed;
     }
 
-    function cancel(uint256 actorSeed, uint256 orderSeed) external {
-        ++calls;
+    function cancel(uint256 actorSeed, uint256 orderSeed) external step {
         (address who, uint256 id) = _actor(actorSeed);
         uint256 n = market.orderCount();
         if (n == 0) return;
@@ -158,8 +168,7 @@ contract VenueHandler is Test {
         }
     }
 
-    function close(uint256 actorSeed, bool asLimit, int256 offsetBps) external {
-        ++calls;
+    function close(uint256 actorSeed, bool asLimit, int256 offsetBps) external step {
         (address who, uint256 id) = _actor(actorSeed);
         int256 size = market.getPosition(id).sizeQty;
         if (size == 0) return;
@@ -176,8 +185,7 @@ contract VenueHandler is Test {
     // ─── the world ──────────────────────────────────────────────────────────────────────
 
     /// The index moves up to ±3 % per step, kept within [0.9, 1.3].
-    function movePrice(int256 bps) external {
-        ++calls;
+    function movePrice(int256 bps) external step {
         int256 step = bound(bps, -300, 300);
         uint256 next = uint256(int256(indexPrice) * (10_000 + step) / 10_000);
         if (next < 0.9e18 || next > 1.3e18) next = 1.08e18;
@@ -186,20 +194,17 @@ contract VenueHandler is Test {
     }
 
     /// Time passes (funding accrues); the feed keeps the index fresh.
-    function warp(uint256 secondsSeed) external {
-        ++calls;
+    function warp(uint256 secondsSeed) external step {
         vm.warp(block.timestamp + bound(secondsSeed, 1, 2 hours));
         vm.roll(block.number + 1);
         _refresh();
     }
 
-    function pokeFunding() external {
-        ++calls;
+    function pokeFunding() external step {
         engine.pokeFunding(EUR);
     }
 
-    function liquidate(uint256 actorSeed) external {
-        ++calls;
+    function liquidate(uint256 actorSeed) external step {
         (, uint256 id) = _actor(actorSeed);
         if (market.getPosition(id).sizeQty == 0) return;
         if (!lens.positionHealth(market, id).isLiquidatable) return;

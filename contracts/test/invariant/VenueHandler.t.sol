@@ -36,9 +36,15 @@ contract VenueHandlerTest is VenueFixture {
             try this.step(seed % 10, uint256(keccak256(abi.encode(seed, 1)))) {} catch {}
             _checkSolvency();
             _checkOpenInterest(market);
-            if (i % 50 == 49) _checkBook(market); // memory grows within one test transaction
+            if (i % 50 == 49) {
+                // memory grows within one test transaction: the walks every 50 steps
+                _checkBook(market);
+                _checkCommitted();
+            }
         }
         _checkBook(market);
+        _checkCommitted();
+        assertFalse(h.venueBalanceDecreased());
         assertGt(h.placed(), 50, "orders placed");
         assertGt(h.fills(), 5, "limit orders filled at once");
         assertGt(h.cancels(), 10, "cancels");

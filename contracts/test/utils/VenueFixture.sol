@@ -315,7 +315,29 @@ abstract contract VenueFixture is Test {
         assertEq(seen, expected, "active order on no level");
     }
 
+    /// docs/CONTRACTS.md: committed = margin of open orders + isolated margin of positions, per
+    /// account across every market.
+    function _checkCommitted() internal view {
+        uint256 n = engine.accountCount();
+        uint256[] memory expected = new uint256[](n + 1);
+        bytes32[] memory ids = engine.marketIds();
+        for (uint256 k; k < ids.length; ++k) {
+            IMarket m = IMarket(engine.marketOf(ids[k]));
+            for (uint256 i = 1; i <= n; ++i) expected[i] += m.getPosition(i).marginWad;
+            uint256 base = m.marketIndex() << 64;
+            uint256 count = m.orderCount();
+            for (uint256 j = 1; j <= count; ++j) {
+                IMarket.OrderView memory o = m.getOrder(base | j);
+                if (o.status == IMarket.OrderStatus.ACTIVE) expected[o.accountId] += o.marginRemainingWad;
+            }
+        }
+        for (uint256 i = 1; i <= n; ++i) {
+            assertEq(engine.getAccount(i).committedWad, expected[i], "committed != open orders + positions");
+        }
+    }
+
     function _checkAll() internal view {
+        _checkCommitted();
         _checkSolvency();
         _checkOpenInterest(market);
         _checkOpenInterest(gbp);
