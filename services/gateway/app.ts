@@ -49,6 +49,23 @@ export function createGatewayApp(deps: GatewayDeps) {
   app.notFound(gatewayNotFound);
 
   app.use(requestId());
+  // Access log: failures always (they say which upstream and request), everything at debug.
+  app.use(async function accessLog(c, next) {
+    const t0 = performance.now();
+    await next();
+    const status = c.res.status;
+    if (status < 500 && !log.isLevelEnabled("debug")) return;
+    const entry = {
+      requestId: c.get("requestId"),
+      method: c.req.method,
+      path: c.req.path,
+      status,
+      ms: Math.round((performance.now() - t0) * 100) / 100,
+      keyId: c.get("apiKey")?.keyId,
+    };
+    if (status >= 500) log.warn(entry, "request failed");
+    else log.debug(entry, "request");
+  });
   app.use(
     bodyLimit({
       maxSize: config.bodyLimitBytes,
