@@ -50,3 +50,24 @@ export const indexedBlock = createMiddleware<IndexedBlockEnv>(async function ind
   c.header("X-Indexed-Block", block.number.toString());
   await next();
 });
+
+/**
+ * Runs a read so that everything it loads belongs to one indexed block: the checkpoint is read
+ * again afterwards, and if a block was indexed meanwhile (Ponder commits a block's rows with its
+ * checkpoint), the read runs again at the new block (at most 3 times; then the last answer
+ * stands). Time-dependent values use `block.timestamp`.
+ */
+export async function readAtIndexedBlock<T>(
+  c: { var: { indexed: IndexedBlock }; set: (k: "indexed", v: IndexedBlock) => void; header: (k: string, v: string) => void },
+  load: (block: IndexedBlock) => Promise<T>,
+): Promise<T> {
+  let block = c.var.indexed;
+  for (let attempt = 0; ; attempt++) {
+    const result = await load(block);
+    const after = await getIndexedBlock();
+    if (after.number === block.number || attempt === 2) return result;
+    block = after;
+    c.set("indexed", block);
+    c.header("X-Indexed-Block", block.number.toString());
+  }
+}

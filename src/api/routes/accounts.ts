@@ -4,6 +4,7 @@ import type { Hex } from "viem";
 import { createApiApp } from "../lib/app.js";
 import { findAccountByOwner, requireAccount } from "../lib/data.js";
 import { accountByAddressResponse, accountResponse } from "../lib/responses.js";
+import { readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { notFound, readErrors, readHeaders, readMiddleware } from "../lib/routes.js";
 import { Account, AccountByAddress, AccountPath, AddressPath, ReadQuery, envelope } from "../lib/schemas.js";
 
@@ -41,8 +42,8 @@ const getAccountByAddress = createRoute({
 export const accountRoutes = createApiApp()
   .openapi(getAccount, async (c) => {
     const { accountId } = c.req.valid("param");
-    const row = await requireAccount(BigInt(accountId));
-    return c.json({ success: true as const, data: accountResponse(row) }, 200);
+    const data = await readAtIndexedBlock(c, async () => accountResponse(await requireAccount(BigInt(accountId))));
+    return c.json({ success: true as const, data }, 200);
   })
   .openapi(getAccountByAddress, async (c) => {
     const { userAddress } = c.req.valid("param");

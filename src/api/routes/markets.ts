@@ -4,6 +4,7 @@ import type { Hex } from "viem";
 import { createApiApp } from "../lib/app.js";
 import { allMarketSnapshots, bookLevels, requireMarket, requireMarketSnapshot } from "../lib/data.js";
 import { fundingResponse, markPriceResponse, marketResponse, orderBookResponse } from "../lib/responses.js";
+import { readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { notFound, readErrors, readHeaders, readMiddleware } from "../lib/routes.js";
 import { Funding, MarkPrice, Market, MarketList, MarketPath, OrderBook, OrderBookQuery, ReadQuery, envelope } from "../lib/schemas.js";
 
@@ -67,25 +68,31 @@ const idOf = (raw: string) => raw.toLowerCase() as Hex;
 
 export const marketRoutes = createApiApp()
   .openapi(listMarkets, async (c) => {
-    const snaps = await allMarketSnapshots(c.var.indexed.timestamp);
-    return c.json({ success: true as const, data: { markets: snaps.map(marketResponse) } }, 200);
+    const data = await readAtIndexedBlock(c, async (b) => ({ markets: (await allMarketSnapshots(b.timestamp)).map(marketResponse) }));
+    return c.json({ success: true as const, data }, 200);
   })
   .openapi(getMarket, async (c) => {
-    const snap = await requireMarketSnapshot(idOf(c.req.valid("param").marketId), c.var.indexed.timestamp);
-    return c.json({ success: true as const, data: marketResponse(snap) }, 200);
+    const id = idOf(c.req.valid("param").marketId);
+    const data = await readAtIndexedBlock(c, async (b) => marketResponse(await requireMarketSnapshot(id, b.timestamp)));
+    return c.json({ success: true as const, data }, 200);
   })
   .openapi(getFunding, async (c) => {
-    const snap = await requireMarketSnapshot(idOf(c.req.valid("param").marketId), c.var.indexed.timestamp);
-    return c.json({ success: true as const, data: fundingResponse(snap) }, 200);
+    const id = idOf(c.req.valid("param").marketId);
+    const data = await readAtIndexedBlock(c, async (b) => fundingResponse(await requireMarketSnapshot(id, b.timestamp)));
+    return c.json({ success: true as const, data }, 200);
   })
   .openapi(getOrderBook, async (c) => {
     const marketId = idOf(c.req.valid("param").marketId);
     const { depth } = c.req.valid("query");
     await requireMarket(marketId);
-    const [bids, asks] = await Promise.all([bookLevels(marketId, "LONG", depth), bookLevels(marketId, "SHORT", depth)]);
-    return c.json({ success: true as const, data: orderBookResponse(marketId, bids, asks, c.var.indexed) }, 200);
+    const data = await readAtIndexedBlock(c, async (b) => {
+      const [bids, asks] = await Promise.all([bookLevels(marketId, "LONG", depth), bookLevels(marketId, "SHORT", depth)]);
+      return orderBookResponse(marketId, bids, asks, b);
+    });
+    return c.json({ success: true as const, data }, 200);
   })
   .openapi(getPrice, async (c) => {
-    const snap = await requireMarketSnapshot(idOf(c.req.valid("param").marketId), c.var.indexed.timestamp);
-    return c.json({ success: true as const, data: markPriceResponse(snap, c.var.indexed) }, 200);
+    const id = idOf(c.req.valid("param").marketId);
+    const data = await readAtIndexedBlock(c, async (b) => markPriceResponse(await requireMarketSnapshot(id, b.timestamp), b));
+    return c.json({ success: true as const, data }, 200);
   });

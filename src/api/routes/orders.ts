@@ -7,6 +7,7 @@ import type { Hex } from "viem";
 import { createApiApp } from "../lib/app.js";
 import { requireAccount, requireMarket } from "../lib/data.js";
 import { orderResponse } from "../lib/responses.js";
+import { readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { notFound, readErrors, readHeaders, readMiddleware } from "../lib/routes.js";
 import { AccountPath, OrderList, OrdersQuery, envelope } from "../lib/schemas.js";
 
@@ -35,9 +36,12 @@ export const orderRoutes = createApiApp().openapi(listOrders, async (c) => {
     marketId ? eq(order.marketId, marketId) : undefined,
     q.status ? eq(order.status, q.status) : undefined,
   );
-  const [rows, total] = await Promise.all([
-    db.select().from(order).where(where).orderBy(desc(order.createdBlock), desc(order.orderId)).limit(q.limit).offset(q.offset),
-    db.select({ n: count() }).from(order).where(where),
-  ]);
-  return c.json({ success: true as const, data: { orders: rows.map(orderResponse), totalCount: Number(total[0]?.n ?? 0) } }, 200);
+  const data = await readAtIndexedBlock(c, async () => {
+    const [rows, total] = await Promise.all([
+      db.select().from(order).where(where).orderBy(desc(order.createdBlock), desc(order.orderId)).limit(q.limit).offset(q.offset),
+      db.select({ n: count() }).from(order).where(where),
+    ]);
+    return { orders: rows.map(orderResponse), totalCount: Number(total[0]?.n ?? 0) };
+  });
+  return c.json({ success: true as const, data }, 200);
 });

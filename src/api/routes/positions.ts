@@ -4,6 +4,7 @@ import type { Hex } from "viem";
 import { createApiApp } from "../lib/app.js";
 import { findPosition, requireAccount, requireMarketSnapshot } from "../lib/data.js";
 import { positionFundingResponse, positionResponse } from "../lib/responses.js";
+import { readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { notFound, readErrors, readHeaders, readMiddleware } from "../lib/routes.js";
 import { AccountMarketPath, Position, PositionFunding, ReadQuery, envelope } from "../lib/schemas.js";
 
@@ -53,11 +54,17 @@ async function load(accountIdRaw: string, marketIdRaw: string, now: bigint) {
 export const positionRoutes = createApiApp()
   .openapi(getPosition, async (c) => {
     const { accountId, marketId } = c.req.valid("param");
-    const { accountId: id, snap, pos } = await load(accountId, marketId, c.var.indexed.timestamp);
-    return c.json({ success: true as const, data: positionResponse(id, snap, pos) }, 200);
+    const data = await readAtIndexedBlock(c, async (b) => {
+      const { accountId: id, snap, pos } = await load(accountId, marketId, b.timestamp);
+      return positionResponse(id, snap, pos);
+    });
+    return c.json({ success: true as const, data }, 200);
   })
   .openapi(getPositionFunding, async (c) => {
     const { accountId, marketId } = c.req.valid("param");
-    const { accountId: id, snap, pos } = await load(accountId, marketId, c.var.indexed.timestamp);
-    return c.json({ success: true as const, data: positionFundingResponse(id, snap, pos) }, 200);
+    const data = await readAtIndexedBlock(c, async (b) => {
+      const { accountId: id, snap, pos } = await load(accountId, marketId, b.timestamp);
+      return positionFundingResponse(id, snap, pos);
+    });
+    return c.json({ success: true as const, data }, 200);
   });
