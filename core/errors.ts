@@ -83,6 +83,8 @@ export const CONTRACT_ERROR_CODES: Record<string, ErrorCode> = {
   NoLiquidity: "NO_LIQUIDITY",
   NotLiquidatable: "NOT_LIQUIDATABLE",
   InvalidParameters: "VALIDATION_ERROR",
+  // OpenZeppelin's Ownable guards the admin functions (setMarketActive, createMarket, mint)
+  OwnableUnauthorizedAccount: "UNAUTHORIZED",
 };
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {

@@ -31,7 +31,7 @@ contract Market is IMarket, Initializable {
         uint128 filledQty;
         uint128 marginAllocatedWad;
         uint128 marginRemainingWad;
-        bytes32 clientKey;
+        bytes32 clientKey;  // 0 when derived (not stored: see _keyOf)
     }
 
     struct Level {
@@ -144,12 +144,10 @@ contract Market is IMarket, Initializable {
     {
         uint256 n = openByKey[accountId][clientKey];
         if (n == 0) revert OrderNotFound(accountId, clientKey);
-        (uint256 index,) = _oracle.getPrice(marketId);
-        _accrue(index);
+        // no funding update here: the rate is recomputed on trades and pokes (keeps cancel cheap)
         Order storage o = orders[n];
         _unlinkFromLevel(n, o);
         marginReturnedWad = _closeOrder(n, o, OrderStatus.CANCELLED, CloseReason.USER_CANCEL);
-        _updateRate(index);
         orderId = _orderId(n);
     }
 
@@ -238,7 +236,7 @@ contract Market is IMarket, Initializable {
         }
         uint256 n = _newOrder(accountId, side, orderType, reduceOnly, price, qty, collateralWad, clientKey);
         orderId = _orderId(n);
-        key = orders[n].clientKey;
+        key = _keyOf(n, orders[n]);
         Sweep memory s = _sweep(n, accountId, side, reduceOnly, orderType == OrderType.LIMIT ? price : band, qty, false);
         if (s.filledQty != 0) {
             Order storage o = orders[n];
@@ -257,7 +255,8 @@ contract Market is IMarket, Initializable {
         uint256 marginWad, bytes32 clientKey
     ) internal returns (uint256 n) {
         n = ++_orderCount;
-        if (clientKey == bytes32(0)) clientKey = keccak256(abi.encode(accountId, _orderId(n)));
+        bool derived = clientKey == bytes32(0);
+        if (derived) clientKey = keccak256(abi.encode(accountId, _orderId(n)));
         if (openByKey[accountId][clientKey] != 0) revert ClientKeyInUse(accountId, clientKey);
         openByKey[accountId][clientKey] = n;
         Order storage o = orders[n];
@@ -271,7 +270,7 @@ contract Market is IMarket, Initializable {
         o.marginRemainingWad = uint128(marginWad);
         uint256 tick = price / _params.tickSizeX18; // liquidation orders: the mark, rounded down to the tick
         o.tick = uint32(tick);
-        o.clientKey = clientKey;
+        if (!derived) o.clientKey = clientKey;
         emit OrderPlaced(++seq, _orderId(n), accountId, clientKey, side, orderType, reduceOnly, tick * _params.tickSizeX18, qty, marginWad);
     }
 
@@ -470,14 +469,15 @@ contract Market is IMarket, Initializable {
         o.status = status;
         o.next = 0;
         o.prev = 0;
-        delete openByKey[o.accountId][o.clientKey];
+        bytes32 key = _keyOf(n, o);
+        delete openByKey[o.accountId][key];
         marginReturned = o.marginRemainingWad;
         if (marginReturned != 0) {
             o.marginRemainingWad = 0;
             _engine.applyMargin(o.accountId, int256(marginReturned), -int256(marginReturned), IEngine.MarginReason.ORDER_RELEASE);
         }
         uint256 cancelled = o.originalQty - o.filledQty;
-        emit OrderClosed(++seq, _orderId(n), o.accountId, o.clientKey, status, reason, o.filledQty, cancelled, marginReturned);
+        emit OrderClosed(++seq, _orderId(n), o.accountId, key, status, reason, o.filledQty, cancelled, marginReturned);
     }
 
     // ─── positions ───────────────────────────────────────────────────────────────────────
@@ -643,6 +643,12 @@ contract Market is IMarket, Initializable {
         return isBuy ? mark * (BPS + band) / BPS : mark * (BPS - band) / BPS;
     }
 
+    /// A client key that was not supplied is derived, not stored (saves a slot per order).
+    function _keyOf(uint256 n, Order storage o) internal view returns (bytes32 key) {
+        key = o.clientKey;
+        if (key == bytes32(0)) key = keccak256(abi.encode(uint256(o.accountId), _orderId(n)));
+    }
+
     function _orderId(uint256 n) internal view returns (uint256) {
         return (marketIndex << 64) | n;
     }
@@ -676,7 +682,7 @@ contract Market is IMarket, Initializable {
         if (o.status == OrderStatus.NONE) return v;
         v.orderId = orderId;
         v.accountId = o.accountId;
-        v.clientKey = o.clientKey;
+        v.clientKey = _keyOf(n, o);
         v.side = o.side;
         v.orderType = o.orderType;
         v.status = o.status;

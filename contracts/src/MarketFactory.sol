@@ -33,6 +33,7 @@ contract MarketFactory is IMarketFactory, Ownable {
         IMarket.MarketParams memory params = p;
         params.symbol = string.concat(baseSymbol, "/", quoteSymbol);
         params.marketId = keccak256(bytes(params.symbol));
+        if (IEngine(engine).marketOf(params.marketId) != address(0)) revert InvalidParameters();
         params.baseFxToken = _fxToken(baseSymbol);
         params.quoteFxToken = _fxToken(quoteSymbol);
         market = Clones.cloneDeterministic(marketImplementation, params.marketId);
