@@ -14,7 +14,7 @@ contract VenueInvariantTest is VenueFixture {
 
     function setUp() public override {
         super.setUp();
-        handler = new VenueHandler(engine, market, oracle, token, lens, admin, 5);
+        handler = new VenueHandler(engine, [market, gbp], oracle, token, lens, admin, 5);
         // the handler acts as admin for mints and price updates
         targetContract(address(handler));
         bytes4[] memory sel = new bytes4[](11);
@@ -40,10 +40,12 @@ contract VenueInvariantTest is VenueFixture {
 
     function invariant_openInterestBalanced() public view {
         _checkOpenInterest(market);
+        _checkOpenInterest(gbp);
     }
 
     function invariant_bookLevelsMatchOrders() public view {
         _checkBook(market);
+        _checkBook(gbp);
     }
 
     function invariant_committedIsOrdersPlusPositions() public view {

@@ -8,25 +8,27 @@ import {IOracle} from "../../src/interfaces/IOracle.sol";
 import {IDepositToken, ILens} from "../utils/VenueFixture.sol";
 
 /// Random walks over the venue for the invariant tests: several actors deposit, withdraw, place
-/// limit and market orders, cancel, close; the index moves (inside the band) and time passes;
-/// a keeper liquidates. Inputs are bounded so that most calls succeed; the rest revert and are
-/// counted by forge. Ghost counters record what actually happened.
+/// limit and market orders, cancel, close in two markets; the index prices move and time passes;
+/// a keeper liquidates positions and accounts. Inputs are bounded so that most calls succeed;
+/// the rest revert and are counted by forge. Ghost counters record what actually happened.
+/// The market of an action is chosen by bit 8 of its actor seed (`_pick`).
 contract VenueHandler is Test {
-    bytes32 internal constant EUR = keccak256("EUR/USD");
     uint256 internal constant TICK = 1e13;
     uint256 internal constant MIN_QTY = 1e18;
+    address internal constant KEEPER = address(0x4EE9E2);
 
     IEngine internal immutable engine;
-    IMarket internal immutable market;
     IOracle internal immutable oracle;
     IDepositToken internal immutable token;
     ILens internal immutable lens;
     address internal immutable admin;
-    address internal constant KEEPER = address(0x4EE9E2);
 
+    IMarket[2] internal markets;
+    bytes32[2] internal ids;
+    uint256[2] internal initialPrice;
+    uint256[2] public indexPrice;
     address[] internal actors;
     uint256[] internal accountIds;
-    uint256 public indexPrice;
 
     // ghosts
     uint256 public calls;
@@ -35,6 +37,7 @@ contract VenueHandler is Test {
     uint256 public cancels;
     uint256 public closes;
     uint256 public liquidations;
+    uint256 public accountLiquidations;
     uint256 public deposits;
     uint256 public withdrawals;
     /// Set if fees or recorded bad debt ever went down (both only accumulate).
@@ -53,14 +56,18 @@ contract VenueHandler is Test {
         lastBadDebt = bad;
     }
 
-    constructor(IEngine e, IMarket m, IOracle o, IDepositToken t, ILens l, address admin_, uint256 nActors) {
+    constructor(IEngine e, IMarket[2] memory m, IOracle o, IDepositToken t, ILens l, address admin_, uint256 nActors) {
         engine = e;
-        market = m;
         oracle = o;
         token = t;
         lens = l;
         admin = admin_;
-        (indexPrice,) = o.getPrice(EUR);
+        for (uint256 k; k < 2; ++k) {
+            markets[k] = m[k];
+            ids[k] = m[k].marketId();
+            (initialPrice[k],) = o.getPrice(ids[k]);
+            indexPrice[k] = initialPrice[k];
+        }
         for (uint256 i; i < nActors; ++i) {
             address who = address(uint160(0xAC7000 + i));
             actors.push(who);
@@ -70,24 +77,24 @@ contract VenueHandler is Test {
         }
     }
 
-    function actorCount() external view returns (uint256) {
-        return actors.length;
-    }
-
-    function _actor(uint256 seed) internal view returns (address who, uint256 id) {
+    function _pick(uint256 seed) internal view returns (address who, uint256 id, uint256 k) {
         uint256 i = seed % actors.length;
-        return (actors[i], accountIds[i]);
+        return (actors[i], accountIds[i], (seed >> 8) & 1);
     }
 
-    function _refresh() internal {
+    function _refresh(uint256 k) internal {
         vm.prank(admin);
-        oracle.setPrice(EUR, indexPrice);
+        oracle.setPrice(ids[k], indexPrice[k]);
+    }
+
+    function _side(bool long) internal pure returns (IMarket.Side) {
+        return long ? IMarket.Side.LONG : IMarket.Side.SHORT;
     }
 
     // ─── money ──────────────────────────────────────────────────────────────────────────
 
     function deposit(uint256 actorSeed, uint256 amount6) external step {
-        (address who, uint256 id) = _actor(actorSeed);
+        (address who, uint256 id,) = _pick(actorSeed);
         amount6 = bound(amount6, 1e6, 20_000e6);
         vm.prank(admin);
         token.mint(who, amount6);
@@ -99,7 +106,7 @@ contract VenueHandler is Test {
     }
 
     function withdraw(uint256 actorSeed, uint256 amount6) external step {
-        (address who, uint256 id) = _actor(actorSeed);
+        (address who, uint256 id,) = _pick(actorSeed);
         uint256 avail6 = engine.getAccount(id).availableWad / 1e12;
         if (avail6 == 0) return;
         amount6 = bound(amount6, 1, avail6);
@@ -117,51 +124,54 @@ contract VenueHandler is Test {
         return bound(seed, 1e6, cap);
     }
 
+    /// A tick price within `maxBps` of the market's mark (inside its 5 % band).
+    function _nearMark(uint256 k, int256 offsetBps, int256 maxBps) internal view returns (uint256) {
+        int256 off = bound(offsetBps, -maxBps, maxBps);
+        return uint256(int256(markets[k].markPrice()) * (10_000 + off) / 10_000) / TICK * TICK;
+    }
+
     function placeLimit(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev, int256 offsetBps) external step {
-        (address who, uint256 id) = _actor(actorSeed);
+        (address who, uint256 id, uint256 k) = _pick(actorSeed);
         uint256 coll6 = _collateral(id, collSeed);
         if (coll6 == 0) return;
-        lev = bound(lev, 1, 50);
-        // within 4 % of the mark, on the tick: inside the 5 % band
-        int256 off = bound(offsetBps, -400, 400);
-        uint256 mark = market.markPrice();
-        uint256 px = uint256(int256(mark) * (10_000 + off) / 10_000) / TICK * TICK;
+        lev = bound(lev, 1, markets[k].params().maxLeverage);
+        uint256 px = _nearMark(k, offsetBps, 400);
         if (coll6 * 1e12 * lev * 1e18 / px < MIN_QTY) return;
         vm.prank(who);
         (,,, IMarket.OrderStatus st) = engine.placeOrder(
-            IEngine.PlaceOrderParams(id, EUR, long ? IMarket.Side.LONG : IMarket.Side.SHORT, IMarket.OrderType.LIMIT, coll6, lev, px, bytes32(0))
+            IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, coll6, lev, px, bytes32(0))
         );
         ++placed;
         if (st == IMarket.OrderStatus.FILLED) ++fills;
     }
 
     function placeMarket(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev) external step {
-        (address who, uint256 id) = _actor(actorSeed);
+        (address who, uint256 id, uint256 k) = _pick(actorSeed);
         uint256 coll6 = _collateral(id, collSeed);
         if (coll6 == 0) return;
-        lev = bound(lev, 1, 50);
-        (uint256 bid, uint256 ask) = lens.bestPrices(market);
+        lev = bound(lev, 1, markets[k].params().maxLeverage);
+        (uint256 bid, uint256 ask) = lens.bestPrices(markets[k]);
         uint256 px = long ? ask : bid;
         if (px == 0 || coll6 * 1e12 * lev * 1e18 / px < MIN_QTY) return;
         vm.prank(who);
         engine.placeOrder(
-            IEngine.PlaceOrderParams(id, EUR, long ? IMarket.Side.LONG : IMarket.Side.SHORT, IMarket.OrderType.MARKET, coll6, lev, 0, bytes32(0))
+            IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.MARKET, coll6, lev, 0, bytes32(0))
         );
         ++placed;
     }
 
     function cancel(uint256 actorSeed, uint256 orderSeed) external step {
-        (address who, uint256 id) = _actor(actorSeed);
-        uint256 n = market.orderCount();
+        (address who, uint256 id, uint256 k) = _pick(actorSeed);
+        IMarket m = markets[k];
+        uint256 n = m.orderCount();
         if (n == 0) return;
-        uint256 base = market.marketIndex() << 64;
-        uint256 start = 1 + orderSeed % n;
-        for (uint256 k; k < n; ++k) {
-            uint256 i = 1 + (start - 1 + k) % n;
-            IMarket.OrderView memory o = market.getOrder(base | i);
+        uint256 base = m.marketIndex() << 64;
+        uint256 start = orderSeed % n;
+        for (uint256 j; j < n; ++j) {
+            IMarket.OrderView memory o = m.getOrder(base | (1 + (start + j) % n));
             if (o.accountId == id && o.status == IMarket.OrderStatus.ACTIVE) {
                 vm.prank(who);
-                engine.cancelOrder(id, EUR, o.clientKey);
+                engine.cancelOrder(id, ids[k], o.clientKey);
                 ++cancels;
                 return;
             }
@@ -169,47 +179,56 @@ contract VenueHandler is Test {
     }
 
     function close(uint256 actorSeed, bool asLimit, int256 offsetBps) external step {
-        (address who, uint256 id) = _actor(actorSeed);
-        int256 size = market.getPosition(id).sizeQty;
-        if (size == 0) return;
-        uint256 px;
-        if (asLimit) {
-            int256 off = bound(offsetBps, -300, 300);
-            px = uint256(int256(market.markPrice()) * (10_000 + off) / 10_000) / TICK * TICK;
-        }
+        (address who, uint256 id, uint256 k) = _pick(actorSeed);
+        if (markets[k].getPosition(id).sizeQty == 0) return;
+        uint256 px = asLimit ? _nearMark(k, offsetBps, 300) : 0;
         vm.prank(who);
-        engine.closePosition(id, EUR, asLimit ? IMarket.OrderType.LIMIT : IMarket.OrderType.MARKET, px, bytes32(0));
+        engine.closePosition(id, ids[k], asLimit ? IMarket.OrderType.LIMIT : IMarket.OrderType.MARKET, px, bytes32(0));
         ++closes;
     }
 
     // ─── the world ──────────────────────────────────────────────────────────────────────
 
-    /// The index moves up to ±3 % per step, kept within [0.9, 1.3].
-    function movePrice(int256 bps) external step {
-        int256 step = bound(bps, -300, 300);
-        uint256 next = uint256(int256(indexPrice) * (10_000 + step) / 10_000);
-        if (next < 0.9e18 || next > 1.3e18) next = 1.08e18;
-        indexPrice = next;
-        _refresh();
+    /// One index moves up to ±3 % per step, kept within ±20 % of where it started.
+    function movePrice(uint256 marketSeed, int256 bps) external step {
+        uint256 k = marketSeed & 1;
+        int256 stepBps = bound(bps, -300, 300);
+        uint256 next = uint256(int256(indexPrice[k]) * (10_000 + stepBps) / 10_000);
+        if (next < initialPrice[k] * 8 / 10 || next > initialPrice[k] * 12 / 10) next = initialPrice[k];
+        indexPrice[k] = next;
+        _refresh(k);
     }
 
-    /// Time passes (funding accrues); the feed keeps the index fresh.
+    /// Time passes (funding accrues); the feed keeps both indexes fresh.
     function warp(uint256 secondsSeed) external step {
         vm.warp(block.timestamp + bound(secondsSeed, 1, 2 hours));
         vm.roll(block.number + 1);
-        _refresh();
+        _refresh(0);
+        _refresh(1);
     }
 
-    function pokeFunding() external step {
-        engine.pokeFunding(EUR);
+    function pokeFunding(uint256 marketSeed) external step {
+        engine.pokeFunding(ids[marketSeed & 1]);
     }
 
+    /// A keeper liquidates one position, or (odd seeds) every liquidatable position of the account.
     function liquidate(uint256 actorSeed) external step {
-        (, uint256 id) = _actor(actorSeed);
-        if (market.getPosition(id).sizeQty == 0) return;
-        if (!lens.positionHealth(market, id).isLiquidatable) return;
+        (, uint256 id, uint256 k) = _pick(actorSeed);
+        if (actorSeed & (1 << 16) != 0) {
+            bool any;
+            for (uint256 j; j < 2; ++j) {
+                if (markets[j].getPosition(id).sizeQty != 0 && lens.positionHealth(markets[j], id).isLiquidatable) any = true;
+            }
+            if (!any) return;
+            vm.prank(KEEPER);
+            engine.liquidateAccount(id);
+            ++accountLiquidations;
+            return;
+        }
+        if (markets[k].getPosition(id).sizeQty == 0) return;
+        if (!lens.positionHealth(markets[k], id).isLiquidatable) return;
         vm.prank(KEEPER);
-        engine.liquidatePosition(id, EUR);
+        engine.liquidatePosition(id, ids[k]);
         ++liquidations;
     }
 }

@@ -12,7 +12,7 @@ contract VenueHandlerTest is VenueFixture {
 
     function setUp() public override {
         super.setUp();
-        h = new VenueHandler(engine, market, oracle, token, lens, admin, 5);
+        h = new VenueHandler(engine, [market, gbp], oracle, token, lens, admin, 5);
         for (uint256 i; i < 5; ++i) h.deposit(i, 5_000e6);
     }
 
@@ -24,7 +24,7 @@ contract VenueHandlerTest is VenueFixture {
         else if (k == 4) h.placeMarket(seed, s2 & 1 == 0, s2 >> 8, s2 >> 64);
         else if (k == 5) h.cancel(seed, s2);
         else if (k == 6) h.close(seed, s2 & 1 == 0, int256(s2 >> 128));
-        else if (k == 7) h.movePrice(int256(s2));
+        else if (k == 7) h.movePrice(seed, int256(s2));
         else if (k == 8) h.warp(s2);
         else h.liquidate(seed);
     }
@@ -36,9 +36,11 @@ contract VenueHandlerTest is VenueFixture {
             try this.step(seed % 10, uint256(keccak256(abi.encode(seed, 1)))) {} catch {}
             _checkSolvency();
             _checkOpenInterest(market);
+            _checkOpenInterest(gbp);
             if (i % 50 == 49) {
                 // memory grows within one test transaction: the walks every 50 steps
                 _checkBook(market);
+                _checkBook(gbp);
                 _checkCommitted();
             }
         }
@@ -49,9 +51,11 @@ contract VenueHandlerTest is VenueFixture {
         assertGt(h.fills(), 5, "limit orders filled at once");
         assertGt(h.cancels(), 10, "cancels");
         assertGt(h.closes(), 5, "closes");
-        assertGt(h.liquidations(), 0, "liquidations");
+        assertGt(h.liquidations() + h.accountLiquidations(), 0, "liquidations");
         (uint256 l,) = market.openInterest();
-        assertGt(l, 0, "open interest");
+        (uint256 g,) = gbp.openInterest();
+        assertGt(l, 0, "EUR/USD open interest");
+        assertGt(g, 0, "GBP/USD open interest");
         assertGt(engine.feesWad(), 0, "fees");
     }
 }
