@@ -80,6 +80,11 @@ export async function rpcAnswers(rpcUrl: string, timeoutMs = 1000): Promise<bool
 export async function startAnvil(opts: AnvilOptions = {}): Promise<Anvil> {
   const host = opts.host ?? "127.0.0.1";
   const port = opts.port || (await freePort());
+  const probeHost = host === "0.0.0.0" ? "127.0.0.1" : host;
+  // Another node on a fixed port would answer our readiness probe: refuse instead.
+  if (opts.port && (await rpcAnswers(`http://${probeHost}:${port}`, 500))) {
+    throw new Error(`port ${port} already serves JSON-RPC (another anvil or venue?)`);
+  }
   const args = [
     "--host", host,
     "--port", String(port),
@@ -102,7 +107,7 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<Anvil> {
   const child = spawn(cmd, argv, { stdio: ["ignore", out, out], env: { ...process.env, TARGET_TOOL: "anvil" } });
   if (typeof out === "number") closeSync(out);
 
-  const rpcUrl = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}`;
+  const rpcUrl = `http://${probeHost}:${port}`;
   let exited: number | null | undefined;
   const exitPromise = new Promise<void>((resolve) => {
     child.once("exit", (code, signal) => {
