@@ -37,11 +37,13 @@ export interface GatewayDeps {
  * Typed `any` because the body is the upstream's (its shape is documented, not re-validated).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function send(c: GatewayContext, reply: UpstreamReply): any {
+export function send(c: GatewayContext, reply: UpstreamReply, opts: { verbatim?: boolean } = {}): any {
   if (reply.indexedBlock) c.header("X-Indexed-Block", reply.indexedBlock);
   const { body } = reply;
   if (body.success) {
-    return c.body(JSON.stringify({ success: true, data: snakeKeys(body.data) }), reply.status as 200, {
+    // `verbatim`: documents whose keys are not ours to rename (EIP-712 typed data to sign).
+    const data = opts.verbatim ? body.data : snakeKeys(body.data);
+    return c.body(JSON.stringify({ success: true, data }), reply.status as 200, {
       "content-type": "application/json",
     });
   }

@@ -4,6 +4,7 @@
  * Wallets: 2 trades (prepared account), 1 is "another wallet", 7 creates its account.
  */
 import { encodeAbiParameters, keccak256, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { stackList, type StackInfo } from "./helpers/stacks.js";
 
@@ -286,16 +287,33 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
       expect(noOwner.body.error!.message).toContain("owner");
     });
 
-    it("operator typed data for the key's wallet", async () => {
+    it("operator approval: typed data (verbatim EIP-712) signed by the owner, submitted through the gateway", async () => {
       const r = await req("GET", "/v1/operators/typed-data", { key: fresh.apiKey });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
-      expect(r.body.data).toHaveProperty("domain");
-      expect(r.body.data).toHaveProperty("message");
+      const td = r.body.data;
+      expect(td).toHaveProperty("primaryType");
+      expect(td.domain).toHaveProperty("verifyingContract");
+      expect(td.message.owner.toLowerCase()).toBe(fresh.address.toLowerCase());
+      const account = privateKeyToAccount(fresh.privateKey);
+      const signature = await account.signTypedData({ domain: td.domain, types: td.types, primaryType: td.primaryType, message: td.message });
       const wrongOwner = await req("POST", "/v1/operators/approve", {
         key: fresh.apiKey,
-        body: { owner: trader.address, expiry: "1", deadline: "1", signature: "0x00" },
+        body: { owner: trader.address, expiry: td.message.expiry, deadline: td.message.deadline, signature },
       });
       expect(wrongOwner.status).toBe(403);
+      const approved = await req("POST", "/v1/operators/approve", {
+        key: fresh.apiKey,
+        body: { owner: fresh.address, expiry: td.message.expiry, deadline: td.message.deadline, signature },
+      });
+      expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+      expectSnake(approved.body.data);
+      expect(approved.body.data.transaction_hash).toMatch(/^0x/);
+      const replay = await req("POST", "/v1/operators/approve", {
+        key: fresh.apiKey,
+        body: { owner: fresh.address, expiry: td.message.expiry, deadline: td.message.deadline, signature },
+      });
+      expect(replay.body.success).toBe(false);
+      expect(replay.status).toBeLessThan(500);
     });
   });
 

@@ -274,7 +274,11 @@ describe("writes", () => {
   });
 
   it("operator routes: typed data for the key's wallet; approve only for it", async () => {
-    await gw.app.request("/v1/operators/typed-data?expiry=100", { headers: { "X-API-Key": gw.keyA.key } });
+    const typedData = { domain: { chainId: 31337, verifyingContract: "0x01" }, types: { OperatorApproval: [] }, primaryType: "OperatorApproval", message: {} };
+    gw.relayer.handle((_r, c) => c.json({ success: true, data: typedData }));
+    const td = await gw.app.request("/v1/operators/typed-data?expiry=100", { headers: { "X-API-Key": gw.keyA.key } });
+    expect(await td.json()).toEqual({ success: true, data: typedData }); // EIP-712 keys kept verbatim
+    gw.relayer.handle((_r, c) => c.json({ success: true, data: {} }));
     expect(gw.relayer.requests[0]).toMatchObject({ path: "/internal/operators/typed-data", query: { owner: WALLET_A.toLowerCase(), expiry: "100" } });
     const body = { owner: WALLET_B, expiry: "1", deadline: "2", signature: "0xabcd" };
     expect((await gw.app.request("/v1/operators/approve", json(body, gw.keyA.key))).status).toBe(403);

@@ -11,9 +11,10 @@ export const typedData = defineRoute({
   path: "/v1/operators/typed-data",
   tag: "Operators",
   summary: "EIP-712 typed data approving the relayer as operator",
-  description: "Sign it with the owner's wallet (eth_signTypedData_v4) and POST the signature to /v1/operators/approve.",
+  description:
+    "Sign it with the owner's wallet (eth_signTypedData_v4) and POST the signature to /v1/operators/approve. The one answer whose keys are not snake_case: EIP-712 defines them (primaryType, chainId, verifyingContract), and the document is passed to the wallet as is.",
   request: { query: TypedDataQuery },
-  ok: { status: 200, name: "OperatorTypedData", description: "domain, types, primary_type, message" },
+  ok: { status: 200, name: "OperatorTypedData", description: "EIP-712 typed data, verbatim: domain, types, primaryType, message" },
 });
 
 export const approve = defineRoute({
@@ -49,6 +50,7 @@ export function registerOperatorRoutes(app: GatewayApp, { upstreams: { relayer }
         query: { owner, expiry: q.expiry, deadline: q.deadline },
         headers: forwardHeaders(c),
       }),
+      { verbatim: true },
     );
   });
 
