@@ -116,6 +116,11 @@ export async function startAnvil(opts: AnvilOptions = {}): Promise<Anvil> {
     });
   });
 
+  // If the parent exits without stop() (a crash), do not leave anvil behind.
+  const onParentExit = () => child.kill("SIGKILL");
+  process.once("exit", onParentExit);
+  child.once("exit", () => process.removeListener("exit", onParentExit));
+
   const stop = async () => {
     if (exited !== undefined) return;
     // SIGTERM lets anvil dump --state before it exits.
