@@ -211,4 +211,34 @@ contract MarketLiquidateTest is VenueFixture {
         _liquidate(a);
         assertEq(_pos(a).sizeQty, 0);
     }
+
+    /// Funding alone (no price move) erodes a 50x long on a long-heavy book until it is
+    /// liquidatable; the liquidation settles the funding first.
+    function test_liquidate_afterFundingErodesMargin() public {
+        _limit(carol, c, LONG, 5_350e6, 20, 1.07e18); // 100k resting bid: L >> S, longs pay
+        assertGt(market.funding().rateX18PerHour, 0);
+        assertFalse(_health(a).isLiquidatable);
+        vm.warp(block.timestamp + 120 hours);
+        _setPrice(EUR, EUR_PX); // same index, fresh
+        IMarket.HealthView memory h = _health(a);
+        assertGt(h.pendingFundingWad, 0);
+        assertEq(h.unrealizedPnlWad, 0, "mark unchanged");
+        assertTrue(h.isLiquidatable, "funding pushed equity below maintenance");
+        vm.recordLogs();
+        _liquidate(a);
+        Vm.Log[] memory ups = _logs(vm.getRecordedLogs(), address(market), IMarket.PositionUpdated.selector);
+        bool seen;
+        for (uint256 i; i < ups.length; ++i) {
+            if (uint256(ups[i].topics[1]) != a) continue;
+            (, IMarket.PositionReason reason,,,,, int256 paid,,) = abi.decode(
+                ups[i].data, (uint64, IMarket.PositionReason, int256, uint256, uint256, int256, int256, uint256, int256)
+            );
+            assertEq(uint256(reason), uint256(IMarket.PositionReason.LIQUIDATION));
+            assertEq(paid, h.pendingFundingWad, "funding settled by the liquidation");
+            seen = true;
+        }
+        assertTrue(seen);
+        assertEq(_pos(a).sizeQty, 0);
+        _checkAll();
+    }
 }
