@@ -26,9 +26,9 @@ contract MatchingFuzzTest is VenueFixture {
             uint256 tick = bound(seeds[i] >> 8, 0, 2_000);
             uint256 px = takerLong ? 1.08e18 + tick * TICK : 1.08e18 - tick * TICK;
             uint256 coll6 = bound(seeds[i] >> 32, 1e6, 5_000e6);
-            uint256 lev = bound(seeds[i] >> 96, 1, 20);
-            if (_qty(coll6, lev, px) < MIN_QTY) continue;
-            _limit(who[k], ids[k], makerSide, coll6, lev, px);
+            uint256 makerLev = bound(seeds[i] >> 96, 1, 20);
+            if (_qty(coll6, makerLev, px) < MIN_QTY) continue;
+            _limit(who[k], ids[k], makerSide, coll6, makerLev, px);
         }
         (uint256 bidBefore, uint256 askBefore) = market.restingQty();
         uint256 coll = bound(takerSeed, 1e6, 50_000e6);
