@@ -15,12 +15,17 @@ type Pair = { name: string; direct: string; gateway: string };
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const fmt = (ms: number) => ms.toFixed(3).padStart(8);
 
+/** The gateway's own time in a request (its Server-Timing header), apart from the upstream's. */
+let ownTimes: number[] = [];
+
 async function timed(url: string, headers: Record<string, string>): Promise<number> {
   const t0 = performance.now();
   const res = await fetch(url, { headers });
   await res.arrayBuffer();
   const dt = performance.now() - t0;
   if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status}`);
+  const own = /gateway;dur=(-?[\d.]+)/.exec(res.headers.get("server-timing") ?? "");
+  if (own && headers["X-API-Key"]) ownTimes.push(Number(own[1]));
   return dt;
 }
 
@@ -75,6 +80,7 @@ export async function run(opts: { requests?: number; seconds?: number; concurren
       }
       const d: number[] = [];
       const g: number[] = [];
+      ownTimes = [];
       for (let i = 0; i < requests; i++) {
         // alternate the order so neither side always runs second
         if (i % 2) {
@@ -94,6 +100,8 @@ export async function run(opts: { requests?: number; seconds?: number; concurren
       const o99 = pct(g, 99) - pct(d, 99);
       summary.push({ name: p.name, p50: o50, p99: o99 });
       console.log(`${p.name.padEnd(10)} overhead ${fmt(o50)} ${" ".repeat(8)} ${fmt(o99)}`);
+      const own = [...ownTimes].sort((a, b) => a - b);
+      console.log(`${p.name.padEnd(10)} in-gw    ${fmt(pct(own, 50))} ${fmt(pct(own, 90))} ${fmt(pct(own, 99))}   (gateway's own time, Server-Timing)`);
     }
 
     console.log(`\nthroughput, ${concurrency} concurrent clients, ${seconds} s per run (requests/s)`);

@@ -49,10 +49,17 @@ export function createGatewayApp(deps: GatewayDeps) {
   app.notFound(gatewayNotFound);
 
   app.use(requestId());
-  // Access log: failures always (they say which upstream and request), everything at debug.
+  // Server-Timing (the gateway's own time apart from the upstream's) and an access log:
+  // failures always (they say which request), everything at debug.
   app.use(async function accessLog(c, next) {
     const t0 = performance.now();
     await next();
+    const total = performance.now() - t0;
+    const upstream = c.get("upstreamMs");
+    c.res.headers.set(
+      "Server-Timing",
+      upstream === undefined ? `gateway;dur=${total.toFixed(2)}` : `upstream;dur=${upstream.toFixed(2)}, gateway;dur=${(total - upstream).toFixed(2)}`,
+    );
     const status = c.res.status;
     if (status < 500 && !log.isLevelEnabled("debug")) return;
     const entry = {
@@ -60,7 +67,8 @@ export function createGatewayApp(deps: GatewayDeps) {
       method: c.req.method,
       path: c.req.path,
       status,
-      ms: Math.round((performance.now() - t0) * 100) / 100,
+      ms: Math.round(total * 100) / 100,
+      upstreamMs: upstream === undefined ? undefined : Math.round(upstream * 100) / 100,
       keyId: c.get("apiKey")?.keyId,
     };
     if (status >= 500) log.warn(entry, "request failed");

@@ -11,7 +11,7 @@ import type { KeyStore } from "./keys";
 import type { ApiKeyVariables } from "./middleware/api-key";
 import { errorStatus, type Upstream, type UpstreamReply } from "./upstream";
 
-export type GatewayEnv = { Variables: ApiKeyVariables & RequestIdVariables };
+export type GatewayEnv = { Variables: ApiKeyVariables & RequestIdVariables & { upstreamMs?: number } };
 export type GatewayApp = OpenAPIHono<GatewayEnv>;
 export type GatewayContext = Context<GatewayEnv>;
 
@@ -39,6 +39,7 @@ export interface GatewayDeps {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function send(c: GatewayContext, reply: UpstreamReply, opts: { verbatim?: boolean } = {}): any {
   if (reply.indexedBlock) c.header("X-Indexed-Block", reply.indexedBlock);
+  c.set("upstreamMs", reply.ms);
   const { body } = reply;
   if (body.success) {
     // `verbatim`: documents whose keys are not ours to rename (EIP-712 typed data to sign).

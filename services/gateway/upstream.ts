@@ -22,6 +22,8 @@ export interface UpstreamReply {
   body: { success: boolean; data?: unknown; error?: { code: string; message: string } };
   /** `X-Indexed-Block` of reads, when the upstream sent it */
   indexedBlock: string | null;
+  /** time spent waiting for the upstream (ms) */
+  ms: number;
 }
 
 export interface Upstream {
@@ -51,11 +53,13 @@ export function createUpstream(
     if (body !== undefined) h["content-type"] = "application/json";
 
     let res: RawReply;
+    const t0 = performance.now();
     try {
       res = await rawRequest(new URL(url), method, h, body === undefined ? undefined : JSON.stringify(body), timeoutMs);
     } catch (err) {
       throw networkError(name, timeoutMs, err);
     }
+    const ms = performance.now() - t0;
     let parsed: unknown;
     try {
       parsed = JSON.parse(res.text);
@@ -67,7 +71,7 @@ export function createUpstream(
       throw new ApiError("UPSTREAM_ERROR", `${name} answered ${res.status} without an envelope`);
     }
     const indexed = res.headers["x-indexed-block"];
-    return { status: res.status, body: parsed, indexedBlock: typeof indexed === "string" ? indexed : null };
+    return { status: res.status, body: parsed, indexedBlock: typeof indexed === "string" ? indexed : null, ms };
   }
   return { name, baseUrl, call };
 }

@@ -153,6 +153,24 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
       expect(unknown.status).toBe(404);
     });
 
+    it("market, price, account by address, position and its funding", async () => {
+      const m = await req("GET", `/v1/markets/${market.marketId}`, { key: trader.apiKey });
+      expect(m.status).toBe(200);
+      expect(m.body.data).toMatchObject({ market_id: market.marketId, symbol: market.symbol });
+      const price = await req("GET", `/v1/markets/${market.marketId}/price`, { key: trader.apiKey });
+      expect(price.body.data).toMatchObject({ market_id: market.marketId, mark_price: expect.stringMatching(/^\d+$/) });
+      const byAddr = await req("GET", `/v1/accounts/by-address/${trader.address}`, { key: trader.apiKey });
+      expect(byAddr.body.data).toMatchObject({ account_id: accountId, exists: true });
+      const pos = await req("GET", `/v1/accounts/${accountId}/positions/${market.marketId}`, { key: trader.apiKey });
+      expect(pos.status).toBe(200);
+      expectSnake(pos.body.data);
+      expect(pos.body.data).toHaveProperty("is_open");
+      const funding = await req("GET", `/v1/accounts/${accountId}/positions/${market.marketId}/funding`, { key: trader.apiKey });
+      expect(funding.status).toBe(200);
+      expect(funding.body.data).toHaveProperty("pending_funding");
+      expect(funding.body.data).toHaveProperty("last_settled_iso");
+    });
+
     it("bad path and query values are 400 naming the field", async () => {
       for (const [path, field] of [
         ["/v1/accounts/abc", "id"],
@@ -243,6 +261,15 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
 
       const { keys: cancelledKeys } = await listed(`status=cancelled&min_block=${cancelled.body.data.block_number ?? 0}`);
       expect(cancelledKeys).toContain(clientKey);
+    });
+
+    it("close without a position: 404 NO_POSITION (another wallet's account: 403)", async () => {
+      const other3 = s.deployment.markets[2]!.marketId;
+      const none = await req("POST", `/v1/accounts/${accountId}/positions/${other3}/close`, { key: trader.apiKey, body: {} });
+      expect(none.status, JSON.stringify(none.body)).toBe(404);
+      expect(none.body.error!.code).toBe("NO_POSITION");
+      const theirs = await req("POST", `/v1/accounts/${accountId}/positions/${other3}/close`, { key: other.apiKey, body: {} });
+      expect(theirs.status).toBe(403);
     });
 
     it("wrong JSON types and malformed bodies are 400 VALIDATION_ERROR naming the field", async () => {

@@ -347,6 +347,15 @@ describe("request id", () => {
   });
 });
 
+describe("server timing", () => {
+  it("says how long the upstream took and how long the gateway itself", async () => {
+    const res = await gw.app.request("/v1/accounts/1", { headers: { "X-API-Key": gw.keyA.key } });
+    expect(res.headers.get("server-timing")).toMatch(/^upstream;dur=\d+\.\d\d, gateway;dur=-?\d+\.\d\d$/);
+    const err = await gw.app.request("/v1/accounts/1");
+    expect(err.headers.get("server-timing")).toMatch(/^gateway;dur=/);
+  });
+});
+
 describe("rate limit", () => {
   it("429 RATE_LIMITED with Retry-After and RateLimit-* once a key is over its limit", async () => {
     const small = await gatewayOverStandIns({ RATE_LIMIT_PER_MINUTE: "3" });
