@@ -1,5 +1,6 @@
 /**
- * The gateway app: request id → body limit → (on /v1) API key → per-key rate limit → routes.
+ * The gateway app: request id → timing/access log → body limit → (on /v1) API key → per-key
+ * rate limit → routes.
  * Stateless apart from the key store; `createGatewayApp` takes its dependencies so tests can
  * call `app.request(...)` without a server.
  */
