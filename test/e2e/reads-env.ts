@@ -57,7 +57,7 @@ export type Venue = {
   accountIds: bigint[];
   wallet: (index: number) => ReturnType<typeof walletClientFor>;
   /** Starts a Ponder on this chain with its own schema (and PGlite directory). */
-  startIndexer: (name: string) => Promise<Indexer>;
+  startIndexer: (name: string, opts?: { waitReady?: boolean }) => Promise<Indexer>;
   /** the venue's own Postgres database (null on PGlite) */
   databaseUrl: string | null;
   stop: () => Promise<void>;
@@ -102,7 +102,7 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
       );
     }
     const rpcUrl = anvil.rpcUrl;
-    const startIndexer = async (name: string): Promise<Indexer> => {
+    const startIndexer = async (name: string, opts: { waitReady?: boolean } = {}): Promise<Indexer> => {
       const schema = `rd_${runId}_${name}_${kind === "pglite" ? "l" : "p"}`.slice(0, 45);
       const port = await freePort();
       const env: NodeJS.ProcessEnv = {
@@ -125,7 +125,7 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
       const proc = startProcess(`ponder ${name}`, process.execPath, args, env, join(base, `ponder-${name}.log`), PROJECT_ROOT);
       const indexer: Indexer = { url: `http://127.0.0.1:${port}`, schema, proc, stop: () => proc.stop() };
       indexers.push(indexer);
-      await waitForHttp(`${indexer.url}/ready`, { proc, timeoutMs: 120_000 });
+      await waitForHttp(`${indexer.url}/${opts.waitReady === false ? "health" : "ready"}`, { proc, timeoutMs: 120_000, intervalMs: 50 });
       return indexer;
     };
     return {
