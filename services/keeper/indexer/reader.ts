@@ -3,7 +3,7 @@
  * liquidations) through Ponder's SQL over HTTP. Every read first takes the latest indexed block,
  * so health is computed at that block's timestamp.
  */
-import { and, desc, eq, max, min, ne, sql } from "drizzle-orm";
+import { and, desc, eq, ne, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import { indexedBlock, schema, type IndexedBlock, type IndexerDb } from "./sql-client.js";
 import type { MarketContext, PositionRow } from "../liquidation/health.js";
@@ -21,7 +21,8 @@ export const MIN_BLOCK_WAIT_MS = 5_000;
  */
 const fresh = (block: IndexedBlock) => sql`${Number(block.number)} >= 0`;
 
-export type Snapshot = { block: IndexedBlock; markets: Map<Hex, MarketContext> };
+/** `seenBlock`: the newest block any row read was written in (see LiquidationService.consistent). */
+export type Snapshot = { block: IndexedBlock; markets: Map<Hex, MarketContext>; seenBlock: bigint };
 
 const positionColumns = {
   positionId: schema.position.positionId,
@@ -33,6 +34,7 @@ const positionColumns = {
   lastFundingIndexX18: schema.position.lastFundingIndexX18,
   lastSettledAt: schema.position.lastSettledAt,
   openBlock: schema.position.openBlock,
+  updatedBlock: schema.position.updatedBlock,
 };
 
 export class IndexerReader {
@@ -81,6 +83,7 @@ export class IndexerReader {
           fundingRateX18PerHour: marketState.fundingRateX18PerHour,
           cumulativeFundingIndexX18: marketState.cumulativeFundingIndexX18,
           fundingLastUpdate: marketState.fundingLastUpdate,
+          stateBlock: marketState.updatedBlock,
         })
         .from(market)
         .leftJoin(marketState, eq(marketState.marketAddress, market.marketAddress))
@@ -90,15 +93,24 @@ export class IndexerReader {
         .select({
           marketId: orderBookLevel.marketId,
           side: orderBookLevel.side,
-          highest: max(orderBookLevel.priceX18),
-          lowest: min(orderBookLevel.priceX18),
+          // aliased: /sql answers rows as JSON objects, so two unnamed max() columns would collide
+          highest: sql<string | null>`max(${orderBookLevel.priceX18})`.as("highest"),
+          lowest: sql<string | null>`min(${orderBookLevel.priceX18})`.as("lowest"),
+          levelBlock: sql<string | null>`max(${orderBookLevel.updatedBlock})`.as("level_block"),
         })
         .from(orderBookLevel)
         .where(at)
         .groupBy(orderBookLevel.marketId, orderBookLevel.side),
     ]);
     const out = new Map<Hex, MarketContext>();
+    let seenBlock = 0n;
+    const see = (b: bigint | string | null | undefined) => {
+      if (b != null && BigInt(b) > seenBlock) seenBlock = BigInt(b);
+    };
+    for (const p of prices) see(p.updatedBlock);
+    for (const t of tops) see(t.levelBlock);
     for (const m of markets) {
+      see(m.stateBlock);
       const id = m.marketId.toLowerCase() as Hex;
       const price = prices.find((p) => p.marketId.toLowerCase() === id);
       const top = (side: string) => {
@@ -124,7 +136,7 @@ export class IndexerReader {
         fundingLastUpdate: m.fundingLastUpdate ?? 0n,
       });
     }
-    return { block, markets: out };
+    return { block, markets: out, seenBlock };
   }
 
   async position(positionId: Hex, block: IndexedBlock): Promise<PositionRow | undefined> {

@@ -33,6 +33,8 @@ export type PositionRow = {
   lastFundingIndexX18: bigint;
   lastSettledAt: bigint;
   openBlock: bigint;
+  /** Block of the row's last change (consistency check of reads). */
+  updatedBlock?: bigint;
 };
 
 export const markOf = (m: MarketContext) => markPrice(m.indexPriceX18, m.bestBidX18, m.bestAskX18, m.markClampBps);

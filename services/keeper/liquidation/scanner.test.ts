@@ -29,7 +29,7 @@ function setup(positions: PositionRow[], answer: (path: string) => RelayerAnswer
   const reader = {
     block: async () => ({ number: state.block, timestamp: 100n }),
     marketsAt: async (block: { number: bigint; timestamp: bigint }): Promise<Snapshot> => ({
-      block, markets: new Map([[M1, ctx(M1, state.index)], [M2, ctx(M2, state.index)]]),
+      block, markets: new Map([[M1, ctx(M1, state.index)], [M2, ctx(M2, state.index)]]), seenBlock: 0n,
     }),
     openPositions: async () => positions,
   } as unknown as IndexerReader;

@@ -1,0 +1,84 @@
+/**
+ * The keeper's local jobs on the real stack: funding pokes signed with its own key, the price
+ * feed keeping every index fresh and on the tick, and the market maker's ladder on both sides of
+ * every book around the index (so MARKET orders fill on a fresh start).
+ */
+import { describe, expect, it } from "vitest";
+import type { Hex } from "viem";
+import { engineAbi, marketAbi, oracleAbi } from "../../abis/index.js";
+import { devAccount, KEY_INDEX } from "../../core/config.js";
+import { publicClient } from "./helpers/chain.js";
+import { stackList, type StackInfo } from "./helpers/stacks.js";
+
+const runnable = stackList().filter((s) => s.keeperUrl);
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describe.skipIf(runnable.length === 0).each(runnable)("keeper jobs ($kind)", (s: StackInfo) => {
+  const client = publicClient(s);
+  const { engine, oracle } = s.deployment.contracts;
+
+  it("reports its loops on /health", async () => {
+    const res = await fetch(`${s.keeperUrl}/health`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as any;
+    expect(body.data).toMatchObject({ service: "keeper", profile: "local" });
+    expect(["ok", "degraded"]).toContain(body.data.status);
+    expect(body.data.keeperAddress).toBe(devAccount(KEY_INDEX.keeper).address);
+    expect(Object.keys(body.data.loops).sort()).toEqual(["funding", "liquidations", "marketMaker", "priceFeed"]);
+    await until("a first run of every loop", async () => {
+      const b = (await (await fetch(`${s.keeperUrl}/health`)).json()) as any;
+      return Object.values(b.data.loops).every((l: any) => l.runs > 0);
+    });
+  });
+
+  it("pokes funding of every market with the keeper's own key", async () => {
+    const keeper = devAccount(KEY_INDEX.keeper).address;
+    const n = await until("the keeper's pokes", async () => {
+      const count = await client.getTransactionCount({ address: keeper });
+      return count >= s.deployment.markets.length ? count : undefined;
+    });
+    expect(n).toBeGreaterThanOrEqual(s.deployment.markets.length);
+    const h = (await (await fetch(`${s.keeperUrl}/health`)).json()) as any;
+    expect(h.data.loops.funding).toMatchObject({ failures: 0, lastError: null });
+  });
+
+  it("keeps every index price fresh and on the tick", async () => {
+    for (const m of s.deployment.markets) {
+      const params = await client.readContract({ address: m.marketAddress, abi: marketAbi, functionName: "params" });
+      const [price, updatedAt] = await until(`a fresh ${m.symbol} price`, async () => {
+        const [p, at] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [m.marketId as Hex] });
+        const now = (await client.getBlock()).timestamp;
+        return now - at <= 30n ? ([p, at] as const) : undefined;
+      });
+      expect(updatedAt > 0n).toBe(true);
+      expect(price % params.tickSizeX18).toBe(0n);
+    }
+  });
+
+  it("quotes both sides of every book around the index", async () => {
+    const maker = await client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [devAccount(KEY_INDEX.marketMaker).address] });
+    expect(maker > 0n).toBe(true);
+    for (const m of s.deployment.markets) {
+      const book = await until(`${m.symbol} quoted on both sides`, async () => {
+        const r = await fetch(`${s.integrationUrl}/markets/${m.marketId}/orderbook?depth=10`);
+        const b = (await r.json()) as any;
+        return b.data?.bids?.length >= 3 && b.data?.asks?.length >= 3 ? b.data : undefined;
+      }, 60_000);
+      const [index] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [m.marketId as Hex] });
+      const bestBid = BigInt(book.bids[0].price);
+      const bestAsk = BigInt(book.asks[0].price);
+      expect(bestBid < bestAsk).toBe(true);
+      // within 1 % of the index (the ladder spans 10–30 bps; the index may have moved since)
+      expect(bestBid > (index * 99n) / 100n && bestAsk < (index * 101n) / 100n).toBe(true);
+    }
+  });
+});
