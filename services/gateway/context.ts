@@ -48,9 +48,10 @@ export function send(c: GatewayContext, reply: UpstreamReply, opts: { verbatim?:
       "content-type": "application/json",
     });
   }
-  const code = body.error!.code === "INTERNAL_ERROR" ? "UPSTREAM_ERROR" : body.error!.code;
-  const status = errorStatus(body.error!.code, reply.status);
-  return c.json(fail(code, body.error!.message ?? code), status as 400);
+  const { code, message } = body.error!;
+  const status = errorStatus(code, reply.status);
+  if (code === "INTERNAL_ERROR") return c.json(fail("UPSTREAM_ERROR", `${reply.upstream} failed: ${message}`), status as 502);
+  return c.json(fail(code, message ?? code), status as 400);
 }
 
 /** Headers every call to an upstream carries for this request. */

@@ -17,6 +17,7 @@ export interface UpstreamRequest {
 }
 
 export interface UpstreamReply {
+  upstream: UpstreamName;
   status: number;
   /** the parsed envelope */
   body: { success: boolean; data?: unknown; error?: { code: string; message: string } };
@@ -71,7 +72,7 @@ export function createUpstream(
       throw new ApiError("UPSTREAM_ERROR", `${name} answered ${res.status} without an envelope`);
     }
     const indexed = res.headers["x-indexed-block"];
-    return { status: res.status, body: parsed, indexedBlock: typeof indexed === "string" ? indexed : null, ms };
+    return { upstream: name, status: res.status, body: parsed, indexedBlock: typeof indexed === "string" ? indexed : null, ms };
   }
   return { name, baseUrl, call };
 }
