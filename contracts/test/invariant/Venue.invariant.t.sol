@@ -8,7 +8,8 @@ import {VenueHandler} from "./VenueHandler.sol";
 ///   token.balanceOf(engine) × 1e12 == Σ account totals + insurance + fees + Σ pools;
 ///   account total == available + committed; long OI == short OI == Σ positions per side;
 ///   no order's filled exceeds its original; each level == Σ of its resting orders; book not crossed;
-///   committed == Σ open orders' margin + Σ positions' margin; fees and bad debt never decrease.
+///   committed == Σ open orders' margin + Σ positions' margin; fees and bad debt never decrease;
+///   Σ pools + Σ long basis − Σ short basis + Σ pending funding + bad debt ≥ 0 (rounding dust).
 contract VenueInvariantTest is VenueFixture {
     VenueHandler internal handler;
 
@@ -50,6 +51,10 @@ contract VenueInvariantTest is VenueFixture {
 
     function invariant_committedIsOrdersPlusPositions() public view {
         _checkCommitted();
+    }
+
+    function invariant_venueKeepsRoundingDust() public view {
+        _checkVenueKeepsDust();
     }
 
     function invariant_feesAndBadDebtOnlyGrow() public view {

@@ -37,6 +37,7 @@ contract VenueHandlerTest is VenueFixture {
             _checkSolvency();
             _checkOpenInterest(market);
             _checkOpenInterest(gbp);
+            _checkVenueKeepsDust();
             if (i % 50 == 49) {
                 // memory grows within one test transaction: the walks every 50 steps
                 _checkBook(market);
