@@ -192,4 +192,37 @@ contract MarketCloseTest is VenueFixture {
         assertEq(p.openBlock, before.openBlock, "a reduction keeps openBlock");
         _checkAll();
     }
+
+    function test_closePosition_revertsMarketNotActive() public {
+        engine.setMarketActive(EUR, false);
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.MarketNotActive.selector, EUR));
+        engine.closePosition(a, EUR, MKT, 0, bytes32(0));
+    }
+
+    function test_cancelReduceOnly_returnsNothingAndKeepsPosition() public {
+        vm.prank(alice);
+        (uint256 oid, bytes32 key,,) = engine.closePosition(a, EUR, LMT, 1.09e18, bytes32(0));
+        uint256 committed = _acct(a).committedWad;
+        vm.prank(alice);
+        (uint256 cid, uint256 returned) = engine.cancelOrder(a, EUR, key);
+        assertEq(cid, oid);
+        assertEq(returned, 0, "a reduce-only order holds no margin");
+        assertEq(_acct(a).committedWad, committed);
+        assertEq(_pos(a).sizeQty, 500e18);
+        _checkAll();
+    }
+
+    function test_withdraw_onlyAvailableWhilePositionOpen() public {
+        IEngine.AccountView memory v = _acct(a);
+        vm.prank(alice);
+        vm.expectRevert(
+            abi.encodeWithSelector(IVenueErrors.InsufficientMargin.selector, v.availableWad, v.availableWad + 1e12)
+        );
+        engine.withdraw(a, v.availableWad / 1e12 + 1);
+        vm.prank(alice);
+        engine.withdraw(a, v.availableWad / 1e12);
+        assertEq(_pos(a).marginWad, v.committedWad, "position margin untouched");
+        _checkAll();
+    }
 }
