@@ -67,6 +67,7 @@ abstract contract Test {
     function assertFalse(bool c) internal pure { vm.assertFalse(c, ""); }
     function assertFalse(bool c, string memory m) internal pure { vm.assertFalse(c, m); }
     function assertEq(bool a, bool b) internal pure { vm.assertEq(a, b, ""); }
+    function assertEq(bool a, bool b, string memory m) internal pure { vm.assertEq(a, b, m); }
     function assertEq(uint256 a, uint256 b) internal pure { vm.assertEq(a, b, ""); }
     function assertEq(uint256 a, uint256 b, string memory m) internal pure { vm.assertEq(a, b, m); }
     function assertEq(int256 a, int256 b) internal pure { vm.assertEq(a, b, ""); }
