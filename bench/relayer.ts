@@ -60,8 +60,8 @@ export async function run() {
 
     // ── the relayer: queue, simulate, pipelined nonces, receipts ────────────────────────────
     relayer = await startRelayer(chain, { url: POSTGRES_URL, schema }, {
-      WRITE_TIMEOUT_MS: "60000", TRACK_INTERVAL_MS: "100", DB_POOL_SIZE: "40", LOG_LEVEL: "warn", BUMP_AFTER_MS: "30000",
-    }, { name: "bench-relayer" });
+      WRITE_TIMEOUT_MS: "60000", TRACK_INTERVAL_MS: "100", DB_POOL_SIZE: "40", LOG_LEVEL: process.env.BENCH_RELAYER_LOG_LEVEL ?? "warn", BUMP_AFTER_MS: "30000",
+    }, { name: "bench-relayer", nodeArgs: process.env.BENCH_RELAYER_NODE_ARGS?.split(" ").filter(Boolean) });
     // warm-up (connections, JIT)
     await pool(freshAddresses(20), 20, async (owner) => {
       await relayerCall(relayer!.url, "POST", "/internal/accounts", { caller: owner, body: { userAddress: owner } });
@@ -99,6 +99,7 @@ export async function run() {
     console.log(`  HTTP statuses: ${[...statuses].map(([s, n]) => `${s}×${n}`).join(", ")}; latency p50 ${pct(50)} ms, p95 ${pct(95)} ms, max ${pct(100)} ms`);
     console.log(`  blocks used: ${Number(lastBlock - firstBlock)}; signer nonce ${startNonce} → ${endNonce} (+${endNonce - startNonce})`);
     console.log(`  nonces in the database: ${rows.length}, contiguous from 0: ${contiguous}; transactions signed: ${attempts[0]!.n}; nonce errors: ${nonceErrors}`);
+    console.log(`  relayer log: ${relayer.logFile}`);
     return { naiveRate, rate, nonceErrors, contiguous };
   } finally {
     await relayer?.stop();

@@ -107,10 +107,9 @@ const MARGIN_REASON = { DEPOSIT: 0, WITHDRAW: 1 } as const;
 export const OPS: { [K in Kind]: Op<K> } = {
   createAccount: {
     lane: (p) => `owner:${p.userAddress.toLowerCase()}`,
-    async precheck(chain, caller, p) {
+    // ACCOUNT_EXISTS comes from the simulation (AccountExists), which runs right after.
+    async precheck(_chain, caller, p) {
       if (!same(caller, p.userAddress)) throw new ApiError("UNAUTHORIZED", "userAddress must be the caller's own wallet");
-      const id = await chain.client.readContract({ address: chain.engine, abi: engineAbi, functionName: "accountIdOf", args: [p.userAddress] });
-      if (id !== 0n) throw new ApiError("ACCOUNT_EXISTS", `wallet ${p.userAddress} already has account ${id}`);
     },
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "createAccount", args: [p.userAddress] })),

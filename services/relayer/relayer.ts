@@ -17,6 +17,11 @@ import { VENUE_ABI, type Chain } from "./chain.js";
 import { OPS, SUCCESS_STATUS, type Kind } from "./ops.js";
 import type { Store, RequestRow, SignedTx, AttemptRow } from "./db/store.js";
 import { FINAL_STATUSES } from "./db/schema.js";
+import { Batcher } from "./batcher.js";
+
+type CallWithGas = { to: Address; data: Hex; gas: bigint };
+/** What a waiting HTTP request needs of a finished row. */
+export type Outcome = Pick<RequestRow, "id" | "status" | "httpStatus" | "response" | "txHash">;
 
 /** Gas limit = estimate × 1.25 + 25k: the book may change between simulation and mining. */
 const gasLimitOf = (estimate: bigint) => (estimate * 125n) / 100n + 25_000n;
@@ -33,12 +38,22 @@ export class Relayer {
   private finals = new EventEmitter();
   private missingSince = new Map<string, number>();
   private lastDropCheck = new Map<string, number>();
+  /** Last time each hash was handed to the node (a failing send is retried at most this often). */
+  private lastSend = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
   private stopped = false;
   private tickCount = 0;
   /** postgres | pglite, for /health. */
   dbKind = "unknown";
+  private signer$ = new Batcher<{ id: string; call: CallWithGas }, { nonce: bigint; tx: SignedTx } | null>(async (items) => {
+    const signed = await this.store.signBatch(this.signer, items, (call, nonce) => this.sign(call, call.gas, nonce));
+    return items.map((i) => signed.get(i.id) ?? null);
+  });
+  private sent$ = new Batcher<{ id: string; hash: string }, void>(async (items) => {
+    await this.store.markSentBatch(items);
+    return items.map(() => undefined);
+  });
 
   constructor(
     readonly cfg: RelayerConfig,
@@ -93,9 +108,10 @@ export class Relayer {
   submit(row: RequestRow) {
     if (this.active.has(row.id) || row.status !== "QUEUED") return;
     this.active.add(row.id);
-    const prev = this.lanes.get(row.lane) ?? Promise.resolve();
-    const next = prev
-      .then(() => this.process(row.id))
+    const prev = this.lanes.get(row.lane);
+    // A free lane starts at once (no extra read); a busy one re-reads the row when its turn comes.
+    const next = (prev ? prev.then(() => this.store.get(row.id)) : Promise.resolve(row))
+      .then((r) => (r ? this.process(r) : undefined))
       .catch((e) => this.log.error({ err: e, requestId: row.id }, "pipeline failed"))
       .finally(() => this.active.delete(row.id));
     this.lanes.set(row.lane, next);
@@ -104,30 +120,37 @@ export class Relayer {
     });
   }
 
-  private async process(id: string) {
-    const row = await this.store.get(id);
-    if (!row || row.status !== "QUEUED") return;
+  private async process(row: RequestRow) {
+    const id = row.id;
+    if (row.status !== "QUEUED") return;
     const op = OPS[row.kind as Kind];
     const params = row.params as never;
     let call: { to: Address; data: Hex };
     let gas: bigint;
+    const t0 = performance.now();
+    let t1 = t0;
     try {
       await op.precheck(this.chain, row.caller as Address, params);
       call = await op.call(this.chain, params);
+      t1 = performance.now();
       gas = gasLimitOf(await this.simulate(call));
     } catch (e) {
       const err = toApiError(e);
       if (err.status >= 500) this.log.warn({ err: e, requestId: id }, "check failed");
-      if (await this.store.finish(id, ["QUEUED"], { status: "FAILED", httpStatus: err.status, response: fail(err.code, err.message) }))
-        this.emitFinal(id);
+      const outcome = { id, status: "FAILED" as const, httpStatus: err.status, response: fail(err.code, err.message), txHash: null };
+      if (await this.store.finish(id, ["QUEUED"], outcome)) this.emitFinal(outcome);
       return;
     }
-    const signed = await this.store.signWithNextNonce(id, this.signer, { ...call, gas }, (nonce) => this.sign(call, gas, nonce));
+    const t2 = performance.now();
+    const signed = await this.signer$.push({ id, call: { ...call, gas } });
     if (!signed) return; // another process took it
+    const t3 = performance.now();
     this.log.info({ requestId: id, kind: row.kind, nonce: signed.nonce.toString(), hash: signed.tx.hash }, "signed");
     this.crashPoint("signed");
     await this.broadcast(id, signed.tx);
-    await this.waitFinal(id, LANE_HOLD_MAX_MS);
+    const ms = (a: number, b: number) => Math.round(b - a);
+    this.log.debug({ requestId: id, checkMs: ms(t0, t1), simulateMs: ms(t1, t2), signMs: ms(t2, t3), sendMs: ms(t3, performance.now()) }, "pipeline timings");
+    await this.waitFinal(id, LANE_HOLD_MAX_MS, true);
   }
 
   /** eth_estimateGas from the relayer: the simulation. A revert becomes the spec's error. */
@@ -166,6 +189,7 @@ export class Relayer {
 
   /** Hands a signed transaction to the node. Errors that mean "the node has it / the nonce is used" are fine: the tracker reconciles. */
   private async broadcast(id: string, tx: Pick<SignedTx, "hash" | "raw">): Promise<boolean> {
+    this.lastSend.set(tx.hash, Date.now());
     try {
       await this.chain.client.sendRawTransaction({ serializedTransaction: tx.raw });
     } catch (e) {
@@ -176,34 +200,47 @@ export class Relayer {
       }
     }
     this.crashPoint("broadcast");
-    await this.store.markSent(id, tx.hash);
+    await this.sent$.push({ id, hash: tx.hash });
     return true;
   }
 
   // ─── waiting for a final state ───────────────────────────────────────────────────────────
 
-  private emitFinal(id: string) {
-    this.finals.emit(id);
+  private emitFinal(o: Outcome) {
+    this.finals.emit(o.id, o);
   }
 
-  /** The row once final, or as it is after `timeoutMs` (other processes' rows are polled). */
-  async waitFinal(id: string, timeoutMs: number): Promise<RequestRow | undefined> {
+  /**
+   * The outcome once final, or the row as it is after `timeoutMs`. This process's finals arrive
+   * by event (no query); rows another process finishes are polled (status only). `fresh`: the
+   * caller knows the row is not final yet (skips the first read).
+   */
+  async waitFinal(id: string, timeoutMs: number, fresh = false): Promise<Outcome | undefined> {
     const deadline = Date.now() + timeoutMs;
-    let row = await this.store.get(id);
-    while (row && !isFinal(row) && Date.now() < deadline) {
-      const wait = Math.min(1_000, deadline - Date.now());
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(t);
-          this.finals.off(id, done);
-          resolve();
-        };
-        const t = setTimeout(done, wait);
-        this.finals.on(id, done);
-      });
-      row = await this.store.get(id);
+    let outcome: Outcome | undefined;
+    let wake = () => {};
+    const onFinal = (o: Outcome) => {
+      outcome = o;
+      wake();
+    };
+    this.finals.on(id, onFinal);
+    try {
+      let status: string | undefined = fresh ? "QUEUED" : await this.store.status(id);
+      while (!outcome && status && !(FINAL_STATUSES as string[]).includes(status) && Date.now() < deadline) {
+        const wait = Math.min(this.active.has(id) ? 2_000 : 1_000, deadline - Date.now());
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, wait);
+          wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        if (!outcome) status = await this.store.status(id);
+      }
+    } finally {
+      this.finals.off(id, onFinal);
     }
-    return row;
+    return outcome ?? (await this.store.get(id));
   }
 
   // ─── the tracker ─────────────────────────────────────────────────────────────────────────
@@ -214,7 +251,11 @@ export class Relayer {
     try {
       await this.chain.refreshHead();
       const latest = BigInt(await this.chain.client.getTransactionCount({ address: this.signer, blockTag: "latest" }));
-      const rows = await this.store.inFlight(this.signer);
+      const inFlight = await this.store.inFlightNonces(this.signer);
+      // Mined nonces every tick; pending ones (bumps, re-sends) about twice a second.
+      const checkPending = this.tickCount % Math.max(1, Math.round(500 / this.cfg.TRACK_INTERVAL_MS)) === 0;
+      const ids = inFlight.filter((r) => r.nonce < latest || checkPending).map((r) => r.id);
+      const rows = await this.store.withAttempts(ids);
       await Promise.all(rows.map((row) => this.track(row, latest).catch((e) => this.log.warn({ err: shortMessage(e), requestId: row.id }, "track failed"))));
       if (++this.tickCount % 25 === 0) await this.adoptOrphans();
     } catch (e) {
@@ -262,7 +303,9 @@ export class Relayer {
     }
     // Pending: send what was never sent, bump what is stuck, re-send what the node dropped.
     if (row.status === "SIGNED" || !newest.sentAt) {
-      await this.broadcast(row.id, { hash: newest.hash as Hex, raw: newest.raw as Hex });
+      const last = this.lastSend.get(newest.hash);
+      if (last === undefined || Date.now() - last > this.cfg.REBROADCAST_AFTER_MS)
+        await this.broadcast(row.id, { hash: newest.hash as Hex, raw: newest.raw as Hex });
       return;
     }
     const now = Date.now();
@@ -295,14 +338,14 @@ export class Relayer {
   }
 
   /** The receipt → the response: data from the logs, or the revert mapped to the spec's code. */
-  private async record(row: RequestRow, receipt: TransactionReceipt) {
+  private async record(row: RequestRow & { attempts: AttemptRow[] }, receipt: TransactionReceipt) {
     const kind = row.kind as Kind;
     const common = {
       requestId: row.id,
       transactionHash: receipt.transactionHash,
       blockNumber: Number(receipt.blockNumber),
     };
-    let done: boolean;
+    let outcome: Outcome;
     if (receipt.status === "success") {
       let data: Record<string, unknown> = {};
       try {
@@ -311,20 +354,22 @@ export class Relayer {
         this.log.error({ err: shortMessage(e), requestId: row.id }, "could not read the result from the receipt");
       }
       const response = ok({ ...data, ...common, transactionStatus: "CONFIRMED" });
-      done = await this.store.finish(row.id, ["SIGNED", "SENT"], {
-        status: "CONFIRMED", httpStatus: SUCCESS_STATUS[kind], response, blockNumber: receipt.blockNumber, txHash: receipt.transactionHash,
-      });
+      outcome = { id: row.id, status: "CONFIRMED", httpStatus: SUCCESS_STATUS[kind], response, txHash: receipt.transactionHash };
     } else {
       const err = await this.revertReason(row, receipt);
-      done = await this.store.finish(row.id, ["SIGNED", "SENT"], {
-        status: "REVERTED", httpStatus: err.status, response: fail(err.code, `${err.message} (transaction ${receipt.transactionHash} reverted)`),
-        blockNumber: receipt.blockNumber, txHash: receipt.transactionHash,
-      });
+      const response = fail(err.code, `${err.message} (transaction ${receipt.transactionHash} reverted)`);
+      outcome = { id: row.id, status: "REVERTED", httpStatus: err.status, response, txHash: receipt.transactionHash };
     }
-    if (done) {
-      this.log.info({ requestId: row.id, kind, status: receipt.status, hash: receipt.transactionHash, block: Number(receipt.blockNumber) }, "mined");
-      this.emitFinal(row.id);
+    const done = await this.store.finish(row.id, ["SIGNED", "SENT"], {
+      status: outcome.status, httpStatus: outcome.httpStatus!, response: outcome.response, txHash: outcome.txHash, blockNumber: receipt.blockNumber,
+    });
+    for (const a of row.attempts) {
+      this.lastSend.delete(a.hash);
+      this.lastDropCheck.delete(a.hash);
     }
+    if (done) this.log.info({ requestId: row.id, kind, status: receipt.status, hash: receipt.transactionHash, block: Number(receipt.blockNumber) }, "mined");
+    // Also when a replica recorded it first: the outcome comes from the same receipt.
+    this.emitFinal(outcome);
   }
 
   /** Replays a reverted transaction on the state before its block to read the custom error. */

@@ -67,7 +67,7 @@ export type RelayerProc = { url: string; port: number; proc: Proc; stop: () => P
 
 export type RelayerDbOpt = { url: string; schema: string } | { pgliteDir: string };
 
-export async function startRelayer(chain: TestChain, db: RelayerDbOpt, env: Record<string, string> = {}, opts: { port?: number; name?: string; waitReady?: boolean } = {}): Promise<RelayerProc> {
+export async function startRelayer(chain: TestChain, db: RelayerDbOpt, env: Record<string, string> = {}, opts: { port?: number; name?: string; waitReady?: boolean; nodeArgs?: string[] } = {}): Promise<RelayerProc> {
   const port = opts.port ?? (await freePort());
   const logDir = join(chain.dir, "logs");
   mkdirSync(logDir, { recursive: true });
@@ -94,7 +94,9 @@ export async function startRelayer(chain: TestChain, db: RelayerDbOpt, env: Reco
     e.DATABASE_URL = db.url;
     e.RELAYER_DB_SCHEMA = db.schema;
   } else e.PGLITE_DIR = db.pgliteDir;
-  const proc = startProcess(opts.name ?? "relayer", process.execPath, [tsxBin(), serviceMain("relayer")], e, logFile, PROJECT_ROOT);
+  // nodeArgs (e.g. --cpu-prof) need node itself, with tsx as an import hook
+  const args = opts.nodeArgs?.length ? [...opts.nodeArgs, "--import", "tsx", serviceMain("relayer")] : [tsxBin(), serviceMain("relayer")];
+  const proc = startProcess(opts.name ?? "relayer", process.execPath, args, e, logFile, PROJECT_ROOT);
   const url = `http://127.0.0.1:${port}`;
   if (opts.waitReady !== false) {
     await waitForHttpWithToken(`${url}/health`, proc);

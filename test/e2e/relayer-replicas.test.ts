@@ -14,7 +14,9 @@ const schema = uniqueSchema("replicas");
 beforeAll(async () => {
   chain = await startTestChain({ prepared: 4 });
   const db = { url: POSTGRES_URL, schema };
-  replicas = await Promise.all([startRelayer(chain, db, {}, { name: "replica-a" }), startRelayer(chain, db, {}, { name: "replica-b" })]);
+  // 15 writes per account run one after another in its lane: give them time on a busy machine
+  const env = { WRITE_TIMEOUT_MS: "90000" };
+  replicas = await Promise.all([startRelayer(chain, db, env, { name: "replica-a" }), startRelayer(chain, db, env, { name: "replica-b" })]);
 });
 afterAll(async () => {
   await Promise.all(replicas.map((r) => r.stop()));

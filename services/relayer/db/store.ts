@@ -2,7 +2,7 @@
  * The durable queue: every state change of a request is one statement (or one transaction),
  * so a crash between any two leaves a row the tracker can finish. Nonces are taken under the
  * signer row's lock (`UPDATE ... RETURNING` holds it to commit) in the same transaction that
- * records the signed transaction: a nonce is never taken without its transaction stored.
+ * records the signed transactions: a nonce is never taken without its transaction stored.
  */
 import { and, asc, desc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
@@ -34,15 +34,13 @@ export class Store {
   /** Inserts the request (and its children, atomically), or returns the row holding its idempotency key. */
   async insert(req: NewRequest, children: NewRequest[] = []): Promise<{ row: RequestRow; created: boolean }> {
     const { requests } = this.t;
-    const inserted = await this.db.transaction(async (tx) => {
-      const rows = await tx
-        .insert(requests)
-        .values({ ...req, status: "QUEUED" })
-        .onConflictDoNothing()
-        .returning();
-      if (rows[0]) for (const c of children) await tx.insert(requests).values({ ...c, status: "QUEUED" });
-      return rows[0];
-    });
+    const inserted = children.length
+      ? await this.db.transaction(async (tx) => {
+          const rows = await tx.insert(requests).values({ ...req, status: "QUEUED" }).onConflictDoNothing().returning();
+          if (rows[0]) await tx.insert(requests).values(children.map((c) => ({ ...c, status: "QUEUED" as const })));
+          return rows[0];
+        })
+      : (await this.db.insert(requests).values({ ...req, status: "QUEUED" }).onConflictDoNothing().returning())[0];
     if (inserted) return { row: inserted, created: true };
     const [existing] = await this.db
       .select()
@@ -50,6 +48,11 @@ export class Store {
       .where(and(eq(requests.caller, req.caller), eq(requests.idempotencyKey, req.idempotencyKey!)));
     if (!existing) throw new Error("idempotent insert found no row");
     return { row: existing, created: false };
+  }
+
+  async status(id: string): Promise<RequestRow["status"] | undefined> {
+    const [row] = await this.db.select({ status: this.t.requests.status }).from(this.t.requests).where(eq(this.t.requests.id, id));
+    return row?.status;
   }
 
   async get(id: string): Promise<RequestRow | undefined> {
@@ -96,34 +99,60 @@ export class Store {
   }
 
   /**
-   * Takes the signer's next nonce, signs with it and records the transaction, in one database
-   * transaction. Returns null when the row is no longer QUEUED (another process signed it).
+   * Takes consecutive nonces of the signer for the still-QUEUED rows among `items`, signs with
+   * them and records the signed transactions, in one database transaction (group commit: the
+   * signer row is locked once per batch). Returns the signed ones by request id (rows another
+   * process took meanwhile are absent).
    */
-  async signWithNextNonce(
-    id: string,
+  async signBatch(
     signer: Address,
-    call: { to: Address; data: Hex; gas: bigint },
-    sign: (nonce: bigint) => Promise<SignedTx>,
-  ): Promise<{ nonce: bigint; tx: SignedTx } | null> {
+    items: Array<{ id: string; call: { to: Address; data: Hex; gas: bigint } }>,
+    sign: (call: { to: Address; data: Hex; gas: bigint }, nonce: bigint) => Promise<SignedTx>,
+  ): Promise<Map<string, { nonce: bigint; tx: SignedTx }>> {
     const { requests, signers, attempts } = this.t;
-    return this.db.transaction(async (tx) => {
-      const [row] = await tx.select({ status: requests.status }).from(requests).where(eq(requests.id, id)).for("update");
-      if (!row || row.status !== "QUEUED") return null;
+    const out = new Map<string, { nonce: bigint; tx: SignedTx }>();
+    if (!items.length) return out;
+    await this.db.transaction(async (tx) => {
+      // Lock order: request rows (by id), then the signer row: no deadlock between replicas.
+      const ids = [...new Set(items.map((i) => i.id))].sort();
+      const eligible = new Set(
+        (await tx.select({ id: requests.id }).from(requests).where(and(inArray(requests.id, ids), eq(requests.status, "QUEUED"))).orderBy(asc(requests.id)).for("update")).map((r) => r.id),
+      );
+      const todo = items.filter((i) => eligible.has(i.id) && eligible.delete(i.id));
+      if (!todo.length) return;
       const [s] = await tx
         .update(signers)
-        .set({ nextNonce: sql`${signers.nextNonce} + 1`, updatedAt: new Date() })
+        .set({ nextNonce: sql`${signers.nextNonce} + ${todo.length}`, updatedAt: new Date() })
         .where(eq(signers.address, signer.toLowerCase()))
-        .returning({ nonce: sql<string>`${signers.nextNonce} - 1` });
+        .returning({ base: sql<string>`${signers.nextNonce} - ${todo.length}` });
       if (!s) throw new Error(`signer ${signer} has no nonce row`);
-      const nonce = BigInt(s.nonce);
-      const signed = await sign(nonce);
-      await tx.insert(attempts).values({ hash: signed.hash, requestId: id, nonce, raw: signed.raw, maxFeePerGas: signed.maxFeePerGas, maxPriorityFeePerGas: signed.maxPriorityFeePerGas });
-      await tx
-        .update(requests)
-        .set({ status: "SIGNED", signer: signer.toLowerCase(), nonce, toAddress: call.to, data: call.data, gas: call.gas, txHash: signed.hash, updatedAt: new Date() })
-        .where(eq(requests.id, id));
-      return { nonce, tx: signed };
+      const base = BigInt(s.base);
+      const signed = await Promise.all(todo.map((item, i) => sign(item.call, base + BigInt(i))));
+      await tx.insert(attempts).values(
+        todo.map((item, i) => ({ hash: signed[i]!.hash, requestId: item.id, nonce: base + BigInt(i), raw: signed[i]!.raw, maxFeePerGas: signed[i]!.maxFeePerGas, maxPriorityFeePerGas: signed[i]!.maxPriorityFeePerGas })),
+      );
+      const values = sql.join(
+        todo.map((item, i) => sql`(${item.id}, ${(base + BigInt(i)).toString()}::bigint, ${item.call.to}, ${item.call.data}, ${item.call.gas.toString()}::bigint, ${signed[i]!.hash})`),
+        sql`, `,
+      );
+      await tx.execute(sql`UPDATE ${requests} SET status = 'SIGNED', signer = ${signer.toLowerCase()}, nonce = v.nonce, to_address = v.to_address,
+        data = v.data, gas = v.gas, tx_hash = v.hash, updated_at = now()
+        FROM (VALUES ${values}) AS v(id, nonce, to_address, data, gas, hash) WHERE ${requests.id} = v.id`);
+      todo.forEach((item, i) => out.set(item.id, { nonce: base + BigInt(i), tx: signed[i]! }));
     });
+    return out;
+  }
+
+  /** Marks handed-to-the-node attempts (one statement for a batch). */
+  async markSentBatch(sent: Array<{ id: string; hash: string }>) {
+    if (!sent.length) return;
+    const { requests, attempts } = this.t;
+    const now = new Date();
+    await this.db.update(attempts).set({ sentAt: now }).where(inArray(attempts.hash, sent.map((x) => x.hash)));
+    await this.db
+      .update(requests)
+      .set({ status: "SENT", updatedAt: now })
+      .where(and(inArray(requests.id, sent.map((x) => x.id)), eq(requests.status, "SIGNED")));
   }
 
   /**
@@ -141,12 +170,6 @@ export class Store {
     });
   }
 
-  async markSent(id: string, hash: string) {
-    const { requests, attempts } = this.t;
-    await this.db.update(attempts).set({ sentAt: new Date() }).where(eq(attempts.hash, hash));
-    await this.db.update(requests).set({ status: "SENT", updatedAt: new Date() }).where(and(eq(requests.id, id), eq(requests.status, "SIGNED")));
-  }
-
   /**
    * The nonce was used by a transaction that is not ours (the key was used elsewhere): the
    * request goes back to the queue to be signed again with a new nonce.
@@ -159,13 +182,24 @@ export class Store {
       .where(and(eq(requests.id, id), eq(requests.nonce, nonce), inArray(requests.status, ["SIGNED", "SENT"])));
   }
 
-  /** Rows of `signer` with a nonce and no final state, with their attempts (newest first). */
-  async inFlight(signer: Address): Promise<Array<RequestRow & { attempts: AttemptRow[] }>> {
+  /** Ids and nonces of `signer`'s rows with a nonce and no final state (cheap: read every tick). */
+  async inFlightNonces(signer: Address): Promise<Array<{ id: string; nonce: bigint }>> {
+    const { requests } = this.t;
+    const rows = await this.db
+      .select({ id: requests.id, nonce: requests.nonce })
+      .from(requests)
+      .where(and(eq(requests.signer, signer.toLowerCase()), inArray(requests.status, ["SIGNED", "SENT"]), isNotNull(requests.nonce)));
+    return rows.map((r) => ({ id: r.id, nonce: r.nonce! }));
+  }
+
+  /** Full rows (still SIGNED or SENT) with their attempts, newest first. */
+  async withAttempts(ids: string[]): Promise<Array<RequestRow & { attempts: AttemptRow[] }>> {
     const { requests, attempts } = this.t;
+    if (!ids.length) return [];
     const rows = await this.db
       .select()
       .from(requests)
-      .where(and(eq(requests.signer, signer.toLowerCase()), inArray(requests.status, ["SIGNED", "SENT"]), isNotNull(requests.nonce)))
+      .where(and(inArray(requests.id, ids), inArray(requests.status, ["SIGNED", "SENT"])))
       .orderBy(asc(requests.nonce));
     if (!rows.length) return [];
     const all = await this.db.select().from(attempts).where(inArray(attempts.requestId, rows.map((r) => r.id))).orderBy(desc(attempts.createdAt));

@@ -98,21 +98,23 @@ export function relayerApp(relayer: Relayer, log: Logger) {
       id: `${id}.${i + 1}`, caller: req.caller, idempotencyKey: null, bodyHash, kind: ch.kind, params: ch.params,
       lane: OPS[ch.kind].lane(ch.params as never), requestIdHeader, parentId: id,
     }));
+    const tInsert = performance.now();
     const { row, created } = await store.insert(req, children);
+    const insertMs = Math.round(performance.now() - tInsert);
     if (!created && row.bodyHash !== bodyHash)
       throw new ApiError("IDEMPOTENCY_CONFLICT", "this Idempotency-Key was used with another request");
     if (created) {
-      log.info({ requestId: id, kind, caller, idempotencyKey: key, xRequestId: requestIdHeader }, "queued");
+      log.info({ requestId: id, kind, caller, idempotencyKey: key, xRequestId: requestIdHeader, insertMs }, "queued");
       relayer.crashPoint("queued");
       relayer.submit(row);
-      for (const ch of await store.children(id)) relayer.submit(ch);
+      if (children.length) for (const ch of await store.children(id)) relayer.submit(ch);
     }
     const deadline = Date.now() + cfg.WRITE_TIMEOUT_MS;
-    const final = await relayer.waitFinal(row.id, cfg.WRITE_TIMEOUT_MS);
+    const final = await relayer.waitFinal(row.id, cfg.WRITE_TIMEOUT_MS, created && !children.length);
     if (!final) throw new ApiError("INTERNAL_ERROR", "request row vanished");
     if (!isFinal(final)) return c.json(ok(pendingData(final)), 202);
     const response = final.response as { success: boolean; data?: Record<string, unknown> };
-    const kids = await store.children(final.id);
+    const kids = kind === "createAccount" ? await store.children(final.id) : [];
     if (kids.length && response.success && response.data) {
       // e.g. the operator approval sent with POST /accounts
       const results = await Promise.all(kids.map((k) => relayer.waitFinal(k.id, Math.max(0, deadline - Date.now()))));
@@ -277,11 +279,11 @@ export function relayerApp(relayer: Relayer, log: Logger) {
 }
 
 /** PENDING until mined (QUEUED, SIGNED and SENT alike), then CONFIRMED, REVERTED or FAILED. */
-function publicStatus(row: RequestRow): string {
+function publicStatus(row: Pick<RequestRow, "status">): string {
   return isFinal(row) ? row.status : "PENDING";
 }
 
-function pendingData(row: RequestRow) {
+function pendingData(row: Pick<RequestRow, "id" | "txHash">) {
   return { requestId: row.id, transactionHash: row.txHash, transactionStatus: "PENDING" };
 }
 
