@@ -39,6 +39,19 @@ const reader = new IndexerReader(db, cfg.INTEGRATION_URL, cfg.CHAIN_ID);
 const relayer = new RelayerClient(cfg.RELAYER_URL, cfg.INTERNAL_TOKEN, cfg.UPSTREAM_TIMEOUT_MS);
 const service = new LiquidationService(reader, relayer);
 
+// Invite-only relayers refuse unregistered callers: register the keeper when given the admin token.
+if (cfg.PROFILE !== "local" && cfg.liquidationEnabled && cfg.ADMIN_TOKEN) {
+  const adminToken = cfg.ADMIN_TOKEN;
+  void (async () => {
+    for (let attempt = 1; attempt <= 10; attempt++) {
+      const status = await relayer.registerCaller(keeper.address, adminToken).catch(() => 0);
+      if (status === 200 || status === 201) return log.info({ address: keeper.address }, "keeper registered with the relayer");
+      await new Promise((r) => setTimeout(r, 3_000));
+    }
+    log.warn({ address: keeper.address }, "could not register the keeper with the relayer: liquidations may get NOT_REGISTERED");
+  })();
+}
+
 const loops: Record<string, Loop> = {};
 if (cfg.liquidationEnabled) {
   const scanner = new LiquidationScanner(reader, relayer, keeper.address, log.child({ part: "liquidations" }));

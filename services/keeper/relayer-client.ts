@@ -23,6 +23,20 @@ export class RelayerClient {
     return this.post("/internal/liquidations/account", { accountId: accountId.toString() }, h);
   }
 
+  /**
+   * Registers the keeper's own address in the relayer's closed-beta registry (invite-only
+   * profiles refuse unregistered callers, liquidations included). Needs the admin token.
+   */
+  async registerCaller(address: Address, adminToken: string): Promise<number> {
+    const res = await fetch(new URL("/internal/registry", this.baseUrl), {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-internal-token": this.internalToken, "x-admin-token": adminToken },
+      body: JSON.stringify({ address, note: "keeper (liquidations)" }),
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    return res.status;
+  }
+
   private async post(path: string, body: unknown, h: ForwardHeaders): Promise<RelayerAnswer> {
     const headers: Record<string, string> = {
       "content-type": "application/json",
