@@ -6,16 +6,17 @@
  *   tsx scripts/forge.ts build               any forge command
  */
 import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { foundryBinary } from "../core/chain/anvil.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const require = createRequire(import.meta.url);
-const forgeBin = require.resolve("@foundry-rs/forge/bin.mjs");
+// The platform binary itself: the package's bin.mjs wrapper exits 0 even when tests fail.
+const forgeBin = foundryBinary("forge");
+if (!forgeBin) throw new Error("forge binary not found: is @foundry-rs/forge installed for this platform?");
 
 const args = process.argv.slice(2);
-const child = spawn(process.execPath, [forgeBin, ...(args.length ? args : ["test"])], {
+const child = spawn(forgeBin, args.length ? args : ["test"], {
   cwd: join(root, "contracts"),
   stdio: "inherit",
   // forge would otherwise try to reach the network for telemetry/compiler lists.

@@ -32,12 +32,16 @@ export type Anvil = {
   stop: () => Promise<void>;
 };
 
-/** Path of the anvil binary for this platform, or null if the platform package is missing. */
-export function anvilBinary(): string | null {
+/**
+ * Path of a foundry tool's binary from its npm platform package (`@foundry-rs/<tool>-<os>-<arch>`),
+ * or null if that package is missing. Spawn it directly: the packages' `bin.mjs` wrappers do not
+ * pass the tool's exit code on.
+ */
+export function foundryBinary(tool: "anvil" | "forge"): string | null {
   const arch = process.arch === "x64" ? "amd64" : process.arch;
-  const exe = process.platform === "win32" ? "anvil.exe" : "anvil";
+  const exe = process.platform === "win32" ? `${tool}.exe` : tool;
   try {
-    const pkg = require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
+    const pkg = require.resolve(`@foundry-rs/${tool}-${process.platform}-${arch}/package.json`);
     const bin = join(dirname(pkg), "bin", exe);
     if (!existsSync(bin)) return null;
     // Some extractors drop the exec bit; the package's postinstall (not run by npm 11) sets it.
@@ -47,6 +51,9 @@ export function anvilBinary(): string | null {
     return null;
   }
 }
+
+/** Path of the anvil binary for this platform, or null if the platform package is missing. */
+export const anvilBinary = () => foundryBinary("anvil");
 
 /** A TCP port that is free right now on 127.0.0.1. */
 export function freePort(): Promise<number> {
