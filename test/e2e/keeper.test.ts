@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Hex } from "viem";
-import { engineAbi, marketAbi, oracleAbi } from "../../abis/index.js";
+import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.js";
 import { devAccount, KEY_INDEX } from "../../core/config.js";
-import { publicClient } from "./helpers/chain.js";
+import { publicClient, walletClient } from "./helpers/chain.js";
 import { stackList, type StackInfo } from "./helpers/stacks.js";
 
 const runnable = stackList().filter((s) => s.keeperUrl);
@@ -24,7 +24,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | null | f
 
 describe.skipIf(runnable.length === 0).each(runnable)("keeper jobs ($kind)", (s: StackInfo) => {
   const client = publicClient(s);
-  const { engine, oracle } = s.deployment.contracts;
+  const { engine, oracle, venueLens } = s.deployment.contracts;
 
   it("reports its loops on /health", async () => {
     const res = await fetch(`${s.keeperUrl}/health`);
@@ -79,6 +79,29 @@ describe.skipIf(runnable.length === 0).each(runnable)("keeper jobs ($kind)", (s:
       expect(bestBid < bestAsk).toBe(true);
       // within 1 % of the index (the ladder spans 10–30 bps; the index may have moved since)
       expect(bestBid > (index * 99n) / 100n && bestAsk < (index * 101n) / 100n).toBe(true);
+    }
+  });
+
+  it("re-quotes around the index when it moves (and the feed follows the move)", async () => {
+    const eur = s.deployment.markets.find((m) => m.symbol === "EUR/USD")!;
+    const id = eur.marketId as Hex;
+    const deployer = walletClient(s, s.keys.deployer);
+    const [start] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [id] });
+    const moved = ((start * 1005n) / 1000n / 10n ** 13n) * 10n ** 13n; // +0.5 %, on the tick
+    const setPrice = async (p: bigint) => {
+      const hash = await deployer.writeContract({ address: oracle, abi: oracleAbi, functionName: "setPrice", args: [id, p] });
+      await client.waitForTransactionReceipt({ hash });
+    };
+    try {
+      await setPrice(moved);
+      await until("the ladder around the new index", async () => {
+        const [index] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [id] });
+        if (index < (moved * 995n) / 1000n) return undefined; // the feed re-anchors at the move, never back
+        const [bid, ask] = await client.readContract({ address: venueLens, abi: venueLensAbi, functionName: "bestPrices", args: [eur.marketAddress] });
+        return bid > 0n && bid < index && ask > index && ask - bid <= (index * 100n) / 10_000n;
+      }, 60_000);
+    } finally {
+      await setPrice(start);
     }
   });
 });
