@@ -57,12 +57,14 @@ contract MarketMatchingTest is VenueFixture {
 
     /// docs/CONTRACTS.md "Positions" step 4: a negative Δavailable (the fee) is "taken first from
     /// available, then from position margin". BUGS.md #2: the fee comes out of the position margin.
-    function test_match_takerFeeComesFromAvailableFirst() public {
+    /// Isolated margin (docs/CONTRACTS.md, Positions step 4): an opening fill's fee comes out of
+    /// the collateral that becomes the position's margin; the rest of the account is untouched.
+    function test_match_takerFeeComesFromPositionMargin() public {
         _limit(bob, b, SHORT, 108e6, 10, 1.08e18);
         _market(alice, a, LONG, 54e6, 10);
         uint256 takerFee = _takerFee(500e18, 1.08e18);
-        assertEq(_pos(a).marginWad, 54e18, "position keeps the whole order margin");
-        assertEq(_acct(a).availableWad, 1_000e18 - 54e18 - takerFee, "fee paid from available");
+        assertEq(_pos(a).marginWad, 54e18 - takerFee, "position margin = collateral - fee");
+        assertEq(_acct(a).availableWad, 1_000e18 - 54e18, "available margin untouched");
     }
 
     function test_match_emitsOrderFilledWithPostState() public {
