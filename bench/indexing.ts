@@ -31,8 +31,19 @@ const TYPE = { MARKET: 0, LIMIT: 1 } as const;
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 /** Sends placeOrder from wallet `w` with its own nonce sequence (no simulation: speed). */
-function orderSender(v: Venue) {
+function orderSender(v: Venue, maxInFlight = 24) {
   const next = new Map<number, Promise<number>>();
+  // bounded concurrency: hundreds of simultaneous sends time out on a busy machine
+  let inFlight = 0;
+  const waiting: (() => void)[] = [];
+  const acquire = async () => {
+    while (inFlight >= maxInFlight) await new Promise<void>((r) => waiting.push(r));
+    inFlight++;
+  };
+  const release = () => {
+    inFlight--;
+    waiting.shift()?.();
+  };
   return async (w: number, marketId: Hex, side: 0 | 1, type: 0 | 1, collateral: string, leverage: bigint, price: string) => {
     const wallet = v.wallet(w);
     // one promise chain per wallet hands out consecutive nonces to concurrent senders
@@ -40,6 +51,7 @@ function orderSender(v: Venue) {
     const mine = prev.then((n) => n + 1);
     next.set(w, mine);
     const nonce = await mine;
+    await acquire();
     const hash = await wallet.writeContract({
       address: v.deployment.contracts.engine,
       abi: engineAbi,
@@ -48,7 +60,7 @@ function orderSender(v: Venue) {
       gas: 3_000_000n,
       nonce,
       chain: null,
-    } as never);
+    } as never).finally(release);
     return hash;
   };
 }
