@@ -15,8 +15,8 @@ import { classifySendError, revertToApiError } from "../../core/chain/revert.js"
 import type { RelayerConfig, CrashStep } from "./config.js";
 import { VENUE_ABI, type Chain } from "./chain.js";
 import { OPS, SUCCESS_STATUS, type Kind } from "./ops.js";
-import type { Store, RequestRow, SignedTx, AttemptRow } from "./db/store.js";
-import { FINAL_STATUSES } from "./db/schema.js";
+import type { Store, RequestRow, SignedTx, AttemptRow, NewRequest } from "./db/store.js";
+import { FINAL_STATUSES, type RequestStatus } from "./db/schema.js";
 import { Batcher } from "./batcher.js";
 
 type CallWithGas = { to: Address; data: Hex; gas: bigint };
@@ -50,6 +50,18 @@ export class Relayer {
     const signed = await this.store.signBatch(this.signer, items, (call, nonce) => this.sign(call, call.gas, nonce));
     return items.map((i) => signed.get(i.id) ?? null);
   });
+  private finished$ = new Batcher<{ from: "QUEUED" | "SIGNED"; outcome: Outcome; blockNumber?: bigint }, boolean>(async (items) => {
+    const done = new Set<string>();
+    for (const from of ["QUEUED", "SIGNED"] as const) {
+      const batch = items.filter((i) => i.from === from);
+      const states: RequestStatus[] = from === "QUEUED" ? ["QUEUED"] : ["SIGNED", "SENT"];
+      for (const id of await this.store.finishMany(states, batch.map((i) => ({ ...i.outcome, httpStatus: i.outcome.httpStatus!, blockNumber: i.blockNumber }))))
+        done.add(id);
+    }
+    return items.map((i) => done.has(i.outcome.id));
+  });
+  /** Inserts of requests without children, group-committed. */
+  readonly inserts$ = new Batcher<NewRequest, { row: RequestRow; created: boolean }>((reqs) => this.store.insertMany(reqs));
   private sent$ = new Batcher<{ id: string; hash: string }, void>(async (items) => {
     await this.store.markSentBatch(items);
     return items.map(() => undefined);
@@ -138,7 +150,7 @@ export class Relayer {
       const err = toApiError(e);
       if (err.status >= 500) this.log.warn({ err: e, requestId: id }, "check failed");
       const outcome = { id, status: "FAILED" as const, httpStatus: err.status, response: fail(err.code, err.message), txHash: null };
-      if (await this.store.finish(id, ["QUEUED"], outcome)) this.emitFinal(outcome);
+      if (await this.finished$.push({ from: "QUEUED", outcome })) this.emitFinal(outcome);
       return;
     }
     const t2 = performance.now();
@@ -360,9 +372,7 @@ export class Relayer {
       const response = fail(err.code, `${err.message} (transaction ${receipt.transactionHash} reverted)`);
       outcome = { id: row.id, status: "REVERTED", httpStatus: err.status, response, txHash: receipt.transactionHash };
     }
-    const done = await this.store.finish(row.id, ["SIGNED", "SENT"], {
-      status: outcome.status, httpStatus: outcome.httpStatus!, response: outcome.response, txHash: outcome.txHash, blockNumber: receipt.blockNumber,
-    });
+    const done = await this.finished$.push({ from: "SIGNED", outcome, blockNumber: receipt.blockNumber });
     for (const a of row.attempts) {
       this.lastSend.delete(a.hash);
       this.lastDropCheck.delete(a.hash);

@@ -93,6 +93,47 @@ export class Store {
     return rows.length > 0;
   }
 
+  /** `finish` for a batch (one statement); returns the ids it finished. */
+  async finishMany(
+    from: RequestStatus[],
+    items: Array<{ id: string; status: RequestStatus; httpStatus: number; response: unknown; blockNumber?: bigint | null; txHash?: string | null }>,
+  ): Promise<Set<string>> {
+    if (!items.length) return new Set();
+    const { requests } = this.t;
+    const values = sql.join(
+      items.map((f) => sql`(${f.id}, ${f.status}, ${f.httpStatus}::integer, ${JSON.stringify(f.response)}::json, ${f.blockNumber?.toString() ?? null}::bigint, ${f.txHash ?? null}::text)`),
+      sql`, `,
+    );
+    const res = await this.db.execute(sql`UPDATE ${requests} SET status = v.status, http_status = v.http_status, response = v.response,
+      block_number = COALESCE(v.block_number, ${requests.blockNumber}), tx_hash = COALESCE(v.tx_hash, ${requests.txHash}), updated_at = now()
+      FROM (VALUES ${values}) AS v(id, status, http_status, response, block_number, tx_hash)
+      WHERE ${requests.id} = v.id AND ${requests.status} IN (${sql.join(from.map((f) => sql`${f}`), sql`, `)})
+      RETURNING ${requests.id} AS id`);
+    return new Set((res as unknown as { rows: { id: string }[] }).rows.map((r) => r.id));
+  }
+
+  /** `insert` for a batch of requests without children (one statement, plus one for idempotent twins). */
+  async insertMany(reqs: NewRequest[]): Promise<Array<{ row: RequestRow; created: boolean }>> {
+    const { requests } = this.t;
+    if (!reqs.length) return [];
+    const inserted = await this.db.insert(requests).values(reqs.map((r) => ({ ...r, status: "QUEUED" as const }))).onConflictDoNothing().returning();
+    const byId = new Map(inserted.map((r) => [r.id, r]));
+    const missing = reqs.filter((r) => !byId.has(r.id));
+    const twins = missing.length
+      ? await this.db
+          .select()
+          .from(requests)
+          .where(sql`(${requests.caller}, ${requests.idempotencyKey}) IN (${sql.join(missing.map((m) => sql`(${m.caller}, ${m.idempotencyKey})`), sql`, `)})`)
+      : [];
+    return reqs.map((r) => {
+      const row = byId.get(r.id);
+      if (row) return { row, created: true };
+      const twin = twins.find((t) => t.caller === r.caller && t.idempotencyKey === r.idempotencyKey);
+      if (!twin) throw new Error("idempotent insert found no row");
+      return { row: twin, created: false };
+    });
+  }
+
   /** Refreshes updated_at of a QUEUED row (the process working on it is alive). */
   async touch(id: string) {
     await this.db.update(this.t.requests).set({ updatedAt: new Date() }).where(eq(this.t.requests.id, id));

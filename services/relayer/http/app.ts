@@ -99,7 +99,7 @@ export function relayerApp(relayer: Relayer, log: Logger) {
       lane: OPS[ch.kind].lane(ch.params as never), requestIdHeader, parentId: id,
     }));
     const tInsert = performance.now();
-    const { row, created } = await store.insert(req, children);
+    const { row, created } = children.length ? await store.insert(req, children) : await relayer.inserts$.push(req);
     const insertMs = Math.round(performance.now() - tInsert);
     if (!created && row.bodyHash !== bodyHash)
       throw new ApiError("IDEMPOTENCY_CONFLICT", "this Idempotency-Key was used with another request");
