@@ -98,7 +98,15 @@ export function createGatewayApp(deps: GatewayDeps) {
       return id ? `key:${id.keyId}` : `ip:${remoteAddress(c) ?? "unknown"}`;
     },
   });
-  app.use("/v1/*", except((c) => OPEN_PATHS.test(c.req.path), auth as MiddlewareHandler, limiter));
+  // Guessing keys costs a lookup each: an address with too many 401s is refused for a while.
+  const authFailures = rateLimit({
+    limit: config.rateLimit.authFailures,
+    windowMs: config.rateLimit.windowMs,
+    key: (c) => `auth:${remoteAddress(c) ?? "unknown"}`,
+    countsIf: (c) => c.res.status === 401,
+    headers: false,
+  });
+  app.use("/v1/*", except((c) => OPEN_PATHS.test(c.req.path), authFailures, auth as MiddlewareHandler, limiter));
 
   registerHealthRoutes(app, deps);
   registerMarketRoutes(app, deps);

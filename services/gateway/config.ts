@@ -24,6 +24,8 @@ const envSchema = z.object({
   HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(2_000),
   /** Requests per key (or per client address without a key) per window. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
+  /** Failed authentications (401) per client address per minute before that address gets 429. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** How long a verified key stays cached in this process (revocation elsewhere takes this long). */
   KEY_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024),
@@ -42,7 +44,7 @@ export interface GatewayConfig {
   dbSchema: string;
   pgliteDir: string;
   timeouts: { integrationMs: number; relayerMs: number; keeperMs: number; healthMs: number };
-  rateLimit: { limit: number; windowMs: number };
+  rateLimit: { limit: number; windowMs: number; authFailures: number };
   keyCacheMs: number;
   bodyLimitBytes: number;
   internalToken: string;
@@ -77,7 +79,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       keeperMs: e.KEEPER_TIMEOUT_MS,
       healthMs: e.HEALTH_TIMEOUT_MS,
     },
-    rateLimit: { limit: e.RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
+    rateLimit: { limit: e.RATE_LIMIT_PER_MINUTE, windowMs: 60_000, authFailures: e.AUTH_FAILURES_PER_MINUTE },
     keyCacheMs: e.KEY_CACHE_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     internalToken: secret("INTERNAL_TOKEN", env),

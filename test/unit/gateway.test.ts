@@ -379,6 +379,22 @@ describe("rate limit", () => {
   });
 });
 
+describe("failed authentications", () => {
+  it("an address with too many 401s gets 429 for the window", async () => {
+    const g = await gatewayOverStandIns({ AUTH_FAILURES_PER_MINUTE: "3" }, () => "10.1.2.3");
+    try {
+      const ok = { headers: { "X-API-Key": g.keyA.key } };
+      expect((await g.app.request("/v1/accounts/1", ok)).status).toBe(200); // successes do not count
+      for (let i = 0; i < 3; i++) expect((await g.app.request("/v1/accounts/1", { headers: { "X-API-Key": "guess" + i } })).status).toBe(401);
+      const blocked = await g.app.request("/v1/accounts/1", { headers: { "X-API-Key": "guess" } });
+      expect(blocked.status).toBe(429);
+      expect(blocked.headers.get("retry-after")).toBeTruthy();
+    } finally {
+      await g.close();
+    }
+  });
+});
+
 describe("OpenAPI and docs", () => {
   it("the document lists every route of the spec's table", async () => {
     const res = await gw.app.request("/v1/openapi.json");
