@@ -7,13 +7,12 @@
  * routes' error answers (400/401/404/409, never 500).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeAbiParameters, keccak256, maxUint256, parseUnits, type Address, type Hex } from "viem";
+import { encodeAbiParameters, keccak256, maxUint256, parseUnits, type Hex } from "viem";
 import { depositTokenAbi, engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.js";
 import { devAccount, KEY_INDEX } from "../../core/config.js";
 import { publicClient, walletClient } from "./helpers/chain.js";
 import { stackList, type StackInfo } from "./helpers/stacks.js";
 
-const E18 = 10n ** 18n;
 const TRADER_INDEX = 17; // ether only in the harness: this file's own wallet
 const runnable = stackList().filter((s) => s.keeperUrl && s.relayerUrl);
 

@@ -5,7 +5,6 @@
  */
 import type { Hex } from "viem";
 import { formatWad as formatX18 } from "../../../core/units.js";
-import type { Logger } from "pino";
 import { ApiError } from "../../../core/errors.js";
 import type { Health } from "../../../core/math/index.js";
 import type { IndexerReader, Snapshot } from "../indexer/reader.js";

@@ -48,7 +48,7 @@ export class MarketMaker {
 
   /** Account, tokens, allowance, deposit: whatever is missing. Idempotent. */
   async setup(): Promise<bigint> {
-    const { engine, depositToken } = this.venue;
+    const { engine } = this.venue;
     const me = this.maker.address;
     let id = await this.client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [me] });
     if (id === 0n) {
