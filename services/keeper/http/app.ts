@@ -140,7 +140,9 @@ export function createKeeperApp(deps: KeeperAppDeps) {
     c.header("X-Indexed-Block", r.block.toString());
     return c.json(ok(r.data), 200);
   };
-  const relay = (c: Context, a: { status: number; body: unknown }) => c.json(a.body as object, a.status as 200);
+  // The relayer's answer as is; a relayer failure (500) is a bad gateway from here.
+  const relay = (c: Context, a: { status: number; body: unknown }) =>
+    c.json(a.body as object, (a.status === 500 ? 502 : a.status) as 200);
 
   const minBlockOf = (q: { minBlock?: string }) => (q.minBlock === undefined ? undefined : BigInt(q.minBlock));
   app.openapi(routes.accountHealth, async (c) =>
