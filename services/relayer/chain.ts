@@ -32,7 +32,7 @@ export class Chain {
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [opts.rpcUrl] } },
     });
-    this.client = createPublicClient({ chain, transport: http(opts.rpcUrl, { retryCount: 2, timeout: 10_000, batch: { batchSize: 100, wait: 0 } }) }) as PublicClient;
+    this.client = createPublicClient({ chain, transport: http(opts.rpcUrl, { retryCount: 2, timeout: 10_000 }) }) as PublicClient;
     this.account = privateKeyToAccount(opts.privateKey);
     this.engine = opts.deployment.contracts.engine;
     this.depositToken = opts.deployment.contracts.depositToken;
