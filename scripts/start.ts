@@ -21,7 +21,7 @@ import { DEFAULT_ADMIN_TOKEN, DEFAULT_INTERNAL_TOKEN, KEY_INDEX, LOCAL_CHAIN_ID,
 import { PROJECT_ROOT, loadDeployment, serializeDeployment, type Deployment } from "../core/deployment.js";
 import { deployVenue, isDeployed, writeDeployment } from "./deploy.js";
 import { publicClientFor, walletClientFor } from "./lib/clients.js";
-import { DEMO_DEPOSIT_6, DEMO_MINT_6, mintTo, prepareWallet, usd } from "./lib/demo-wallets.js";
+import { DEMO_DEPOSIT_6, DEMO_MINT_6, createAccountsInOrder, mintTo, prepareWallet, usd } from "./lib/demo-wallets.js";
 import { startServices, type RunningServices } from "./lib/services.js";
 import { createApiKey } from "./lib/api-keys.js";
 import { indexerSchemaName } from "./lib/indexer-schema.js";
@@ -128,6 +128,7 @@ async function main() {
       { address: devAccount(KEY_INDEX.marketMaker).address, amount6: MARKET_MAKER_MINT_6 },
     ], true);
     const relayer = devAccount(KEY_INDEX.relayer).address;
+    await createAccountsInOrder(ctx, demo.map((a) => a.privateKey));
     const accountIds = await Promise.all(
       demo.map((a) => prepareWallet(ctx, a.privateKey, { approve: true, createAccount: true, deposit6: DEMO_DEPOSIT_6, operator: relayer })),
     );

@@ -49,11 +49,21 @@ export type PrepareOptions = {
   approve?: boolean;
   /** create the account if the wallet has none */
   createAccount?: boolean;
-  /** deposit this much (6 decimals) into an account created by this call (re-runs add nothing) */
+  /** deposit this much (6 decimals) into the account while it holds no margin (re-runs add nothing) */
   deposit6?: bigint;
   /** approve this operator (the relayer) by a direct setOperator transaction */
   operator?: Address;
 };
+
+/**
+ * Creates accounts one wallet after the other, so that wallet order gives account ids
+ * (wallet 0 → account 1 on a fresh chain); returns each accountId.
+ */
+export async function createAccountsInOrder(ctx: Ctx, keys: Hex[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const key of keys) ids.push(await prepareWallet(ctx, key, { createAccount: true }));
+  return ids;
+}
 
 /** Prepares one wallet from its own key; returns its accountId (0 if it has none). */
 export async function prepareWallet(ctx: Ctx, key: Hex, o: PrepareOptions): Promise<number> {
@@ -67,13 +77,13 @@ export async function prepareWallet(ctx: Ctx, key: Hex, o: PrepareOptions): Prom
     }
   }
   let accountId = (await client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [me] })) as bigint;
-  let created = false;
   if (o.createAccount && accountId === 0n) {
     await send(ctx, key, "createAccount", { address: engine, abi: engineAbi, functionName: "createAccount", args: [me] });
     accountId = (await client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [me] })) as bigint;
-    created = true;
   }
-  if (created && o.deposit6) {
+  const empty = async () =>
+    ((await client.readContract({ address: engine, abi: engineAbi, functionName: "getAccount", args: [accountId] })) as { totalWad: bigint }).totalWad === 0n;
+  if (accountId !== 0n && o.deposit6 && (await empty())) {
     await send(ctx, key, "deposit", { address: engine, abi: engineAbi, functionName: "deposit", args: [accountId, o.deposit6] });
   }
   if (o.operator) {

@@ -124,9 +124,9 @@ function spawnService(o: ServicesOptions, s: ServiceName): Proc {
 }
 
 /**
- * Starts Ponder, the relayer and the gateway together, the keeper once the indexer and relayer
- * answer (it reads both at start), and waits for each `/ready` or `/health`. On any failure,
- * stops what it started and throws with the failing service's log tail.
+ * Starts Ponder, the relayer, the gateway and the keeper together and waits for each `/ready`
+ * or `/health`. On any failure, stops what it started and throws with the failing service's
+ * log tail.
  */
 export async function startServices(o: ServicesOptions): Promise<RunningServices> {
   const log = o.log ?? (() => {});
@@ -148,11 +148,10 @@ export async function startServices(o: ServicesOptions): Promise<RunningServices
         log(`${s.padEnd(8)} ${url(s)}`);
       });
     };
-    const first: Promise<void>[] = [start("indexer", "/ready", 180_000)];
-    if (has("relayer")) first.push(start("relayer", "/health", 90_000));
-    if (has("gateway")) first.push(start("gateway", "/health", 90_000));
-    await Promise.all(first);
-    if (has("keeper")) await start("keeper", "/health", 90_000);
+    // All at once: the keeper's loops retry until the indexer and relayer answer.
+    const all: Promise<void>[] = [start("indexer", "/ready", 180_000)];
+    for (const svc of ["relayer", "gateway", "keeper"] as const) if (has(svc)) all.push(start(svc, "/health", 120_000));
+    await Promise.all(all);
     return { urls, procs, stop };
   } catch (e) {
     await stop();

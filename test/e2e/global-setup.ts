@@ -2,7 +2,7 @@
  * vitest globalSetup of the e2e project: once per run, one stack per database kind
  * (`E2E_DB=pglite|postgres|both`, default both), started in parallel, each on its own anvil
  * (see test/e2e/stack.ts). Tests read them with `inject("stacks")` (helpers: test/e2e/helpers).
- * Teardown stops every process group and drops the run's Postgres schemas.
+ * Teardown stops every process group and drops the run's Postgres database.
  * Logs: the temp dir printed at start (`E2E_VERBOSE=1` prints progress).
  */
 import type { TestProject } from "vitest/node";

@@ -3,9 +3,12 @@
  * contracts deployed by `deployVenue`, funded demo wallets, and the services on one database
  * kind. Each stack has its own chain because the relayer owns the nonces of its signer and the
  * keeper's market maker quotes with one key: two stacks on one chain would race on both.
+ * A Postgres stack gets a database of its own (`venue_e2e_<run>`, dropped at teardown): see
+ * `createDatabase` below for why a schema is not enough.
  *
  * Demo wallets (anvil indices 0–9), as prepared here:
- *   0–4  1,000,000 USDV, engine approved, account created, 100,000 USDV deposited, relayer
+ *   0–4  1,000,000 USDV, engine approved, account created (wallet i → account i + 1),
+ *        100,000 USDV deposited, relayer
  *        approved as operator, a gateway API key
  *   5–9  1,000,000 USDV, engine approved, no account (for account-creation / approval tests),
  *        a gateway API key
@@ -21,7 +24,7 @@ import { DEFAULT_ADMIN_TOKEN, DEFAULT_INTERNAL_TOKEN, KEY_INDEX, devAccount } fr
 import type { Deployment } from "../../core/deployment.js";
 import { deployVenue, writeDeployment } from "../../scripts/deploy.js";
 import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
-import { DEMO_DEPOSIT_6, DEMO_MINT_6, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
+import { DEMO_DEPOSIT_6, DEMO_MINT_6, createAccountsInOrder, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
 import { startServices, type RunningServices } from "../../scripts/lib/services.js";
 import { createApiKey } from "../../scripts/lib/api-keys.js";
 
@@ -53,7 +56,39 @@ export type StackInfo = {
   logDir: string;
 };
 
+/** The server's admin connection; each Postgres stack gets its own database on it (below). */
 export const POSTGRES_URL = process.env.E2E_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+/**
+ * Ponder keeps its RPC sync store in the fixed schema `ponder_sync`, keyed by chain id only, and
+ * every local chain is 31337 with the same contract addresses: two runs on one database would
+ * read each other's cached logs. So every Postgres stack gets a database of its own.
+ */
+export function databaseUrl(name: string, base = POSTGRES_URL): string {
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+export async function createDatabase(name: string, base = POSTGRES_URL) {
+  const c = new pg.Client({ connectionString: base });
+  await c.connect();
+  try {
+    await c.query(`CREATE DATABASE "${name.replaceAll('"', "")}"`);
+  } finally {
+    await c.end();
+  }
+}
+
+export async function dropDatabase(name: string, base = POSTGRES_URL) {
+  const c = new pg.Client({ connectionString: base });
+  await c.connect();
+  try {
+    await c.query(`DROP DATABASE IF EXISTS "${name.replaceAll('"', "")}" WITH (FORCE)`);
+  } finally {
+    await c.end();
+  }
+}
 
 export const PREPARED_ACCOUNTS = [0, 1, 2, 3, 4];
 export const FRESH_WALLETS = [5, 6, 7, 8, 9];
@@ -82,10 +117,12 @@ export async function startStack(kind: DbKind, runId: string, opts: { env?: Reco
 
   let anvil: Anvil | undefined;
   let services: RunningServices | undefined;
+  const dbName = `venue_e2e_${runId}`;
+  const dbUrl = kind === "postgres" ? databaseUrl(dbName) : null;
   const stop = async () => {
     await services?.stop().catch(() => {});
     await anvil?.stop().catch(() => {});
-    if (kind === "postgres") await dropSchemas(Object.values(schemas).filter((s): s is string => !!s)).catch(() => {});
+    if (kind === "postgres") await dropDatabase(dbName).catch(() => {});
   };
 
   try {
@@ -107,6 +144,7 @@ export async function startStack(kind: DbKind, runId: string, opts: { env?: Reco
       { address: devAccount(KEY_INDEX.marketMaker).address, amount6: MARKET_MAKER_MINT_6 },
     ]);
     const relayerAddress = devAccount(KEY_INDEX.relayer).address;
+    await createAccountsInOrder(ctx, demo.filter((a) => PREPARED_ACCOUNTS.includes(a.index)).map((a) => a.privateKey));
     const accountIds = await Promise.all(
       demo.map((a) =>
         prepareWallet(ctx, a.privateKey, PREPARED_ACCOUNTS.includes(a.index)
@@ -116,7 +154,7 @@ export async function startStack(kind: DbKind, runId: string, opts: { env?: Reco
     );
     log(`[${kind}] wallets ready in ${Date.now() - t0} ms`);
 
-    if (kind === "postgres") await dropSchemas(Object.values(schemas).filter((s): s is string => !!s));
+    if (kind === "postgres") await createDatabase(dbName);
     const ports = { indexer: await freePort(), relayer: await freePort(), gateway: await freePort(), keeper: await freePort() };
     services = await startServices({
       rpcUrl: anvil.rpcUrl,
@@ -125,12 +163,13 @@ export async function startStack(kind: DbKind, runId: string, opts: { env?: Reco
       indexerSchema: schemas.indexer,
       ports,
       db: kind === "postgres"
-        ? { kind, url: POSTGRES_URL, relayerSchema: schemas.relayer!, gatewaySchema: schemas.gateway! }
+        ? { kind, url: dbUrl!, relayerSchema: schemas.relayer!, gatewaySchema: schemas.gateway! }
         : { kind, indexerDir: join(base, "ponder-pglite"), relayerDir: join(base, "relayer-db"), gatewayDir: join(base, "gateway-db") },
       secrets,
       keys,
       logDir,
-      env: opts.env,
+      // A calmer price feed than `npm start`'s: fewer blocks to index while tests run on 2 cores.
+      env: { PRICE_FEED_INTERVAL_MS: process.env.E2E_PRICE_FEED_INTERVAL_MS ?? "10000", ...opts.env },
       log: (m) => log(`[${kind}] ${m}`),
     });
     log(`[${kind}] services up in ${Date.now() - t0} ms`);
@@ -162,7 +201,7 @@ export async function startStack(kind: DbKind, runId: string, opts: { env?: Reco
         apiKey: apiKeys[a.address.toLowerCase()] ?? null,
       })),
       keys,
-      databaseUrl: kind === "postgres" ? POSTGRES_URL : null,
+      databaseUrl: dbUrl,
       schemas,
       logDir,
     };
@@ -174,7 +213,7 @@ export async function startStack(kind: DbKind, runId: string, opts: { env?: Reco
   }
 }
 
-export async function dropSchemas(names: string[], url = POSTGRES_URL) {
+export async function dropSchemas(names: string[], url: string) {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
