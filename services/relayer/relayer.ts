@@ -7,7 +7,7 @@
  * crash) left it: receipts, re-sends of dropped transactions, fee bumps of stuck ones.
  */
 import { EventEmitter } from "node:events";
-import { keccak256, type Address, type Hex, type TransactionReceipt } from "viem";
+import { keccak256, RawContractError, type Address, type Hex, type TransactionReceipt } from "viem";
 import type { Logger } from "pino";
 import { ApiError } from "../../core/errors.js";
 import { fail, ok } from "../../core/envelope.js";
@@ -382,8 +382,23 @@ export class Relayer {
     this.emitFinal(outcome);
   }
 
-  /** Replays a reverted transaction on the state before its block to read the custom error. */
+  /**
+   * The custom error of a mined, reverted transaction: its revert data from the node's call
+   * tracer (exact: the state inside its block), else a replay on the state before its block.
+   */
   private async revertReason(row: RequestRow, receipt: TransactionReceipt): Promise<ApiError> {
+    try {
+      const trace = (await this.chain.client.request({
+        method: "debug_traceTransaction" as never,
+        params: [receipt.transactionHash, { tracer: "callTracer" }] as never,
+      })) as { output?: Hex } | null;
+      if (trace?.output && trace.output !== "0x") {
+        const err = revertToApiError(new RawContractError({ data: trace.output }), VENUE_ABI);
+        if (err && err.code !== "TRANSACTION_REVERTED") return err;
+      }
+    } catch {
+      // node without debug_traceTransaction: fall back to the replay
+    }
     try {
       await this.chain.client.call({
         account: this.signer, to: row.toAddress as Address, data: row.data as Hex, gas: row.gas ?? undefined,

@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
+import { engineAbi } from "../../abis/index.js";
+import { walletClientFor } from "../../scripts/lib/clients.js";
 import { dropSchema, POSTGRES_URL, relayerCall, rpc, startRelayer, startTestChain, uniqueSchema, type TestChain } from "./relayer-harness.js";
 
 let chain: TestChain;
@@ -91,6 +93,35 @@ describe("stuck and dropped transactions (automine off)", () => {
       const mined = await chain.client.getTransaction({ hash: replacement });
       expect(mined.nonce).toBe(original.nonce);
       expect(mined.maxFeePerGas! * 10_000n).toBeGreaterThanOrEqual(original.maxFeePerGas! * 11_250n);
+    } finally {
+      await relayer.stop();
+    }
+  });
+
+  it("a write that passed its checks but reverts on chain is answered with the spec's code", async () => {
+    const relayer = await startRelayer(chain, db, { WRITE_TIMEOUT_MS: "1000", BUMP_AFTER_MS: "600000", REBROADCAST_AFTER_MS: "600000" }, { name: "reverted" });
+    try {
+      const a = chain.accounts[0]!;
+      const acct = await chain.client.readContract({ address: chain.deployment.contracts.engine, abi: engineAbi, functionName: "getAccount", args: [BigInt(a.accountId)] });
+      const all6 = acct.availableWad / 10n ** 12n;
+      // the relayer's withdrawal of everything passes its checks and waits in the pool…
+      const r = await relayerCall(relayer.url, "POST", `/internal/accounts/${a.accountId}/withdraw`, { caller: a.address, body: { amount: all6.toString() } });
+      expect(r.status).toBe(202);
+      // …while the owner withdraws 1 USDV directly, paying more to go first in the block
+      const owner = walletClientFor(chain.rpcUrl, 31337, a.privateKey);
+      await owner.writeContract({
+        address: chain.deployment.contracts.engine, abi: engineAbi, functionName: "withdraw", args: [BigInt(a.accountId), 1_000_000n],
+        gas: 300_000n, maxPriorityFeePerGas: 50_000_000_000n, maxFeePerGas: 200_000_000_000n, // explicit gas: no estimate on the pending state
+      });
+      await rpc(chain.rpcUrl, "evm_mine");
+      const done = await until("reverted", async () => {
+        const s = await relayerCall(relayer.url, "GET", `/internal/transactions/${r.body.data.requestId}`);
+        return s.body.data.transactionStatus === "REVERTED" ? s.body.data : null;
+      });
+      expect(done.error.code).toBe("INSUFFICIENT_MARGIN");
+      expect(done.httpStatus).toBe(422);
+      const receipt = await chain.client.getTransactionReceipt({ hash: done.transactionHash });
+      expect(receipt.status).toBe("reverted");
     } finally {
       await relayer.stop();
     }
