@@ -69,7 +69,7 @@ async function countEvents(v: Venue, toBlock: bigint): Promise<number> {
   const { engine, oracle, marketFactory } = v.deployment.contracts;
   const addresses = [engine, oracle, marketFactory, ...v.deployment.markets.map((m) => m.marketAddress)] as Hex[];
   let n = 0;
-  const step = 2_000n;
+  const step = 100n; // small ranges: a venue log is ~0.5 kB and RPC answers are capped at 10 MB
   for (let from = 0n; from <= toBlock; from += step) {
     const to = from + step - 1n < toBlock ? from + step - 1n : toBlock;
     const logs = await v.client.getLogs({ address: addresses, fromBlock: from, toBlock: to });
