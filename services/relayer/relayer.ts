@@ -277,14 +277,12 @@ export class Relayer {
     }
   }
 
-  /** QUEUED rows nobody has touched for a while (their process died): run them here. */
+  /** Keeps this process's queued rows fresh, and runs QUEUED rows nobody touched for a while (their process died). */
   private async adoptOrphans() {
-    const rows = await this.store.queued(new Date(Date.now() - this.cfg.ORPHAN_AFTER_MS));
-    for (const row of rows) {
-      if (this.active.has(row.id)) continue;
-      await this.store.touch(row.id);
-      this.submit(row);
-    }
+    await this.store.touch([...this.active]);
+    const rows = (await this.store.queued(new Date(Date.now() - this.cfg.ORPHAN_AFTER_MS))).filter((r) => !this.active.has(r.id));
+    await this.store.touch(rows.map((r) => r.id));
+    for (const row of rows) this.submit(row);
   }
 
   private async track(row: RequestRow & { attempts: AttemptRow[] }, latestNonce: bigint) {

@@ -134,9 +134,11 @@ export class Store {
     });
   }
 
-  /** Refreshes updated_at of a QUEUED row (the process working on it is alive). */
-  async touch(id: string) {
-    await this.db.update(this.t.requests).set({ updatedAt: new Date() }).where(eq(this.t.requests.id, id));
+  /** Refreshes updated_at of QUEUED rows (the process holding them is alive: no replica adopts them). */
+  async touch(ids: string[]) {
+    if (!ids.length) return;
+    const { requests } = this.t;
+    await this.db.update(requests).set({ updatedAt: new Date() }).where(and(inArray(requests.id, ids), eq(requests.status, "QUEUED")));
   }
 
   /**
