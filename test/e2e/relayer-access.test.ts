@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { ADMIN_TOKEN, dropSchema, POSTGRES_URL, query, relayerCall, RELAYER, startRelayer, startTestChain, uniqueSchema, type RelayerDbOpt, type RelayerProc, type TestChain } from "./relayer-harness.js";
 
 let chain: TestChain;
@@ -81,6 +82,24 @@ describe.each(["pglite", "postgres"] as const)("relayer gate on %s", (kind) => {
     expect(r1.body.error.code).toBe("INSUFFICIENT_MARGIN");
     expect(r2.body).toEqual(r1.body);
     expect(await nonceNow()).toBe(before);
+  });
+
+  it("operator approval: typed data, a signature of another key is INVALID_SIGNATURE (nothing sent), the owner's is applied", async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const td = await relayerCall(relayer.url, "GET", `/internal/operators/typed-data?owner=${owner.address}`);
+    expect(td.status).toBe(200);
+    const { domain, types, message } = td.body.data;
+    const { EIP712Domain: _, ...rest } = types;
+    const typed = { domain, types: rest, primaryType: "OperatorApproval" as const, message: { ...message, expiry: BigInt(message.expiry), nonce: BigInt(message.nonce), deadline: BigInt(message.deadline) } };
+    const before = await nonceNow();
+    const forged = await privateKeyToAccount(generatePrivateKey()).signTypedData(typed);
+    const body = { owner: owner.address, expiry: message.expiry, deadline: message.deadline };
+    const bad = await relayerCall(relayer.url, "POST", "/internal/operators/approve", { caller: owner.address, body: { ...body, signature: forged } });
+    expect([bad.status, bad.body.error.code]).toEqual([400, "INVALID_SIGNATURE"]);
+    expect(await nonceNow()).toBe(before);
+    const good = await relayerCall(relayer.url, "POST", "/internal/operators/approve", { caller: owner.address, body: { ...body, signature: await owner.signTypedData(typed) } });
+    expect(good.status, JSON.stringify(good.body)).toBe(200);
+    expect(good.body.data).toMatchObject({ owner: owner.address, operator: RELAYER.address, expiry: Number(message.expiry) });
   });
 
   it("invite-only: unregistered wallets get NOT_REGISTERED and nothing is sent; the admin registry opens the door", async () => {
