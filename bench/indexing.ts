@@ -79,6 +79,8 @@ async function countEvents(v: Venue, toBlock: bigint): Promise<number> {
 }
 
 let prepared: Promise<BenchVenue> | undefined;
+/** The indexer of the last indexing run (serves /bench/bare): bench/reads.ts reuses it. */
+export let benchIndexer: Indexer | undefined;
 
 export function prepareBenchVenue(log: (m: string) => void = console.log): Promise<BenchVenue> {
   prepared ??= (async () => {
@@ -136,10 +138,12 @@ export type IndexingResult = {
 /** Backfill throughput of a fresh Ponder, then freshness on the live indexer. */
 export async function run(opts: { keep?: boolean } = {}): Promise<IndexingResult & { indexer: Indexer; bench: BenchVenue }> {
   process.env.PONDER_TELEMETRY_DISABLED = "true";
+  process.env.BENCH = "1"; // the indexer also serves bench/reads.ts, with its /bench/bare baseline
   const bench = await prepareBenchVenue();
   const { venue, eur } = bench;
   const t0 = performance.now();
   const indexer = await venue.startIndexer("bench", { waitReady: false }); // HTTP up, backfill starting
+  benchIndexer = indexer;
   const t1 = performance.now();
   await waitForBlock(indexer.url, bench.head, 900_000);
   const t2 = performance.now();

@@ -9,7 +9,7 @@
 import { performance } from "node:perf_hooks";
 import type { Hex } from "viem";
 import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../abis/index.js";
-import { prepareBenchVenue, percentile } from "./indexing.js";
+import { benchIndexer, prepareBenchVenue, percentile } from "./indexing.js";
 
 export type Measure = { rps: number; p50Ms: number; p99Ms: number; requests: number };
 export type ReadRow = { route: string; api: Measure; rpc: Measure & { callsPerAnswer: number }; note?: string };
@@ -46,7 +46,7 @@ export async function run(): Promise<ReadRow[]> {
   const requests = Number(process.env.BENCH_REQUESTS ?? 2_000);
   const bench = await prepareBenchVenue();
   const { venue: v, eur, gbp } = bench;
-  const ix = await v.startIndexer("reads");
+  const ix = benchIndexer ?? (await v.startIndexer("reads", { waitReady: false }));
   const head = await v.client.getBlockNumber({ cacheTime: 0 });
   for (;;) {
     const s = (await (await fetch(`${ix.url}/status`)).json()) as Record<string, { block: { number: number } }>;
