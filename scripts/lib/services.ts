@@ -138,7 +138,6 @@ export async function startServices(o: ServicesOptions): Promise<RunningServices
   const stop = async () => {
     await Promise.all([...procs].reverse().map((p) => p.stop()));
   };
-  const has = (s: Exclude<ServiceName, "indexer">) => existsSync(serviceMain(s));
   try {
     const start = (s: ServiceName, path: string, timeoutMs: number) => {
       const p = spawnService(o, s);
@@ -150,7 +149,7 @@ export async function startServices(o: ServicesOptions): Promise<RunningServices
     };
     // All at once: the keeper's loops retry until the indexer and relayer answer.
     const all: Promise<void>[] = [start("indexer", "/ready", 180_000)];
-    for (const svc of ["relayer", "gateway", "keeper"] as const) if (has(svc)) all.push(start(svc, "/health", 120_000));
+    for (const svc of ["relayer", "gateway", "keeper"] as const) all.push(start(svc, "/health", 120_000));
     await Promise.all(all);
     return { urls, procs, stop };
   } catch (e) {
