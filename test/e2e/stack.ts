@@ -14,7 +14,7 @@
  *        a gateway API key
  *   15–19 ether only (anvil funds them)
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -123,6 +123,8 @@ export async function startStack(kind: DbKind, runId: string, opts: { env?: Reco
     await services?.stop().catch(() => {});
     await anvil?.stop().catch(() => {});
     if (kind === "postgres") await dropDatabase(dbName).catch(() => {});
+    // keep the logs (small, useful after a failure), drop the PGlite databases (~100 MB each)
+    for (const d of ["ponder-pglite", "relayer-db", "gateway-db"]) rmSync(join(base, d), { recursive: true, force: true });
   };
 
   try {
