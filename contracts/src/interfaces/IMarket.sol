@@ -99,6 +99,8 @@ interface IMarket is IVenueErrors {
         uint256 marginWad
     );
     /// One per maker fill. Taker and maker post-fill filled/remaining quantities included.
+    /// `takerFeeWad` is always 0: the taker is settled once per order on its total notional, and
+    /// its fee is in the taker's PositionUpdated.feeWad.
     event OrderFilled(
         uint64 seq, uint256 indexed makerOrderId, uint256 indexed takerOrderId,
         uint256 makerAccountId, uint256 takerAccountId, Side takerSide, uint256 priceX18,
