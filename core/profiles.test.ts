@@ -34,4 +34,10 @@ describe("profiles", () => {
     expect(() => profileFromEnv({ PROFILE: "staging" })).toThrow(/PROFILE must be one of/);
     expect(profileFromEnv({ PUBLIC_BASE_URL: "http://x:1" }).gatewayBaseUrl).toBe("http://x:1");
   });
+
+  it("ACCESS_POLICY overrides the profile's policy for every service, and only with a known value", () => {
+    expect(profileFromEnv({ ACCESS_POLICY: "invite-only" }).accessPolicy).toBe("invite-only");
+    expect(profileFromEnv({ PROFILE: "production", ACCESS_POLICY: "open" }).accessPolicy).toBe("open");
+    expect(() => profileFromEnv({ ACCESS_POLICY: "closed" })).toThrow(/ACCESS_POLICY must be open or invite-only/);
+  });
 });

@@ -84,8 +84,14 @@ export function profileFromEnv(env: Env = process.env): Profile {
     throw new Error(`PROFILE must be one of ${PROFILE_NAMES.join(", ")} (got "${name}")`);
   }
   const base = PROFILES[name as ProfileName];
+  const policy = env.ACCESS_POLICY;
+  if (policy !== undefined && policy !== "open" && policy !== "invite-only") {
+    throw new Error(`ACCESS_POLICY must be open or invite-only (got "${policy}")`);
+  }
   return {
     ...base,
+    // One override for every service, so the gateway's key issuance and the relayer's writes agree.
+    accessPolicy: policy ?? base.accessPolicy,
     gatewayBaseUrl: env.PUBLIC_BASE_URL ?? base.gatewayBaseUrl,
     integrationBaseUrl: env.INTEGRATION_PUBLIC_URL ?? base.integrationBaseUrl,
   };

@@ -18,7 +18,6 @@ const relayerEnv = z.object({
   /** Postgres schema of the relayer's tables (tests use a unique one). */
   RELAYER_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default("relayer"),
   PGLITE_DIR: z.string().default(".venue/relayer-db"),
-  ACCESS_POLICY: z.enum(["open", "invite-only"]).optional(),
   WRITE_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /** A transaction not mined this long after its last (re)pricing is replaced with higher fees. */
   BUMP_AFTER_MS: z.coerce.number().int().positive().default(20_000),
@@ -59,7 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayerConfig 
     ...chainConfig(env),
     ...parsed.data,
     INTERNAL_TOKEN: secret("INTERNAL_TOKEN", env),
-    accessPolicy: parsed.data.ACCESS_POLICY ?? profile.accessPolicy,
+    accessPolicy: profile.accessPolicy,
     adminToken: secret("ADMIN_TOKEN", env),
     privateKey,
     signerAddress: privateKeyToAccount(privateKey).address,

@@ -6,27 +6,8 @@
 import { encodeAbiParameters, keccak256, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { stackList, type StackInfo } from "./helpers/stacks.js";
-
-type Env = { success: boolean; data?: any; error?: { code: string; message: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-function client(s: StackInfo) {
-  const base = s.gatewayUrl!;
-  return async function req(method: string, path: string, opts: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) {
-    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
-    if (opts.key) headers["X-API-Key"] = opts.key;
-    if (opts.body !== undefined || opts.raw !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(base + path, { method, headers, body: opts.raw ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body)) });
-    const text = await res.text();
-    let body: Env;
-    try {
-      body = JSON.parse(text) as Env;
-    } catch {
-      throw new Error(`${method} ${path}: ${res.status} non-JSON answer: ${text.slice(0, 200)}`);
-    }
-    return { status: res.status, body, headers: res.headers };
-  };
-}
+import { stackList } from "./helpers/stacks.js";
+import { gatewayClient } from "./helpers/http.js";
 
 /** No camelCase key anywhere in a gateway answer. */
 function expectSnake(v: unknown, path = "data"): void {
@@ -42,7 +23,7 @@ function expectSnake(v: unknown, path = "data"): void {
 const stacksWithGateway = stackList().filter((s) => s.gatewayUrl);
 
 describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway /v1 ($kind)", (s) => {
-  const req = client(s);
+  const req = gatewayClient(s);
   const trader = s.wallets[2]!;
   const other = s.wallets[1]!;
   const fresh = s.wallets[7]!;

@@ -96,7 +96,15 @@ export const MARKET_MAKER_MINT_6 = usd("20000000");
 
 export type RunningStack = { info: StackInfo; stop: () => Promise<void> };
 
-export async function startStack(kind: DbKind, runId: string, opts: { env?: Record<string, string>; log?: (m: string) => void } = {}): Promise<RunningStack> {
+export type StackOptions = {
+  env?: Record<string, string>;
+  /** The closed beta: relayer and gateway run invite-only; no wallet is registered and no API key is made. */
+  accessPolicy?: "open" | "invite-only";
+  log?: (m: string) => void;
+};
+
+export async function startStack(kind: DbKind, runId: string, opts: StackOptions = {}): Promise<RunningStack> {
+  const accessPolicy = opts.accessPolicy ?? "open";
   const log = opts.log ?? (() => {});
   const base = mkdtempSync(join(tmpdir(), `venue-e2e-${runId}-${kind}-`));
   const logDir = join(base, "logs");
@@ -172,12 +180,13 @@ export async function startStack(kind: DbKind, runId: string, opts: { env?: Reco
       logDir,
       // A calmer price feed than `npm start`'s: fewer blocks to index while tests run on 2 cores.
       env: { PRICE_FEED_INTERVAL_MS: process.env.E2E_PRICE_FEED_INTERVAL_MS ?? "10000", ...opts.env },
+      serviceEnv: { relayer: { ACCESS_POLICY: accessPolicy }, gateway: { ACCESS_POLICY: accessPolicy } },
       log: (m) => log(`[${kind}] ${m}`),
     });
     log(`[${kind}] services up in ${Date.now() - t0} ms`);
 
     const apiKeys: Record<string, string> = {};
-    if (services.urls.gateway) {
+    if (services.urls.gateway && accessPolicy === "open") {
       for (const a of demo) apiKeys[a.address.toLowerCase()] = await createApiKey(services.urls.gateway, secrets.adminToken, a.address, `e2e-${a.index}`);
     }
 

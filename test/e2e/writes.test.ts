@@ -6,47 +6,18 @@
  * other test file's state is touched; AUD/USD is paused for one request and resumed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSiweMessage } from "viem/siwe";
-import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { parseUnits, type Address, type Hex } from "viem";
 import { depositTokenAbi, engineAbi, marketAbi } from "../../abis/index.js";
-import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { stackList } from "./helpers/stacks.js";
 import { publicClient, waitIndexed, walletClient } from "./helpers/chain.js";
+import { integrationClient, signIn } from "./helpers/http.js";
 
 const usd = (v: string) => parseUnits(v, 6);
-type Body = { success: boolean; data?: any; error?: { code: string; message: string } }; // eslint-disable-line @typescript-eslint/no-explicit-any
 const TICK = 10n ** 13n;
 
-function api(s: StackInfo) {
-  return async (method: string, path: string, o: { token?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}) => {
-    const headers: Record<string, string> = { ...(o.headers ?? {}) };
-    if (o.token) headers.Authorization = `Bearer ${o.token}`;
-    if (o.body !== undefined || o.raw !== undefined) headers["Content-Type"] = "application/json";
-    const res = await fetch(`${s.integrationUrl}${path}`, { method, headers, body: o.raw ?? (o.body === undefined ? undefined : JSON.stringify(o.body)) });
-    const text = await res.text();
-    let body: Body;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 200)}`);
-    }
-    return { status: res.status, body };
-  };
-}
-
-async function signIn(s: StackInfo, account: PrivateKeyAccount): Promise<string> {
-  const req = api(s);
-  const n = await req("GET", "/auth/nonce");
-  expect(n.status).toBe(200);
-  const host = new URL(s.integrationUrl).host;
-  const message = createSiweMessage({ address: account.address, chainId: s.chainId, domain: host, nonce: n.body.data.nonce, uri: s.integrationUrl, version: "1" });
-  const login = await req("POST", "/auth/login", { body: { message, signature: await account.signMessage({ message }) } });
-  expect(login.status, JSON.stringify(login.body)).toBe(200);
-  return login.body.data.token;
-}
-
 describe.each(stackList())("integration write routes ($kind)", (s) => {
-  const req = api(s);
+  const req = integrationClient(s);
   const client = publicClient(s);
   const engine = s.deployment.contracts.engine;
   const eur = s.deployment.markets.find((m) => m.symbol === "EUR/USD") ?? s.deployment.markets[0]!;
