@@ -8,6 +8,20 @@
  */
 import { index, onchainTable, primaryKey } from "ponder";
 
+// ─── indexed head ───────────────────────────────────────────────────────────────────────
+
+/**
+ * One row (id 0): the last venue event applied. With Ponder's checkpoint it identifies the
+ * indexed state exactly, also across reorgs (a block hash pins the whole chain before it): the
+ * integration API keys its response cache on the pair (src/api/lib/responseCache.ts).
+ */
+export const indexedHead = onchainTable("indexed_head", (t) => ({
+  id: t.integer().primaryKey(),
+  blockNumber: t.bigint().notNull(),
+  blockHash: t.hex().notNull(),
+  logIndex: t.integer().notNull(),
+}));
+
 // ─── accounts ───────────────────────────────────────────────────────────────────────────
 
 export const account = onchainTable(

@@ -1,9 +1,12 @@
 /**
  * Read benchmark (printed, not asserted), on the chain of bench/indexing.ts (a 1,000-order book
  * over 200 levels, 12,000 historical orders, Postgres): requests/s and p50/p99 latency at a
- * fixed concurrency for the order book, orders, funding, account and position routes; beside
- * each, the same answer from the contracts' views over JSON-RPC (with its call count), and a
- * bare Hono JSON route of the same server (`GET /bench/bare`, only with BENCH=1).
+ * fixed concurrency for the order book, orders, funding, account and position routes, each
+ * twice: as clients read it (the response cache answers repeats of one indexed state) and with
+ * `Cache-Control: no-cache` (every request reads the tables); beside them, the same answer from
+ * the contracts' views over JSON-RPC (with its call count), and a bare Hono JSON route of the
+ * same server (`GET /bench/bare`, only with BENCH=1). The chain is idle while it runs, so the
+ * cached figures are those of many clients polling between two blocks.
  *   npx tsx bench/reads.ts        BENCH_CONCURRENCY=16 BENCH_REQUESTS=2000
  */
 import { performance } from "node:perf_hooks";
@@ -12,7 +15,7 @@ import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../abis/index.js"
 import { benchIndexer, prepareBenchVenue, percentile } from "./indexing.js";
 
 export type Measure = { rps: number; p50Ms: number; p99Ms: number; requests: number };
-export type ReadRow = { route: string; api: Measure; rpc: Measure & { callsPerAnswer: number }; note?: string };
+export type ReadRow = { route: string; api: Measure; apiFresh?: Measure; rpc: Measure & { callsPerAnswer: number }; note?: string };
 
 async function measure(task: () => Promise<unknown>, concurrency: number, requests: number): Promise<Measure> {
   const lat: number[] = [];
@@ -33,8 +36,8 @@ async function measure(task: () => Promise<unknown>, concurrency: number, reques
   return { rps: lat.length / seconds, p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99), requests: lat.length };
 }
 
-const httpGet = (url: string) => async () => {
-  const res = await fetch(url);
+const httpGet = (url: string, headers: Record<string, string> = {}) => async () => {
+  const res = await fetch(url, { headers });
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
   await res.arrayBuffer();
 };
@@ -66,10 +69,12 @@ export async function run(): Promise<ReadRow[]> {
   const add = async (route: string, path: string, calls: number, viaRpc: () => Promise<unknown>, note?: string) => {
     await httpGet(`${ix.url}${path}`)(); // warm
     const api = await measure(httpGet(`${ix.url}${path}`), concurrency, requests);
+    const apiFresh = await measure(httpGet(`${ix.url}${path}`, { "Cache-Control": "no-cache" }), concurrency, requests);
     const rpc = await measure(viaRpc, concurrency, Math.max(20, Math.floor(requests / Math.max(1, calls / 4))));
-    rows.push({ route, api, rpc: { ...rpc, callsPerAnswer: calls }, note });
+    rows.push({ route, api, apiFresh, rpc: { ...rpc, callsPerAnswer: calls }, note });
+    const fmt = (m: Measure) => `${m.rps.toFixed(0).padStart(6)} rps p50 ${m.p50Ms.toFixed(1)} p99 ${m.p99Ms.toFixed(1)} ms`;
     console.log(
-      `  ${route.padEnd(44)} API ${api.rps.toFixed(0).padStart(6)} rps p50 ${api.p50Ms.toFixed(1)} p99 ${api.p99Ms.toFixed(1)} ms | RPC (${calls} calls) ${rpc.rps.toFixed(1)} rps p50 ${rpc.p50Ms.toFixed(1)} p99 ${rpc.p99Ms.toFixed(1)} ms`,
+      `  ${route.padEnd(44)} API ${fmt(api)} | no-cache ${fmt(apiFresh)} | RPC (${calls} calls) ${rpc.rps.toFixed(1)} rps p50 ${rpc.p50Ms.toFixed(1)} p99 ${rpc.p99Ms.toFixed(1)} ms`,
     );
   };
 

@@ -1,9 +1,9 @@
 /** Engine events: accounts, margin, operators, venue balances. */
-import { ponder } from "ponder:registry";
+import { on } from "./on";
 import { account, marginUpdateEvent, operatorApproval, venueBalance } from "ponder:schema";
 import { MARGIN_REASONS, enumName } from "./store";
 
-ponder.on("Engine:AccountCreated", async ({ event, context }) => {
+on("Engine:AccountCreated", async ({ event, context }) => {
   const { accountId, owner, accountAddress } = event.args;
   await context.db.insert(account).values({
     accountId,
@@ -18,7 +18,7 @@ ponder.on("Engine:AccountCreated", async ({ event, context }) => {
   });
 });
 
-ponder.on("Engine:MarginUpdated", async ({ event, context }) => {
+on("Engine:MarginUpdated", async ({ event, context }) => {
   const a = event.args;
   await context.db.insert(marginUpdateEvent).values({
     id: event.id,
@@ -44,13 +44,13 @@ ponder.on("Engine:MarginUpdated", async ({ event, context }) => {
   });
 });
 
-ponder.on("Engine:OperatorSet", async ({ event, context }) => {
+on("Engine:OperatorSet", async ({ event, context }) => {
   const { owner, operator, expiry, bySignature } = event.args;
   const values = { expiry: BigInt(expiry), bySignature, updatedBlock: event.block.number };
   await context.db.insert(operatorApproval).values({ owner, operator, ...values }).onConflictDoUpdate(values);
 });
 
-ponder.on("Engine:VenueBalancesUpdated", async ({ event, context }) => {
+on("Engine:VenueBalancesUpdated", async ({ event, context }) => {
   const { marketId, insuranceFundWad, feesWad, badDebtWad, marketPoolWad } = event.args;
   const values = { insuranceFundWad, feesWad, badDebtWad, marketPoolWad, updatedBlock: event.block.number };
   await context.db.insert(venueBalance).values({ marketId, ...values }).onConflictDoUpdate(values);

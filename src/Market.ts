@@ -1,5 +1,5 @@
 /** Market events (every market clone, found through the factory): orders, book, positions, funding. */
-import { ponder } from "ponder:registry";
+import { on } from "./on";
 import {
   fill,
   fundingUpdateEvent,
@@ -24,7 +24,7 @@ import {
 
 const WAD = 10n ** 18n;
 
-ponder.on("Market:OrderPlaced", async ({ event, context }) => {
+on("Market:OrderPlaced", async ({ event, context }) => {
   const a = event.args;
   const marketId = await marketIdOf(context, event.log.address);
   await context.db.insert(order).values({
@@ -53,7 +53,7 @@ ponder.on("Market:OrderPlaced", async ({ event, context }) => {
   await patchMarketState(context, event.log.address, event.block.number, (s) => ({ orderCount: s.orderCount + 1n }));
 });
 
-ponder.on("Market:OrderFilled", async ({ event, context }) => {
+on("Market:OrderFilled", async ({ event, context }) => {
   const a = event.args;
   const marketId = await marketIdOf(context, event.log.address);
   await context.db.insert(fill).values({
@@ -80,7 +80,7 @@ ponder.on("Market:OrderFilled", async ({ event, context }) => {
   await context.db.update(order, { orderId: a.takerOrderId }).set({ filledQty: a.takerFilledQty, remainingQty: a.takerRemainingQty, updatedAt: t });
 });
 
-ponder.on("Market:OrderClosed", async ({ event, context }) => {
+on("Market:OrderClosed", async ({ event, context }) => {
   const a = event.args;
   await context.db.update(order, { orderId: a.orderId }).set({
     status: enumName(ORDER_STATUSES, a.status),
@@ -94,7 +94,7 @@ ponder.on("Market:OrderClosed", async ({ event, context }) => {
   });
 });
 
-ponder.on("Market:LevelUpdated", async ({ event, context }) => {
+on("Market:LevelUpdated", async ({ event, context }) => {
   const { side: sideValue, priceX18, totalQty, orderCount } = event.args;
   const marketId = await marketIdOf(context, event.log.address);
   const side = enumName(SIDES, sideValue);
@@ -113,7 +113,7 @@ ponder.on("Market:LevelUpdated", async ({ event, context }) => {
   );
 });
 
-ponder.on("Market:PositionUpdated", async ({ event, context }) => {
+on("Market:PositionUpdated", async ({ event, context }) => {
   const a = event.args;
   const marketId = await marketIdOf(context, event.log.address);
   const positionId = positionIdOf(a.accountId, marketId);
@@ -170,7 +170,7 @@ ponder.on("Market:PositionUpdated", async ({ event, context }) => {
   });
 });
 
-ponder.on("Market:OpenInterestUpdated", async ({ event, context }) => {
+on("Market:OpenInterestUpdated", async ({ event, context }) => {
   const { longQty, shortQty } = event.args;
   await patchMarketState(context, event.log.address, event.block.number, {
     longOpenInterestQty: longQty,
@@ -186,7 +186,7 @@ ponder.on("Market:OpenInterestUpdated", async ({ event, context }) => {
   });
 });
 
-ponder.on("Market:FundingUpdated", async ({ event, context }) => {
+on("Market:FundingUpdated", async ({ event, context }) => {
   const a = event.args;
   await patchMarketState(context, event.log.address, event.block.number, {
     fundingRateX18PerHour: a.rateX18PerHour,
@@ -216,7 +216,7 @@ ponder.on("Market:FundingUpdated", async ({ event, context }) => {
   });
 });
 
-ponder.on("Market:Liquidated", async ({ event, context }) => {
+on("Market:Liquidated", async ({ event, context }) => {
   const a = event.args;
   const marketId = await marketIdOf(context, event.log.address);
   await context.db.insert(liquidationEvent).values({
@@ -238,6 +238,6 @@ ponder.on("Market:Liquidated", async ({ event, context }) => {
   });
 });
 
-ponder.on("Market:ActiveSet", async ({ event, context }) => {
+on("Market:ActiveSet", async ({ event, context }) => {
   await patchMarketState(context, event.log.address, event.block.number, { isActive: event.args.isActive });
 });

@@ -1,9 +1,9 @@
 /** MarketFactory events: a new market and its parameters (the Market contract is then indexed by factory). */
-import { ponder } from "ponder:registry";
+import { on } from "./on";
 import { market } from "ponder:schema";
 import { patchMarketState } from "./store";
 
-ponder.on("MarketFactory:MarketCreated", async ({ event, context }) => {
+on("MarketFactory:MarketCreated", async ({ event, context }) => {
   const a = event.args;
   const p = a.params;
   await context.db.insert(market).values({

@@ -1,8 +1,8 @@
 /** Oracle events: index prices. */
-import { ponder } from "ponder:registry";
+import { on } from "./on";
 import { indexPrice, indexPriceEvent } from "ponder:schema";
 
-ponder.on("Oracle:IndexPriceUpdated", async ({ event, context }) => {
+on("Oracle:IndexPriceUpdated", async ({ event, context }) => {
   const { marketId, priceX18, timestamp } = event.args;
   const values = { priceX18, updatedAt: timestamp, updatedBlock: event.block.number };
   await context.db.insert(indexPrice).values({ marketId, ...values }).onConflictDoUpdate(values);

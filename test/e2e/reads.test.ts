@@ -20,8 +20,8 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
   let EUR: string;
   let acct: bigint;
 
-  const get = async (path: string) => {
-    const res = await fetch(`${ix.url}${path}`);
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${ix.url}${path}`, { headers });
     const text = await res.text();
     let body: Json;
     try {
@@ -29,7 +29,7 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
     } catch {
       body = { raw: text };
     }
-    return { status: res.status, body, block: res.headers.get("x-indexed-block") };
+    return { status: res.status, body, block: res.headers.get("x-indexed-block"), cache: res.headers.get("x-cache") };
   };
   const expectError = async (path: string, status: number, code: string) => {
     const r = await get(path);
@@ -145,6 +145,28 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
     expect(late.status).toBe(503);
     expect(late.body.error.code).toBe("SERVICE_UNAVAILABLE");
     expect(Date.now() - t0).toBeLessThan(8_000);
+  });
+
+  it("the response cache answers the same indexed state from memory and a new state afresh", async () => {
+    const path = `/markets/${EUR}/orderbook?depth=7`;
+    const first = await get(path);
+    expect([first.status, first.cache]).toEqual([200, "MISS"]);
+    const again = await get(path);
+    expect(again.cache).toBe("HIT");
+    expect([again.body, again.block]).toEqual([first.body, first.block]);
+    expect((await get(`/markets/${EUR}/orderbook?minBlock=1&depth=7`)).cache).toBe("HIT"); // minBlock and order don't matter
+    const fresh = await get(path, { "Cache-Control": "no-cache" });
+    expect([fresh.cache, fresh.body]).toEqual(["MISS", first.body]);
+    expect((await get(`/markets/${UNKNOWN_MARKET}/orderbook`)).cache).toBe("MISS"); // errors are not kept
+    expect((await get(`/markets/${UNKNOWN_MARKET}/orderbook`)).cache).toBe("MISS");
+
+    // a new order: a new indexed state, so the book is read again and shows it
+    await sessionActions(v).place(0, EUR as `0x${string}`, "SHORT", "LIMIT", "300", 10, "1.0870");
+    await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }));
+    const after = await get(path);
+    expect(after.cache).toBe("MISS");
+    expect(after.body.data.asks.length).toBe(first.body.data.asks.length + 1);
+    expect((await get(path)).cache).toBe("HIT");
   });
 
   it("the OpenAPI document lists every route of the spec, reads and writes", async () => {

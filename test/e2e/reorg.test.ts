@@ -2,7 +2,8 @@
  * Reorg: while Ponder indexes live, the chain drops its last blocks (evm_snapshot/evm_revert,
  * shallower than the 30 blocks Ponder keeps unfinalized on 31337) and grows a different branch
  * past the old head. The tables then equal the chain again: the same rows as an indexer built
- * from scratch on the new chain, and the reads match the contracts.
+ * from scratch on the new chain, and the reads match the contracts (none served from the
+ * response cache's old-branch answers).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineAbi } from "../../abis/index.js";
@@ -35,6 +36,10 @@ describe.each(dbKinds())("reorg on %s", (kind) => {
     await waitForBlock(ix.url, oldHead);
     const orphan = (await (await fetch(`${ix.url}/accounts/${v.accountIds[1]}/orders`)).json()) as any;
     expect(orphan.data.totalCount).toBe(1);
+    // answers of the old branch are in the response cache (second read of each is a HIT)
+    const cached = [`/markets/${EUR}/orderbook`, `/accounts/${v.accountIds[1]}`, `/accounts/${v.accountIds[5]}`];
+    for (const path of cached) await fetch(`${ix.url}${path}`);
+    for (const path of cached) expect((await fetch(`${ix.url}${path}`)).headers.get("x-cache"), path).toBe("HIT");
 
     await rpc("evm_revert", [snapshot]);
     // the new branch: other trades, then past the old head
@@ -64,6 +69,11 @@ describe.each(dbKinds())("reorg on %s", (kind) => {
       const c = (await v.client.readContract({ address: v.deployment.contracts.engine, abi: engineAbi, functionName: "getAccount", args: [id] })) as any;
       expect(res.data.margin.available, `account ${id}`).toBe(c.availableWad.toString());
       expect(res.data.margin.committed, `account ${id}`).toBe(c.committedWad.toString());
+    }
+    // nothing of the old branch is served from the cache: a cached read equals a fresh one
+    for (const path of cached) {
+      const fresh = await (await fetch(`${ix.url}${path}`, { headers: { "Cache-Control": "no-cache" } })).json();
+      expect(await (await fetch(`${ix.url}${path}`)).json(), path).toEqual(fresh);
     }
     const bids = (await (await fetch(`${ix.url}/markets/${EUR}/orderbook`)).json()) as any;
     expect(bids.data.bids.map((l: any) => l.priceFormatted)).toEqual(["1.076"]);

@@ -6,25 +6,48 @@
  */
 import { createMiddleware } from "hono/factory";
 import { db } from "ponder:api";
+import { indexedHead } from "ponder:schema";
 import { sql } from "ponder";
 import { ApiError } from "../../../core/errors.js";
 
 export const MIN_BLOCK_WAIT_MS = 5_000;
 const POLL_MS = 25;
 
-export type IndexedBlock = { number: bigint; timestamp: bigint };
-export type IndexedBlockEnv = { Variables: { indexed: IndexedBlock } };
+/**
+ * `state` identifies the indexed state exactly: the checkpoint (block, time) plus the last
+ * event applied (its block hash pins the chain before it, so a reorg to another branch at the
+ * same height gives another value).
+ */
+export type IndexedBlock = { number: bigint; timestamp: bigint; state: string };
+export type IndexedBlockEnv = { Variables: { indexed: IndexedBlock; consistentAt?: IndexedBlock } };
 
 /** Checkpoint string: 10 digits timestamp, 16 chain id, 16 block number, ... (ponder/utils/checkpoint). */
-export function decodeCheckpoint(checkpoint: string): IndexedBlock {
+export function decodeCheckpoint(checkpoint: string): Omit<IndexedBlock, "state"> {
   return { timestamp: BigInt(checkpoint.slice(0, 10)), number: BigInt(checkpoint.slice(26, 42)) };
 }
 
-export async function getIndexedBlock(): Promise<IndexedBlock> {
-  const result = await db.execute(sql`SELECT latest_checkpoint FROM _ponder_checkpoint`);
-  const rows = (result as unknown as { rows: { latest_checkpoint: string }[] }).rows;
-  const checkpoint = rows[0]?.latest_checkpoint;
-  return checkpoint ? decodeCheckpoint(checkpoint) : { number: 0n, timestamp: 0n };
+type Row = { latest_checkpoint: string; block_hash: string | null; log_index: number | null };
+
+/** One statement, so the checkpoint and the head come from one snapshot. */
+export async function readIndexedBlock(): Promise<IndexedBlock> {
+  const result = await db.execute(
+    sql`SELECT c.latest_checkpoint, h.block_hash, h.log_index FROM _ponder_checkpoint c LEFT JOIN ${indexedHead} h ON h.id = 0 LIMIT 1`,
+  );
+  const row = (result as unknown as { rows: Row[] }).rows[0];
+  if (!row?.latest_checkpoint) return { number: 0n, timestamp: 0n, state: "" };
+  return { ...decodeCheckpoint(row.latest_checkpoint), state: `${row.latest_checkpoint}:${row.block_hash}:${row.log_index}` };
+}
+
+let inflight: Promise<IndexedBlock> | null = null;
+/**
+ * The latest indexed block, shared by concurrent requests (one query in flight at a time). Only
+ * for where a read starts: a consistency check after loading must call `readIndexedBlock`.
+ */
+export function getIndexedBlock(): Promise<IndexedBlock> {
+  inflight ??= readIndexedBlock().finally(() => {
+    inflight = null;
+  });
+  return inflight;
 }
 
 const MIN_BLOCK_RE = /^\d{1,15}$/;
@@ -52,20 +75,25 @@ export const indexedBlock = createMiddleware<IndexedBlockEnv>(async function ind
 });
 
 /**
- * Runs a read so that everything it loads belongs to one indexed block: the checkpoint is read
- * again afterwards, and if a block was indexed meanwhile (Ponder commits a block's rows with its
- * checkpoint), the read runs again at the new block (at most 3 times; then the last answer
- * stands). Time-dependent values use `block.timestamp`.
+ * Runs a read so that everything it loads belongs to one indexed state: the checkpoint is read
+ * again afterwards, and if anything was indexed meanwhile (Ponder commits a block's rows with its
+ * checkpoint), the read runs again at the new state (at most 3 times; then the last answer
+ * stands, not marked consistent). Time-dependent values use `block.timestamp`. A consistent
+ * answer sets `consistentAt`, which lets the response cache keep it.
  */
 export async function readAtIndexedBlock<T>(
-  c: { var: { indexed: IndexedBlock }; set: (k: "indexed", v: IndexedBlock) => void; header: (k: string, v: string) => void },
+  c: { var: { indexed: IndexedBlock }; set: (k: "indexed" | "consistentAt", v: IndexedBlock) => void; header: (k: string, v: string) => void },
   load: (block: IndexedBlock) => Promise<T>,
 ): Promise<T> {
   let block = c.var.indexed;
   for (let attempt = 0; ; attempt++) {
     const result = await load(block);
-    const after = await getIndexedBlock();
-    if (after.number === block.number || attempt === 2) return result;
+    const after = await readIndexedBlock();
+    if (after.state === block.state) {
+      c.set("consistentAt", block);
+      return result;
+    }
+    if (attempt === 2) return result;
     block = after;
     c.set("indexed", block);
     c.header("X-Indexed-Block", block.number.toString());

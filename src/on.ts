@@ -1,0 +1,16 @@
+/**
+ * `ponder.on` for every venue handler: runs the handler, then records the event as the indexed
+ * head (table `indexed_head`), so the read API can tell one indexed state from another.
+ */
+import { ponder } from "ponder:registry";
+import { indexedHead } from "ponder:schema";
+
+type Args = { event: { block: { number: bigint; hash: `0x${string}` }; log: { logIndex: number } }; context: { db: any } }; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export const on = ((name: string, handler: (args: Args) => Promise<void>) =>
+  ponder.on(name as never, (async (args: Args) => {
+    await handler(args);
+    const { block, log } = args.event;
+    const head = { blockNumber: block.number, blockHash: block.hash, logIndex: log.logIndex };
+    await args.context.db.insert(indexedHead).values({ id: 0, ...head }).onConflictDoUpdate(head);
+  }) as never)) as typeof ponder.on;
