@@ -60,5 +60,7 @@ export function forwardHeaders(c: GatewayContext, write = false): Record<string,
   const id = c.get("apiKey");
   if (id) h["X-Caller-Address"] = id.wallet;
   if (write) h["Idempotency-Key"] = c.req.header("idempotency-key");
+  // a read's `Cache-Control: no-cache` reaches the integration API's response cache
+  else h["Cache-Control"] = c.req.header("cache-control");
   return h;
 }

@@ -345,6 +345,11 @@ describe("request id", () => {
     expect((await gw.app.request("/v1/accounts/1")).headers.get("x-request-id")).toBeTruthy();
     expect((await gw.app.request("/nope")).headers.get("x-request-id")).toBeTruthy();
   });
+
+  it("a read's Cache-Control reaches the integration API (its response cache honours no-cache)", async () => {
+    await gw.app.request("/v1/accounts/1", { headers: { "X-API-Key": gw.keyA.key, "Cache-Control": "no-cache" } });
+    expect(gw.integration.requests.at(-1)!.headers["cache-control"]).toBe("no-cache");
+  });
 });
 
 describe("server timing", () => {
