@@ -4,8 +4,9 @@
  * only while that is still the indexed state, so it is never stale, also across reorgs. Many
  * clients polling the same book or market between two blocks then cost one state lookup each
  * instead of several queries. Only consistent 200 answers are kept (`consistentAt`, set by
- * `readAtIndexedBlock`). `Cache-Control: no-cache` (or `no-store`) asks for a fresh read.
- * Answers carry `X-Cache: HIT` or `MISS`.
+ * `readAtIndexedBlock`). Concurrent misses of one key share the first one's read: when a block
+ * lands, a crowd polling the same book costs one read, not one each. `Cache-Control: no-cache`
+ * (or `no-store`) asks for a fresh read. Answers carry `X-Cache: HIT` or `MISS`.
  */
 import { createMiddleware } from "hono/factory";
 import { LRUCache } from "lru-cache";
@@ -28,19 +29,39 @@ export function cacheKey(url: string): string {
   return q ? `${u.pathname}?${q}` : u.pathname;
 }
 
+/** Reads in progress, by key: what they will keep (undefined when nothing can be kept). */
+const inFlight = new Map<string, Promise<Entry | undefined>>();
+
 export const responseCache = createMiddleware<IndexedBlockEnv>(async function responseCache(c, next) {
   const key = cacheKey(c.req.url);
   const fresh = /no-cache|no-store/i.test(c.req.header("Cache-Control") ?? "");
-  const hit = fresh ? undefined : cache.get(key);
-  if (hit && hit.state === c.var.indexed.state) {
+  const serve = (e: Entry) => {
     c.header("X-Cache", "HIT");
-    return c.body(hit.body, 200, { "Content-Type": "application/json" });
+    return c.body(e.body, 200, { "Content-Type": "application/json" });
+  };
+  if (!fresh) {
+    const hit = cache.get(key);
+    if (hit && hit.state === c.var.indexed.state) return serve(hit);
+    const pending = inFlight.get(key); // no await before we register below, or a crowd all misses
+    if (pending) {
+      const shared = await pending;
+      if (shared && shared.state === c.var.indexed.state) return serve(shared);
+    }
   }
-  await next();
-  c.header("X-Cache", "MISS");
-  const at = c.var.consistentAt;
-  if (at && c.res.status === 200) cache.set(key, { state: at.state, body: await c.res.clone().text() });
+  let done!: (e: Entry | undefined) => void;
+  const mine = new Promise<Entry | undefined>((r) => (done = r));
+  if (!inFlight.has(key)) inFlight.set(key, mine);
+  let entry: Entry | undefined;
+  try {
+    await next();
+    c.header("X-Cache", "MISS");
+    const at = c.var.consistentAt;
+    if (at && c.res.status === 200) {
+      entry = { state: at.state, body: await c.res.clone().text() };
+      cache.set(key, entry);
+    }
+  } finally {
+    if (inFlight.get(key) === mine) inFlight.delete(key);
+    done(entry);
+  }
 });
-
-/** Test and bench hook: entries held now. */
-export const responseCacheSize = () => cache.size;
