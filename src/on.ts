@@ -2,10 +2,11 @@
  * `ponder.on` for every venue handler: runs the handler, then records the event as the indexed
  * head (table `indexed_head`), so the read API can tell one indexed state from another.
  */
-import { ponder } from "ponder:registry";
+import { ponder, type Context } from "ponder:registry";
 import { indexedHead } from "ponder:schema";
+import type { Hex } from "viem";
 
-type Args = { event: { block: { number: bigint; hash: `0x${string}` }; log: { logIndex: number } }; context: { db: any } }; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Args = { event: { block: { number: bigint; hash: Hex }; log: { logIndex: number } }; context: Context };
 
 export const on = ((name: string, handler: (args: Args) => Promise<void>) =>
   ponder.on(name as never, (async (args: Args) => {
