@@ -84,7 +84,7 @@ export function profileFromEnv(env: Env = process.env): Profile {
     throw new Error(`PROFILE must be one of ${PROFILE_NAMES.join(", ")} (got "${name}")`);
   }
   const base = PROFILES[name as ProfileName];
-  const policy = env.ACCESS_POLICY;
+  const policy = env.ACCESS_POLICY || undefined; // empty means unset
   if (policy !== undefined && policy !== "open" && policy !== "invite-only") {
     throw new Error(`ACCESS_POLICY must be open or invite-only (got "${policy}")`);
   }
