@@ -40,7 +40,8 @@ async function main() {
       results.push({ name, status: "failed", seconds: (Date.now() - t0) / 1000 });
     }
   }
-  if (names.includes("indexing") && names.includes("reads")) {
+  // reads leaves the generated chain (and its Postgres database) running: stop it here
+  if (names.includes("reads")) {
     const { prepareBenchVenue } = await import(pathToFileURL(join(here, "indexing.ts")).href);
     await (await prepareBenchVenue()).venue.stop().catch(() => {});
   }
