@@ -31,16 +31,18 @@ export class Store {
   private get db() { return this.r.db; }
   private get t() { return this.r.t; }
 
-  /** Inserts the request (and its children, atomically), or returns the row holding its idempotency key. */
-  async insert(req: NewRequest, children: NewRequest[] = []): Promise<{ row: RequestRow; created: boolean }> {
+  /**
+   * Inserts a request with its children (e.g. the operator approval sent with POST /accounts)
+   * atomically, or returns the row holding its idempotency key. Requests without children go
+   * through `insertMany` (group commit).
+   */
+  async insert(req: NewRequest, children: NewRequest[]): Promise<{ row: RequestRow; created: boolean }> {
     const { requests } = this.t;
-    const inserted = children.length
-      ? await this.db.transaction(async (tx) => {
-          const rows = await tx.insert(requests).values({ ...req, status: "QUEUED" }).onConflictDoNothing().returning();
-          if (rows[0]) await tx.insert(requests).values(children.map((c) => ({ ...c, status: "QUEUED" as const })));
-          return rows[0];
-        })
-      : (await this.db.insert(requests).values({ ...req, status: "QUEUED" }).onConflictDoNothing().returning())[0];
+    const inserted = await this.db.transaction(async (tx) => {
+      const rows = await tx.insert(requests).values({ ...req, status: "QUEUED" }).onConflictDoNothing().returning();
+      if (rows[0]) await tx.insert(requests).values(children.map((c) => ({ ...c, status: "QUEUED" as const })));
+      return rows[0];
+    });
     if (inserted) return { row: inserted, created: true };
     const [existing] = await this.db
       .select()
@@ -69,31 +71,10 @@ export class Store {
   }
 
   /**
-   * Final state, once, and only from one of the `from` states: a failed check applies to a row
-   * still QUEUED (another process may have sent it meanwhile), a receipt to a signed one.
+   * Final states, once, for a batch (one statement), and only from one of the `from` states: a
+   * failed check applies to a row still QUEUED (another process may have sent it meanwhile), a
+   * receipt to a signed one. Returns the ids it finished.
    */
-  async finish(
-    id: string,
-    from: RequestStatus[],
-    f: { status: RequestStatus; httpStatus: number; response: unknown; blockNumber?: bigint | null; txHash?: string | null },
-  ) {
-    const { requests } = this.t;
-    const rows = await this.db
-      .update(requests)
-      .set({
-        status: f.status,
-        httpStatus: f.httpStatus,
-        response: f.response,
-        ...(f.blockNumber != null ? { blockNumber: f.blockNumber } : {}),
-        ...(f.txHash ? { txHash: f.txHash } : {}),
-        updatedAt: new Date(),
-      })
-      .where(and(eq(requests.id, id), inArray(requests.status, from)))
-      .returning({ id: requests.id });
-    return rows.length > 0;
-  }
-
-  /** `finish` for a batch (one statement); returns the ids it finished. */
   async finishMany(
     from: RequestStatus[],
     items: Array<{ id: string; status: RequestStatus; httpStatus: number; response: unknown; blockNumber?: bigint | null; txHash?: string | null }>,
