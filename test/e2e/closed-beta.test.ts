@@ -9,14 +9,13 @@
  * tested on both kinds in relayer-access.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import pg from "pg";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Address } from "viem";
 import { createApiKey } from "../../scripts/lib/api-keys.js";
-import { dbKinds } from "./global-setup.js";
+import { query } from "./relayer-harness.js";
 import { publicClient } from "./helpers/chain.js";
 import { gatewayClient, integrationClient, jsonClient, signIn } from "./helpers/http.js";
-import { startStack, type RunningStack, type StackInfo } from "./stack.js";
+import { dbKinds, startStack, type RunningStack, type StackInfo } from "./stack.js";
 
 const kind = dbKinds().includes("postgres") ? "postgres" : "pglite";
 
@@ -39,16 +38,8 @@ describe(`closed beta (invite-only) on ${kind}`, () => {
       body: method === "POST" ? { address: wallet, note: "closed-beta e2e" } : undefined,
     });
   /** Rows in the relayer's queue (Postgres only: a PGlite database belongs to its one process). */
-  const queuedRows = async () => {
-    if (!s.databaseUrl) return 0;
-    const c = new pg.Client({ connectionString: s.databaseUrl });
-    await c.connect();
-    try {
-      return (await c.query(`SELECT count(*)::int AS n FROM "${s.schemas.relayer}".request`)).rows[0].n as number;
-    } finally {
-      await c.end();
-    }
-  };
+  const queuedRows = async () =>
+    s.databaseUrl ? (await query<{ n: number }>(`SELECT count(*)::int AS n FROM "${s.schemas.relayer}".request`, [], s.databaseUrl))[0]!.n : 0;
 
   it("unregistered wallets get NOT_REGISTERED on both surfaces and nothing is sent; registering opens the door", async () => {
     const trader = s.wallets[0]!; // account 1, deposit made, relayer approved as operator

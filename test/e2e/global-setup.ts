@@ -6,18 +6,12 @@
  * Logs: the temp dir printed at start (`E2E_VERBOSE=1` prints progress).
  */
 import type { TestProject } from "vitest/node";
-import { checkPostgres, startStack, type DbKind, type RunningStack, type StackInfo } from "./stack.js";
+import { checkPostgres, dbKinds, startStack, type DbKind, type RunningStack, type StackInfo } from "./stack.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
     stacks: Partial<Record<DbKind, StackInfo>>;
   }
-}
-
-export function dbKinds(value = process.env.E2E_DB ?? "both"): DbKind[] {
-  if (value === "both") return ["pglite", "postgres"];
-  if (value === "pglite" || value === "postgres") return [value];
-  throw new Error(`E2E_DB must be pglite, postgres or both (got ${value})`);
 }
 
 export default async function setup(project: TestProject) {

@@ -7,7 +7,6 @@
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { createClient } from "@ponder/client";
 import * as schema from "../../ponder.schema.js";
 import type { Hex, PublicClient } from "viem";
@@ -19,29 +18,7 @@ import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
 import { DEMO_MINT_6, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
 import { ponderBin } from "../../scripts/lib/services.js";
-import { POSTGRES_URL } from "./stack.js";
-
-const withDatabase = (url: string, db: string) => {
-  const u = new URL(url);
-  u.pathname = `/${db}`;
-  return u.toString();
-};
-
-async function adminQuery(sql: string) {
-  const c = new pg.Client({ connectionString: POSTGRES_URL });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
-export type DbKind = "pglite" | "postgres";
-export const dbKinds = (): DbKind[] => {
-  const v = process.env.E2E_DB ?? "both";
-  return v === "both" ? ["pglite", "postgres"] : [v as DbKind];
-};
+import { createDatabase, databaseUrl, dropDatabase, type DbKind } from "./stack.js";
 
 export type Indexer = { url: string; schema: string; proc: Proc; stop: () => Promise<void> };
 
@@ -74,14 +51,14 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
   // 31337 with the same block numbers: a database per venue keeps another chain's cached
   // blocks out (disableCache does not stop Ponder from reading rows already stored).
   const database = `venue_reads_${runId}`;
-  const databaseUrl = withDatabase(POSTGRES_URL, database);
+  const dbUrl = databaseUrl(database);
   const stop = async () => {
     await Promise.all(indexers.map((i) => i.stop().catch(() => {})));
     await anvil?.stop().catch(() => {});
-    if (kind === "postgres") await adminQuery(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => {});
+    if (kind === "postgres") await dropDatabase(database).catch(() => {});
   };
   try {
-    if (kind === "postgres") await adminQuery(`CREATE DATABASE "${database}"`);
+    if (kind === "postgres") await createDatabase(database);
     anvil = await startAnvil({ logFile: join(base, "anvil.log") });
     const chainId = 31337;
     const client = publicClientFor(anvil.rpcUrl, chainId) as PublicClient;
@@ -116,7 +93,7 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
       delete env.DATABASE_URL;
       delete env.DATABASE_SCHEMA;
       delete env.INDEXER_PGLITE_DIR;
-      if (kind === "postgres") env.DATABASE_URL = databaseUrl;
+      if (kind === "postgres") env.DATABASE_URL = dbUrl;
       else {
         env.INDEXER_PGLITE_DIR = join(base, `pglite-${name}`);
         mkdirSync(env.INDEXER_PGLITE_DIR, { recursive: true });
@@ -138,7 +115,7 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
       base,
       accountIds,
       wallet: (i) => walletClientFor(rpcUrl, chainId, devAccount(i).privateKey as Hex),
-      databaseUrl: kind === "postgres" ? databaseUrl : null,
+      databaseUrl: kind === "postgres" ? dbUrl : null,
       startIndexer,
       stop,
     };

@@ -4,7 +4,8 @@
  * ?minBlock, the OpenAPI document (every route of the spec, reads and writes) and /docs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dbKinds, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { dbKinds } from "./stack.js";
 import { sessionActions } from "./reads-session.js";
 
 type Json = Record<string, any>;

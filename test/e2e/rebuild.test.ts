@@ -3,7 +3,8 @@
  * ends with exactly the rows of the one that indexed the session live.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { dbKinds, dumpTables, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { dumpTables, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { dbKinds } from "./stack.js";
 import { runSession } from "./reads-session.js";
 
 describe.each(dbKinds())("rebuild from events on %s", (kind) => {

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatUnits, getAddress, type Hex } from "viem";
 import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.js";
-import { dbKinds, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { dbKinds } from "./stack.js";
 import { runSession, type Session } from "./reads-session.js";
 
 type Json = Record<string, any>;

@@ -17,8 +17,9 @@ import { mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
 import { serviceMain, tsxBin } from "../../scripts/lib/services.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
+import { POSTGRES_URL } from "./stack.js";
 
-export const POSTGRES_URL = process.env.E2E_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+export { POSTGRES_URL };
 export const INTERNAL_TOKEN = DEFAULT_INTERNAL_TOKEN;
 export const ADMIN_TOKEN = DEFAULT_ADMIN_TOKEN;
 export const RELAYER = devAccount(KEY_INDEX.relayer);

@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineAbi } from "../../abis/index.js";
-import { dbKinds, dumpTables, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { dumpTables, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { dbKinds } from "./stack.js";
 import { sessionActions } from "./reads-session.js";
 
 describe.each(dbKinds())("reorg on %s", (kind) => {

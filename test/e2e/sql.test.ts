@@ -11,7 +11,8 @@ import { createClient } from "@ponder/client";
 import { sql } from "drizzle-orm";
 import * as schema from "../../ponder.schema.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
-import { dbKinds, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { dbKinds } from "./stack.js";
 import { runSession, type Session } from "./reads-session.js";
 
 type Row = Record<string, unknown>;

@@ -30,6 +30,13 @@ import { createApiKey } from "../../scripts/lib/api-keys.js";
 
 export type DbKind = "pglite" | "postgres";
 
+/** The database kinds of this run: `E2E_DB=pglite|postgres|both` (default both). */
+export function dbKinds(value = process.env.E2E_DB ?? "both"): DbKind[] {
+  if (value === "both") return ["pglite", "postgres"];
+  if (value === "pglite" || value === "postgres") return [value];
+  throw new Error(`E2E_DB must be pglite, postgres or both (got ${value})`);
+}
+
 export type StackWallet = { index: number; address: Address; privateKey: Hex; accountId: number | null; apiKey: string | null };
 
 /** What the harness provides to tests per database kind (structured-cloneable). */
@@ -221,16 +228,6 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
   } catch (e) {
     await stop();
     throw new Error(`[${kind}] stack failed to start (logs in ${logDir}): ${(e as Error).message}`);
-  }
-}
-
-export async function dropSchemas(names: string[], url: string) {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    for (const n of names) await c.query(`DROP SCHEMA IF EXISTS "${n.replaceAll('"', "")}" CASCADE`);
-  } finally {
-    await c.end();
   }
 }
 
