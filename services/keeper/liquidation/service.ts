@@ -143,29 +143,29 @@ export class LiquidationService {
       items.sort((a, b) => {
         const d = ratio(a.h) - ratio(b.h);
         return d < 0n ? -1 : d > 0n ? 1 : Number(a.p.accountId - b.p.accountId);
-    });
-    const liquidatable = items.filter((i) => i.h?.isLiquidatable);
-    const mark = m.indexPriceX18 === 0n ? 0n : markOf(m);
-    const value = {
-      data: {
-        marketId: m.marketId,
-        symbol: m.symbol,
-        isActive: m.isActive,
-        ...blockResponse(s.block),
-        markPrice: mark.toString(),
-        markPriceFormatted: formatX18(mark),
-        indexPrice: m.indexPriceX18.toString(),
-        indexPriceFormatted: formatX18(m.indexPriceX18),
-        maintenanceMarginBps: Number(m.maintenanceMarginBps),
-        liquidationFeeBps: Number(m.liquidationFeeBps),
-        openPositions: items.length,
-        liquidatablePositions: liquidatable.length,
-        positions: (onlyLiquidatable ? liquidatable : items).slice(0, limit).map((i) => positionResponse(i.p, i.m, i.h)),
-        liquidations: liquidations.map(liquidationResponse),
-      },
-      block: s.block.number,
-    };
-    return { value, seen: maxOf(s.seenBlock, ...positions.map((p) => p.updatedBlock), ...liquidations.map((l) => l.blockNumber)) };
+      });
+      const liquidatable = items.filter((i) => i.h?.isLiquidatable);
+      const mark = m.indexPriceX18 === 0n ? 0n : markOf(m);
+      const value = {
+        data: {
+          marketId: m.marketId,
+          symbol: m.symbol,
+          isActive: m.isActive,
+          ...blockResponse(s.block),
+          markPrice: mark.toString(),
+          markPriceFormatted: formatX18(mark),
+          indexPrice: m.indexPriceX18.toString(),
+          indexPriceFormatted: formatX18(m.indexPriceX18),
+          maintenanceMarginBps: Number(m.maintenanceMarginBps),
+          liquidationFeeBps: Number(m.liquidationFeeBps),
+          openPositions: items.length,
+          liquidatablePositions: liquidatable.length,
+          positions: (onlyLiquidatable ? liquidatable : items).slice(0, limit).map((i) => positionResponse(i.p, i.m, i.h)),
+          liquidations: liquidations.map(liquidationResponse),
+        },
+        block: s.block.number,
+      };
+      return { value, seen: maxOf(s.seenBlock, ...positions.map((p) => p.updatedBlock), ...liquidations.map((l) => l.blockNumber)) };
     });
   }
 
