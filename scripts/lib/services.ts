@@ -73,6 +73,8 @@ export function commonEnv(o: ServicesOptions): NodeJS.ProcessEnv {
     RELAYER_URL: url("relayer"),
     KEEPER_URL: url("keeper"),
     GATEWAY_URL: url("gateway"),
+    // one policy for every service (core/profiles.ts); the local profile is open unless `env` says otherwise
+    ACCESS_POLICY: "open",
     ...o.env,
   };
   // The parent's database settings must not leak into a PGlite stack.
@@ -94,7 +96,6 @@ function envFor(o: ServicesOptions, s: ServiceName): NodeJS.ProcessEnv {
     else env.INDEXER_PGLITE_DIR = db.indexerDir;
   } else if (s === "relayer") {
     env.RELAYER_PRIVATE_KEY = o.keys.relayer;
-    env.ACCESS_POLICY = "open";
     if (db.kind === "postgres") {
       env.DATABASE_URL = db.url;
       env.RELAYER_DB_SCHEMA = db.relayerSchema;

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { Hex } from "viem";
 import { chainConfig, KEY_INDEX, roleKey, type ChainConfig } from "../../core/config.js";
+import { profileFromEnv, type AccessPolicy } from "../../core/profiles.js";
 
 const bool = z
   .enum(["true", "false", "1", "0", ""])
@@ -15,7 +16,7 @@ const keeperEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(42071),
   INTEGRATION_URL: z.string().url().default("http://127.0.0.1:42069"),
   RELAYER_URL: z.string().url().default("http://127.0.0.1:42070"),
-  /** Optional, outside the local profile: lets the keeper register its address with the relayer. */
+  /** Optional: under the invite-only policy, lets the keeper register its address with the relayer. */
   ADMIN_TOKEN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
@@ -52,6 +53,8 @@ const keeperEnv = z.object({
 
 export type KeeperConfig = ChainConfig &
   Omit<z.infer<typeof keeperEnv>, "LIQUIDATION_ENABLED" | "FUNDING_POKE_ENABLED" | "PRICE_FEED_ENABLED" | "MARKET_MAKER_ENABLED"> & {
+    /** the relayer's policy (core/profiles.ts): invite-only refuses unregistered callers, the keeper too */
+    accessPolicy: AccessPolicy;
     liquidationEnabled: boolean;
     fundingPokeEnabled: boolean;
     priceFeedEnabled: boolean;
@@ -83,6 +86,7 @@ export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperCo
   return {
     ...chain,
     ...rest,
+    accessPolicy: profileFromEnv(env).accessPolicy,
     liquidationEnabled: LIQUIDATION_ENABLED ?? true,
     fundingPokeEnabled: FUNDING_POKE_ENABLED ?? true,
     priceFeedEnabled: local && (PRICE_FEED_ENABLED ?? true),

@@ -40,7 +40,7 @@ const relayer = new RelayerClient(cfg.RELAYER_URL, cfg.INTERNAL_TOKEN, cfg.UPSTR
 const service = new LiquidationService(reader, relayer);
 
 // Invite-only relayers refuse unregistered callers: register the keeper when given the admin token.
-if (cfg.PROFILE !== "local" && cfg.liquidationEnabled && cfg.ADMIN_TOKEN) {
+if (cfg.accessPolicy === "invite-only" && cfg.liquidationEnabled && cfg.ADMIN_TOKEN) {
   const adminToken = cfg.ADMIN_TOKEN;
   void (async () => {
     for (let attempt = 1; attempt <= 10; attempt++) {

@@ -4,7 +4,8 @@
  * unregistered wallet gets 403 NOT_REGISTERED on every write of the integration API (SIWE
  * session) and of the gateway (API key), and nothing is sent: the relayer's nonce does not move
  * and (on Postgres) its queue stays empty. The gateway refuses to make a key for an unregistered
- * wallet; once the admin registers the wallet, the same writes go through on both surfaces.
+ * wallet; once the admin registers the wallet, the same writes go through on both surfaces. The
+ * keeper registers itself at start.
  * Runs on one database kind (Postgres when the run has it): the gate itself is the relayer's,
  * tested on both kinds in relayer-access.test.ts.
  */
@@ -100,5 +101,19 @@ describe(`closed beta (invite-only) on ${kind}`, () => {
     const still = await gw("POST", "/v1/accounts/create", { key: keys.newcomer, body: { owner: newcomer.address } });
     expect(still.body.error?.code).toBe("NOT_REGISTERED");
     expect(await relayerNonce()).toBe(nonce0 + 2);
+  });
+
+  it("the keeper registers itself (it has the admin token), so its liquidations are not refused", async () => {
+    const keeper = privateKeyToAccount(s.keys.keeper).address;
+    const deadline = Date.now() + 40_000; // it retries every 3 s until the relayer answers
+    let registered = false;
+    while (!registered && Date.now() < deadline) {
+      const r = await jsonClient(s.relayerUrl!)("GET", `/internal/registry/${keeper}`, {
+        headers: { "X-Internal-Token": s.internalToken, "X-Admin-Token": s.adminToken },
+      });
+      registered = r.body.data?.registered === true;
+      if (!registered) await new Promise((res) => setTimeout(res, 500));
+    }
+    expect(registered).toBe(true);
   });
 });

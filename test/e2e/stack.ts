@@ -105,7 +105,7 @@ export type RunningStack = { info: StackInfo; stop: () => Promise<void> };
 
 export type StackOptions = {
   env?: Record<string, string>;
-  /** The closed beta: relayer and gateway run invite-only; no wallet is registered and no API key is made. */
+  /** The closed beta: every service runs invite-only; no wallet is registered and no API key is made. */
   accessPolicy?: "open" | "invite-only";
   log?: (m: string) => void;
 };
@@ -186,8 +186,7 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
       keys,
       logDir,
       // A calmer price feed than `npm start`'s: fewer blocks to index while tests run on 2 cores.
-      env: { PRICE_FEED_INTERVAL_MS: process.env.E2E_PRICE_FEED_INTERVAL_MS ?? "10000", ...opts.env },
-      serviceEnv: { relayer: { ACCESS_POLICY: accessPolicy }, gateway: { ACCESS_POLICY: accessPolicy } },
+      env: { PRICE_FEED_INTERVAL_MS: process.env.E2E_PRICE_FEED_INTERVAL_MS ?? "10000", ACCESS_POLICY: accessPolicy, ...opts.env },
       log: (m) => log(`[${kind}] ${m}`),
     });
     log(`[${kind}] services up in ${Date.now() - t0} ms`);
