@@ -12,6 +12,7 @@
 import { performance } from "node:perf_hooks";
 import type { Hex } from "viem";
 import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../abis/index.js";
+import { waitForBlock } from "../test/e2e/reads-env.js";
 import { benchIndexer, prepareBenchVenue, percentile } from "./indexing.js";
 
 export type Measure = { rps: number; p50Ms: number; p99Ms: number; requests: number };
@@ -53,12 +54,7 @@ export async function run(): Promise<ReadRow[]> {
   const { venue: v, eur, gbp } = bench;
   const ix = benchIndexer ?? (await v.startIndexer("reads", { waitReady: false }));
   const head = await v.client.getBlockNumber({ cacheTime: 0 });
-  // until the indexer has the head (its /status is {} before the first block; the server may not be up)
-  for (;;) {
-    const s = (await fetch(`${ix.url}/status`).then((r) => r.json()).catch(() => ({}))) as Record<string, { block?: { number?: number } }>;
-    if ((Object.values(s)[0]?.block?.number ?? 0) >= Number(head)) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitForBlock(ix.url, head, 900_000);
   const acct = v.accountIds[1]!; // a taker with thousands of orders and a GBP position
   const eurMarket = v.deployment.markets[0]!.marketAddress as Hex;
   const gbpMarket = v.deployment.markets[1]!.marketAddress as Hex;
