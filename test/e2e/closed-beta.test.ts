@@ -14,6 +14,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Address } from "viem";
 import { createApiKey } from "../../scripts/lib/api-keys.js";
 import { query } from "./relayer-harness.js";
+import { until } from "./helpers/wait.js";
 import { publicClient } from "./helpers/chain.js";
 import { gatewayClient, integrationClient, jsonClient, signIn } from "./helpers/http.js";
 import { dbKinds, startStack, type RunningStack, type StackInfo } from "./stack.js";
@@ -105,15 +106,13 @@ describe(`closed beta (invite-only) on ${kind}`, () => {
 
   it("the keeper registers itself (it has the admin token), so its liquidations are not refused", async () => {
     const keeper = privateKeyToAccount(s.keys.keeper).address;
-    const deadline = Date.now() + 40_000; // it retries every 3 s until the relayer answers
-    let registered = false;
-    while (!registered && Date.now() < deadline) {
+    // it retries every 3 s until the relayer answers
+    const registered = await until("the keeper in the registry", async () => {
       const r = await jsonClient(s.relayerUrl!)("GET", `/internal/registry/${keeper}`, {
         headers: { "X-Internal-Token": s.internalToken, "X-Admin-Token": s.adminToken },
       });
-      registered = r.body.data?.registered === true;
-      if (!registered) await new Promise((res) => setTimeout(res, 500));
-    }
+      return r.body.data?.registered === true;
+    }, 40_000, 500);
     expect(registered).toBe(true);
   });
 });

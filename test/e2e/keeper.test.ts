@@ -9,18 +9,10 @@ import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.
 import { devAccount, KEY_INDEX } from "../../core/config.js";
 import { publicClient, walletClient } from "./helpers/chain.js";
 import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { until } from "./helpers/wait.js";
 
 const runnable = stackList().filter((s) => s.keeperUrl);
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 describe.skipIf(runnable.length === 0).each(runnable)("keeper jobs ($kind)", (s: StackInfo) => {
   const client = publicClient(s);
@@ -37,7 +29,7 @@ describe.skipIf(runnable.length === 0).each(runnable)("keeper jobs ($kind)", (s:
     await until("a first run of every loop", async () => {
       const b = (await (await fetch(`${s.keeperUrl}/health`)).json()) as any;
       return Object.values(b.data.loops).every((l: any) => l.runs > 0);
-    });
+    }, 30_000);
   });
 
   it("pokes funding of every market with the keeper's own key", async () => {
@@ -45,7 +37,7 @@ describe.skipIf(runnable.length === 0).each(runnable)("keeper jobs ($kind)", (s:
     const n = await until("the keeper's pokes", async () => {
       const count = await client.getTransactionCount({ address: keeper });
       return count >= s.deployment.markets.length ? count : undefined;
-    });
+    }, 30_000);
     expect(n).toBeGreaterThanOrEqual(s.deployment.markets.length);
     const h = (await (await fetch(`${s.keeperUrl}/health`)).json()) as any;
     expect(h.data.loops.funding).toMatchObject({ failures: 0, lastError: null });
@@ -58,7 +50,7 @@ describe.skipIf(runnable.length === 0).each(runnable)("keeper jobs ($kind)", (s:
         const [p, at] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [m.marketId as Hex] });
         const now = (await client.getBlock()).timestamp;
         return now - at <= 30n ? ([p, at] as const) : undefined;
-      });
+      }, 30_000);
       expect(updatedAt > 0n).toBe(true);
       expect(price % params.tickSizeX18).toBe(0n);
     }

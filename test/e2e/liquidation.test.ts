@@ -12,6 +12,7 @@ import { depositTokenAbi, engineAbi, marketAbi, oracleAbi, venueLensAbi } from "
 import { devAccount, KEY_INDEX } from "../../core/config.js";
 import { publicClient, walletClient } from "./helpers/chain.js";
 import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { until } from "./helpers/wait.js";
 
 const TRADER_INDEX = 17; // ether only in the harness: this file's own wallet
 const runnable = stackList().filter((s) => s.keeperUrl && s.relayerUrl);
@@ -23,20 +24,6 @@ async function call<T = any>(url: string, init?: RequestInit): Promise<{ status:
   return { status: res.status, body, block: Number(res.headers.get("x-indexed-block") ?? -1) };
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, stepMs = 250): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-}
 
 const positionIdOf = (accountId: bigint, marketId: Hex) =>
   keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "bytes32" }], [accountId, marketId]));
