@@ -7,6 +7,10 @@ import { createConfig, factory } from "ponder";
 import { getAbiItem } from "viem";
 import { engineAbi, marketAbi, marketFactoryAbi, oracleAbi } from "./abis/index.js";
 import { loadDeployment } from "./core/deployment.js";
+import { assertProfileSecrets, INDEXER_SECRETS, profileFromEnv } from "./core/profiles.js";
+
+// The integration API runs in this process: no default secrets outside the local profile.
+assertProfileSecrets(profileFromEnv(), process.env, INDEXER_SECRETS);
 
 const chainId = Number(process.env.CHAIN_ID ?? 31337);
 const rpcUrl = process.env.RPC_URL ?? "http://127.0.0.1:8545";

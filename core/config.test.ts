@@ -22,3 +22,18 @@ describe("chain config", () => {
     expect(() => chainConfig({ CHAIN_ID: "abc" })).toThrow(/CHAIN_ID/);
   });
 });
+
+describe("role keys off the local profile or chain", () => {
+  const own = `0x${"11".repeat(32)}`;
+  it("are required outside local or off chain 31337", () => {
+    expect(() => roleKey("X_KEY", 11, { PROFILE: "production" })).toThrow(/X_KEY is required with PROFILE=production/);
+    expect(() => roleKey("X_KEY", 11, { PROFILE: "local", CHAIN_ID: "1" })).toThrow(/X_KEY is required/);
+    expect(roleKey("X_KEY", 11, { PROFILE: "production", X_KEY: own })).toBe(own);
+  });
+  it("refuse keys of the public test mnemonic there (any index up to 99), accept them locally", () => {
+    for (const i of [0, 11, 99]) {
+      expect(() => roleKey("X_KEY", 11, { PROFILE: "development", X_KEY: devAccount(i).privateKey })).toThrow(/public test mnemonic/);
+    }
+    expect(roleKey("X_KEY", 11, { X_KEY: devAccount(11).privateKey })).toBe(devAccount(11).privateKey);
+  });
+});

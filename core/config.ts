@@ -2,9 +2,10 @@
  * Configuration shared by every process: chain, deployment file, the internal token, and the
  * local key scheme (anvil's well-known mnemonic; indices per docs/SERVICES.md).
  */
+import { pbkdf2Sync } from "node:crypto";
 import { z } from "zod";
 import { toHex, type Hex } from "viem";
-import { mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { HDKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 
 /** anvil's default mnemonic: public, for local chains only. */
 export const ANVIL_MNEMONIC = "test test test test test test test test test test test junk";
@@ -42,11 +43,39 @@ export function devAccount(index: number): DevAccount {
   return acct;
 }
 
-/** Private key of a role: the env variable if set, else the local mnemonic index. */
+/** How many indices of the public mnemonic are refused as keys off the local chain. */
+export const PUBLIC_MNEMONIC_INDICES = 100;
+let publicKeys: Set<string> | undefined;
+/** true when `key` is one of the first PUBLIC_MNEMONIC_INDICES keys of anvil's public mnemonic. */
+export function isPublicTestKey(key: Hex): boolean {
+  if (!publicKeys) {
+    // BIP-39 seed (one PBKDF2 instead of one per index), then BIP-44 paths m/44'/60'/0'/0/i
+    const root = HDKey.fromMasterSeed(pbkdf2Sync(ANVIL_MNEMONIC, "mnemonic", 2048, 64, "sha512"));
+    publicKeys = new Set();
+    for (let i = 0; i < PUBLIC_MNEMONIC_INDICES; i++) publicKeys.add(toHex(root.derive(`m/44'/60'/0'/0/${i}`).privateKey!));
+  }
+  return publicKeys.has(key.toLowerCase());
+}
+
+/**
+ * Private key of a role: the env variable if set, else (local profile on the local chain only) the
+ * local mnemonic index. Anywhere else the key must be given, and must not come from the public
+ * mnemonic: users approve the relayer's address as their operator, so a public key there would
+ * let anyone trade their accounts.
+ */
 export function roleKey(envName: string, index: number, env: NodeJS.ProcessEnv = process.env): Hex {
   const v = env[envName];
-  if (v) return z.string().regex(/^0x[0-9a-fA-F]{64}$/, `${envName} must be a 32-byte hex key`).parse(v) as Hex;
-  return devAccount(index).privateKey;
+  const profile = env.PROFILE || "local";
+  const chainId = Number(env.CHAIN_ID || LOCAL_CHAIN_ID);
+  const strict = profile !== "local" || chainId !== LOCAL_CHAIN_ID;
+  const where = `PROFILE=${profile}, CHAIN_ID=${chainId}`;
+  if (!v) {
+    if (strict) throw new Error(`${envName} is required with ${where} (the local default is a public test key)`);
+    return devAccount(index).privateKey;
+  }
+  const key = z.string().regex(/^0x[0-9a-fA-F]{64}$/, `${envName} must be a 32-byte hex key`).parse(v) as Hex;
+  if (strict && isPublicTestKey(key)) throw new Error(`${envName} is derived from the public test mnemonic: refused with ${where}`);
+  return key;
 }
 
 const chainEnv = z.object({

@@ -30,6 +30,18 @@ describe("profiles", () => {
     ).not.toThrow();
   });
 
+  it("secret() throws outside local instead of falling back to the default", () => {
+    expect(() => secret("JWT_SECRET", { PROFILE: "production" })).toThrow(/JWT_SECRET is not set/);
+    expect(() => secret("JWT_SECRET", { PROFILE: "production", JWT_SECRET: DEFAULT_SECRETS.JWT_SECRET })).toThrow(/local default/);
+    expect(secret("JWT_SECRET", { PROFILE: "production", JWT_SECRET: "j".repeat(32) })).toBe("j".repeat(32));
+  });
+
+  it("needs PROFILE set explicitly off the local chain", () => {
+    expect(() => profileFromEnv({ CHAIN_ID: "1" })).toThrow(/PROFILE must be set on chain 1/);
+    expect(profileFromEnv({ CHAIN_ID: "1", PROFILE: "production" }).name).toBe("production");
+    expect(profileFromEnv({ CHAIN_ID: "31337" }).name).toBe("local");
+  });
+
   it("rejects an unknown profile and honours PUBLIC_BASE_URL", () => {
     expect(() => profileFromEnv({ PROFILE: "staging" })).toThrow(/PROFILE must be one of/);
     expect(profileFromEnv({ PUBLIC_BASE_URL: "http://x:1" }).gatewayBaseUrl).toBe("http://x:1");

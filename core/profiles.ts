@@ -1,9 +1,10 @@
 /**
- * The three environments as config profiles, shared by every service. `PROFILE` selects one
- * (default `local`). Outside `local`, the shared secrets must be set to non-default values: a
- * service refuses to start otherwise (`assertProfileSecrets`).
+ * The three environments as config profiles, shared by every service. `PROFILE` selects one; it
+ * may be left unset only on the local chain (31337), where it means `local`. Outside `local`,
+ * every secret a process uses must be set to a non-default value: the process refuses to start
+ * otherwise (`assertProfileSecrets`), and `secret()` throws rather than fall back to a default.
  */
-import { DEFAULT_ADMIN_TOKEN, DEFAULT_INTERNAL_TOKEN } from "./config";
+import { DEFAULT_ADMIN_TOKEN, DEFAULT_INTERNAL_TOKEN, LOCAL_CHAIN_ID } from "./config";
 
 export const PROFILE_NAMES = ["local", "development", "production"] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
@@ -72,6 +73,8 @@ export const DEFAULT_SECRETS = {
   JWT_SECRET: "local-jwt-secret",
 } as const;
 export type SecretName = keyof typeof DEFAULT_SECRETS;
+/** What the indexer's process (the integration API) signs and sends with. */
+export const INDEXER_SECRETS: readonly SecretName[] = ["INTERNAL_TOKEN", "JWT_SECRET"];
 
 /** Minimum length of a secret outside `local`. */
 export const MIN_SECRET_LENGTH = 16;
@@ -79,7 +82,12 @@ export const MIN_SECRET_LENGTH = 16;
 type Env = Record<string, string | undefined>;
 
 export function profileFromEnv(env: Env = process.env): Profile {
-  const name = env.PROFILE ?? "local";
+  const chainId = Number(env.CHAIN_ID || LOCAL_CHAIN_ID);
+  // An operator who forgets PROFILE on a real chain must not get the open local profile.
+  if (!env.PROFILE && chainId !== LOCAL_CHAIN_ID) {
+    throw new Error(`PROFILE must be set on chain ${env.CHAIN_ID} (local, development or production); only the local chain ${LOCAL_CHAIN_ID} defaults to local`);
+  }
+  const name = env.PROFILE || "local";
   if (!(PROFILE_NAMES as readonly string[]).includes(name)) {
     throw new Error(`PROFILE must be one of ${PROFILE_NAMES.join(", ")} (got "${name}")`);
   }
@@ -97,29 +105,42 @@ export function profileFromEnv(env: Env = process.env): Profile {
   };
 }
 
-/** A secret's value: the env's, or the local default (only the local profile accepts that). */
-export const secret = (name: SecretName, env: Env = process.env): string => env[name] || DEFAULT_SECRETS[name];
-
-/** Problems with the shared secrets under this profile (empty when fine). */
-export function secretProblems(profile: Profile, env: Env = process.env): string[] {
-  if (!profile.requireSecrets) return [];
-  const problems: string[] = [];
-  for (const name of Object.keys(DEFAULT_SECRETS) as SecretName[]) {
-    const value = env[name];
-    if (!value) problems.push(`${name} is not set`);
-    else if (value === DEFAULT_SECRETS[name]) problems.push(`${name} is the local default`);
-    else if (value.length < MIN_SECRET_LENGTH) problems.push(`${name} is shorter than ${MIN_SECRET_LENGTH} characters`);
-  }
-  return problems;
+/** Why `name`'s value is unsafe under this profile (null when fine, always null in `local`). */
+function secretProblem(profile: Profile, name: SecretName, env: Env): string | null {
+  if (!profile.requireSecrets) return null;
+  const value = env[name];
+  if (!value) return `${name} is not set`;
+  if (value === DEFAULT_SECRETS[name]) return `${name} is the local default`;
+  if (value.length < MIN_SECRET_LENGTH) return `${name} is shorter than ${MIN_SECRET_LENGTH} characters`;
+  return null;
 }
 
-/** Throws (for the caller to print and exit non-zero) when the profile's secrets are unsafe. */
-export function assertProfileSecrets(profile: Profile, env: Env = process.env): void {
-  const problems = secretProblems(profile, env);
+/**
+ * A secret's value: the env's, or in `local` the default. Outside `local` a missing, default or
+ * short value throws (processes check at start with `assertProfileSecrets`; this is the backstop).
+ */
+export function secret(name: SecretName, env: Env = process.env): string {
+  const profile = profileFromEnv(env);
+  const problem = secretProblem(profile, name, env);
+  if (problem) throw new Error(`refusing to use ${name} with PROFILE=${profile.name}: ${problem}`);
+  return env[name] || DEFAULT_SECRETS[name];
+}
+
+/** Problems with the given secrets (default: all) under this profile (empty when fine). */
+export function secretProblems(profile: Profile, env: Env = process.env, names: readonly SecretName[] = Object.keys(DEFAULT_SECRETS) as SecretName[]): string[] {
+  return names.map((n) => secretProblem(profile, n, env)).filter((p): p is string => p !== null);
+}
+
+/**
+ * Throws (for the caller to print and exit non-zero) when a secret this process uses is unsafe
+ * under the profile; the message names each one.
+ */
+export function assertProfileSecrets(profile: Profile, env: Env = process.env, names: readonly SecretName[] = Object.keys(DEFAULT_SECRETS) as SecretName[]): void {
+  const problems = secretProblems(profile, env, names);
   if (problems.length) {
     throw new Error(
       `refusing to start with PROFILE=${profile.name}: ${problems.join("; ")}. ` +
-        `Set INTERNAL_TOKEN, ADMIN_TOKEN and JWT_SECRET to random values of at least ${MIN_SECRET_LENGTH} characters.`,
+        `Set ${names.join(", ")} to random values of at least ${MIN_SECRET_LENGTH} characters.`,
     );
   }
 }

@@ -10,8 +10,11 @@ import { loadDeployment, PROJECT_ROOT, serializeDeployment } from "../core/deplo
 import { indexerSchemaName } from "./lib/indexer-schema.js";
 import { ponderBin } from "./lib/services.js";
 import { publicClientFor } from "./lib/clients.js";
+import { assertProfileSecrets, INDEXER_SECRETS, profileFromEnv } from "../core/profiles.js";
 
 async function main() {
+  // before anything else (ponder.config.ts checks again for a bare `ponder start`)
+  assertProfileSecrets(profileFromEnv(), process.env, INDEXER_SECRETS);
   const chainId = Number(process.env.CHAIN_ID ?? 31337);
   const deployment = loadDeployment({ chainId }); // fails early with a clear message
   let schema = process.env.DATABASE_SCHEMA;
@@ -34,6 +37,6 @@ async function main() {
 }
 
 main().catch((e) => {
-  console.error(e instanceof Error ? e.message : e);
+  console.error(`indexer: ${e instanceof Error ? e.message : e}`);
   process.exit(1);
 });

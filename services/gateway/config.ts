@@ -55,7 +55,7 @@ export interface GatewayConfig {
 /** Parses the environment; throws with a readable message on bad values or unsafe secrets. */
 export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
   const profile = profileFromEnv(env);
-  assertProfileSecrets(profile, env);
+  assertProfileSecrets(profile, env, ["INTERNAL_TOKEN", "ADMIN_TOKEN"]);
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");

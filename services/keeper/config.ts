@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Hex } from "viem";
 import { chainConfig, KEY_INDEX, roleKey, type ChainConfig } from "../../core/config.js";
-import { profileFromEnv, type AccessPolicy } from "../../core/profiles.js";
+import { assertProfileSecrets, profileFromEnv, type AccessPolicy } from "../../core/profiles.js";
 
 const bool = z
   .enum(["true", "false", "1", "0", ""])
@@ -67,6 +67,8 @@ export type KeeperConfig = ChainConfig &
   };
 
 export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperConfig {
+  const profile = profileFromEnv(env);
+  assertProfileSecrets(profile, env, ["INTERNAL_TOKEN"]);
   const chain = chainConfig(env);
   const parsed = keeperEnv.safeParse(env);
   if (!parsed.success) {
@@ -82,18 +84,21 @@ export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperCo
   if (e.MARKET_MAKER_REQUOTE_BPS >= e.MARKET_MAKER_SPREAD_BPS) {
     throw new Error("invalid keeper configuration: MARKET_MAKER_REQUOTE_BPS must be below MARKET_MAKER_SPREAD_BPS");
   }
-  if (!local && !env.KEEPER_PRIVATE_KEY) throw new Error("KEEPER_PRIVATE_KEY is required outside the local profile");
+  const priceFeedEnabled = local && (PRICE_FEED_ENABLED ?? true);
+  const marketMakerEnabled = local && (MARKET_MAKER_ENABLED ?? true);
+  // roleKey refuses missing or public keys off the local profile/chain; local-only roles are read only when used
+  const unused = "0x" as Hex;
   return {
     ...chain,
     ...rest,
-    accessPolicy: profileFromEnv(env).accessPolicy,
+    accessPolicy: profile.accessPolicy,
     liquidationEnabled: LIQUIDATION_ENABLED ?? true,
     fundingPokeEnabled: FUNDING_POKE_ENABLED ?? true,
-    priceFeedEnabled: local && (PRICE_FEED_ENABLED ?? true),
-    marketMakerEnabled: local && (MARKET_MAKER_ENABLED ?? true),
+    priceFeedEnabled,
+    marketMakerEnabled,
     keeperKey: roleKey("KEEPER_PRIVATE_KEY", KEY_INDEX.keeper, env),
-    priceFeedKey: roleKey("PRICE_FEED_PRIVATE_KEY", KEY_INDEX.priceFeed, env),
-    marketMakerKey: roleKey("MARKET_MAKER_PRIVATE_KEY", KEY_INDEX.marketMaker, env),
-    deployerKey: roleKey("DEPLOYER_PRIVATE_KEY", KEY_INDEX.deployer, env),
+    priceFeedKey: priceFeedEnabled ? roleKey("PRICE_FEED_PRIVATE_KEY", KEY_INDEX.priceFeed, env) : unused,
+    marketMakerKey: marketMakerEnabled ? roleKey("MARKET_MAKER_PRIVATE_KEY", KEY_INDEX.marketMaker, env) : unused,
+    deployerKey: marketMakerEnabled ? roleKey("DEPLOYER_PRIVATE_KEY", KEY_INDEX.deployer, env) : unused,
   };
 }

@@ -6,7 +6,7 @@
 import { serve } from "@hono/node-server";
 import pino from "pino";
 import { loadDeployment } from "../../core/deployment.js";
-import { loadKeeperConfig } from "./config.js";
+import { loadKeeperConfig, type KeeperConfig } from "./config.js";
 import { makePublicClient, Signer } from "./chain/clients.js";
 import { MarketDirectory } from "./chain/markets.js";
 import { pokeAllMarkets } from "./funding-poker.js";
@@ -20,7 +20,14 @@ import { MarketMaker } from "./market-maker/maker.js";
 import { PriceFeed } from "./price-feed/feed.js";
 import { RelayerClient } from "./relayer-client.js";
 
-const cfg = loadKeeperConfig();
+let cfg: KeeperConfig;
+try {
+  cfg = loadKeeperConfig();
+} catch (e) {
+  // one line naming what is wrong (e.g. a missing secret outside the local profile), no stack
+  process.stderr.write(`keeper: ${(e as Error).message}\n`);
+  process.exit(1);
+}
 const log = pino({ name: "keeper", level: cfg.LOG_LEVEL });
 const deployment = loadDeployment({ chainId: cfg.CHAIN_ID, file: cfg.DEPLOYMENT_FILE });
 const { engine, oracle, depositToken } = deployment.contracts;

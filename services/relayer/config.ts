@@ -52,7 +52,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayerConfig 
     throw new Error(`invalid relayer configuration: ${msg}`);
   }
   const profile = profileFromEnv(env);
-  assertProfileSecrets(profile, env);
+  assertProfileSecrets(profile, env, ["INTERNAL_TOKEN", "ADMIN_TOKEN"]);
   const privateKey = roleKey("RELAYER_PRIVATE_KEY", KEY_INDEX.relayer, env);
   return {
     ...chainConfig(env),

@@ -14,7 +14,14 @@ import { Relayer } from "./relayer.js";
 import { relayerApp } from "./http/app.js";
 
 async function main() {
-  const cfg = loadConfig();
+  let cfg: ReturnType<typeof loadConfig>;
+  try {
+    cfg = loadConfig();
+  } catch (e) {
+    // one line naming what is wrong (e.g. a missing secret or key outside the local profile)
+    process.stderr.write(`relayer: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
   const log = pino({ name: "relayer", level: cfg.LOG_LEVEL });
   const deployment = loadDeployment({ chainId: cfg.CHAIN_ID, file: cfg.DEPLOYMENT_FILE });
   const db = await openDb({ databaseUrl: cfg.DATABASE_URL, pgliteDir: cfg.PGLITE_DIR, schema: cfg.RELAYER_DB_SCHEMA, poolSize: cfg.DB_POOL_SIZE });

@@ -1,0 +1,80 @@
+/**
+ * Every process refuses to start outside the local profile with a missing or default secret (or
+ * the relayer with a missing or public key), exits non-zero and names what is wrong in one line.
+ */
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { devAccount, KEY_INDEX } from "../../core/config";
+import { DEFAULT_SECRETS } from "../../core/profiles";
+
+const root = join(import.meta.dirname, "../..");
+const tsx = join(createRequire(import.meta.url).resolve("tsx/package.json"), "../dist/cli.mjs");
+
+const ENTRIES = {
+  indexer: "scripts/start-indexer.ts",
+  relayer: "services/relayer/main.ts",
+  gateway: "services/gateway/main.ts",
+  keeper: "services/keeper/main.ts",
+} as const;
+
+function run(entry: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const clean = { ...process.env };
+    for (const k of [...Object.keys(DEFAULT_SECRETS), "DATABASE_URL", "PROFILE", "CHAIN_ID", "ACCESS_POLICY"]) delete clean[k];
+    for (const k of Object.keys(clean)) if (k.endsWith("_PRIVATE_KEY") || k.endsWith("_TOKEN")) delete clean[k];
+    // PORT 1, a bogus database dir and deployment file: if a check ever failed to stop it, it could not serve anyway.
+    const child = spawn(process.execPath, [tsx, entry], {
+      cwd: root,
+      env: { ...clean, PORT: "1", PGLITE_DIR: "/nonexistent/db", DEPLOYMENT_FILE: "/nonexistent/deployment.json", ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${entry} did not exit`));
+    }, 60_000);
+    child.on("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+describe.each(Object.entries(ENTRIES))("%s under PROFILE=production", (name, entry) => {
+  it("without secrets: exits non-zero naming each missing one", async () => {
+    const { code, stderr } = await run(entry, { PROFILE: "production" });
+    expect(code).not.toBe(0);
+    expect(stderr).toContain("refusing to start with PROFILE=production");
+    expect(stderr).toContain("INTERNAL_TOKEN is not set");
+    if (name === "indexer") expect(stderr).toContain("JWT_SECRET is not set");
+    if (name === "relayer" || name === "gateway") expect(stderr).toContain("ADMIN_TOKEN is not set");
+    expect(stderr).not.toMatch(/\n\s+at /); // one line, no stack trace
+  });
+
+  it("with the local default secrets: refuses them", async () => {
+    const { code, stderr } = await run(entry, { PROFILE: "production", ...DEFAULT_SECRETS });
+    expect(code).not.toBe(0);
+    expect(stderr).toContain("INTERNAL_TOKEN is the local default");
+  });
+});
+
+describe("the relayer's key off the local profile or chain", () => {
+  const secrets = Object.fromEntries(Object.keys(DEFAULT_SECRETS).map((k) => [k, `${k.toLowerCase()}-0123456789abcdef`]));
+
+  it("is required under PROFILE=production", async () => {
+    const { code, stderr } = await run(ENTRIES.relayer, { PROFILE: "production", ...secrets });
+    expect(code).not.toBe(0);
+    expect(stderr).toContain("RELAYER_PRIVATE_KEY is required");
+  });
+
+  it("may not come from the public test mnemonic, even under PROFILE=local on another chain", async () => {
+    const { code, stderr } = await run(ENTRIES.relayer, {
+      PROFILE: "local", CHAIN_ID: "11155111", RELAYER_PRIVATE_KEY: devAccount(KEY_INDEX.relayer).privateKey,
+    });
+    expect(code).not.toBe(0);
+    expect(stderr).toContain("RELAYER_PRIVATE_KEY is derived from the public test mnemonic");
+  });
+});
