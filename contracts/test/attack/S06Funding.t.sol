@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {AttackBase} from "./AttackBase.sol";
+import {IMarket} from "../../src/interfaces/IMarket.sol";
+
+/// Issue 10, scenario 6: funding. (a) Funding owed beyond the margin is written off before PnL is
+/// counted: a profitable position keeps its PnL while the shortfall becomes bad debt. The rate is
+/// cheap to steer: (b) resting reduce-only size counts in the skew and needs no margin, (c) cancel
+/// does not recompute the rate, (d) `pokeFunding` accrues on a stale price.
+contract Scenario06FundingAttack is AttackBase {
+    address internal bob_;
+    address internal carol_;
+    address internal alice_;
+    uint256 internal b;
+    uint256 internal c;
+    uint256 internal a;
+
+    function setUp() public override {
+        super.setUp();
+        (bob_, b) = _bystander("honest-maker", 100_000e6);
+        (carol_, c) = _bystander("honest-depth", 100_000e6);
+        (alice_, a) = _attacker("trader", 1_000e6);
+    }
+
+    function _rate(IMarket m) internal view returns (int256) {
+        return m.funding().rateX18PerHour;
+    }
+
+    /// (a) A market with a steep funding clamp (1 %/h) so funding outgrows a 40x margin in hours.
+    function test_attack_fundingBeyondMarginNettedAgainstPnl() public {
+        _pendingFix("scenario 6a: funding netted against realized PnL before any shortfall (risk)");
+        IMarket.MarketParams memory p = _eurParams();
+        p.symbol = "FUN/USD";
+        p.maxFundingRateX18PerHour = 1e16;
+        p.skewScaleX18PerHour = 1e16;
+        bytes32 fun = keccak256("FUN/USD");
+        oracle.setPrice(fun, EUR_PX);
+        IMarket m = IMarket(factory.createMarket("FUN", "USD", p));
+        _open(bob_, b, alice_, a, fun, LONG, EUR_PX, 27e6, 40); // long 1,000 @ 1.08
+        // margined bids far below: longs pay (skew)
+        (bool ok,,) = _tryLimit(carol_, c, fun, LONG, 5_000e6, 10, 1.03e18, "deep bid");
+        assertTrue(ok, "setup: deep bid");
+        engine.pokeFunding(fun);
+        assertGt(_rate(m), int256(0), "setup: longs pay");
+        // time passes (fresh prices every minute), the index climbs: the long is profitable
+        uint256 margin = m.getPosition(a).marginWad;
+        for (uint256 i; i < 2_000; ++i) {
+            if (lens.positionHealth(m, a).pendingFundingWad > int256(margin + 10e18)) break;
+            vm.warp(block.timestamp + 60);
+            vm.roll(block.number + 1);
+            (uint256 px,) = oracle.getPrice(fun);
+            _walkIndex(fun, px < 1.13e18 ? px + 2e14 : px);
+            engine.pokeFunding(fun);
+        }
+        IMarket.HealthView memory h = lens.positionHealth(m, a);
+        assertGt(h.pendingFundingWad, int256(margin + 10e18), "setup: funding owed beyond the margin");
+        assertGt(h.equityWad, int256(h.maintenanceWad), "setup: still healthy (profitable)");
+        // the long closes into a fresh bid at the index
+        (uint256 index,) = oracle.getPrice(fun);
+        (ok,,) = _tryLimit(bob_, b, fun, LONG, 200e6, 10, _onTick(index), "bid at the index");
+        assertTrue(ok, "setup: bid at the index");
+        uint256 bad = engine.badDebtWad();
+        uint256 ins = engine.insuranceFundWad();
+        assertTrue(_tryClose(alice_, a, fun, MKT, 0, "close"), "close refused");
+        assertEq(m.getPosition(a).sizeQty, int256(0), "closed");
+        assertEq(engine.badDebtWad(), bad, "funding written off as bad debt while the position had equity");
+        assertGe(engine.insuranceFundWad(), ins, "insurance paid for a position with equity");
+        _assertStrictSolvency();
+    }
+
+    function _twoSidedBookWithPosition() internal {
+        _open(bob_, b, alice_, a, EUR, SHORT, EUR_PX, 27e6, 40); // alice short 1,000 @ 1.08
+        (bool ok,,) = _tryLimit(carol_, c, EUR, LONG, 100e6, 10, 1.07e18, "bid");
+        assertTrue(ok, "setup: bid");
+        (ok,,) = _tryLimit(carol_, c, EUR, SHORT, 100e6, 10, 1.09e18, "ask");
+        assertTrue(ok, "setup: ask");
+        engine.pokeFunding(EUR);
+    }
+
+    /// (b) Margin-free reduce-only bids, below the best bid (no effect on the mark), move nothing.
+    function test_attack_reduceOnlySizeSteersFunding() public {
+        _pendingFix("scenario 6b: the skew counts only size that carries margin (risk)");
+        _twoSidedBookWithPosition();
+        int256 r0 = _rate(market);
+        for (uint256 i; i < 20; ++i) _tryClose(alice_, a, EUR, LMT, 1.069e18 - i * TICK, "reduce-only bid");
+        engine.pokeFunding(EUR);
+        assertEq(_rate(market), r0, "margin-free reduce-only size moved the funding rate");
+    }
+
+    /// (c) Place and cancel a large bid in one block: the rate must be what it was.
+    function test_attack_cancelLeavesSteeredRate() public {
+        _pendingFix("scenario 6c: cancel recomputes the rate (risk)");
+        _twoSidedBookWithPosition();
+        int256 r0 = _rate(market);
+        (bool ok, uint256 oid,) = _tryLimit(carol_, c, EUR, LONG, 50_000e6, 10, 1.06e18, "large bid");
+        assertTrue(ok, "setup: large bid");
+        bytes32 key = market.getOrder(oid).clientKey;
+        vm.prank(carol_);
+        engine.cancelOrder(c, EUR, key);
+        assertEq(_rate(market), r0, "the rate of a cancelled order's skew survived the cancel");
+    }
+
+    /// (d) With the index stale, a poke must not accrue funding.
+    function test_attack_pokeAccruesOnStalePrice() public {
+        _pendingFix("scenario 6d: no accrual on a stale price (risk/oracle)");
+        _twoSidedBookWithPosition();
+        (bool ok,,) = _tryLimit(carol_, c, EUR, LONG, 5_000e6, 10, 1.06e18, "skew");
+        assertTrue(ok, "setup: skew");
+        engine.pokeFunding(EUR);
+        assertTrue(_rate(market) != 0, "setup: a rate");
+        vm.warp(block.timestamp + oracle.maxAgeSeconds() + 1);
+        vm.roll(block.number + 1);
+        try oracle.getFreshPrice(EUR) {
+            revert("setup: price not stale");
+        } catch {}
+        int256 before = market.funding().cumulativeIndexX18;
+        try engine.pokeFunding(EUR) {}
+        catch (bytes memory r) {
+            _requireVenueRefusal(r, "pokeFunding");
+        }
+        assertEq(market.funding().cumulativeIndexX18, before, "funding accrued on a stale price");
+    }
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {AttackBase} from "./AttackBase.sol";
+import {IEngine} from "../../src/interfaces/IEngine.sol";
+
+/// Issue 10, scenario 7: revoking an operator does not void a signed approval that was not yet
+/// used (`setOperator` does not bump the nonce): the revoked operator submits it and is back.
+/// Property: after a revocation (or after the owner invalidates its nonce) no approval signed
+/// before it can make the operator act for the account.
+contract Scenario07OperatorsAttack is AttackBase {
+    uint256 internal a;
+    address internal relayer = address(0x2E1A7E2);
+
+    function setUp() public override {
+        super.setUp();
+        a = _account(alice, 1_000e6);
+    }
+
+    function _digest(address owner, address operator, uint64 exp, uint256 nonce, uint256 deadline)
+        internal
+        view
+        returns (bytes32)
+    {
+        bytes32 domain = keccak256(
+            abi.encode(
+                keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
+                keccak256("VenueEngine"),
+                keccak256("1"),
+                block.chainid,
+                address(engine)
+            )
+        );
+        bytes32 structHash =
+            keccak256(abi.encode(engine.OPERATOR_APPROVAL_TYPEHASH(), owner, operator, exp, nonce, deadline));
+        return keccak256(abi.encodePacked("\x19\x01", domain, structHash));
+    }
+
+    /// An approval signed now for the next nonce, held back by the relayer.
+    function _signedApproval() internal view returns (bytes memory sig, uint64 exp, uint256 deadline) {
+        exp = uint64(block.timestamp + 30 days);
+        deadline = block.timestamp + 1 days;
+        (uint8 v, bytes32 r, bytes32 s) =
+            vm.sign(ALICE_PK, _digest(alice, relayer, exp, engine.operatorNonce(alice), deadline));
+        sig = abi.encodePacked(r, s, v);
+    }
+
+    /// The revoked relayer replays the held-back approval, then tries to trade for the owner.
+    function _replayAndTrade(bytes memory sig, uint64 exp, uint256 deadline) internal {
+        vm.prank(relayer);
+        try engine.setOperatorWithSig(alice, relayer, exp, deadline, sig) {}
+        catch (bytes memory r) {
+            _requireVenueRefusal(r, "replayed approval");
+        }
+        assertFalse(engine.isAuthorized(a, relayer), "a revoked operator is authorized again");
+        vm.prank(relayer);
+        try engine.placeOrder(_params(a, EUR, LONG, LMT, 10e6, 10, 1.07e18, bytes32(0))) {
+            revert("the revoked operator placed an order for the owner");
+        } catch (bytes memory r) {
+            _requireVenueRefusal(r, "operator order");
+        }
+    }
+
+    function test_attack_revokeVoidsUnusedSignedApproval() public {
+        _pendingFix("scenario 7: setOperator bumps the owner's nonce (risk)");
+        (bytes memory sig, uint64 exp, uint256 deadline) = _signedApproval();
+        vm.prank(alice);
+        engine.setOperator(relayer, exp);
+        vm.prank(alice);
+        engine.setOperator(relayer, 0); // revoke
+        _replayAndTrade(sig, exp, deadline);
+    }
+
+    function test_attack_ownerInvalidatesNonce() public {
+        _pendingFix("scenario 7: an owner can invalidate its nonces (risk)");
+        (bytes memory sig, uint64 exp, uint256 deadline) = _signedApproval();
+        uint256 n0 = engine.operatorNonce(alice);
+        vm.prank(alice);
+        (bool ok, bytes memory r) = address(engine).call(abi.encodeWithSignature("invalidateNonces(uint256)", n0 + 1));
+        if (!ok) revert(string.concat("missing or refused: invalidateNonces(uint256) ", vm.toString(r)));
+        assertGt(engine.operatorNonce(alice), n0, "nonce not moved");
+        _replayAndTrade(sig, exp, deadline);
+    }
+}
