@@ -8,9 +8,12 @@ import { getAbiItem } from "viem";
 import { engineAbi, marketAbi, marketFactoryAbi, oracleAbi } from "./abis/index.js";
 import { loadDeployment } from "./core/deployment.js";
 import { assertProfileSecrets, INDEXER_SECRETS, profileFromEnv } from "./core/profiles.js";
+import { siweConfig } from "./core/auth/siwe.js";
 
-// The integration API runs in this process: no default secrets outside the local profile.
+// The integration API runs in this process: no default secrets, and a configured sign-in
+// origin, outside the local profile.
 assertProfileSecrets(profileFromEnv(), process.env, INDEXER_SECRETS);
+siweConfig(process.env);
 
 const chainId = Number(process.env.CHAIN_ID ?? 31337);
 const rpcUrl = process.env.RPC_URL ?? "http://127.0.0.1:8545";

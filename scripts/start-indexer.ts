@@ -11,10 +11,12 @@ import { indexerSchemaName } from "./lib/indexer-schema.js";
 import { ponderBin } from "./lib/services.js";
 import { publicClientFor } from "./lib/clients.js";
 import { assertProfileSecrets, INDEXER_SECRETS, profileFromEnv } from "../core/profiles.js";
+import { siweConfig } from "../core/auth/siwe.js";
 
 async function main() {
   // before anything else (ponder.config.ts checks again for a bare `ponder start`)
   assertProfileSecrets(profileFromEnv(), process.env, INDEXER_SECRETS);
+  siweConfig(process.env);
   const chainId = Number(process.env.CHAIN_ID ?? 31337);
   const deployment = loadDeployment({ chainId }); // fails early with a clear message
   let schema = process.env.DATABASE_SCHEMA;

@@ -1,15 +1,18 @@
 /**
- * Stateless Sign-In with Ethereum (EIP-4361) for the integration API, whose database is
- * read-only: the nonce carries its own expiry and an HMAC (JWT_SECRET), and a verified message
- * buys a short-lived HS256 JWT whose subject is the wallet. Nothing is stored, so a nonce can be
- * used more than once within its lifetime (only by whoever holds a message signed by the wallet).
- * EOA signatures only (no ERC-1271 contract wallets).
+ * Sign-In with Ethereum (EIP-4361) for the integration API: the nonce carries its own expiry and
+ * an HMAC (JWT_SECRET), and a verified message buys a short-lived HS256 JWT whose subject is the
+ * wallet. A nonce signs in once (used nonces are stored until they expire: core/auth/nonce-store.ts).
+ * The message's domain and URI must be configured ones (`SIWE_DOMAINS`, `SIWE_URI_ORIGINS`),
+ * never the request's Host. EOA signatures only (no ERC-1271 contract wallets).
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { SignJWT, jwtVerify, errors as joseErrors } from "jose";
 import { getAddress, verifyMessage, type Address, type Hex } from "viem";
 import { parseSiweMessage, validateSiweMessage } from "viem/siwe";
 import { ApiError } from "../errors.js";
+import { LOCAL_CHAIN_ID } from "../config.js";
+import { profileFromEnv } from "../profiles.js";
+import type { NonceStore } from "./nonce-store.js";
 
 export const NONCE_TTL_SECONDS = 300;
 export const TOKEN_TTL_SECONDS = 900;
@@ -32,14 +35,43 @@ export function checkNonce(secret: string, nonce: string, nowSeconds = Math.floo
   const mac = Buffer.from(nonce.slice(24));
   const expected = Buffer.from(hmac(secret, body));
   if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) return false;
-  return parseInt(body.slice(0, EXPIRY_DIGITS), 36) >= nowSeconds;
+  return nonceExpiry(nonce) >= nowSeconds;
 }
 
-export type LoginOptions = {
+/**
+ * Where sign-in messages may come from. `domains`: accepted `domain` values (the frontend's host,
+ * as wallets fill it in); `origins`: accepted origins of the message's `uri`. Empty lists (local
+ * profile, nothing configured) accept loopback hosts only: a frontend on localhost works, a
+ * message made for another site does not.
+ */
+export type SiweConfig = { domains: string[]; origins: string[]; chainId: number };
+
+const list = (v: string | undefined) => (v ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+
+/** SIWE_DOMAINS and SIWE_URI_ORIGINS; required outside the local profile (throws naming them). */
+export function siweConfig(env: Record<string, string | undefined> = process.env): SiweConfig {
+  const profile = profileFromEnv(env);
+  const domains = list(env.SIWE_DOMAINS);
+  const origins = list(env.SIWE_URI_ORIGINS).map((o) => {
+    try {
+      return new URL(o).origin;
+    } catch {
+      throw new Error(`SIWE_URI_ORIGINS: "${o}" is not an origin such as https://app.example`);
+    }
+  });
+  if (profile.name !== "local") {
+    const missing = [!domains.length && "SIWE_DOMAINS", !origins.length && "SIWE_URI_ORIGINS"].filter(Boolean);
+    if (missing.length) throw new Error(`refusing to start with PROFILE=${profile.name}: ${missing.join(" and ")} must be set (the sign-in message's accepted domains and URI origins, comma-separated)`);
+  }
+  return { domains, origins, chainId: Number(env.CHAIN_ID || LOCAL_CHAIN_ID) };
+}
+
+const LOOPBACK_HOST = /^(localhost|127\.0\.0\.1|\[::1\])(:\d{1,5})?$/;
+
+export type LoginOptions = SiweConfig & {
   secret: string;
-  /** accepted `domain` values of the message (e.g. the API's host); empty = any */
-  domains: string[];
-  chainId?: number;
+  /** single use of nonces */
+  nonces: NonceStore;
   now?: Date;
   tokenTtlSeconds?: number;
 };
@@ -47,20 +79,34 @@ export type LoginOptions = {
 /** Verifies a signed SIWE message and returns a bearer token for its address. 401 UNAUTHENTICATED otherwise. */
 export async function login(message: string, signature: Hex, o: LoginOptions) {
   const fields = parseSiweMessage(message);
-  if (!fields.address || !fields.nonce || !fields.domain) throw new ApiError("UNAUTHENTICATED", "message is not an EIP-4361 sign-in message");
+  if (!fields.address || !fields.nonce || !fields.domain || !fields.uri)
+    throw new ApiError("UNAUTHENTICATED", "message is not an EIP-4361 sign-in message");
   const now = o.now ?? new Date();
-  if (!checkNonce(o.secret, fields.nonce, Math.floor(now.getTime() / 1000)))
-    throw new ApiError("UNAUTHENTICATED", "unknown or expired nonce (GET /auth/nonce)");
-  if (o.domains.length && !o.domains.includes(fields.domain))
-    throw new ApiError("UNAUTHENTICATED", `message domain ${fields.domain} is not ${o.domains.join(" or ")}`);
-  if (o.chainId !== undefined && fields.chainId !== undefined && fields.chainId !== o.chainId)
-    throw new ApiError("UNAUTHENTICATED", `message chainId ${fields.chainId} is not ${o.chainId}`);
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  if (!checkNonce(o.secret, fields.nonce, nowSeconds)) throw new ApiError("UNAUTHENTICATED", "unknown or expired nonce (GET /auth/nonce)");
+  const domainOk = o.domains.length ? o.domains.includes(fields.domain) : LOOPBACK_HOST.test(fields.domain);
+  if (!domainOk) throw new ApiError("UNAUTHENTICATED", `message domain ${fields.domain} is not accepted`);
+  let uri: URL;
+  try {
+    uri = new URL(fields.uri);
+  } catch {
+    throw new ApiError("UNAUTHENTICATED", "message URI is not a URL");
+  }
+  const uriOk = o.origins.length ? o.origins.includes(uri.origin) : /^https?:$/.test(uri.protocol) && LOOPBACK_HOST.test(uri.host);
+  if (!uriOk) throw new ApiError("UNAUTHENTICATED", `message URI ${uri.origin} is not accepted`);
+  if (fields.chainId !== o.chainId) throw new ApiError("UNAUTHENTICATED", `message chainId ${fields.chainId} is not ${o.chainId}`);
   if (!validateSiweMessage({ message: fields, time: now }))
     throw new ApiError("UNAUTHENTICATED", "message is expired or not yet valid");
   const valid = await verifyMessage({ address: fields.address, message, signature }).catch(() => false);
   if (!valid) throw new ApiError("UNAUTHENTICATED", "signature does not match the message's address");
+  // last, so that only a valid sign-in uses the nonce up; atomic, so two racing replays cannot both pass
+  if (!(await o.nonces.consume(fields.nonce, nonceExpiry(fields.nonce), nowSeconds)))
+    throw new ApiError("UNAUTHENTICATED", "nonce already used: get a new one (GET /auth/nonce)");
   return issueToken(o.secret, getAddress(fields.address), o.tokenTtlSeconds ?? TOKEN_TTL_SECONDS, now);
 }
+
+/** The expiry (seconds) a nonce carries. */
+const nonceExpiry = (nonce: string) => parseInt(nonce.slice(0, EXPIRY_DIGITS), 36);
 
 const key = (secret: string) => new TextEncoder().encode(secret);
 

@@ -22,6 +22,8 @@ const envSchema = z.object({
   RELAYER_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
   KEEPER_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
   HEALTH_TIMEOUT_MS: z.coerce.number().int().positive().default(2_000),
+  /** A dependency's health is checked at most once per this long, whatever the request rate. */
+  HEALTH_CACHE_MS: z.coerce.number().int().min(0).default(1_000),
   /** Requests per key (or per client address without a key) per window. */
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(600),
   /** Failed authentications (401) per client address per minute before that address gets 429. */
@@ -43,7 +45,7 @@ export interface GatewayConfig {
   databaseUrl?: string;
   dbSchema: string;
   pgliteDir: string;
-  timeouts: { integrationMs: number; relayerMs: number; keeperMs: number; healthMs: number };
+  timeouts: { integrationMs: number; relayerMs: number; keeperMs: number; healthMs: number; healthCacheMs: number };
   rateLimit: { limit: number; windowMs: number; authFailures: number };
   keyCacheMs: number;
   bodyLimitBytes: number;
@@ -78,6 +80,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
       relayerMs: e.RELAYER_TIMEOUT_MS,
       keeperMs: e.KEEPER_TIMEOUT_MS,
       healthMs: e.HEALTH_TIMEOUT_MS,
+      healthCacheMs: e.HEALTH_CACHE_MS,
     },
     rateLimit: { limit: e.RATE_LIMIT_PER_MINUTE, windowMs: 60_000, authFailures: e.AUTH_FAILURES_PER_MINUTE },
     keyCacheMs: e.KEY_CACHE_MS,

@@ -1,7 +1,8 @@
 /**
- * Health of the gateway's dependencies, each checked live with a short timeout: indexer (Ponder's
+ * Health of the gateway's dependencies, each checked with a short timeout: indexer (Ponder's
  * /ready and /status against the chain head: how many blocks behind), relayer, keeper, the
- * gateway's database and the chain.
+ * gateway's database and the chain. `HealthMonitor` caches each result for HEALTH_CACHE_MS
+ * (1 s) and shares a check in flight, so requests to /health never fan out to the services.
  */
 import type { GatewayConfig } from "./config";
 import type { GatewayStore } from "./db/open";
@@ -47,10 +48,13 @@ async function rpc(url: string, method: string, timeoutMs: number): Promise<stri
   return body.result;
 }
 
+/** URLs in error text may carry a provider's key (RPC URLs): never repeat them, even to the admin. */
+export const redactUrls = (text: string) => text.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, "<url>");
+
 const message = (err: unknown) => {
   const e = err as { name?: string; message?: string; cause?: { code?: string } };
   if (e?.name === "TimeoutError") return "timed out";
-  return e?.cause?.code ?? e?.message ?? String(err);
+  return redactUrls(e?.cause?.code ?? e?.message ?? String(err));
 };
 
 /** Ponder's /status: `{ [chain]: { id, block: { number, timestamp } } }`; the indexed block of our chain. */
@@ -117,5 +121,30 @@ export async function checkService(name: ServiceName, { config, store }: HealthD
     }
   } catch (err) {
     return { service: name, status: "down", latencyMs: ms(), error: message(err) };
+  }
+}
+
+/** The public view of a check: its status only (details and error text are for the admin). */
+export const publicHealth = (h: ServiceHealth) => ({ service: h.service, status: h.status });
+
+/** Cached health checks: at most one check per service per `ttlMs`, shared by concurrent callers. */
+export class HealthMonitor {
+  private readonly cache = new Map<ServiceName, { at: number; result: Promise<ServiceHealth> }>();
+  constructor(
+    private readonly deps: HealthDeps,
+    private readonly ttlMs = deps.config.timeouts.healthCacheMs,
+  ) {}
+
+  check(name: ServiceName): Promise<ServiceHealth> {
+    const now = Date.now();
+    const hit = this.cache.get(name);
+    if (hit && now - hit.at < this.ttlMs) return hit.result;
+    const result = checkService(name, this.deps);
+    this.cache.set(name, { at: now, result });
+    return result;
+  }
+
+  all(): Promise<ServiceHealth[]> {
+    return Promise.all(SERVICES.map((s) => this.check(s)));
   }
 }

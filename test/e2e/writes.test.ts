@@ -5,15 +5,31 @@
  * Wallets: fresh random ones (ether from anvil_setBalance, tokens sent by demo wallet 9), so no
  * other test file's state is touched; AUD/USD is paused for one request and resumed.
  */
+import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { parseUnits, type Address, type Hex } from "viem";
 import { depositTokenAbi, engineAbi, marketAbi } from "../../abis/index.js";
 import { stackList } from "./helpers/stacks.js";
 import { publicClient, waitIndexed, walletClient } from "./helpers/chain.js";
+import { createSiweMessage } from "viem/siwe";
 import { integrationClient, signIn } from "./helpers/http.js";
 
 const usd = (v: string) => parseUnits(v, 6);
+
+/** POST JSON with a chosen Host header. */
+function postWithHost(url: string, host: string, body: unknown): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const r = request(url, { method: "POST", headers: { host, "content-type": "application/json", "content-length": Buffer.byteLength(data) } }, (res) => {
+      let text = "";
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+    });
+    r.on("error", reject);
+    r.end(data);
+  });
+}
 const TICK = 10n ** 13n;
 
 describe.each(stackList())("integration write routes ($kind)", (s) => {
@@ -69,6 +85,27 @@ describe.each(stackList())("integration write routes ($kind)", (s) => {
   });
 
   describe("sign-in and POST /accounts", () => {
+    it("a nonce signs in once; a forged domain or a foreign URI never (the Host header is not trusted)", async () => {
+      const message = async (o: { domain?: string; uri?: string } = {}) => {
+        const n = await req("GET", "/auth/nonce");
+        const host = new URL(s.integrationUrl).host;
+        const m = createSiweMessage({ address: W.address, chainId: s.chainId, domain: o.domain ?? host, nonce: n.body.data.nonce, uri: o.uri ?? s.integrationUrl, version: "1" });
+        return { message: m, signature: await W.signMessage({ message: m }) };
+      };
+      const good = await message();
+      expect((await req("POST", "/auth/login", { body: good })).status).toBe(200);
+      const replay = await req("POST", "/auth/login", { body: good });
+      expect(replay.status).toBe(401);
+      expect(replay.body.error).toMatchObject({ code: "UNAUTHENTICATED", message: expect.stringContaining("already used") });
+      // the request's Host header names the forged domain (fetch cannot set Host; node:http can): still refused
+      const forged = await postWithHost(`${s.integrationUrl}/auth/login`, "evil.example", await message({ domain: "evil.example" }));
+      expect(forged.status).toBe(401);
+      expect(forged.body.error.message).toContain("domain evil.example");
+      const wrongUri = await req("POST", "/auth/login", { body: await message({ uri: "https://evil.example/login" }) });
+      expect(wrongUri.status).toBe(401);
+      expect(wrongUri.body.error!.message).toContain("URI https://evil.example");
+    });
+
     it("401 without a token; 403 UNAUTHORIZED for another wallet's userAddress", async () => {
       const none = await req("POST", "/accounts", { body: { userAddress: W.address } });
       expect(none.status).toBe(401);

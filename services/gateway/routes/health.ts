@@ -1,10 +1,16 @@
-/** GET /health (the gateway and a summary of its dependencies) and GET /health/{service}. */
+/**
+ * GET /health (the gateway and a summary of its dependencies) and GET /health/{service}. Public
+ * answers carry statuses only; with `X-Admin-Token` they add the details (latency, blocks behind,
+ * versions, error text with URLs redacted). Checks are cached (HealthMonitor), never one fan-out
+ * per request.
+ */
+import { timingSafeEqual } from "node:crypto";
 import { z } from "@hono/zod-openapi";
 import { snakeKeys } from "../../../core/case";
 import { fail } from "../../../core/envelope";
 import { ApiError } from "../../../core/errors";
-import type { GatewayApp, GatewayDeps } from "../context";
-import { checkService, SERVICES, type ServiceName } from "../health";
+import type { GatewayApp, GatewayContext, GatewayDeps } from "../context";
+import { HealthMonitor, publicHealth, SERVICES, type ServiceName } from "../health";
 import { defineRoute } from "./define";
 
 const started = Date.now();
@@ -14,9 +20,10 @@ export const gatewayHealth = defineRoute({
   path: "/health",
   tag: "Health",
   summary: "Health of the gateway",
-  description: "200 while the gateway serves; `status` is `degraded` when a dependency is down (see `services`).",
+  description:
+    "200 while the gateway serves; `status` is `degraded` when a dependency is down (see `services`). With `X-Admin-Token`: also profile, uptime and each dependency's details. Results are at most HEALTH_CACHE_MS (1 s) old.",
   isPublic: true,
-  ok: { status: 200, name: "GatewayHealth", description: "service, status, profile, uptime_seconds, services { name: status }" },
+  ok: { status: 200, name: "GatewayHealth", description: "service, status, services { name: status }" },
 });
 
 export const serviceHealth = defineRoute({
@@ -25,35 +32,44 @@ export const serviceHealth = defineRoute({
   tag: "Health",
   summary: "Health of one internal service",
   description:
-    "indexer (ready, indexed_block, head_block, blocks_behind), relayer, keeper, database, chain. 200 when ok or syncing, 503 SERVICE_UNAVAILABLE when down.",
+    "indexer, relayer, keeper, database, chain: `service` and `status`. 200 when ok or syncing, 503 SERVICE_UNAVAILABLE when down. With `X-Admin-Token`: the details (indexer: ready, indexed_block, head_block, blocks_behind; latency_ms; error).",
   isPublic: true,
   request: {
     params: z.object({
       service: z.string().openapi({ param: { name: "service", in: "path" }, enum: [...SERVICES], example: "indexer" }),
     }),
   },
-  ok: { status: 200, name: "ServiceHealth", description: "service, status, latency_ms and the service's details" },
+  ok: { status: 200, name: "ServiceHealth", description: "service and status (details with X-Admin-Token)" },
   errors: [404],
 });
 
+const sameSecret = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+/** true with the right X-Admin-Token, false without one; a wrong one is a 401. */
+function isAdmin(c: GatewayContext, token: string): boolean {
+  const given = c.req.header("X-Admin-Token");
+  if (given === undefined) return false;
+  if (!sameSecret(given, token)) throw new ApiError("UNAUTHENTICATED", "wrong X-Admin-Token");
+  return true;
+}
+
 export function registerHealthRoutes(app: GatewayApp, deps: GatewayDeps) {
+  const monitor = new HealthMonitor(deps);
+
   app.openapi(gatewayHealth, async (c) => {
-    const checks = await Promise.all(SERVICES.map((s) => checkService(s, deps)));
+    const admin = isAdmin(c, deps.config.adminToken);
+    const checks = await monitor.all();
     const services = Object.fromEntries(checks.map((h) => [h.service, h.status]));
     const degraded = checks.some((h) => h.status === "down");
-    return c.json(
-      {
-        success: true as const,
-        data: snakeKeys({
-          service: "gateway",
-          status: degraded ? "degraded" : "ok",
-          profile: deps.config.profile.name,
-          uptimeSeconds: Math.floor((Date.now() - started) / 1000),
-          services,
-        }) as Record<string, unknown>,
-      },
-      200,
-    );
+    const data = { service: "gateway", status: degraded ? "degraded" : "ok", services };
+    const details = admin
+      ? { profile: deps.config.profile.name, uptimeSeconds: Math.floor((Date.now() - started) / 1000), details: Object.fromEntries(checks.map((h) => [h.service, h])) }
+      : {};
+    return c.json({ success: true as const, data: snakeKeys({ ...data, ...details }) as Record<string, unknown> }, 200);
   });
 
   app.openapi(serviceHealth, async (c) => {
@@ -61,10 +77,12 @@ export function registerHealthRoutes(app: GatewayApp, deps: GatewayDeps) {
     if (!(SERVICES as readonly string[]).includes(name)) {
       throw new ApiError("NOT_FOUND", `unknown service "${name}": one of ${SERVICES.join(", ")}`);
     }
-    const h = await checkService(name as ServiceName, deps);
+    const admin = isAdmin(c, deps.config.adminToken);
+    const h = await monitor.check(name as ServiceName);
     if (h.status === "down") {
-      return c.json(fail("SERVICE_UNAVAILABLE", `${name} is down: ${h.error ?? "unknown"}`), 503) as never;
+      const why = admin ? `: ${h.error ?? "unknown"}` : "";
+      return c.json(fail("SERVICE_UNAVAILABLE", `${name} is down${why}`), 503) as never;
     }
-    return c.json({ success: true as const, data: snakeKeys(h) as Record<string, unknown> }, 200);
+    return c.json({ success: true as const, data: snakeKeys(admin ? h : publicHealth(h)) as Record<string, unknown> }, 200);
   });
 }

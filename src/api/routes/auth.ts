@@ -1,12 +1,14 @@
 /**
- * Sign-in with Ethereum for the integration API (stateless; core/auth/siwe.ts):
+ * Sign-in with Ethereum for the integration API (core/auth/siwe.ts):
  *   GET  /auth/nonce    a signed, short-lived nonce for the EIP-4361 message
- *   POST /auth/login    { message, signature } → a bearer token (JWT, JWT_SECRET)
+ *   POST /auth/login    { message, signature } → a bearer token (JWT, JWT_SECRET); each nonce once
  *   GET  /auth/session  who the bearer token is
+ * The message's domain and URI must be the configured ones (SIWE_DOMAINS, SIWE_URI_ORIGINS).
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
-import { issueNonce, login, NONCE_TTL_SECONDS, TOKEN_TTL_SECONDS } from "../../../core/auth/siwe.js";
+import { issueNonce, login, NONCE_TTL_SECONDS, siweConfig, TOKEN_TTL_SECONDS } from "../../../core/auth/siwe.js";
+import { nonceStoreFromEnv, type NonceStore } from "../../../core/auth/nonce-store.js";
 import { bearerAuth, type BearerVariables } from "../../../core/auth/bearer.js";
 import { secret } from "../../../core/profiles.js";
 import { ok } from "../../../core/envelope.js";
@@ -14,12 +16,10 @@ import { validationError } from "../../../core/schemas/validation.js";
 import { errorResponse, onError } from "../lib/errors.js";
 
 const jwtSecret = () => secret("JWT_SECRET");
-const chainId = () => Number(process.env.CHAIN_ID ?? 31337);
-/** Accepted message domains: SIWE_DOMAINS (comma-separated), else the Host the request came to. */
-const domainsFor = (host: string | undefined) => {
-  const configured = (process.env.SIWE_DOMAINS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-  return configured.length ? configured : host ? [host] : [];
-};
+// checked at start by ponder.config.ts (required outside local); read once here
+const siwe = siweConfig();
+let nonces: NonceStore | undefined;
+const nonceStore = () => (nonces ??= nonceStoreFromEnv());
 
 export const authRoutes = new OpenAPIHono<{ Variables: BearerVariables }>({
   defaultHook: (result, c) => (result.success ? undefined : errorResponse(c, validationError(result.error))),
@@ -37,7 +37,8 @@ const NonceData = z
     nonce: z.string().openapi({ description: "put it in the EIP-4361 message's Nonce field" }),
     issuedAtISO: z.string(),
     expiresAtISO: z.string().openapi({ description: `the nonce is valid ${NONCE_TTL_SECONDS} s` }),
-    domain: z.string().nullable().openapi({ description: "the message's domain this API accepts" }),
+    domain: z.string().nullable().openapi({ description: "a message domain this API accepts (SIWE_DOMAINS); null: any loopback host (local profile)" }),
+    uri: z.string().nullable().openapi({ description: "a URI origin this API accepts (SIWE_URI_ORIGINS); null: any loopback origin (local profile)" }),
     chainId: z.int(),
     version: z.literal("1"),
   })
@@ -54,14 +55,14 @@ authRoutes.openapi(
   (c) => {
     const now = Math.floor(Date.now() / 1000);
     const { nonce, expiresAt } = issueNonce(jwtSecret(), now);
-    const host = c.req.header("Host");
     return c.json(
       ok({
         nonce,
         issuedAtISO: new Date(now * 1000).toISOString(),
         expiresAtISO: new Date(expiresAt * 1000).toISOString(),
-        domain: domainsFor(host)[0] ?? null,
-        chainId: chainId(),
+        domain: siwe.domains[0] ?? null,
+        uri: siwe.origins[0] ?? null,
+        chainId: siwe.chainId,
         version: "1" as const,
       }),
       200,
@@ -97,12 +98,12 @@ authRoutes.openapi(
     responses: {
       200: { description: "token", content: { "application/json": { schema: Envelope(TokenData) } } },
       400: err("VALIDATION_ERROR"),
-      401: err("UNAUTHENTICATED: bad or expired nonce, wrong domain, bad signature"),
+      401: err("UNAUTHENTICATED: bad, expired or already used nonce, wrong domain, URI or chain, bad signature"),
     },
   }),
   async (c) => {
     const { message, signature } = c.req.valid("json");
-    const t = await login(message, signature as Hex, { secret: jwtSecret(), domains: domainsFor(c.req.header("Host")), chainId: chainId() });
+    const t = await login(message, signature as Hex, { ...siwe, secret: jwtSecret(), nonces: nonceStore() });
     return c.json(
       ok({ token: t.token, tokenType: "Bearer" as const, address: t.address, expiresAt: t.expiresAt, expiresAtISO: new Date(t.expiresAt * 1000).toISOString(), expiresIn: t.expiresIn }),
       200,
