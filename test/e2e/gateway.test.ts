@@ -31,15 +31,21 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
   const accountId = trader.accountId!;
 
   describe("health (no key)", () => {
-    it("GET /health answers the gateway and a summary", async () => {
+    const admin = { headers: { "X-Admin-Token": s.adminToken } };
+    it("GET /health answers the gateway and a summary of statuses (details with the admin token)", async () => {
       const r = await req("GET", "/health");
       expect(r.status).toBe(200);
-      expect(r.body.data).toMatchObject({ service: "gateway", profile: "local" });
+      expect(Object.keys(r.body.data).sort()).toEqual(["service", "services", "status"]);
+      expect(r.body.data).toMatchObject({ service: "gateway" });
       expect(Object.keys(r.body.data.services).sort()).toEqual(["chain", "database", "indexer", "keeper", "relayer"]);
+      const a = await req("GET", "/health", admin);
+      expect(a.body.data).toMatchObject({ service: "gateway", profile: "local", details: { relayer: { status: "ok" } } });
+      expect(JSON.stringify(a.body)).not.toContain(s.rpcUrl);
     });
 
     it("GET /health/{service} answers each service's real state", async () => {
-      const indexer = await req("GET", "/health/indexer");
+      expect((await req("GET", "/health/indexer")).body.data).toEqual({ service: "indexer", status: "ok" });
+      const indexer = await req("GET", "/health/indexer", admin);
       expect(indexer.status).toBe(200);
       expect(indexer.body.data).toMatchObject({ service: "indexer", status: "ok", ready: true });
       expect(indexer.body.data.blocks_behind).toBeGreaterThanOrEqual(0);
@@ -49,8 +55,8 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
         expect(r.status, name).toBe(200);
         expect(r.body.data).toMatchObject({ service: name, status: "ok" });
       }
-      expect((await req("GET", "/health/chain")).body.data.chain_id).toBe(s.chainId);
-      expect((await req("GET", "/health/database")).body.data.kind).toBe(s.kind === "postgres" ? "postgres" : "pglite");
+      expect((await req("GET", "/health/chain", admin)).body.data.chain_id).toBe(s.chainId);
+      expect((await req("GET", "/health/database", admin)).body.data.kind).toBe(s.kind === "postgres" ? "postgres" : "pglite");
       expect((await req("GET", "/health/nope")).status).toBe(404);
     });
   });

@@ -34,7 +34,7 @@ const json = (body: unknown, key?: string, extra: Record<string, string> = {}) =
 });
 
 beforeAll(async () => {
-  gw = await gatewayOverStandIns({ RATE_LIMIT_PER_MINUTE: "1000", INTEGRATION_TIMEOUT_MS: "300" });
+  gw = await gatewayOverStandIns({ RATE_LIMIT_PER_MINUTE: "1000", INTEGRATION_TIMEOUT_MS: "300", HEALTH_CACHE_MS: "0" });
 }, 120_000);
 afterAll(() => gw?.close());
 beforeEach(() => {
@@ -425,12 +425,15 @@ describe("OpenAPI and docs", () => {
 });
 
 describe("health", () => {
-  it("/health/{service}: unknown is 404; a dead dependency is 503; the indexer reports blocks behind", async () => {
+  const admin = () => ({ headers: { "X-Admin-Token": gw.config.adminToken } });
+
+  it("/health/{service}: unknown is 404; a dead dependency is 503; details (blocks behind) only with the admin token", async () => {
     expect((await gw.app.request("/health/nothing")).status).toBe(404);
     gw.relayer.handle((_r, c) => c.json({ success: true, data: { queue: 0 } }));
-    const relayer = await gw.app.request("/health/relayer");
+    const relayer = await gw.app.request("/health/relayer", admin());
     expect(relayer.status).toBe(200);
     expect(await relayer.json()).toMatchObject({ success: true, data: { service: "relayer", status: "ok", details: { queue: 0 } } });
+    expect(await (await gw.app.request("/health/relayer")).json()).toEqual({ success: true, data: { service: "relayer", status: "ok" } });
 
     gw.integration.handle(async (r, c) => {
       if (r.path === "/rpc") {
@@ -440,20 +443,56 @@ describe("health", () => {
       if (r.path === "/status") return c.json({ anvil: { id: 31337, block: { number: 97, timestamp: 1 } } });
       return c.text("", 200);
     });
-    const indexer = await gw.app.request("/health/indexer");
+    const indexer = await gw.app.request("/health/indexer", admin());
     expect(await indexer.json()).toMatchObject({
       success: true,
       data: { service: "indexer", status: "ok", indexed_block: 97, head_block: 100, blocks_behind: 3 },
     });
-    const chain = await gw.app.request("/health/chain");
+    const chain = await gw.app.request("/health/chain", admin());
     expect(await chain.json()).toMatchObject({ data: { status: "ok", chain_id: 31337, head_block: 100 } });
-    expect(await (await gw.app.request("/health/database")).json()).toMatchObject({ data: { status: "ok", kind: "pglite" } });
+    expect(await (await gw.app.request("/health/database", admin())).json()).toMatchObject({ data: { status: "ok", kind: "pglite" } });
     gw.keeper.handle((_r, c) => c.text("down", 500));
     const keeper = await gw.app.request("/health/keeper");
     expect(keeper.status).toBe(503);
+    expect(await keeper.json()).toEqual({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: "keeper is down" } });
+    expect((await (await gw.app.request("/health/keeper", admin())).json()).error.message).toContain("/health answered 500");
     const all = await gw.app.request("/health");
     expect(all.status).toBe(200);
-    expect(await all.json()).toMatchObject({ data: { service: "gateway", status: "degraded", services: { keeper: "down" } } });
+    expect(await all.json()).toEqual({
+      success: true,
+      data: { service: "gateway", status: "degraded", services: { indexer: "ok", relayer: "ok", keeper: "down", database: "ok", chain: "ok" } },
+    });
+    expect(await (await gw.app.request("/health", admin())).json()).toMatchObject({ data: { profile: "local", details: { keeper: { status: "down" } } } });
+    expect((await gw.app.request("/health", { headers: { "X-Admin-Token": "wrong" } })).status).toBe(401);
+  });
+
+  it("never shows the RPC URL or an error text publicly, nor the URL to the admin", async () => {
+    const rpc = "http://127.0.0.1:9/v2/secret-provider-key";
+    const leaky = await gatewayOverStandIns({ RPC_URL: rpc, HEALTH_CACHE_MS: "0" });
+    try {
+      const pub = await (await leaky.app.request("/health/chain")).text();
+      expect(pub).toBe(JSON.stringify({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: "chain is down" } }));
+      const adm = await (await leaky.app.request("/health/chain", { headers: { "X-Admin-Token": leaky.config.adminToken } })).text();
+      expect(adm).toContain("chain is down:");
+      expect(adm).not.toContain("secret-provider-key");
+      const all = await (await leaky.app.request("/health", { headers: { "X-Admin-Token": leaky.config.adminToken } })).text();
+      expect(all).not.toContain("secret-provider-key");
+    } finally {
+      await leaky.close();
+    }
+  });
+
+  it("checks each dependency at most once per HEALTH_CACHE_MS, however many requests", async () => {
+    const cached = await gatewayOverStandIns({ HEALTH_CACHE_MS: "600000" });
+    try {
+      await Promise.all(Array.from({ length: 20 }, () => cached.app.request("/health")));
+      await Promise.all(Array.from({ length: 20 }, () => cached.app.request("/health/relayer")));
+      expect(cached.relayer.requests.filter((r) => r.path === "/health")).toHaveLength(1);
+      expect(cached.keeper.requests.filter((r) => r.path === "/health")).toHaveLength(1);
+      expect(cached.integration.requests.filter((r) => r.path === "/status")).toHaveLength(1);
+    } finally {
+      await cached.close();
+    }
   });
 });
 

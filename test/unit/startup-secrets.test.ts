@@ -61,9 +61,15 @@ describe.each(Object.entries(ENTRIES))("%s under PROFILE=production", (name, ent
   });
 });
 
-describe("the relayer's key off the local profile or chain", () => {
-  const secrets = Object.fromEntries(Object.keys(DEFAULT_SECRETS).map((k) => [k, `${k.toLowerCase()}-0123456789abcdef`]));
+const secrets = Object.fromEntries(Object.keys(DEFAULT_SECRETS).map((k) => [k, `${k.toLowerCase()}-0123456789abcdef`]));
 
+it("the indexer under PROFILE=production needs the sign-in domains and URI origins", async () => {
+  const { code, stderr } = await run(ENTRIES.indexer, { PROFILE: "production", ...secrets });
+  expect(code).not.toBe(0);
+  expect(stderr).toContain("SIWE_DOMAINS and SIWE_URI_ORIGINS must be set");
+});
+
+describe("the relayer's key off the local profile or chain", () => {
   it("is required under PROFILE=production", async () => {
     const { code, stderr } = await run(ENTRIES.relayer, { PROFILE: "production", ...secrets });
     expect(code).not.toBe(0);
