@@ -455,7 +455,8 @@ describe("health", () => {
     const keeper = await gw.app.request("/health/keeper");
     expect(keeper.status).toBe(503);
     expect(await keeper.json()).toEqual({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: "keeper is down" } });
-    expect((await (await gw.app.request("/health/keeper", admin())).json()).error.message).toContain("/health answered 500");
+    const why = (await (await gw.app.request("/health/keeper", admin())).json()) as { error: { message: string } };
+    expect(why.error.message).toContain("/health answered 500");
     const all = await gw.app.request("/health");
     expect(all.status).toBe(200);
     expect(await all.json()).toEqual({
