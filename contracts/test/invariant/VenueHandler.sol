@@ -5,17 +5,28 @@ import {Test} from "../utils/Test.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IOracle} from "../../src/interfaces/IOracle.sol";
+import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
 import {IDepositToken, ILens} from "../utils/VenueFixture.sol";
+import {RiskChecks} from "../utils/RiskChecks.sol";
 
-/// Random walks over the venue for the invariant tests: several actors deposit, withdraw, place
-/// limit and market orders, cancel, close in two markets; the index prices move and time passes;
-/// a keeper liquidates positions and accounts. Inputs are bounded so that most calls succeed;
-/// the rest revert and are counted by forge. Ghost counters record what actually happened.
-/// The market of an action is chosen by bit 8 of its actor seed (`_pick`).
+/// Random walks over the venue for the invariant tests. Actors deposit, withdraw, place limit and
+/// market orders (with derived or chosen client keys, as owner or through an operator), cancel,
+/// close (reduce-only), lay ladders of minimum-size orders (the fill cap); operators are approved
+/// directly or by EIP-712 signature and revoked; the admin pauses markets; prices move, time
+/// passes, the feed goes stale; a keeper liquidates positions and accounts.
+///
+/// Every venue call is made in try/catch and its revert classified against what the action can
+/// legitimately meet in the current state (`_expect`); anything else is counted in
+/// `unexpectedReverts` (the invariant fails on it, with the action and the revert data), so a
+/// revert never hides a bug (forge's fail_on_revert would instead fail on legitimate refusals).
+/// Violations of issue 10's rules are counted separately (`bornBelowInitialMargin`,
+/// `blockedWithDepth`, ...) for the target invariants. The market of an action is bit 8 of its
+/// actor seed (`_pick`).
 contract VenueHandler is Test {
-    uint256 internal constant TICK = 1e13;
     uint256 internal constant MIN_QTY = 1e18;
     address internal constant KEEPER = address(0x4EE9E2);
+    bytes32 internal constant APPROVAL_TYPEHASH =
+        keccak256("OperatorApproval(address owner,address operator,uint64 expiry,uint256 nonce,uint256 deadline)");
 
     IEngine internal immutable engine;
     IOracle internal immutable oracle;
@@ -27,10 +38,18 @@ contract VenueHandler is Test {
     bytes32[2] internal ids;
     uint256[2] internal initialPrice;
     uint256[2] public indexPrice;
+    uint256[] internal pks;
     address[] internal actors;
-    uint256[] internal accountIds;
+    address[] internal operators;
+    uint256[] public accountIds;
 
-    // ghosts
+    // ─── world state the classification depends on ───────────────────────────────────────
+    bool[2] public paused;
+    bool[2] public stale; // the feed of this market stopped (until a warp or a price move)
+    uint256 internal staleSteps; // the feed comes back on its own after a few steps
+    uint256[2] internal pausedSteps; // and the admin resumes a paused market
+
+    // ─── ghosts: what happened ───────────────────────────────────────────────────────────
     uint256 public calls;
     uint256 public placed;
     uint256 public fills;
@@ -38,16 +57,45 @@ contract VenueHandler is Test {
     uint256 public closes;
     uint256 public liquidations;
     uint256 public accountLiquidations;
+    uint256 public failedLiquidations;
     uint256 public deposits;
     uint256 public withdrawals;
+    uint256 public operatorActions;
+    uint256 public signedApprovals;
+    uint256 public revocations;
+    uint256 public revokedOperatorRefusals;
+    uint256 public keyedOrders;
+    uint256 public keyCollisions;
+    uint256 public reduceOnlyOrders;
+    uint256 public dustOrders;
+    uint256 public fillCapHits;
+    uint256 public pauses;
+    uint256 public pausedRefusals;
+    uint256 public staleRefusals;
+
+    // ─── ghosts: broken rules of today's design (the current invariants fail on these) ────
+    uint256 public unexpectedReverts;
+    string public lastUnexpectedAction;
+    bytes public lastUnexpectedReason;
+    uint256 public unauthorizedSuccesses; // a revoked/unapproved operator acted for an account
     /// Set if fees or recorded bad debt ever went down (both only accumulate).
     bool public venueBalanceDecreased;
     uint256 internal lastFees;
     uint256 internal lastBadDebt;
 
+    // ─── ghosts: broken rules of issue 10 (the target invariants fail on these) ───────────
+    uint256 public bornBelowInitialMargin; // a fill opened/increased a position below IM
+    uint256 public blockedWithDepth; // liquidatable, depth inside bankruptcy, not reduced
+    uint256 public blockedWithoutDepth; // liquidatable, no depth, not reduced (no backstop)
+    uint256 public refusedWhilePaused; // a close, cancel, liquidation or withdrawal refused while paused
+    uint256 public badDebtDespiteDepth; // bad debt although the book held the size inside bankruptcy
+    uint256 public badDebtWithFundLeft; // bad debt recorded while the insurance fund had money
+    string public lastTargetViolation;
+
     /// Counts the call and checks the monotonic venue balances after it.
     modifier step() {
         ++calls;
+        _tick();
         _;
         uint256 fees = engine.feesWad();
         uint256 bad = engine.badDebtWad();
@@ -69,50 +117,142 @@ contract VenueHandler is Test {
             indexPrice[k] = initialPrice[k];
         }
         for (uint256 i; i < nActors; ++i) {
-            address who = address(uint160(0xAC7000 + i));
+            uint256 pk = 0xAC7000 + i;
+            address who = vm.addr(pk);
+            pks.push(pk);
             actors.push(who);
+            operators.push(address(uint160(0x0DE7A7000 + i)));
             vm.prank(admin);
             (uint256 id,) = e.createAccount(who);
             accountIds.push(id);
         }
     }
 
-    function _pick(uint256 seed) internal view returns (address who, uint256 id, uint256 k) {
-        uint256 i = seed % actors.length;
-        return (actors[i], accountIds[i], (seed >> 8) & 1);
+    /// Bounded outages: a stale feed lasts at most 3 steps, a pause at most 5.
+    function _tick() internal {
+        if (staleSteps != 0 && --staleSteps == 0) {
+            if (stale[0]) _refresh(0);
+            if (stale[1]) _refresh(1);
+        }
+        for (uint256 k; k < 2; ++k) {
+            if (pausedSteps[k] != 0 && --pausedSteps[k] == 0 && paused[k]) _setActive(k, true);
+        }
     }
 
-    function _refresh(uint256 k) internal {
+    function _setActive(uint256 k, bool active) internal {
         vm.prank(admin);
-        oracle.setPrice(ids[k], indexPrice[k]);
+        try engine.setMarketActive(ids[k], active) {
+            paused[k] = !active;
+        } catch (bytes memory r) {
+            _expect("setMarketActive", r, new bytes4[](0));
+        }
+    }
+
+    // ─── classification ──────────────────────────────────────────────────────────────────
+
+    /// Records a revert of `action`: expected when its selector is in `allowed` (a venue error
+    /// this action may meet in the current state), else counted as unexpected.
+    function _expect(string memory action, bytes memory reason, bytes4[] memory allowed) internal returns (bytes4 sel) {
+        sel = RiskChecks.selectorOf(reason);
+        if (RiskChecks.classify(reason) == RiskChecks.Revert.VENUE) {
+            for (uint256 i; i < allowed.length; ++i) if (allowed[i] == sel) return sel;
+        }
+        ++unexpectedReverts;
+        lastUnexpectedAction = action;
+        lastUnexpectedReason = reason;
+    }
+
+    function _target(string memory what) internal {
+        lastTargetViolation = what;
+    }
+
+    /// Selectors of errors issue 10 adds (named by signature so this compiles before they exist).
+    function _sig(string memory s) internal pure returns (bytes4) {
+        return bytes4(keccak256(bytes(s)));
+    }
+
+    /// What an order may meet: margin, leverage, price band, size, self-trade, key in use, an
+    /// empty book, too many orders, initial margin; a stale feed and a pause when they hold.
+    function _orderRefusals(uint256 k) internal view returns (bytes4[] memory a) {
+        a = new bytes4[](12);
+        a[0] = IVenueErrors.InsufficientMargin.selector;
+        a[1] = IVenueErrors.ExceedsMaxLeverage.selector;
+        a[2] = IVenueErrors.InvalidPrice.selector;
+        a[3] = IVenueErrors.OrderTooSmall.selector;
+        a[4] = IVenueErrors.SelfTrade.selector;
+        a[5] = IVenueErrors.ClientKeyInUse.selector;
+        a[6] = IVenueErrors.NoLiquidity.selector;
+        a[7] = _sig("BelowInitialMargin(uint256,bytes32)");
+        a[8] = _sig("TooManyOrders(uint256,uint256)");
+        a[9] = IVenueErrors.NoPosition.selector;
+        a[10] = stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff);
+        a[11] = paused[k] ? IVenueErrors.MarketNotActive.selector : bytes4(0xffffffff);
+    }
+
+    function _one(bytes4 s) internal pure returns (bytes4[] memory a) {
+        a = new bytes4[](1);
+        a[0] = s;
+    }
+
+    // ─── actors ──────────────────────────────────────────────────────────────────────────
+
+    function _pick(uint256 seed) internal view returns (uint256 i, uint256 id, uint256 k) {
+        i = seed % actors.length;
+        return (i, accountIds[i], (seed >> 8) & 1);
+    }
+
+    /// The owner, or (bit 16 of the seed) its operator when that one is approved.
+    function _caller(uint256 i, uint256 seed) internal returns (address) {
+        if ((seed >> 16) & 1 == 1 && engine.isAuthorized(accountIds[i], operators[i])) {
+            ++operatorActions;
+            return operators[i];
+        }
+        return actors[i];
     }
 
     function _side(bool long) internal pure returns (IMarket.Side) {
         return long ? IMarket.Side.LONG : IMarket.Side.SHORT;
     }
 
+    function _refresh(uint256 k) internal {
+        vm.prank(admin);
+        try oracle.setPrice(ids[k], indexPrice[k]) {}
+        catch (bytes memory r) {
+            _expect("refresh price", r, _one(IVenueErrors.InvalidPrice.selector));
+        }
+        (indexPrice[k],) = oracle.getPrice(ids[k]);
+        stale[k] = false;
+    }
+
     // ─── money ──────────────────────────────────────────────────────────────────────────
 
     function deposit(uint256 actorSeed, uint256 amount6) external step {
-        (address who, uint256 id,) = _pick(actorSeed);
+        (uint256 i, uint256 id,) = _pick(actorSeed);
         amount6 = bound(amount6, 1e6, 20_000e6);
+        address who = actors[i];
         vm.prank(admin);
         token.mint(who, amount6);
         vm.prank(who);
         token.approve(address(engine), amount6);
-        vm.prank(who);
-        engine.deposit(id, amount6);
-        ++deposits;
+        vm.prank(_caller(i, actorSeed)); // an operator deposits the owner's tokens
+        try engine.deposit(id, amount6) {
+            ++deposits;
+        } catch (bytes memory r) {
+            _expect("deposit", r, new bytes4[](0));
+        }
     }
 
     function withdraw(uint256 actorSeed, uint256 amount6) external step {
-        (address who, uint256 id,) = _pick(actorSeed);
+        (uint256 i, uint256 id,) = _pick(actorSeed);
         uint256 avail6 = engine.getAccount(id).availableWad / 1e12;
         if (avail6 == 0) return;
         amount6 = bound(amount6, 1, avail6);
-        vm.prank(who);
-        engine.withdraw(id, amount6);
-        ++withdrawals;
+        vm.prank(_caller(i, actorSeed));
+        try engine.withdraw(id, amount6) {
+            ++withdrawals;
+        } catch (bytes memory r) {
+            _expect("withdraw", r, new bytes4[](0));
+        }
     }
 
     // ─── orders ─────────────────────────────────────────────────────────────────────────
@@ -124,44 +264,170 @@ contract VenueHandler is Test {
         return bound(seed, 1e6, cap);
     }
 
-    /// A tick price within `maxBps` of the market's mark (inside its 5 % band).
+    /// A tick price within `maxBps` of the market's mark.
     function _nearMark(uint256 k, int256 offsetBps, int256 maxBps) internal view returns (uint256) {
         int256 off = bound(offsetBps, -maxBps, maxBps);
-        return uint256(int256(markets[k].markPrice()) * (10_000 + off) / 10_000) / TICK * TICK;
+        uint256 tick = markets[k].params().tickSizeX18;
+        return uint256(int256(markets[k].markPrice()) * (10_000 + off) / 10_000) / tick * tick;
+    }
+
+    /// Derived (0) or one of three fixed keys: fixed keys collide while their order is open.
+    function _key(uint256 seed) internal returns (bytes32) {
+        uint256 k = seed % 4;
+        if (k == 0) return bytes32(0);
+        ++keyedOrders;
+        return keccak256(abi.encode("key", k));
+    }
+
+    struct Before {
+        uint256 mark;
+        int256[] sizes;
+    }
+
+    function _snapshotSizes(uint256 k) internal view returns (Before memory b) {
+        b.mark = markets[k].markPrice();
+        b.sizes = new int256[](accountIds.length);
+        for (uint256 i; i < accountIds.length; ++i) b.sizes[i] = markets[k].getPosition(accountIds[i]).sizeQty;
+    }
+
+    /// Issue 10: every position a step opened or increased is at or above initial margin, at the
+    /// mark before and at the mark after the step (a violation must hold at both).
+    function _checkBornHealthy(uint256 k, Before memory b) internal {
+        IMarket m = markets[k];
+        uint256 maxLev = m.params().maxLeverage;
+        for (uint256 i; i < accountIds.length; ++i) {
+            IMarket.PositionView memory p = m.getPosition(accountIds[i]);
+            int256 s0 = b.sizes[i];
+            bool grew = p.sizeQty != 0
+                && ((s0 == 0) || ((s0 > 0) != (p.sizeQty > 0)) || _abs(p.sizeQty) > _abs(s0));
+            if (!grew) continue;
+            IMarket.HealthView memory h = lens.positionHealth(m, accountIds[i]);
+            bool belowAfter = h.equityWad < int256(h.positionValueWad / maxLev);
+            uint256 valueBefore = _abs(p.sizeQty) * b.mark / 1e18;
+            int256 upnlBefore = p.sizeQty > 0
+                ? int256(valueBefore) - int256(p.openNotionalWad)
+                : int256(p.openNotionalWad) - int256(valueBefore);
+            int256 equityBefore = int256(p.marginWad) + upnlBefore - h.pendingFundingWad;
+            bool belowBefore = equityBefore < int256(valueBefore / maxLev);
+            if (belowAfter && belowBefore) {
+                ++bornBelowInitialMargin;
+                _target("position opened or increased below initial margin");
+            }
+        }
+    }
+
+    function _place(address who, uint256 k, IEngine.PlaceOrderParams memory p, string memory action)
+        internal
+        returns (bool ok, uint256 orderId, IMarket.OrderStatus st)
+    {
+        Before memory b = _snapshotSizes(k);
+        vm.prank(who);
+        try engine.placeOrder(p) returns (uint256 oid, bytes32, uint256, IMarket.OrderStatus s) {
+            ++placed;
+            _checkBornHealthy(k, b);
+            return (true, oid, s);
+        } catch (bytes memory r) {
+            bytes4 sel = _expect(action, r, _orderRefusals(k));
+            if (sel == IVenueErrors.ClientKeyInUse.selector) ++keyCollisions;
+            else if (sel == IVenueErrors.PriceStale.selector) ++staleRefusals;
+            else if (sel == IVenueErrors.MarketNotActive.selector) ++pausedRefusals;
+        }
     }
 
     function placeLimit(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev, int256 offsetBps) external step {
-        (address who, uint256 id, uint256 k) = _pick(actorSeed);
+        _placeLimit(actorSeed, long, collSeed, lev, offsetBps, collSeed >> 128);
+    }
+
+    function placeLimitKeyed(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev, int256 offsetBps, uint256 keySeed)
+        external
+        step
+    {
+        _placeLimit(actorSeed, long, collSeed, lev, offsetBps, keySeed);
+    }
+
+    function _placeLimit(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev, int256 offsetBps, uint256 keySeed) internal {
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        IEngine.PlaceOrderParams memory p = _limitParams(id, k, long, collSeed, lev, offsetBps);
+        if (p.collateral6 == 0) return;
+        p.clientKey = _key(keySeed);
+        (bool ok,, IMarket.OrderStatus st) = _place(_caller(i, actorSeed), k, p, "placeLimit");
+        if (ok && st == IMarket.OrderStatus.FILLED) ++fills;
+    }
+
+    /// A LIMIT order for `id` within 4 % of the mark (collateral 0: none possible).
+    function _limitParams(uint256 id, uint256 k, bool long, uint256 collSeed, uint256 lev, int256 offsetBps)
+        internal
+        view
+        returns (IEngine.PlaceOrderParams memory p)
+    {
         uint256 coll6 = _collateral(id, collSeed);
-        if (coll6 == 0) return;
+        if (coll6 == 0) return p;
         lev = bound(lev, 1, markets[k].params().maxLeverage);
         uint256 px = _nearMark(k, offsetBps, 400);
-        if (coll6 * 1e12 * lev * 1e18 / px < MIN_QTY) return;
-        vm.prank(who);
-        (,,, IMarket.OrderStatus st) = engine.placeOrder(
-            IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, coll6, lev, px, bytes32(0))
-        );
-        ++placed;
-        if (st == IMarket.OrderStatus.FILLED) ++fills;
+        if (coll6 * 1e12 * lev * 1e18 / px < MIN_QTY) return p;
+        p = IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, coll6, lev, px, bytes32(0));
     }
 
     function placeMarket(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev) external step {
-        (address who, uint256 id, uint256 k) = _pick(actorSeed);
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        IEngine.PlaceOrderParams memory p = _marketParams(id, k, long, collSeed, lev);
+        if (p.collateral6 == 0) return;
+        (bool ok, uint256 oid,) = _place(_caller(i, actorSeed), k, p, "placeMarket");
+        if (ok) _countFillCap(k, oid);
+    }
+
+    /// A MARKET order for `id` sized against the best opposite price (collateral 0: none possible).
+    function _marketParams(uint256 id, uint256 k, bool long, uint256 collSeed, uint256 lev)
+        internal
+        view
+        returns (IEngine.PlaceOrderParams memory p)
+    {
         uint256 coll6 = _collateral(id, collSeed);
-        if (coll6 == 0) return;
+        if (coll6 == 0) return p;
         lev = bound(lev, 1, markets[k].params().maxLeverage);
         (uint256 bid, uint256 ask) = lens.bestPrices(markets[k]);
         uint256 px = long ? ask : bid;
-        if (px == 0 || coll6 * 1e12 * lev * 1e18 / px < MIN_QTY) return;
-        vm.prank(who);
-        engine.placeOrder(
-            IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.MARKET, coll6, lev, 0, bytes32(0))
-        );
-        ++placed;
+        if (px == 0 || coll6 * 1e12 * lev * 1e18 / px < MIN_QTY) return p;
+        p = IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.MARKET, coll6, lev, 0, bytes32(0));
+    }
+
+    /// A MARKET order cancelled with a remainder while the opposite side still has orders: it
+    /// stopped at the fill cap (or the band).
+    function _countFillCap(uint256 k, uint256 oid) internal {
+        IMarket.OrderView memory o = markets[k].getOrder(oid);
+        if (o.status != IMarket.OrderStatus.CANCELLED || o.filledQty == 0) return;
+        (uint256 bid, uint256 ask) = lens.bestPrices(markets[k]);
+        if ((o.side == IMarket.Side.LONG ? ask : bid) != 0) ++fillCapHits;
+    }
+
+    /// A ladder of up to 12 minimum-size orders on consecutive ticks near the mark (the fill cap
+    /// and dust in the book). Collateral: just enough at the market's max leverage.
+    function dustLadder(uint256 actorSeed, bool long, uint256 nSeed, int256 offsetBps) external step {
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        uint256 n = bound(nSeed, 1, 12);
+        uint256 px = _nearMark(k, offsetBps, 300);
+        for (uint256 j; j < n; ++j) {
+            IEngine.PlaceOrderParams memory p = _dust(id, k, long, px, j);
+            if (engine.getAccount(id).availableWad < p.collateral6 * 1e12) return;
+            (bool ok,,) = _place(_caller(i, actorSeed), k, p, "dustLadder");
+            if (ok) ++dustOrders;
+        }
+    }
+
+    /// The j-th rung: the minimum size at max leverage, j ticks away from `px` (outwards).
+    function _dust(uint256 id, uint256 k, bool long, uint256 px, uint256 j)
+        internal
+        view
+        returns (IEngine.PlaceOrderParams memory)
+    {
+        IMarket.MarketParams memory mp = markets[k].params();
+        uint256 p = long ? px - j * mp.tickSizeX18 : px + j * mp.tickSizeX18;
+        uint256 coll6 = (MIN_QTY + mp.lotSizeQty) * p / 1e18 / mp.maxLeverage / 1e12 + 1;
+        return IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, coll6, mp.maxLeverage, p, bytes32(0));
     }
 
     function cancel(uint256 actorSeed, uint256 orderSeed) external step {
-        (address who, uint256 id, uint256 k) = _pick(actorSeed);
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
         IMarket m = markets[k];
         uint256 n = m.orderCount();
         if (n == 0) return;
@@ -169,27 +435,109 @@ contract VenueHandler is Test {
         uint256 start = orderSeed % n;
         for (uint256 j; j < n; ++j) {
             IMarket.OrderView memory o = m.getOrder(base | (1 + (start + j) % n));
-            if (o.accountId == id && o.status == IMarket.OrderStatus.ACTIVE) {
-                vm.prank(who);
-                engine.cancelOrder(id, ids[k], o.clientKey);
+            if (o.accountId != id || o.status != IMarket.OrderStatus.ACTIVE) continue;
+            vm.prank(_caller(i, actorSeed));
+            try engine.cancelOrder(id, ids[k], o.clientKey) {
                 ++cancels;
-                return;
+            } catch (bytes memory r) {
+                bytes4 sel = _expect("cancel", r, _one(IVenueErrors.MarketNotActive.selector));
+                if (sel == IVenueErrors.MarketNotActive.selector) {
+                    ++refusedWhilePaused;
+                    _target("cancel refused while paused");
+                }
+            }
+            return;
+        }
+    }
+
+    /// Reduce-only close of the whole position, at market or as a limit order near the mark.
+    function close(uint256 actorSeed, bool asLimit, int256 offsetBps) external step {
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        if (markets[k].getPosition(id).sizeQty == 0) return;
+        uint256 px = asLimit ? _nearMark(k, offsetBps, 300) : 0;
+        vm.prank(_caller(i, actorSeed));
+        try engine.closePosition(id, ids[k], asLimit ? IMarket.OrderType.LIMIT : IMarket.OrderType.MARKET, px, bytes32(0)) {
+            ++closes;
+            if (asLimit) ++reduceOnlyOrders;
+        } catch (bytes memory r) {
+            bytes4 sel = _expect("close", r, _orderRefusals(k));
+            if (sel == IVenueErrors.MarketNotActive.selector) {
+                ++refusedWhilePaused;
+                _target("close refused while paused");
+            } else if (sel == IVenueErrors.PriceStale.selector) {
+                ++staleRefusals;
             }
         }
     }
 
-    function close(uint256 actorSeed, bool asLimit, int256 offsetBps) external step {
-        (address who, uint256 id, uint256 k) = _pick(actorSeed);
-        if (markets[k].getPosition(id).sizeQty == 0) return;
-        uint256 px = asLimit ? _nearMark(k, offsetBps, 300) : 0;
-        vm.prank(who);
-        engine.closePosition(id, ids[k], asLimit ? IMarket.OrderType.LIMIT : IMarket.OrderType.MARKET, px, bytes32(0));
-        ++closes;
+    // ─── operators ──────────────────────────────────────────────────────────────────────
+
+    function _digest(address owner, address operator, uint64 expiry, uint256 nonce, uint256 deadline)
+        internal
+        view
+        returns (bytes32)
+    {
+        bytes32 domain = keccak256(
+            abi.encode(
+                keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
+                keccak256("VenueEngine"),
+                keccak256("1"),
+                block.chainid,
+                address(engine)
+            )
+        );
+        bytes32 structHash = keccak256(abi.encode(APPROVAL_TYPEHASH, owner, operator, expiry, nonce, deadline));
+        return keccak256(abi.encodePacked("\x19\x01", domain, structHash));
+    }
+
+    /// The owner approves its operator for up to a day, directly or by a signature the
+    /// operator submits.
+    function approveOperator(uint256 actorSeed, bool bySignature, uint256 expirySeed) external step {
+        (uint256 i,,) = _pick(actorSeed);
+        uint64 expiry = uint64(block.timestamp + bound(expirySeed, 1 minutes, 1 days));
+        if (!bySignature) {
+            vm.prank(actors[i]);
+            try engine.setOperator(operators[i], expiry) {} catch (bytes memory r) {
+                _expect("setOperator", r, new bytes4[](0));
+            }
+            return;
+        }
+        uint256 deadline = block.timestamp + 1 hours;
+        (uint8 v, bytes32 r_, bytes32 s) =
+            vm.sign(pks[i], _digest(actors[i], operators[i], expiry, engine.operatorNonce(actors[i]), deadline));
+        vm.prank(operators[i]);
+        try engine.setOperatorWithSig(actors[i], operators[i], expiry, deadline, abi.encodePacked(r_, s, v)) {
+            ++signedApprovals;
+        } catch (bytes memory r) {
+            _expect("setOperatorWithSig", r, new bytes4[](0));
+        }
+    }
+
+    /// The owner revokes its operator; the operator then tries to trade for it and must be refused.
+    function revokeOperator(uint256 actorSeed) external step {
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        vm.prank(actors[i]);
+        try engine.setOperator(operators[i], 0) {
+            ++revocations;
+        } catch (bytes memory r) {
+            _expect("revoke", r, new bytes4[](0));
+        }
+        vm.prank(operators[i]);
+        try engine.placeOrder(
+            IEngine.PlaceOrderParams(id, ids[k], IMarket.Side.LONG, IMarket.OrderType.LIMIT, 1e6, 1, _nearMark(k, -100, 100), bytes32(0))
+        ) {
+            ++unauthorizedSuccesses;
+        } catch (bytes memory r) {
+            if (_expect("revoked operator", r, _one(IVenueErrors.OperatorNotApproved.selector)) == IVenueErrors.OperatorNotApproved.selector) {
+                ++revokedOperatorRefusals;
+            }
+        }
     }
 
     // ─── the world ──────────────────────────────────────────────────────────────────────
 
-    /// One index moves up to ±3 % per step, kept within ±20 % of where it started.
+    /// One index moves up to ±3 % per step, kept within ±20 % of where it started (an oracle
+    /// with a per-update clamp moves it less: the handler reads back what was set).
     function movePrice(uint256 marketSeed, int256 bps) external step {
         uint256 k = marketSeed & 1;
         int256 stepBps = bound(bps, -300, 300);
@@ -207,28 +555,163 @@ contract VenueHandler is Test {
         _refresh(1);
     }
 
-    function pokeFunding(uint256 marketSeed) external step {
-        engine.pokeFunding(ids[marketSeed & 1]);
+    /// The feed stops: time passes beyond the oracle's staleness bound without an update.
+    function goStale(uint256 marketSeed) external step {
+        vm.warp(block.timestamp + oracle.maxAgeSeconds() + 1);
+        vm.roll(block.number + 1);
+        stale[0] = true;
+        stale[1] = true;
+        staleSteps = 1 + (marketSeed >> 16) % 3;
+        if (marketSeed & 1 == 1) _refresh(marketSeed >> 8 & 1); // sometimes one market stays fresh
     }
 
-    /// A keeper liquidates one position, or (odd seeds) every liquidatable position of the account.
+    function pokeFunding(uint256 marketSeed) external step {
+        uint256 k = marketSeed & 1;
+        try engine.pokeFunding(ids[k]) {}
+        catch (bytes memory r) {
+            _expect("pokeFunding", r, _one(stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff)));
+        }
+    }
+
+    /// The admin pauses a market for 1-5 steps (or resumes it early).
+    function setPaused(uint256 marketSeed, bool pause) external step {
+        uint256 k = marketSeed & 1;
+        if (pause == paused[k]) return;
+        _setActive(k, !pause);
+        if (pause && paused[k]) {
+            ++pauses;
+            pausedSteps[k] = 1 + (marketSeed >> 8) % 5;
+        }
+    }
+
+    // ─── liquidation ────────────────────────────────────────────────────────────────────
+
+    /// A keeper liquidates one position, or (bit 16 of the seed) every liquidatable position of
+    /// the account. Issue 10: a liquidatable position with depth inside its bankruptcy price is
+    /// always reduced; without depth the backstop reduces it; bad debt only where the book and
+    /// the fund were exhausted.
     function liquidate(uint256 actorSeed) external step {
         (, uint256 id, uint256 k) = _pick(actorSeed);
         if (actorSeed & (1 << 16) != 0) {
-            bool any;
-            for (uint256 j; j < 2; ++j) {
-                if (markets[j].getPosition(id).sizeQty != 0 && lens.positionHealth(markets[j], id).isLiquidatable) any = true;
-            }
-            if (!any) return;
-            vm.prank(KEEPER);
-            engine.liquidateAccount(id);
-            ++accountLiquidations;
+            _liquidateAccount(id);
             return;
         }
-        if (markets[k].getPosition(id).sizeQty == 0) return;
-        if (!lens.positionHealth(markets[k], id).isLiquidatable) return;
+        IMarket m = markets[k];
+        int256 size = m.getPosition(id).sizeQty;
+        if (size == 0 || !lens.positionHealth(m, id).isLiquidatable) return;
+        uint256 depth = RiskChecks.depthInsideBankruptcy(m, lens, id);
+        uint256 bad0 = engine.badDebtWad();
         vm.prank(KEEPER);
-        engine.liquidatePosition(id, ids[k]);
-        ++liquidations;
+        try engine.liquidatePosition(id, ids[k]) {
+            ++liquidations;
+            _afterLiquidation(m, id, size, depth, bad0, true, "");
+        } catch (bytes memory r) {
+            _afterLiquidation(m, id, size, depth, bad0, false, r);
+        }
+    }
+
+    function _afterLiquidation(IMarket m, uint256 id, int256 size, uint256 depth, uint256 bad0, bool ok, bytes memory r)
+        internal
+    {
+        uint256 k = m == markets[0] ? 0 : 1;
+        if (!ok) {
+            ++failedLiquidations;
+            bytes4[] memory allowed = new bytes4[](6);
+            allowed[0] = IVenueErrors.NotLiquidatable.selector; // the lens and the market disagree by rounding
+            allowed[1] = IVenueErrors.NoLiquidity.selector; // today: an empty book (target: backstop)
+            allowed[2] = IVenueErrors.ClientKeyInUse.selector; // today (scenario 4c)
+            allowed[3] = stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff);
+            allowed[4] = IVenueErrors.MarketNotActive.selector; // today: paused (target: works paused)
+            allowed[5] = IVenueErrors.SelfTrade.selector;
+            bytes4 sel = _expect("liquidatePosition", r, allowed);
+            if (sel == IVenueErrors.PriceStale.selector || sel == IVenueErrors.NotLiquidatable.selector) return;
+            if (sel == IVenueErrors.MarketNotActive.selector) {
+                ++refusedWhilePaused;
+                _target("liquidation refused while paused");
+            }
+        }
+        bool reduced = ok && _abs(m.getPosition(id).sizeQty) < _abs(size);
+        if (!reduced) {
+            if (depth != 0) {
+                ++blockedWithDepth;
+                _target("liquidation with depth inside bankruptcy not reduced");
+            } else {
+                ++blockedWithoutDepth;
+                _target("liquidation without depth not reduced (no backstop)");
+            }
+        }
+        if (engine.badDebtWad() > bad0) {
+            if (depth >= _abs(size)) {
+                ++badDebtDespiteDepth;
+                _target("bad debt although the book held the size inside bankruptcy");
+            }
+            if (engine.insuranceFundWad() != 0) {
+                ++badDebtWithFundLeft;
+                _target("bad debt while the insurance fund had money");
+            }
+        }
+    }
+
+    function _liquidateAccount(uint256 id) internal {
+        bool any;
+        int256[2] memory sizes;
+        uint256[2] memory depths;
+        for (uint256 j; j < 2; ++j) {
+            sizes[j] = markets[j].getPosition(id).sizeQty;
+            if (sizes[j] != 0 && lens.positionHealth(markets[j], id).isLiquidatable) {
+                any = true;
+                depths[j] = RiskChecks.depthInsideBankruptcy(markets[j], lens, id);
+            }
+        }
+        if (!any) return;
+        vm.prank(KEEPER);
+        try engine.liquidateAccount(id) {
+            ++accountLiquidations;
+        } catch (bytes memory r) {
+            ++failedLiquidations;
+            bytes4[] memory allowed = new bytes4[](6);
+            allowed[0] = IVenueErrors.NotLiquidatable.selector;
+            allowed[1] = IVenueErrors.NoLiquidity.selector;
+            allowed[2] = IVenueErrors.ClientKeyInUse.selector;
+            allowed[3] = (stale[0] || stale[1]) ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff);
+            allowed[4] = IVenueErrors.MarketNotActive.selector;
+            allowed[5] = IVenueErrors.SelfTrade.selector;
+            bytes4 sel = _expect("liquidateAccount", r, allowed);
+            if (sel == IVenueErrors.PriceStale.selector || sel == IVenueErrors.NotLiquidatable.selector) return;
+        }
+        // issue 10: each market with depth inside bankruptcy is reduced, whatever the other does
+        for (uint256 j; j < 2; ++j) {
+            if (depths[j] == 0 || stale[j]) continue;
+            if (_abs(markets[j].getPosition(id).sizeQty) >= _abs(sizes[j])) {
+                ++blockedWithDepth;
+                _target("liquidateAccount left a market with depth unreduced");
+            }
+        }
+    }
+
+    function _abs(int256 x) internal pure returns (uint256) {
+        return x < 0 ? uint256(-x) : uint256(x);
+    }
+
+    /// Every liquidatable position, liquidated (the keeper; for the strict-solvency invariant,
+    /// inside a snapshot). Refusals are not classified here: the actions above do that.
+    function liquidateEverything() external {
+        for (uint256 round; round < 3; ++round) {
+            bool any;
+            for (uint256 j; j < 2; ++j) {
+                for (uint256 i; i < accountIds.length; ++i) {
+                    uint256 id = accountIds[i];
+                    if (markets[j].getPosition(id).sizeQty == 0 || !lens.positionHealth(markets[j], id).isLiquidatable) continue;
+                    any = true;
+                    vm.prank(KEEPER);
+                    try engine.liquidatePosition(id, ids[j]) {} catch {}
+                }
+            }
+            if (!any) return;
+        }
+    }
+
+    function actorCount() external view returns (uint256) {
+        return actors.length;
     }
 }

@@ -5,8 +5,10 @@ import {VenueFixture} from "../utils/VenueFixture.sol";
 import {VenueHandler} from "./VenueHandler.sol";
 
 /// Guards the invariant tests' reach: a fixed pseudo-random walk of the handler must really
-/// place, fill, cancel, close and liquidate (an invariant over a venue where nothing happens
-/// proves nothing), and the accounting invariants hold after every step.
+/// place, fill, cancel, close and liquidate, use client keys, operators (direct and signed),
+/// revocations, pauses, a stale feed, reduce-only orders, dust ladders and the fill cap, and see
+/// failed liquidations (an invariant over a venue where nothing happens proves nothing); the
+/// accounting invariants hold after every step and no revert goes unclassified.
 contract VenueHandlerTest is VenueFixture {
     VenueHandler internal h;
 
@@ -21,19 +23,26 @@ contract VenueHandlerTest is VenueFixture {
         if (k == 0) h.deposit(seed, s2);
         else if (k == 1) h.withdraw(seed, s2);
         else if (k == 2 || k == 3) h.placeLimit(seed, s2 & 1 == 0, s2 >> 8, s2 >> 64, int256(s2 >> 128));
-        else if (k == 4) h.placeMarket(seed, s2 & 1 == 0, s2 >> 8, s2 >> 64);
-        else if (k == 5) h.cancel(seed, s2);
-        else if (k == 6) h.close(seed, s2 & 1 == 0, int256(s2 >> 128));
-        else if (k == 7) h.movePrice(seed, int256(s2));
-        else if (k == 8) h.warp(s2);
+        else if (k == 4) h.placeLimitKeyed(seed, s2 & 1 == 0, s2 >> 8, s2 >> 64, int256(s2 >> 128), s2 >> 200);
+        else if (k == 5 || k == 6) h.placeMarket(seed, s2 & 1 == 0, s2 >> 8, s2 >> 64);
+        else if (k == 7) h.dustLadder(seed, s2 & 1 == 0, s2 >> 8, int256(s2 >> 128));
+        else if (k == 8 || k == 9) h.cancel(seed, s2);
+        else if (k == 10) h.close(seed, s2 & 1 == 0, int256(s2 >> 128));
+        else if (k == 11 || k == 12) h.movePrice(seed, int256(s2));
+        else if (k == 13) h.warp(s2);
+        else if (k == 14) h.goStale(s2);
+        else if (k == 15) h.pokeFunding(s2);
+        else if (k == 16) h.setPaused(s2, s2 & (1 << 20) != 0);
+        else if (k == 17) h.approveOperator(seed, s2 & 1 == 0, s2 >> 8);
+        else if (k == 18) h.revokeOperator(seed);
         else h.liquidate(seed);
     }
 
     function test_handler_exercisesEveryAction() public {
         uint256 seed = 1;
-        for (uint256 i; i < 400; ++i) {
+        for (uint256 i; i < 600; ++i) {
             seed = uint256(keccak256(abi.encode(seed)));
-            try this.step(seed % 10, uint256(keccak256(abi.encode(seed, 1)))) {} catch {}
+            this.step(seed % 22, uint256(keccak256(abi.encode(seed, 1))));
             _checkSolvency();
             _checkOpenInterest(market);
             _checkOpenInterest(gbp);
@@ -47,12 +56,28 @@ contract VenueHandlerTest is VenueFixture {
         }
         _checkBook(market);
         _checkCommitted();
+        if (h.unexpectedReverts() != 0) {
+            revert(string.concat("unexpected revert in ", h.lastUnexpectedAction(), ": ", vm.toString(h.lastUnexpectedReason())));
+        }
+        assertEq(h.unauthorizedSuccesses(), 0, "a revoked operator acted");
         assertFalse(h.venueBalanceDecreased());
         assertGt(h.placed(), 50, "orders placed");
         assertGt(h.fills(), 5, "limit orders filled at once");
         assertGt(h.cancels(), 10, "cancels");
         assertGt(h.closes(), 5, "closes");
+        assertGt(h.reduceOnlyOrders(), 0, "reduce-only limit orders");
         assertGt(h.liquidations() + h.accountLiquidations(), 0, "liquidations");
+        assertGt(h.failedLiquidations(), 0, "failed liquidations");
+        assertGt(h.keyedOrders(), 5, "orders with a chosen client key");
+        assertGt(h.keyCollisions(), 0, "client key collisions");
+        assertGt(h.operatorActions(), 5, "actions through an operator");
+        assertGt(h.signedApprovals(), 0, "operators approved by signature");
+        assertGt(h.revokedOperatorRefusals(), 0, "revoked operators refused");
+        assertGt(h.pauses(), 0, "pauses");
+        assertGt(h.pausedRefusals(), 0, "orders refused while paused");
+        assertGt(h.staleRefusals(), 0, "orders refused on a stale price");
+        assertGt(h.dustOrders(), 20, "minimum-size orders");
+        assertGt(h.fillCapHits(), 0, "market orders stopped with the book still full");
         (uint256 l,) = market.openInterest();
         (uint256 g,) = gbp.openInterest();
         assertGt(l, 0, "EUR/USD open interest");
