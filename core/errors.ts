@@ -30,6 +30,14 @@ export const ERROR_CODES = {
   NOT_LIQUIDATABLE: 409,
   POSITION_NOT_FOUND: 404,
   TRANSACTION_NOT_FOUND: 404,
+  /** the write's validUntil passed before it was mined: its nonce went to a no-op (or nothing was sent) */
+  EXPIRED: 409,
+  /** cancelled by its caller before it was mined (POST /transactions/{requestId}/cancel) */
+  CANCELLED: 409,
+  /** the write is already final (mined, reverted, failed or expired): nothing to cancel */
+  NOT_CANCELLABLE: 409,
+  /** the relayer's signer is low on ether: writes are refused until it is funded (nothing queued) */
+  RELAYER_OUT_OF_FUNDS: 503,
   // HTTP / infrastructure
   VALIDATION_ERROR: 400,
   UNAUTHENTICATED: 401,
@@ -109,6 +117,10 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   CLIENT_KEY_IN_USE: "an open order already uses this client key",
   NO_LIQUIDITY: "no opposite orders to trade against",
   NOT_LIQUIDATABLE: "the position is healthy",
+  EXPIRED: "the write was not mined before its validUntil",
+  CANCELLED: "the write was cancelled by its caller",
+  NOT_CANCELLABLE: "the write is already final",
+  RELAYER_OUT_OF_FUNDS: "the relayer's signer is low on ether; retry later",
 };
 
 /** Turns a decoded contract error (name + args) into an ApiError. */

@@ -86,6 +86,17 @@ const Seconds = z
   .refine((v) => BigInt(v) < 2n ** 64n, { message: "must fit uint64" })
   .openapi({ type: "integer", example: 1893456000 });
 
+/**
+ * validUntil of a write (unix seconds): not mined by then, its nonce is replaced by a no-op and
+ * it ends EXPIRED (not signed by then: nothing is sent). Default 60 s for MARKET orders and closes,
+ * 600 s for the rest (VALID_FOR_MARKET_S, VALID_FOR_OTHER_S); at most one day ahead.
+ */
+export const ValidUntil = Seconds.optional().openapi({
+  type: "integer",
+  description: "unix seconds; not mined by then, the write is replaced by a no-op and ends EXPIRED (default: now + 60 s for MARKET orders and closes, + 600 s otherwise; at most one day ahead)",
+  example: 1893456000,
+});
+
 const Signature = z
   .string()
   .regex(/^0x[0-9a-fA-F]{130}$/, { message: "must be a 65-byte hex signature" })
@@ -100,10 +111,10 @@ export const OperatorApproval = z
 // ─── bodies ──────────────────────────────────────────────────────────────────────────────────
 
 export const CreateAccountBody = z
-  .object({ userAddress: Address, operatorApproval: OperatorApproval.optional() })
+  .object({ userAddress: Address, operatorApproval: OperatorApproval.optional(), validUntil: ValidUntil })
   .openapi("CreateAccountRequest");
 
-export const AmountBody = z.object({ amount: Amount6 }).openapi("AmountRequest");
+export const AmountBody = z.object({ amount: Amount6, validUntil: ValidUntil }).openapi("AmountRequest");
 
 export const PlaceOrderBody = z
   .object({
@@ -114,6 +125,7 @@ export const PlaceOrderBody = z
     orderType: OrderType,
     limitPrice: PriceX18.optional(),
     clientKey: ClientKey.optional(),
+    validUntil: ValidUntil,
   })
   .superRefine((b, ctx) => {
     if (b.orderType === "LIMIT" && b.limitPrice === undefined)
@@ -122,7 +134,7 @@ export const PlaceOrderBody = z
   .openapi("PlaceOrderRequest");
 
 export const ClosePositionBody = z
-  .object({ orderType: OrderType, limitPrice: PriceX18.optional(), clientKey: ClientKey.optional() })
+  .object({ orderType: OrderType, limitPrice: PriceX18.optional(), clientKey: ClientKey.optional(), validUntil: ValidUntil })
   .superRefine((b, ctx) => {
     if (b.orderType === "LIMIT" && b.limitPrice === undefined)
       ctx.addIssue({ code: "custom", path: ["limitPrice"], message: "limitPrice is required for a LIMIT order" });
@@ -131,12 +143,13 @@ export const ClosePositionBody = z
 
 export const CancelOrderQuery = z.object({
   marketId: MarketId.openapi({ param: { name: "marketId", in: "query", required: true } }),
+  validUntil: ValidUntil.openapi({ param: { name: "validUntil", in: "query" } }),
 });
 
 export const LiquidatePositionBody = z
-  .object({ accountId: AccountIdBody, marketId: MarketId })
+  .object({ accountId: AccountIdBody, marketId: MarketId, validUntil: ValidUntil })
   .openapi("LiquidatePositionRequest");
-export const LiquidateAccountBody = z.object({ accountId: AccountIdBody }).openapi("LiquidateAccountRequest");
+export const LiquidateAccountBody = z.object({ accountId: AccountIdBody, validUntil: ValidUntil }).openapi("LiquidateAccountRequest");
 
 export const OperatorTypedDataQuery = z.object({
   owner: Address.openapi({ param: { name: "owner", in: "query", required: true } }),
@@ -145,7 +158,7 @@ export const OperatorTypedDataQuery = z.object({
 });
 
 export const OperatorApproveBody = z
-  .object({ owner: Address, operator: Address.optional(), expiry: Seconds, deadline: Seconds, signature: Signature })
+  .object({ owner: Address, operator: Address.optional(), expiry: Seconds, deadline: Seconds, signature: Signature, validUntil: ValidUntil })
   .openapi("OperatorApproveRequest");
 
 export type CreateAccountInput = z.infer<typeof CreateAccountBody>;
@@ -163,5 +176,5 @@ export const SIDE_NAME = ["LONG", "SHORT"] as const;
 export const ORDER_TYPE_NAME = ["MARKET", "LIMIT"] as const;
 
 /** Transaction states of a write (GET /transactions/{requestId}). */
-export const TRANSACTION_STATUS = ["QUEUED", "PENDING", "CONFIRMED", "REVERTED", "FAILED"] as const;
+export const TRANSACTION_STATUS = ["QUEUED", "PENDING", "CONFIRMED", "REVERTED", "FAILED", "EXPIRED", "CANCELLED"] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUS)[number];

@@ -23,9 +23,15 @@ export class Chain {
   /** Latest block seen by the tracker. */
   head: { number: bigint; timestamp: bigint; baseFeePerGas: bigint } | null = null;
   private markets = new Map<string, MarketInfo>();
+  /** accountId → owner: an account's owner never changes on chain. */
+  private owners = new Map<string, Address>();
+  /** owner → operator expiry of the relayer, positive answers only, re-read after approvalCacheMs. */
+  private approvals = new Map<string, { expiry: bigint; at: number }>();
+  private readonly approvalCacheMs: number;
   private marketsByAddress = new Map<string, MarketInfo>();
 
-  constructor(opts: { rpcUrl: string; chainId: number; privateKey: Hex; deployment: Deployment }) {
+  constructor(opts: { rpcUrl: string; chainId: number; privateKey: Hex; deployment: Deployment; approvalCacheMs?: number }) {
+    this.approvalCacheMs = opts.approvalCacheMs ?? 5_000;
     const chain = defineChain({
       id: opts.chainId,
       name: `chain-${opts.chainId}`,
@@ -48,6 +54,44 @@ export class Chain {
     const b = await this.client.getBlock({ blockTag: "latest" });
     this.head = { number: b.number, timestamp: b.timestamp, baseFeePerGas: b.baseFeePerGas ?? 0n };
     return this.head;
+  }
+
+  /** The owner of an account (ACCOUNT_NOT_FOUND when none); cached for good. */
+  async ownerOf(accountId: string): Promise<Address> {
+    const hit = this.owners.get(accountId);
+    if (hit) return hit;
+    let owner: Address;
+    try {
+      const a = await this.client.readContract({ address: this.engine, abi: engineAbi, functionName: "getAccount", args: [BigInt(accountId)] });
+      owner = a.owner;
+      if (a.accountId === 0n) owner = "0x0000000000000000000000000000000000000000";
+    } catch (e) {
+      // getAccount reverts AccountNotFound for unknown ids; anything else (an RPC failure) is not an answer
+      if (!/AccountNotFound|revert/i.test(String((e as Error)?.message ?? e))) throw e;
+      owner = "0x0000000000000000000000000000000000000000";
+    }
+    if (/^0x0{40}$/i.test(owner)) throw new ApiError("ACCOUNT_NOT_FOUND", `account ${accountId} does not exist`);
+    this.owners.set(accountId, owner);
+    return owner;
+  }
+
+  /**
+   * Until when `owner` approved the relayer (seconds; 0: never or revoked). A live approval is
+   * cached for approvalCacheMs (a revocation is seen within it); a missing one is always re-read.
+   */
+  async operatorExpiry(owner: Address): Promise<bigint> {
+    const key = owner.toLowerCase();
+    const hit = this.approvals.get(key);
+    if (hit && Date.now() - hit.at < this.approvalCacheMs && hit.expiry > this.nowSeconds()) return hit.expiry;
+    const expiry = BigInt(await this.client.readContract({ address: this.engine, abi: engineAbi, functionName: "operatorExpiry", args: [owner, this.account.address] }));
+    if (expiry > this.nowSeconds()) this.approvals.set(key, { expiry, at: Date.now() });
+    else this.approvals.delete(key);
+    return expiry;
+  }
+
+  /** Forgets a cached approval (after the relayer itself changed it). */
+  forgetApproval(owner: Address) {
+    this.approvals.delete(owner.toLowerCase());
   }
 
   /** The market of `marketId` (MARKET_NOT_FOUND when the engine knows none). */

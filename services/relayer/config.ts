@@ -31,6 +31,23 @@ const relayerEnv = z.object({
   ORPHAN_AFTER_MS: z.coerce.number().int().positive().default(30_000),
   /** Priority fee of new transactions (wei). */
   PRIORITY_FEE_WEI: z.coerce.bigint().default(1_000_000_000n),
+  /** Fee caps: no transaction (nor any fee bump) is signed above them. */
+  MAX_FEE_PER_GAS_WEI: z.coerce.bigint().positive().default(200_000_000_000n),
+  MAX_PRIORITY_FEE_WEI: z.coerce.bigint().positive().default(10_000_000_000n),
+  /** Below this balance the signer takes no new writes (503 RELAYER_OUT_OF_FUNDS, nothing queued). */
+  MIN_SIGNER_BALANCE_WEI: z.coerce.bigint().nonnegative().default(10_000_000_000_000_000n),
+  /** The signer's balance is re-read this often (and at once after a send fails for lack of funds). */
+  BALANCE_CHECK_MS: z.coerce.number().int().positive().default(5_000),
+  /** Default lifetime of a write (validUntil) when the request sets none: MARKET orders and closes, the rest. */
+  VALID_FOR_MARKET_S: z.coerce.number().int().positive().default(60),
+  VALID_FOR_OTHER_S: z.coerce.number().int().positive().default(600),
+  /** Caps against lane starvation: writes not yet mined per lane (account) and per caller (429 beyond). */
+  LANE_MAX_PENDING: z.coerce.number().int().positive().default(20),
+  CALLER_MAX_PENDING: z.coerce.number().int().positive().default(200),
+  /** Operator approvals are re-read after this long (ownership is cached for good: it never changes). */
+  APPROVAL_CACHE_MS: z.coerce.number().int().nonnegative().default(5_000),
+  /** Idempotency keys are forgotten this long after their request (then the key may be used again). */
+  IDEMPOTENCY_TTL_MS: z.coerce.number().int().positive().default(86_400_000),
   DB_POOL_SIZE: z.coerce.number().int().positive().default(20),
   /** Test hook: SIGKILL this process at a step of the first write that reaches it. */
   RELAYER_CRASH_AT: z.enum(CRASH_STEPS).optional(),

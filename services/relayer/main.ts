@@ -25,7 +25,7 @@ async function main() {
   const log = pino({ name: "relayer", level: cfg.LOG_LEVEL });
   const deployment = loadDeployment({ chainId: cfg.CHAIN_ID, file: cfg.DEPLOYMENT_FILE });
   const db = await openDb({ databaseUrl: cfg.DATABASE_URL, pgliteDir: cfg.PGLITE_DIR, schema: cfg.RELAYER_DB_SCHEMA, poolSize: cfg.DB_POOL_SIZE });
-  const chain = new Chain({ rpcUrl: cfg.RPC_URL, chainId: cfg.CHAIN_ID, privateKey: cfg.privateKey, deployment });
+  const chain = new Chain({ rpcUrl: cfg.RPC_URL, chainId: cfg.CHAIN_ID, privateKey: cfg.privateKey, deployment, approvalCacheMs: cfg.APPROVAL_CACHE_MS });
   const relayer = new Relayer(cfg, chain, new Store(db), log);
   relayer.dbKind = db.kind;
   await relayer.start();

@@ -57,7 +57,43 @@ type Op<K extends Kind> = {
   precheck: (chain: Chain, caller: Address, p: Params[K]) => Promise<void>;
   call: (chain: Chain, p: Params[K]) => Promise<Call>;
   result: (chain: Chain, p: Params[K], logs: Log[]) => Promise<Record<string, unknown>>;
+  /** The result's fields known before mining (a 202 answers them), every other one null. */
+  pending: (p: Params[K]) => Record<string, unknown>;
+  /** A MARKET order or a close: its default validUntil is VALID_FOR_MARKET_S (else VALID_FOR_OTHER_S). */
+  urgent?: (p: Params[K]) => boolean;
 };
+
+/**
+ * Checks made before a write is queued: the caller owns the account and approved the relayer
+ * (cached reads). A stranger's writes are refused here and never occupy an owner's lane.
+ */
+export async function authorize(kind: Kind, chain: Chain, caller: Address, params: unknown): Promise<void> {
+  const p = params as { accountId?: string; userAddress?: Address };
+  switch (kind) {
+    case "createAccount":
+      if (!same(caller, p.userAddress!)) throw new ApiError("UNAUTHORIZED", "userAddress must be the caller's own wallet");
+      return;
+    case "deposit":
+    case "withdraw":
+    case "placeOrder":
+    case "cancelOrder":
+    case "closePosition":
+      await ownerActs(chain, caller, p.accountId!);
+      return;
+    case "liquidatePosition":
+    case "liquidateAccount":
+      await chain.ownerOf(p.accountId!); // ACCOUNT_NOT_FOUND before queueing
+      return;
+    case "approveOperator":
+      return;
+  }
+}
+
+const orderPending = (p: { clientKey: Hex; marketId: Hex; orderType: string; limitPrice?: string }) => ({
+  clientKey: p.clientKey, orderId: null, marketId: p.marketId, size: null, sizeFormatted: null, orderType: p.orderType, status: null,
+  price: p.limitPrice ?? null, priceFormatted: p.limitPrice !== undefined ? formatWad(BigInt(p.limitPrice)) : null,
+  filledQuantity: null, filledQuantityFormatted: null, orderStatus: null,
+});
 
 const ZERO_ADDRESS = /^0x0{40}$/i;
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
@@ -74,16 +110,18 @@ async function accountOf(chain: Chain, accountId: string) {
   }
 }
 
-/** The caller owns the account and has approved the relayer as its operator. Returns the account. */
-async function ownerActs(chain: Chain, caller: Address, accountId: string) {
-  const acct = await accountOf(chain, accountId);
-  if (!same(acct.owner, caller)) throw new ApiError("UNAUTHORIZED", `caller ${getAddress(caller)} is not the owner of account ${accountId}`);
-  const expiry = await chain.client.readContract({
-    address: chain.engine, abi: engineAbi, functionName: "operatorExpiry", args: [acct.owner, chain.account.address],
-  });
-  if (BigInt(expiry) <= chain.nowSeconds())
-    throw new ApiError("OPERATOR_NOT_APPROVED", `the owner ${acct.owner} has not approved the relayer ${chain.account.address} as operator (GET /operators/typed-data)`);
-  return acct;
+/**
+ * The caller owns the account and has approved the relayer as its operator (cached reads: an
+ * owner never changes, an approval is re-read after APPROVAL_CACHE_MS). Returns the owner.
+ * Runs before a write is queued (a stranger's writes never reach an owner's lane) and again in
+ * the lane (an approval may have been revoked meanwhile).
+ */
+export async function ownerActs(chain: Chain, caller: Address, accountId: string): Promise<Address> {
+  const owner = await chain.ownerOf(accountId);
+  if (!same(owner, caller)) throw new ApiError("UNAUTHORIZED", `caller ${getAddress(caller)} is not the owner of account ${accountId}`);
+  if ((await chain.operatorExpiry(owner)) <= chain.nowSeconds())
+    throw new ApiError("OPERATOR_NOT_APPROVED", `the owner ${owner} has not approved the relayer ${chain.account.address} as operator (GET /operators/typed-data)`);
+  return owner;
 }
 
 async function activeMarket(chain: Chain, marketId: Hex) {
@@ -111,6 +149,7 @@ export const OPS: { [K in Kind]: Op<K> } = {
     async precheck(_chain, caller, p) {
       if (!same(caller, p.userAddress)) throw new ApiError("UNAUTHORIZED", "userAddress must be the caller's own wallet");
     },
+    pending: (p) => ({ accountId: null, accountAddress: null, owner: getAddress(p.userAddress) }),
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "createAccount", args: [p.userAddress] })),
     async result(_chain, p, logs) {
@@ -123,15 +162,19 @@ export const OPS: { [K in Kind]: Op<K> } = {
   deposit: {
     lane: (p) => `account:${p.accountId}`,
     async precheck(chain, caller, p) {
-      const acct = await ownerActs(chain, caller, p.accountId);
+      const owner = await ownerActs(chain, caller, p.accountId);
       const amount = BigInt(p.amount);
       const [balance, allowance] = await Promise.all([
-        chain.client.readContract({ address: chain.depositToken, abi: depositTokenAbi, functionName: "balanceOf", args: [acct.owner] }),
-        chain.client.readContract({ address: chain.depositToken, abi: depositTokenAbi, functionName: "allowance", args: [acct.owner, chain.engine] }),
+        chain.client.readContract({ address: chain.depositToken, abi: depositTokenAbi, functionName: "balanceOf", args: [owner] }),
+        chain.client.readContract({ address: chain.depositToken, abi: depositTokenAbi, functionName: "allowance", args: [owner, chain.engine] }),
       ]);
       if (balance < amount) throw new ApiError("INSUFFICIENT_BALANCE", `the owner holds ${formatAmount6(balance)} of the deposit token, needs ${formatAmount6(amount)}`);
       if (allowance < amount) throw new ApiError("INSUFFICIENT_ALLOWANCE", `the engine may spend ${formatAmount6(allowance)} of the owner's deposit token, needs ${formatAmount6(amount)}`);
     },
+    pending: (p) => ({
+      accountId: Number(p.accountId), depositedAmount: p.amount, depositedAmountFormatted: formatAmount6(BigInt(p.amount)),
+      newAvailableMargin: null, newAvailableMarginFormatted: null,
+    }),
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "deposit", args: [BigInt(p.accountId), BigInt(p.amount)] })),
     async result(_chain, p, logs) {
@@ -149,11 +192,16 @@ export const OPS: { [K in Kind]: Op<K> } = {
   withdraw: {
     lane: (p) => `account:${p.accountId}`,
     async precheck(chain, caller, p) {
-      const acct = await ownerActs(chain, caller, p.accountId);
+      await ownerActs(chain, caller, p.accountId);
+      const acct = await accountOf(chain, p.accountId);
       const needed = toWad(BigInt(p.amount));
       if (acct.availableWad < needed)
         throw new ApiError("INSUFFICIENT_MARGIN", `available margin ${formatWad(acct.availableWad)} is below ${formatWad(needed)}`);
     },
+    pending: (p) => ({
+      accountId: Number(p.accountId), withdrawnAmount: p.amount, withdrawnAmountFormatted: formatAmount6(BigInt(p.amount)),
+      newAvailableMargin: null, newAvailableMarginFormatted: null,
+    }),
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "withdraw", args: [BigInt(p.accountId), BigInt(p.amount)] })),
     async result(_chain, p, logs) {
@@ -171,7 +219,8 @@ export const OPS: { [K in Kind]: Op<K> } = {
   placeOrder: {
     lane: (p) => `account:${p.accountId}`,
     async precheck(chain, caller, p) {
-      const acct = await ownerActs(chain, caller, p.accountId);
+      await ownerActs(chain, caller, p.accountId);
+      const acct = await accountOf(chain, p.accountId);
       const m = await activeMarket(chain, p.marketId);
       if (p.leverage < 1 || BigInt(p.leverage) > m.maxLeverage)
         throw new ApiError("EXCEEDS_MAX_LEVERAGE", `leverage must be between 1 and ${m.maxLeverage} on ${m.symbol}`);
@@ -181,6 +230,8 @@ export const OPS: { [K in Kind]: Op<K> } = {
       const open = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "orderIdOf", args: [BigInt(p.accountId), p.clientKey] });
       if (open !== 0n) throw new ApiError("CLIENT_KEY_IN_USE", `order ${open} is open with clientKey ${p.clientKey}`);
     },
+    pending: (p) => ({ ...orderPending(p), side: p.side }),
+    urgent: (p) => p.orderType === "MARKET",
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({
         abi: engineAbi, functionName: "placeOrder",
@@ -207,6 +258,10 @@ export const OPS: { [K in Kind]: Op<K> } = {
       const open = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "orderIdOf", args: [BigInt(p.accountId), p.clientKey] });
       if (open === 0n) throw new ApiError("ORDER_NOT_FOUND", `no open order with clientKey ${p.clientKey} in ${m.symbol}`);
     },
+    pending: (p) => ({
+      clientKey: p.clientKey, orderId: null, marketId: p.marketId, marginReturned: null, marginReturnedFormatted: null,
+      cancelledQuantity: null, filledQuantity: null,
+    }),
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "cancelOrder", args: [BigInt(p.accountId), p.marketId, p.clientKey] })),
     async result(chain, p, logs) {
@@ -233,6 +288,8 @@ export const OPS: { [K in Kind]: Op<K> } = {
       const pos = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "getPosition", args: [BigInt(p.accountId)] });
       if (pos.sizeQty === 0n) throw new ApiError("NO_POSITION", `account ${p.accountId} has no open position in ${m.symbol}`);
     },
+    pending: (p) => ({ ...orderPending(p), closingSide: null }),
+    urgent: () => true,
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({
         abi: engineAbi, functionName: "closePosition",
@@ -247,12 +304,14 @@ export const OPS: { [K in Kind]: Op<K> } = {
     },
   },
 
+  // Liquidations run outside the owner's lane: a flood of them never delays the owner's own close.
   liquidatePosition: {
-    lane: (p) => `account:${p.accountId}`,
+    lane: (p) => `liquidation:${p.accountId}`,
     async precheck(chain, _caller, p) {
       await accountOf(chain, p.accountId);
       await chain.market(p.marketId);
     },
+    pending: (p) => ({ accountId: Number(p.accountId), marketId: p.marketId, liquidations: null }),
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "liquidatePosition", args: [BigInt(p.accountId), p.marketId] })),
     async result(chain, p, logs) {
@@ -263,10 +322,11 @@ export const OPS: { [K in Kind]: Op<K> } = {
   },
 
   liquidateAccount: {
-    lane: (p) => `account:${p.accountId}`,
+    lane: (p) => `liquidation:${p.accountId}`,
     async precheck(chain, _caller, p) {
       await accountOf(chain, p.accountId);
     },
+    pending: (p) => ({ accountId: Number(p.accountId), positionsLiquidated: null, liquidations: null }),
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "liquidateAccount", args: [BigInt(p.accountId)] })),
     async result(chain, p, logs) {
@@ -280,6 +340,9 @@ export const OPS: { [K in Kind]: Op<K> } = {
     async precheck(chain, _caller, p) {
       if (BigInt(p.deadline) < chain.nowSeconds()) throw new ApiError("INVALID_SIGNATURE", "the signature's deadline has passed");
     },
+    pending: (p) => ({
+      owner: getAddress(p.owner), operator: getAddress(p.operator), expiry: Number(p.expiry), expiryISO: new Date(Number(p.expiry) * 1000).toISOString(),
+    }),
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({
         abi: engineAbi, functionName: "setOperatorWithSig",

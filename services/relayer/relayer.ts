@@ -20,6 +20,7 @@ import { FINAL_STATUSES, type RequestStatus } from "./db/schema.js";
 import { Batcher } from "./batcher.js";
 
 type CallWithGas = { to: Address; data: Hex; gas: bigint };
+type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
 /** What a waiting HTTP request needs of a finished row. */
 export type Outcome = Pick<RequestRow, "id" | "status" | "httpStatus" | "response" | "txHash">;
 
@@ -30,7 +31,20 @@ const FOREIGN_NONCE_AFTER_MS = 10_000;
 /** A lane waits at most this long for a write's transaction before the next write runs. */
 const LANE_HOLD_MAX_MS = 60_000;
 
+/** Gas of the no-op (a self-transfer of 0) that takes the nonce of an expired or cancelled write. */
+const NOOP_GAS = 21_000n;
+
 export const isFinal = (row: Pick<RequestRow, "status">) => (FINAL_STATUSES as string[]).includes(row.status);
+
+/**
+ * Failures kept under their Idempotency-Key (replayed on a retry): the request itself is wrong
+ * and stays wrong. Any other failure before sending (an RPC blip, a missing allowance, a paused
+ * market, out of funds) frees the key: a retry with it runs again.
+ */
+const VALIDATION_FAILURES = new Set<string>([
+  "VALIDATION_ERROR", "INVALID_AMOUNT", "EXCEEDS_MAX_LEVERAGE", "UNAUTHORIZED", "INVALID_SIGNATURE", "ORDER_TOO_SMALL",
+  "INVALID_PRICE", "MARKET_NOT_FOUND", "ACCOUNT_EXISTS", "ACCOUNT_NOT_FOUND",
+]);
 
 export class Relayer {
   private lanes = new Map<string, Promise<void>>();
@@ -46,16 +60,24 @@ export class Relayer {
   private tickCount = 0;
   /** postgres | pglite, for /health. */
   dbKind = "unknown";
+  /** The signer's balance as last read (wei), when, and the circuit breaker: open while below MIN_SIGNER_BALANCE_WEI. */
+  balance: bigint | null = null;
+  private balanceAt = 0;
+  private balanceRead: Promise<void> | null = null;
+  fundsLow = false;
+  /** Counters since start (for metrics). */
+  readonly counters = { feeBumps: 0, feeCapReached: 0, noops: 0, expired: 0, cancelled: 0, refusedOutOfFunds: 0 };
+  private capLogged = new Set<string>();
   private signer$ = new Batcher<{ id: string; call: CallWithGas }, { nonce: bigint; tx: SignedTx } | null>(async (items) => {
     const signed = await this.store.signBatch(this.signer, items, (call, nonce) => this.sign(call, call.gas, nonce));
     return items.map((i) => signed.get(i.id) ?? null);
   });
-  private finished$ = new Batcher<{ from: "QUEUED" | "SIGNED"; outcome: Outcome; blockNumber?: bigint }, boolean>(async (items) => {
+  private finished$ = new Batcher<{ from: "QUEUED" | "SIGNED"; outcome: Outcome; blockNumber?: bigint; releaseKey?: boolean }, boolean>(async (items) => {
     const done = new Set<string>();
     for (const from of ["QUEUED", "SIGNED"] as const) {
       const batch = items.filter((i) => i.from === from);
       const states: RequestStatus[] = from === "QUEUED" ? ["QUEUED"] : ["SIGNED", "SENT"];
-      for (const id of await this.store.finishMany(states, batch.map((i) => ({ ...i.outcome, httpStatus: i.outcome.httpStatus!, blockNumber: i.blockNumber }))))
+      for (const id of await this.store.finishMany(states, batch.map((i) => ({ ...i.outcome, httpStatus: i.outcome.httpStatus!, blockNumber: i.blockNumber, releaseKey: i.releaseKey }))))
         done.add(id);
     }
     return items.map((i) => done.has(i.outcome.id));
@@ -87,6 +109,28 @@ export class Relayer {
     }
   }
 
+  /**
+   * What an operator watches (GET /health, metrics): writes not final by state, the oldest one's
+   * age, the signer's balance and next nonce, and counters since start (fee bumps, caps, no-ops).
+   */
+  async stats() {
+    const [q, nextNonce] = await Promise.all([this.store.queueStats(), this.store.nextNonce(this.signer)]);
+    return {
+      queue: q.byStatus,
+      oldestPendingAgeMs: q.oldestPendingAt ? Math.max(0, Date.now() - q.oldestPendingAt.getTime()) : 0,
+      balanceWei: this.balance,
+      balanceReadAt: this.balanceAt ? new Date(this.balanceAt) : null,
+      fundsLow: this.fundsLow,
+      nextNonce,
+      counters: { ...this.counters },
+    };
+  }
+
+  /** Default lifetime of a write (seconds) when its request sets no validUntil. */
+  validForSeconds(kind: Kind, params: unknown): number {
+    return OPS[kind].urgent?.(params as never) ? this.cfg.VALID_FOR_MARKET_S : this.cfg.VALID_FOR_OTHER_S;
+  }
+
   // ─── start / stop ────────────────────────────────────────────────────────────────────────
 
   /** Nonce reconciliation, then recovery of every row not final, then the tracker loop. */
@@ -94,6 +138,7 @@ export class Relayer {
     const pending = BigInt(await this.chain.client.getTransactionCount({ address: this.signer, blockTag: "pending" }));
     await this.store.reconcileNonce(this.signer, pending);
     await this.chain.refreshHead();
+    await this.refreshBalance();
     const queued = await this.store.queued(null);
     if (queued.length) this.log.info({ count: queued.length }, "recovering queued requests");
     for (const row of queued) this.submit(row);
@@ -135,6 +180,14 @@ export class Relayer {
   private async process(row: RequestRow) {
     const id = row.id;
     if (row.status !== "QUEUED") return;
+    if (this.expired(row)) {
+      const outcome = { id, status: "EXPIRED" as const, httpStatus: 409, response: fail("EXPIRED", `not sent: validUntil ${row.validUntil!.toISOString()} passed while it waited in its lane`), txHash: null };
+      if (await this.finished$.push({ from: "QUEUED", outcome, releaseKey: true })) {
+        this.counters.expired++;
+        this.emitFinal(outcome);
+      }
+      return;
+    }
     const op = OPS[row.kind as Kind];
     const params = row.params as never;
     let call: { to: Address; data: Hex };
@@ -150,7 +203,18 @@ export class Relayer {
       const err = toApiError(e);
       if (err.status >= 500) this.log.warn({ err: e, requestId: id }, "check failed");
       const outcome = { id, status: "FAILED" as const, httpStatus: err.status, response: fail(err.code, err.message), txHash: null };
-      if (await this.finished$.push({ from: "QUEUED", outcome })) this.emitFinal(outcome);
+      if (await this.finished$.push({ from: "QUEUED", outcome, releaseKey: !VALIDATION_FAILURES.has(err.code) })) this.emitFinal(outcome);
+      return;
+    }
+    // No nonce while the signer is low on funds: the row waits (QUEUED) until it is funded or expires.
+    while (this.fundsLow && !this.stopped && !this.expired(row)) await sleep(Math.min(this.cfg.BALANCE_CHECK_MS, 1_000));
+    if (this.expired(row)) {
+      const outcome = { id, status: "EXPIRED" as const, httpStatus: 409, response: fail("EXPIRED", `not sent: validUntil ${row.validUntil!.toISOString()} passed before it could be signed`), txHash: null };
+      if (await this.finished$.push({ from: "QUEUED", outcome, releaseKey: true })) {
+        this.counters.expired++;
+        this.log.info({ requestId: id, kind: row.kind }, "expired before signing: nothing sent");
+        this.emitFinal(outcome);
+      }
       return;
     }
     const t2 = performance.now();
@@ -174,17 +238,64 @@ export class Relayer {
     }
   }
 
-  private fees(): { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } {
+  /** Fees of a new transaction: 2 × base fee + tip, within MAX_FEE_PER_GAS_WEI and MAX_PRIORITY_FEE_WEI. */
+  private fees(): Fees {
     const base = this.chain.head?.baseFeePerGas ?? 1_000_000_000n;
-    const tip = this.cfg.PRIORITY_FEE_WEI;
-    return { maxFeePerGas: base * 2n + tip, maxPriorityFeePerGas: tip };
+    const maxFee = min(base * 2n + this.cfg.PRIORITY_FEE_WEI, this.cfg.MAX_FEE_PER_GAS_WEI);
+    return { maxFeePerGas: maxFee, maxPriorityFeePerGas: min(this.cfg.PRIORITY_FEE_WEI, this.cfg.MAX_PRIORITY_FEE_WEI, maxFee) };
+  }
+
+  /**
+   * Fees of a replacement: × FEE_BUMP_BPS / 10,000 (at least today's price), or null when that
+   * would pass a cap (the node refuses a replacement below × 1.1, so a partial bump is useless).
+   */
+  private bumpedFees(prev: Fees): Fees | null {
+    const mul = (v: bigint) => (v * BigInt(this.cfg.FEE_BUMP_BPS) + 9_999n) / 10_000n;
+    const tip = mul(prev.maxPriorityFeePerGas);
+    const maxFee = max(mul(prev.maxFeePerGas), this.fees().maxFeePerGas);
+    if (tip > this.cfg.MAX_PRIORITY_FEE_WEI || maxFee > this.cfg.MAX_FEE_PER_GAS_WEI) return null;
+    return { maxFeePerGas: maxFee, maxPriorityFeePerGas: tip };
+  }
+
+  private expired(row: Pick<RequestRow, "validUntil">): boolean {
+    return !!row.validUntil && row.validUntil.getTime() <= Date.now();
+  }
+
+  // ─── the signer's funds ──────────────────────────────────────────────────────────────────
+
+  /** Reads the signer's balance and sets the circuit breaker (one read at a time). */
+  async refreshBalance(): Promise<void> {
+    this.balanceRead ??= (async () => {
+      try {
+        this.balance = await this.chain.client.getBalance({ address: this.signer });
+        this.balanceAt = Date.now();
+        const low = this.balance < this.cfg.MIN_SIGNER_BALANCE_WEI;
+        if (low !== this.fundsLow)
+          this.log[low ? "error" : "info"]({ balance: this.balance.toString(), min: this.cfg.MIN_SIGNER_BALANCE_WEI.toString() }, low ? "signer low on funds: refusing writes" : "signer funded again: taking writes");
+        this.fundsLow = low;
+      } catch (e) {
+        this.log.warn({ err: shortMessage(e) }, "could not read the signer's balance");
+      } finally {
+        this.balanceRead = null;
+      }
+    })();
+    return this.balanceRead;
+  }
+
+  /** Before a write is queued: 503 RELAYER_OUT_OF_FUNDS while the breaker is open (nothing queued, no nonce). */
+  async assertFunded() {
+    if (Date.now() - this.balanceAt > this.cfg.BALANCE_CHECK_MS) await this.refreshBalance();
+    if (this.fundsLow) {
+      this.counters.refusedOutOfFunds++;
+      throw new ApiError("RELAYER_OUT_OF_FUNDS", `the relayer's signer holds ${this.balance} wei, below its minimum of ${this.cfg.MIN_SIGNER_BALANCE_WEI}; retry later`);
+    }
   }
 
   private async sign(
     call: { to: Address; data: Hex },
     gas: bigint,
     nonce: bigint,
-    fees = this.fees(),
+    fees: Fees = this.fees(),
   ): Promise<SignedTx> {
     const raw = await this.chain.account.signTransaction({
       type: "eip1559",
@@ -208,6 +319,7 @@ export class Relayer {
       const kind = classifySendError(e);
       if (kind !== "already_known" && kind !== "nonce_too_low") {
         this.log.warn({ requestId: id, hash: tx.hash, kind, err: shortMessage(e) }, "broadcast failed; the tracker retries");
+        if (/insufficient funds/i.test(shortMessage(e))) void this.refreshBalance();
         return false;
       }
     }
@@ -218,7 +330,7 @@ export class Relayer {
 
   // ─── waiting for a final state ───────────────────────────────────────────────────────────
 
-  private emitFinal(o: Outcome) {
+  emitFinal(o: Outcome) {
     this.finals.emit(o.id, o);
   }
 
@@ -262,6 +374,7 @@ export class Relayer {
     this.ticking = true;
     try {
       await this.chain.refreshHead();
+      if (Date.now() - this.balanceAt > this.cfg.BALANCE_CHECK_MS) await this.refreshBalance();
       const latest = BigInt(await this.chain.client.getTransactionCount({ address: this.signer, blockTag: "latest" }));
       const inFlight = await this.store.inFlightNonces(this.signer);
       // Mined nonces every tick; pending ones (bumps, re-sends) about twice a second.
@@ -269,7 +382,10 @@ export class Relayer {
       const ids = inFlight.filter((r) => r.nonce < latest || checkPending).map((r) => r.id);
       const rows = await this.store.withAttempts(ids);
       await Promise.all(rows.map((row) => this.track(row, latest).catch((e) => this.log.warn({ err: shortMessage(e), requestId: row.id }, "track failed"))));
-      if (++this.tickCount % 25 === 0) await this.adoptOrphans();
+      if (++this.tickCount % 25 === 0) {
+        await this.adoptOrphans();
+        await this.store.expireKeys(this.cfg.IDEMPOTENCY_TTL_MS);
+      }
     } catch (e) {
       this.log.warn({ err: shortMessage(e) }, "tracker tick failed");
     } finally {
@@ -311,7 +427,12 @@ export class Relayer {
       }
       return;
     }
-    // Pending: send what was never sent, bump what is stuck, re-send what the node dropped.
+    // Pending. Past its validUntil (or cancelled): its nonce goes to a no-op.
+    if ((row.cancelledAt || this.expired(row)) && !newest.noop) {
+      await this.replaceWithNoop(row, newest);
+      return;
+    }
+    // Send what was never sent, bump what is stuck, re-send what the node dropped.
     if (row.status === "SIGNED" || !newest.sentAt) {
       const last = this.lastSend.get(newest.hash);
       if (last === undefined || Date.now() - last > this.cfg.REBROADCAST_AFTER_MS)
@@ -334,16 +455,49 @@ export class Relayer {
     }
   }
 
-  /** Replacement with the same nonce and fees × FEE_BUMP_BPS / 10,000 (at least the current base fee's price). */
+  /** The call an attempt carries: the write's, or the no-op (a self-transfer of 0). */
+  private callOf(row: RequestRow, noop: boolean): { call: { to: Address; data: Hex }; gas: bigint } {
+    return noop ? { call: { to: this.signer, data: "0x" }, gas: NOOP_GAS } : { call: { to: row.toAddress as Address, data: row.data as Hex }, gas: row.gas! };
+  }
+
+  /** Replacement with the same nonce and bumped fees, unless that would pass a fee cap. */
   private async bump(row: RequestRow, newest: AttemptRow) {
-    const mul = (v: bigint) => (v * BigInt(this.cfg.FEE_BUMP_BPS) + 9_999n) / 10_000n;
-    const now = this.fees();
-    const tip = mul(newest.maxPriorityFeePerGas);
-    const maxFee = mul(newest.maxFeePerGas);
-    const fees = { maxPriorityFeePerGas: tip, maxFeePerGas: maxFee > now.maxFeePerGas ? maxFee : now.maxFeePerGas };
-    const signed = await this.sign({ to: row.toAddress as Address, data: row.data as Hex }, row.gas!, row.nonce!, fees);
-    if (!(await this.store.addReplacement(row.id, newest.hash, signed, row.nonce!))) return;
-    this.log.info({ requestId: row.id, nonce: row.nonce!.toString(), old: newest.hash, hash: signed.hash, maxFeePerGas: fees.maxFeePerGas.toString() }, "fee bump");
+    const fees = this.bumpedFees(newest);
+    if (!fees) {
+      if (!this.capLogged.has(newest.hash)) {
+        this.capLogged.add(newest.hash);
+        this.counters.feeCapReached++;
+        this.log.warn({ requestId: row.id, nonce: row.nonce!.toString(), hash: newest.hash, maxFeePerGas: newest.maxFeePerGas.toString(), maxPriorityFeePerGas: newest.maxPriorityFeePerGas.toString() }, "fee cap reached: no further bump");
+      }
+      return;
+    }
+    const { call, gas } = this.callOf(row, newest.noop);
+    const signed = await this.sign(call, gas, row.nonce!, fees);
+    if (!(await this.store.addReplacement(row.id, newest.hash, signed, row.nonce!, newest.noop))) return;
+    this.counters.feeBumps++;
+    this.log.info({ requestId: row.id, nonce: row.nonce!.toString(), old: newest.hash, hash: signed.hash, maxFeePerGas: fees.maxFeePerGas.toString(), noop: newest.noop }, "fee bump");
+    await this.broadcast(row.id, signed);
+  }
+
+  /**
+   * An expired or cancelled write not mined yet: a self-transfer of 0 with the same nonce and
+   * bumped fees replaces it (same fees if the node never accepted the original). Whichever of the
+   * two is mined is reported. At the fee cap no replacement is possible: the write stays pending.
+   */
+  private async replaceWithNoop(row: RequestRow, newest: AttemptRow) {
+    const fees = this.bumpedFees(newest) ?? (newest.sentAt ? null : { maxFeePerGas: newest.maxFeePerGas, maxPriorityFeePerGas: newest.maxPriorityFeePerGas });
+    if (!fees) {
+      if (!this.capLogged.has(`noop:${newest.hash}`)) {
+        this.capLogged.add(`noop:${newest.hash}`);
+        this.log.warn({ requestId: row.id, hash: newest.hash }, "expired, but a no-op would pass the fee cap: the write stays pending");
+      }
+      return;
+    }
+    const { call, gas } = this.callOf(row, true);
+    const signed = await this.sign(call, gas, row.nonce!, fees);
+    if (!(await this.store.addReplacement(row.id, newest.hash, signed, row.nonce!, true))) return;
+    this.counters.noops++;
+    this.log.info({ requestId: row.id, nonce: row.nonce!.toString(), old: newest.hash, hash: signed.hash, cancelled: !!row.cancelledAt }, "nonce replaced by a no-op");
     await this.broadcast(row.id, signed);
   }
 
@@ -356,7 +510,15 @@ export class Relayer {
       blockNumber: Number(receipt.blockNumber),
     };
     let outcome: Outcome;
-    if (receipt.status === "success") {
+    const mined = row.attempts.find((a) => a.hash.toLowerCase() === receipt.transactionHash.toLowerCase());
+    if (mined?.noop) {
+      const code = row.cancelledAt ? "CANCELLED" : "EXPIRED";
+      const why = row.cancelledAt ? "cancelled by its caller" : `validUntil ${row.validUntil?.toISOString()} passed`;
+      const response = fail(code, `${why}: nonce ${row.nonce} went to the no-op ${receipt.transactionHash}; the write was not executed`);
+      outcome = { id: row.id, status: code, httpStatus: 409, response, txHash: receipt.transactionHash };
+      this.counters[code === "CANCELLED" ? "cancelled" : "expired"]++;
+    } else if (receipt.status === "success") {
+      if (kind === "approveOperator") this.chain.forgetApproval((row.params as { owner: Address }).owner);
       let data: Record<string, unknown> = {};
       try {
         data = await OPS[kind].result(this.chain, row.params as never, receipt.logs);
@@ -422,3 +584,7 @@ export function shortMessage(e: unknown): string {
     return (e as { shortMessage: string }).shortMessage;
   return e instanceof Error ? e.message : String(e);
 }
+
+const min = (...v: bigint[]) => v.reduce((a, b) => (b < a ? b : a));
+const max = (...v: bigint[]) => v.reduce((a, b) => (b > a ? b : a));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -55,6 +55,10 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
         expect(r.status, name).toBe(200);
         expect(r.body.data).toMatchObject({ service: name, status: "ok" });
       }
+      // the relayer's spending at a glance (admin details): the signer's balance, the oldest pending write's age
+      expect((await req("GET", "/health/relayer", admin)).body.data.details).toMatchObject({
+        signer_balance: expect.stringMatching(/^\d+$/), out_of_funds: false, oldest_pending_age_ms: expect.any(Number), pending_writes: expect.any(Number),
+      });
       expect((await req("GET", "/health/chain", admin)).body.data.chain_id).toBe(s.chainId);
       expect((await req("GET", "/health/database", admin)).body.data.kind).toBe(s.kind === "postgres" ? "postgres" : "pglite");
       expect((await req("GET", "/health/nope")).status).toBe(404);

@@ -71,7 +71,7 @@ describe.each(["pglite", "postgres"] as const)("relayer gate on %s", (kind) => {
     expect(theirs.body.data.requestId).not.toBe(answers[0]!.body.data.requestId);
   });
 
-  it("a failed check is answered the same way on a retry with the key, and sends nothing", async () => {
+  it("a refused check sends nothing, on a retry with the key too (re-checked: such refusals free the key, relayer-idempotency.test.ts)", async () => {
     const a = chain.accounts[0]!;
     const before = await nonceNow();
     const key = `fail-${kind}-${Date.now()}`;

@@ -3,12 +3,17 @@
  * queue), one row per signed transaction attempt (a gas bump adds one with the same nonce), one
  * row per signer (its next nonce, locked while a nonce is taken), and the closed-beta registry.
  */
-import { bigint, integer, json, jsonb, pgSchema, text, timestamp, uniqueIndex, index } from "drizzle-orm/pg-core";
+import { bigint, boolean, integer, json, jsonb, pgSchema, text, timestamp, uniqueIndex, index } from "drizzle-orm/pg-core";
 
-/** Request states. Final: CONFIRMED, REVERTED, FAILED. */
-export const REQUEST_STATUS = ["QUEUED", "SIGNED", "SENT", "CONFIRMED", "REVERTED", "FAILED"] as const;
+/**
+ * Request states. Final: CONFIRMED, REVERTED, FAILED (refused before sending), EXPIRED (its
+ * validUntil passed: nothing sent, or its nonce went to a no-op that was mined), CANCELLED (the
+ * same, at its caller's request).
+ */
+export const REQUEST_STATUS = ["QUEUED", "SIGNED", "SENT", "CONFIRMED", "REVERTED", "FAILED", "EXPIRED", "CANCELLED"] as const;
 export type RequestStatus = (typeof REQUEST_STATUS)[number];
-export const FINAL_STATUSES: readonly RequestStatus[] = ["CONFIRMED", "REVERTED", "FAILED"];
+export const FINAL_STATUSES: readonly RequestStatus[] = ["CONFIRMED", "REVERTED", "FAILED", "EXPIRED", "CANCELLED"];
+export const OPEN_STATUSES: readonly RequestStatus[] = ["QUEUED", "SIGNED", "SENT"];
 
 export function relayerTables(schemaName: string) {
   const s = pgSchema(schemaName);
@@ -38,6 +43,10 @@ export function relayerTables(schemaName: string) {
       requestIdHeader: text("request_id_header"),
       /** Parent request (an operator approval sent with POST /accounts). */
       parentId: text("parent_id"),
+      /** Not mined by then: the nonce is replaced by a no-op (EXPIRED); not signed by then: never sent. */
+      validUntil: timestamp("valid_until", { withTimezone: true, mode: "date" }),
+      /** The caller asked to cancel (a no-op then replaces the nonce, as for expiry). */
+      cancelledAt: timestamp("cancelled_at", { withTimezone: true, mode: "date" }),
       createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
       updatedAt: timestamp("updated_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     },
@@ -54,6 +63,8 @@ export function relayerTables(schemaName: string) {
     raw: text("raw").notNull(),
     maxFeePerGas: bigint("max_fee_per_gas", { mode: "bigint" }).notNull(),
     maxPriorityFeePerGas: bigint("max_priority_fee_per_gas", { mode: "bigint" }).notNull(),
+    /** A self-transfer of 0 that takes the nonce of an expired or cancelled write. */
+    noop: boolean("noop").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true, mode: "date" }).notNull().defaultNow(),
     /** Last time it was handed to the node (null: signed, never sent). */
     sentAt: timestamp("sent_at", { withTimezone: true, mode: "date" }),
@@ -89,6 +100,13 @@ export function ddl(schema: string): string[] {
       hash text PRIMARY KEY, request_id text NOT NULL, nonce bigint NOT NULL, raw text NOT NULL,
       max_fee_per_gas bigint NOT NULL, max_priority_fee_per_gas bigint NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now(), sent_at timestamptz)`,
+    `ALTER TABLE "${schema}".request ADD COLUMN IF NOT EXISTS valid_until timestamptz`,
+    `ALTER TABLE "${schema}".request ADD COLUMN IF NOT EXISTS cancelled_at timestamptz`,
+    `ALTER TABLE "${schema}".tx_attempt ADD COLUMN IF NOT EXISTS noop boolean NOT NULL DEFAULT false`,
+    // lane depth and a caller's pending writes are counted on every write (caps: 429)
+    `CREATE INDEX IF NOT EXISTS request_open_lane ON "${schema}".request (lane) WHERE status IN ('QUEUED', 'SIGNED', 'SENT')`,
+    `CREATE INDEX IF NOT EXISTS request_open_caller ON "${schema}".request (caller) WHERE status IN ('QUEUED', 'SIGNED', 'SENT')`,
+    `CREATE INDEX IF NOT EXISTS request_key_created ON "${schema}".request (created_at) WHERE idempotency_key IS NOT NULL`,
     `CREATE INDEX IF NOT EXISTS tx_attempt_request ON "${schema}".tx_attempt (request_id)`,
     `CREATE TABLE IF NOT EXISTS "${schema}".signer (
       address text PRIMARY KEY, next_nonce bigint NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,

@@ -7,7 +7,7 @@
 import { and, asc, desc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { RelayerDb } from "./client.js";
-import { FINAL_STATUSES, type RequestStatus } from "./schema.js";
+import { FINAL_STATUSES, OPEN_STATUSES, type RequestStatus } from "./schema.js";
 
 export type RequestRow = RelayerDb["t"]["requests"]["$inferSelect"];
 export type AttemptRow = RelayerDb["t"]["attempts"]["$inferSelect"];
@@ -22,6 +22,7 @@ export type NewRequest = {
   lane: string;
   requestIdHeader: string | null;
   parentId?: string | null;
+  validUntil?: Date | null;
 };
 
 export type SignedTx = { hash: Hex; raw: Hex; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
@@ -77,17 +78,18 @@ export class Store {
    */
   async finishMany(
     from: RequestStatus[],
-    items: Array<{ id: string; status: RequestStatus; httpStatus: number; response: unknown; blockNumber?: bigint | null; txHash?: string | null }>,
+    items: Array<{ id: string; status: RequestStatus; httpStatus: number; response: unknown; blockNumber?: bigint | null; txHash?: string | null; releaseKey?: boolean }>,
   ): Promise<Set<string>> {
     if (!items.length) return new Set();
     const { requests } = this.t;
     const values = sql.join(
-      items.map((f) => sql`(${f.id}, ${f.status}, ${f.httpStatus}::integer, ${JSON.stringify(f.response)}::json, ${f.blockNumber?.toString() ?? null}::bigint, ${f.txHash ?? null}::text)`),
+      items.map((f) => sql`(${f.id}, ${f.status}, ${f.httpStatus}::integer, ${JSON.stringify(f.response)}::json, ${f.blockNumber?.toString() ?? null}::bigint, ${f.txHash ?? null}::text, ${!!f.releaseKey}::boolean)`),
       sql`, `,
     );
     const res = await this.db.execute(sql`UPDATE ${requests} SET status = v.status, http_status = v.http_status, response = v.response,
-      block_number = COALESCE(v.block_number, ${requests.blockNumber}), tx_hash = COALESCE(v.tx_hash, ${requests.txHash}), updated_at = now()
-      FROM (VALUES ${values}) AS v(id, status, http_status, response, block_number, tx_hash)
+      block_number = COALESCE(v.block_number, ${requests.blockNumber}), tx_hash = COALESCE(v.tx_hash, ${requests.txHash}), updated_at = now(),
+      idempotency_key = CASE WHEN v.release_key THEN NULL ELSE ${requests.idempotencyKey} END
+      FROM (VALUES ${values}) AS v(id, status, http_status, response, block_number, tx_hash, release_key)
       WHERE ${requests.id} = v.id AND ${requests.status} IN (${sql.join(from.map((f) => sql`${f}`), sql`, `)})
       RETURNING ${requests.id} AS id`);
     return new Set((res as unknown as { rows: { id: string }[] }).rows.map((r) => r.id));
@@ -113,6 +115,81 @@ export class Store {
       if (!twin) throw new Error("idempotent insert found no row");
       return { row: twin, created: false };
     });
+  }
+
+  /** The row holding `key` for `caller`, if any. */
+  async byKey(caller: string, key: string): Promise<RequestRow | undefined> {
+    const { requests } = this.t;
+    const [row] = await this.db.select().from(requests).where(and(eq(requests.caller, caller), eq(requests.idempotencyKey, key)));
+    return row;
+  }
+
+  /** Frees the idempotency key of a final row (its outcome is no longer replayed). */
+  async releaseKey(id: string) {
+    const { requests } = this.t;
+    await this.db.update(requests).set({ idempotencyKey: null }).where(and(eq(requests.id, id), inArray(requests.status, [...FINAL_STATUSES])));
+  }
+
+  /** Forgets idempotency keys of final rows older than `ttlMs` (one statement, partial index). */
+  async expireKeys(ttlMs: number): Promise<number> {
+    const { requests } = this.t;
+    const rows = await this.db
+      .update(requests)
+      .set({ idempotencyKey: null })
+      .where(and(isNotNull(requests.idempotencyKey), inArray(requests.status, [...FINAL_STATUSES]), lt(requests.createdAt, new Date(Date.now() - ttlMs))))
+      .returning({ id: requests.id });
+    return rows.length;
+  }
+
+  /** Writes not yet final in `lane` and of `caller` (the caps against starvation). */
+  async openCounts(lane: string, caller: string): Promise<{ lane: number; caller: number }> {
+    const res = await this.db.execute(sql`SELECT
+        (SELECT count(*) FROM ${this.t.requests} WHERE lane = ${lane} AND status IN ('QUEUED', 'SIGNED', 'SENT'))::int AS lane,
+        (SELECT count(*) FROM ${this.t.requests} WHERE caller = ${caller} AND status IN ('QUEUED', 'SIGNED', 'SENT'))::int AS caller`);
+    const [r] = (res as unknown as { rows: Array<{ lane: number; caller: number }> }).rows;
+    return { lane: Number(r?.lane ?? 0), caller: Number(r?.caller ?? 0) };
+  }
+
+  /** Rows not final by state, and the age of the oldest (for /health and metrics). */
+  async queueStats(): Promise<{ byStatus: Record<string, number>; oldestPendingAt: Date | null }> {
+    const { requests } = this.t;
+    const rows = await this.db
+      .select({ status: requests.status, n: sql<string>`count(*)`, oldest: sql<string | null>`min(${requests.createdAt})` })
+      .from(requests)
+      .where(inArray(requests.status, [...OPEN_STATUSES]))
+      .groupBy(requests.status);
+    const byStatus: Record<string, number> = Object.fromEntries(OPEN_STATUSES.map((s) => [s, 0]));
+    let oldest: Date | null = null;
+    for (const r of rows) {
+      byStatus[r.status] = Number(r.n);
+      const d = r.oldest ? new Date(r.oldest) : null;
+      if (d && (!oldest || d < oldest)) oldest = d;
+    }
+    return { byStatus, oldestPendingAt: oldest };
+  }
+
+  /**
+   * The caller's cancel: a QUEUED row becomes CANCELLED at once (nothing was sent; its key is
+   * freed); a SIGNED or SENT one is marked, and the tracker replaces its nonce with a no-op.
+   * Returns the row as it is afterwards.
+   */
+  async cancel(id: string): Promise<{ row: RequestRow | undefined; cancelledNow: boolean }> {
+    const { requests } = this.t;
+    const now = new Date();
+    const done = await this.db
+      .update(requests)
+      .set({
+        status: "CANCELLED", cancelledAt: now, httpStatus: 409, updatedAt: now, idempotencyKey: null,
+        response: { success: false, error: { code: "CANCELLED", message: "the write was cancelled by its caller before it was sent" } },
+      })
+      .where(and(eq(requests.id, id), eq(requests.status, "QUEUED")))
+      .returning();
+    if (done[0]) return { row: done[0], cancelledNow: true };
+    await this.db
+      .update(requests)
+      .set({ cancelledAt: now, updatedAt: now })
+      .where(and(eq(requests.id, id), inArray(requests.status, ["SIGNED", "SENT"])));
+    return { row: await this.get(id), cancelledNow: false };
   }
 
   /** Refreshes updated_at of QUEUED rows (the process holding them is alive: no replica adopts them). */
@@ -183,12 +260,12 @@ export class Store {
    * Records a replacement (same nonce, higher fees) if `expectedHash` is still the latest
    * attempt: two processes never both bump the same transaction.
    */
-  async addReplacement(id: string, expectedHash: string, signed: SignedTx, nonce: bigint): Promise<boolean> {
+  async addReplacement(id: string, expectedHash: string, signed: SignedTx, nonce: bigint, noop = false): Promise<boolean> {
     const { requests, attempts } = this.t;
     return this.db.transaction(async (tx) => {
       const [row] = await tx.select({ status: requests.status, txHash: requests.txHash }).from(requests).where(eq(requests.id, id)).for("update");
       if (!row || row.txHash !== expectedHash || (FINAL_STATUSES as string[]).includes(row.status)) return false;
-      await tx.insert(attempts).values({ hash: signed.hash, requestId: id, nonce, raw: signed.raw, maxFeePerGas: signed.maxFeePerGas, maxPriorityFeePerGas: signed.maxPriorityFeePerGas });
+      await tx.insert(attempts).values({ hash: signed.hash, requestId: id, nonce, raw: signed.raw, maxFeePerGas: signed.maxFeePerGas, maxPriorityFeePerGas: signed.maxPriorityFeePerGas, noop });
       await tx.update(requests).set({ txHash: signed.hash, updatedAt: new Date() }).where(eq(requests.id, id));
       return true;
     });

@@ -17,10 +17,10 @@ import {
   LiquidatePositionBody, MarketId, OperatorApproveBody, OperatorTypedDataQuery, PlaceOrderBody,
 } from "../../../core/schemas/writes.js";
 import type { Relayer } from "../relayer.js";
-import { isFinal, shortMessage } from "../relayer.js";
+import { isFinal, shortMessage, toApiError } from "../relayer.js";
 import type { Kind, Params } from "../ops.js";
 import type { NewRequest, RequestRow } from "../db/store.js";
-import { OPS } from "../ops.js";
+import { authorize, OPS } from "../ops.js";
 import { errorJson, onError } from "./errors.js";
 import { internalAuth, sameSecret } from "./internal-auth.js";
 import { operatorTypedData } from "../typed-data.js";
@@ -63,27 +63,52 @@ export function relayerApp(relayer: Relayer, log: Logger) {
 
   app.get("/health", async (c) => {
     const head = await chain.refreshHead().catch(() => null);
-    const nextNonce = await store.nextNonce(relayer.signer).catch(() => null);
-    const healthy = !!head && nextNonce !== null;
+    const stats = await relayer.stats().catch(() => null);
+    // 503 when the chain or the database is unreachable; out of funds it still serves (status, cancel): 200, degraded
+    const up = !!head && stats?.nextNonce != null;
     return c.json(
       ok({
-        status: healthy ? "ok" : "degraded",
+        status: up && !relayer.fundsLow ? "ok" : "degraded",
         signer: relayer.signer,
         chainId: chain.chainId,
         blockNumber: head ? Number(head.number) : null,
-        nextNonce: nextNonce?.toString() ?? null,
+        nextNonce: stats?.nextNonce?.toString() ?? null,
         accessPolicy: cfg.accessPolicy,
         database: relayer.dbKind,
+        // the signer's funds: below the minimum, writes are refused (503 RELAYER_OUT_OF_FUNDS)
+        signerBalance: relayer.balance?.toString() ?? null,
+        minSignerBalance: cfg.MIN_SIGNER_BALANCE_WEI.toString(),
+        outOfFunds: relayer.fundsLow,
+        // writes not final yet, and how long the oldest has waited
+        pendingWrites: stats ? Object.values(stats.queue).reduce((a, b) => a + b, 0) : null,
+        queue: stats?.queue ?? null,
+        oldestPendingAgeMs: stats?.oldestPendingAgeMs ?? null,
+        feeCaps: { maxFeePerGas: cfg.MAX_FEE_PER_GAS_WEI.toString(), maxPriorityFeePerGas: cfg.MAX_PRIORITY_FEE_WEI.toString() },
       }),
-      healthy ? 200 : 503,
+      up ? 200 : 503,
     );
   });
 
-  /** Queues a write (or finds its idempotent twin) and answers its result. */
+  /** validUntil of a new write: the request's (in the future, at most a day ahead) or the kind's default. */
+  function validUntilOf(kind: Kind, params: unknown, requested: string | undefined): Date {
+    const now = Date.now();
+    if (requested === undefined) return new Date(now + relayer.validForSeconds(kind, params) * 1000);
+    const ms = Number(requested) * 1000;
+    if (ms <= now) throw new ApiError("VALIDATION_ERROR", "validUntil: must be in the future (unix seconds)");
+    if (ms > now + 86_400_000) throw new ApiError("VALIDATION_ERROR", "validUntil: at most one day ahead");
+    return new Date(ms);
+  }
+
+  /**
+   * Queues a write (or finds its idempotent twin) and answers its result. Before anything is
+   * stored: the closed-beta registry, the signer's funds (503), the caller's right to act on the
+   * account (cached chain reads: a stranger's writes never enter an owner's lane), and the caps of
+   * the lane and of the caller (429).
+   */
   async function write<K extends Kind>(
     c: Context,
     kind: K,
-    input: { hashOf: unknown; params: Params[K]; children?: Array<{ kind: Kind; params: unknown }> },
+    input: { hashOf: unknown; params: Params[K]; validUntil?: string; children?: Array<{ kind: Kind; params: unknown }> },
   ) {
     const caller = callerOf(c);
     if (cfg.accessPolicy === "invite-only" && !(await store.isRegistered(caller)))
@@ -91,20 +116,40 @@ export function relayerApp(relayer: Relayer, log: Logger) {
     const key = c.req.header("Idempotency-Key") ?? null;
     if (key !== null && !IDEMPOTENCY_KEY.test(key)) throw new ApiError("VALIDATION_ERROR", "Idempotency-Key: 1 to 255 printable characters");
     const bodyHash = createHash("sha256").update(canonicalJson({ kind, input: input.hashOf })).digest("hex");
+    const lane = OPS[kind].lane(input.params as never);
+    let twin = key !== null ? await store.byKey(caller.toLowerCase(), key) : undefined;
+    if (twin && isFinal(twin) && Date.now() - twin.createdAt.getTime() > cfg.IDEMPOTENCY_TTL_MS) {
+      await store.releaseKey(twin.id); // the key expired: a new request
+      twin = undefined;
+    }
+    if (!twin) {
+      await relayer.assertFunded();
+      await authorize(kind, chain, caller, input.params).catch((e) => {
+        throw toApiError(e);
+      });
+      const open = await store.openCounts(lane, caller.toLowerCase());
+      if (open.lane >= cfg.LANE_MAX_PENDING)
+        throw new ApiError("RATE_LIMITED", `${open.lane} writes on this account are not mined yet (at most ${cfg.LANE_MAX_PENDING}); retry when they are`);
+      if (open.caller >= cfg.CALLER_MAX_PENDING)
+        throw new ApiError("RATE_LIMITED", `${open.caller} of your writes are not mined yet (at most ${cfg.CALLER_MAX_PENDING}); retry when they are`);
+    }
+    const validUntil = validUntilOf(kind, input.params, input.validUntil);
     const id = randomUUID();
     const requestIdHeader = c.req.header("X-Request-Id") ?? null;
-    const req: NewRequest = { id, caller: caller.toLowerCase(), idempotencyKey: key, bodyHash, kind, params: input.params, lane: OPS[kind].lane(input.params as never), requestIdHeader };
+    const req: NewRequest = { id, caller: caller.toLowerCase(), idempotencyKey: key, bodyHash, kind, params: input.params, lane, requestIdHeader, validUntil };
     const children: NewRequest[] = (input.children ?? []).map((ch, i) => ({
       id: `${id}.${i + 1}`, caller: req.caller, idempotencyKey: null, bodyHash, kind: ch.kind, params: ch.params,
-      lane: OPS[ch.kind].lane(ch.params as never), requestIdHeader, parentId: id,
+      lane: OPS[ch.kind].lane(ch.params as never), requestIdHeader, parentId: id, validUntil,
     }));
     const tInsert = performance.now();
-    const { row, created } = children.length ? await store.insert(req, children) : await relayer.inserts$.push(req);
+    const { row, created } = twin
+      ? { row: twin, created: false }
+      : children.length ? await store.insert(req, children) : await relayer.inserts$.push(req);
     const insertMs = Math.round(performance.now() - tInsert);
     if (!created && row.bodyHash !== bodyHash)
       throw new ApiError("IDEMPOTENCY_CONFLICT", "this Idempotency-Key was used with another request");
     if (created) {
-      log.info({ requestId: id, kind, caller, idempotencyKey: key, xRequestId: requestIdHeader, insertMs }, "queued");
+      log.info({ requestId: id, kind, caller, idempotencyKey: key, xRequestId: requestIdHeader, insertMs, validUntil }, "queued");
       relayer.crashPoint("queued");
       relayer.submit(row);
       if (children.length) for (const ch of await store.children(id)) relayer.submit(ch);
@@ -112,16 +157,23 @@ export function relayerApp(relayer: Relayer, log: Logger) {
     const deadline = Date.now() + cfg.WRITE_TIMEOUT_MS;
     const final = await relayer.waitFinal(row.id, cfg.WRITE_TIMEOUT_MS, created && !children.length);
     if (!final) throw new ApiError("INTERNAL_ERROR", "request row vanished");
-    if (!isFinal(final)) return c.json(ok(pendingData(final)), 202);
+    if (!isFinal(final)) return c.json(ok(await pendingOf(final.id)), 202);
     const response = final.response as { success: boolean; data?: Record<string, unknown> };
     const kids = kind === "createAccount" ? await store.children(final.id) : [];
     if (kids.length && response.success && response.data) {
       // e.g. the operator approval sent with POST /accounts
       const results = await Promise.all(kids.map((k) => relayer.waitFinal(k.id, Math.max(0, deadline - Date.now()))));
       const k = results[0];
-      if (k) response.data.operatorApproval = isFinal(k) ? { ...(k.response as object), requestId: k.id } : pendingData(k);
+      if (k) response.data.operatorApproval = isFinal(k) ? { ...(k.response as object), requestId: k.id } : await pendingOf(k.id);
     }
     return c.json(response, final.httpStatus as 200);
+  }
+
+  /** A 202's data: every field of the result known before mining, the rest null. */
+  async function pendingOf(id: string) {
+    const row = await store.get(id);
+    if (!row) throw new ApiError("INTERNAL_ERROR", "request row vanished");
+    return pendingData(row);
   }
 
   app.post("/internal/accounts", async (c) => {
@@ -131,7 +183,7 @@ export function relayerApp(relayer: Relayer, log: Logger) {
     const children = body.operatorApproval
       ? [{ kind: "approveOperator" as const, params: { owner: userAddress, operator: relayer.signer, ...body.operatorApproval } }]
       : [];
-    return write(c, "createAccount", { hashOf: raw, params: { userAddress }, children });
+    return write(c, "createAccount", { hashOf: raw, params: { userAddress }, children, validUntil: body.validUntil });
   });
 
   const accountIdOf = (c: Context) => parseOrThrow(AccountIdParam, c.req.param("accountId"));
@@ -139,15 +191,15 @@ export function relayerApp(relayer: Relayer, log: Logger) {
   app.post("/internal/accounts/:accountId/deposit", async (c) => {
     const accountId = accountIdOf(c);
     const raw = await jsonBody(c);
-    const { amount } = parseOrThrow(AmountBody, raw);
-    return write(c, "deposit", { hashOf: { accountId, raw }, params: { accountId, amount } });
+    const { amount, validUntil } = parseOrThrow(AmountBody, raw);
+    return write(c, "deposit", { hashOf: { accountId, raw }, params: { accountId, amount }, validUntil });
   });
 
   app.post("/internal/accounts/:accountId/withdraw", async (c) => {
     const accountId = accountIdOf(c);
     const raw = await jsonBody(c);
-    const { amount } = parseOrThrow(AmountBody, raw);
-    return write(c, "withdraw", { hashOf: { accountId, raw }, params: { accountId, amount } });
+    const { amount, validUntil } = parseOrThrow(AmountBody, raw);
+    return write(c, "withdraw", { hashOf: { accountId, raw }, params: { accountId, amount }, validUntil });
   });
 
   app.post("/internal/accounts/:accountId/orders", async (c) => {
@@ -159,15 +211,16 @@ export function relayerApp(relayer: Relayer, log: Logger) {
       orderType: b.orderType, ...(b.orderType === "LIMIT" ? { limitPrice: b.limitPrice } : {}),
       clientKey: (b.clientKey?.toLowerCase() as Hex | undefined) ?? randomClientKey(),
     };
-    return write(c, "placeOrder", { hashOf: { accountId, raw }, params });
+    return write(c, "placeOrder", { hashOf: { accountId, raw }, params, validUntil: b.validUntil });
   });
 
   app.delete("/internal/accounts/:accountId/orders/:clientKey", async (c) => {
     const accountId = accountIdOf(c);
     const clientKey = parseOrThrow(ClientKey, c.req.param("clientKey")).toLowerCase() as Hex;
-    const { marketId } = parseOrThrow(CancelOrderQuery, { marketId: c.req.query("marketId") });
+    const { marketId, validUntil } = parseOrThrow(CancelOrderQuery, { marketId: c.req.query("marketId"), validUntil: c.req.query("validUntil") });
     return write(c, "cancelOrder", {
-      hashOf: { accountId, clientKey, marketId },
+      validUntil,
+      hashOf: { accountId, clientKey, marketId, ...(validUntil ? { validUntil } : {}) },
       params: { accountId, clientKey, marketId: marketId.toLowerCase() as Hex },
     });
   });
@@ -178,6 +231,7 @@ export function relayerApp(relayer: Relayer, log: Logger) {
     const raw = await jsonBody(c);
     const b = parseOrThrow(ClosePositionBody, raw);
     return write(c, "closePosition", {
+      validUntil: b.validUntil,
       hashOf: { accountId, marketId, raw },
       params: {
         accountId, marketId, orderType: b.orderType, ...(b.orderType === "LIMIT" ? { limitPrice: b.limitPrice } : {}),
@@ -189,13 +243,13 @@ export function relayerApp(relayer: Relayer, log: Logger) {
   app.post("/internal/liquidations/position", async (c) => {
     const raw = await jsonBody(c);
     const b = parseOrThrow(LiquidatePositionBody, raw);
-    return write(c, "liquidatePosition", { hashOf: raw, params: { accountId: b.accountId, marketId: b.marketId.toLowerCase() as Hex } });
+    return write(c, "liquidatePosition", { hashOf: raw, params: { accountId: b.accountId, marketId: b.marketId.toLowerCase() as Hex }, validUntil: b.validUntil });
   });
 
   app.post("/internal/liquidations/account", async (c) => {
     const raw = await jsonBody(c);
     const b = parseOrThrow(LiquidateAccountBody, raw);
-    return write(c, "liquidateAccount", { hashOf: raw, params: { accountId: b.accountId } });
+    return write(c, "liquidateAccount", { hashOf: raw, params: { accountId: b.accountId }, validUntil: b.validUntil });
   });
 
   app.get("/internal/operators/typed-data", async (c) => {
@@ -215,34 +269,62 @@ export function relayerApp(relayer: Relayer, log: Logger) {
       owner: getAddress(b.owner), operator: getAddress(b.operator ?? relayer.signer), expiry: b.expiry, deadline: b.deadline,
       signature: b.signature as Hex,
     };
-    return write(c, "approveOperator", { hashOf: raw, params });
+    return write(c, "approveOperator", { hashOf: raw, params, validUntil: b.validUntil });
   });
 
-  app.get("/internal/transactions/:requestId", async (c) => {
-    const id = c.req.param("requestId");
+  /** The caller's own write (404 for another caller's: its existence is not disclosed). */
+  async function ownRow(c: Context, id: string, required: boolean) {
     const row = id.length <= 80 ? await store.get(id) : undefined;
     const callerHeader = c.req.header("X-Caller-Address");
+    if (required && !callerHeader) throw new ApiError("UNAUTHENTICATED", "X-Caller-Address is required (the authenticated wallet)");
     // Scoped to the caller when the caller is known (integration API, gateway).
     if (!row || (callerHeader && row.caller !== callerHeader.toLowerCase()))
       throw new ApiError("TRANSACTION_NOT_FOUND", `no write with requestId ${id}`);
+    return row;
+  }
+
+  async function statusJson(row: RequestRow) {
     const attempts = await store.attempts(row.id);
     const response = row.response as { success: boolean; data?: unknown; error?: unknown } | null;
-    return c.json(
-      ok({
-        requestId: row.id,
-        kind: row.kind,
-        transactionStatus: publicStatus(row),
-        transactionHash: row.txHash,
-        blockNumber: row.blockNumber !== null ? Number(row.blockNumber) : null,
-        nonce: row.nonce !== null ? Number(row.nonce) : null,
-        transactionHashes: attempts.map((a) => a.hash),
-        result: response?.success ? response.data : null,
-        error: response && !response.success ? response.error : null,
-        httpStatus: row.httpStatus,
-        createdAtISO: row.createdAt.toISOString(),
-        updatedAtISO: row.updatedAt.toISOString(),
-      }),
-    );
+    return {
+      requestId: row.id,
+      kind: row.kind,
+      transactionStatus: publicStatus(row),
+      transactionHash: row.txHash,
+      blockNumber: row.blockNumber !== null ? Number(row.blockNumber) : null,
+      nonce: row.nonce !== null ? Number(row.nonce) : null,
+      transactionHashes: attempts.map((a) => a.hash),
+      result: response?.success ? response.data : isFinal(row) ? null : pendingData(row),
+      error: response && !response.success ? response.error : null,
+      httpStatus: row.httpStatus,
+      validUntil: row.validUntil ? Math.floor(row.validUntil.getTime() / 1000) : null,
+      validUntilISO: row.validUntil?.toISOString() ?? null,
+      cancelRequested: !!row.cancelledAt,
+      createdAtISO: row.createdAt.toISOString(),
+      updatedAtISO: row.updatedAt.toISOString(),
+    };
+  }
+
+  app.get("/internal/transactions/:requestId", async (c) => c.json(ok(await statusJson(await ownRow(c, c.req.param("requestId"), false)))));
+
+  /**
+   * Cancels one of the caller's writes not mined yet: not signed yet → CANCELLED at once, nothing
+   * sent (200); signed or sent → its nonce is replaced by a no-op (202; the status ends CANCELLED,
+   * or CONFIRMED if the write was mined first); final → 409 NOT_CANCELLABLE.
+   */
+  app.post("/internal/transactions/:requestId/cancel", async (c) => {
+    const row = await ownRow(c, c.req.param("requestId"), true);
+    if (isFinal(row)) throw new ApiError("NOT_CANCELLABLE", `write ${row.id} is already ${publicStatus(row)}`);
+    const { row: after, cancelledNow } = await store.cancel(row.id);
+    if (!after) throw new ApiError("TRANSACTION_NOT_FOUND", `no write with requestId ${row.id}`);
+    if (cancelledNow) {
+      relayer.emitFinal({ id: after.id, status: after.status, httpStatus: after.httpStatus, response: after.response, txHash: after.txHash });
+      log.info({ requestId: row.id }, "cancelled before sending");
+      return c.json(ok(await statusJson(after)), 200);
+    }
+    if (isFinal(after)) throw new ApiError("NOT_CANCELLABLE", `write ${row.id} is already ${publicStatus(after)}`);
+    log.info({ requestId: row.id }, "cancel requested: the nonce will go to a no-op");
+    return c.json(ok(await statusJson(after)), 202);
   });
 
   // ─── closed-beta registry (admin) ────────────────────────────────────────────────────────
@@ -283,8 +365,16 @@ function publicStatus(row: Pick<RequestRow, "status">): string {
   return isFinal(row) ? row.status : "PENDING";
 }
 
-function pendingData(row: Pick<RequestRow, "id" | "txHash">) {
-  return { requestId: row.id, transactionHash: row.txHash, transactionStatus: "PENDING" };
+/** A write not mined yet: the result's fields known before mining (the rest null), and where it stands. */
+function pendingData(row: RequestRow) {
+  return {
+    ...OPS[row.kind as Kind].pending(row.params as never),
+    requestId: row.id,
+    transactionHash: row.txHash,
+    transactionStatus: "PENDING",
+    blockNumber: null,
+    validUntil: row.validUntil ? Math.floor(row.validUntil.getTime() / 1000) : null,
+  };
 }
 
 export { shortMessage };

@@ -7,6 +7,9 @@ import { fail } from "../../../core/envelope.js";
 
 export const errorJson = (c: Context, err: ApiError) => {
   if (err.status === 401) c.header("WWW-Authenticate", 'Token realm="relayer", header="X-Internal-Token"');
+  // a full lane or caller (429), an unfunded signer (503): worth retrying later
+  if (err.code === "RATE_LIMITED") c.header("Retry-After", "1");
+  if (err.code === "RELAYER_OUT_OF_FUNDS") c.header("Retry-After", "30");
   return c.json(fail(err.code, err.message), err.status as ContentfulStatusCode);
 };
 
