@@ -7,10 +7,13 @@ import { db } from "ponder:api";
 import schema from "ponder:schema";
 import { client } from "ponder";
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { requestId } from "hono/request-id";
 import { createApiApp } from "./lib/app.js";
+import { corsPolicy } from "./lib/cors.js";
 import { notFound, onError } from "./lib/errors.js";
 import { docsRoutes } from "./lib/docs.js";
-import { sqlGuard } from "./lib/sqlGuard.js";
+import { guardPonderMetrics } from "./lib/metrics.js";
+import { sqlCostGuard, sqlGuard, type ExplainCost } from "./lib/sqlGuard.js";
 import { accountRoutes } from "./routes/accounts.js";
 import { authRoutes } from "./routes/auth.js";
 import { marketRoutes } from "./routes/markets.js";
@@ -20,7 +23,22 @@ import { writeRoutes } from "./routes/writes.js";
 
 const app = createApiApp();
 
-app.use("/sql/*", sqlGuard(), client({ db, schema }));
+app.use(corsPolicy());
+// a client's X-Request-Id is kept only when short and plain (≤ 255 of [A-Za-z0-9_=-]), else replaced
+app.use(requestId());
+
+/** The planner's cost of a /sql query, on the same session Ponder's client() runs it on. */
+const explainCost: ExplainCost = async ({ sql, params }) => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- drizzle's session is internal; Ponder's client() uses it the same way
+  const session = (db as any)._.session;
+  const result = await session.prepareQuery({ sql: `EXPLAIN (FORMAT JSON) ${sql}`, params }, undefined, undefined, false).execute();
+  const rows = (result?.rows ?? result) as Array<Record<string, unknown>>;
+  const plan = Object.values(rows[0] ?? {})[0];
+  const parsed = (typeof plan === "string" ? JSON.parse(plan) : plan) as Array<{ Plan: { "Total Cost": number } }>;
+  return parsed[0]!.Plan["Total Cost"];
+};
+app.use("/sql/*", sqlGuard(), sqlCostGuard(explainCost), client({ db, schema }));
+guardPonderMetrics(app);
 
 // one list of every resource (reads, writes, sign-in), all at the root
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each sub-app has its own Env

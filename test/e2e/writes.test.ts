@@ -155,12 +155,43 @@ describe.each(stackList())("integration write routes ($kind)", (s) => {
       const x = await req("POST", "/accounts", { token: tokens.x, body: { userAddress: X.address } });
       expect(x.status).toBe(201);
       ids.x = x.body.data.accountId;
-      const ap = await req("POST", "/operators/approve", { token: tokens.x, body: { owner: X.address, ...(await approval(keys.x)) } });
+      // X's own signature submitted by W's session: the owner must be the signed-in wallet
+      const signedByX = await approval(keys.x);
+      const foreign = await req("POST", "/operators/approve", { token: tokens.w, body: { owner: X.address, ...signedByX } });
+      expect(foreign.status).toBe(403);
+      expect(foreign.body.error!.code).toBe("UNAUTHORIZED");
+      const ap = await req("POST", "/operators/approve", { token: tokens.x, body: { owner: X.address, ...signedByX } });
       expect(ap.status, JSON.stringify(ap.body)).toBe(200);
       expect(ap.body.data).toMatchObject({ owner: X.address, operator: relayerAddress, transactionStatus: "CONFIRMED" });
       const y = await req("POST", "/accounts", { token: tokens.y, body: { userAddress: Y.address } });
       expect(y.status).toBe(201);
       ids.y = y.body.data.accountId;
+    });
+  });
+
+  describe("browser and operator hygiene", () => {
+    it("CORS: the local profile lets any origin read, and exposes the headers a frontend needs", async () => {
+      const r = await fetch(`${s.integrationUrl}/markets`, { headers: { Origin: "http://localhost:5173" } });
+      expect(r.headers.get("access-control-allow-origin")).toBe("*");
+      expect(r.headers.get("access-control-expose-headers")).toContain("X-Indexed-Block");
+    });
+
+    it("X-Request-Id: a plain one is kept, a long or odd one replaced before it reaches any log", async () => {
+      const plain = await fetch(`${s.integrationUrl}/markets`, { headers: { "X-Request-Id": "trace-123_abc" } });
+      expect(plain.headers.get("x-request-id")).toBe("trace-123_abc");
+      for (const bad of ["x".repeat(300), "evil\" level=60 msg=forged", "a b"]) {
+        const r = await fetch(`${s.integrationUrl}/markets`, { headers: { "X-Request-Id": bad } });
+        expect(r.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+      }
+    });
+
+    it("/sql refuses a query the planner prices above SQL_MAX_COST (a cross join) before it runs", async () => {
+      const q = (sqlText: string) => fetch(`${s.integrationUrl}/sql/db?sql=${encodeURIComponent(JSON.stringify({ json: { sql: sqlText, params: [] } }))}`);
+      const join = await q("select count(*) from generate_series(1, 100000) a, generate_series(1, 100000) b, generate_series(1, 100000) c");
+      expect(join.status).toBe(400);
+      expect(await join.json()).toMatchObject({ success: false, error: { code: "VALIDATION_ERROR", message: expect.stringContaining("SQL_MAX_COST") } });
+      const two = await q("select 1; select 2");
+      expect(two.status).toBe(400);
     });
   });
 

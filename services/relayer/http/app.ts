@@ -34,6 +34,7 @@ export function canonicalJson(v: unknown): string {
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+const PLAIN_REQUEST_ID = /^[\w\-=]{1,255}$/;
 
 async function jsonBody(c: Context): Promise<unknown> {
   const text = await c.req.text();
@@ -135,7 +136,9 @@ export function relayerApp(relayer: Relayer, log: Logger) {
     }
     const validUntil = validUntilOf(kind, input.params, input.validUntil);
     const id = randomUUID();
-    const requestIdHeader = c.req.header("X-Request-Id") ?? null;
+    // logged and stored: only a plain id (hono's requestId rule), else none
+    const rawRequestId = c.req.header("X-Request-Id");
+    const requestIdHeader = rawRequestId && PLAIN_REQUEST_ID.test(rawRequestId) ? rawRequestId : null;
     const req: NewRequest = { id, caller: caller.toLowerCase(), idempotencyKey: key, bodyHash, kind, params: input.params, lane, requestIdHeader, validUntil };
     const children: NewRequest[] = (input.children ?? []).map((ch, i) => ({
       id: `${id}.${i + 1}`, caller: req.caller, idempotencyKey: null, bodyHash, kind: ch.kind, params: ch.params,

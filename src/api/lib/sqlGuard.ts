@@ -1,10 +1,12 @@
 /**
- * Guard of Ponder's SQL over HTTP (`/sql/*`): open in the local profile, else only with
- * `X-Internal-Token` = INTERNAL_TOKEN (the services' shared secret).
+ * Guard of Ponder's SQL over HTTP (`/sql/*`): open only in the local profile (which is never a
+ * silent default off the local chain: core/profiles.ts), else only with `X-Internal-Token`.
  */
 import { timingSafeEqual } from "node:crypto";
 import { createMiddleware } from "hono/factory";
+import superjson from "superjson";
 import { ApiError } from "../../../core/errors.js";
+import { profileFromEnv, secret } from "../../../core/profiles.js";
 
 const same = (a: string, b: string) => {
   const x = Buffer.from(a);
@@ -12,16 +14,52 @@ const same = (a: string, b: string) => {
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
-export function sqlGuard(opts: { profile?: string; token?: string } = {}) {
-  const profile = opts.profile ?? process.env.PROFILE ?? "local";
-  const token = opts.token ?? process.env.INTERNAL_TOKEN;
+export function sqlGuard(opts: { open?: boolean; token?: string } = {}) {
+  const open = opts.open ?? profileFromEnv().openSql;
+  const token = open ? undefined : (opts.token ?? secret("INTERNAL_TOKEN"));
   return createMiddleware(async function sqlGuard(c, next) {
-    if (profile !== "local") {
+    if (!open) {
       const given = c.req.header("X-Internal-Token");
       if (!token || !given || !same(given, token)) {
         throw new ApiError("UNAUTHENTICATED", "the SQL endpoint needs X-Internal-Token outside the local profile");
       }
     }
     await next();
+  });
+}
+
+/** `EXPLAIN`s a query and answers the planner's total cost. */
+export type ExplainCost = (query: { sql: string; params: unknown[] }) => Promise<number>;
+
+/**
+ * A statement budget for `/sql/db` that works on PGlite too: PGlite runs every query on its one
+ * connection and ignores `statement_timeout`, so a runaway query (a cross join) would stall the
+ * indexer and the API. Each query is first planned (`EXPLAIN`, nothing executed) and refused with
+ * 400 when the planner's total cost is above `maxCost` (SQL_MAX_COST). On Postgres, Ponder's
+ * read-only pool also stops any statement after 30 s. One statement per request (no `;`).
+ */
+export function sqlCostGuard(explain: ExplainCost, maxCost = Number(process.env.SQL_MAX_COST || 10_000_000)) {
+  return createMiddleware(async function sqlCostGuard(c, next) {
+    if (c.req.path !== "/sql/db") return next();
+    const raw = c.req.query("sql");
+    if (raw === undefined) return next(); // Ponder answers the missing parameter
+    let query: { sql?: unknown; params?: unknown };
+    try {
+      query = superjson.parse(raw);
+    } catch {
+      throw new ApiError("VALIDATION_ERROR", "sql: not a superjson-encoded query");
+    }
+    if (typeof query?.sql !== "string" || query.sql.includes(";")) throw new ApiError("VALIDATION_ERROR", "sql: one statement, without ';'");
+    const params = Array.isArray(query.params) ? query.params : [];
+    let cost: number;
+    try {
+      cost = await explain({ sql: query.sql, params });
+    } catch (e) {
+      throw new ApiError("VALIDATION_ERROR", `sql: ${(e as Error).message}`.slice(0, 300));
+    }
+    if (!(cost <= maxCost)) {
+      throw new ApiError("VALIDATION_ERROR", `sql: the planner's estimated cost ${Math.round(cost)} is above the limit ${maxCost} (SQL_MAX_COST): narrow the query`);
+    }
+    return next();
   });
 }

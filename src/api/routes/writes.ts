@@ -6,6 +6,7 @@
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { RequestIdVariables } from "hono/request-id";
 import { ApiError } from "../../../core/errors.js";
 import { bearerAuth, type BearerVariables } from "../../../core/auth/bearer.js";
 import { secret } from "../../../core/profiles.js";
@@ -21,7 +22,7 @@ import {
 } from "../../../core/schemas/write-responses.js";
 import { errorResponse, onError } from "../lib/errors.js";
 
-type Env = { Variables: BearerVariables };
+type Env = { Variables: BearerVariables & RequestIdVariables };
 
 export const writeRoutes = new OpenAPIHono<Env>({
   defaultHook: (result, c) => (result.success ? undefined : errorResponse(c, validationError(result.error))),
@@ -63,7 +64,8 @@ async function forward(c: Context<Env>, req: Omit<ForwardRequest, "caller" | "id
     ...req,
     caller: c.get("wallet"),
     idempotencyKey: c.req.header("Idempotency-Key") ?? null,
-    requestId: c.req.header("X-Request-Id") ?? null,
+    // the app's requestId middleware has replaced a client's id that is too long or not plain
+    requestId: c.get("requestId") ?? null,
   });
   // The relayer's envelope as is (its schema is the route's; typed responses cannot express a pass-through).
   return c.json(body as object, status as 200) as never;
@@ -184,11 +186,18 @@ writeRoutes.openapi(
 writeRoutes.openapi(
   createRoute({
     method: "post", path: "/operators/approve", tags: ["operators"], security, middleware: [signedIn] as const,
-    summary: "Submit the owner's operator approval signature (the relayer sends setOperatorWithSig)",
+    summary: "Submit the owner's operator approval signature (the relayer sends setOperatorWithSig); owner must be the signed-in wallet (403 UNAUTHORIZED)",
     request: { headers: IdempotencyHeaders, body: { required: true, content: json(OperatorApproveBody) } },
     responses: writeResponses(200, OperatorApprovalResult),
   }),
-  async (c) => forward(c, { method: "POST", path: "/internal/operators/approve", body: c.req.valid("json") }),
+  async (c) => {
+    const body = c.req.valid("json");
+    // the session's wallet approves for itself only (the signature would prove the owner, but the
+    // caller's identity is what idempotency, the closed beta and the logs go by)
+    if (body.owner.toLowerCase() !== c.get("wallet").toLowerCase())
+      throw new ApiError("UNAUTHORIZED", "owner must be the signed-in wallet");
+    return forward(c, { method: "POST", path: "/internal/operators/approve", body });
+  },
 );
 
 writeRoutes.openAPIRegistry.registerComponent("securitySchemes", "bearerAuth", {

@@ -1,0 +1,35 @@
+/**
+ * Ponder's `/metrics` (Prometheus text) is served by Ponder's own server ahead of this app, so
+ * it cannot be guarded by middleware here. Outside the local profile its public answer is
+ * emptied (one comment line) and the real metrics move to `GET /ops/metrics`, which needs
+ * `X-Admin-Token` (ADMIN_TOKEN, optional for the indexer: unset means no metrics route).
+ */
+import { timingSafeEqual } from "node:crypto";
+import type { Hono } from "hono";
+import { ApiError } from "../../../core/errors.js";
+import { profileFromEnv, secretProblems } from "../../../core/profiles.js";
+
+type PonderMetrics = { getMetrics: () => Promise<string> };
+
+const same = (a: string, b: string) => {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+};
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any sub-app Env
+export function guardPonderMetrics(app: Hono<any>, env: Record<string, string | undefined> = process.env) {
+  const profile = profileFromEnv(env);
+  if (profile.name === "local") return;
+  const metrics = (globalThis as { PONDER_COMMON?: { metrics?: PonderMetrics } }).PONDER_COMMON?.metrics;
+  if (!metrics) throw new Error("Ponder's metrics registry is not where expected: refusing to leave /metrics public");
+  const real = metrics.getMetrics.bind(metrics);
+  metrics.getMetrics = async () => "# metrics are not public outside the local profile: GET /ops/metrics with X-Admin-Token\n";
+  const token = secretProblems(profile, env, ["ADMIN_TOKEN"]).length ? undefined : env.ADMIN_TOKEN;
+  app.get("/ops/metrics", async (c) => {
+    const given = c.req.header("X-Admin-Token");
+    if (!token) throw new ApiError("NOT_FOUND", "metrics need ADMIN_TOKEN set on the indexer");
+    if (!given || !same(given, token)) throw new ApiError("UNAUTHENTICATED", "missing or wrong X-Admin-Token");
+    return c.text(await real(), 200, { "content-type": "text/plain; version=0.0.4" });
+  });
+}

@@ -1,0 +1,88 @@
+/** The integration API's guards outside Ponder (CORS policy, /sql access and cost, Ponder's /metrics). */
+import { Hono } from "hono";
+import { afterEach, describe, expect, it } from "vitest";
+import { ApiError } from "../../core/errors";
+import { corsOrigins, corsPolicy } from "../../src/api/lib/cors";
+import { guardPonderMetrics } from "../../src/api/lib/metrics";
+import { sqlCostGuard, sqlGuard } from "../../src/api/lib/sqlGuard";
+
+const onError = (err: Error, c: { json: (b: unknown, s: number) => Response }) =>
+  err instanceof ApiError ? c.json({ success: false, error: { code: err.code, message: err.message } }, err.status) : c.json({}, 500);
+
+describe("CORS", () => {
+  it("defaults: all origins in local, none elsewhere; CORS_ORIGINS configures", () => {
+    expect(corsOrigins({})).toBe("*");
+    expect(corsOrigins({ PROFILE: "production" })).toEqual([]);
+    expect(corsOrigins({ PROFILE: "production", CORS_ORIGINS: "https://app.venue.example/, https://x.example" })).toEqual([
+      "https://app.venue.example", "https://x.example",
+    ]);
+  });
+
+  it("an allowed origin may read the answer, another may not (whatever Ponder's outer cors said)", async () => {
+    const app = new Hono();
+    app.use(async (c, next) => {
+      c.header("Access-Control-Allow-Origin", "*"); // Ponder's server: cors({ origin: "*" }) sets it before the app runs
+      await next();
+    });
+    app.use(corsPolicy(["https://app.venue.example"]));
+    app.get("/markets", (c) => c.json({ ok: true }));
+    const ok = await app.request("/markets", { headers: { Origin: "https://app.venue.example" } });
+    expect(ok.headers.get("access-control-allow-origin")).toBe("https://app.venue.example");
+    expect(ok.headers.get("vary")).toContain("Origin");
+    const other = await app.request("/markets", { headers: { Origin: "https://evil.example" } });
+    expect(other.headers.get("access-control-allow-origin")).toBeNull();
+  });
+});
+
+describe("/sql", () => {
+  const app = (guard: ReturnType<typeof sqlGuard>, cost = 10) => {
+    const a = new Hono();
+    a.onError(onError as never);
+    a.use("/sql/*", guard, sqlCostGuard(async () => cost, 1_000));
+    a.get("/sql/db", (c) => c.json({ rows: [] }));
+    return a;
+  };
+  const url = (sql: string) => `/sql/db?sql=${encodeURIComponent(JSON.stringify({ json: { sql, params: [] } }))}`;
+
+  it("is closed outside local without the token, open in local", async () => {
+    const closed = app(sqlGuard({ open: false, token: "t".repeat(20) }));
+    expect((await closed.request(url("select 1"))).status).toBe(401);
+    expect((await closed.request(url("select 1"), { headers: { "X-Internal-Token": "t".repeat(20) } })).status).toBe(200);
+    expect((await app(sqlGuard({ open: true })).request(url("select 1"))).status).toBe(200);
+  });
+
+  it("refuses a query priced above the budget, and more than one statement", async () => {
+    const costly = app(sqlGuard({ open: true }), 5_000);
+    const r = await costly.request(url("select 1"));
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({ error: { code: "VALIDATION_ERROR", message: expect.stringContaining("SQL_MAX_COST") } });
+    expect((await app(sqlGuard({ open: true })).request(url("select 1; drop table x"))).status).toBe(400);
+  });
+});
+
+describe("Ponder's /metrics", () => {
+  const g = globalThis as { PONDER_COMMON?: unknown };
+  afterEach(() => {
+    delete g.PONDER_COMMON;
+  });
+
+  it("outside local: the public answer is emptied, the real one needs the admin token", async () => {
+    const metrics = { getMetrics: async () => "ponder_indexing_total 42\n" };
+    g.PONDER_COMMON = { metrics };
+    const app = new Hono();
+    app.onError(onError as never);
+    const admin = "a".repeat(32);
+    guardPonderMetrics(app, { PROFILE: "production", ADMIN_TOKEN: admin });
+    expect(await metrics.getMetrics()).not.toContain("42");
+    expect((await app.request("/ops/metrics")).status).toBe(401);
+    const r = await app.request("/ops/metrics", { headers: { "X-Admin-Token": admin } });
+    expect(await r.text()).toContain("ponder_indexing_total 42");
+  });
+
+  it("in local nothing changes", async () => {
+    const metrics = { getMetrics: async () => "ponder_indexing_total 42\n" };
+    g.PONDER_COMMON = { metrics };
+    guardPonderMetrics(new Hono(), {});
+    expect(await metrics.getMetrics()).toContain("42");
+  });
+});
