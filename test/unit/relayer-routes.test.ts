@@ -13,6 +13,8 @@ import { issueToken } from "../../core/auth/siwe.js";
 
 process.env.JWT_SECRET = "routes-unit-test-secret";
 process.env.RELAYER_URL = "http://127.0.0.1:9"; // nothing listens: forwarding fails as 503
+process.env.SIWE_DOMAINS = "api.test";
+process.env.SIWE_URI_ORIGINS = "https://api.test";
 const app = new OpenAPIHono();
 app.route("/", authRoutes);
 app.route("/", writeRoutes);
@@ -34,13 +36,13 @@ const call = async (method: string, path: string, body?: unknown, headers: Recor
 
 describe("sign-in routes", () => {
   it("nonce → signed message → token → session", async () => {
-    const n = await app.request("/auth/nonce", { headers: { Host: "api.test" } });
+    const n = await app.request("/auth/nonce");
     expect(n.status).toBe(200);
     const { data } = (await n.json()) as any;
-    expect(data.domain).toBe("api.test");
+    expect(data).toMatchObject({ domain: "api.test", uri: "https://api.test" });
     const message = createSiweMessage({ address: wallet.address, chainId: 31337, domain: "api.test", nonce: data.nonce, uri: "https://api.test", version: "1" });
     const signature = await wallet.signMessage({ message });
-    const login = await app.request("/auth/login", { method: "POST", headers: { Host: "api.test", "Content-Type": "application/json" }, body: JSON.stringify({ message, signature }) });
+    const login = await app.request("/auth/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ message, signature }) });
     expect(login.status).toBe(200);
     const t = ((await login.json()) as any).data;
     expect(t).toMatchObject({ tokenType: "Bearer", address: wallet.address });

@@ -16,8 +16,8 @@ import { validationError } from "../../../core/schemas/validation.js";
 import { errorResponse, onError } from "../lib/errors.js";
 
 const jwtSecret = () => secret("JWT_SECRET");
-// checked at start by ponder.config.ts (required outside local); read once here
-const siwe = siweConfig();
+// checked at start by ponder.config.ts (required outside local); cheap to read per request
+const siwe = () => siweConfig();
 let nonces: NonceStore | undefined;
 const nonceStore = () => (nonces ??= nonceStoreFromEnv());
 
@@ -60,9 +60,9 @@ authRoutes.openapi(
         nonce,
         issuedAtISO: new Date(now * 1000).toISOString(),
         expiresAtISO: new Date(expiresAt * 1000).toISOString(),
-        domain: siwe.domains[0] ?? null,
-        uri: siwe.origins[0] ?? null,
-        chainId: siwe.chainId,
+        domain: siwe().domains[0] ?? null,
+        uri: siwe().origins[0] ?? null,
+        chainId: siwe().chainId,
         version: "1" as const,
       }),
       200,
@@ -103,7 +103,7 @@ authRoutes.openapi(
   }),
   async (c) => {
     const { message, signature } = c.req.valid("json");
-    const t = await login(message, signature as Hex, { ...siwe, secret: jwtSecret(), nonces: nonceStore() });
+    const t = await login(message, signature as Hex, { ...siwe(), secret: jwtSecret(), nonces: nonceStore() });
     return c.json(
       ok({ token: t.token, tokenType: "Bearer" as const, address: t.address, expiresAt: t.expiresAt, expiresAtISO: new Date(t.expiresAt * 1000).toISOString(), expiresIn: t.expiresIn }),
       200,
