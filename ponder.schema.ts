@@ -164,6 +164,43 @@ export const indexPriceEvent = onchainTable(
   (t) => ({ marketIdx: index().on(t.marketId, t.timestamp) }),
 );
 
+/** Oracle updates that asked for more than the move bound: requested vs applied (IndexPriceClamped). */
+export const indexPriceClamp = onchainTable(
+  "index_price_clamp",
+  (t) => ({
+    id: t.text().primaryKey(),
+    marketId: t.hex().notNull(),
+    requestedPriceX18: t.bigint("requested_price_x18").notNull(),
+    appliedPriceX18: t.bigint("applied_price_x18").notNull(),
+    referencePriceX18: t.bigint("reference_price_x18").notNull(), // the price before this second's first update
+    timestamp: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+  }),
+  (t) => ({ marketIdx: index().on(t.marketId, t.timestamp) }),
+);
+
+/** The oracle's configuration (one row, id 0): staleness bound and move bound per update. */
+export const oracleConfig = onchainTable("oracle_config", (t) => ({
+  id: t.integer().primaryKey(),
+  maxAgeSeconds: t.bigint().notNull(),
+  maxMoveBps: t.integer().notNull(),
+  updatedBlock: t.bigint().notNull(),
+}));
+
+/** Markets routed to an external price feed (Oracle.setFeed); a row with feed 0x0… went back to pushed prices. */
+export const priceFeed = onchainTable("price_feed", (t) => ({
+  marketId: t.hex().primaryKey(),
+  feed: t.hex().notNull(),
+  updatedBlock: t.bigint().notNull(),
+}));
+
+/** Who may push index prices (UPDATER_ROLE), as granted and revoked. */
+export const oracleUpdater = onchainTable("oracle_updater", (t) => ({
+  address: t.hex().primaryKey(),
+  allowed: t.boolean().notNull(),
+  updatedBlock: t.bigint().notNull(),
+}));
+
 /** Funding accruals: rate and its components, the cumulative index, index and mark price. */
 export const fundingUpdateEvent = onchainTable(
   "funding_update_event",

@@ -7,4 +7,6 @@ export * from "./DepositToken.js";
 export * from "./FxToken.js";
 export * from "./MarginAccount.js";
 export * from "./VenueLens.js";
+export * from "./VenueTimelock.js";
+export * from "./ChainlinkFeedAdapter.js";
 export * from "./bytecode.js";

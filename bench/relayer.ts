@@ -42,7 +42,7 @@ export async function run() {
     const client = publicClientFor(anvil.rpcUrl, chainId) as PublicClient;
     const deployer = walletClientFor(anvil.rpcUrl, chainId, devAccount(KEY_INDEX.deployer).privateKey);
     console.log("deploying (blocks every 1 s)...");
-    const deployment = await deployVenue(deployer, client, {});
+    const deployment = await deployVenue(deployer, client, { maxAgeSeconds: 3600n }); // no price feed here
     const deploymentFile = writeDeployment(deployment, join(dir, "deployment.json"));
     const chain = { rpcUrl: anvil.rpcUrl, deploymentFile, dir } as unknown as TestChain;
     const engine = deployment.contracts.engine;

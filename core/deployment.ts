@@ -31,6 +31,9 @@ export const deploymentMarketSchema = z.object({
 export const deploymentSchema = z.object({
   chainId: z.number().int().positive(),
   deployBlock: z.number().int().nonnegative(),
+  /** keccak256 of the deployed contracts' creation code (scripts/deploy.ts CODE_HASH); absent
+   *  in files written before it existed. `npm start` redeploys when it differs. */
+  codeHash: bytes32.optional(),
   contracts: z.object({
     engine: address,
     depositToken: address,
@@ -38,6 +41,8 @@ export const deploymentSchema = z.object({
     marketFactory: address,
     marketImplementation: address,
     venueLens: address,
+    /** VenueTimelock: admin and PARAMS_ROLE of the oracle and the factory. */
+    timelock: address,
   }),
   markets: z.array(deploymentMarketSchema),
 });

@@ -13,12 +13,13 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
-  keccak256, parseEventLogs, parseUnits, toBytes, zeroAddress, zeroHash,
+  concat, keccak256, parseEventLogs, parseUnits, toBytes, zeroAddress, zeroHash,
   type Abi, type Account, type Address, type Chain, type Hex, type PublicClient, type Transport, type WalletClient,
 } from "viem";
 import {
   depositTokenAbi, depositTokenBytecode, engineAbi, engineBytecode, marketAbi, marketBytecode,
   marketFactoryAbi, marketFactoryBytecode, oracleAbi, oracleBytecode, venueLensAbi, venueLensBytecode,
+  venueTimelockAbi, venueTimelockBytecode, marginAccountBytecode, fxTokenBytecode,
 } from "../abis/index.js";
 import { KEY_INDEX, LOCAL_CHAIN_ID, devAccount, roleKey } from "../core/config.js";
 import { deploymentPath, parseDeployment, serializeDeployment, type Deployment } from "../core/deployment.js";
@@ -53,7 +54,18 @@ export const LOCAL_MARKETS: MarketSpec[] = [
   { base: "AUD", quote: "USD", maxLeverage: 20, maintenanceMarginBps: 250, indexPriceX18: e18("0.66") },
 ];
 
-export const ORACLE_MAX_AGE_SECONDS = 3600n;
+/** Devnet oracle: stale after 60 s (the local feed pushes every 2 s), at most 5 % per update. */
+export const ORACLE_MAX_AGE_SECONDS = 60n;
+export const ORACLE_MAX_MOVE_BPS = 500n;
+/** Devnet delay of the VenueTimelock (new updaters, oracle config, feeds, new markets). */
+export const GOVERNANCE_DELAY_SECONDS = 3600n;
+
+/** keccak256 over the creation code of every contract deployVenue deploys: a deployment made
+ *  from other contracts (an older checkout) carries another hash, and `npm start` redeploys. */
+export const CODE_HASH: Hex = keccak256(concat([
+  depositTokenBytecode, oracleBytecode, engineBytecode, marketBytecode, marketFactoryBytecode, venueLensBytecode,
+  venueTimelockBytecode, marginAccountBytecode, fxTokenBytecode,
+] as Hex[]));
 
 export const marketIdOf = (symbol: string): Hex => keccak256(toBytes(symbol));
 
@@ -82,12 +94,18 @@ export function marketParams(s: MarketSpec) {
 }
 
 export type DeployOptions = {
-  /** Owner of the token, oracle, engine and factory (default: the wallet's account). */
+  /** Owner of the token and engine, proposer and executor of the timelock, guardian of the
+   *  oracle (default: the wallet's account). */
   owner?: Address;
   /** Oracle updaters besides the deployer (e.g. the price feed). */
   updaters?: Address[];
   markets?: MarketSpec[];
+  /** Oracle staleness bound (default 60 s: keep a price feed running, or pass more). */
   maxAgeSeconds?: bigint;
+  /** Largest move of one oracle update, bps of the price before it (default 500). */
+  maxMoveBps?: bigint;
+  /** VenueTimelock delay (default 3600 s). */
+  governanceDelaySeconds?: bigint;
   log?: (msg: string) => void;
 };
 
@@ -131,18 +149,30 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
   const engine = await deploy("Engine", engineAbi, engineBytecode, [token.address, oracle.address, me]);
   const impl = await deploy("Market (impl)", marketAbi, marketBytecode, []);
   const factory = await deploy("MarketFactory", marketFactoryAbi, marketFactoryBytecode, [engine.address, impl.address, me]);
+  const delay = opts.governanceDelaySeconds ?? GOVERNANCE_DELAY_SECONDS;
+  const timelock = await deploy("VenueTimelock", venueTimelockAbi, venueTimelockBytecode, [delay, [owner], [owner], zeroAddress]);
   await write("Engine.setFactory", { address: engine.address, abi: engineAbi, functionName: "setFactory", args: [factory.address] } as never);
+  const call = (what: string, address: Address, abi: Abi, functionName: string, args: readonly unknown[]) =>
+    write(what, { address, abi, functionName, args } as never);
 
-  for (const u of new Set([me, ...(opts.updaters ?? [])])) {
-    await write(`Oracle.setUpdater(${u})`, { address: oracle.address, abi: oracleAbi, functionName: "setUpdater", args: [u, true] } as never);
+  await call("Oracle.setConfig", oracle.address, oracleAbi, "setConfig", [maxAge, opts.maxMoveBps ?? ORACLE_MAX_MOVE_BPS]);
+  // The constructor made the deployer an updater; the others join now, before the handover.
+  for (const u of new Set((opts.updaters ?? []).filter((u) => u.toLowerCase() !== me.toLowerCase()))) {
+    await call(`Oracle.setUpdater(${u})`, oracle.address, oracleAbi, "setUpdater", [u, true]);
+  }
+
+  // First prices before the markets: the factory checks tick and price range against them.
+  const priced = markets
+    .map((m) => [marketIdOf(`${m.base}/${m.quote}`), m.indexPriceX18] as const)
+    .filter(([, p]) => p !== undefined);
+  if (priced.length) {
+    await call("Oracle.setPrices", oracle.address, oracleAbi, "setPrices", [priced.map(([id]) => id), priced.map(([, p]) => p!)]);
   }
 
   const created: Deployment["markets"] = [];
   for (const spec of markets) {
     const params = marketParams(spec);
-    const r = await write(`createMarket ${params.symbol}`, {
-      address: factory.address, abi: marketFactoryAbi, functionName: "createMarket", args: [spec.base, spec.quote, params],
-    } as never);
+    const r = await call(`createMarket ${params.symbol}`, factory.address, marketFactoryAbi, "createMarket", [spec.base, spec.quote, params]);
     const [ev] = parseEventLogs({ abi: marketFactoryAbi, logs: r.logs, eventName: "MarketCreated" }) as unknown as {
       args: { marketId: Hex; market: Address; marketIndex: bigint; symbol: string; baseFxToken: Address; quoteFxToken: Address };
     }[];
@@ -158,22 +188,29 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
     log(`market ${ev.args.symbol.padEnd(11)} ${ev.args.market} (index ${ev.args.marketIndex})`);
   }
 
-  const priced = markets.map((m, i) => [created[i]!.marketId, m.indexPriceX18] as const).filter(([, p]) => p !== undefined);
-  if (priced.length) {
-    await write("Oracle.setPrices", {
-      address: oracle.address, abi: oracleAbi, functionName: "setPrices",
-      args: [priced.map(([id]) => id), priced.map(([, p]) => p!)],
-    } as never);
-  }
-
   const lens = await deploy("VenueLens", venueLensAbi, venueLensBytecode, []);
 
-  // Ownership goes last so that the owner-only calls above could run from the deployer.
-  if (owner !== me) log(`note: owner ${owner} requested; contracts are owned by the deployer ${me}`);
+  // Handover (docs/CONTRACTS.md "Oracle, roles and governance"): from here on, new updaters,
+  // oracle configuration, feeds and new markets go through the timelock. The deployer keeps
+  // GUARDIAN_ROLE (revoke an updater at once) and, as the constructor made it, UPDATER_ROLE.
+  const ADMIN = zeroHash;
+  const PARAMS = await client.readContract({ address: oracle.address, abi: oracleAbi, functionName: "PARAMS_ROLE" });
+  const GUARDIAN = await client.readContract({ address: oracle.address, abi: oracleAbi, functionName: "GUARDIAN_ROLE" });
+  if (owner.toLowerCase() !== me.toLowerCase()) {
+    await call("Oracle.grantRole(GUARDIAN, owner)", oracle.address, oracleAbi, "grantRole", [GUARDIAN, owner]);
+  }
+  for (const [name, address, abi] of [["Oracle", oracle.address, oracleAbi], ["MarketFactory", factory.address, marketFactoryAbi]] as const) {
+    for (const role of [ADMIN, PARAMS]) await call(`${name}.grantRole(timelock)`, address, abi as Abi, "grantRole", [role, timelock.address]);
+    for (const role of [PARAMS, ADMIN]) await call(`${name}.renounceRole`, address, abi as Abi, "renounceRole", [role, me]);
+  }
+  log(`governance        VenueTimelock ${timelock.address} (delay ${delay} s) holds the admin and parameter roles`);
+
+  if (owner !== me) log(`note: owner ${owner} requested; the token and engine are owned by the deployer ${me}`);
 
   return parseDeployment({
     chainId: await client.getChainId(),
     deployBlock: token.block,
+    codeHash: CODE_HASH,
     contracts: {
       engine: engine.address,
       depositToken: token.address,
@@ -181,6 +218,7 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
       marketFactory: factory.address,
       marketImplementation: impl.address,
       venueLens: lens.address,
+      timelock: timelock.address,
     },
     markets: created,
   });

@@ -19,7 +19,7 @@ import type { PublicClient } from "viem";
 import { startAnvil, rpcAnswers, type Anvil } from "../core/chain/anvil.js";
 import { DEFAULT_ADMIN_TOKEN, DEFAULT_INTERNAL_TOKEN, KEY_INDEX, LOCAL_CHAIN_ID, devAccount } from "../core/config.js";
 import { PROJECT_ROOT, loadDeployment, serializeDeployment, type Deployment } from "../core/deployment.js";
-import { deployVenue, isDeployed, writeDeployment } from "./deploy.js";
+import { CODE_HASH, deployVenue, isDeployed, writeDeployment } from "./deploy.js";
 import { publicClientFor, walletClientFor } from "./lib/clients.js";
 import { DEMO_DEPOSIT_6, DEMO_MINT_6, createAccountsInOrder, mintTo, prepareWallet, usd } from "./lib/demo-wallets.js";
 import { startServices, type RunningServices } from "./lib/services.js";
@@ -109,6 +109,12 @@ async function main() {
       } catch (e) {
         say(`deployment  ignoring ${deploymentFile}: ${(e as Error).message}`);
       }
+    }
+    if (deployment && deployment.codeHash !== CODE_HASH && (await isDeployed(client as PublicClient, deployment))) {
+      // The chain holds contracts from an older checkout: their ABI is not this code's. A new
+      // deployment on the same chain (new addresses, new indexer schema) replaces them.
+      say(`deployment  the contracts in ${deploymentFile} are older than this checkout's: redeploying on the same chain (\`npm start -- --fresh\` starts a clean one)`);
+      deployment = undefined;
     }
     if (deployment && (await isDeployed(client as PublicClient, deployment))) {
       say(`deployment  reusing ${deploymentFile}`);

@@ -1,6 +1,6 @@
-/** Oracle events: index prices. */
+/** Oracle events: index prices, clamped updates, configuration, feeds and updaters. */
 import { on } from "./on";
-import { indexPrice, indexPriceEvent } from "ponder:schema";
+import { indexPrice, indexPriceClamp, indexPriceEvent, oracleConfig, oracleUpdater, priceFeed } from "ponder:schema";
 
 on("Oracle:IndexPriceUpdated", async ({ event, context }) => {
   const { marketId, priceX18, timestamp } = event.args;
@@ -13,4 +13,36 @@ on("Oracle:IndexPriceUpdated", async ({ event, context }) => {
     timestamp,
     blockNumber: event.block.number,
   });
+});
+
+on("Oracle:IndexPriceClamped", async ({ event, context }) => {
+  const a = event.args;
+  await context.db.insert(indexPriceClamp).values({
+    id: event.id,
+    marketId: a.marketId,
+    requestedPriceX18: a.requestedPriceX18,
+    appliedPriceX18: a.appliedPriceX18,
+    referencePriceX18: a.referencePriceX18,
+    timestamp: event.block.timestamp,
+    blockNumber: event.block.number,
+  });
+});
+
+on("Oracle:OracleConfigUpdated", async ({ event, context }) => {
+  const values = {
+    maxAgeSeconds: event.args.maxAgeSeconds,
+    maxMoveBps: Number(event.args.maxMoveBps),
+    updatedBlock: event.block.number,
+  };
+  await context.db.insert(oracleConfig).values({ id: 0, ...values }).onConflictDoUpdate(values);
+});
+
+on("Oracle:FeedSet", async ({ event, context }) => {
+  const values = { feed: event.args.feed, updatedBlock: event.block.number };
+  await context.db.insert(priceFeed).values({ marketId: event.args.marketId, ...values }).onConflictDoUpdate(values);
+});
+
+on("Oracle:UpdaterSet", async ({ event, context }) => {
+  const values = { allowed: event.args.allowed, updatedBlock: event.block.number };
+  await context.db.insert(oracleUpdater).values({ address: event.args.updater, ...values }).onConflictDoUpdate(values);
 });

@@ -1,50 +1,63 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
-import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
 import {IMarketFactory} from "./interfaces/IMarketFactory.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {IEngine} from "./interfaces/IEngine.sol";
+import {IOracle} from "./interfaces/IOracle.sol";
 import {Market} from "./Market.sol";
 import {FxToken} from "./FxToken.sol";
+import {MarketParamRules} from "./factory/MarketParamRules.sol";
+import {VenueRoles} from "./governance/VenueRoles.sol";
 
 /// @notice Makes one Market clone per market (and the FX tokens it names) and registers it.
-contract MarketFactory is IMarketFactory, Ownable {
+/// Market creation needs PARAMS_ROLE; `admin_` holds it (and DEFAULT_ADMIN_ROLE) until the
+/// deploy script hands both to the VenueTimelock.
+contract MarketFactory is IMarketFactory, AccessControl {
+    bytes32 public constant PARAMS_ROLE = VenueRoles.PARAMS_ROLE;
+
     address public immutable engine;
     address public immutable marketImplementation;
+    /// Owner (minter) of the FX tokens the factory deploys.
+    address public immutable fxTokenOwner;
     address[] internal markets;
     mapping(string => address) public fxTokenOf; // asset symbol ("EUR") → fx token
 
-    constructor(address engine_, address marketImplementation_, address owner_) Ownable(owner_) {
+    constructor(address engine_, address marketImplementation_, address admin_) {
         engine = engine_;
         marketImplementation = marketImplementation_;
+        fxTokenOwner = admin_;
+        _grantRole(DEFAULT_ADMIN_ROLE, admin_);
+        _grantRole(PARAMS_ROLE, admin_);
     }
 
     function createMarket(string calldata baseSymbol, string calldata quoteSymbol, IMarket.MarketParams calldata p)
-        external onlyOwner returns (address market)
+        external onlyRole(PARAMS_ROLE) returns (address market)
     {
-        uint256 BPS = 1e4;
-        if (
-            p.tickSizeX18 == 0 || p.lotSizeQty == 0 || p.maxLeverage == 0 || p.maintenanceMarginBps == 0
-                || p.maintenanceMarginBps >= BPS || p.priceBandBps >= BPS || p.markClampBps >= BPS || p.maxFillsPerTx == 0
-                || p.liquidationFeeBps >= BPS || p.takerFeeBps >= BPS || p.makerFeeBps >= BPS
-        ) revert InvalidParameters();
+        if (bytes(baseSymbol).length == 0 || bytes(quoteSymbol).length == 0) revert InvalidParameters();
         IMarket.MarketParams memory params = p;
         params.symbol = string.concat(baseSymbol, "/", quoteSymbol);
         params.marketId = keccak256(bytes(params.symbol));
         if (IEngine(engine).marketOf(params.marketId) != address(0)) revert InvalidParameters();
+        address oracle = IEngine(engine).oracle();
         params.baseFxToken = _fxToken(baseSymbol);
         params.quoteFxToken = _fxToken(quoteSymbol);
         market = Clones.cloneDeterministic(marketImplementation, params.marketId);
         markets.push(market);
-        uint256 index = markets.length;
-        Market(market).initialize(engine, IEngine(engine).oracle(), index, params);
+        uint256 marketIndex = markets.length;
+        Market(market).initialize(engine, oracle, marketIndex, params);
         IEngine(engine).registerMarket(params.marketId, market);
         emit MarketCreated(
-            params.marketId, market, index, params.symbol, params.baseFxToken, string.concat("fx", baseSymbol),
+            params.marketId, market, marketIndex, params.symbol, params.baseFxToken, string.concat("fx", baseSymbol),
             params.quoteFxToken, string.concat("fx", quoteSymbol), params
         );
+    }
+
+    function checkParams(IMarket.MarketParams calldata p) external view {
+        (uint256 index,) = IOracle(IEngine(engine).oracle()).getPrice(p.marketId);
+        MarketParamRules.check(p, index);
     }
 
     function marketCount() external view returns (uint256) {
@@ -58,8 +71,13 @@ contract MarketFactory is IMarketFactory, Ownable {
     function _fxToken(string calldata asset) internal returns (address token) {
         token = fxTokenOf[asset];
         if (token == address(0)) {
-            token = address(new FxToken(string.concat("FX ", asset), string.concat("fx", asset), owner()));
+            token = address(new FxToken(string.concat("FX ", asset), string.concat("fx", asset), fxTokenOwner));
             fxTokenOf[asset] = token;
         }
+    }
+
+    /// The venue's one authorization error (core/errors.ts maps it), instead of OpenZeppelin's.
+    function _checkRole(bytes32 role, address account) internal view override {
+        if (!hasRole(role, account)) revert Unauthorized(account);
     }
 }

@@ -1,37 +1,62 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
-import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {IOracle} from "./interfaces/IOracle.sol";
+import {IPriceFeed} from "./interfaces/IPriceFeed.sol";
+import {VenueRoles} from "./governance/VenueRoles.sol";
 
-/// @notice Index prices (X18) per market, pushed by updaters; stale after `maxAgeSeconds`.
-contract Oracle is IOracle, Ownable {
+/// @notice Index prices (X18) per market: pushed by updaters with a bounded move per update, or
+/// read through an IPriceFeed adapter; stale after `maxAgeSeconds`.
+/// The constructor gives `admin_` every role so that a deployment can set itself up; the deploy
+/// script then hands DEFAULT_ADMIN_ROLE and PARAMS_ROLE to the VenueTimelock and renounces them.
+contract Oracle is IOracle, AccessControl {
     struct Price {
-        uint192 priceX18;
-        uint64 updatedAt;
+        uint96 priceX18;   // the applied price
+        uint40 updatedAt;  // second of the last update
+        uint96 anchorX18;  // price before the first update of `updatedAt`: the clamp's reference
     }
 
-    uint256 public immutable maxAgeSeconds;
+    bytes32 public constant PARAMS_ROLE = VenueRoles.PARAMS_ROLE;
+    bytes32 public constant UPDATER_ROLE = VenueRoles.UPDATER_ROLE;
+    bytes32 public constant GUARDIAN_ROLE = VenueRoles.GUARDIAN_ROLE;
+    uint256 internal constant BPS = 1e4;
+
     uint64 internal seq;
+    uint32 internal maxAge;
+    uint16 internal maxMove; // 0 until configured: unbounded (unit tests); deployments set it
     mapping(bytes32 => Price) internal prices;
-    mapping(address => bool) public isUpdater;
+    mapping(bytes32 => IPriceFeed) internal feeds;
 
-    constructor(address owner_, uint256 maxAgeSeconds_) Ownable(owner_) {
-        maxAgeSeconds = maxAgeSeconds_;
-        isUpdater[owner_] = true;
-        emit UpdaterSet(owner_, true);
+    constructor(address admin_, uint256 maxAgeSeconds_) {
+        _setConfig(maxAgeSeconds_, 0);
+        _grantRole(DEFAULT_ADMIN_ROLE, admin_);
+        _grantRole(PARAMS_ROLE, admin_);
+        _grantRole(GUARDIAN_ROLE, admin_);
+        _grantRole(UPDATER_ROLE, admin_);
     }
 
-    function setUpdater(address updater, bool allowed) external onlyOwner {
-        isUpdater[updater] = allowed;
-        emit UpdaterSet(updater, allowed);
-    }
+    // ─── updaters ───────────────────────────────────────────────────────────────────────────
 
-    function setPrice(bytes32 marketId, uint256 priceX18) public {
-        if (!isUpdater[msg.sender]) revert Unauthorized(msg.sender);
-        if (priceX18 == 0 || priceX18 > type(uint192).max) revert InvalidPrice(priceX18);
-        prices[marketId] = Price(uint192(priceX18), uint64(block.timestamp));
-        emit IndexPriceUpdated(++seq, marketId, priceX18, block.timestamp);
+    function setPrice(bytes32 marketId, uint256 priceX18) public onlyRole(UPDATER_ROLE) {
+        address feed = address(feeds[marketId]);
+        if (feed != address(0)) revert FeedManaged(marketId, feed);
+        if (priceX18 == 0 || priceX18 > type(uint96).max) revert InvalidPrice(priceX18);
+        Price memory p = prices[marketId];
+        // Updates within one second are all bounded by the price before it: no compounding.
+        uint256 ref = p.updatedAt == block.timestamp ? p.anchorX18 : p.priceX18;
+        uint256 applied = priceX18;
+        uint256 move = maxMove;
+        if (ref != 0 && move != 0) {
+            uint256 hi = ref * (BPS + move) / BPS;
+            uint256 lo = ref * (BPS - move) / BPS;
+            if (applied > hi) applied = hi;
+            else if (applied < lo) applied = lo;
+            if (applied == 0) revert InvalidPrice(priceX18);
+        }
+        prices[marketId] = Price(uint96(applied), uint40(block.timestamp), uint96(ref == 0 ? applied : ref));
+        if (applied != priceX18) emit IndexPriceClamped(++seq, marketId, priceX18, applied, ref);
+        emit IndexPriceUpdated(++seq, marketId, applied, block.timestamp);
     }
 
     function setPrices(bytes32[] calldata marketIds, uint256[] calldata pricesX18) external {
@@ -39,16 +64,95 @@ contract Oracle is IOracle, Ownable {
         for (uint256 i; i < marketIds.length; ++i) setPrice(marketIds[i], pricesX18[i]);
     }
 
-    function getPrice(bytes32 marketId) external view returns (uint256 priceX18, uint256 updatedAt) {
-        Price memory p = prices[marketId];
-        return (p.priceX18, p.updatedAt);
+    // ─── admin ──────────────────────────────────────────────────────────────────────────────
+
+    function setUpdater(address updater, bool allowed) external {
+        if (allowed) {
+            _checkRole(DEFAULT_ADMIN_ROLE, msg.sender);
+            _grantRole(UPDATER_ROLE, updater);
+        } else {
+            if (!hasRole(GUARDIAN_ROLE, msg.sender)) _checkRole(DEFAULT_ADMIN_ROLE, msg.sender);
+            _revokeRole(UPDATER_ROLE, updater);
+        }
+    }
+
+    function setConfig(uint256 maxAgeSeconds_, uint256 maxMoveBps_) external onlyRole(PARAMS_ROLE) {
+        _setConfig(maxAgeSeconds_, maxMoveBps_);
+    }
+
+    function setFeed(bytes32 marketId, address feed) external onlyRole(PARAMS_ROLE) {
+        feeds[marketId] = IPriceFeed(feed);
+        emit FeedSet(++seq, marketId, feed);
+    }
+
+    // ─── reads ──────────────────────────────────────────────────────────────────────────────
+
+    function getPrice(bytes32 marketId) public view returns (uint256 priceX18, uint256 updatedAt) {
+        IPriceFeed feed = feeds[marketId];
+        if (address(feed) == address(0)) {
+            Price memory p = prices[marketId];
+            return (p.priceX18, p.updatedAt);
+        }
+        // A feed that reverts or answers garbage reads as never set (stale), never as a revert
+        // here: views and liquidation checks keep working.
+        try feed.latestPrice() returns (uint256 px, uint256 at) {
+            if (px != 0 && at != 0) return (px, at);
+        } catch {}
+        return (0, 0);
     }
 
     function getFreshPrice(bytes32 marketId) external view returns (uint256) {
-        Price memory p = prices[marketId];
-        if (p.updatedAt == 0 || block.timestamp - p.updatedAt > maxAgeSeconds) {
-            revert PriceStale(marketId, p.updatedAt, maxAgeSeconds);
-        }
-        return p.priceX18;
+        (uint256 px, uint256 at) = getPrice(marketId);
+        if (!_fresh(px, at)) revert PriceStale(marketId, at, maxAge);
+        return px;
+    }
+
+    function isFresh(bytes32 marketId) external view returns (bool) {
+        (uint256 px, uint256 at) = getPrice(marketId);
+        return _fresh(px, at);
+    }
+
+    function maxAgeSeconds() external view returns (uint256) {
+        return maxAge;
+    }
+
+    function maxMoveBps() external view returns (uint256) {
+        return maxMove;
+    }
+
+    function feedOf(bytes32 marketId) external view returns (address) {
+        return address(feeds[marketId]);
+    }
+
+    function isUpdater(address who) external view returns (bool) {
+        return hasRole(UPDATER_ROLE, who);
+    }
+
+    // ─── internals ──────────────────────────────────────────────────────────────────────────
+
+    function _fresh(uint256 px, uint256 at) internal view returns (bool) {
+        return px != 0 && at != 0 && (at >= block.timestamp || block.timestamp - at <= maxAge);
+    }
+
+    function _setConfig(uint256 maxAgeSeconds_, uint256 maxMoveBps_) internal {
+        if (maxAgeSeconds_ == 0 || maxAgeSeconds_ > type(uint32).max || maxMoveBps_ >= BPS) revert InvalidParameters();
+        (maxAge, maxMove) = (uint32(maxAgeSeconds_), uint16(maxMoveBps_));
+        emit OracleConfigUpdated(++seq, maxAgeSeconds_, maxMoveBps_);
+    }
+
+    /// The venue's one authorization error (core/errors.ts maps it), instead of OpenZeppelin's.
+    function _checkRole(bytes32 role, address account) internal view override {
+        if (!hasRole(role, account)) revert Unauthorized(account);
+    }
+
+    /// UpdaterSet mirrors every change of UPDATER_ROLE, however it was made.
+    function _grantRole(bytes32 role, address account) internal override returns (bool granted) {
+        granted = super._grantRole(role, account);
+        if (granted && role == UPDATER_ROLE) emit UpdaterSet(account, true);
+    }
+
+    function _revokeRole(bytes32 role, address account) internal override returns (bool revoked) {
+        revoked = super._revokeRole(role, account);
+        if (revoked && role == UPDATER_ROLE) emit UpdaterSet(account, false);
     }
 }

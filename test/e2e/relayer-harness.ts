@@ -44,7 +44,8 @@ export async function startTestChain(opts: { prepared?: number; blockTime?: numb
     const chainId = 31337;
     const client = publicClientFor(anvil.rpcUrl, chainId) as PublicClient;
     const deployer = walletClientFor(anvil.rpcUrl, chainId, devAccount(KEY_INDEX.deployer).privateKey);
-    const deployment = await deployVenue(deployer, client, { updaters: [devAccount(KEY_INDEX.priceFeed).address] });
+    // no price feed runs here: an hour's staleness bound instead of the devnet's 60 s
+    const deployment = await deployVenue(deployer, client, { updaters: [devAccount(KEY_INDEX.priceFeed).address], maxAgeSeconds: 3600n });
     const deploymentFile = writeDeployment(deployment, join(dir, "deployment.json"));
     const ctx = { rpcUrl: anvil.rpcUrl, chainId, deployment };
     const n = opts.prepared ?? 3;

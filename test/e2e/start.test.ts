@@ -5,11 +5,11 @@
  * and a second start continues the same chain.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { engineAbi, marketAbi } from "../../abis/index.js";
+import { engineAbi, marketAbi, oracleAbi } from "../../abis/index.js";
 import { rpcAnswers, freePort } from "../../core/chain/anvil.js";
 import { devAccount } from "../../core/config.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
@@ -88,7 +88,7 @@ describe("npm start", () => {
     expect(local.chainId).toBe(31337);
     expect(local.rpcUrl).toBe(`http://127.0.0.1:${basePort}`);
     expect(local.integrationUrl).toBe(`http://127.0.0.1:${basePort + 1}`);
-    expect(Object.keys(local.contracts).sort()).toEqual(["depositToken", "engine", "marketFactory", "marketImplementation", "oracle", "venueLens"]);
+    expect(Object.keys(local.contracts).sort()).toEqual(["depositToken", "engine", "marketFactory", "marketImplementation", "oracle", "timelock", "venueLens"]);
     expect(local.markets.map((m) => m.symbol)).toEqual(["EUR/USD", "GBP/USD", "AUD/USD"]);
     expect(local.wallets).toHaveLength(10);
     const client = publicClientFor(local.rpcUrl, local.chainId);
@@ -148,6 +148,20 @@ describe("npm start", () => {
     expect(again.contracts).toEqual(local.contracts);
     expect(again.wallets.map((w) => [w.accountId, w.apiKey])).toEqual(local.wallets.map((w) => [w.accountId, w.apiKey]));
     expect(await client.getBlockNumber()).toBeGreaterThan(BigInt(10));
+    expect(await stop()).toBe(0);
+  });
+
+  it("redeploys when .venue/ holds contracts older than the checkout's", async () => {
+    // an older checkout wrote another code hash (or none at all)
+    const file = join(dir, "deployment.json");
+    const { codeHash: _, ...older } = JSON.parse(readFileSync(file, "utf8"));
+    writeFileSync(file, JSON.stringify(older));
+    await start();
+    expect(output).toContain("older than this checkout's: redeploying");
+    const again: LocalJson = JSON.parse(readFileSync(join(dir, "local.json"), "utf8"));
+    expect(again.contracts.engine).not.toBe(local.contracts.engine);
+    const client = publicClientFor(local.rpcUrl, local.chainId);
+    expect(await client.readContract({ address: again.contracts.oracle as `0x${string}`, abi: oracleAbi, functionName: "maxAgeSeconds" })).toBe(60n);
     expect(await stop()).toBe(0);
   });
 });

@@ -2,7 +2,7 @@
  * The local price feed: pushes a random-walk index price per market (Oracle.setPrices, one
  * transaction per round) with the oracle updater's key. Local profile only.
  */
-import type { Address, Hex, PublicClient } from "viem";
+import { zeroAddress, type Address, type Hex, type PublicClient } from "viem";
 import type { Logger } from "pino";
 import { oracleAbi } from "../../../abis/index.js";
 import { errorName, type Signer } from "../chain/clients.js";
@@ -30,6 +30,9 @@ export class PriceFeed {
     const ids: Hex[] = [];
     const prices: bigint[] = [];
     for (const m of await this.markets.list()) {
+      // A market routed to an external feed (Oracle.setFeed) refuses pushed prices.
+      const feed = await this.client.readContract({ address: this.oracle, abi: oracleAbi, functionName: "feedOf", args: [m.marketId] });
+      if (feed !== zeroAddress) continue;
       const [onChain] = await this.client.readContract({
         address: this.oracle, abi: oracleAbi, functionName: "getPrice", args: [m.marketId],
       });
