@@ -5,6 +5,7 @@
  */
 import { serve } from "@hono/node-server";
 import pino from "pino";
+import { oracleAbi } from "../../abis/index.js";
 import { loadDeployment } from "../../core/deployment.js";
 import { loadKeeperConfig, type KeeperConfig } from "./config.js";
 import { makePublicClient, Signer } from "./chain/clients.js";
@@ -72,6 +73,12 @@ if (cfg.priceFeedEnabled) {
     feedSeed: cfg.FEED_SEED, maxStepBps: BigInt(cfg.PRICE_FEED_MAX_STEP_BPS), bandBps: BigInt(cfg.PRICE_FEED_BAND_BPS),
   }, log.child({ part: "price-feed" }));
   loops.priceFeed = startLoop("price-feed", cfg.PRICE_FEED_INTERVAL_MS, () => feed.round(), log);
+  // Markets stop trading once the index is older than the oracle's bound (devnet 60 s).
+  void client.readContract({ address: oracle, abi: oracleAbi, functionName: "maxAgeSeconds" }).then((maxAge) => {
+    if (cfg.PRICE_FEED_INTERVAL_MS * 2 > Number(maxAge) * 1000) {
+      log.warn({ intervalMs: cfg.PRICE_FEED_INTERVAL_MS, maxAgeSeconds: Number(maxAge) }, "PRICE_FEED_INTERVAL_MS is more than half the oracle's staleness bound: prices will go stale between pushes");
+    }
+  }, () => {});
 }
 if (cfg.marketMakerEnabled) {
   const maker = new MarketMaker(client, signer("market-maker", cfg.marketMakerKey), signer("deployer", cfg.deployerKey),
