@@ -9,4 +9,5 @@ export * from "./MarginAccount.js";
 export * from "./VenueLens.js";
 export * from "./VenueTimelock.js";
 export * from "./ChainlinkFeedAdapter.js";
+export * from "./PythFeedAdapter.js";
 export * from "./bytecode.js";

@@ -20,7 +20,7 @@ const abiDir = join(root, "abis");
 /** Contracts whose ABI the TypeScript side uses. */
 export const EXPORTED = [
   "Engine", "Market", "MarketFactory", "Oracle", "DepositToken", "FxToken", "MarginAccount", "VenueLens",
-  "VenueTimelock", "ChainlinkFeedAdapter",
+  "VenueTimelock", "ChainlinkFeedAdapter", "PythFeedAdapter",
 ] as const;
 
 function walk(dir: string): string[] {
