@@ -14,7 +14,7 @@ abstract contract VenueInvariantBase is VenueFixture {
         super.setUp();
         handler = new VenueHandler(engine, [market, gbp], oracle, token, lens, admin, 5);
         targetContract(address(handler));
-        bytes4[] memory sel = new bytes4[](22);
+        bytes4[] memory sel = new bytes4[](24);
         sel[0] = VenueHandler.deposit.selector;
         sel[1] = VenueHandler.withdraw.selector;
         sel[2] = VenueHandler.placeLimit.selector;
@@ -37,6 +37,8 @@ abstract contract VenueInvariantBase is VenueFixture {
         sel[19] = VenueHandler.liquidate.selector;
         sel[20] = VenueHandler.liquidate.selector;
         sel[21] = VenueHandler.liquidate.selector;
+        sel[22] = VenueHandler.donate.selector;
+        sel[23] = VenueHandler.withdrawFees.selector;
         targetSelector(FuzzSelector(address(handler), sel));
         // seed every actor with margin so the first steps can trade
         for (uint256 i; i < 5; ++i) handler.deposit(i, 5_000e6);

@@ -72,6 +72,8 @@ contract VenueHandler is Test {
     uint256 public pauses;
     uint256 public pausedRefusals;
     uint256 public staleRefusals;
+    uint256 public donations;
+    uint256 public feeWithdrawals;
 
     // ─── ghosts: broken rules of today's design (the current invariants fail on these) ────
     uint256 public unexpectedReverts;
@@ -584,6 +586,51 @@ contract VenueHandler is Test {
         }
     }
 
+    // ─── the venue's pots (issue 10; called by signature until the functions exist) ─────────
+
+    /// A stranger donates to the insurance fund: the fund grows by exactly the donation.
+    function donate(uint256 amount6) external step {
+        amount6 = bound(amount6, 1, 1_000e6);
+        address donor = address(0xD0_7A7E);
+        vm.prank(admin);
+        token.mint(donor, amount6);
+        vm.prank(donor);
+        token.approve(address(engine), amount6);
+        uint256 before = engine.insuranceFundWad();
+        vm.prank(donor);
+        (bool ok, bytes memory r) = address(engine).call(abi.encodeWithSignature("donateInsurance(uint256)", amount6));
+        if (!ok) {
+            if (r.length != 0) _expect("donateInsurance", r, new bytes4[](0));
+            return; // not deployed yet
+        }
+        ++donations;
+        if (engine.insuranceFundWad() != before + amount6 * 1e12) {
+            ++unexpectedReverts;
+            lastUnexpectedAction = "donateInsurance: the fund did not grow by the donation";
+        }
+    }
+
+    /// The admin pays accrued fees (at most what accrued) to a treasury.
+    function withdrawFees(uint256 amount6) external step {
+        uint256 fees6 = engine.feesWad() / 1e12;
+        if (fees6 == 0) return;
+        amount6 = bound(amount6, 1, fees6);
+        address treasury = address(0x7EA5_0E7);
+        uint256 bal = token.balanceOf(treasury);
+        vm.prank(admin);
+        (bool ok, bytes memory r) = address(engine).call(abi.encodeWithSignature("withdrawFees(address,uint256)", treasury, amount6));
+        if (!ok) {
+            if (r.length != 0) _expect("withdrawFees", r, new bytes4[](0));
+            return;
+        }
+        ++feeWithdrawals;
+        lastFees -= amount6 * 1e12; // fees only grow, but for what the treasury took
+        if (token.balanceOf(treasury) != bal + amount6) {
+            ++unexpectedReverts;
+            lastUnexpectedAction = "withdrawFees: the treasury was not paid the amount";
+        }
+    }
+
     // ─── liquidation ────────────────────────────────────────────────────────────────────
 
     /// A keeper liquidates one position, or (bit 16 of the seed) every liquidatable position of
@@ -598,7 +645,10 @@ contract VenueHandler is Test {
         }
         IMarket m = markets[k];
         int256 size = m.getPosition(id).sizeQty;
-        if (size == 0 || !lens.positionHealth(m, id).isLiquidatable) return;
+        if (size == 0 || !lens.positionHealth(m, id).isLiquidatable) {
+            if (actorSeed & (1 << 17) != 0) _liquidateHealthy(id, k); // a keeper's wasted attempt
+            return;
+        }
         uint256 depth = RiskChecks.depthInsideBankruptcy(m, lens, id);
         uint256 bad0 = engine.badDebtWad();
         vm.prank(KEEPER);
@@ -607,6 +657,22 @@ contract VenueHandler is Test {
             _afterLiquidation(m, id, size, depth, bad0, true, "");
         } catch (bytes memory r) {
             _afterLiquidation(m, id, size, depth, bad0, false, r);
+        }
+    }
+
+    /// A liquidation of a healthy (or absent) position must be refused, and only as such.
+    function _liquidateHealthy(uint256 id, uint256 k) internal {
+        vm.prank(KEEPER);
+        try engine.liquidatePosition(id, ids[k]) {
+            ++unexpectedReverts;
+            lastUnexpectedAction = "liquidatePosition: a healthy position was liquidated";
+        } catch (bytes memory r) {
+            ++failedLiquidations;
+            bytes4[] memory allowed = new bytes4[](3);
+            allowed[0] = IVenueErrors.NotLiquidatable.selector;
+            allowed[1] = IVenueErrors.NoPosition.selector;
+            allowed[2] = stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff);
+            _expect("liquidatePosition (healthy)", r, allowed);
         }
     }
 

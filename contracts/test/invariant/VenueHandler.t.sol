@@ -35,6 +35,8 @@ contract VenueHandlerTest is VenueFixture {
         else if (k == 16) h.setPaused(s2, s2 & (1 << 20) != 0);
         else if (k == 17) h.approveOperator(seed, s2 & 1 == 0, s2 >> 8);
         else if (k == 18) h.revokeOperator(seed);
+        else if (k == 22) h.donate(s2);
+        else if (k == 23) h.withdrawFees(s2);
         else h.liquidate(seed);
     }
 
@@ -42,7 +44,7 @@ contract VenueHandlerTest is VenueFixture {
         uint256 seed = 1;
         for (uint256 i; i < 600; ++i) {
             seed = uint256(keccak256(abi.encode(seed)));
-            this.step(seed % 22, uint256(keccak256(abi.encode(seed, 1))));
+            this.step(seed % 24, uint256(keccak256(abi.encode(seed, 1))));
             _checkSolvency();
             _checkOpenInterest(market);
             _checkOpenInterest(gbp);
