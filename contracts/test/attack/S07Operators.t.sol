@@ -81,4 +81,24 @@ contract Scenario07OperatorsAttack is AttackBase {
         assertGt(engine.operatorNonce(alice), n0, "nonce not moved");
         _replayAndTrade(sig, exp, deadline);
     }
+
+    /// The relayer is every account's operator and must not be able to wash-trade them: it rests
+    /// an ask at the top of the band for its own account and buys it for the account it serves
+    /// (at 1x the victim stays healthy, so only the operator's price distance can stop it), then
+    /// closes near the index. Property: the relayer makes no profit.
+    function test_attack_operatorWashTradesAccountItServes() public {
+        _pendingFix("issue 10 orders: operator orders within a set distance of the mark (risk)");
+        (address carol_, uint256 c) = _bystander("honest-asker", 100_000e6);
+        (, uint256 r) = _attacker("relayer-own", 10_000e6);
+        address relayerOwner = attackers[0];
+        _fund(alice, a, 9_000e6);
+        vm.prank(alice);
+        engine.setOperator(relayerOwner, uint64(block.timestamp + 30 days));
+        uint256 top = _onTick(market.markPrice() * (1e4 + _bandBps()) / 1e4);
+        _tryLimit(relayerOwner, r, EUR, SHORT, 1_000e6, 1, top, "relayer's own ask at the band");
+        _tryMarket(relayerOwner, a, EUR, LONG, 1_000e6, 1, "relayer buys it for the account it serves");
+        _tryLimit(carol_, c, EUR, SHORT, 1_000e6, 10, EUR_PX + TICK, "honest ask");
+        _exitAttackers();
+        _assertAttackFailed();
+    }
 }

@@ -759,9 +759,12 @@ contract VenueHandler is Test {
         return x < 0 ? uint256(-x) : uint256(x);
     }
 
-    /// Every liquidatable position, liquidated (the keeper; for the strict-solvency invariant,
-    /// inside a snapshot). Refusals are not classified here: the actions above do that.
+    /// Every liquidatable position, liquidated by a keeper with a live feed (for the
+    /// strict-solvency invariant, inside a snapshot). Refusals are not classified here: the actions above do that.
     function liquidateEverything() external {
+        // a live feed (at the same prices): staleness must not hide a deficit
+        _refresh(0);
+        _refresh(1);
         for (uint256 round; round < 3; ++round) {
             bool any;
             for (uint256 j; j < 2; ++j) {

@@ -8,6 +8,8 @@ import {VenueInvariantBase} from "./Venue.invariant.t.sol";
 /// with ATTACK_ALL=true; then they move into VenueInvariantTest):
 ///   strict solvency after everything liquidatable has been liquidated: token balance × 1e12 ≥
 ///   Σ free and order margin + Σ max(0, equity at the mark) + insurance + fees;
+///   no pool hides a deficit after any step: the same with each position's signed equity (a
+///   position below zero owes its deficit until the fund or deleveraging takes it);
 ///   no position opened or increased in a step below initial margin;
 ///   with depth inside the bankruptcy price a liquidation reduces the position, and without it
 ///   the backstop does;
@@ -28,6 +30,7 @@ contract VenueTargetInvariantAttack is VenueInvariantBase {
         assertEq(handler.badDebtDespiteDepth(), 0, handler.lastTargetViolation());
         assertEq(handler.badDebtWithFundLeft(), 0, handler.lastTargetViolation());
         assertEq(handler.refusedWhilePaused(), 0, handler.lastTargetViolation());
+        assertGe(RiskChecks.surplusSignedWad(engine, lens, token), int256(0), "a pool hides a deficit (WAD)");
         uint256 snap = vm.snapshotState();
         handler.liquidateEverything();
         int256 surplus = RiskChecks.surplusWad(engine, lens, token);

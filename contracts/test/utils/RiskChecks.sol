@@ -61,9 +61,18 @@ library RiskChecks {
             IMarket.PositionView memory p = ms[k].getPosition(id);
             if (p.sizeQty == 0) continue;
             v -= p.marginWad;
-            int256 eq = lens.positionHealth(ms[k], id).equityWad;
+            int256 eq = equityWad(ms[k], lens, id);
             if (eq > 0) v += uint256(eq);
         }
+    }
+
+    /// A position's equity at the mark as the lens reports it, with the position value rounded
+    /// against the position (the lens floors it, which favours shorts by up to 1 wei).
+    function equityWad(IMarket m, ILens lens, uint256 id) internal view returns (int256 eq) {
+        IMarket.HealthView memory h = lens.positionHealth(m, id);
+        eq = h.equityWad;
+        int256 size = m.getPosition(id).sizeQty;
+        if (size < 0 && (uint256(-size) * h.markPriceX18) % 1e18 != 0) eq -= 1;
     }
 
     /// Everything the venue owes: Σ account values + insurance fund + fees.
@@ -90,7 +99,7 @@ library RiskChecks {
             for (uint256 k; k < ms.length; ++k) {
                 IMarket.PositionView memory p = ms[k].getPosition(i);
                 if (p.sizeQty == 0) continue;
-                s += int256(p.marginWad) - lens.positionHealth(ms[k], i).equityWad;
+                s += int256(p.marginWad) - equityWad(ms[k], lens, i);
             }
         }
     }
