@@ -3,7 +3,8 @@
  * receipt's logs). Amounts are decimal strings: 6 decimals for deposit-token amounts, 18 for
  * margin (WAD), sizes and prices. Every write also answers requestId, transactionHash,
  * transactionStatus (CONFIRMED once mined) and blockNumber; a write not mined within
- * WRITE_TIMEOUT_MS answers 202 with `PendingWrite`.
+ * WRITE_TIMEOUT_MS answers 202 with the route's `pendingOf` schema: every field known before
+ * mining (amounts, clientKey, side, ...) and the rest null.
  */
 import { z } from "@hono/zod-openapi";
 
@@ -18,13 +19,24 @@ const TxFields = {
   blockNumber: z.int().openapi({ description: "block that includes the transaction" }),
 };
 
-export const PendingWrite = z
-  .object({
-    requestId: z.string(),
-    transactionHash: Hex32.nullable().openapi({ description: "current hash (changes when the fee is bumped); null until signed" }),
-    transactionStatus: z.enum(["PENDING"]),
-  })
-  .openapi("PendingWrite");
+const PendingFields = {
+  requestId: z.string().openapi({ description: "id of the write; GET /transactions/{requestId}, POST /transactions/{requestId}/cancel" }),
+  transactionHash: Hex32.nullable().openapi({ description: "current hash (changes when the fee is bumped); null until signed" }),
+  transactionStatus: z.enum(["PENDING"]),
+  blockNumber: z.null(),
+  validUntil: z.int().nullable().openapi({ description: "unix seconds: not mined by then, the write is replaced by a no-op and ends EXPIRED" }),
+};
+
+/**
+ * The 202 of a write: the fields of its result, those known before mining filled (amounts,
+ * clientKey, side, marketId, orderType...), the others null until mined.
+ */
+export function pendingOf<T extends z.ZodRawShape>(result: z.ZodObject<T>, name: string) {
+  const nullable = Object.fromEntries(Object.entries(result.shape).map(([k, v]) => [k, (v as z.ZodType).nullable()]));
+  return z
+    .object({ ...nullable, ...PendingFields })
+    .openapi(name, { description: "not mined yet: the fields known before mining, the rest null; follow GET /transactions/{requestId}" });
+}
 
 export const OperatorApprovalResult = z
   .object({ owner: Addr, operator: Addr, expiry: z.int(), expiryISO: z.string(), ...TxFields })
@@ -102,16 +114,20 @@ export const TransactionStatusResult = z
   .object({
     requestId: z.string(),
     kind: z.string().openapi({ description: "createAccount, deposit, withdraw, placeOrder, cancelOrder, closePosition, liquidatePosition, liquidateAccount, approveOperator" }),
-    transactionStatus: z.enum(["PENDING", "CONFIRMED", "REVERTED", "FAILED"]).openapi({
-      description: "PENDING until mined; CONFIRMED; REVERTED (mined, reverted); FAILED (refused before sending: nothing sent)",
+    transactionStatus: z.enum(["PENDING", "CONFIRMED", "REVERTED", "FAILED", "EXPIRED", "CANCELLED"]).openapi({
+      description:
+        "PENDING until mined; CONFIRMED; REVERTED (mined, reverted); FAILED (refused before sending: nothing sent); EXPIRED (validUntil passed: nothing sent, or its nonce went to a no-op that was mined); CANCELLED (the same, at the caller's request)",
     }),
     transactionHash: Hex32.nullable(),
     blockNumber: z.int().nullable(),
     nonce: z.int().nullable(),
     transactionHashes: z.array(Hex32).openapi({ description: "every signed attempt (fee bumps add one)" }),
-    result: z.any().nullable().openapi({ description: "the write's response data once CONFIRMED" }),
+    result: z.any().nullable().openapi({ description: "the write's response data once CONFIRMED; while PENDING, the fields known before mining (the rest null)" }),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     httpStatus: z.int().nullable(),
+    validUntil: z.int().nullable().openapi({ description: "unix seconds" }),
+    validUntilISO: z.string().nullable(),
+    cancelRequested: z.boolean().openapi({ description: "the caller asked to cancel (the nonce goes to a no-op)" }),
     createdAtISO: z.string(),
     updatedAtISO: z.string(),
   })

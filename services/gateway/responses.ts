@@ -118,3 +118,21 @@ export const CloseData = z
 export const AcceptedData = z
   .object({ request_id: z.string(), transaction_hash: hex("current hash (changes on gas bumps)").nullable(), transaction_status: z.literal("PENDING") })
   .openapi("Accepted");
+
+/**
+ * A write's 202: the fields of its result, those known before mining filled (amounts,
+ * client_key, side, market_id, order_type...), the others null until mined.
+ */
+export function pendingOf<T extends z.ZodRawShape>(result: z.ZodObject<T>, name: string) {
+  const nullable = Object.fromEntries(Object.entries(result.shape).map(([k, v]) => [k, (v as z.ZodType).nullable()]));
+  return z
+    .object({
+      ...nullable,
+      request_id: z.string().openapi({ description: "GET /v1/transactions/{id}, POST /v1/transactions/{id}/cancel" }),
+      transaction_hash: hex("current hash (changes on gas bumps); null until signed").nullable(),
+      transaction_status: z.literal("PENDING"),
+      block_number: z.null(),
+      valid_until: int("unix seconds: not mined by then, the write is replaced by a no-op and ends EXPIRED").nullable(),
+    })
+    .openapi(name, { description: "not mined yet: the fields known before mining, the rest null" });
+}

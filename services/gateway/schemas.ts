@@ -78,6 +78,12 @@ export const OrdersQuery = z.object({
   min_block: minBlock,
 });
 
+/** valid_until of a write (unix seconds); forwarded to the relayer as validUntil. */
+const validUntil = uintString(
+  "unix seconds: not mined by then, the write is replaced by a no-op and ends EXPIRED (default now + 60 s for MARKET orders and closes, + 600 s otherwise; at most one day ahead)",
+  "1893456000",
+).optional();
+
 const SIDE = { 0: "LONG", 1: "SHORT" } as const;
 const ORDER_TYPE = { 0: "MARKET", 1: "LIMIT" } as const;
 export const sideName = (s: 0 | 1) => SIDE[s];
@@ -102,11 +108,12 @@ export const CreateAccountBody = z
       })
       .optional()
       .openapi({ description: "optional EIP-712 approval of the relayer as operator, signed by the owner" }),
+    valid_until: validUntil,
   })
   .openapi("CreateAccountRequest");
 
 export const AmountBody = z
-  .object({ amount: uintString("deposit-token base units (6 decimals), greater than 0", "1000000000") })
+  .object({ amount: uintString("deposit-token base units (6 decimals), greater than 0", "1000000000"), valid_until: validUntil })
   .openapi("AmountRequest");
 
 export const TradeBody = z
@@ -123,6 +130,7 @@ export const TradeBody = z
     order_type: intEnum("0 = MARKET, 1 = LIMIT"),
     limit_price: uintString("limit price, 18 decimals (required for LIMIT, ignored for MARKET)", "1085000000000000000").optional(),
     client_key: bytes32("optional client order id (made by the venue when absent)").optional(),
+    valid_until: validUntil,
   })
   .superRefine((b, ctx) => {
     if (b.order_type === 1 && b.limit_price === undefined) {
@@ -135,6 +143,7 @@ export const CancelBody = z
   .object({
     market_id: bytes32("market of the order"),
     client_key: bytes32("client key of the open order"),
+    valid_until: validUntil,
   })
   .openapi("CancelRequest");
 
@@ -142,6 +151,7 @@ export const CloseBody = z
   .object({
     order_type: intEnum("0 = MARKET (default), 1 = LIMIT").optional(),
     limit_price: uintString("limit price, 18 decimals (required for LIMIT)", "1085000000000000000").optional(),
+    valid_until: validUntil,
   })
   .superRefine((b, ctx) => {
     if (b.order_type === 1 && b.limit_price === undefined) {
@@ -163,6 +173,7 @@ export const ApproveBody = z
     expiry: uintString("approval expiry (unix seconds)", "1893456000"),
     deadline: uintString("signature deadline (unix seconds)", "1893456000"),
     signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "expected a hex signature"),
+    valid_until: validUntil,
   })
   .openapi("OperatorApprovalRequest");
 

@@ -204,6 +204,20 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
       expect((await req("GET", "/v1/transactions/does-not-exist", { key: trader.apiKey })).status).toBe(404);
     });
 
+    it("valid_until is forwarded (one in the past: 400); a mined write cannot be cancelled (409), another's is not found (404)", async () => {
+      const past = await req("POST", `/v1/accounts/${accountId}/deposit`, { key: trader.apiKey, body: { amount: "1000000", valid_until: "1000" } });
+      expect([past.status, past.body.error!.code]).toEqual([400, "VALIDATION_ERROR"]);
+      expect(past.body.error!.message).toMatch(/validUntil/);
+      const soon = await req("POST", `/v1/accounts/${accountId}/deposit`, { key: trader.apiKey, body: { amount: "1000000", valid_until: String(Math.floor(Date.now() / 1000) + 120) } });
+      expect(soon.status).toBe(200);
+      const status = await req("GET", `/v1/transactions/${soon.body.data.request_id}`, { key: trader.apiKey });
+      expect(status.body.data.valid_until).toBeGreaterThan(Math.floor(Date.now() / 1000));
+      const mined = await req("POST", `/v1/transactions/${depositRequestId}/cancel`, { key: trader.apiKey });
+      expect([mined.status, mined.body.error!.code]).toEqual([409, "NOT_CANCELLABLE"]);
+      const theirs = await req("POST", `/v1/transactions/${depositRequestId}/cancel`, { key: other.apiKey });
+      expect([theirs.status, theirs.body.error!.code]).toEqual([404, "TRANSACTION_NOT_FOUND"]);
+    });
+
     it("trade LIMIT (integers in), list with filters, cancel with { market_id, client_key }", async () => {
       // a bid 2 % under the mark, on the deploy's tick (0.00001), inside the 5 % band: it rests
       const mark = await req("GET", `/v1/markets/${market.marketId}/price`, { key: trader.apiKey });

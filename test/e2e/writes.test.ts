@@ -226,6 +226,16 @@ describe.each(stackList())("integration write routes ($kind)", (s) => {
       // X funds itself for providing liquidity below
       const x = await req("POST", `/accounts/${ids.x}/deposit`, { token: tokens.x, body: { amount: usd("40000").toString() } });
       expect(x.status).toBe(200);
+      // validUntil reaches the relayer (one in the past: 400); a mined write cannot be cancelled, another's is not found
+      const past = await req("POST", `/accounts/${ids.w}/deposit`, { token: tokens.w, body: { amount: "1", validUntil: 1000 } });
+      expect([past.status, past.body.error!.code]).toEqual([400, "VALIDATION_ERROR"]);
+      const cancel = (token: string) => req("POST", `/transactions/${r.body.data.requestId}/cancel`, { token });
+      const mined = await cancel(tokens.w!);
+      expect([mined.status, mined.body.error!.code]).toEqual([409, "NOT_CANCELLABLE"]);
+      expect((await cancel(tokens.x!)).status).toBe(404);
+      const status = await req("GET", `/transactions/${r.body.data.requestId}`, { token: tokens.w });
+      expect(status.body.data).toMatchObject({ transactionStatus: "CONFIRMED", cancelRequested: false });
+      expect(status.body.data.validUntil).toBeGreaterThan(Math.floor(Date.now() / 1000));
     });
 
     it("withdraw: INVALID_AMOUNT, INSUFFICIENT_MARGIN, UNAUTHORIZED; 200 with the new margin", async () => {

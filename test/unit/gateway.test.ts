@@ -406,9 +406,15 @@ describe("OpenAPI and docs", () => {
     expect(res.status).toBe(200);
     const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>> };
     for (const [method, path] of SPEC_ROUTES) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
-    for (const [method, path] of [["get", "/v1/transactions/{id}"], ["get", "/v1/operators/typed-data"], ["post", "/v1/operators/approve"]]) {
+    for (const [method, path] of [["get", "/v1/transactions/{id}"], ["post", "/v1/transactions/{id}/cancel"], ["get", "/v1/operators/typed-data"], ["post", "/v1/operators/approve"]]) {
       expect(doc.paths[path!]?.[method!], `${method} ${path}`).toBeDefined();
     }
+    // a 202 carries the result's fields, those not known before mining null; writes take valid_until
+    const schemas = (doc as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown> }> } }).components.schemas;
+    for (const f of ["client_key", "side", "market_id", "order_type", "order_id", "request_id", "valid_until"]) expect(schemas.OrderPending!.properties[f], f).toBeDefined();
+    expect(JSON.stringify(schemas.OrderPending!.properties.order_id)).toContain("null");
+    expect(JSON.stringify(doc.paths["/v1/accounts/{account_id}/trade"]!.post)).toContain("OrderPendingEnvelope");
+    expect(schemas.TradeRequest!.properties.valid_until).toBeDefined();
   });
 
   it("serves the docs page and its assets locally", async () => {

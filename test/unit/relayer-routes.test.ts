@@ -118,7 +118,17 @@ describe("write routes before the relayer", () => {
     const doc = app.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "t", version: "1" } });
     for (const p of ["/accounts", "/accounts/{accountId}/deposit", "/accounts/{accountId}/withdraw", "/accounts/{accountId}/orders",
       "/accounts/{accountId}/orders/{clientKey}", "/accounts/{accountId}/positions/{marketId}/close", "/transactions/{requestId}",
-      "/operators/typed-data", "/operators/approve", "/auth/nonce", "/auth/login"]) expect(doc.paths?.[p], p).toBeDefined();
+      "/operators/typed-data", "/operators/approve", "/auth/nonce", "/auth/login", "/transactions/{requestId}/cancel"]) expect(doc.paths?.[p], p).toBeDefined();
     expect(doc.components?.securitySchemes?.bearerAuth).toBeDefined();
+    // a 202 carries the result's fields, those not known before mining null
+    const pending = doc.components?.schemas?.PendingPlaceOrder as { properties: Record<string, { type?: unknown; anyOf?: unknown[] }> };
+    for (const f of ["clientKey", "side", "marketId", "orderType", "orderId", "size", "requestId", "validUntil"]) expect(pending.properties[f], f).toBeDefined();
+    expect(JSON.stringify(pending.properties.orderId)).toContain("null");
+    expect(JSON.stringify(pending.properties.transactionStatus)).toContain("PENDING");
+    const deposit202 = (doc.paths?.["/accounts/{accountId}/deposit"] as { post: { responses: Record<string, unknown> } }).post.responses["202"];
+    expect(JSON.stringify(deposit202)).toContain("PendingDeposit");
+    // validUntil on the write bodies and the cancel's query
+    expect((doc.components?.schemas?.PlaceOrderRequest as { properties: Record<string, unknown> }).properties.validUntil).toBeDefined();
+    expect(JSON.stringify(doc.paths?.["/accounts/{accountId}/orders/{clientKey}"])).toContain("validUntil");
   });
 });

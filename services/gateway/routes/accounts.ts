@@ -22,7 +22,11 @@ import {
   sideName,
 } from "../schemas";
 import { AccountCreatedData, AccountData, AccountByAddressData, DepositData, WithdrawData, OrderPlacedData, OrderListData, CancelData, PositionData, PositionFundingData, CloseData } from "../responses";
+import { pendingOf } from "../responses";
 import { defineRoute, jsonBody } from "./define";
+
+/** valid_until → the relayer's validUntil, when given. */
+const validity = (b: { valid_until?: string }) => (b.valid_until !== undefined ? { validUntil: b.valid_until } : {});
 
 const tag = "Accounts";
 const writeErrors = [202, 403, 404, 409, 422];
@@ -35,6 +39,7 @@ export const createAccount = defineRoute({
   description: "`owner` must be the API key's wallet (else 403 UNAUTHORIZED). One account per wallet (ACCOUNT_EXISTS).",
   request: jsonBody(CreateAccountBody, "{ owner, operator_approval? }"),
   ok: { status: 201, name: "AccountCreated", data: AccountCreatedData, description: "account_id, account_address, owner, transaction_hash, request_id" },
+  accepted: { name: "AccountCreatedPending", data: pendingOf(AccountCreatedData, "AccountCreatedPending") },
   errors: writeErrors,
 });
 
@@ -65,6 +70,7 @@ export const deposit = defineRoute({
   description: "Pulls `amount` of the deposit token (6 decimals) from the owner, who approved the engine first.",
   request: { params: IdParam, ...jsonBody(AmountBody, "{ amount }") },
   ok: { status: 200, name: "DepositResult", data: DepositData, description: "account_id, deposited_amount, new_available_margin (WAD), transaction_hash" },
+  accepted: { name: "DepositPending", data: pendingOf(DepositData, "DepositPending") },
   errors: writeErrors,
 });
 
@@ -75,6 +81,7 @@ export const withdraw = defineRoute({
   summary: "Withdraw available margin to the owner",
   request: { params: IdParam, ...jsonBody(AmountBody, "{ amount }: deposit-token base units (6 decimals)") },
   ok: { status: 200, name: "WithdrawResult", data: WithdrawData, description: "account_id, withdrawn_amount, new_available_margin (WAD), transaction_hash" },
+  accepted: { name: "WithdrawPending", data: pendingOf(WithdrawData, "WithdrawPending") },
   errors: writeErrors,
 });
 
@@ -87,6 +94,7 @@ export const trade = defineRoute({
     "side 0 = LONG, 1 = SHORT; order_type 0 = MARKET, 1 = LIMIT (JSON integers). collateral and limit_price are decimal strings. collateral \"0\" places a reduce-only order for the whole position.",
   request: { params: AccountIdParam, ...jsonBody(TradeBody, "order placement") },
   ok: { status: 201, name: "OrderResult", data: OrderPlacedData, description: "client_key, order_id, market_id, side, size, order_type, status, transaction_hash" },
+  accepted: { name: "OrderPending", data: pendingOf(OrderPlacedData, "OrderPending") },
   errors: writeErrors,
 });
 
@@ -107,6 +115,7 @@ export const cancelOrder = defineRoute({
   summary: "Cancel an open order",
   request: { params: AccountIdParam, ...jsonBody(CancelBody, "{ market_id, client_key }") },
   ok: { status: 200, name: "CancelResult", data: CancelData, description: "client_key, order_id, margin_returned (WAD), transaction_hash" },
+  accepted: { name: "CancelPending", data: pendingOf(CancelData, "CancelPending") },
   errors: writeErrors,
 });
 
@@ -137,6 +146,7 @@ export const closePosition = defineRoute({
   summary: "Close a position (reduce-only order on the opposite side)",
   request: { params: AccountMarketParam, ...jsonBody(CloseBody, "{ order_type?, limit_price? } (empty object for MARKET)") },
   ok: { status: 201, name: "CloseResult", data: CloseData, description: "client_key, order_id, market_id, closing_side, size, order_type, transaction_hash" },
+  accepted: { name: "ClosePending", data: pendingOf(CloseData, "ClosePending") },
   errors: writeErrors,
 });
 
@@ -153,7 +163,7 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
       await relayer.call({
         method: "POST",
         path: "/internal/accounts",
-        body: { userAddress: body.owner, ...(approval ? { operatorApproval: approval } : {}) },
+        body: { userAddress: body.owner, ...(approval ? { operatorApproval: approval } : {}), ...validity(body) },
         headers: forwardHeaders(c, true),
       }),
     );
@@ -187,7 +197,7 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
       await relayer.call({
         method: "POST",
         path: `/internal/accounts/${c.req.valid("param").id}/deposit`,
-        body: { amount: c.req.valid("json").amount },
+        body: { amount: c.req.valid("json").amount, ...validity(c.req.valid("json")) },
         headers: forwardHeaders(c, true),
       }),
     ),
@@ -199,7 +209,7 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
       await relayer.call({
         method: "POST",
         path: `/internal/accounts/${c.req.valid("param").id}/withdraw`,
-        body: { amount: c.req.valid("json").amount },
+        body: { amount: c.req.valid("json").amount, ...validity(c.req.valid("json")) },
         headers: forwardHeaders(c, true),
       }),
     ),
@@ -220,6 +230,7 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
           orderType: orderTypeName(b.order_type),
           ...(b.limit_price !== undefined ? { limitPrice: b.limit_price } : {}),
           ...(b.client_key !== undefined ? { clientKey: b.client_key } : {}),
+          ...validity(b),
         },
         headers: forwardHeaders(c, true),
       }),
@@ -245,7 +256,7 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
       await relayer.call({
         method: "DELETE",
         path: `/internal/accounts/${c.req.valid("param").account_id}/orders/${b.client_key}`,
-        query: { marketId: b.market_id },
+        query: { marketId: b.market_id, validUntil: b.valid_until },
         headers: forwardHeaders(c, true),
       }),
     );
@@ -286,6 +297,7 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
         body: {
           orderType: orderTypeName(b.order_type ?? 0),
           ...(b.limit_price !== undefined ? { limitPrice: b.limit_price } : {}),
+          ...validity(b),
         },
         headers: forwardHeaders(c, true),
       }),

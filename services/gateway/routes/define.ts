@@ -18,6 +18,8 @@ export interface RouteSpec<R extends Req = Req> {
   isPublic?: boolean;
   /** error statuses worth listing beyond the common ones */
   errors?: number[];
+  /** the 202 (not mined in time): its data, when it differs from the generic Accepted */
+  accepted?: { name: string; data: z.ZodType };
 }
 
 const err = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
@@ -27,13 +29,18 @@ export function defineRoute<const R extends Req = {}>(s: RouteSpec<R>) {
     400: err("bad input: VALIDATION_ERROR naming the field, or a venue rule (INVALID_AMOUNT, ...)"),
     429: err("RATE_LIMITED (Retry-After, RateLimit-* headers)"),
     502: err("UPSTREAM_ERROR"),
-    503: err("SERVICE_UNAVAILABLE: an internal service is down"),
+    503: err("SERVICE_UNAVAILABLE: an internal service is down; RELAYER_OUT_OF_FUNDS: the relayer's signer is low on ether (nothing queued)"),
     504: err("UPSTREAM_TIMEOUT"),
   };
   if (!s.isPublic) common[401] = err("missing, invalid or revoked X-API-Key (WWW-Authenticate)");
   for (const status of s.errors ?? []) common[status] ??= err(errorText[status] ?? "error");
   const accepted = common[202]
-    ? { 202: { description: errorText[202]!, content: { "application/json": { schema: envelope("AcceptedEnvelope", AcceptedData) } } } }
+    ? {
+        202: {
+          description: errorText[202]!,
+          content: { "application/json": { schema: s.accepted ? envelope(`${s.accepted.name}Envelope`, s.accepted.data) : envelope("AcceptedEnvelope", AcceptedData) } },
+        },
+      }
     : {};
   delete common[202];
   return createRoute({
@@ -60,10 +67,10 @@ export function defineRoute<const R extends Req = {}>(s: RouteSpec<R>) {
 }
 
 const errorText: Record<number, string> = {
-  202: "accepted: not mined within the relayer's bound; poll GET /v1/transactions/{request_id}",
+  202: "accepted: not mined within the relayer's bound; the fields known before mining, the rest null; poll GET /v1/transactions/{request_id}",
   403: "UNAUTHORIZED (another wallet's account), NOT_REGISTERED, OPERATOR_NOT_APPROVED",
   404: "ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND, ORDER_NOT_FOUND, NO_POSITION, ...",
-  409: "MARKET_NOT_ACTIVE, IDEMPOTENCY_CONFLICT, ...",
+  409: "MARKET_NOT_ACTIVE, IDEMPOTENCY_CONFLICT, EXPIRED (valid_until passed before it was mined), CANCELLED, NOT_CANCELLABLE, ...",
   422: "INSUFFICIENT_MARGIN, INSUFFICIENT_BALANCE, INSUFFICIENT_ALLOWANCE, TRANSACTION_REVERTED",
 };
 

@@ -1,4 +1,5 @@
 /** /v1/operators (EIP-712 approval of the relayer) and /v1/transactions (202 follow-up), via the relayer. */
+import { z } from "@hono/zod-openapi";
 import { ApiError } from "../../../core/errors";
 import type { GatewayApp, GatewayDeps } from "../context";
 import { forwardHeaders, send } from "../context";
@@ -39,6 +40,19 @@ export const transaction = defineRoute({
   errors: [404],
 });
 
+export const cancelTransaction = defineRoute({
+  method: "post",
+  path: "/v1/transactions/{id}/cancel",
+  tag: "Transactions",
+  summary: "Cancel one of your writes not mined yet",
+  description:
+    "Not signed yet: CANCELLED at once, nothing sent (200). Signed or sent: its nonce is replaced by a no-op, a self-transfer of 0 (202); the write then ends CANCELLED, or CONFIRMED if it was mined first: poll GET /v1/transactions/{id}. Already final: 409 NOT_CANCELLABLE.",
+  request: { params: TransactionIdParam },
+  ok: { status: 200, name: "TransactionCancelled", description: "the write's status (as GET /v1/transactions/{id}), transaction_status CANCELLED or PENDING with cancel_requested" },
+  errors: [202, 404, 409],
+  accepted: { name: "TransactionCancelling", data: z.record(z.string(), z.unknown()).openapi({ description: "the write's status, transaction_status PENDING, cancel_requested true" }) },
+});
+
 export function registerOperatorRoutes(app: GatewayApp, { upstreams: { relayer } }: GatewayDeps) {
   app.openapi(typedData, async (c) => {
     const q = c.req.valid("query");
@@ -64,11 +78,18 @@ export function registerOperatorRoutes(app: GatewayApp, { upstreams: { relayer }
       await relayer.call({
         method: "POST",
         path: "/internal/operators/approve",
-        body: { owner: b.owner, ...(b.operator ? { operator: b.operator } : {}), expiry: b.expiry, deadline: b.deadline, signature: b.signature },
+        body: {
+          owner: b.owner, ...(b.operator ? { operator: b.operator } : {}), expiry: b.expiry, deadline: b.deadline, signature: b.signature,
+          ...(b.valid_until !== undefined ? { validUntil: b.valid_until } : {}),
+        },
         headers: forwardHeaders(c, true),
       }),
     );
   });
+
+  app.openapi(cancelTransaction, async (c) =>
+    send(c, await relayer.call({ method: "POST", path: `/internal/transactions/${c.req.valid("param").id}/cancel`, headers: forwardHeaders(c) })),
+  );
 
   app.openapi(transaction, async (c) =>
     send(c, await relayer.call({ path: `/internal/transactions/${c.req.valid("param").id}`, headers: forwardHeaders(c) })),

@@ -14,11 +14,11 @@ import { forwardToRelayer, relayerTargetFromEnv, type ForwardRequest } from "../
 import { validationError } from "../../../core/schemas/validation.js";
 import {
   AccountIdParam, AmountBody, ClientKey, ClosePositionBody, CreateAccountBody, MarketId, OperatorApproveBody,
-  OperatorTypedDataQuery, PlaceOrderBody,
+  OperatorTypedDataQuery, PlaceOrderBody, ValidUntil,
 } from "../../../core/schemas/writes.js";
 import {
   CancelOrderResult, ClosePositionResult, CreateAccountResult, DepositResult, OperatorApprovalResult, OperatorTypedData,
-  PendingWrite, PlaceOrderResult, TransactionStatusResult, WithdrawResult,
+  pendingOf, PlaceOrderResult, TransactionStatusResult, WithdrawResult,
 } from "../../../core/schemas/write-responses.js";
 import { errorResponse, onError } from "../lib/errors.js";
 
@@ -44,16 +44,20 @@ const IdempotencyHeaders = z.object({
   }),
   "x-request-id": z.string().max(200).optional().openapi({ description: "carried to the relayer's logs" }),
 });
-const writeResponses = (status: 200 | 201, schema: z.ZodType) => ({
+const writeResponses = <T extends z.ZodRawShape>(status: 200 | 201, schema: z.ZodObject<T>, pendingName: string) => ({
   [status]: { description: "mined", content: json(ok(schema)) },
-  202: { description: "not mined within WRITE_TIMEOUT_MS: follow GET /transactions/{requestId}", content: json(ok(PendingWrite)) },
+  202: {
+    description: "not mined within WRITE_TIMEOUT_MS: the fields known before mining, the rest null; follow GET /transactions/{requestId}",
+    content: json(ok(pendingOf(schema, pendingName))),
+  },
   400: err("VALIDATION_ERROR (naming the field), INVALID_AMOUNT, EXCEEDS_MAX_LEVERAGE, INVALID_PRICE, ORDER_TOO_SMALL, ACCOUNT_EXISTS"),
   401: err("UNAUTHENTICATED: missing or expired bearer token"),
   403: err("UNAUTHORIZED (not the account owner), OPERATOR_NOT_APPROVED, NOT_REGISTERED (closed beta)"),
   404: err("ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND, ORDER_NOT_FOUND, NO_POSITION"),
-  409: err("MARKET_NOT_ACTIVE, IDEMPOTENCY_CONFLICT, CLIENT_KEY_IN_USE, SELF_TRADE, NO_LIQUIDITY"),
+  409: err("MARKET_NOT_ACTIVE, IDEMPOTENCY_CONFLICT, CLIENT_KEY_IN_USE, SELF_TRADE, NO_LIQUIDITY, EXPIRED (validUntil passed before it was mined), CANCELLED"),
   422: err("INSUFFICIENT_MARGIN, INSUFFICIENT_BALANCE, INSUFFICIENT_ALLOWANCE, TRANSACTION_REVERTED"),
-  503: err("PRICE_STALE, SERVICE_UNAVAILABLE (relayer down)"),
+  429: err("RATE_LIMITED: too many writes of this account or of the caller not mined yet (Retry-After)"),
+  503: err("PRICE_STALE, RELAYER_OUT_OF_FUNDS (the relayer's signer is low on ether: nothing was queued), SERVICE_UNAVAILABLE (relayer down)"),
 });
 const AccountPath = z.object({ accountId: AccountIdParam });
 const security = [{ bearerAuth: [] }];
@@ -77,7 +81,7 @@ writeRoutes.openapi(
     method: "post", path: "/accounts", tags: ["writes"], security, middleware: [signedIn] as const,
     summary: "Create the caller's account (one per wallet); optionally approve the relayer as operator in the same request",
     request: { headers: IdempotencyHeaders, body: { required: true, content: json(CreateAccountBody) } },
-    responses: writeResponses(201, CreateAccountResult),
+    responses: writeResponses(201, CreateAccountResult, "PendingCreateAccount"),
   }),
   async (c) => {
     const body = c.req.valid("json");
@@ -92,7 +96,7 @@ writeRoutes.openapi(
     method: "post", path: "/accounts/{accountId}/deposit", tags: ["writes"], security, middleware: [signedIn] as const,
     summary: "Deposit margin (the owner must have approved the engine for the deposit token)",
     request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(AmountBody) } },
-    responses: writeResponses(200, DepositResult),
+    responses: writeResponses(200, DepositResult, "PendingDeposit"),
   }),
   async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/deposit`, body: c.req.valid("json") }),
 );
@@ -102,7 +106,7 @@ writeRoutes.openapi(
     method: "post", path: "/accounts/{accountId}/withdraw", tags: ["writes"], security, middleware: [signedIn] as const,
     summary: "Withdraw available margin to the owner",
     request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(AmountBody) } },
-    responses: writeResponses(200, WithdrawResult),
+    responses: writeResponses(200, WithdrawResult, "PendingWithdraw"),
   }),
   async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/withdraw`, body: c.req.valid("json") }),
 );
@@ -112,7 +116,7 @@ writeRoutes.openapi(
     method: "post", path: "/accounts/{accountId}/orders", tags: ["writes"], security, middleware: [signedIn] as const,
     summary: "Place an order (clientKey optional: the server makes a random one)",
     request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(PlaceOrderBody) } },
-    responses: writeResponses(201, PlaceOrderResult),
+    responses: writeResponses(201, PlaceOrderResult, "PendingPlaceOrder"),
   }),
   async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/orders`, body: c.req.valid("json") }),
 );
@@ -123,15 +127,19 @@ writeRoutes.openapi(
     summary: "Cancel an open order by its client key",
     request: {
       params: z.object({ accountId: AccountIdParam, clientKey: ClientKey.openapi({ param: { name: "clientKey", in: "path" } }) }),
-      query: z.object({ marketId: MarketId.openapi({ param: { name: "marketId", in: "query", required: true } }) }),
+      query: z.object({
+        marketId: MarketId.openapi({ param: { name: "marketId", in: "query", required: true } }),
+        validUntil: ValidUntil.openapi({ param: { name: "validUntil", in: "query" } }),
+      }),
       headers: IdempotencyHeaders,
     },
-    responses: writeResponses(200, CancelOrderResult),
+    responses: writeResponses(200, CancelOrderResult, "PendingCancelOrder"),
   }),
   async (c) => {
     const { accountId, clientKey } = c.req.valid("param");
-    const { marketId } = c.req.valid("query");
-    return forward(c, { method: "DELETE", path: `/internal/accounts/${accountId}/orders/${clientKey}?marketId=${marketId}` });
+    const { marketId, validUntil } = c.req.valid("query");
+    const qs = new URLSearchParams({ marketId, ...(validUntil ? { validUntil } : {}) });
+    return forward(c, { method: "DELETE", path: `/internal/accounts/${accountId}/orders/${clientKey}?${qs}` });
   },
 );
 
@@ -144,7 +152,7 @@ writeRoutes.openapi(
       headers: IdempotencyHeaders,
       body: { required: true, content: json(ClosePositionBody) },
     },
-    responses: writeResponses(201, ClosePositionResult),
+    responses: writeResponses(201, ClosePositionResult, "PendingClosePosition"),
   }),
   async (c) => {
     const { accountId, marketId } = c.req.valid("param");
@@ -164,6 +172,24 @@ writeRoutes.openapi(
     },
   }),
   async (c) => forward(c, { method: "GET", path: `/internal/transactions/${encodeURIComponent(c.req.valid("param").requestId)}` }),
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/transactions/{requestId}/cancel", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Cancel one of the caller's writes not mined yet",
+    description:
+      "Not signed yet: CANCELLED at once, nothing sent (200). Signed or sent: its nonce is replaced by a no-op, a self-transfer of 0 (202); the write then ends CANCELLED, or CONFIRMED if it was mined first: follow GET /transactions/{requestId}.",
+    request: { params: z.object({ requestId: z.string().min(1).max(80).openapi({ param: { name: "requestId", in: "path" } }) }) },
+    responses: {
+      200: { description: "cancelled before anything was sent", content: json(ok(TransactionStatusResult)) },
+      202: { description: "a no-op replaces its nonce; follow GET /transactions/{requestId}", content: json(ok(TransactionStatusResult)) },
+      401: err("UNAUTHENTICATED"),
+      404: err("TRANSACTION_NOT_FOUND (none of the caller's)"),
+      409: err("NOT_CANCELLABLE: already final"),
+    },
+  }),
+  async (c) => forward(c, { method: "POST", path: `/internal/transactions/${encodeURIComponent(c.req.valid("param").requestId)}/cancel` }),
 );
 
 writeRoutes.openapi(
@@ -188,7 +214,7 @@ writeRoutes.openapi(
     method: "post", path: "/operators/approve", tags: ["operators"], security, middleware: [signedIn] as const,
     summary: "Submit the owner's operator approval signature (the relayer sends setOperatorWithSig); owner must be the signed-in wallet (403 UNAUTHORIZED)",
     request: { headers: IdempotencyHeaders, body: { required: true, content: json(OperatorApproveBody) } },
-    responses: writeResponses(200, OperatorApprovalResult),
+    responses: writeResponses(200, OperatorApprovalResult, "PendingOperatorApproval"),
   }),
   async (c) => {
     const body = c.req.valid("json");
