@@ -106,7 +106,7 @@ export async function startRelayer(chain: TestChain, db: RelayerDbOpt, env: Reco
   return { url, port, proc, logFile, stop: () => proc.stop() };
 }
 
-async function waitForHttpWithToken(url: string, proc: Proc, timeoutMs = 60_000) {
+async function waitForHttpWithToken(url: string, proc: Proc, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (proc.exited()) throw new Error(`relayer exited (code ${proc.exitCode()}); log ${proc.logFile}`);
