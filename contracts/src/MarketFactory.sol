@@ -42,6 +42,10 @@ contract MarketFactory is IMarketFactory, AccessControl {
         params.marketId = keccak256(bytes(params.symbol));
         if (IEngine(engine).marketOf(params.marketId) != address(0)) revert InvalidParameters();
         address oracle = IEngine(engine).oracle();
+        (uint256 index,) = IOracle(oracle).getPrice(params.marketId);
+        // checkBand (band and mark clamp against leverage) joins once the test fixture's and the
+        // devnet's markets meet it (docs/CONTRACTS.md "Market parameter rules"); checkParams runs both.
+        MarketParamRules.checkEach(params, index);
         params.baseFxToken = _fxToken(baseSymbol);
         params.quoteFxToken = _fxToken(quoteSymbol);
         market = Clones.cloneDeterministic(marketImplementation, params.marketId);

@@ -15,8 +15,27 @@ library MarketParamRules {
     /// A tick may be at most this fraction of the index (bps): 10 bps keeps prices meaningful.
     uint256 internal constant MAX_TICK_BPS_OF_PRICE = 10;
 
-    /// `indexX18` 0 (no price yet) skips the two rules that need the market's price level.
+    /// Every rule. `indexX18` 0 (no price yet) skips the two that need the market's price level.
     function check(IMarket.MarketParams memory p, uint256 indexX18) internal pure {
+        checkEach(p, indexX18);
+        checkBand(p);
+    }
+
+    /// The price band and the mark clamp against leverage and maintenance.
+    function checkBand(IMarket.MarketParams memory p) internal pure {
+        uint256 lev = p.maxLeverage;
+        uint256 mm = p.maintenanceMarginBps;
+        // A taker at max leverage filling at the band edge and paying the taker fee still has
+        // equity above maintenance: band + maintenance + takerFee < 1/L.
+        _require((uint256(p.priceBandBps) + mm + p.takerFeeBps) * lev < BPS, "band+maintenance+takerFee<1/leverage");
+        _require(p.priceBandBps != 0, "band>0");
+        // The mark may sit up to the clamp away from the index: at most half the maintenance
+        // margin, so that mark noise alone never liquidates a position with half its buffer left.
+        _require(uint256(p.markClampBps) * 2 <= mm, "markClamp<=maintenance/2");
+    }
+
+    /// Sizes, margins, fees, the fill cap, funding types and the tick range.
+    function checkEach(IMarket.MarketParams memory p, uint256 indexX18) internal pure {
         uint256 lev = p.maxLeverage;
         uint256 mm = p.maintenanceMarginBps;
         _require(p.tickSizeX18 != 0 && p.tickSizeX18 <= type(uint128).max, "0<tickSize<2^128");
@@ -27,13 +46,6 @@ library MarketParamRules {
         _require(mm != 0, "maintenance>0");
         // Initial margin (1/L) must exceed maintenance, or a fresh position is born liquidatable.
         _require(lev * mm < BPS, "leverage*maintenance<1");
-        // A taker at max leverage filling at the band edge and paying the taker fee still has
-        // equity above maintenance: band + maintenance + takerFee < 1/L.
-        _require((uint256(p.priceBandBps) + mm + p.takerFeeBps) * lev < BPS, "band+maintenance+takerFee<1/leverage");
-        _require(p.priceBandBps != 0, "band>0");
-        // The mark may sit up to the clamp away from the index: at most half the maintenance
-        // margin, so that mark noise alone never liquidates a position with half its buffer left.
-        _require(uint256(p.markClampBps) * 2 <= mm, "markClamp<=maintenance/2");
         _require(p.liquidationFeeBps <= mm, "liquidationFee<=maintenance");
         _require(p.maxFillsPerTx >= 1 && p.maxFillsPerTx <= MAX_FILLS_PER_TX, "1<=maxFillsPerTx<=100");
         // Market stores the funding rate and its components as int64.
