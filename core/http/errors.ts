@@ -43,7 +43,8 @@ export const makeOnError = (log: ErrorLog = consoleLog): ErrorHandler => (err, c
   if (isZodError(err)) return errorResponse(c, validationError(err));
   if (err instanceof HTTPException && err.status < 500) {
     // e.g. malformed JSON body
-    const code = err.status === 401 ? "UNAUTHENTICATED" : err.status === 404 ? "NOT_FOUND" : "VALIDATION_ERROR";
+    const code =
+      err.status === 401 ? "UNAUTHENTICATED" : err.status === 404 ? "NOT_FOUND" : err.status === 413 ? "PAYLOAD_TOO_LARGE" : "VALIDATION_ERROR";
     return errorResponse(c, new ApiError(code, err.message || defaultMessage(code)));
   }
   log.error({ path: c.req.path, err: String((err as Error)?.stack ?? err) }, "unhandled error");

@@ -1,20 +1,22 @@
 /**
- * The gateway app: request id → timing/access log → body limit → (on /v1) API key → per-key
- * rate limit → routes.
- * Stateless apart from the key store; `createGatewayApp` takes its dependencies so tests can
- * call `app.request(...)` without a server.
+ * The gateway app: metrics → request id → timing/access log → 405 → body limit → (on /v1)
+ * failed-key limiter → API key → per-key rate limit → routes.
+ * Stateless apart from the key store (and the rate-limit counters, in Redis when `REDIS_URL` is
+ * set); `createGatewayApp` takes its dependencies so tests can call `app.request(...)` without a
+ * server.
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
 import { except } from "hono/combine";
-import { bodyLimit } from "hono/body-limit";
 import { requestId } from "hono/request-id";
-import { ApiError } from "../../core/errors";
+import { bodyLimitEnvelope } from "../../core/http/body-limit";
+import { clientAddressOf, socketAddress, trustedProxies } from "../../core/http/client-address";
+import { methodNotAllowed } from "../../core/http/method-not-allowed";
+import { failureLimit, rateLimit, rateLimitStore } from "../../core/http/rate-limit";
+import { httpMetrics, initMetrics, metricsHandler } from "../../core/metrics";
 import type { GatewayDeps, GatewayEnv } from "./context";
 import { adminOnly } from "./middleware/admin-only";
 import { apiKeyAuth } from "./middleware/api-key";
-import { rateLimit } from "./middleware/rate-limit";
 import { gatewayNotFound, gatewayOnError } from "./on-error";
 import { registerAccountRoutes } from "./routes/accounts";
 import { registerAdminRoutes } from "./routes/admin";
@@ -26,13 +28,7 @@ import { registerOperatorRoutes } from "./routes/operators";
 import { validationError } from "./schemas";
 
 /** The socket peer under @hono/node-server; undefined elsewhere (app.request in tests). */
-export function nodeRemoteAddress(c: Context): string | undefined {
-  try {
-    return getConnInfo(c).remote.address;
-  } catch {
-    return undefined;
-  }
-}
+export const nodeRemoteAddress = socketAddress;
 
 /** Paths under /v1 that need no key at all. */
 const OPEN_PATHS = /^\/v1\/(openapi\.json|docs(\/.*)?)$/;
@@ -40,6 +36,9 @@ const OPEN_PATHS = /^\/v1\/(openapi\.json|docs(\/.*)?)$/;
 export function createGatewayApp(deps: GatewayDeps) {
   const { config, keys, log } = deps;
   const remoteAddress = deps.remoteAddress ?? nodeRemoteAddress;
+  // the client behind trusted proxies (X-Forwarded-For), else the socket peer
+  const clientOf = clientAddressOf(trustedProxies(config.trustedProxies), remoteAddress);
+  initMetrics("gateway");
 
   const app = new OpenAPIHono<GatewayEnv>({
     defaultHook: (result) => {
@@ -49,6 +48,7 @@ export function createGatewayApp(deps: GatewayDeps) {
   app.onError(gatewayOnError(log));
   app.notFound(gatewayNotFound);
 
+  app.use(httpMetrics());
   app.use(requestId());
   // Server-Timing (the gateway's own time apart from the upstream's) and an access log:
   // failures always (they say which request), everything at debug.
@@ -75,36 +75,36 @@ export function createGatewayApp(deps: GatewayDeps) {
     if (status >= 500) log.warn(entry, "request failed");
     else log.debug(entry, "request");
   });
-  app.use(
-    bodyLimit({
-      maxSize: config.bodyLimitBytes,
-      onError: () => {
-        throw new ApiError("VALIDATION_ERROR", `request body is larger than ${config.bodyLimitBytes} bytes`);
-      },
-    }),
-  );
+  app.use(methodNotAllowed(app));
+  app.use(bodyLimitEnvelope(config.bodyLimitBytes));
 
   app.use("/admin/*", adminOnly({ token: config.adminToken, remoteAddress }));
+  app.get("/metrics", metricsHandler({ open: config.profile.name === "local", adminToken: config.adminToken }));
 
   const auth = apiKeyAuth({
     verify: (key) => keys.verify(key),
     isOptional: (c) => c.req.method === "GET" && (c.req.path === "/v1/markets" || c.req.path === "/v1/markets/"),
   });
   const limiter = rateLimit({
+    name: "gateway",
     limit: config.rateLimit.limit,
     windowMs: config.rateLimit.windowMs,
+    store: rateLimitStore(config.redisUrl, "venue:gw:req:"),
     key: (c) => {
       const id = (c as Context<GatewayEnv>).get("apiKey");
-      return id ? `key:${id.keyId}` : `ip:${remoteAddress(c) ?? "unknown"}`;
+      return id ? `key:${id.keyId}` : `ip:${clientOf(c) ?? "unknown"}`;
     },
   });
-  // Guessing keys costs a lookup each: an address with too many 401s is refused for a while.
-  const authFailures = rateLimit({
+  // Guessing keys costs a lookup each: an address with too many 401s gets 429 instead, for the
+  // rest of the window. Only failures count and only failures are refused, so a valid key behind
+  // the same load balancer or NAT keeps working.
+  const authFailures = failureLimit({
+    name: "gateway-auth-failures",
     limit: config.rateLimit.authFailures,
     windowMs: config.rateLimit.windowMs,
-    key: (c) => `auth:${remoteAddress(c) ?? "unknown"}`,
-    countsIf: (c) => c.res.status === 401,
-    headers: false,
+    store: rateLimitStore(config.redisUrl, "venue:gw:authfail:"),
+    key: (c) => `auth:${clientOf(c) ?? "unknown"}`,
+    isFailure: (status) => status === 401,
   });
   app.use("/v1/*", except((c) => OPEN_PATHS.test(c.req.path), authFailures, auth as MiddlewareHandler, limiter));
 

@@ -3,6 +3,8 @@
  * Outside the local profile the shared secrets must be real (core/profiles.ts).
  */
 import { z } from "zod";
+import { DEFAULT_BODY_LIMIT_BYTES } from "../../core/http/body-limit";
+import { trustedProxies } from "../../core/http/client-address";
 import { assertProfileSecrets, profileFromEnv, secret, type Profile } from "../../core/profiles";
 
 const envSchema = z.object({
@@ -30,7 +32,11 @@ const envSchema = z.object({
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().positive().default(60),
   /** How long a verified key stays cached in this process (revocation elsewhere takes this long). */
   KEY_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024),
+  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(DEFAULT_BODY_LIMIT_BYTES),
+  /** Proxies whose X-Forwarded-For is believed (addresses or CIDRs, comma-separated); none by default. */
+  TRUSTED_PROXIES: z.string().default(""),
+  /** Rate-limit counters shared by replicas; unset: this process's memory. */
+  REDIS_URL: z.string().url().optional().or(z.literal("").transform(() => undefined)),
   LOG_LEVEL: z.string().default("info"),
 });
 
@@ -49,6 +55,8 @@ export interface GatewayConfig {
   rateLimit: { limit: number; windowMs: number; authFailures: number };
   keyCacheMs: number;
   bodyLimitBytes: number;
+  trustedProxies: string;
+  redisUrl?: string;
   internalToken: string;
   adminToken: string;
   logLevel: string;
@@ -64,6 +72,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
     throw new Error(`invalid gateway configuration: ${msg}`);
   }
   const e = parsed.data;
+  trustedProxies(e.TRUSTED_PROXIES); // a bad entry stops the start, not the first request
   return {
     profile,
     port: e.PORT,
@@ -85,6 +94,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
     rateLimit: { limit: e.RATE_LIMIT_PER_MINUTE, windowMs: 60_000, authFailures: e.AUTH_FAILURES_PER_MINUTE },
     keyCacheMs: e.KEY_CACHE_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    trustedProxies: e.TRUSTED_PROXIES,
+    redisUrl: e.REDIS_URL,
     internalToken: secret("INTERNAL_TOKEN", env),
     adminToken: secret("ADMIN_TOKEN", env),
     logLevel: e.LOG_LEVEL,

@@ -13,7 +13,7 @@ export const gatewayOnError =
     if (err instanceof HTTPException) {
       // hono's own 4xx (malformed JSON, body too large): a client mistake, said in the envelope.
       const status = err.status;
-      if (status === 413) return c.json(fail("VALIDATION_ERROR", "request body is too large"), 413);
+      if (status === 413) return c.json(fail("PAYLOAD_TOO_LARGE", "request body is too large"), 413);
       if (status < 500) return c.json(fail("VALIDATION_ERROR", err.message || "bad request"), 400);
     }
     log.error({ err, path: c.req.path, requestId: c.get("requestId" as never) }, "unhandled error");

@@ -394,8 +394,74 @@ describe("failed authentications", () => {
       const blocked = await g.app.request("/v1/accounts/1", { headers: { "X-API-Key": "guess" } });
       expect(blocked.status).toBe(429);
       expect(blocked.headers.get("retry-after")).toBeTruthy();
+      // a valid key from the same address (a load balancer, a NAT) is never locked out
+      for (let i = 0; i < 3; i++) expect((await g.app.request("/v1/accounts/1", ok)).status).toBe(200);
     } finally {
       await g.close();
+    }
+  });
+
+  it("behind a trusted proxy each client is counted on its own X-Forwarded-For address; from anyone else the header is ignored", async () => {
+    let peer = "10.0.0.5"; // the load balancer
+    const g = await gatewayOverStandIns({ AUTH_FAILURES_PER_MINUTE: "2", TRUSTED_PROXIES: "10.0.0.0/8" }, () => peer);
+    try {
+      const from = (client: string, key = "guess") => g.app.request("/v1/accounts/1", { headers: { "X-API-Key": key, "X-Forwarded-For": client } });
+      for (let i = 0; i < 2; i++) expect((await from("198.51.100.1")).status).toBe(401);
+      expect((await from("198.51.100.1")).status).toBe(429);
+      expect((await from("198.51.100.2")).status).toBe(401); // another client behind the same LB
+      // a client that is not a proxy cannot pick a fresh address per request
+      peer = "203.0.113.9";
+      for (let i = 0; i < 2; i++) expect((await from(`192.0.2.${i}`)).status).toBe(401);
+      expect((await from("192.0.2.99")).status).toBe(429);
+    } finally {
+      await g.close();
+    }
+  });
+});
+
+describe("method and size", () => {
+  it("a wrong method is 405 METHOD_NOT_ALLOWED with Allow, in the envelope", async () => {
+    const res = await gw.app.request("/v1/accounts/1/trade", { method: "GET", headers: { "X-API-Key": gw.keyA.key } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("allow")).toBe("POST");
+    expect(await res.json()).toMatchObject({ success: false, error: { code: "METHOD_NOT_ALLOWED" } });
+    const noKey = await gw.app.request("/v1/markets", { method: "DELETE" });
+    expect(noKey.status).toBe(405);
+    expect(noKey.headers.get("allow")).toBe("GET, HEAD");
+    expect((await gw.app.request("/v1/nope", { headers: { "X-API-Key": gw.keyA.key } })).status).toBe(404);
+  });
+
+  it("a body over BODY_LIMIT_BYTES is 413 PAYLOAD_TOO_LARGE, in the envelope, and never reaches the upstream", async () => {
+    const big = { amount: "1", pad: "x".repeat(gw.config.bodyLimitBytes) };
+    const res = await gw.app.request("/v1/accounts/1/deposit", json(big, gw.keyA.key));
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({ success: false, error: { code: "PAYLOAD_TOO_LARGE" } });
+    expect(gw.relayer.requests).toHaveLength(0);
+  });
+});
+
+describe("metrics", () => {
+  it("GET /metrics (local) has requests by route and status, latency and rate-limit rejections", async () => {
+    await gw.app.request("/v1/accounts/1", { headers: { "X-API-Key": gw.keyA.key } });
+    const res = await gw.app.request("/metrics");
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/venue_http_request_duration_seconds_count\{[^}]*route="\/v1\/accounts\/:id"[^}]*status="200"/);
+    expect(text).toContain("venue_rate_limit_rejections_total");
+    expect(text).toContain('service="gateway"');
+  });
+
+  it("outside local, /metrics needs the admin token", async () => {
+    const secrets = { INTERNAL_TOKEN: "i".repeat(32), ADMIN_TOKEN: "a".repeat(32), JWT_SECRET: "j".repeat(32) };
+    const prod = await gatewayOverStandIns({ PROFILE: "production", ...secrets });
+    try {
+      expect((await prod.app.request("/metrics")).status).toBe(404);
+      expect((await prod.app.request("/metrics", { headers: { Authorization: "Bearer wrong" } })).status).toBe(404);
+      const ok = await prod.app.request("/metrics", { headers: { Authorization: `Bearer ${secrets.ADMIN_TOKEN}` } });
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain("venue_http_request_duration_seconds");
+    } finally {
+      await prod.close();
     }
   });
 });
