@@ -23,7 +23,7 @@ export function validationHook(
 ): Response | undefined {
   if (result.success) return undefined;
   // spec codes carried by the schema (e.g. amount "0" → INVALID_AMOUNT) win over VALIDATION_ERROR
-  return errorResponse(c, validationError(result.error));
+  return errorResponse(c, validationError(result.error, result.target));
 }
 
 function isZodError(err: unknown): err is ZodError {

@@ -7,7 +7,8 @@ import { ApiError, ERROR_CODES, type ErrorCode } from "../errors";
 
 const fieldOf = (issue: z.core.$ZodIssue) => (issue.path.length ? issue.path.map(String).join(".") : "body");
 
-export function validationError(error: { issues: readonly z.core.$ZodIssue[] }): ApiError {
+/** `target`: where the value came from (zod-openapi's "query", "json", ...), to name unknown keys. */
+export function validationError(error: { issues: readonly z.core.$ZodIssue[] }, target?: string): ApiError {
   const coded = error.issues.find((i) => {
     const code = (i as { params?: { code?: unknown } }).params?.code;
     return typeof code === "string" && code in ERROR_CODES;
@@ -18,6 +19,12 @@ export function validationError(error: { issues: readonly z.core.$ZodIssue[] }):
   }
   const first = error.issues[0];
   if (!first) return new ApiError("VALIDATION_ERROR", "invalid request");
+  if (first.code === "unrecognized_keys") {
+    // strict query schemas: an unknown parameter is refused, not ignored (nor a response-cache key)
+    const what = target === "query" ? "query parameter" : "field";
+    const keys = first.keys.map((k) => `"${k}"`).join(", ");
+    return new ApiError("VALIDATION_ERROR", `unknown ${what}${first.keys.length > 1 ? "s" : ""}: ${keys}`, { field: first.keys[0] });
+  }
   const field = fieldOf(first);
   let message = first.message;
   if (first.code === "invalid_type")

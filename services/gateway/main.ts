@@ -4,6 +4,7 @@
  */
 import { serve } from "@hono/node-server";
 import pino from "pino";
+import { closeRateLimitStores } from "../../core/http/rate-limit";
 import { createGatewayApp } from "./app";
 import { loadGatewayConfig, type GatewayConfig } from "./config";
 import { openGatewayStore } from "./db/open";
@@ -35,7 +36,7 @@ async function main() {
 
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     log.info(
-      { port: info.port, host: config.host, profile: config.profile.name, db: store.kind, baseUrl: config.profile.gatewayBaseUrl },
+      { port: info.port, host: config.host, profile: config.profile.name, db: store.kind, baseUrl: config.profile.gatewayBaseUrl, rateLimitStore: config.redisUrl ? "redis" : "memory" },
       "gateway listening",
     );
   });
@@ -46,7 +47,7 @@ async function main() {
     closing = true;
     log.info({ signal }, "gateway stopping");
     server.close(() => {
-      store.close().finally(() => process.exit(0));
+      Promise.all([store.close(), closeRateLimitStores()]).finally(() => process.exit(0));
     });
     setTimeout(() => process.exit(0), 5_000).unref();
   };

@@ -68,7 +68,14 @@ const Order = z.object({
   filled_quantity: dec("18 decimals"), filled_quantity_formatted: fmt(), remaining_quantity: dec("18 decimals"), remaining_quantity_formatted: fmt(),
   margin_allocated: wad(), is_active: z.boolean(), fill_percent: int(),
 });
-export const OrderListData = z.object({ orders: z.array(Order), total_count: int() }).openapi("OrderList");
+export const OrderListData = z
+  .object({
+    orders: z.array(Order),
+    total_count: int(),
+    has_more: z.boolean().openapi({ description: "more orders follow: pass next_cursor as cursor" }),
+    next_cursor: z.string().nullable().openapi({ description: "opaque cursor of the next page; null on the last page" }),
+  })
+  .openapi("OrderList");
 
 const Health = z.object({
   mark_price: dec("18 decimals"), mark_price_formatted: fmt(), position_value: wad(), position_value_formatted: fmt(),

@@ -1,7 +1,8 @@
 /**
  * The gateway's request schemas: each parameter declared once, validating requests and feeding
- * the OpenAPI document. Wire types per DESIGN.md: `side`, `leverage`, `order_type` are JSON
- * integers; amounts and prices are decimal strings; ids and keys are hex strings.
+ * the OpenAPI document. Wire types: `side`, `leverage`, `order_type` are integers, sent as JSON
+ * integers or their decimal strings alike (the spec: integer-like values travel as strings);
+ * amounts and prices are decimal strings; ids and keys are hex strings.
  */
 import { z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
@@ -75,6 +76,17 @@ export const OrderbookQuery = z.object({
 export const OrdersQuery = z.object({
   market_id: bytes32("only orders of this market").optional(),
   status: z.enum(["active", "filled", "cancelled"]).optional().openapi({ description: "order status filter" }),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, "expected an integer from 1 to 1000")
+    .refine((v) => Number(v) >= 1 && Number(v) <= 1000, "expected an integer from 1 to 1000")
+    .optional()
+    .openapi({ description: "orders per page, newest first (1 to 1000, default 100)", example: "100" }),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,512}$/, "expected next_cursor of the previous page, unchanged")
+    .optional()
+    .openapi({ description: "next_cursor of the previous page (opaque): the orders after it" }),
   min_block: minBlock,
 });
 
@@ -89,13 +101,18 @@ const ORDER_TYPE = { 0: "MARKET", 1: "LIMIT" } as const;
 export const sideName = (s: 0 | 1) => SIDE[s];
 export const orderTypeName = (t: 0 | 1) => ORDER_TYPE[t];
 
-const intEnum = (description: string) =>
+/**
+ * An integer-like field: a JSON integer or its decimal string (the spec: integer-like values may
+ * travel as strings), so `0` and `"0"` are the same value; anything else is a 400 naming it.
+ */
+const intLike = (min: number, max: number, expected: string) =>
   z
-    .number({ error: "expected a JSON integer 0 or 1" })
-    .int("expected a JSON integer 0 or 1")
-    .min(0, "expected 0 or 1")
-    .max(1, "expected 0 or 1")
-    .openapi({ description, enum: [0, 1], example: 0 }) as unknown as z.ZodType<0 | 1>;
+    .union([z.number().int(), z.string().regex(/^\d{1,7}$/)], { error: `expected ${expected} (a JSON integer or its decimal string)` })
+    .transform(Number)
+    .pipe(z.number().min(min, `expected ${expected}`).max(max, `expected ${expected}`));
+
+const intEnum = (description: string) =>
+  intLike(0, 1, "0 or 1").openapi({ description, example: 0 }) as unknown as z.ZodType<0 | 1>;
 
 export const CreateAccountBody = z
   .object({
@@ -121,12 +138,10 @@ export const TradeBody = z
     market_id: bytes32("market to trade"),
     collateral: uintString("collateral in deposit-token base units (6 decimals); 0 = reduce-only close", "100000000"),
     side: intEnum("0 = LONG, 1 = SHORT"),
-    leverage: z
-      .number({ error: "expected a JSON integer" })
-      .int("expected a JSON integer")
-      .min(0, "expected a non-negative integer")
-      .max(1_000_000, "too large")
-      .openapi({ description: "leverage multiplier, 1 to the market's max_leverage", example: 5 }),
+    leverage: intLike(0, 1_000_000, "a non-negative integer up to 1000000").openapi({
+      description: "leverage multiplier, 1 to the market's max_leverage (a JSON integer or its decimal string)",
+      example: 5,
+    }),
     order_type: intEnum("0 = MARKET, 1 = LIMIT"),
     limit_price: uintString("limit price, 18 decimals (required for LIMIT, ignored for MARKET)", "1085000000000000000").optional(),
     client_key: bytes32("optional client order id (made by the venue when absent)").optional(),

@@ -12,6 +12,7 @@ import { createApiApp } from "./lib/app.js";
 import { corsPolicy } from "./lib/cors.js";
 import { notFound, onError } from "./lib/errors.js";
 import { docsRoutes } from "./lib/docs.js";
+import { installApiLimits } from "./lib/limits.js";
 import { guardPonderMetrics } from "./lib/metrics.js";
 import { sqlCostGuard, sqlGuard, type ExplainCost } from "./lib/sqlGuard.js";
 import { accountRoutes } from "./routes/accounts.js";
@@ -26,6 +27,8 @@ const app = createApiApp();
 app.use(corsPolicy());
 // a client's X-Request-Id is kept only when short and plain (≤ 255 of [A-Za-z0-9_=-]), else replaced
 app.use(requestId());
+// 405, body limit, rate limits (src/api/lib/limits.ts): before every route, after CORS so a 429 carries it
+installApiLimits(app);
 
 /** The planner's cost of a /sql query, on the same session Ponder's client() runs it on. */
 const explainCost: ExplainCost = async ({ sql, params }) => {

@@ -268,6 +268,50 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
       expect(cancelledKeys).toContain(clientKey);
     });
 
+    it("orders page with an opaque cursor; orders placed while paging are returned once, on a fresh first page", async () => {
+      const mark = await req("GET", `/v1/markets/${market.marketId}/price`, { key: trader.apiKey });
+      const tick = 10n ** 13n;
+      const place = async (i: number) => {
+        const price = ((BigInt(mark.body.data.mark_price) * BigInt(970 - i)) / 1000n / tick) * tick; // resting bids
+        const r = await req("POST", `/v1/accounts/${accountId}/trade`, {
+          key: trader.apiKey,
+          body: { market_id: market.marketId, collateral: "10000000", side: "0", leverage: "2", order_type: 1, limit_price: price.toString() },
+        });
+        expect(r.status, JSON.stringify(r.body)).toBe(201);
+        return { key: r.body.data.client_key as string, block: Number(r.body.data.block_number ?? 0) };
+      };
+      const before = [await place(1), await place(2), await place(3)];
+      const page = (query: string) => req("GET", `/v1/accounts/${accountId}/orders?status=active&${query}`, { key: trader.apiKey });
+
+      const first = await page(`limit=2&min_block=${before[2]!.block}`);
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      expect(first.body.data).toMatchObject({ has_more: true, next_cursor: expect.stringMatching(/^[A-Za-z0-9_-]+$/) });
+      const seen: string[] = first.body.data.orders.map((o: { client_key: string }) => o.client_key);
+      const during = await place(4); // a newer order lands between two pages
+      let cursor: string | null = first.body.data.next_cursor;
+      while (cursor) {
+        const r = await page(`limit=2&cursor=${cursor}&min_block=${during.block}`);
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        seen.push(...r.body.data.orders.map((o: { client_key: string }) => o.client_key));
+        cursor = r.body.data.has_more ? r.body.data.next_cursor : null;
+        if (!r.body.data.has_more) expect(r.body.data.next_cursor).toBeNull();
+      }
+      expect(new Set(seen).size).toBe(seen.length); // each once
+      for (const o of before) expect(seen).toContain(o.key);
+      expect(seen).not.toContain(during.key); // newer than the cursor: on a fresh first page
+      expect((await page("limit=1")).body.data.orders[0].client_key).toBe(during.key);
+
+      for (const q of ["limit=0", "limit=1001", "cursor=!!", "cursor=abc"]) {
+        const bad = await page(q);
+        expect(bad.status, q).toBe(400);
+        expect(bad.body.error!.code).toBe("VALIDATION_ERROR");
+      }
+      for (const o of [...before, during]) {
+        const c = await req("POST", `/v1/accounts/${accountId}/orders/cancel`, { key: trader.apiKey, body: { market_id: market.marketId, client_key: o.key } });
+        expect(c.status, JSON.stringify(c.body)).toBe(200);
+      }
+    });
+
     it("close without a position: 404 NO_POSITION (another wallet's account: 403)", async () => {
       const other3 = s.deployment.markets[2]!.marketId;
       const none = await req("POST", `/v1/accounts/${accountId}/positions/${other3}/close`, { key: trader.apiKey, body: {} });
@@ -280,8 +324,9 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
     it("wrong JSON types and malformed bodies are 400 VALIDATION_ERROR naming the field", async () => {
       const good = { market_id: market.marketId, collateral: "1000000", side: 0, leverage: 2, order_type: 0 };
       for (const [patch, field] of [
-        [{ side: "0" }, "side"],
-        [{ leverage: "2" }, "leverage"],
+        [{ side: "2" }, "side"],
+        [{ side: "LONG" }, "side"],
+        [{ leverage: "2.5" }, "leverage"],
         [{ order_type: "MARKET" }, "order_type"],
         [{ collateral: 1000000 }, "collateral"],
         [{ limit_price: 1 }, "limit_price"],
@@ -300,9 +345,12 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
       const cancelBad = await req("POST", `/v1/accounts/${accountId}/orders/cancel`, { key: trader.apiKey, body: { market_id: market.marketId } });
       expect(cancelBad.status).toBe(400);
       expect(cancelBad.body.error!.message).toContain("client_key");
-      const lev0 = await req("POST", `/v1/accounts/${accountId}/trade`, { key: trader.apiKey, body: { ...good, leverage: 0 } });
-      expect(lev0.status).toBe(400);
-      expect(lev0.body.error!.code).toBe("EXCEEDS_MAX_LEVERAGE");
+      // integer-like values as JSON integers or their strings alike (the spec): 0 and "0" are one value
+      for (const leverage of [0, "0"]) {
+        const lev0 = await req("POST", `/v1/accounts/${accountId}/trade`, { key: trader.apiKey, body: { ...good, leverage, side: "0", order_type: "0" } });
+        expect(lev0.status, JSON.stringify(lev0.body)).toBe(400);
+        expect(lev0.body.error!.code).toBe("EXCEEDS_MAX_LEVERAGE");
+      }
     });
 
     it("POST /v1/accounts/create: only for the key's wallet", async () => {

@@ -186,7 +186,16 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
       keys,
       logDir,
       // A calmer price feed than `npm start`'s: fewer blocks to index while tests run on 2 cores.
-      env: { PRICE_FEED_INTERVAL_MS: process.env.E2E_PRICE_FEED_INTERVAL_MS ?? "10000", ACCESS_POLICY: accessPolicy, ...opts.env },
+      // Tests are one client making many requests: a high configured limit (never a bypass in
+      // code). Loopback is the trusted proxy, so a test can act as another client address
+      // (X-Forwarded-For) and exhaust that address's limits without touching the others'.
+      env: {
+        PRICE_FEED_INTERVAL_MS: process.env.E2E_PRICE_FEED_INTERVAL_MS ?? "10000",
+        ACCESS_POLICY: accessPolicy,
+        RATE_LIMIT_PER_MINUTE: "100000",
+        TRUSTED_PROXIES: "127.0.0.1",
+        ...opts.env,
+      },
       log: (m) => log(`[${kind}] ${m}`),
     });
     log(`[${kind}] services up in ${Date.now() - t0} ms`);

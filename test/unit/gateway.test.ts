@@ -183,12 +183,29 @@ describe("writes", () => {
     expect(req!.headers["x-request-id"]).toBe("req-abc");
   });
 
+  it("integer-like fields accept 0 and \"0\" alike (side, order_type, leverage) and forward the same body", async () => {
+    const base = { market_id: MARKET, collateral: "1000", limit_price: "1085000000000000000" };
+    for (const body of [{ ...base, side: 1, leverage: 5, order_type: 1 }, { ...base, side: "1", leverage: "5", order_type: "1" }]) {
+      const res = await gw.app.request("/v1/accounts/7/trade", json(body, gw.keyA.key));
+      expect(res.status).toBe(200);
+    }
+    const [asNumbers, asStrings] = gw.relayer.requests;
+    expect(asStrings!.body).toEqual(asNumbers!.body);
+    expect(asStrings!.body).toMatchObject({ side: "SHORT", leverage: 5, orderType: "LIMIT" });
+    const close = await gw.app.request(`/v1/accounts/7/positions/${MARKET}/close`, json({ order_type: "0" }, gw.keyA.key));
+    expect(close.status).toBe(200);
+    expect(gw.relayer.requests[2]!.body).toMatchObject({ orderType: "MARKET" });
+  });
+
   it.each([
-    [{ side: "0" }, "side"],
+    [{ side: "2" }, "side"],
     [{ side: 2 }, "side"],
-    [{ leverage: "5" }, "leverage"],
+    [{ side: "LONG" }, "side"],
+    [{ side: "-1" }, "side"],
+    [{ leverage: "2.5" }, "leverage"],
     [{ leverage: 2.5 }, "leverage"],
     [{ order_type: "MARKET" }, "order_type"],
+    [{ order_type: " 0" }, "order_type"],
     [{ collateral: 100 }, "collateral"],
     [{ collateral: "1.5" }, "collateral"],
     [{ collateral: "1" + "0".repeat(78) }, "collateral"],

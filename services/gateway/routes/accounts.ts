@@ -104,7 +104,7 @@ export const listOrders = defineRoute({
   tag,
   summary: "Orders of an account",
   request: { params: AccountIdParam, query: OrdersQuery },
-  ok: { status: 200, name: "OrderList", data: OrderListData, description: "{ orders: [order], total_count }" },
+  ok: { status: 200, name: "OrderList", data: OrderListData, description: "{ orders: [order], total_count, has_more, next_cursor }: newest first; pass next_cursor back as cursor for the next page" },
   errors: [404],
 });
 
@@ -243,7 +243,7 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
       c,
       await integration.call({
         path: `/accounts/${c.req.valid("param").account_id}/orders`,
-        query: { marketId: q.market_id, status: q.status, minBlock: q.min_block },
+        query: { marketId: q.market_id, status: q.status, limit: q.limit, cursor: q.cursor, minBlock: q.min_block },
         headers: forwardHeaders(c),
       }),
     );

@@ -34,21 +34,25 @@ export const AccountPath = z.object({ accountId: AccountIdParam.openapi({ param:
 export const AddressPath = z.object({ userAddress: Address.openapi({ param: { name: "userAddress", in: "path" } }) });
 export const MarketPath = z.object({ marketId: MarketId.openapi({ param: { name: "marketId", in: "path" } }) });
 export const AccountMarketPath = AccountPath.extend(MarketPath.shape);
-export const ReadQuery = z.object({ minBlock });
+// Query schemas are strict: an unknown parameter is a 400 naming it, so a random one can
+// neither pass unnoticed nor make a fresh response-cache key.
+export const ReadQuery = z.strictObject({ minBlock });
 
-export const OrdersQuery = z.object({
+export const OrdersQuery = z.strictObject({
   marketId: MarketId.optional().openapi({ param: { name: "marketId", in: "query" } }),
   status: z.enum(["active", "filled", "cancelled"]).optional().openapi({ description: "Order status filter" }),
   limit: intQuery(1, MAX_ORDERS_LIMIT)
     .default(100)
     .openapi({ type: "integer", description: `Orders per page, newest first (1..${MAX_ORDERS_LIMIT}, default 100)` }),
-  offset: intQuery(0, 1_000_000_000)
-    .default(0)
-    .openapi({ type: "integer", description: "Orders to skip (default 0)" }),
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({ description: "`nextCursor` of the previous page (opaque): the orders after it, in the same order" }),
   minBlock,
 });
 
-export const OrderBookQuery = z.object({
+export const OrderBookQuery = z.strictObject({
   depth: intQuery(1, MAX_BOOK_DEPTH)
     .default(10)
     .openapi({ type: "integer", description: `Price levels per side (1..${MAX_BOOK_DEPTH}, default 10)` }),
@@ -175,6 +179,8 @@ export const OrderList = z
   .object({
     orders: z.array(Order),
     totalCount: z.number().int().openapi({ description: "Orders matching the filters (all pages)" }),
+    hasMore: z.boolean().openapi({ description: "More orders follow this page: pass nextCursor as cursor" }),
+    nextCursor: z.string().nullable().openapi({ description: "Opaque cursor of the next page; null on the last page" }),
   })
   .openapi("OrderList");
 

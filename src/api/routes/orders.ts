@@ -1,9 +1,14 @@
-/** GET /accounts/{accountId}/orders?marketId=&status=&limit=&offset= (newest first). */
+/**
+ * GET /accounts/{accountId}/orders?marketId=&status=&limit=&cursor= (newest first), paged with
+ * an opaque keyset cursor (core/cursor.ts) on (createdBlock, orderId): orders placed while a
+ * client pages through sort before its cursor, so each order is returned once.
+ */
 import { createRoute } from "@hono/zod-openapi";
 import { db } from "ponder:api";
 import { order } from "ponder:schema";
-import { and, count, desc, eq } from "ponder";
+import { and, count, desc, eq, lt, or } from "ponder";
 import type { Hex } from "viem";
+import { decodeUintCursor, encodeCursor } from "../../../core/cursor.js";
 import { createApiApp } from "../lib/app.js";
 import { requireAccount, requireMarket } from "../lib/data.js";
 import { orderResponse } from "../lib/responses.js";
@@ -31,17 +36,30 @@ export const orderRoutes = createApiApp().openapi(listOrders, async (c) => {
   const accountId = BigInt(raw);
   const marketId = q.marketId?.toLowerCase() as Hex | undefined;
   await Promise.all([requireAccount(accountId), marketId ? requireMarket(marketId) : undefined]);
+  const after = q.cursor === undefined ? undefined : decodeUintCursor("orders", q.cursor, 2);
   const where = and(
     eq(order.accountId, accountId),
     marketId ? eq(order.marketId, marketId) : undefined,
     q.status ? eq(order.status, q.status) : undefined,
   );
+  const page = after
+    ? and(where, or(lt(order.createdBlock, after[0]!), and(eq(order.createdBlock, after[0]!), lt(order.orderId, after[1]!))))
+    : where;
   const data = await readAtIndexedBlock(c, async () => {
     const [rows, total] = await Promise.all([
-      db.select().from(order).where(where).orderBy(desc(order.createdBlock), desc(order.orderId)).limit(q.limit).offset(q.offset),
+      // one more than the page says whether another follows
+      db.select().from(order).where(page).orderBy(desc(order.createdBlock), desc(order.orderId)).limit(q.limit + 1),
       db.select({ n: count() }).from(order).where(where),
     ]);
-    return { orders: rows.map(orderResponse), totalCount: Number(total[0]?.n ?? 0) };
+    const hasMore = rows.length > q.limit;
+    const items = hasMore ? rows.slice(0, q.limit) : rows;
+    const last = items.at(-1);
+    return {
+      orders: items.map(orderResponse),
+      totalCount: Number(total[0]?.n ?? 0),
+      hasMore,
+      nextCursor: hasMore && last ? encodeCursor("orders", [last.createdBlock, last.orderId]) : null,
+    };
   });
   return c.json({ success: true as const, data }, 200);
 });
