@@ -25,8 +25,9 @@ export interface RateLimitOptions {
 const retryAfter = (resetTime: Date | undefined, windowMs: number) =>
   String(resetTime ? Math.max(1, Math.ceil((resetTime.getTime() - Date.now()) / 1000)) : Math.ceil(windowMs / 1000));
 
-export const rateLimit = ({ limit, windowMs = 60_000, key, store, skip, name = "requests" }: RateLimitOptions): MiddlewareHandler =>
-  rateLimiter({
+export function rateLimit({ limit, windowMs = 60_000, key, store, skip, name = "requests" }: RateLimitOptions): MiddlewareHandler {
+  rateLimitRejections().inc({ limiter: name }, 0); // the series exists before the first rejection
+  return rateLimiter({
     limit,
     windowMs,
     standardHeaders: "draft-6",
@@ -38,6 +39,7 @@ export const rateLimit = ({ limit, windowMs = 60_000, key, store, skip, name = "
       throw new ApiError("RATE_LIMITED", `rate limit of ${limit} requests per ${windowMs / 1000} s exceeded`);
     },
   });
+}
 
 export interface FailureLimitOptions {
   /** failures per window before the client's further failures answer 429 */
@@ -59,6 +61,7 @@ const statusOf = (err: unknown) => (err && typeof err === "object" && typeof (er
  */
 export function failureLimit({ limit, windowMs = 60_000, key, store = new MemoryStore(), isFailure, name = "failures" }: FailureLimitOptions): MiddlewareHandler {
   store.init?.({ windowMs } as never);
+  rateLimitRejections().inc({ limiter: name }, 0);
   return async function failureLimit(c, next) {
     let failure: { err: unknown } | undefined;
     let status: number;

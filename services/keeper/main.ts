@@ -103,6 +103,7 @@ const app = createKeeperApp({
     keeperAddress: keeper.address,
     loops: Object.fromEntries(Object.entries(loops).map(([k, l]) => [k, l.state()])),
   }),
+  metrics: { open: cfg.PROFILE === "local", adminToken: cfg.ADMIN_TOKEN },
 });
 
 const server = serve({ fetch: app.fetch, hostname: cfg.HOST, port: cfg.PORT }, (info) => {

@@ -4,6 +4,14 @@
  */
 import type { Address } from "viem";
 import { ApiError } from "../../core/errors.js";
+import { counter } from "../../core/metrics.js";
+
+const liquidations = () =>
+  counter({
+    name: "venue_keeper_liquidations_total",
+    help: "Liquidations sent to the relayer (the keeper's scan and the /v1 liquidate routes): attempted, then done (mined), pending (202) or failed",
+    labelNames: ["result"],
+  });
 
 export type RelayerAnswer = { status: number; body: unknown };
 export type ForwardHeaders = { callerAddress: Address; requestId?: string; idempotencyKey?: string };
@@ -13,14 +21,29 @@ export class RelayerClient {
     private readonly baseUrl: string,
     private readonly internalToken: string,
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    for (const result of ["attempted", "done", "pending", "failed"]) liquidations().inc({ result }, 0); // series exist from the start
+  }
 
   liquidatePosition(accountId: bigint, marketId: string, h: ForwardHeaders): Promise<RelayerAnswer> {
-    return this.post("/internal/liquidations/position", { accountId: accountId.toString(), marketId }, h);
+    return this.liquidation("/internal/liquidations/position", { accountId: accountId.toString(), marketId }, h);
   }
 
   liquidateAccount(accountId: bigint, h: ForwardHeaders): Promise<RelayerAnswer> {
-    return this.post("/internal/liquidations/account", { accountId: accountId.toString() }, h);
+    return this.liquidation("/internal/liquidations/account", { accountId: accountId.toString() }, h);
+  }
+
+  private async liquidation(path: string, body: unknown, h: ForwardHeaders): Promise<RelayerAnswer> {
+    const m = liquidations();
+    m.inc({ result: "attempted" });
+    try {
+      const a = await this.post(path, body, h);
+      m.inc({ result: a.status === 202 ? "pending" : a.status >= 200 && a.status < 300 ? "done" : "failed" });
+      return a;
+    } catch (e) {
+      m.inc({ result: "failed" });
+      throw e;
+    }
   }
 
   /**

@@ -12,6 +12,7 @@ import { Store } from "./db/store.js";
 import { Chain } from "./chain.js";
 import { Relayer } from "./relayer.js";
 import { relayerApp } from "./http/app.js";
+import { registerRelayerMetrics } from "./metrics.js";
 
 async function main() {
   let cfg: ReturnType<typeof loadConfig>;
@@ -29,6 +30,7 @@ async function main() {
   const relayer = new Relayer(cfg, chain, new Store(db), log);
   relayer.dbKind = db.kind;
   await relayer.start();
+  registerRelayerMetrics({ db, chain, signer: relayer.signer });
   const app = relayerApp(relayer, log);
   const server = serve({ fetch: app.fetch, port: cfg.PORT, hostname: cfg.HOST }, (info) => {
     log.info({ host: cfg.HOST, port: info.port, signer: relayer.signer, db: db.kind, schema: cfg.RELAYER_DB_SCHEMA, accessPolicy: cfg.accessPolicy }, "relayer listening");

@@ -11,6 +11,7 @@ import type { Address, Hex } from "viem";
 import { getAddress, isAddress } from "viem";
 import { ApiError } from "../../../core/errors.js";
 import { ok } from "../../../core/envelope.js";
+import { httpMetrics, initMetrics, metricsHandler } from "../../../core/metrics.js";
 import { AccountIdParam, Bytes32 } from "../../../core/schemas/writes.js";
 import type { LiquidationService } from "../liquidation/service.js";
 import { errorResponse, makeOnError, notFound, validationHook } from "./errors.js";
@@ -21,6 +22,8 @@ export type KeeperAppDeps = {
   log: Logger;
   /** Liveness of the keeper's loops, reported by /health. */
   status: () => Record<string, unknown>;
+  /** GET /metrics: open (local profile), else only with this admin token (none: never). */
+  metrics?: { open: boolean; adminToken?: string };
 };
 
 const Envelope = z
@@ -126,6 +129,9 @@ export function createKeeperApp(deps: KeeperAppDeps) {
   const app = new OpenAPIHono({ defaultHook: validationHook as never });
   app.onError(makeOnError(log));
   app.notFound(notFound);
+  initMetrics("keeper");
+  app.use(httpMetrics());
+  app.get("/metrics", metricsHandler(deps.metrics ?? { open: false }));
   // Actions need the internal token before anything else is looked at.
   app.on("POST", "/liquidation/*", async function requireInternalToken(c, next) {
     const token = c.req.header("x-internal-token");

@@ -11,6 +11,8 @@ import type { Logger } from "pino";
 import { engineAbi } from "../../../abis/index.js";
 import { ApiError } from "../../../core/errors.js";
 import { ok } from "../../../core/envelope.js";
+import { httpMetrics, metricsHandler } from "../../../core/metrics.js";
+import { profileFromEnv } from "../../../core/profiles.js";
 import { parseOrThrow } from "../../../core/schemas/validation.js";
 import {
   AccountIdParam, AmountBody, CancelOrderQuery, ClientKey, ClosePositionBody, CreateAccountBody, LiquidateAccountBody,
@@ -60,6 +62,9 @@ export function relayerApp(relayer: Relayer, log: Logger) {
   const app = new Hono();
   app.onError(onError(log));
   app.notFound((c) => errorJson(c, new ApiError("NOT_FOUND", `no route ${c.req.method} ${c.req.path}`)));
+  app.use(httpMetrics());
+  // Prometheus: open locally, else the admin token (not the internal token: scrapers are not services)
+  app.get("/metrics", metricsHandler({ open: profileFromEnv().name === "local", adminToken: cfg.adminToken }));
   app.use("*", internalAuth({ token: cfg.INTERNAL_TOKEN }));
 
   app.get("/health", async (c) => {
