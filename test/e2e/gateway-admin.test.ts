@@ -1,6 +1,7 @@
 /**
  * A second gateway process on the stack's services with a small rate limit: `npm run keys`
- * (create, list, revoke) against its admin endpoint, and 429 with Retry-After per key.
+ * (create, list, revoke) against its admin endpoint, and 429 with Retry-After per key. Then two
+ * more replicas on one Redis (REDIS_URL, 127.0.0.1:6379; .ci/run starts it) share the limits.
  */
 import { spawn, execFile, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -19,16 +20,16 @@ const run = promisify(execFile);
 const stacksWithGateway = stackList().filter((s) => s.gatewayUrl);
 
 describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway keys and rate limit ($kind)", (s: StackInfo) => {
-  let child: ChildProcess | undefined;
+  const children: ChildProcess[] = [];
   let url = "";
   let dir = "";
   const schema = `gw_admin_${Date.now().toString(36)}`;
   const wallet = s.wallets[4]!;
 
-  beforeAll(async () => {
+  /** A gateway process on the stack's services; its own key store unless `schema` is shared. */
+  async function startGateway(extra: Record<string, string>, dbSchema = schema): Promise<{ url: string; child: ChildProcess }> {
     const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    dir = mkdtempSync(join(tmpdir(), "gw-admin-"));
+    const url = `http://127.0.0.1:${port}`;
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       PROFILE: "local",
@@ -40,35 +41,42 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
       KEEPER_URL: s.keeperUrl ?? "",
       INTERNAL_TOKEN: s.internalToken,
       ADMIN_TOKEN: s.adminToken,
-      RATE_LIMIT_PER_MINUTE: "3",
       LOG_LEVEL: "warn",
+      ...extra,
     };
     delete env.DATABASE_URL;
     if (s.databaseUrl) {
       env.DATABASE_URL = s.databaseUrl;
-      env.GATEWAY_DB_SCHEMA = schema;
-    } else env.PGLITE_DIR = join(dir, "db");
-    child = spawn(process.execPath, [tsx, "services/gateway/main.ts"], { cwd: root, env, stdio: "ignore" });
+      env.GATEWAY_DB_SCHEMA = dbSchema;
+    } else env.PGLITE_DIR = join(dir, `db-${port}`);
+    const proc = spawn(process.execPath, [tsx, "services/gateway/main.ts"], { cwd: root, env, stdio: "ignore" });
+    children.push(proc);
     const deadline = Date.now() + 120_000;
     for (;;) {
       const ok = await fetch(`${url}/v1/openapi.json`).then((r) => r.ok, () => false);
-      if (ok) break;
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error("second gateway did not start");
+      if (ok) return { url, child: proc };
+      if (Date.now() > deadline || proc.exitCode !== null) throw new Error("gateway did not start");
       await new Promise((r) => setTimeout(r, 250));
     }
+  }
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "gw-admin-"));
+    url = (await startGateway({ RATE_LIMIT_PER_MINUTE: "3" })).url;
   }, 180_000);
 
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      child.kill("SIGTERM");
-      await new Promise((r) => child!.once("exit", r));
+    for (const c of children) {
+      if (c.exitCode !== null) continue;
+      c.kill("SIGTERM");
+      await new Promise((r) => c.once("exit", r));
     }
     if (dir) rmSync(dir, { recursive: true, force: true });
     if (s.databaseUrl) {
       const pg = (await import("pg")).default;
       const c = new pg.Client({ connectionString: s.databaseUrl });
       await c.connect();
-      await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      for (const sc of [schema, `${schema}_r`]) await c.query(`DROP SCHEMA IF EXISTS "${sc}" CASCADE`);
       await c.end();
     }
   });
@@ -113,5 +121,47 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
     expect(((await over.json()) as { error: { code: string } }).error.code).toBe("RATE_LIMITED");
     // the keyless market list is counted per client address, not on this key's budget
     expect((await fetch(`${url}/v1/markets`)).status).toBe(200);
+  });
+
+  describe("two replicas on one Redis", () => {
+    const replicas: string[] = [];
+    beforeAll(async () => {
+      // one key store (Postgres: the same schema; PGlite: each its own, so only addresses are shared)
+      const env = { RATE_LIMIT_PER_MINUTE: "4", REDIS_URL: "redis://127.0.0.1:6379", TRUSTED_PROXIES: "127.0.0.1" };
+      const shared = `${schema}_r`;
+      for (let i = 0; i < 2; i++) replicas.push((await startGateway(env, shared)).url);
+    }, 240_000);
+
+    it("share the keyless limit of a client address: 4 requests across both, the 5th is 429 on either", async () => {
+      // a client address of this run only (the counters outlive it in Redis for a minute)
+      const client = `198.18.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+      const get = (i: number) => fetch(`${replicas[i % 2]}/v1/markets`, { headers: { "X-Forwarded-For": client } });
+      const remaining: string[] = [];
+      for (let i = 0; i < 4; i++) {
+        const r = await get(i);
+        expect(r.status).toBe(200);
+        remaining.push(r.headers.get("ratelimit-remaining")!);
+      }
+      expect(remaining).toEqual(["3", "2", "1", "0"]);
+      for (const i of [0, 1]) {
+        const over = await get(i);
+        expect(over.status).toBe(429);
+        expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(0);
+      }
+    });
+
+    it.skipIf(!s.databaseUrl)("share an API key's limit (one key store on Postgres)", async () => {
+      const created = await run(process.execPath, [tsx, "scripts/keys.ts", "create", wallet.address, "e2e-replicas"], {
+        cwd: root,
+        env: { ...process.env, GATEWAY_ADMIN_URL: replicas[0], ADMIN_TOKEN: s.adminToken },
+      });
+      const key = /^key\s+(vgw_\S+)$/m.exec(created.stdout)![1]!;
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const r = await fetch(`${replicas[i % 2]}/v1/accounts/${wallet.accountId}`, { headers: { "X-API-Key": key } });
+        statuses.push(r.status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 429]);
+    });
   });
 });
