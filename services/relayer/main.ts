@@ -30,7 +30,7 @@ async function main() {
   const relayer = new Relayer(cfg, chain, new Store(db), log);
   relayer.dbKind = db.kind;
   await relayer.start();
-  registerRelayerMetrics({ db, chain, signer: relayer.signer });
+  registerRelayerMetrics(relayer);
   const app = relayerApp(relayer, log);
   const server = serve({ fetch: app.fetch, port: cfg.PORT, hostname: cfg.HOST }, (info) => {
     log.info({ host: cfg.HOST, port: info.port, signer: relayer.signer, db: db.kind, schema: cfg.RELAYER_DB_SCHEMA, accessPolicy: cfg.accessPolicy }, "relayer listening");

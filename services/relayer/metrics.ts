@@ -1,48 +1,59 @@
 /**
- * The relayer's Prometheus series (core/metrics.ts serves them at GET /metrics), read from its
- * store and the chain at scrape time, so they hold across restarts and replicas sharing a store:
- * writes per state (queue depth), the age of the oldest unfinished write, the signer's balance
- * and nonces, and the fee bumps signed. Requests by route and status come from `httpMetrics`.
+ * The relayer's Prometheus series (core/metrics.ts serves them at GET /metrics), from the
+ * relayer's own getters (`Relayer.stats()`: its store and the signer's last balance read) and
+ * the chain's nonces, read at scrape time: writes per open state (queue depth), the age of the
+ * oldest unfinished write, the signer's balance and nonces, fee bumps and the other events the
+ * relayer counts since start. Requests by route and status come from `httpMetrics`.
  */
-import { count, countDistinct, inArray, min, sql } from "drizzle-orm";
 import { formatEther } from "viem";
 import { counter, gauge, initMetrics } from "../../core/metrics.js";
-import type { Chain } from "./chain.js";
-import type { RelayerDb } from "./db/client.js";
-import { FINAL_STATUSES, REQUEST_STATUS } from "./db/schema.js";
+import { OPEN_STATUSES } from "./db/schema.js";
+import type { Relayer } from "./relayer.js";
 
-const PENDING = REQUEST_STATUS.filter((s) => !FINAL_STATUSES.includes(s));
+type Stats = Awaited<ReturnType<Relayer["stats"]>>;
 
-export function registerRelayerMetrics({ db: { db, t }, chain, signer }: { db: RelayerDb; chain: Chain; signer: `0x${string}` }): void {
+export function registerRelayerMetrics(relayer: Relayer): void {
   initMetrics("relayer");
+  // one stats() per scrape, shared by the series below (collect() runs for each)
+  let pending: { at: number; stats: Promise<Stats> } | undefined;
+  const stats = () => {
+    if (!pending || Date.now() - pending.at > 500) pending = { at: Date.now(), stats: relayer.stats() };
+    return pending.stats;
+  };
 
   gauge({
-    name: "venue_relayer_requests",
-    help: "Writes in the relayer's store by state (QUEUED, SIGNED, SENT: the queue; CONFIRMED, REVERTED, FAILED: done)",
+    name: "venue_relayer_queue_depth",
+    help: "Writes not final, by state (QUEUED, SIGNED, SENT)",
     labelNames: ["state"],
     async collect() {
-      const rows = await db.select({ state: t.requests.status, n: count() }).from(t.requests).groupBy(t.requests.status);
-      this.reset();
-      for (const s of REQUEST_STATUS) this.set({ state: s }, 0);
-      for (const r of rows) this.set({ state: r.state }, Number(r.n));
+      const { queue } = await stats();
+      for (const state of OPEN_STATUSES) this.set({ state }, queue[state] ?? 0);
     },
   });
 
   gauge({
     name: "venue_relayer_oldest_pending_write_age_seconds",
-    help: "Age of the oldest write not yet final (QUEUED, SIGNED or SENT); 0 when none",
+    help: "Age of the oldest write not yet final; 0 when none",
     async collect() {
-      const [r] = await db.select({ oldest: min(t.requests.createdAt) }).from(t.requests).where(inArray(t.requests.status, PENDING));
-      const oldest = r?.oldest ? new Date(r.oldest).getTime() : undefined;
-      this.set(oldest ? Math.max(0, (Date.now() - oldest) / 1000) : 0);
+      this.set((await stats()).oldestPendingAgeMs / 1000);
     },
   });
 
   gauge({
     name: "venue_relayer_signer_balance_eth",
-    help: "The relayer signer's balance in ether (pays every write's gas)",
+    help: "The relayer signer's balance in ether (pays every write's gas), as last read",
     async collect() {
-      this.set(Number(formatEther(await chain.client.getBalance({ address: signer }))));
+      const { balanceWei } = await stats();
+      const wei = balanceWei ?? (await relayer.chain.client.getBalance({ address: relayer.signer }));
+      this.set(Number(formatEther(wei)));
+    },
+  });
+
+  gauge({
+    name: "venue_relayer_signer_funds_low",
+    help: "1 while the signer is below MIN_SIGNER_BALANCE_WEI and writes are refused (503), else 0",
+    async collect() {
+      this.set((await stats()).fundsLow ? 1 : 0);
     },
   });
 
@@ -51,25 +62,36 @@ export function registerRelayerMetrics({ db: { db, t }, chain, signer }: { db: R
     help: "The signer's nonces: next to assign (store), pending and mined (chain); next - mined = in flight",
     labelNames: ["source"],
     async collect() {
-      const [stored, pending, mined] = await Promise.all([
-        db.select({ n: t.signers.nextNonce }).from(t.signers).where(sql`${t.signers.address} = ${signer.toLowerCase()}`),
-        chain.client.getTransactionCount({ address: signer, blockTag: "pending" }),
-        chain.client.getTransactionCount({ address: signer, blockTag: "latest" }),
+      const { client } = relayer.chain;
+      const [{ nextNonce }, chainPending, chainMined] = await Promise.all([
+        stats(),
+        client.getTransactionCount({ address: relayer.signer, blockTag: "pending" }),
+        client.getTransactionCount({ address: relayer.signer, blockTag: "latest" }),
       ]);
-      if (stored[0]) this.set({ source: "store_next" }, Number(stored[0].n));
-      this.set({ source: "chain_pending" }, pending);
-      this.set({ source: "chain_mined" }, mined);
+      if (nextNonce !== null) this.set({ source: "store_next" }, Number(nextNonce));
+      this.set({ source: "chain_pending" }, chainPending);
+      this.set({ source: "chain_mined" }, chainMined);
     },
   });
 
-  // a counter kept in the store (attempts beyond each request's first), so restarts don't reset it
-  counter({
-    name: "venue_relayer_fee_bumps_total",
-    help: "Replacement transactions signed with a higher fee (fee bumps)",
-    async collect() {
-      const [r] = await db.select({ attempts: count(), requests: countDistinct(t.attempts.requestId) }).from(t.attempts);
-      this.reset();
-      this.inc(Math.max(0, Number(r?.attempts ?? 0) - Number(r?.requests ?? 0)));
-    },
-  });
+  // the relayer's own counters (since this process started); Prometheus' rate() handles restarts
+  const events: Array<[keyof Stats["counters"], string, string]> = [
+    ["feeBumps", "venue_relayer_fee_bumps_total", "Replacement transactions signed with a higher fee"],
+    ["feeCapReached", "venue_relayer_fee_cap_reached_total", "Fee bumps stopped at the configured fee cap"],
+    ["noops", "venue_relayer_noop_replacements_total", "Expired writes whose nonce was replaced by a no-op"],
+    ["expired", "venue_relayer_expired_total", "Writes that passed their validUntil unmined"],
+    ["cancelled", "venue_relayer_cancelled_total", "Pending writes cancelled by their caller"],
+    ["refusedOutOfFunds", "venue_relayer_refused_out_of_funds_total", "Writes refused (503) while the signer was low on funds"],
+  ];
+  for (const [field, name, help] of events) {
+    counter({
+      name,
+      help,
+      async collect() {
+        const n = (await stats()).counters[field] ?? 0;
+        this.reset();
+        this.inc(n);
+      },
+    });
+  }
 }

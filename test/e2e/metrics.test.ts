@@ -38,8 +38,12 @@ describe.each(stackList().filter((s) => s.gatewayUrl && s.relayerUrl && s.keeper
   it("the relayer: queue depth per state, oldest pending write, signer balance and nonce, fee bumps, requests", async () => {
     expect((await fetch(`${s.relayerUrl}/health`, { headers: { "X-Internal-Token": s.internalToken } })).status).toBe(200);
     const series = await scrape(s.relayerUrl!);
-    for (const state of ["QUEUED", "SIGNED", "SENT", "CONFIRMED", "REVERTED", "FAILED"]) {
-      expect(series("venue_relayer_requests", { state, service: "relayer" })[0]).toBeGreaterThanOrEqual(0);
+    for (const state of ["QUEUED", "SIGNED", "SENT"]) {
+      expect(series("venue_relayer_queue_depth", { state, service: "relayer" })[0]).toBeGreaterThanOrEqual(0);
+    }
+    expect(series("venue_relayer_signer_funds_low")[0]).toBe(0);
+    for (const name of ["fee_cap_reached", "noop_replacements", "expired", "cancelled", "refused_out_of_funds"]) {
+      expect(series(`venue_relayer_${name}_total`)[0]).toBeGreaterThanOrEqual(0);
     }
     expect(series("venue_relayer_oldest_pending_write_age_seconds")[0]).toBeGreaterThanOrEqual(0);
     expect(series("venue_relayer_signer_balance_eth")[0]).toBeGreaterThan(0); // anvil funds the signer
