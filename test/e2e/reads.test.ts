@@ -117,7 +117,7 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
     const f = await get(`/accounts/${acct}/positions/${EUR}/funding`);
     expect(f.body.data).toMatchObject({ pendingFunding: "0", direction: "NONE" });
     const o = await get(`/accounts/${acct}/orders?status=filled`);
-    expect(o.body.data).toEqual({ orders: [], totalCount: 0 });
+    expect(o.body.data).toEqual({ orders: [], totalCount: 0, hasMore: false, nextCursor: null });
     const active = await get(`/accounts/${acct}/orders?status=active&marketId=${EUR.toUpperCase().replace("0X", "0x")}`);
     expect(active.body.data.totalCount).toBe(1);
     expect(active.body.data.orders[0]).toMatchObject({ side: "SHORT", orderType: "LIMIT", isActive: true, fillPercent: 0, priceFormatted: "1.085" });
