@@ -25,7 +25,6 @@ contract Scenario09ParametersAttack is AttackBase {
     }
 
     function test_attack_leverageTimesMaintenanceAtLeastOne() public {
-        _pendingFix("scenario 9: leverage x maintenance < 1 (risk)");
         IMarket.MarketParams memory p = _eurParams();
         p.maxLeverage = 100;
         p.maintenanceMarginBps = 100;
@@ -40,14 +39,12 @@ contract Scenario09ParametersAttack is AttackBase {
     }
 
     function test_attack_unboundedFillCap() public {
-        _pendingFix("scenario 9: fill cap bounded (risk)");
         IMarket.MarketParams memory p = _eurParams();
         p.maxFillsPerTx = type(uint16).max;
         _refused(p, "65,535 fills per transaction");
     }
 
     function test_attack_fundingClampDoesNotFitItsType() public {
-        _pendingFix("scenario 9: funding clamp fits its type (risk)");
         IMarket.MarketParams memory p = _eurParams();
         p.maxFundingRateX18PerHour = uint256(type(uint64).max) + 1;
         _refused(p, "a funding clamp beyond int64");
@@ -66,7 +63,6 @@ contract Scenario09ParametersAttack is AttackBase {
     /// USD/JPY at 150 with the EUR/USD tick: either refused, or a limit order at the mark still
     /// goes in after the index doubles.
     function test_attack_tickTooFineForJpy() public {
-        _pendingFix("scenario 9: the highest price a tick allows (risk)");
         bytes32 jpy = keccak256("USD/JPY");
         oracle.setPrice(jpy, 150e18);
         IMarket m;
