@@ -112,8 +112,9 @@ library RiskChecks {
     // ─── liquidation ─────────────────────────────────────────────────────────────────────
 
     /// Opposite resting size a liquidation of `id` could fill at or better than the bankruptcy
-    /// price: other accounts' orders only, and reduce-only orders only while their owner still
-    /// holds a position they reduce.
+    /// price: other accounts' orders only; reduce-only ones only while their owner still holds a
+    /// position they reduce; orders that open or add to the maker's position only if the maker
+    /// stays at initial margin after the fill (issue 10 cancels the others instead of filling them).
     function depthInsideBankruptcy(IMarket m, ILens lens, uint256 id) internal view returns (uint256 depth) {
         IMarket.PositionView memory p = m.getPosition(id);
         if (p.sizeQty == 0) return 0;
@@ -126,12 +127,23 @@ library RiskChecks {
             IMarket.OrderView memory o = m.getOrder(base | j);
             if (o.status != IMarket.OrderStatus.ACTIVE || o.side != opposite || o.accountId == id) continue;
             if (long ? o.priceX18 < bankrupt : o.priceX18 > bankrupt) continue;
-            if (o.reduceOnly) {
-                int256 s = m.getPosition(o.accountId).sizeQty;
-                // a bid reduces a short, an ask reduces a long
-                if (s == 0 || (s > 0) == (o.side == IMarket.Side.LONG)) continue;
-            }
+            if (!_makerCanFill(m, o)) continue;
             depth += o.remainingQty;
         }
+    }
+
+    /// Whether a fill of resting order `o` at its price is allowed for its maker (see above).
+    function _makerCanFill(IMarket m, IMarket.OrderView memory o) private view returns (bool) {
+        int256 s = m.getPosition(o.accountId).sizeQty;
+        bool bid = o.side == IMarket.Side.LONG;
+        bool reduces = s != 0 && (s > 0) != bid; // a bid reduces a short, an ask a long
+        if (o.reduceOnly) return reduces;
+        if (reduces) return true;
+        IMarket.MarketParams memory mp = m.params();
+        uint256 mark = m.markPrice();
+        // per unit: allocated margin - maker fee + PnL at the mark >= mark / max leverage
+        int256 eq = int256(o.marginRemainingWad * 1e18 / o.remainingQty) - int256(o.priceX18 * mp.makerFeeBps / 1e4)
+            + (bid ? int256(mark) - int256(o.priceX18) : int256(o.priceX18) - int256(mark));
+        return eq >= int256(mark / mp.maxLeverage);
     }
 }
