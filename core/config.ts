@@ -1,5 +1,5 @@
 /**
- * Configuration shared by every process: chain, deployment file, the internal token, and the
+ * Configuration shared by every process: chain, deployment file, and the
  * local key scheme (anvil's well-known mnemonic; indices per docs/SERVICES.md).
  */
 import { pbkdf2Sync } from "node:crypto";
@@ -23,8 +23,7 @@ export const KEY_INDEX = {
 } as const;
 export const DEMO_WALLET_INDICES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
 
-/** Local defaults of the shared secrets; non-local profiles must override them. */
-export const DEFAULT_INTERNAL_TOKEN = "local-internal-token";
+/** Local default of the admin token; non-local profiles must override it (core/profiles.ts has the others). */
 export const DEFAULT_ADMIN_TOKEN = "local-admin-token";
 
 export type DevAccount = PrivateKeyAccount & { privateKey: Hex; index: number };
@@ -82,7 +81,6 @@ const chainEnv = z.object({
   RPC_URL: z.string().url().default("http://127.0.0.1:8545"),
   CHAIN_ID: z.coerce.number().int().positive().default(LOCAL_CHAIN_ID),
   DEPLOYMENT_FILE: z.string().optional(),
-  INTERNAL_TOKEN: z.string().min(1).default(DEFAULT_INTERNAL_TOKEN),
   PROFILE: z.enum(["local", "development", "production"]).default("local"),
 });
 export type ChainConfig = z.infer<typeof chainEnv>;

@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   // HTTP / infrastructure
   VALIDATION_ERROR: 400,
   UNAUTHENTICATED: 401,
+  INSUFFICIENT_SCOPE: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
@@ -123,6 +124,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   CANCELLED: "the write was cancelled by its caller",
   NOT_CANCELLABLE: "the write is already final",
   RELAYER_OUT_OF_FUNDS: "the relayer's signer is low on ether; retry later",
+  INSUFFICIENT_SCOPE: "the calling service's token does not allow this route",
 };
 
 /** Turns a decoded contract error (name + args) into an ApiError. */

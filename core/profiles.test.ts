@@ -20,13 +20,14 @@ describe("profiles", () => {
 
   it("refuses default, missing or short secrets outside local", () => {
     const p = profileFromEnv({ PROFILE: "production" });
-    expect(() => assertProfileSecrets(p, { ...DEFAULT_SECRETS })).toThrow(/INTERNAL_TOKEN is the local default/);
-    expect(secretProblems(p, {})).toHaveLength(3);
-    expect(secretProblems(p, { INTERNAL_TOKEN: "short", ADMIN_TOKEN: "x".repeat(32), JWT_SECRET: "y".repeat(32) })).toEqual([
-      "INTERNAL_TOKEN is shorter than 16 characters",
+    expect(() => assertProfileSecrets(p, { ...DEFAULT_SECRETS })).toThrow(/GATEWAY_TOKEN is the local default/);
+    expect(secretProblems(p, {})).toHaveLength(Object.keys(DEFAULT_SECRETS).length);
+    const names = ["GATEWAY_TOKEN", "ADMIN_TOKEN", "JWT_SECRET"] as const;
+    expect(secretProblems(p, { GATEWAY_TOKEN: "short", ADMIN_TOKEN: "x".repeat(32), JWT_SECRET: "y".repeat(32) }, names)).toEqual([
+      "GATEWAY_TOKEN is shorter than 16 characters",
     ]);
     expect(() =>
-      assertProfileSecrets(p, { INTERNAL_TOKEN: "a".repeat(32), ADMIN_TOKEN: "b".repeat(32), JWT_SECRET: "c".repeat(32) }),
+      assertProfileSecrets(p, { GATEWAY_TOKEN: "a".repeat(32), ADMIN_TOKEN: "b".repeat(32), JWT_SECRET: "c".repeat(32) }, names),
     ).not.toThrow();
   });
 

@@ -4,7 +4,7 @@
  * every secret a process uses must be set to a non-default value: the process refuses to start
  * otherwise (`assertProfileSecrets`), and `secret()` throws rather than fall back to a default.
  */
-import { DEFAULT_ADMIN_TOKEN, DEFAULT_INTERNAL_TOKEN, LOCAL_CHAIN_ID } from "./config";
+import { DEFAULT_ADMIN_TOKEN, LOCAL_CHAIN_ID } from "./config";
 
 export const PROFILE_NAMES = ["local", "development", "production"] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
@@ -26,7 +26,7 @@ export interface Profile {
   marketMaker: boolean;
   /** Ponder's `/sql/*` without the internal token. */
   openSql: boolean;
-  /** INTERNAL_TOKEN, ADMIN_TOKEN and JWT_SECRET must be set and differ from the local defaults. */
+  /** Every secret a process uses must be set and differ from the local defaults. */
   requireSecrets: boolean;
 }
 
@@ -66,15 +66,27 @@ export const PROFILES: Record<ProfileName, Profile> = {
   },
 };
 
-/** Local defaults of the shared secrets: fine on a laptop, refused anywhere else. */
+/**
+ * Local defaults of the secrets: fine on a laptop, refused anywhere else. One token per calling
+ * service (scopes in core/auth/service-tokens.ts), the admin token, the sign-in key.
+ */
 export const DEFAULT_SECRETS = {
-  INTERNAL_TOKEN: DEFAULT_INTERNAL_TOKEN,
+  GATEWAY_TOKEN: "local-gateway-token",
+  INTEGRATION_TOKEN: "local-integration-token",
+  KEEPER_TOKEN: "local-keeper-token",
+  REGISTRATION_TOKEN: "local-registration-token",
   ADMIN_TOKEN: DEFAULT_ADMIN_TOKEN,
   JWT_SECRET: "local-jwt-secret",
 } as const;
 export type SecretName = keyof typeof DEFAULT_SECRETS;
-/** What the indexer's process (the integration API) signs and sends with. */
-export const INDEXER_SECRETS: readonly SecretName[] = ["INTERNAL_TOKEN", "JWT_SECRET"];
+/** The indexer's process: signs sessions, calls the relayer as the integration API, lets the keeper read /sql. */
+export const INDEXER_SECRETS: readonly SecretName[] = ["JWT_SECRET", "INTEGRATION_TOKEN", "KEEPER_TOKEN"];
+/** The relayer: knows every caller's token, and the admin token of its registry. */
+export const RELAYER_SECRETS: readonly SecretName[] = ["GATEWAY_TOKEN", "INTEGRATION_TOKEN", "KEEPER_TOKEN", "REGISTRATION_TOKEN", "ADMIN_TOKEN"];
+/** The gateway: its own token, the admin token of its key routes. */
+export const GATEWAY_SECRETS: readonly SecretName[] = ["GATEWAY_TOKEN", "ADMIN_TOKEN"];
+/** The keeper: its own token and the gateway's (which may liquidate through it); REGISTRATION_TOKEN is optional. */
+export const KEEPER_SECRETS: readonly SecretName[] = ["KEEPER_TOKEN", "GATEWAY_TOKEN"];
 
 /** Minimum length of a secret outside `local`. */
 export const MIN_SECRET_LENGTH = 16;

@@ -1,5 +1,5 @@
 /**
- * Forwarding a write to the relayer's internal API (docs/SERVICES.md): the internal token, the
+ * Forwarding a write to the relayer's internal API (docs/SERVICES.md): the caller's service token, the
  * authenticated wallet as X-Caller-Address, Idempotency-Key and X-Request-Id passed through.
  * The relayer's envelope and status come back as they are; a relayer that is down or slow is a
  * 503 SERVICE_UNAVAILABLE / 504 UPSTREAM_TIMEOUT envelope, never a 500.
@@ -18,12 +18,12 @@ export type ForwardRequest = {
   requestId?: string | null;
 };
 
-/** Relayer settings of a client service from its environment (RELAYER_URL, INTERNAL_TOKEN, WRITE_TIMEOUT_MS). */
-export function relayerTargetFromEnv(env: Record<string, string | undefined> = process.env, defaultToken = "local-internal-token"): RelayerTarget {
+/** Relayer settings of a client service: RELAYER_URL, WRITE_TIMEOUT_MS, and the caller's own service token. */
+export function relayerTargetFromEnv(env: Record<string, string | undefined>, token: string): RelayerTarget {
   const writeTimeout = Number(env.WRITE_TIMEOUT_MS ?? 15_000);
   return {
     url: (env.RELAYER_URL ?? "http://127.0.0.1:42070").replace(/\/$/, ""),
-    token: env.INTERNAL_TOKEN || defaultToken,
+    token,
     // The relayer answers 202 after WRITE_TIMEOUT_MS; leave it room to do so.
     timeoutMs: (Number.isFinite(writeTimeout) ? writeTimeout : 15_000) + 10_000,
   };

@@ -17,8 +17,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join, resolve } from "node:path";
 import type { PublicClient } from "viem";
 import { startAnvil, rpcAnswers, type Anvil } from "../core/chain/anvil.js";
-import { DEFAULT_ADMIN_TOKEN, DEFAULT_INTERNAL_TOKEN, KEY_INDEX, LOCAL_CHAIN_ID, devAccount } from "../core/config.js";
+import { KEY_INDEX, LOCAL_CHAIN_ID, devAccount } from "../core/config.js";
 import { PROJECT_ROOT, loadDeployment, serializeDeployment, type Deployment } from "../core/deployment.js";
+import { DEFAULT_SECRETS, type SecretName } from "../core/profiles.js";
 import { CODE_HASH, deployVenue, isDeployed, writeDeployment } from "./deploy.js";
 import { publicClientFor, walletClientFor } from "./lib/clients.js";
 import { DEMO_DEPOSIT_6, DEMO_MINT_6, createAccountsInOrder, mintTo, prepareWallet, usd } from "./lib/demo-wallets.js";
@@ -156,11 +157,8 @@ async function main() {
         relayerDir: join(dir, "relayer-db"),
         gatewayDir: join(dir, "gateway-db"),
       },
-      secrets: {
-        internalToken: process.env.INTERNAL_TOKEN ?? DEFAULT_INTERNAL_TOKEN,
-        adminToken: process.env.ADMIN_TOKEN ?? DEFAULT_ADMIN_TOKEN,
-        jwtSecret: process.env.JWT_SECRET ?? "local-jwt-secret",
-      },
+      // the local defaults (one token per calling service), unless the environment sets them
+      secrets: Object.fromEntries(Object.entries(DEFAULT_SECRETS).map(([k, d]) => [k, process.env[k] || d])) as Record<SecretName, string>,
       keys: {
         deployer: devAccount(KEY_INDEX.deployer).privateKey,
         relayer: devAccount(KEY_INDEX.relayer).privateKey,
@@ -192,7 +190,7 @@ async function main() {
       }
       const old = previous?.wallets.find((w) => w.address.toLowerCase() === a.address.toLowerCase())?.apiKey;
       if (old && (await keyWorks(gw, old, accountIds[i]!))) apiKeys.push(old);
-      else apiKeys.push(await createApiKey(gw, process.env.ADMIN_TOKEN ?? DEFAULT_ADMIN_TOKEN, a.address, `demo wallet ${a.index}`));
+      else apiKeys.push(await createApiKey(gw, process.env.ADMIN_TOKEN || DEFAULT_SECRETS.ADMIN_TOKEN, a.address, `demo wallet ${a.index}`));
     }
 
     const local: LocalJson = {

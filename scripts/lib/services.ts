@@ -8,6 +8,7 @@ import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import type { Hex } from "viem";
 import { PROJECT_ROOT } from "../../core/deployment.js";
+import type { SecretName } from "../../core/profiles.js";
 import { startProcess, waitForHttp, type Proc } from "./processes.js";
 
 const require = createRequire(import.meta.url);
@@ -26,7 +27,8 @@ export type ServicesOptions = {
   indexerSchema: string;
   ports: Record<ServiceName, number>;
   db: DbConfig;
-  secrets: { internalToken: string; adminToken: string; jwtSecret: string };
+  /** every service token, the admin token and the sign-in key, by env name (core/profiles.ts DEFAULT_SECRETS) */
+  secrets: Record<SecretName, string>;
   keys: { relayer: Hex; keeper: Hex; priceFeed: Hex; marketMaker: Hex; deployer: Hex };
   logDir: string;
   /** extra env for every service (e.g. keeper intervals in tests) */
@@ -66,9 +68,7 @@ export function commonEnv(o: ServicesOptions): NodeJS.ProcessEnv {
     RPC_URL: o.rpcUrl,
     CHAIN_ID: String(o.chainId),
     DEPLOYMENT_FILE: o.deploymentFile,
-    INTERNAL_TOKEN: o.secrets.internalToken,
-    ADMIN_TOKEN: o.secrets.adminToken,
-    JWT_SECRET: o.secrets.jwtSecret,
+    ...o.secrets,
     INTEGRATION_URL: url("indexer"),
     RELAYER_URL: url("relayer"),
     KEEPER_URL: url("keeper"),
@@ -143,7 +143,7 @@ export async function startServices(o: ServicesOptions): Promise<RunningServices
     const start = (s: ServiceName, path: string, timeoutMs: number) => {
       const p = spawnService(o, s);
       procs.push(p);
-      return waitForHttp(url(s) + path, { proc: p, timeoutMs, headers: { "x-internal-token": o.secrets.internalToken } }).then(() => {
+      return waitForHttp(url(s) + path, { proc: p, timeoutMs, headers: { "x-internal-token": o.secrets.GATEWAY_TOKEN } }).then(() => {
         urls[s] = url(s);
         log(`${s.padEnd(8)} ${url(s)}`);
       });

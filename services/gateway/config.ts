@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../../core/http/body-limit";
 import { trustedProxies } from "../../core/http/client-address";
-import { assertProfileSecrets, profileFromEnv, secret, type Profile } from "../../core/profiles";
+import { assertProfileSecrets, GATEWAY_SECRETS, profileFromEnv, secret, type Profile } from "../../core/profiles";
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -57,7 +57,8 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   trustedProxies: string;
   redisUrl?: string;
-  internalToken: string;
+  /** the gateway's own service token (X-Internal-Token to the relayer and the keeper) */
+  gatewayToken: string;
   adminToken: string;
   logLevel: string;
 }
@@ -65,7 +66,7 @@ export interface GatewayConfig {
 /** Parses the environment; throws with a readable message on bad values or unsafe secrets. */
 export function loadGatewayConfig(env: Record<string, string | undefined> = process.env): GatewayConfig {
   const profile = profileFromEnv(env);
-  assertProfileSecrets(profile, env, ["INTERNAL_TOKEN", "ADMIN_TOKEN"]);
+  assertProfileSecrets(profile, env, GATEWAY_SECRETS);
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
@@ -96,7 +97,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     trustedProxies: e.TRUSTED_PROXIES,
     redisUrl: e.REDIS_URL,
-    internalToken: secret("INTERNAL_TOKEN", env),
+    gatewayToken: secret("GATEWAY_TOKEN", env),
     adminToken: secret("ADMIN_TOKEN", env),
     logLevel: e.LOG_LEVEL,
   };

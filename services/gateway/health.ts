@@ -72,7 +72,7 @@ export async function checkService(name: ServiceName, { config, store }: HealthD
   const t0 = performance.now();
   const ms = () => Math.round((performance.now() - t0) * 100) / 100;
   const timeout = config.timeouts.healthMs;
-  const internal = { "X-Internal-Token": config.internalToken };
+  const internal = { "X-Internal-Token": config.gatewayToken };
   try {
     switch (name) {
       case "chain": {

@@ -25,9 +25,10 @@ async function main() {
     pgliteDir: config.pgliteDir,
     schema: config.dbSchema,
   });
-  const internal = { "X-Internal-Token": config.internalToken };
+  // the gateway's own token (it acts for its keys' wallets); the integration API's reads are public
+  const internal = { "X-Internal-Token": config.gatewayToken };
   const upstreams = {
-    integration: createUpstream("integration", config.integrationUrl, config.timeouts.integrationMs, internal),
+    integration: createUpstream("integration", config.integrationUrl, config.timeouts.integrationMs),
     relayer: createUpstream("relayer", config.relayerUrl, config.timeouts.relayerMs, internal),
     keeper: createUpstream("keeper", config.keeperUrl, config.timeouts.keeperMs, internal),
   };

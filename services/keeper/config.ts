@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Hex } from "viem";
 import { chainConfig, KEY_INDEX, roleKey, type ChainConfig } from "../../core/config.js";
-import { assertProfileSecrets, profileFromEnv, type AccessPolicy } from "../../core/profiles.js";
+import { assertProfileSecrets, KEEPER_SECRETS, profileFromEnv, secret, secretProblems, type AccessPolicy } from "../../core/profiles.js";
 
 const bool = z
   .enum(["true", "false", "1", "0", ""])
@@ -16,8 +16,6 @@ const keeperEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(42071),
   INTEGRATION_URL: z.string().url().default("http://127.0.0.1:42069"),
   RELAYER_URL: z.string().url().default("http://127.0.0.1:42070"),
-  /** Optional: under the invite-only policy, lets the keeper register its address with the relayer. */
-  ADMIN_TOKEN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
   LIQUIDATION_ENABLED: bool.optional(),
@@ -64,11 +62,17 @@ export type KeeperConfig = ChainConfig &
     marketMakerKey: Hex;
     /** Local only: mints deposit tokens for the market maker. */
     deployerKey: Hex;
+    /** the keeper's own service token (relayer: liquidations; integration API: /sql) */
+    keeperToken: string;
+    /** the gateway's token: the only caller of the keeper's liquidate routes */
+    gatewayToken: string;
+    /** registration-only token: under invite-only the keeper registers its own address (null: not set) */
+    registrationToken: string | null;
   };
 
 export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperConfig {
   const profile = profileFromEnv(env);
-  assertProfileSecrets(profile, env, ["INTERNAL_TOKEN"]);
+  assertProfileSecrets(profile, env, KEEPER_SECRETS);
   const chain = chainConfig(env);
   const parsed = keeperEnv.safeParse(env);
   if (!parsed.success) {
@@ -100,5 +104,8 @@ export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperCo
     priceFeedKey: priceFeedEnabled ? roleKey("PRICE_FEED_PRIVATE_KEY", KEY_INDEX.priceFeed, env) : unused,
     marketMakerKey: marketMakerEnabled ? roleKey("MARKET_MAKER_PRIVATE_KEY", KEY_INDEX.marketMaker, env) : unused,
     deployerKey: marketMakerEnabled ? roleKey("DEPLOYER_PRIVATE_KEY", KEY_INDEX.deployer, env) : unused,
+    keeperToken: secret("KEEPER_TOKEN", env),
+    gatewayToken: secret("GATEWAY_TOKEN", env),
+    registrationToken: secretProblems(profile, env, ["REGISTRATION_TOKEN"]).length ? null : secret("REGISTRATION_TOKEN", env),
   };
 }

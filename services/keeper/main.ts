@@ -38,21 +38,22 @@ const signer = (role: string, key: `0x${string}`) => new Signer(role, key, clien
 const keeper = signer("keeper", cfg.keeperKey);
 const markets = new MarketDirectory(client, engine);
 
-// `/sql` is open on the local profile; elsewhere it takes the internal token.
+// `/sql` is open on the local profile; elsewhere it takes the keeper's token (scope sql:read).
 const db = createIndexerDb(cfg.INTEGRATION_URL, {
-  internalToken: cfg.PROFILE === "local" ? undefined : cfg.INTERNAL_TOKEN,
+  internalToken: cfg.keeperToken,
   timeoutMs: cfg.UPSTREAM_TIMEOUT_MS,
 });
 const reader = new IndexerReader(db, cfg.INTEGRATION_URL, cfg.CHAIN_ID);
-const relayer = new RelayerClient(cfg.RELAYER_URL, cfg.INTERNAL_TOKEN, cfg.UPSTREAM_TIMEOUT_MS);
+const relayer = new RelayerClient(cfg.RELAYER_URL, cfg.keeperToken, cfg.UPSTREAM_TIMEOUT_MS);
 const service = new LiquidationService(reader, relayer);
 
-// Invite-only relayers refuse unregistered callers: register the keeper when given the admin token.
-if (cfg.accessPolicy === "invite-only" && cfg.liquidationEnabled && cfg.ADMIN_TOKEN) {
-  const adminToken = cfg.ADMIN_TOKEN;
+// Invite-only relayers refuse unregistered callers: the keeper registers itself with the
+// registration-only token and a signature of its key (never the admin token).
+if (cfg.accessPolicy === "invite-only" && cfg.liquidationEnabled && cfg.registrationToken) {
+  const registrationToken = cfg.registrationToken;
   void (async () => {
     for (let attempt = 1; attempt <= 10; attempt++) {
-      const status = await relayer.registerCaller(keeper.address, adminToken).catch(() => 0);
+      const status = await relayer.registerSelf(keeper.account, registrationToken).catch(() => 0);
       if (status === 200 || status === 201) return log.info({ address: keeper.address }, "keeper registered with the relayer");
       await new Promise((r) => setTimeout(r, 3_000));
     }
@@ -96,7 +97,7 @@ if (cfg.marketMakerEnabled) {
 
 const app = createKeeperApp({
   service,
-  internalToken: cfg.INTERNAL_TOKEN,
+  gatewayToken: cfg.gatewayToken,
   log,
   status: () => ({
     profile: cfg.PROFILE,

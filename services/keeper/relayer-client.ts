@@ -2,7 +2,7 @@
  * The relayer's internal liquidation API (docs/SERVICES.md): the keeper never signs a liquidation
  * itself, the relayer (the only owner of its nonces) does. Answers pass through unchanged.
  */
-import type { Address } from "viem";
+import type { Address, LocalAccount } from "viem";
 import { ApiError } from "../../core/errors.js";
 import { counter } from "../../core/metrics.js";
 
@@ -12,6 +12,7 @@ const liquidations = () =>
     help: "Liquidations sent to the relayer (the keeper's scan and the /v1 liquidate routes): attempted, then done (mined), pending (202) or failed",
     labelNames: ["result"],
   });
+import { selfRegistrationMessage } from "../../core/auth/service-tokens.js";
 
 export type RelayerAnswer = { status: number; body: unknown };
 export type ForwardHeaders = { callerAddress: Address; requestId?: string; idempotencyKey?: string };
@@ -48,13 +49,16 @@ export class RelayerClient {
 
   /**
    * Registers the keeper's own address in the relayer's closed-beta registry (invite-only
-   * profiles refuse unregistered callers, liquidations included). Needs the admin token.
+   * profiles refuse unregistered callers, liquidations included): the registration-only token,
+   * and a signature by the keeper's key proving the address is its own.
    */
-  async registerCaller(address: Address, adminToken: string): Promise<number> {
-    const res = await fetch(new URL("/internal/registry", this.baseUrl), {
+  async registerSelf(account: LocalAccount, registrationToken: string): Promise<number> {
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const signature = await account.signMessage({ message: selfRegistrationMessage(account.address, issuedAt) });
+    const res = await fetch(new URL("/internal/registration", this.baseUrl), {
       method: "POST",
-      headers: { "content-type": "application/json", "x-internal-token": this.internalToken, "x-admin-token": adminToken },
-      body: JSON.stringify({ address, note: "keeper (liquidations)" }),
+      headers: { "content-type": "application/json", "x-internal-token": registrationToken },
+      body: JSON.stringify({ address: account.address, issuedAt, signature, note: "keeper (liquidations)" }),
       signal: AbortSignal.timeout(this.timeoutMs),
     });
     return res.status;

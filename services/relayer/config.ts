@@ -6,7 +6,8 @@ import { z } from "zod";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { chainConfig, KEY_INDEX, roleKey } from "../../core/config.js";
-import { assertProfileSecrets, profileFromEnv, secret } from "../../core/profiles.js";
+import { assertProfileSecrets, profileFromEnv, RELAYER_SECRETS, secret } from "../../core/profiles.js";
+import { callerTokens, type KnownToken } from "../../core/auth/service-tokens.js";
 
 export const CRASH_STEPS = ["queued", "signed", "broadcast", "receipt"] as const;
 export type CrashStep = (typeof CRASH_STEPS)[number];
@@ -58,6 +59,8 @@ export type RelayerConfig = z.infer<typeof relayerEnv> &
   ReturnType<typeof chainConfig> & {
     accessPolicy: "open" | "invite-only";
     adminToken: string;
+    /** the tokens of the services that call the relayer, with their scopes */
+    serviceTokens: KnownToken[];
     privateKey: Hex;
     signerAddress: Hex;
   };
@@ -69,12 +72,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayerConfig 
     throw new Error(`invalid relayer configuration: ${msg}`);
   }
   const profile = profileFromEnv(env);
-  assertProfileSecrets(profile, env, ["INTERNAL_TOKEN", "ADMIN_TOKEN"]);
+  assertProfileSecrets(profile, env, RELAYER_SECRETS);
   const privateKey = roleKey("RELAYER_PRIVATE_KEY", KEY_INDEX.relayer, env);
   return {
     ...chainConfig(env),
     ...parsed.data,
-    INTERNAL_TOKEN: secret("INTERNAL_TOKEN", env),
+    serviceTokens: callerTokens(["gateway", "integration", "keeper", "registration"], env),
     accessPolicy: profile.accessPolicy,
     adminToken: secret("ADMIN_TOKEN", env),
     privateKey,

@@ -39,7 +39,7 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
       INTEGRATION_URL: s.integrationUrl,
       RELAYER_URL: s.relayerUrl ?? "",
       KEEPER_URL: s.keeperUrl ?? "",
-      INTERNAL_TOKEN: s.internalToken,
+      GATEWAY_TOKEN: s.internalToken,
       ADMIN_TOKEN: s.adminToken,
       LOG_LEVEL: "warn",
       ...extra,

@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { ADMIN_TOKEN, dropSchema, POSTGRES_URL, query, relayerCall, RELAYER, startRelayer, startTestChain, uniqueSchema, type RelayerDbOpt, type RelayerProc, type TestChain } from "./relayer-harness.js";
+import { selfRegistrationMessage } from "../../core/auth/service-tokens.js";
+import { ADMIN_TOKEN, KEEPER_TOKEN, REGISTRATION_TOKEN, dropSchema, POSTGRES_URL, query, relayerCall, RELAYER, startRelayer, startTestChain, uniqueSchema, type RelayerDbOpt, type RelayerProc, type TestChain } from "./relayer-harness.js";
 
 let chain: TestChain;
 beforeAll(async () => {
@@ -41,6 +42,41 @@ describe.each(["pglite", "postgres"] as const)("relayer gate on %s", (kind) => {
       expect(r.body.error.code).toBe("UNAUTHENTICATED");
     }
     expect((await relayerCall(relayer.url, "GET", "/health", { token: null })).status).toBe(401);
+  });
+
+  it("each service's token has its scopes: the keeper's cannot trade for a user nor register anyone (403 in the envelope)", async () => {
+    const a = chain.accounts[0]!;
+    const before = await nonceNow();
+    const order = { marketId: chain.deployment.markets[0]!.marketId, collateralAmount: "1000000", side: "LONG", leverage: 2, orderType: "MARKET" };
+    for (const token of [KEEPER_TOKEN, REGISTRATION_TOKEN]) {
+      const r = await relayerCall(relayer.url, "POST", `/internal/accounts/${a.accountId}/orders`, { token, caller: a.address, body: order });
+      expect(r.status).toBe(403);
+      expect(r.body).toMatchObject({ success: false, error: { code: "INSUFFICIENT_SCOPE" } });
+    }
+    // the keeper's token may liquidate (a healthy account: the chain says no, not the gate)
+    const liq = await relayerCall(relayer.url, "POST", "/internal/liquidations/account", { token: KEEPER_TOKEN, caller: a.address, body: { accountId: String(a.accountId) } });
+    expect(liq.body.error?.code).not.toBe("INSUFFICIENT_SCOPE");
+    expect([200, 409]).toContain(liq.status);
+    // the registry's admin routes need the admin token; the keeper's token is not it
+    const adminTry = await relayerCall(relayer.url, "POST", "/internal/registry", { token: KEEPER_TOKEN, body: { address: a.address } });
+    expect(adminTry.status).toBe(401);
+    // the registration-only token registers the wallet that signs, and no other
+    const self = privateKeyToAccount(generatePrivateKey());
+    const other = privateKeyToAccount(generatePrivateKey());
+    const issuedAt = Math.floor(Date.now() / 1000);
+    const signature = await self.signMessage({ message: selfRegistrationMessage(self.address, issuedAt) });
+    const forOther = await relayerCall(relayer.url, "POST", "/internal/registration", { token: REGISTRATION_TOKEN, body: { address: other.address, issuedAt, signature } });
+    expect(forOther.status).toBe(403);
+    expect(forOther.body.error.code).toBe("INSUFFICIENT_SCOPE");
+    const withKeeperToken = await relayerCall(relayer.url, "POST", "/internal/registration", { token: KEEPER_TOKEN, body: { address: self.address, issuedAt, signature } });
+    expect(withKeeperToken.status).toBe(403);
+    const itself = await relayerCall(relayer.url, "POST", "/internal/registration", { token: REGISTRATION_TOKEN, body: { address: self.address, issuedAt, signature } });
+    expect(itself.status).toBe(201);
+    const list = await relayerCall(relayer.url, "GET", "/internal/registry", { token: null, headers: { "X-Admin-Token": ADMIN_TOKEN } });
+    const registered = list.body.data.wallets.map((w: { address: string }) => w.address);
+    expect(registered).toContain(self.address);
+    expect(registered).not.toContain(other.address);
+    expect(await nonceNow()).toBe(before + (liq.status === 200 ? 1 : 0));
   });
 
   it("20 concurrent identical requests with one key: one transaction, one answer", async () => {

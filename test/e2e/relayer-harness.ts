@@ -9,7 +9,8 @@ import { join } from "node:path";
 import pg from "pg";
 import type { Address, Hex, PublicClient } from "viem";
 import { startAnvil, freePort, type Anvil } from "../../core/chain/anvil.js";
-import { DEFAULT_ADMIN_TOKEN, DEFAULT_INTERNAL_TOKEN, KEY_INDEX, devAccount } from "../../core/config.js";
+import { DEFAULT_ADMIN_TOKEN, KEY_INDEX, devAccount } from "../../core/config.js";
+import { DEFAULT_SECRETS } from "../../core/profiles.js";
 import type { Deployment } from "../../core/deployment.js";
 import { deployVenue, writeDeployment } from "../../scripts/deploy.js";
 import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
@@ -20,7 +21,11 @@ import { PROJECT_ROOT } from "../../core/deployment.js";
 import { POSTGRES_URL } from "./stack.js";
 
 export { POSTGRES_URL };
-export const INTERNAL_TOKEN = DEFAULT_INTERNAL_TOKEN;
+/** The gateway's local token: tests call the relayer as the gateway does (scope act-for-users). */
+export const INTERNAL_TOKEN = DEFAULT_SECRETS.GATEWAY_TOKEN;
+/** The keeper's and the registration-only local tokens (scopes in core/auth/service-tokens.ts). */
+export const KEEPER_TOKEN = DEFAULT_SECRETS.KEEPER_TOKEN;
+export const REGISTRATION_TOKEN = DEFAULT_SECRETS.REGISTRATION_TOKEN;
 export const ADMIN_TOKEN = DEFAULT_ADMIN_TOKEN;
 export const RELAYER = devAccount(KEY_INDEX.relayer);
 
@@ -80,7 +85,6 @@ export async function startRelayer(chain: TestChain, db: RelayerDbOpt, env: Reco
     RPC_URL: chain.rpcUrl,
     CHAIN_ID: "31337",
     DEPLOYMENT_FILE: chain.deploymentFile,
-    INTERNAL_TOKEN,
     ADMIN_TOKEN,
     RELAYER_PRIVATE_KEY: RELAYER.privateKey,
     PORT: String(port),

@@ -20,7 +20,8 @@ import { join } from "node:path";
 import pg from "pg";
 import type { Address, Hex, PublicClient } from "viem";
 import { startAnvil, freePort, type Anvil } from "../../core/chain/anvil.js";
-import { DEFAULT_ADMIN_TOKEN, DEFAULT_INTERNAL_TOKEN, KEY_INDEX, devAccount } from "../../core/config.js";
+import { KEY_INDEX, devAccount } from "../../core/config.js";
+import { DEFAULT_SECRETS, type SecretName } from "../../core/profiles.js";
 import type { Deployment } from "../../core/deployment.js";
 import { deployVenue, writeDeployment } from "../../scripts/deploy.js";
 import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
@@ -50,8 +51,14 @@ export type StackInfo = {
   relayerUrl: string | null; // null when the service does not exist yet
   gatewayUrl: string | null;
   keeperUrl: string | null;
+  /**
+   * The gateway's service token: tests call the relayer and the keeper as the gateway does (it
+   * may act for users). Other callers' tokens are in `tokens`.
+   */
   internalToken: string;
   adminToken: string;
+  /** every service token by env name (GATEWAY_TOKEN, INTEGRATION_TOKEN, KEEPER_TOKEN, REGISTRATION_TOKEN, ...) */
+  tokens: Record<SecretName, string>;
   jwtSecret: string;
   /** lower-case wallet address → API key */
   apiKeys: Record<string, string>;
@@ -128,7 +135,7 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
     priceFeed: devAccount(KEY_INDEX.priceFeed).privateKey,
     marketMaker: devAccount(KEY_INDEX.marketMaker).privateKey,
   };
-  const secrets = { internalToken: DEFAULT_INTERNAL_TOKEN, adminToken: DEFAULT_ADMIN_TOKEN, jwtSecret: `e2e-jwt-${runId}` };
+  const secrets: Record<SecretName, string> = { ...DEFAULT_SECRETS, JWT_SECRET: `e2e-jwt-${runId}` };
 
   let anvil: Anvil | undefined;
   let services: RunningServices | undefined;
@@ -202,7 +209,7 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
 
     const apiKeys: Record<string, string> = {};
     if (services.urls.gateway && accessPolicy === "open") {
-      for (const a of demo) apiKeys[a.address.toLowerCase()] = await createApiKey(services.urls.gateway, secrets.adminToken, a.address, `e2e-${a.index}`);
+      for (const a of demo) apiKeys[a.address.toLowerCase()] = await createApiKey(services.urls.gateway, secrets.ADMIN_TOKEN, a.address, `e2e-${a.index}`);
     }
 
     const info: StackInfo = {
@@ -215,9 +222,10 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
       relayerUrl: services.urls.relayer,
       gatewayUrl: services.urls.gateway,
       keeperUrl: services.urls.keeper,
-      internalToken: secrets.internalToken,
-      adminToken: secrets.adminToken,
-      jwtSecret: secrets.jwtSecret,
+      internalToken: secrets.GATEWAY_TOKEN,
+      adminToken: secrets.ADMIN_TOKEN,
+      jwtSecret: secrets.JWT_SECRET,
+      tokens: secrets,
       apiKeys,
       wallets: demo.map((a, i) => ({
         index: a.index,

@@ -84,7 +84,7 @@ export async function gatewayOverStandIns(env: Record<string, string> = {}, remo
   });
   const store = await openGatewayStore({ pgliteDir: "memory://", schema: `gw_${++schemas}`, pglite: await sharedPglite() });
   const keys = new KeyStore(store, config.keyCacheMs);
-  const internal = { "X-Internal-Token": config.internalToken };
+  const internal = { "X-Internal-Token": config.gatewayToken };
   const app = createGatewayApp({
     config,
     store,

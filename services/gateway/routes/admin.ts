@@ -52,7 +52,8 @@ async function assertRegistered({ config }: GatewayDeps, wallet: Address) {
   let res: Response;
   try {
     res = await fetch(`${config.relayerUrl}/internal/registry/${wallet}`, {
-      headers: { "X-Internal-Token": config.internalToken, "X-Admin-Token": config.adminToken },
+      // the gateway's token may read the registry (registry:read); the admin token stays here
+      headers: { "X-Internal-Token": config.gatewayToken },
       signal: AbortSignal.timeout(config.timeouts.healthMs),
     });
   } catch {

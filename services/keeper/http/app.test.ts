@@ -23,7 +23,7 @@ const service = {
   liquidateAccount: async () => ({ status: 409, body: { success: false, error: { code: "NOT_LIQUIDATABLE", message: "healthy" } } }),
 } as unknown as LiquidationService;
 
-const app = createKeeperApp({ service, internalToken: TOKEN, log: pino({ level: "silent" }), status: () => ({ loops: {} }) });
+const app = createKeeperApp({ service, gatewayToken: TOKEN, log: pino({ level: "silent" }), status: () => ({ loops: {} }) });
 const get = async (path: string, init?: RequestInit) => {
   const res = await app.request(path, init);
   return { status: res.status, body: (await res.json()) as any, headers: res.headers };

@@ -1,7 +1,8 @@
 /**
  * The keeper's HTTP API (docs/SERVICES.md "Keeper internal API"; the gateway proxies
  * `/v1/liquidation/*` here): liquidation reads at the latest indexed block, and the liquidate
- * actions forwarded to the relayer. Loopback by default; POST routes need `X-Internal-Token`.
+ * actions forwarded to the relayer. Loopback by default; POST routes need `X-Internal-Token` =
+ * the gateway's token (the keeper then calls the relayer with its own).
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -18,7 +19,8 @@ import { errorResponse, makeOnError, notFound, validationHook } from "./errors.j
 
 export type KeeperAppDeps = {
   service: LiquidationService;
-  internalToken: string;
+  /** the gateway's service token: the caller of the liquidate routes (for its keys' wallets) */
+  gatewayToken: string;
   log: Logger;
   /** Liveness of the keeper's loops, reported by /health. */
   status: () => Record<string, unknown>;
@@ -125,7 +127,7 @@ function forwardHeaders(c: Context) {
 }
 
 export function createKeeperApp(deps: KeeperAppDeps) {
-  const { service, internalToken, log } = deps;
+  const { service, gatewayToken, log } = deps;
   const app = new OpenAPIHono({ defaultHook: validationHook as never });
   app.onError(makeOnError(log));
   app.notFound(notFound);
@@ -135,7 +137,7 @@ export function createKeeperApp(deps: KeeperAppDeps) {
   // Actions need the internal token before anything else is looked at.
   app.on("POST", "/liquidation/*", async function requireInternalToken(c, next) {
     const token = c.req.header("x-internal-token");
-    if (!token || !sameSecret(token, internalToken)) {
+    if (!token || !sameSecret(token, gatewayToken)) {
       c.header("WWW-Authenticate", 'Token realm="keeper", header="X-Internal-Token"');
       return errorResponse(c, new ApiError("UNAUTHENTICATED", "missing or invalid X-Internal-Token"));
     }

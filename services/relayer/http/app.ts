@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
-import { getAddress, isAddress, type Address, type Hex } from "viem";
+import { getAddress, isAddress, verifyMessage, type Address, type Hex } from "viem";
 import type { Logger } from "pino";
 import { engineAbi } from "../../../abis/index.js";
 import { ApiError } from "../../../core/errors.js";
@@ -24,7 +24,7 @@ import type { Kind, Params } from "../ops.js";
 import type { NewRequest, RequestRow } from "../db/store.js";
 import { authorize, OPS } from "../ops.js";
 import { errorJson, onError } from "./errors.js";
-import { internalAuth, sameSecret } from "./internal-auth.js";
+import { identifyService, requireScope, sameSecret, selfRegistrationMessage, type ServiceVariables } from "../../../core/auth/service-tokens.js";
 import { operatorTypedData } from "../typed-data.js";
 
 /** Stable JSON (sorted keys) for the idempotency body hash. */
@@ -59,13 +59,19 @@ const randomClientKey = () => `0x${randomBytes(32).toString("hex")}` as Hex;
 
 export function relayerApp(relayer: Relayer, log: Logger) {
   const { cfg, store, chain } = relayer;
-  const app = new Hono();
+  const app = new Hono<{ Variables: ServiceVariables }>();
   app.onError(onError(log));
   app.notFound((c) => errorJson(c, new ApiError("NOT_FOUND", `no route ${c.req.method} ${c.req.path}`)));
   app.use(httpMetrics());
   // Prometheus: open locally, else the admin token (not the internal token: scrapers are not services)
   app.get("/metrics", metricsHandler({ open: profileFromEnv().name === "local", adminToken: cfg.adminToken }));
-  app.use("*", internalAuth({ token: cfg.INTERNAL_TOKEN }));
+  // Each calling service has its own token and scopes (core/auth/service-tokens.ts): only the
+  // gateway and the integration API act for users (X-Caller-Address); the keeper liquidates.
+  app.use("*", identifyService(cfg.serviceTokens));
+  app.use("/health", requireScope("health"));
+  for (const path of ["/internal/accounts", "/internal/accounts/*", "/internal/operators/*", "/internal/transactions/*"])
+    app.use(path, requireScope("act-for-users"));
+  app.use("/internal/liquidations/*", requireScope("liquidate"));
 
   app.get("/health", async (c) => {
     const head = await chain.refreshHead().catch(() => null);
@@ -335,15 +341,33 @@ export function relayerApp(relayer: Relayer, log: Logger) {
     return c.json(ok(await statusJson(after)), 202);
   });
 
+  const walletJson = (r: { address: string; note: string | null; createdAt: Date }) => ({
+    address: getAddress(r.address), note: r.note, createdAtISO: r.createdAt.toISOString(),
+  });
+
   // ─── closed-beta registry (admin) ────────────────────────────────────────────────────────
-  const admin = new Hono();
+  // A wallet registers itself with the registration-only token and a signature of its key
+  // (the keeper under invite-only): no admin token, and no other wallet.
+  app.post("/internal/registration", requireScope("registry:self"), async (c) => {
+    const b = (await jsonBody(c)) as { address?: unknown; issuedAt?: unknown; signature?: unknown; note?: unknown };
+    if (typeof b.address !== "string" || !isAddress(b.address, { strict: false })) throw new ApiError("VALIDATION_ERROR", "address: must be an address");
+    if (typeof b.issuedAt !== "number" || !Number.isInteger(b.issuedAt)) throw new ApiError("VALIDATION_ERROR", "issuedAt: unix seconds");
+    if (typeof b.signature !== "string" || !/^0x[0-9a-fA-F]{130}$/.test(b.signature)) throw new ApiError("VALIDATION_ERROR", "signature: 65-byte hex");
+    if (Math.abs(Date.now() / 1000 - b.issuedAt) > 300) throw new ApiError("INVALID_SIGNATURE", "issuedAt is more than 5 minutes away");
+    const valid = await verifyMessage({ address: b.address as Address, message: selfRegistrationMessage(b.address, b.issuedAt), signature: b.signature as Hex }).catch(() => false);
+    if (!valid) throw new ApiError("INSUFFICIENT_SCOPE", "the registration token registers only the wallet that signs the request (itself)");
+    const note = typeof b.note === "string" ? b.note.slice(0, 200) : "self-registered";
+    return c.json(ok(walletJson(await store.register(b.address, note))), 201);
+  });
+
+  const admin = new Hono<{ Variables: ServiceVariables }>();
   admin.use("*", async function adminAuth(c, next) {
+    // the gateway may ask whether a wallet is invited (before it makes a key), nothing more
+    if (c.req.method === "GET" && /^\/internal\/registry\/[^/]+$/.test(c.req.path) && c.get("service")?.scopes.includes("registry:read"))
+      return next();
     const t = c.req.header("X-Admin-Token");
     if (!t || !sameSecret(t, cfg.adminToken)) throw new ApiError("UNAUTHENTICATED", "missing or invalid X-Admin-Token");
     await next();
-  });
-  const walletJson = (r: { address: string; note: string | null; createdAt: Date }) => ({
-    address: getAddress(r.address), note: r.note, createdAtISO: r.createdAt.toISOString(),
   });
   admin.get("/", async (c) => c.json(ok({ accessPolicy: cfg.accessPolicy, wallets: (await store.registered()).map(walletJson) })));
   admin.get("/:address", async (c) => {

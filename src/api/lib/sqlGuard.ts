@@ -1,6 +1,7 @@
 /**
  * Guard of Ponder's SQL over HTTP (`/sql/*`): open only in the local profile (which is never a
- * silent default off the local chain: core/profiles.ts), else only with `X-Internal-Token`.
+ * silent default off the local chain: core/profiles.ts), else only with `X-Internal-Token` = the
+ * keeper's token (the only service with the `sql:read` scope).
  */
 import { timingSafeEqual } from "node:crypto";
 import { createMiddleware } from "hono/factory";
@@ -16,12 +17,12 @@ const same = (a: string, b: string) => {
 
 export function sqlGuard(opts: { open?: boolean; token?: string } = {}) {
   const open = opts.open ?? profileFromEnv().openSql;
-  const token = open ? undefined : (opts.token ?? secret("INTERNAL_TOKEN"));
+  const token = open ? undefined : (opts.token ?? secret("KEEPER_TOKEN"));
   return createMiddleware(async function sqlGuard(c, next) {
     if (!open) {
       const given = c.req.header("X-Internal-Token");
       if (!token || !given || !same(given, token)) {
-        throw new ApiError("UNAUTHENTICATED", "the SQL endpoint needs X-Internal-Token outside the local profile");
+        throw new ApiError("UNAUTHENTICATED", "the SQL endpoint needs X-Internal-Token (a token with the sql:read scope) outside the local profile");
       }
     }
     await next();

@@ -64,7 +64,7 @@ const security = [{ bearerAuth: [] }];
 
 // ─── forwarding ───────────────────────────────────────────────────────────────────────────────
 async function forward(c: Context<Env>, req: Omit<ForwardRequest, "caller" | "idempotencyKey" | "requestId">) {
-  const { status, body } = await forwardToRelayer(relayerTargetFromEnv(process.env, secret("INTERNAL_TOKEN")), {
+  const { status, body } = await forwardToRelayer(relayerTargetFromEnv(process.env, secret("INTEGRATION_TOKEN")), {
     ...req,
     caller: c.get("wallet"),
     idempotencyKey: c.req.header("Idempotency-Key") ?? null,
@@ -202,7 +202,7 @@ writeRoutes.openapi(
   async (c) => {
     const q = c.req.valid("query");
     const qs = new URLSearchParams({ owner: q.owner, ...(q.expiry ? { expiry: q.expiry } : {}), ...(q.deadline ? { deadline: q.deadline } : {}) });
-    const { status, body } = await forwardToRelayer(relayerTargetFromEnv(process.env, secret("INTERNAL_TOKEN")), {
+    const { status, body } = await forwardToRelayer(relayerTargetFromEnv(process.env, secret("INTEGRATION_TOKEN")), {
       method: "GET", path: `/internal/operators/typed-data?${qs}`,
     });
     return c.json(body as object, status as 200) as never;
