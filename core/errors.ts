@@ -57,6 +57,52 @@ export const ERROR_CODES = {
 export type ErrorCode = keyof typeof ERROR_CODES;
 export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode];
 
+/**
+ * What each code means for a client: docs/ERRORS.md is generated from this and ERROR_CODES
+ * (`npm run docs:errors`; a unit test fails when the file is stale). Every code needs one.
+ */
+export const ERROR_MEANINGS: Record<ErrorCode, string> = {
+  ACCOUNT_EXISTS: "The wallet already has an account (one per wallet).",
+  ACCOUNT_NOT_FOUND: "No account with this id.",
+  INVALID_AMOUNT: "The amount is 0 (deposit, withdraw) or otherwise not allowed.",
+  INSUFFICIENT_BALANCE: "The owner holds too little of the deposit token.",
+  INSUFFICIENT_ALLOWANCE: "The owner's allowance of the deposit token to the engine is too low.",
+  INSUFFICIENT_MARGIN: "Not enough available margin for the withdrawal or the order.",
+  UNAUTHORIZED: "The caller is not the account's owner (or, for `userAddress`/`owner` fields, not the signed-in wallet).",
+  MARKET_NOT_FOUND: "No market with this id.",
+  MARKET_NOT_ACTIVE: "The market is paused.",
+  EXCEEDS_MAX_LEVERAGE: "Leverage is 0 or above the market's maximum.",
+  ORDER_NOT_FOUND: "No open order with this client key (it does not exist, or is filled or cancelled).",
+  NO_POSITION: "No open position in this market to close.",
+  OPERATOR_NOT_APPROVED: "The account's owner has not approved the relayer as operator (or the approval expired).",
+  INVALID_PRICE: "The price is zero, off the tick, or outside the band around the mark price.",
+  ORDER_TOO_SMALL: "The order's quantity is below the market's minimum.",
+  PRICE_STALE: "The index price is older than the oracle's staleness bound: trading waits for a fresh price.",
+  SELF_TRADE: "The order would trade against the same account.",
+  INVALID_SIGNATURE: "A signature (operator approval, registration) is invalid or past its deadline.",
+  NOT_REGISTERED: "Closed beta: the wallet is not in the relayer's registry, so it may not write (or get an API key).",
+  CLIENT_KEY_IN_USE: "An open order of this account and market already uses this client key.",
+  NO_LIQUIDITY: "A MARKET order found no opposite orders to trade against.",
+  NOT_LIQUIDATABLE: "The position or account is healthy: nothing to liquidate.",
+  POSITION_NOT_FOUND: "No position with this id.",
+  TRANSACTION_NOT_FOUND: "No write with this request id for this caller.",
+  EXPIRED: "The write's validUntil passed before it was mined: its nonce went to a no-op, or nothing was sent.",
+  CANCELLED: "The write was cancelled by its caller before it was mined.",
+  NOT_CANCELLABLE: "The write is already final (mined, reverted, failed or expired): nothing to cancel.",
+  RELAYER_OUT_OF_FUNDS: "The relayer's signer is low on ether: writes are refused (nothing queued) until it is funded.",
+  VALIDATION_ERROR: "Malformed input: the message names the field (wrong type, not an integer string, beyond uint256, unknown enum or parameter).",
+  UNAUTHENTICATED: "Missing, invalid or expired credentials: bearer token (integration API), X-API-Key (gateway), service or admin token (internal).",
+  INSUFFICIENT_SCOPE: "Internal APIs: the calling service's token is valid but its scopes do not include this route.",
+  NOT_FOUND: "No such route or resource.",
+  IDEMPOTENCY_CONFLICT: "This Idempotency-Key was already used by the caller with another request body.",
+  RATE_LIMITED: "Too many requests: wait for Retry-After seconds (RateLimit-* headers tell the budget).",
+  TRANSACTION_REVERTED: "The transaction reverted on chain for a reason without a code of its own.",
+  UPSTREAM_ERROR: "An internal service answered something unexpected (the fault is behind the surface you called).",
+  SERVICE_UNAVAILABLE: "An internal service or the chain is down or not ready: retry later (Retry-After).",
+  UPSTREAM_TIMEOUT: "An internal service did not answer in time; a write may still complete (follow its requestId).",
+  INTERNAL_ERROR: "A bug on our side; never caused by what a client sends.",
+};
+
 export class ApiError extends Error {
   override readonly name = "ApiError";
   readonly status: ErrorStatus;
