@@ -15,16 +15,19 @@ const same = (a: string, b: string) => {
   return x.length === y.length && timingSafeEqual(x, y);
 };
 
+export type SqlGuardVariables = { sqlService?: boolean };
+
+/** Sets `sqlService` when the caller is the service with the sql:read scope (its queries are the venue's own). */
 export function sqlGuard(opts: { open?: boolean; token?: string } = {}) {
   const open = opts.open ?? profileFromEnv().openSql;
-  const token = open ? undefined : (opts.token ?? secret("KEEPER_TOKEN"));
-  return createMiddleware(async function sqlGuard(c, next) {
-    if (!open) {
-      const given = c.req.header("X-Internal-Token");
-      if (!token || !given || !same(given, token)) {
-        throw new ApiError("UNAUTHENTICATED", "the SQL endpoint needs X-Internal-Token (a token with the sql:read scope) outside the local profile");
-      }
+  const token = opts.token ?? secret("KEEPER_TOKEN");
+  return createMiddleware<{ Variables: SqlGuardVariables }>(async function sqlGuard(c, next) {
+    const given = c.req.header("X-Internal-Token");
+    const service = !!given && same(given, token);
+    if (!open && !service) {
+      throw new ApiError("UNAUTHENTICATED", "the SQL endpoint needs X-Internal-Token (a token with the sql:read scope) outside the local profile");
     }
+    c.set("sqlService", service);
     await next();
   });
 }
@@ -38,10 +41,12 @@ export type ExplainCost = (query: { sql: string; params: unknown[] }) => Promise
  * indexer and the API. Each query is first planned (`EXPLAIN`, nothing executed) and refused with
  * 400 when the planner's total cost is above `maxCost` (SQL_MAX_COST). On Postgres, Ponder's
  * read-only pool also stops any statement after 30 s. One statement per request (no `;`).
+ * The keeper's own queries (`sqlService`, set by sqlGuard) are not priced: planner costs include
+ * penalties (1e10 for a disabled plan type) that say nothing about a known, bounded query.
  */
 export function sqlCostGuard(explain: ExplainCost, maxCost = Number(process.env.SQL_MAX_COST || 10_000_000)) {
-  return createMiddleware(async function sqlCostGuard(c, next) {
-    if (c.req.path !== "/sql/db") return next();
+  return createMiddleware<{ Variables: SqlGuardVariables }>(async function sqlCostGuard(c, next) {
+    if (c.req.path !== "/sql/db" || c.get("sqlService")) return next();
     const raw = c.req.query("sql");
     if (raw === undefined) return next(); // Ponder answers the missing parameter
     let query: { sql?: unknown; params?: unknown };
