@@ -94,6 +94,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   UNAUTHENTICATED: "Missing, invalid or expired credentials: bearer token (integration API), X-API-Key (gateway), service or admin token (internal).",
   INSUFFICIENT_SCOPE: "Internal APIs: the calling service's token is valid but its scopes do not include this route.",
   NOT_FOUND: "No such route or resource.",
+  METHOD_NOT_ALLOWED: "The route exists but not with this method (the Allow header lists the methods).",
+  PAYLOAD_TOO_LARGE: "The request body is larger than the surface accepts.",
   IDEMPOTENCY_CONFLICT: "This Idempotency-Key was already used by the caller with another request body.",
   RATE_LIMITED: "Too many requests: wait for Retry-After seconds (RateLimit-* headers tell the budget).",
   TRANSACTION_REVERTED: "The transaction reverted on chain for a reason without a code of its own.",

@@ -25,10 +25,10 @@ async function main() {
     pgliteDir: config.pgliteDir,
     schema: config.dbSchema,
   });
-  // the gateway's own token (it acts for its keys' wallets); the integration API's reads are public
+  // the gateway's own token: it acts for its keys' wallets, and the integration API's limits know it
   const internal = { "X-Internal-Token": config.gatewayToken };
   const upstreams = {
-    integration: createUpstream("integration", config.integrationUrl, config.timeouts.integrationMs),
+    integration: createUpstream("integration", config.integrationUrl, config.timeouts.integrationMs, internal),
     relayer: createUpstream("relayer", config.relayerUrl, config.timeouts.relayerMs, internal),
     keeper: createUpstream("keeper", config.keeperUrl, config.timeouts.keeperMs, internal),
   };

@@ -16,6 +16,8 @@ const keeperEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(42071),
   INTEGRATION_URL: z.string().url().default("http://127.0.0.1:42069"),
   RELAYER_URL: z.string().url().default("http://127.0.0.1:42070"),
+  /** Optional: outside local, GET /metrics needs it (Authorization: Bearer). */
+  ADMIN_TOKEN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 
   LIQUIDATION_ENABLED: bool.optional(),

@@ -469,7 +469,7 @@ describe("metrics", () => {
   });
 
   it("outside local, /metrics needs the admin token", async () => {
-    const secrets = { INTERNAL_TOKEN: "i".repeat(32), ADMIN_TOKEN: "a".repeat(32), JWT_SECRET: "j".repeat(32) };
+    const secrets = { GATEWAY_TOKEN: "i".repeat(32), ADMIN_TOKEN: "a".repeat(32), JWT_SECRET: "j".repeat(32) };
     const prod = await gatewayOverStandIns({ PROFILE: "production", ...secrets });
     try {
       expect((await prod.app.request("/metrics")).status).toBe(404);

@@ -111,13 +111,13 @@ describe("keeper metrics", () => {
   it("GET /metrics: refused unless open (local) or with the admin token; has requests and liquidations", async () => {
     await app.request(`/liquidation/position/${POS}`);
     expect((await app.request("/metrics")).status).toBe(404); // no metrics config: never served
-    const prod = createKeeperApp({ service, internalToken: TOKEN, log: pino({ level: "silent" }), status: () => ({}), metrics: { open: false, adminToken: "a".repeat(32) } });
+    const prod = createKeeperApp({ service, gatewayToken: TOKEN, log: pino({ level: "silent" }), status: () => ({}), metrics: { open: false, adminToken: "a".repeat(32) } });
     expect((await prod.request("/metrics")).status).toBe(404);
     const ok = await prod.request("/metrics", { headers: { Authorization: `Bearer ${"a".repeat(32)}` } });
     expect(ok.status).toBe(200);
     const text = await ok.text();
     expect(text).toMatch(/venue_http_request_duration_seconds_count\{[^}]*route="\/liquidation\/position\/:positionId"[^}]*status="200"/);
-    const local = createKeeperApp({ service, internalToken: TOKEN, log: pino({ level: "silent" }), status: () => ({}), metrics: { open: true } });
+    const local = createKeeperApp({ service, gatewayToken: TOKEN, log: pino({ level: "silent" }), status: () => ({}), metrics: { open: true } });
     expect((await local.request("/metrics")).status).toBe(200);
   });
 });

@@ -6,7 +6,6 @@
  * gateway, the keeper) carry the internal token and are not counted here: the gateway limits its
  * clients itself.
  */
-import { timingSafeEqual } from "node:crypto";
 import type { Context, Hono } from "hono";
 import { except } from "hono/combine";
 import { z } from "zod";
@@ -14,6 +13,7 @@ import { DEFAULT_BODY_LIMIT_BYTES, bodyLimitEnvelope } from "../../../core/http/
 import { clientAddressOf, trustedProxies } from "../../../core/http/client-address.js";
 import { methodNotAllowed } from "../../../core/http/method-not-allowed.js";
 import { rateLimit, rateLimitStore } from "../../../core/http/rate-limit.js";
+import { sameSecret } from "../../../core/auth/service-tokens.js";
 import { secret } from "../../../core/profiles.js";
 
 const envSchema = z.object({
@@ -37,13 +37,11 @@ export function apiLimitsFromEnv(env: Record<string, string | undefined> = proce
   return parsed.data;
 }
 
-/** A request from one of the venue's services (it holds the internal token). */
+/** A request from one of the venue's services that read here (the gateway's or the keeper's token). */
 function fromService(c: Context): boolean {
   const given = c.req.header("X-Internal-Token");
   if (!given) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(secret("INTERNAL_TOKEN"));
-  return a.length === b.length && timingSafeEqual(a, b);
+  return (["GATEWAY_TOKEN", "KEEPER_TOKEN"] as const).some((name) => sameSecret(given, secret(name)));
 }
 
 /** Installs the limits on the app; call before any route is registered. */
