@@ -86,7 +86,7 @@ export function marketParams(s: MarketSpec) {
     makerFeeBps: s.makerFeeBps ?? 1,
     takerFeeBps: s.takerFeeBps ?? 5,
     priceBandBps: s.priceBandBps ?? 500,
-    markClampBps: s.markClampBps ?? 100,
+    markClampBps: s.markClampBps ?? 50, // ≤ half the smallest maintenance margin
     maxFillsPerTx: s.maxFillsPerTx ?? 50,
     maxFundingRateX18PerHour: s.maxFundingRateX18PerHour ?? e18("0.001"), // 0.1 %/h
     skewScaleX18PerHour: s.skewScaleX18PerHour ?? e18("0.0001"), // 0.01 %/h

@@ -115,11 +115,42 @@ contract Engine is IEngine, Ownable, EIP712 {
         IERC20(depositToken).safeTransfer(owner, amount6);
     }
 
+    // ─── the venue's pots ────────────────────────────────────────────────────────────────
+
+    /// A donation to the insurance fund: no shares, no withdrawal.
+    function donateInsurance(uint256 amount6) external {
+        if (amount6 == 0) revert InvalidAmount();
+        IERC20(depositToken).safeTransferFrom(msg.sender, address(this), amount6);
+        insuranceFundWad += amount6 * TO_WAD;
+        emit InsuranceDonated(++seq, msg.sender, amount6, insuranceFundWad);
+        _emitBalances(bytes32(0));
+    }
+
+    /// Accrued fees to a treasury (owner only); nothing else ever leaves the venue's pots.
+    function withdrawFees(address to, uint256 amount6) external onlyOwner {
+        uint256 wad = amount6 * TO_WAD;
+        if (amount6 == 0 || to == address(0)) revert InvalidAmount();
+        if (wad > feesWad) revert InsufficientMargin(feesWad, wad);
+        feesWad -= wad;
+        emit FeesWithdrawn(++seq, to, amount6, feesWad);
+        _emitBalances(bytes32(0));
+        IERC20(depositToken).safeTransfer(to, amount6);
+    }
+
     // ─── operators ───────────────────────────────────────────────────────────────────────
 
+    /// Also bumps the owner's nonce: an approval signed earlier and not yet used is void.
     function setOperator(address operator, uint64 expiry) external {
         operatorExpiry[msg.sender][operator] = expiry;
+        uint256 nonce = ++operatorNonce[msg.sender];
         emit OperatorSet(++seq, msg.sender, operator, expiry, false);
+        emit NonceInvalidated(++seq, msg.sender, nonce);
+    }
+
+    function invalidateNonces(uint256 newNonce) external {
+        if (newNonce <= operatorNonce[msg.sender]) revert InvalidParameters();
+        operatorNonce[msg.sender] = newNonce;
+        emit NonceInvalidated(++seq, msg.sender, newNonce);
     }
 
     function setOperatorWithSig(address owner, address operator, uint64 expiry, uint256 deadline, bytes calldata signature)
@@ -174,23 +205,32 @@ contract Engine is IEngine, Ownable, EIP712 {
         return m.liquidate(accountId, msg.sender);
     }
 
+    /// Liquidates every liquidatable position of the account. A market that cannot liquidate
+    /// (no liquidity, stale price, ...) is skipped and reported (LiquidationSkipped), so it never
+    /// shields the account's positions elsewhere; reverts only when nothing was liquidated.
     function liquidateAccount(uint256 accountId) external returns (uint256 positionsLiquidated) {
         _requireAccount(accountId);
         uint256 n = _marketIds.length;
+        bytes memory firstFailure;
         for (uint256 i; i < n; ++i) {
-            try IMarket(marketOf[_marketIds[i]]).liquidate(accountId, msg.sender) {
+            bytes32 marketId = _marketIds[i];
+            try IMarket(marketOf[marketId]).liquidate(accountId, msg.sender) {
                 ++positionsLiquidated;
             } catch (bytes memory reason) {
-                // healthy or empty positions are skipped; anything else (stale price, ...) reverts
                 bytes4 selector = bytes4(reason);
-                if (selector != NotLiquidatable.selector && selector != NoPosition.selector) {
-                    assembly {
-                        revert(add(reason, 32), mload(reason))
-                    }
-                }
+                if (selector == NotLiquidatable.selector || selector == NoPosition.selector) continue;
+                emit LiquidationSkipped(++seq, accountId, marketId, selector);
+                if (firstFailure.length == 0) firstFailure = reason;
             }
         }
-        if (positionsLiquidated == 0) revert NotLiquidatable(accountId, bytes32(0));
+        if (positionsLiquidated == 0) {
+            if (firstFailure.length != 0) {
+                assembly {
+                    revert(add(firstFailure, 32), mload(firstFailure))
+                }
+            }
+            revert NotLiquidatable(accountId, bytes32(0));
+        }
     }
 
     function pokeFunding(bytes32 marketId) external {

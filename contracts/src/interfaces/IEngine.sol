@@ -53,6 +53,16 @@ interface IEngine is IVenueErrors {
         uint256 badDebtWad, int256 marketPoolWad
     );
 
+    /// The owner's operator-approval nonce moved to `nonce` (setOperator, invalidateNonces):
+    /// signatures with a lower nonce can no longer be used.
+    event NonceInvalidated(uint64 seq, address indexed owner, uint256 nonce);
+    /// A donation to the insurance fund; `insuranceFundWad` is the fund after it.
+    event InsuranceDonated(uint64 seq, address indexed donor, uint256 amount6, uint256 insuranceFundWad);
+    /// Fees paid out to a treasury; `feesWad` is what remains.
+    event FeesWithdrawn(uint64 seq, address indexed to, uint256 amount6, uint256 feesWad);
+    /// liquidateAccount could not liquidate the account in this market (`reason`: the error selector).
+    event LiquidationSkipped(uint64 seq, uint256 indexed accountId, bytes32 indexed marketId, bytes4 reason);
+
     // ─── accounts and money ──────────────────────────────────────────────────────────────
     function createAccount(address owner) external returns (uint256 accountId, address accountAddress);
     /// Pulls amount6 of the deposit token from the owner (owner or operator may call).
@@ -60,9 +70,17 @@ interface IEngine is IVenueErrors {
     /// Pays amount6 of available margin to the owner (owner or operator may call).
     function withdraw(uint256 accountId, uint256 amount6) external;
 
+    // ─── the venue's pots ────────────────────────────────────────────────────────────────
+    /// Anyone: pulls amount6 from the sender into the insurance fund (no shares, no withdrawal).
+    function donateInsurance(uint256 amount6) external;
+    /// Owner: pays accrued fees to `to`.
+    function withdrawFees(address to, uint256 amount6) external;
+
     // ─── operators ───────────────────────────────────────────────────────────────────────
     /// msg.sender approves `operator` until `expiry` (seconds); expiry 0 revokes.
     function setOperator(address operator, uint64 expiry) external;
+    /// Moves the sender's nonce up to `newNonce` (> current): voids every unused signature below it.
+    function invalidateNonces(uint256 newNonce) external;
     /// EIP-712 OperatorApproval(address owner,address operator,uint64 expiry,uint256 nonce,uint256 deadline)
     /// signed by `owner`; anyone may submit.
     function setOperatorWithSig(address owner, address operator, uint64 expiry, uint256 deadline, bytes calldata signature) external;
@@ -77,7 +95,8 @@ interface IEngine is IVenueErrors {
 
     // ─── permissionless ──────────────────────────────────────────────────────────────────
     function liquidatePosition(uint256 accountId, bytes32 marketId) external returns (uint256 closedQty);
-    /// Liquidates every liquidatable position of the account (reverts NotLiquidatable if none).
+    /// Liquidates every liquidatable position of the account; markets that fail are skipped
+    /// (LiquidationSkipped). Reverts when none was liquidated (the first failure, else NotLiquidatable).
     function liquidateAccount(uint256 accountId) external returns (uint256 positionsLiquidated);
     function pokeFunding(bytes32 marketId) external;
 

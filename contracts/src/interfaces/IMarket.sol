@@ -16,7 +16,11 @@ interface IMarket is IVenueErrors {
     enum OrderType { MARKET, LIMIT }
     enum OrderStatus { NONE, ACTIVE, FILLED, CANCELLED }
     /// Why an order closed with something unfilled.
-    enum CloseReason { FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION }
+    /// DUST: a remainder below the minimum order; MARGIN: a maker whose fill would leave its
+    /// position below initial margin (cancelled instead of filled).
+    enum CloseReason {
+        FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION, DUST, MARGIN
+    }
     /// Why a position changed.
     enum PositionReason { TRADE, LIQUIDATION }
 
@@ -134,6 +138,7 @@ interface IMarket is IVenueErrors {
         uint256 badDebtWad, int256 remainingSizeQty
     );
     event ActiveSet(uint64 seq, bool isActive);
+
 
     // ─── entry points (Engine only) ────────────────────────────────────────────────────────
 

@@ -18,13 +18,33 @@ library VenueMath {
         return a > b ? a : b;
     }
 
-    /// median(index, bid, ask) when both sides exist, else index; clamped to index ± clamp.
-    function markPrice(uint256 index, uint256 bestBid, uint256 bestAsk, uint256 clampBps) internal pure returns (uint256 mark) {
-        mark = (bestBid != 0 && bestAsk != 0) ? median3(index, bestBid, bestAsk) : index;
+    /// Order size: floor(collateral × leverage × 1e18 / price), rounded down to the lot.
+    function orderQty(uint256 collateralWad, uint256 leverage, uint256 price, uint256 lot) internal pure returns (uint256 qty) {
+        qty = Math.mulDiv(collateralWad * leverage, WAD, price);
+        qty -= qty % lot;
+    }
+
+    /// The book's premium now: (median(index, bid, ask) − index) × 1e18 / index when both sides
+    /// exist (else 0), the median clamped to index ± clamp first.
+    function premiumSample(uint256 index, uint256 bestBid, uint256 bestAsk, uint256 clampBps) internal pure returns (int256) {
+        if (index == 0 || bestBid == 0 || bestAsk == 0) return 0;
+        uint256 mark = median3(index, bestBid, bestAsk);
         uint256 lo = index * (BPS - clampBps) / BPS;
         uint256 hi = index * (BPS + clampBps) / BPS;
         if (mark < lo) mark = lo;
         if (mark > hi) mark = hi;
+        return (int256(mark) - int256(index)) * int256(WAD) / int256(index);
+    }
+
+    /// Time-weighted premium: ema + (sample − ema) × min(dt, period) / period (truncating).
+    function premiumEma(int256 ema, int256 sample, uint256 dt, uint256 period) internal pure returns (int256) {
+        if (dt > period) dt = period;
+        return ema + (sample - ema) * int256(dt) / int256(period);
+    }
+
+    /// mark = index × (1e18 + premium) / 1e18 (floor).
+    function markFromPremium(uint256 index, int256 premium) internal pure returns (uint256) {
+        return index * uint256(int256(WAD) + premium) / WAD;
     }
 
     struct Rate {
@@ -32,16 +52,13 @@ library VenueMath {
         int256 premiumComponent;
         int256 skewComponent;
         int256 skew;
-        int256 premium;
     }
 
+    /// rate = clamp(premium / 24 + skew × skewScale / 1e18, ±max), skew = (L − S) / (L + S).
     function fundingRate(
-        uint256 index, uint256 mark, uint256 longInterest, uint256 shortInterest,
-        uint256 skewScaleX18PerHour, uint256 maxRateX18PerHour
+        int256 premium, uint256 longInterest, uint256 shortInterest, uint256 skewScaleX18PerHour, uint256 maxRateX18PerHour
     ) internal pure returns (Rate memory r) {
-        if (index == 0) return r;
-        r.premium = (int256(mark) - int256(index)) * int256(WAD) / int256(index);
-        r.premiumComponent = r.premium / 24;
+        r.premiumComponent = premium / 24;
         uint256 total = longInterest + shortInterest;
         if (total != 0) r.skew = (int256(longInterest) - int256(shortInterest)) * int256(WAD) / int256(total);
         r.skewComponent = r.skew * int256(skewScaleX18PerHour) / int256(WAD);

@@ -139,4 +139,29 @@ contract EngineOperatorsTest is VenueFixture {
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OperatorNotApproved.selector, bob, carol));
         engine.withdraw(bobId, 1e6);
     }
+
+    /// Revoking an operator voids an approval signed earlier and not yet used.
+    function test_setOperator_bumpsNonceVoidingUnusedSignatures() public {
+        uint256 deadline = block.timestamp + 1 hours;
+        bytes memory sig = _sig(ALICE_PK, _digest(alice, bob, expiry, engine.operatorNonce(alice), deadline));
+        vm.prank(alice);
+        engine.setOperator(bob, 0);
+        assertEq(engine.operatorNonce(alice), 1);
+        vm.expectRevert(IVenueErrors.InvalidSignature.selector);
+        engine.setOperatorWithSig(alice, bob, expiry, deadline, sig);
+        assertFalse(engine.isAuthorized(id, bob));
+    }
+
+    function test_invalidateNonces_voidsEverySignatureBelow() public {
+        uint256 deadline = block.timestamp + 1 hours;
+        bytes memory sig = _sig(ALICE_PK, _digest(alice, bob, expiry, 3, deadline));
+        vm.prank(alice);
+        engine.invalidateNonces(5);
+        assertEq(engine.operatorNonce(alice), 5);
+        vm.expectRevert(IVenueErrors.InvalidSignature.selector);
+        engine.setOperatorWithSig(alice, bob, expiry, deadline, sig);
+        vm.prank(alice);
+        vm.expectRevert(IVenueErrors.InvalidParameters.selector);
+        engine.invalidateNonces(5); // never backwards
+    }
 }

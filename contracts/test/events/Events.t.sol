@@ -29,7 +29,9 @@ contract EventsTest is VenueFixture {
     function _isEngineEvent(bytes32 t) internal pure returns (bool) {
         return t == IEngine.AccountCreated.selector || t == IEngine.MarginUpdated.selector
             || t == IEngine.OperatorSet.selector || t == IEngine.MarketRegistered.selector
-            || t == IEngine.VenueBalancesUpdated.selector;
+            || t == IEngine.VenueBalancesUpdated.selector || t == IEngine.NonceInvalidated.selector
+            || t == IEngine.InsuranceDonated.selector || t == IEngine.FeesWithdrawn.selector
+            || t == IEngine.LiquidationSkipped.selector;
     }
 
     function _isMarketEvent(bytes32 t) internal pure returns (bool) {
@@ -47,7 +49,7 @@ contract EventsTest is VenueFixture {
     function test_events_seqStrictlyIncreasingWithoutGaps() public {
         // trade, cancel, close, fund, liquidate, pause
         _limit(bob, b, SHORT, 216e6, 10, 1.08e18);
-        _market(alice, a, LONG, 21.6e6, 50);
+        _market(alice, a, LONG, 22.5e6, 48);
         uint256 extra = _limit(bob, b, SHORT, 10.9e6, 10, 1.09e18);
         bytes32 key = market.getOrder(extra).clientKey;
         vm.prank(bob);
@@ -117,7 +119,7 @@ contract EventsTest is VenueFixture {
 
     function test_events_liquidationPostState() public {
         _limit(bob, b, SHORT, 216e6, 10, 1.08e18);
-        _market(alice, a, LONG, 21.6e6, 50);
+        _market(alice, a, LONG, 22.5e6, 48);
         _limit(carol, c, LONG, 213e6, 10, 1.065e18);
         _setPrice(EUR, 1.066e18);
         uint256 m0 = _pos(a).marginWad;

@@ -17,7 +17,7 @@ contract LiquidationFuzzTest is VenueFixture {
         b = _account(bob, 1_000e6);
         c = _account(carol, 10_000e6);
         _limit(bob, b, SHORT, 216e6, 10, 1.08e18); // 2000 @ 1.08 (1000 remain after alice)
-        _market(alice, a, LONG, 21.6e6, 50); // alice +1000 @ 1.08
+        _market(alice, a, LONG, 22.5e6, 48); // alice +1000 @ 1.08
         _limit(carol, c, LONG, 309e6, 10, 1.03e18); // 3000 bid @ 1.03
     }
 

@@ -46,16 +46,30 @@ contract SizingFuzzTest is VenueFixture {
 
     function test_fuzz_placeOrder_marketSizedAtBestOpposite(uint256 coll6, uint256 lev, uint256 priceSeed) public {
         uint256 px = _bandPrice(priceSeed);
-        _limit(bob, b, SHORT, 500_000e6, 50, px); // deep ask
+        _limit(bob, b, SHORT, 500_000e6, 10, px); // deep ask
         coll6 = bound(coll6, 1e6, 100_000e6);
         lev = bound(lev, 1, 50);
         uint256 want = _qty(coll6, lev, px);
         vm.assume(want >= MIN_QTY);
-        (uint256 oid, uint256 qty, IMarket.OrderStatus st) = _place(alice, a, LONG, MKT, coll6, lev, 0);
+        vm.prank(alice);
+        try engine.placeOrder(_params(a, EUR, LONG, MKT, coll6, lev, 0, bytes32(0))) returns (
+            uint256 oid, bytes32, uint256 qty, IMarket.OrderStatus st
+        ) {
+            _checkFilled(oid, qty, st, want, px);
+        } catch (bytes memory reason) {
+            // a fill that would leave the position below initial margin does not happen
+            assertEq(bytes4(reason), IVenueErrors.BelowInitialMargin.selector);
+            assertEq(_pos(a).sizeQty, 0);
+        }
+    }
+
+    function _checkFilled(uint256 oid, uint256 qty, IMarket.OrderStatus st, uint256 want, uint256 px) internal view {
         assertEq(qty, want);
         assertEq(uint256(st), uint256(IMarket.OrderStatus.FILLED));
         assertEq(market.getOrder(oid).priceX18, px, "sizing price = best ask");
         assertEq(_pos(a).sizeQty, int256(want));
+        IMarket.HealthView memory h = _health(a);
+        assertGe(h.equityWad * 50, int256(h.positionValueWad), "born at or above initial margin");
         _checkAll();
     }
 

@@ -193,11 +193,18 @@ contract MarketCloseTest is VenueFixture {
         _checkAll();
     }
 
-    function test_closePosition_revertsMarketNotActive() public {
+    /// Paused: new exposure is refused, reduce-only closes (and cancels) keep working.
+    function test_closePosition_worksWhilePaused() public {
         engine.setMarketActive(EUR, false);
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.MarketNotActive.selector, EUR));
-        engine.closePosition(a, EUR, MKT, 0, bytes32(0));
+        engine.placeOrder(_params(a, EUR, LONG, LMT, 10e6, 5, 1.07e18, bytes32(0)));
+        vm.prank(alice);
+        (uint256 oid, bytes32 key,,) = engine.closePosition(a, EUR, LMT, 1.09e18, bytes32(0));
+        assertEq(uint256(_order(oid).status), uint256(IMarket.OrderStatus.ACTIVE));
+        vm.prank(alice);
+        engine.cancelOrder(a, EUR, key);
+        _checkAll();
     }
 
     function test_cancelReduceOnly_returnsNothingAndKeepsPosition() public {

@@ -24,9 +24,7 @@ contract MarketFundingTest is VenueFixture {
 
     /// The docs' rate from the market's current state.
     function _expectedRate() internal view returns (int256 rate, int256 premium, int256 skew) {
-        (uint256 index,) = oracle.getPrice(EUR);
-        uint256 mark = market.markPrice();
-        premium = (int256(mark) - int256(index)) * 1e18 / int256(index);
+        premium = market.funding().premiumX18; // the stored time-weighted premium
         (uint256 lo, uint256 sh) = market.openInterest();
         (uint256 rb, uint256 ra) = market.restingQty();
         int256 l = int256(lo + rb);
@@ -55,23 +53,57 @@ contract MarketFundingTest is VenueFixture {
         assertEq(f.rateX18PerHour, rate);
     }
 
+    /// The mark is index × (1 + time-weighted premium): orders placed now do not move it in
+    /// this block; it reaches the book's median over MARK_PERIOD (300 s).
     function test_funding_premiumFromTwoSidedBook() public {
         _limit(carol, c, LONG, 10.85e6, 10, 1.085e18);
         _limit(dave, d, SHORT, 10.9e6, 10, 1.09e18);
-        assertEq(market.markPrice(), 1.085e18, "median(index, bid, ask)");
+        assertEq(market.markPrice(), 1.08e18, "unchanged in the same block");
+        int256 sample = int256(0.005e18) * 1e18 / int256(1.08e18);
+        _warpFresh(150);
+        assertEq(market.markPrice(), _markOf(sample * 150 / 300), "half way after 150 s");
+        engine.pokeFunding(EUR);
+        _warpFresh(300);
+        int256 ema = sample * 150 / 300;
+        ema = ema + (sample - ema); // a full period later: the sample
+        assertEq(market.markPrice(), _markOf(ema));
+        engine.pokeFunding(EUR);
         IMarket.FundingView memory f = market.funding();
-        assertEq(f.premiumX18, int256(0.005e18) * 1e18 / int256(1.08e18));
+        assertEq(f.premiumX18, ema);
         assertEq(f.premiumComponentX18, f.premiumX18 / 24);
-        (int256 rate, int256 premium, int256 skew) = _expectedRate();
-        assertEq(f.premiumX18, premium);
+        (int256 rate,, int256 skew) = _expectedRate();
         assertEq(f.skewX18, skew);
         assertEq(f.rateX18PerHour, rate);
     }
 
+    /// Dust cannot pin the mark: the sample is clamped to index ± markClampBps (≤ maintenance / 2).
     function test_funding_markClampedNearIndex() public {
         _limit(carol, c, LONG, 10.95e6, 10, 1.095e18);
         _limit(dave, d, SHORT, 11e6, 10, 1.10e18);
-        assertEq(market.markPrice(), 1.08e18 * 10_100 / 10_000, "clamped to index + 1 %");
+        _warpFresh(1 hours);
+        int256 sample = int256(1.08e18 * 10_050 / 10_000 - 1.08e18) * 1e18 / int256(1.08e18);
+        assertEq(market.markPrice(), _markOf(sample), "clamped to index + 0.5 %");
+    }
+
+    function test_funding_noAccrualOnStalePrice() public {
+        _limit(carol, c, LONG, 10.7e6, 10, 1.07e18);
+        engine.pokeFunding(EUR);
+        IMarket.FundingView memory f0 = market.funding();
+        assertTrue(f0.rateX18PerHour != 0);
+        vm.warp(block.timestamp + MAX_AGE + 10);
+        engine.pokeFunding(EUR);
+        IMarket.FundingView memory f1 = market.funding();
+        assertEq(f1.cumulativeIndexX18, f0.cumulativeIndexX18, "nothing accrued on a stale index");
+        assertEq(f1.lastUpdate, block.timestamp, "the stale interval is closed");
+    }
+
+    function _warpFresh(uint256 dt) internal {
+        vm.warp(block.timestamp + dt);
+        _setPrice(EUR, 1.08e18);
+    }
+
+    function _markOf(int256 premium) internal pure returns (uint256) {
+        return 1.08e18 * uint256(1e18 + premium) / 1e18;
     }
 
     function test_funding_accruesContinuously() public {
@@ -109,10 +141,12 @@ contract MarketFundingTest is VenueFixture {
         IMarket.FundingView memory f0 = market.funding();
         uint256 snap = vm.snapshotState();
         vm.warp(block.timestamp + 2 hours);
+        _setPrice(EUR, 1.08e18);
         int256 once = market.funding().cumulativeIndexNowX18;
         vm.revertToState(snap);
         for (uint256 i; i < 4; ++i) {
             vm.warp(block.timestamp + 30 minutes);
+            _setPrice(EUR, 1.08e18);
             engine.pokeFunding(EUR);
         }
         int256 stepwise = market.funding().cumulativeIndexX18;

@@ -20,9 +20,9 @@ contract MarketLiquidateTest is VenueFixture {
         b = _account(bob, 1_000e6);
         c = _account(carol, 10_000e6);
         d = _account(dave, 100e6);
-        // alice long 1000 @ 1.08 at 50x (margin 21.6 before the fee)
+        // alice long 1000 @ 1.08 at 48x (margin 22.5 before the fee: 50x would be below initial margin)
         _limit(bob, b, SHORT, 216e6, 10, 1.08e18); // 2000
-        _market(alice, a, LONG, 21.6e6, 50);
+        _market(alice, a, LONG, 22.5e6, 48);
         assertEq(_pos(a).sizeQty, 1_000e18);
     }
 
@@ -144,7 +144,7 @@ contract MarketLiquidateTest is VenueFixture {
     function test_liquidate_insuranceCoversBadDebtFirst() public {
         // dave: a second 50x long, from the rest of bob's ask
         vm.prank(dave);
-        engine.placeOrder(_params(d, EUR, LONG, MKT, 21.6e6, 50, 0, bytes32(0)));
+        engine.placeOrder(_params(d, EUR, LONG, MKT, 22.5e6, 48, 0, bytes32(0)));
         _limit(carol, c, LONG, 106.5e6, 10, 1.065e18); // 1000
         _setPrice(EUR, 1.066e18);
         _liquidate(a);
@@ -161,17 +161,17 @@ contract MarketLiquidateTest is VenueFixture {
     }
 
     function test_liquidateAccount_liquidatesEveryUnhealthyPosition() public {
-        // alice also long 250 GBP at 25x
+        // alice also long 250 GBP at 20x
         vm.prank(bob);
         engine.placeOrder(_params(b, GBP, SHORT, LMT, 127e6, 10, 1.27e18, bytes32(0)));
         vm.prank(alice);
-        engine.placeOrder(_params(a, GBP, LONG, MKT, 12.7e6, 25, 0, bytes32(0)));
+        engine.placeOrder(_params(a, GBP, LONG, MKT, 15.875e6, 20, 0, bytes32(0)));
         assertEq(gbp.getPosition(a).sizeQty, 250e18);
         vm.prank(carol);
         engine.placeOrder(_params(c, GBP, LONG, LMT, 123e6, 10, 1.23e18, bytes32(0)));
         _limit(carol, c, LONG, 213e6, 10, 1.065e18);
         _setPrice(EUR, 1.066e18);
-        _setPrice(GBP, 1.235e18);
+        _setPrice(GBP, 1.23e18);
         assertTrue(_health(a).isLiquidatable);
         assertTrue(lens.positionHealth(gbp, a).isLiquidatable);
         vm.prank(keeper);

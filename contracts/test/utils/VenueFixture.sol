@@ -118,7 +118,7 @@ abstract contract VenueFixture is Test {
         p.makerFeeBps = 1;
         p.takerFeeBps = 5;
         p.priceBandBps = 500;
-        p.markClampBps = 100;
+        p.markClampBps = 50; // ≤ maintenance / 2
         p.maxFillsPerTx = 50;
         p.maxFundingRateX18PerHour = 1e15; // 0.1 %/h
         p.skewScaleX18PerHour = 1e14; // 0.01 %/h

@@ -1,0 +1,600 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
+import {IMarket} from "./interfaces/IMarket.sol";
+import {IVenueErrors} from "./interfaces/IVenueErrors.sol";
+import {IEngine} from "./interfaces/IEngine.sol";
+import {IOracle} from "./interfaces/IOracle.sol";
+import {TickBitmap} from "./libraries/TickBitmap.sol";
+import {VenueMath} from "./libraries/VenueMath.sol";
+
+/// @notice Storage and the shared internals of a market: the matching engine, position
+/// settlement with the initial-margin check, funding and the mark. `Market` (entry points) and
+/// `MarketExtension` (liquidation and views, reached by delegatecall) both inherit it, so they
+/// share one storage layout; each stays well under EIP-170.
+abstract contract MarketBase is IVenueErrors {
+    using TickBitmap for TickBitmap.Bitmap;
+
+    uint256 internal constant WAD = 1e18;
+    uint256 internal constant BPS = 1e4;
+    uint256 internal constant MAX_TICK = (1 << 24) - 1;
+    /// Resting orders per account and market (bounds what a liquidation may have to cancel).
+    uint256 internal constant MAX_OPEN_ORDERS = 100;
+    /// Makers cancelled instead of filled in one transaction (below initial margin, expired
+    /// reduce-only); a budget apart from the fill cap, so such orders cannot exhaust the cap.
+    uint256 internal constant MAX_SKIPS = 100;
+    /// Time constant of the mark's premium average (seconds).
+    uint256 internal constant MARK_PERIOD = 300;
+
+    /// Four slots: ids and flags, quantities, margin, client key.
+    struct Order {
+        uint64 accountId;
+        uint64 next;
+        uint64 prev;
+        uint32 tick; // price = tick × tickSize
+        IMarket.Side side;
+        IMarket.OrderStatus status;
+        IMarket.OrderType orderType;
+        bool reduceOnly;
+        uint128 originalQty;
+        uint128 filledQty;
+        uint128 marginAllocatedWad;
+        uint128 marginRemainingWad;
+        bytes32 clientKey; // 0 when derived (not stored: see _keyOf)
+    }
+
+    struct Level {
+        uint128 totalQty;
+        uint64 head;
+        uint64 tail;
+        uint32 orderCount;
+    }
+
+    struct Position {
+        int128 size;
+        uint128 openNotional;
+        uint128 margin;
+        int128 lastFundingIndex;
+        uint64 lastSettledAt;
+        uint64 openBlock;
+        uint32 openOrders; // resting orders of the account in this market
+    }
+
+    struct FundingState {
+        int128 cumulativeIndex;
+        int64 rate;
+        uint64 lastUpdate;
+    }
+
+    struct FundingComponents {
+        int64 premiumComponent;
+        int64 skewComponent;
+        int64 skew;
+        int64 premium; // the time-weighted premium the mark and funding use (docs/CONTRACTS.md "Prices")
+    }
+
+    /// Running totals of one taker order's matching.
+    struct Sweep {
+        uint256 orderN;
+        uint256 accountId;
+        bool isBuy;
+        bool reduceOnly;
+        uint256 bound; // worst price the taker accepts
+        uint256 remaining;
+        uint256 filledQty;
+        uint256 notional;
+        uint256 makerFees;
+        uint256 takerFees; // Σ per-fill taker fees (0 for liquidations)
+        uint256 fills;
+        uint256 skips;
+        uint256 mark; // for the makers' initial-margin check
+        bool capped;
+        bool liquidation; // own resting orders are cancelled (uncounted) instead of reverting SelfTrade
+    }
+
+    /// A position change computed before it is written (so a maker failing its margin check can
+    /// be skipped without side effects).
+    struct Settlement {
+        int256 oldSize;
+        int256 size;
+        uint256 openNotional;
+        int256 margin;
+        int256 pnl;
+        int256 funding;
+        int256 toAvailable;
+        uint256 feeTaken;
+        uint256 shortfall;
+    }
+
+    IEngine internal _engine;
+    IOracle internal _oracle;
+    bytes32 internal _marketId;
+    uint256 internal _marketIndex;
+    IMarket.MarketParams internal _params;
+    bool internal _isActive;
+    uint64 internal seq;
+    uint64 internal _orderCount;
+
+    mapping(uint256 => Order) internal orders; // by local n
+    mapping(uint256 => mapping(bytes32 => uint256)) internal openByKey; // account → clientKey → n
+    mapping(uint256 => Level) internal bidLevels; // by tick
+    mapping(uint256 => Level) internal askLevels;
+    TickBitmap.Bitmap internal bids;
+    TickBitmap.Bitmap internal asks;
+    uint128 internal restingBidQty;
+    uint128 internal restingAskQty;
+    uint128 internal longOI;
+    uint128 internal shortOI;
+    mapping(uint256 => Position) internal positions;
+    FundingState internal fundingState;
+    FundingComponents internal components;
+
+    // ─── orders ──────────────────────────────────────────────────────────────────────────
+
+    /// `keyed`: the order enters the client-key map (liquidation orders never do).
+    function _newOrder(
+        uint256 accountId, IMarket.Side side, IMarket.OrderType orderType, bool reduceOnly, uint256 price, uint256 qty,
+        uint256 marginWad, bytes32 clientKey, bool keyed
+    ) internal returns (uint256 n) {
+        n = ++_orderCount;
+        bool derived = clientKey == bytes32(0);
+        if (derived) clientKey = keccak256(abi.encode(accountId, _orderId(n)));
+        if (keyed) {
+            if (openByKey[accountId][clientKey] != 0) revert ClientKeyInUse(accountId, clientKey);
+            openByKey[accountId][clientKey] = n;
+        }
+        Order storage o = orders[n];
+        o.accountId = uint64(accountId);
+        o.side = side;
+        o.status = IMarket.OrderStatus.ACTIVE;
+        o.orderType = orderType;
+        o.reduceOnly = reduceOnly;
+        o.originalQty = uint128(qty);
+        o.marginAllocatedWad = uint128(marginWad);
+        o.marginRemainingWad = uint128(marginWad);
+        uint256 tick = price / _params.tickSizeX18; // liquidation orders: the mark, rounded down to the tick
+        o.tick = uint32(tick);
+        if (!derived) o.clientKey = clientKey;
+        emit IMarket.OrderPlaced(++seq, _orderId(n), accountId, clientKey, side, orderType, reduceOnly, tick * _params.tickSizeX18, qty, marginWad);
+    }
+
+    /// Matches a taker against the opposite book up to `bound`, the fill cap, the skip budget and
+    /// (reduce-only) the taker's position. Makers are settled per fill; the taker by the caller.
+    function _sweep(Sweep memory s, uint256 qty) internal {
+        s.remaining = qty;
+        TickBitmap.Bitmap storage book = s.isBuy ? asks : bids;
+        while (s.remaining != 0) {
+            if (s.fills >= _params.maxFillsPerTx || s.skips >= MAX_SKIPS) {
+                s.capped = true;
+                break;
+            }
+            uint256 tick = s.isBuy ? book.lowest() : book.highest();
+            if (tick == TickBitmap.NONE) break;
+            uint256 price = tick * _params.tickSizeX18;
+            if (s.isBuy ? price > s.bound : price < s.bound) break;
+            if (!_sweepLevel(s, tick, price)) break;
+        }
+    }
+
+    /// Fills makers at one level FIFO; false when the taker must stop (reduce-only exhausted).
+    function _sweepLevel(Sweep memory s, uint256 tick, uint256 price) internal returns (bool more) {
+        mapping(uint256 => Level) storage levels = s.isBuy ? askLevels : bidLevels;
+        Level storage level = levels[tick];
+        uint256 m = level.head;
+        uint256 cap = _params.maxFillsPerTx;
+        more = true;
+        while (m != 0 && s.remaining != 0 && s.fills < cap && s.skips < MAX_SKIPS) {
+            Order storage mo = orders[m];
+            uint256 next = mo.next;
+            uint256 makerRemaining = mo.originalQty - mo.filledQty;
+            if (mo.accountId == s.accountId) {
+                if (!s.liquidation) revert SelfTrade(s.accountId, _orderId(m));
+                // bounded by MAX_OPEN_ORDERS: not counted
+                _dropMaker(s, level, mo, m, makerRemaining, IMarket.CloseReason.LIQUIDATION);
+                m = next;
+                continue;
+            }
+            uint256 q = s.remaining;
+            if (s.reduceOnly) {
+                uint256 room = _reduceRoom(s.accountId, s.isBuy) - s.filledQty;
+                if (room == 0) {
+                    s.remaining = 0;
+                    more = false;
+                    break;
+                }
+                if (q > room) q = room;
+            }
+            if (q > makerRemaining) q = makerRemaining;
+            if (mo.reduceOnly) {
+                uint256 room = _reduceRoom(mo.accountId, !s.isBuy);
+                if (room == 0) {
+                    _dropMaker(s, level, mo, m, makerRemaining, IMarket.CloseReason.REDUCE_ONLY_EXPIRED);
+                    ++s.skips;
+                    m = next;
+                    continue;
+                }
+                if (q > room) q = room;
+            }
+            if (!_fillMaker(s, level, m, mo, q, price)) {
+                _dropMaker(s, level, mo, m, makerRemaining, IMarket.CloseReason.MARGIN);
+                ++s.skips;
+            }
+            m = next;
+        }
+        _emitLevel(s.isBuy ? IMarket.Side.SHORT : IMarket.Side.LONG, tick, level);
+        if (level.orderCount == 0) {
+            (s.isBuy ? asks : bids).clear(tick);
+            delete levels[tick];
+        }
+    }
+
+    /// Cancels a resting maker met during a sweep.
+    function _dropMaker(Sweep memory s, Level storage level, Order storage mo, uint256 m, uint256 makerRemaining, IMarket.CloseReason reason)
+        internal
+    {
+        level.totalQty -= uint128(makerRemaining);
+        if (s.isBuy) restingAskQty -= uint128(makerRemaining);
+        else restingBidQty -= uint128(makerRemaining);
+        _removeAt(level, mo);
+        _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, reason, true);
+    }
+
+    /// Fills a maker; false (nothing written) when the fill would leave the maker's opened or
+    /// increased position below initial margin.
+    function _fillMaker(Sweep memory s, Level storage level, uint256 m, Order storage mo, uint256 q, uint256 price)
+        internal returns (bool)
+    {
+        uint256 makerRemaining = mo.originalQty - mo.filledQty;
+        uint256 portion = q == makerRemaining ? mo.marginRemainingWad : mo.marginRemainingWad * q / makerRemaining;
+        uint256 notional = q * price / WAD;
+        uint256 makerFee = Math.mulDiv(notional, _params.makerFeeBps, BPS, Math.Rounding.Ceil);
+        Settlement memory st = _computeSettle(mo.accountId, !s.isBuy, q, notional, portion, makerFee, false);
+        if (!_meetsInitialMargin(st, s.mark)) return false;
+        _writeSettle(mo.accountId, st, portion, IMarket.PositionReason.TRADE);
+        mo.filledQty += uint128(q);
+        mo.marginRemainingWad -= uint128(portion);
+        level.totalQty -= uint128(q);
+        if (s.isBuy) restingAskQty -= uint128(q);
+        else restingBidQty -= uint128(q);
+        uint256 takerFee = s.liquidation ? 0 : Math.mulDiv(notional, _params.takerFeeBps, BPS, Math.Rounding.Ceil);
+        s.makerFees += st.feeTaken;
+        s.takerFees += takerFee;
+        s.remaining -= q;
+        s.filledQty += q;
+        s.notional += notional;
+        ++s.fills;
+        uint256 left = makerRemaining - q;
+        emit IMarket.OrderFilled(
+            ++seq, _orderId(m), _orderId(s.orderN), mo.accountId, s.accountId, s.isBuy ? IMarket.Side.LONG : IMarket.Side.SHORT, price, q,
+            mo.filledQty, left, s.filledQty, orders[s.orderN].originalQty - s.filledQty, st.feeTaken, takerFee
+        );
+        if (left == 0) {
+            _removeAt(level, mo);
+            _closeOrder(m, mo, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, true);
+        } else if (left < _params.minOrderQty && !mo.reduceOnly) {
+            // a dust remainder is cancelled
+            level.totalQty -= uint128(left);
+            if (s.isBuy) restingAskQty -= uint128(left);
+            else restingBidQty -= uint128(left);
+            _removeAt(level, mo);
+            _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, true);
+        }
+        return true;
+    }
+
+    /// After matching: LIMIT rests its remainder (unless the fill cap stopped it while still
+    /// crossing, or it is dust); MARKET and reduce-only leftovers beyond the position are cancelled.
+    function _finishTaker(uint256 n, Sweep memory s, IMarket.OrderType orderType) internal returns (IMarket.OrderStatus) {
+        Order storage o = orders[n];
+        o.filledQty = uint128(s.filledQty);
+        bool keyed = !s.liquidation;
+        if (s.remaining == 0) {
+            if (s.filledQty == o.originalQty) {
+                _closeOrder(n, o, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, keyed);
+                return IMarket.OrderStatus.FILLED;
+            }
+            _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.REDUCE_ONLY_EXPIRED, keyed);
+            return IMarket.OrderStatus.CANCELLED;
+        }
+        if (orderType == IMarket.OrderType.MARKET) {
+            _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, s.capped ? IMarket.CloseReason.FILL_CAP : IMarket.CloseReason.UNFILLED_MARKET, keyed);
+            return IMarket.OrderStatus.CANCELLED;
+        }
+        if (s.remaining < _params.minOrderQty && !o.reduceOnly) {
+            _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, keyed);
+            return IMarket.OrderStatus.CANCELLED;
+        }
+        uint256 price = uint256(o.tick) * _params.tickSizeX18;
+        uint256 opposite = s.isBuy ? _best(false) : _best(true);
+        if (opposite != 0 && (s.isBuy ? opposite <= price : opposite >= price)) {
+            _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.FILL_CAP, keyed);
+            return IMarket.OrderStatus.CANCELLED;
+        }
+        _rest(n, o, o.tick, s.remaining);
+        return IMarket.OrderStatus.ACTIVE;
+    }
+
+    function _rest(uint256 n, Order storage o, uint256 tick, uint256 qty) internal {
+        bool isBid = o.side == IMarket.Side.LONG;
+        Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
+        uint256 tail = level.tail;
+        if (tail == 0) {
+            level.head = uint64(n);
+            (isBid ? bids : asks).set(tick);
+        } else {
+            orders[tail].next = uint64(n);
+            o.prev = uint64(tail);
+        }
+        level.tail = uint64(n);
+        level.totalQty += uint128(qty);
+        level.orderCount += 1;
+        if (isBid) restingBidQty += uint128(qty);
+        else restingAskQty += uint128(qty);
+        positions[o.accountId].openOrders += 1;
+        _emitLevel(o.side, tick, level);
+    }
+
+    /// Takes a resting order out of its level (cancel).
+    function _unlinkFromLevel(Order storage o) internal {
+        uint256 tick = o.tick;
+        bool isBid = o.side == IMarket.Side.LONG;
+        Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
+        uint256 remaining = o.originalQty - o.filledQty;
+        level.totalQty -= uint128(remaining);
+        if (isBid) restingBidQty -= uint128(remaining);
+        else restingAskQty -= uint128(remaining);
+        _removeAt(level, o);
+        _emitLevel(o.side, tick, level);
+        if (level.orderCount == 0) {
+            (isBid ? bids : asks).clear(tick);
+            if (isBid) delete bidLevels[tick];
+            else delete askLevels[tick];
+        }
+    }
+
+    /// Unlinks a resting order from its level's FIFO list (totals are the caller's).
+    function _removeAt(Level storage level, Order storage o) internal {
+        uint64 prev = o.prev;
+        uint64 next = o.next;
+        if (prev == 0) level.head = next;
+        else orders[prev].next = next;
+        if (next == 0) level.tail = prev;
+        else orders[next].prev = prev;
+        level.orderCount -= 1;
+        positions[o.accountId].openOrders -= 1;
+    }
+
+    /// Marks an order closed, frees its client key, returns its remaining margin.
+    function _closeOrder(uint256 n, Order storage o, IMarket.OrderStatus status, IMarket.CloseReason reason, bool keyed)
+        internal returns (uint256 marginReturned)
+    {
+        o.status = status;
+        o.next = 0;
+        o.prev = 0;
+        bytes32 key = _keyOf(n, o);
+        if (keyed) delete openByKey[o.accountId][key];
+        marginReturned = o.marginRemainingWad;
+        if (marginReturned != 0) {
+            o.marginRemainingWad = 0;
+            _engine.applyMargin(o.accountId, int256(marginReturned), -int256(marginReturned), IEngine.MarginReason.ORDER_RELEASE);
+        }
+        uint256 cancelled = o.originalQty - o.filledQty;
+        emit IMarket.OrderClosed(++seq, _orderId(n), o.accountId, key, status, reason, o.filledQty, cancelled, marginReturned);
+    }
+
+    // ─── positions ───────────────────────────────────────────────────────────────────────
+
+    /// Computes a fill of `q` base units worth `notional` WAD on an account's position: funding
+    /// is netted with the realized PnL, the reduce part realizes PnL, the increase part takes its
+    /// share of `orderMargin`. `capFee` (liquidation) limits the fee to the equity released.
+    function _computeSettle(
+        uint256 accountId, bool isBuy, uint256 q, uint256 notional, uint256 orderMargin, uint256 fee, bool capFee
+    ) internal view returns (Settlement memory st) {
+        Position storage pos = positions[accountId];
+        st.oldSize = pos.size;
+        st.funding = _pending(pos, fundingState.cumulativeIndex);
+        // funding owed beyond the margin is a debt netted with this fill's PnL below
+        int256 m0 = int256(uint256(pos.margin)) - st.funding;
+        uint256 released;
+        uint256 mInc;
+        (st.size, st.openNotional, st.pnl, released, mInc) =
+            _trade(st.oldSize, pos.openNotional, m0 > 0 ? uint256(m0) : 0, isBuy, q, notional, orderMargin);
+        int256 margin = (m0 > 0 ? m0 : int256(0)) - int256(released) + int256(mInc);
+        int256 toAvailable = int256(released) + st.pnl + int256(orderMargin - mInc) + (m0 < 0 ? m0 : int256(0));
+        st.feeTaken = fee;
+        if (capFee && st.feeTaken > (toAvailable > 0 ? uint256(toAvailable) : 0)) {
+            st.feeTaken = toAvailable > 0 ? uint256(toAvailable) : 0;
+        }
+        toAvailable -= int256(st.feeTaken);
+        if (toAvailable < 0) {
+            // isolated margin: a loss beyond what is released comes out of the position's margin
+            uint256 loss = uint256(-toAvailable);
+            uint256 take = loss < uint256(margin) ? loss : uint256(margin);
+            margin -= int256(take);
+            st.shortfall = loss - take;
+            toAvailable = 0;
+        }
+        if (st.size == 0 && margin != 0) {
+            toAvailable += margin;
+            margin = 0;
+        }
+        st.margin = margin;
+        st.toAvailable = toAvailable;
+    }
+
+    /// No position is opened, increased or flipped below initial margin: equity at the mark
+    /// (after the fee and settled funding) ≥ ceil(|size| × mark / 1e18 / maxLeverage).
+    function _meetsInitialMargin(Settlement memory st, uint256 mark) internal view returns (bool) {
+        int256 size = st.size;
+        if (size == 0) return true;
+        int256 old = st.oldSize;
+        bool increased = old == 0 || (old > 0) != (size > 0) || VenueMath.abs(size) > VenueMath.abs(old);
+        if (!increased) return true;
+        uint256 value = VenueMath.abs(size) * mark / WAD;
+        int256 upnl = size > 0 ? int256(value) - int256(st.openNotional) : int256(st.openNotional) - int256(value);
+        int256 equity = st.margin + upnl;
+        return equity >= 0 && uint256(equity) >= Math.ceilDiv(value, _params.maxLeverage);
+    }
+
+    /// Writes a computed settlement: position, open interest, one Engine call for the account.
+    function _writeSettle(uint256 accountId, Settlement memory st, uint256 orderMargin, IMarket.PositionReason reason) internal {
+        Position storage pos = positions[accountId];
+        uint256 oldMargin = pos.margin;
+        int256 size = st.size;
+        _updateOI(st.oldSize, size);
+        if (size == 0) pos.openBlock = 0;
+        else if (st.oldSize == 0 || (st.oldSize > 0) != (size > 0)) pos.openBlock = uint64(block.number);
+        pos.size = int128(size);
+        pos.openNotional = uint128(st.openNotional);
+        pos.margin = uint128(uint256(st.margin));
+        pos.lastFundingIndex = fundingState.cumulativeIndex;
+        pos.lastSettledAt = uint64(block.timestamp);
+        _engine.applyMargin(
+            accountId, st.toAvailable, st.margin - int256(oldMargin) - int256(orderMargin),
+            reason == IMarket.PositionReason.LIQUIDATION ? IEngine.MarginReason.LIQUIDATION : IEngine.MarginReason.TRADE_SETTLEMENT
+        );
+        if (st.shortfall != 0) _engine.coverBadDebt(st.shortfall);
+        emit IMarket.PositionUpdated(
+            ++seq, accountId, reason, size, st.openNotional, uint256(st.margin), st.pnl, st.funding, st.feeTaken,
+            fundingState.cumulativeIndex
+        );
+    }
+
+    /// The position arithmetic of one fill (docs/CONTRACTS.md "Positions"): new size and open
+    /// notional, realized PnL and released margin of the reduce part, margin added by the increase part.
+    function _trade(int256 size, uint256 on, uint256 margin, bool isBuy, uint256 q, uint256 notional, uint256 orderMargin)
+        internal pure returns (int256 newSize, uint256 newOn, int256 pnl, uint256 released, uint256 mInc)
+    {
+        uint256 absSize = VenueMath.abs(size);
+        uint256 r = (size != 0 && (size > 0) != isBuy) ? (q < absSize ? q : absSize) : 0;
+        uint256 reducePart;
+        if (r != 0) {
+            uint256 basis;
+            if (size > 0) {
+                reducePart = r == q ? notional : notional * r / q;
+                basis = Math.mulDiv(on, r, absSize, Math.Rounding.Ceil);
+                pnl = int256(reducePart) - int256(basis);
+            } else {
+                reducePart = r == q ? notional : Math.mulDiv(notional, r, q, Math.Rounding.Ceil);
+                basis = on * r / absSize;
+                pnl = int256(basis) - int256(reducePart);
+            }
+            released = margin * r / absSize;
+            on -= basis;
+            size = size > 0 ? size - int256(r) : size + int256(r);
+        }
+        uint256 i = q - r;
+        if (i != 0) {
+            mInc = i == q ? orderMargin : orderMargin * i / q;
+            on += notional - reducePart;
+            size = isBuy ? size + int256(i) : size - int256(i);
+        }
+        if (size == 0) on = 0;
+        return (size, on, pnl, released, mInc);
+    }
+
+    function _updateOI(int256 oldSize, int256 newSize) internal {
+        if (oldSize == newSize) return;
+        if (oldSize > 0) longOI -= uint128(uint256(oldSize));
+        else if (oldSize < 0) shortOI -= uint128(uint256(-oldSize));
+        if (newSize > 0) longOI += uint128(uint256(newSize));
+        else if (newSize < 0) shortOI += uint128(uint256(-newSize));
+    }
+
+    /// Largest quantity a fill on side `isBuy` can reduce the account's position by.
+    function _reduceRoom(uint256 accountId, bool isBuy) internal view returns (uint256) {
+        int256 size = positions[accountId].size;
+        if (size == 0 || (size > 0) == isBuy) return 0;
+        return VenueMath.abs(size);
+    }
+
+    // ─── funding and prices ──────────────────────────────────────────────────────────────
+
+    function _pending(Position storage pos, int256 cumulativeIndex) internal view returns (int256) {
+        if (pos.size == 0) return 0;
+        return VenueMath.pendingFunding(pos.size, cumulativeIndex - pos.lastFundingIndex);
+    }
+
+    /// Accrues funding to now with the stored rate and moves the time-weighted premium towards
+    /// the book's current (pre-trade) premium sample; a no-op within the same second.
+    function _accrue(uint256 index) internal {
+        FundingState memory f = fundingState;
+        if (block.timestamp == f.lastUpdate) return;
+        uint256 dt = block.timestamp - f.lastUpdate;
+        fundingState = FundingState(
+            int128(VenueMath.accrue(f.cumulativeIndex, f.rate, index, dt)), f.rate, uint64(block.timestamp)
+        );
+        components.premium = int64(_premiumAfter(index, dt));
+    }
+
+    /// The premium average after `dt` seconds with the book as it is now.
+    function _premiumAfter(uint256 index, uint256 dt) internal view returns (int256) {
+        return VenueMath.premiumEma(
+            components.premium, VenueMath.premiumSample(index, _best(true), _best(false), _params.markClampBps), dt, MARK_PERIOD
+        );
+    }
+
+    function _cumulativeIndexNow(uint256 index) internal view returns (int256) {
+        FundingState memory f = fundingState;
+        return VenueMath.accrue(f.cumulativeIndex, f.rate, index, block.timestamp - f.lastUpdate);
+    }
+
+    /// Recomputes the rate from the stored premium average and the open-interest skew.
+    function _updateRate(uint256 index) internal {
+        int256 premium = components.premium;
+        uint256 mark = VenueMath.markFromPremium(index, premium);
+        VenueMath.Rate memory r = VenueMath.fundingRate(
+            premium, uint256(longOI) + restingBidQty, uint256(shortOI) + restingAskQty,
+            _params.skewScaleX18PerHour, _params.maxFundingRateX18PerHour
+        );
+        fundingState.rate = int64(r.rate);
+        components = FundingComponents(int64(r.premiumComponent), int64(r.skewComponent), int64(r.skew), int64(premium));
+        emit IMarket.FundingUpdated(
+            ++seq, r.rate, r.premiumComponent, r.skewComponent, r.skew, premium, fundingState.cumulativeIndex, index,
+            mark, block.timestamp
+        );
+    }
+
+    function _afterTrade(uint256 index) internal {
+        emit IMarket.OpenInterestUpdated(++seq, longOI, shortOI);
+        _updateRate(index);
+    }
+
+    /// The mark after `_accrue` in this transaction: index × (1 + stored premium average).
+    function _mark(uint256 index) internal view returns (uint256) {
+        return VenueMath.markFromPremium(index, components.premium);
+    }
+
+    /// The mark a transaction would see now (views).
+    function _markNow(uint256 index) internal view returns (uint256) {
+        uint256 last = fundingState.lastUpdate;
+        return VenueMath.markFromPremium(index, block.timestamp == last ? components.premium : _premiumAfter(index, block.timestamp - last));
+    }
+
+    /// Best bid (`bid`) or best ask price; 0 when that side is empty.
+    function _best(bool bid) internal view returns (uint256) {
+        uint256 tick = bid ? bids.highest() : asks.lowest();
+        return tick == TickBitmap.NONE ? 0 : tick * _params.tickSizeX18;
+    }
+
+    /// The worst price a taker on this side may fill at: mark ± band.
+    function _bandPrice(bool isBuy, uint256 mark) internal view returns (uint256) {
+        uint256 band = _params.priceBandBps;
+        return isBuy ? mark * (BPS + band) / BPS : mark * (BPS - band) / BPS;
+    }
+
+    /// A client key that was not supplied is derived, not stored (saves a slot per order).
+    function _keyOf(uint256 n, Order storage o) internal view returns (bytes32 key) {
+        key = o.clientKey;
+        if (key == bytes32(0)) key = keccak256(abi.encode(uint256(o.accountId), _orderId(n)));
+    }
+
+    function _orderId(uint256 n) internal view returns (uint256) {
+        return (_marketIndex << 64) | n;
+    }
+
+    function _emitLevel(IMarket.Side side, uint256 tick, Level storage level) internal {
+        emit IMarket.LevelUpdated(++seq, side, tick * _params.tickSizeX18, level.totalQty, level.orderCount);
+    }
+}
