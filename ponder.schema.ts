@@ -86,6 +86,73 @@ export const venueBalance = onchainTable("venue_balance", (t) => ({
   updatedBlock: t.bigint().notNull(),
 }));
 
+/** The insurance fund now (one row, id "venue"): every VenueBalancesUpdated carries its post-state. */
+export const insuranceFund = onchainTable("insurance_fund", (t) => ({
+  id: t.text().primaryKey(),
+  balanceWad: t.bigint().notNull(),
+  donatedWad: t.bigint().notNull(), // Σ donations ever
+  feesWad: t.bigint().notNull(), // accrued protocol fees, withdrawable by the admin
+  feesWithdrawnWad: t.bigint().notNull(),
+  badDebtWad: t.bigint().notNull(), // losses neither the book nor the fund could absorb, ever
+  updatedBlock: t.bigint().notNull(),
+}));
+
+/**
+ * The insurance fund's history: one row per change. `kind`: DONATION (InsuranceDonated),
+ * else CHANGE (liquidation fees in, bad debt covered out, a liquidator's sub-unit residue).
+ */
+export const insuranceFundEvent = onchainTable(
+  "insurance_fund_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    seq: t.bigint().notNull(),
+    kind: t.text().notNull(),
+    marketId: t.hex(), // null for donations
+    donor: t.hex(),
+    deltaWad: t.bigint().notNull(),
+    balanceWad: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({ timeIdx: index().on(t.timestamp) }),
+);
+
+/** Fees paid out to a treasury (FeesWithdrawn). */
+export const feeWithdrawalEvent = onchainTable("fee_withdrawal_event", (t) => ({
+  id: t.text().primaryKey(),
+  seq: t.bigint().notNull(),
+  to: t.hex().notNull(),
+  amount6: t.bigint().notNull(),
+  feesWad: t.bigint().notNull(),
+  blockNumber: t.bigint().notNull(),
+  timestamp: t.bigint().notNull(),
+  transactionHash: t.hex().notNull(),
+}));
+
+/** An owner's operator-approval nonce (setOperatorWithSig uses it; setOperator and invalidateNonces move it). */
+export const operatorNonce = onchainTable("operator_nonce", (t) => ({
+  owner: t.hex().primaryKey(),
+  nonce: t.bigint().notNull(),
+  updatedBlock: t.bigint().notNull(),
+}));
+
+/** A market liquidateAccount skipped (it could not liquidate there); `reason` is the error selector. */
+export const liquidationSkipEvent = onchainTable(
+  "liquidation_skip_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    seq: t.bigint().notNull(),
+    accountId: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    reason: t.hex().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({ accountIdx: index().on(t.accountId, t.timestamp) }),
+);
+
 // ─── markets ────────────────────────────────────────────────────────────────────────────
 
 /** Static parameters of a market, from MarketCreated. */

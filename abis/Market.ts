@@ -41,6 +41,22 @@ export const marketAbi = [
       },
       {
         "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "BelowInitialMargin",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
         "name": "clientKey",
         "type": "bytes32"
       }
@@ -296,6 +312,22 @@ export const marketAbi = [
       }
     ],
     "name": "SelfTrade",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxOrders",
+        "type": "uint256"
+      }
+    ],
+    "name": "TooManyOrders",
     "type": "error"
   },
   {
@@ -910,6 +942,19 @@ export const marketAbi = [
   },
   {
     "inputs": [],
+    "name": "extension",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "funding",
     "outputs": [
       {
@@ -956,7 +1001,7 @@ export const marketAbi = [
           }
         ],
         "internalType": "struct IMarket.FundingView",
-        "name": "v",
+        "name": "",
         "type": "tuple"
       }
     ],
@@ -967,12 +1012,12 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "enum IMarket.Side",
-        "name": "side",
+        "name": "",
         "type": "uint8"
       },
       {
         "internalType": "uint256",
-        "name": "depth",
+        "name": "",
         "type": "uint256"
       }
     ],
@@ -980,17 +1025,17 @@ export const marketAbi = [
     "outputs": [
       {
         "internalType": "uint256[]",
-        "name": "pricesX18",
+        "name": "",
         "type": "uint256[]"
       },
       {
         "internalType": "uint256[]",
-        "name": "totalQty",
+        "name": "",
         "type": "uint256[]"
       },
       {
         "internalType": "uint256[]",
-        "name": "orderCounts",
+        "name": "",
         "type": "uint256[]"
       }
     ],
@@ -1001,7 +1046,7 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "uint256",
-        "name": "orderId",
+        "name": "",
         "type": "uint256"
       }
     ],
@@ -1076,7 +1121,7 @@ export const marketAbi = [
           }
         ],
         "internalType": "struct IMarket.OrderView",
-        "name": "v",
+        "name": "",
         "type": "tuple"
       }
     ],
@@ -1087,7 +1132,7 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "uint256",
-        "name": "accountId",
+        "name": "",
         "type": "uint256"
       }
     ],
@@ -1132,7 +1177,7 @@ export const marketAbi = [
           }
         ],
         "internalType": "struct IMarket.PositionView",
-        "name": "v",
+        "name": "",
         "type": "tuple"
       }
     ],
@@ -1271,12 +1316,12 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "uint256",
-        "name": "accountId",
+        "name": "",
         "type": "uint256"
       },
       {
         "internalType": "address",
-        "name": "liquidator",
+        "name": "",
         "type": "address"
       }
     ],
@@ -1284,7 +1329,7 @@ export const marketAbi = [
     "outputs": [
       {
         "internalType": "uint256",
-        "name": "closedQty",
+        "name": "",
         "type": "uint256"
       }
     ],

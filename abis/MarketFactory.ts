@@ -78,6 +78,22 @@ export const marketFactoryAbi = [
       },
       {
         "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "BelowInitialMargin",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
         "name": "clientKey",
         "type": "bytes32"
       }
@@ -355,6 +371,22 @@ export const marketFactoryAbi = [
       }
     ],
     "name": "SelfTrade",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxOrders",
+        "type": "uint256"
+      }
+    ],
+    "name": "TooManyOrders",
     "type": "error"
   },
   {

@@ -73,6 +73,22 @@ export const oracleAbi = [
       },
       {
         "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "BelowInitialMargin",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
         "name": "clientKey",
         "type": "bytes32"
       }
@@ -334,6 +350,22 @@ export const oracleAbi = [
       }
     ],
     "name": "SelfTrade",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxOrders",
+        "type": "uint256"
+      }
+    ],
+    "name": "TooManyOrders",
     "type": "error"
   },
   {

@@ -781,5 +781,41 @@ export const venueLensAbi = [
     ],
     "stateMutability": "view",
     "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "contract IEngine",
+        "name": "engine",
+        "type": "address"
+      }
+    ],
+    "name": "pots",
+    "outputs": [
+      {
+        "components": [
+          {
+            "internalType": "uint256",
+            "name": "insuranceFundWad",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "feesWad",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "badDebtWad",
+            "type": "uint256"
+          }
+        ],
+        "internalType": "struct VenueLens.Pots",
+        "name": "p",
+        "type": "tuple"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
   }
 ] as const;

@@ -173,10 +173,10 @@ async function measure(rpcUrl: string, log: (m: string) => void): Promise<Record
     }
   }
 
-  // ── liquidation: a 50x long, the index drops 1.3 % ────────────────────────────────────
+  // ── liquidation: a 48x long (50x at the mark is below initial margin), the index drops 1.3 %
   const lev = await actor(2, usd("1000"));
   await place(m0, SHORT, LIMIT, usd("108"), 10n, px("1.08")); // 1000 ask
-  await place(lev, LONG, MARKET, usd("21.6"), 50n); // 1000 at 50x
+  await place(lev, LONG, MARKET, usd("22.5"), 48n); // 1000 at 48x
   await place(makers[0]!, LONG, LIMIT, usd("213"), 10n, px("1.065")); // 2000 bid
   await send(deployer, d.contracts.oracle, oracleAbi, "setPrice", [EUR, px("1.066")]);
   const keeper = walletClientFor(rpcUrl, LOCAL_CHAIN_ID, devAccount(KEY_INDEX.keeper).privateKey);

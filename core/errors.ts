@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   CLIENT_KEY_IN_USE: 409,
   NO_LIQUIDITY: 409,
   NOT_LIQUIDATABLE: 409,
+  TOO_MANY_ORDERS: 422,
   POSITION_NOT_FOUND: 404,
   TRANSACTION_NOT_FOUND: 404,
   /** the write's validUntil passed before it was mined: its nonce went to a no-op (or nothing was sent) */
@@ -141,6 +142,9 @@ export const CONTRACT_ERROR_CODES: Record<string, ErrorCode> = {
   ClientKeyInUse: "CLIENT_KEY_IN_USE",
   NoLiquidity: "NO_LIQUIDITY",
   NotLiquidatable: "NOT_LIQUIDATABLE",
+  // the fill would leave the opened or increased position below initial margin
+  BelowInitialMargin: "INSUFFICIENT_MARGIN",
+  TooManyOrders: "TOO_MANY_ORDERS",
   InvalidParameters: "VALIDATION_ERROR",
   // OpenZeppelin's Ownable guards the admin functions (setMarketActive, createMarket, mint)
   OwnableUnauthorizedAccount: "UNAUTHORIZED",
@@ -173,6 +177,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   NOT_CANCELLABLE: "the write is already final",
   RELAYER_OUT_OF_FUNDS: "the relayer's signer is low on ether; retry later",
   INSUFFICIENT_SCOPE: "the calling service's token does not allow this route",
+  TOO_MANY_ORDERS: "the account already has the maximum of resting orders (100) in this market",
 };
 
 /** Turns a decoded contract error (name + args) into an ApiError. */

@@ -1,6 +1,16 @@
 /** Engine events: accounts, margin, operators, venue balances. */
 import { on } from "./on";
-import { account, marginUpdateEvent, operatorApproval, venueBalance } from "ponder:schema";
+import {
+  account,
+  feeWithdrawalEvent,
+  insuranceFund,
+  insuranceFundEvent,
+  liquidationSkipEvent,
+  marginUpdateEvent,
+  operatorApproval,
+  operatorNonce,
+  venueBalance,
+} from "ponder:schema";
 import { MARGIN_REASONS, enumName } from "./store";
 
 on("Engine:AccountCreated", async ({ event, context }) => {
@@ -50,8 +60,93 @@ on("Engine:OperatorSet", async ({ event, context }) => {
   await context.db.insert(operatorApproval).values({ owner, operator, ...values }).onConflictDoUpdate(values);
 });
 
+const FUND = "venue";
+const ZERO_ID = `0x${"00".repeat(32)}`;
+
 on("Engine:VenueBalancesUpdated", async ({ event, context }) => {
-  const { marketId, insuranceFundWad, feesWad, badDebtWad, marketPoolWad } = event.args;
+  const { seq, marketId, insuranceFundWad, feesWad, badDebtWad, marketPoolWad } = event.args;
   const values = { insuranceFundWad, feesWad, badDebtWad, marketPoolWad, updatedBlock: event.block.number };
   await context.db.insert(venueBalance).values({ marketId, ...values }).onConflictDoUpdate(values);
+  const fund = await context.db.find(insuranceFund, { id: FUND });
+  const before = fund?.balanceWad ?? 0n;
+  const state = { balanceWad: insuranceFundWad, feesWad, badDebtWad, updatedBlock: event.block.number };
+  await context.db
+    .insert(insuranceFund)
+    .values({ id: FUND, donatedWad: 0n, feesWithdrawnWad: 0n, ...state })
+    .onConflictDoUpdate(state);
+  // donations are recorded by InsuranceDonated (emitted just before, with the donor)
+  if (insuranceFundWad !== before && marketId !== ZERO_ID) {
+    await context.db.insert(insuranceFundEvent).values({
+      id: event.id,
+      seq: BigInt(seq),
+      kind: "CHANGE",
+      marketId,
+      donor: null,
+      deltaWad: insuranceFundWad - before,
+      balanceWad: insuranceFundWad,
+      blockNumber: event.block.number,
+      timestamp: event.block.timestamp,
+      transactionHash: event.transaction.hash,
+    });
+  }
+});
+
+on("Engine:InsuranceDonated", async ({ event, context }) => {
+  const { seq, donor, amount6, insuranceFundWad } = event.args;
+  const wad = amount6 * 10n ** 12n;
+  await context.db.insert(insuranceFundEvent).values({
+    id: event.id,
+    seq: BigInt(seq),
+    kind: "DONATION",
+    marketId: null,
+    donor,
+    deltaWad: wad,
+    balanceWad: insuranceFundWad,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
+  await context.db
+    .insert(insuranceFund)
+    .values({ id: FUND, balanceWad: insuranceFundWad, donatedWad: wad, feesWad: 0n, feesWithdrawnWad: 0n, badDebtWad: 0n, updatedBlock: event.block.number })
+    .onConflictDoUpdate((r) => ({ balanceWad: insuranceFundWad, donatedWad: r.donatedWad + wad, updatedBlock: event.block.number }));
+});
+
+on("Engine:FeesWithdrawn", async ({ event, context }) => {
+  const { seq, to, amount6, feesWad } = event.args;
+  await context.db.insert(feeWithdrawalEvent).values({
+    id: event.id,
+    seq: BigInt(seq),
+    to,
+    amount6,
+    feesWad,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
+  const wad = amount6 * 10n ** 12n;
+  await context.db
+    .insert(insuranceFund)
+    .values({ id: FUND, balanceWad: 0n, donatedWad: 0n, feesWad, feesWithdrawnWad: wad, badDebtWad: 0n, updatedBlock: event.block.number })
+    .onConflictDoUpdate((r) => ({ feesWad, feesWithdrawnWad: r.feesWithdrawnWad + wad, updatedBlock: event.block.number }));
+});
+
+on("Engine:NonceInvalidated", async ({ event, context }) => {
+  const { owner, nonce } = event.args;
+  const values = { nonce, updatedBlock: event.block.number };
+  await context.db.insert(operatorNonce).values({ owner, ...values }).onConflictDoUpdate(values);
+});
+
+on("Engine:LiquidationSkipped", async ({ event, context }) => {
+  const { seq, accountId, marketId, reason } = event.args;
+  await context.db.insert(liquidationSkipEvent).values({
+    id: event.id,
+    seq: BigInt(seq),
+    accountId,
+    marketId,
+    reason,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
 });

@@ -28,6 +28,13 @@ contract VenueLens {
         IMarket.HealthView health;
     }
 
+    /// The venue's own pots (docs/CONTRACTS.md "Risk model").
+    struct Pots {
+        uint256 insuranceFundWad;
+        uint256 feesWad;
+        uint256 badDebtWad;
+    }
+
     struct Book {
         uint256[] bidPrices;
         uint256[] bidQty;
@@ -52,6 +59,12 @@ contract VenueLens {
         bytes32[] memory ids = engine.marketIds();
         out = new MarketState[](ids.length);
         for (uint256 i; i < ids.length; ++i) out[i] = marketState(IMarket(engine.marketOf(ids[i])));
+    }
+
+    function pots(IEngine engine) external view returns (Pots memory p) {
+        p.insuranceFundWad = engine.insuranceFundWad();
+        p.feesWad = engine.feesWad();
+        p.badDebtWad = engine.badDebtWad();
     }
 
     function book(IMarket m, uint256 depth) external view returns (Book memory b) {

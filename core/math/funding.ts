@@ -10,19 +10,18 @@ export type FundingRate = {
 };
 
 /**
- * rate = clamp(premium / 24 + skew × skewScale / 1e18, ±maxRate), where
- * premium = (mark − index) × 1e18 / index and skew = (L − S) × 1e18 / (L + S) with
- * L = long OI + resting bids, S = short OI + resting asks. Divisions truncate toward zero.
+ * rate = clamp(premium / 24 + skew × skewScale / 1e18, ±maxRate), where premium is the market's
+ * time-weighted premium (`price.ts`) and skew = (L − S) × 1e18 / (L + S) with L = long OI + resting
+ * bids, S = short OI + resting asks. Divisions truncate toward zero.
  */
 export function fundingRate(p: {
-  markX18: bigint;
-  indexX18: bigint;
+  premiumX18: bigint;
   longQty: bigint; // open interest + resting bid quantity
   shortQty: bigint; // open interest + resting ask quantity
   skewScaleX18PerHour: bigint;
   maxFundingRateX18PerHour: bigint;
 }): FundingRate {
-  const premiumX18 = p.indexX18 === 0n ? 0n : ((p.markX18 - p.indexX18) * WAD) / p.indexX18;
+  const premiumX18 = p.premiumX18;
   const premiumComponentX18 = premiumX18 / 24n;
   const total = p.longQty + p.shortQty;
   const skewX18 = total === 0n ? 0n : ((p.longQty - p.shortQty) * WAD) / total;

@@ -1,6 +1,6 @@
 /**
  * A liquidation end to end on the real stack (anvil, Ponder, relayer, keeper): a trader opens a
- * 50× long against the keeper's market maker; the index drops 3 %; the keeper's scan finds the
+ * 40× long against the keeper's market maker; the index drops 3 %; the keeper's scan finds the
  * position unhealthy and liquidates it through the relayer; the liquidation routes, the
  * integration API's position route and the account's margin show it. Also: the keeper's health
  * numbers equal the integration API's and the contract's view at the same block, and the
@@ -71,7 +71,7 @@ describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($
     }
   });
 
-  it("opens a 50x long against the keeper's market maker", async () => {
+  it("opens a 40x long (50x at the ask would be below initial margin) against the keeper's market maker", async () => {
     // The maker quotes both sides once the keeper is up.
     await until("the market maker's asks", async () => {
       const [, ask] = await client.readContract({ address: venueLens, abi: venueLensAbi, functionName: "bestPrices", args: [eur.marketAddress] });
@@ -79,7 +79,7 @@ describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($
     });
     const r = await write(traderWallet, {
       address: engine, abi: engineAbi, functionName: "placeOrder",
-      args: [{ accountId, marketId, side: 0, orderType: 0, collateral6: parseUnits("1000", 6), leverage: 50n, limitPriceX18: 0n, clientKey: `0x${"00".repeat(32)}` }],
+      args: [{ accountId, marketId, side: 0, orderType: 0, collateral6: parseUnits("1000", 6), leverage: 40n, limitPriceX18: 0n, clientKey: `0x${"00".repeat(32)}` }],
     });
     const pos = await client.readContract({ address: eur.marketAddress, abi: marketAbi, functionName: "getPosition", args: [accountId], blockNumber: r.blockNumber });
     expect(pos.sizeQty > 0n).toBe(true);

@@ -4,9 +4,11 @@ import { compiledContracts } from "./compiled-contracts.js";
 
 /** EIP-170: the largest runtime code a contract may deploy (no anvil code-size override). */
 const EIP170_BYTES = 24_576;
+/** Room to grow: every contract keeps at least 2 KB below EIP-170 (issue 10). */
+const HEADROOM_BYTES = 2_048;
 
 describe("contract sizes", () => {
-  it("every contract's deployed bytecode is within EIP-170", { timeout: 300_000 }, async () => {
+  it("every contract's deployed bytecode keeps 2 KB of headroom below EIP-170", { timeout: 300_000 }, async () => {
     const contracts = await compiledContracts();
     const sizes = Object.fromEntries(
       Object.entries(contracts)
@@ -14,7 +16,8 @@ describe("contract sizes", () => {
         .map(([name, c]) => [name, c.deployedSize]),
     );
     for (const name of EXPORTED) expect(sizes[name], `${name} compiled`).toBeGreaterThan(0);
-    const over = Object.entries(sizes).filter(([, size]) => size > EIP170_BYTES);
-    expect(over, `over ${EIP170_BYTES} bytes: ${JSON.stringify(over)}`).toEqual([]);
+    const limit = EIP170_BYTES - HEADROOM_BYTES;
+    const over = Object.entries(sizes).filter(([, size]) => size > limit);
+    expect(over, `over ${limit} bytes: ${JSON.stringify(over)}`).toEqual([]);
   });
 });

@@ -10,7 +10,10 @@ import {
   fundingRate,
   insolvencyPrice,
   liquidationPrice,
+  markFromPremium,
   markPrice,
+  premiumEma,
+  premiumSample,
   marketFundingDirection,
   median3,
   orderQuantity,
@@ -28,22 +31,36 @@ describe("mark price", () => {
   it("median of index, best bid and best ask when both sides exist", () => {
     expect(median3(3n, 1n, 2n)).toBe(2n);
     expect(median3(1n, 1n, 5n)).toBe(1n);
-    expect(markPrice(px("1.08"), px("1.079"), px("1.081"), 100n)).toBe(px("1.08"));
-    expect(markPrice(px("1.08"), px("1.0805"), px("1.081"), 100n)).toBe(px("1.0805"));
+    const m = (index: string, bid: bigint, ask: bigint, clampBps: bigint, premium = 0n, dt = 10_000n) =>
+      markPrice({ indexX18: px(index), bestBidX18: bid, bestAskX18: ask, markClampBps: clampBps, premiumX18: premium, lastUpdate: 1000n, now: 1000n + dt });
+    // a full period after the last update the average is the book's sample
+    expect(m("1.08", px("1.079"), px("1.081"), 100n)).toBe(px("1.08"));
+    expect(m("1", px("1.0005"), px("1.001"), 100n)).toBe(px("1.0005"));
+    // (premium truncates: 0.0005 / 1.08 loses the last digits)
+    expect(m("1.08", px("1.0805"), px("1.081"), 100n)).toBe(markFromPremium(px("1.08"), (px("0.0005") * WAD) / px("1.08")));
   });
   it("the index when a side is empty, and clamped to index ± clamp", () => {
-    expect(markPrice(px("1.08"), 0n, px("1.2"), 100n)).toBe(px("1.08"));
-    expect(markPrice(px("1.05"), px("1.078"), px("1.0785"), 100n)).toBe(px("1.0605"));
-    expect(markPrice(px("1.05"), px("1.0"), px("1.001"), 100n)).toBe(px("1.0395"));
-    expect(markPrice(0n, 0n, 0n, 100n)).toBe(0n);
+    const m = (index: bigint, bid: bigint, ask: bigint) =>
+      markPrice({ indexX18: index, bestBidX18: bid, bestAskX18: ask, markClampBps: 100n, premiumX18: 0n, lastUpdate: 0n, now: 300n });
+    expect(m(px("1.08"), 0n, px("1.2"))).toBe(px("1.08"));
+    expect(m(px("1.05"), px("1.078"), px("1.0785"))).toBe(px("1.0605"));
+    expect(m(px("1.05"), px("1.0"), px("1.001"))).toBe(px("1.0395"));
+    expect(m(0n, 0n, 0n)).toBe(0n);
+  });
+  it("moves by dt / 300 s of the way towards the sample; not at all within the second of the last update", () => {
+    const base = { indexX18: px("1"), bestBidX18: px("1.004"), bestAskX18: px("1.006"), markClampBps: 50n, premiumX18: 0n, lastUpdate: 1000n };
+    expect(markPrice({ ...base, now: 1000n })).toBe(px("1"));
+    expect(premiumSample(px("1"), px("1.004"), px("1.006"), 50n)).toBe(px("0.004"));
+    expect(markPrice({ ...base, now: 1030n })).toBe(px("1.0004"));
+    expect(premiumEma(-7n, 0n, 1n, 3n)).toBe(-5n); // -7 + 7/3 truncates toward zero
+    expect(markFromPremium(px("2"), -px("0.5"))).toBe(px("1"));
   });
 });
 
 describe("funding", () => {
   it("rate = premium / 24 + skew × scale, clamped, truncating toward zero", () => {
     const r = fundingRate({
-      markX18: px("1.0908"),
-      indexX18: px("1.08"),
+      premiumX18: px("0.01"),
       longQty: px("300"),
       shortQty: px("100"),
       skewScaleX18PerHour: px("0.0001"),
@@ -54,12 +71,12 @@ describe("funding", () => {
     expect(r.skewX18).toBe(px("0.5"));
     expect(r.skewComponentX18).toBe(px("0.00005"));
     expect(r.rateX18PerHour).toBe(px("0.01") / 24n + px("0.00005"));
-    const neg = fundingRate({ markX18: px("0.9"), indexX18: px("1"), longQty: 0n, shortQty: px("1"), skewScaleX18PerHour: px("0.0001"), maxFundingRateX18PerHour: px("0.001") });
+    const neg = fundingRate({ premiumX18: -px("0.1"), longQty: 0n, shortQty: px("1"), skewScaleX18PerHour: px("0.0001"), maxFundingRateX18PerHour: px("0.001") });
     expect(neg.rateX18PerHour).toBe(-px("0.001"));
     expect(neg.skewX18).toBe(-WAD);
-    // -1/3 truncates toward zero, like Solidity
-    const t = fundingRate({ markX18: 2n, indexX18: 3n, longQty: 0n, shortQty: 0n, skewScaleX18PerHour: 0n, maxFundingRateX18PerHour: WAD });
-    expect(t.premiumX18).toBe(-(WAD / 3n));
+    // -1/24 truncates toward zero, like Solidity
+    const t = fundingRate({ premiumX18: -1n, longQty: 0n, shortQty: 0n, skewScaleX18PerHour: 0n, maxFundingRateX18PerHour: WAD });
+    expect(t.premiumComponentX18).toBe(0n);
   });
   it("cumulative index accrues rate × index × dt / 3600 / 1e18", () => {
     const base = { cumulativeIndexX18: 5n, rateX18PerHour: px("0.0001"), indexX18: px("1.08"), lastUpdate: 1000n };

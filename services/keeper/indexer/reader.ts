@@ -83,6 +83,7 @@ export class IndexerReader {
           fundingRateX18PerHour: marketState.fundingRateX18PerHour,
           cumulativeFundingIndexX18: marketState.cumulativeFundingIndexX18,
           fundingLastUpdate: marketState.fundingLastUpdate,
+          premiumX18: marketState.premiumX18,
           stateBlock: marketState.updatedBlock,
         })
         .from(market)
@@ -134,6 +135,7 @@ export class IndexerReader {
         fundingRateX18PerHour: m.fundingRateX18PerHour ?? 0n,
         cumulativeFundingIndexX18: m.cumulativeFundingIndexX18 ?? 0n,
         fundingLastUpdate: m.fundingLastUpdate ?? 0n,
+        premiumX18: m.premiumX18 ?? 0n,
       });
     }
     return { block, markets: out, seenBlock };

@@ -7,7 +7,7 @@ const market: MarketContext = {
   maintenanceMarginBps: 100n, liquidationFeeBps: 50n, markClampBps: 100n, isActive: true,
   indexPriceX18: 1_080_000_000_000_000_000n, indexUpdatedAt: 1000n,
   bestBidX18: 1_079_000_000_000_000_000n, bestAskX18: 1_081_000_000_000_000_000n,
-  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1000n,
+  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1000n, premiumX18: 0n,
 };
 // 46,250 EUR long at 1.0811 with 975 USD of margin (a 50x position)
 const long: PositionRow = {
@@ -17,8 +17,9 @@ const long: PositionRow = {
 };
 
 describe("health at the indexed block", () => {
-  it("uses the median mark and flags liquidation below maintenance", () => {
-    expect(markOf(market)).toBe(market.indexPriceX18);
+  it("uses the time-weighted mark and flags liquidation below maintenance", () => {
+    expect(markOf(market, 1000n)).toBe(market.indexPriceX18);
+    expect(markOf(market, 1300n)).toBe(market.indexPriceX18); // median(index, bid, ask) = index
     const h = healthAt(long, market, 1000n);
     expect(h.isLiquidatable).toBe(false);
     // liquidation price: (openNotional − margin) / (size × (1 − 1 %))

@@ -1,7 +1,7 @@
 /**
  * A position's health at the latest indexed block, composed from the indexed rows with the
  * contracts' own formulas (`core/math`, docs/CONTRACTS.md "Health and liquidation"): mark from
- * index and best bid/ask, the cumulative funding index accrued to the block's timestamp with
+ * index, best bid/ask and the stored time-weighted premium, the cumulative funding index accrued to the block's timestamp with
  * the current index, pending funding, then `positionHealth`.
  */
 import { cumulativeIndexNow, markPrice, pendingFunding, positionHealth, type Health } from "../../../core/math/index.js";
@@ -21,6 +21,8 @@ export type MarketContext = {
   fundingRateX18PerHour: bigint;
   cumulativeFundingIndexX18: bigint;
   fundingLastUpdate: bigint;
+  /** The time-weighted premium stored at fundingLastUpdate (FundingUpdated.premiumX18). */
+  premiumX18: bigint;
 };
 
 export type PositionRow = {
@@ -37,10 +39,14 @@ export type PositionRow = {
   updatedBlock?: bigint;
 };
 
-export const markOf = (m: MarketContext) => markPrice(m.indexPriceX18, m.bestBidX18, m.bestAskX18, m.markClampBps);
+export const markOf = (m: MarketContext, timestamp: bigint) =>
+  markPrice({
+    indexX18: m.indexPriceX18, bestBidX18: m.bestBidX18, bestAskX18: m.bestAskX18, markClampBps: m.markClampBps,
+    premiumX18: m.premiumX18, lastUpdate: m.fundingLastUpdate, now: timestamp,
+  });
 
 export function healthAt(p: PositionRow, m: MarketContext, timestamp: bigint): Health {
-  const mark = markOf(m);
+  const mark = markOf(m, timestamp);
   const indexNow = cumulativeIndexNow({
     cumulativeIndexX18: m.cumulativeFundingIndexX18,
     rateX18PerHour: m.fundingRateX18PerHour,

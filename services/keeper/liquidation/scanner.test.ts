@@ -13,7 +13,7 @@ const ctx = (marketId: Hex, index: bigint): MarketContext => ({
   marketId, symbol: marketId === M1 ? "EUR/USD" : "GBP/USD", marketAddress: `0x${"33".repeat(20)}`,
   maintenanceMarginBps: 100n, liquidationFeeBps: 50n, markClampBps: 100n, isActive: true,
   indexPriceX18: index, indexUpdatedAt: 1n, bestBidX18: 0n, bestAskX18: 0n,
-  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1n,
+  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1n, premiumX18: 0n,
 });
 // a 1,000-unit long bought at 1.00 with 20 of margin: liquidatable below ≈ 0.9899
 const pos = (accountId: bigint, marketId: Hex): PositionRow => ({
@@ -93,6 +93,13 @@ describe("liquidation scan", () => {
     b.state.block = 11n;
     await b.scanner.scan(); // newer block but inside the back-off
     expect(b.sent).toHaveLength(1);
+  });
+
+  it("falls back market by market when an account liquidation is refused as a whole", async () => {
+    const { scanner, state, sent } = setup([pos(2n, M1), pos(2n, M2)], (path) => (path === "account" ? refused("NO_LIQUIDITY") : mined(11)));
+    state.index = 98n * E18 / 100n;
+    expect(await scanner.scan()).toEqual({ scanned: 2, liquidatable: 2, sent: 3 });
+    expect(sent).toEqual(["account 2", "position 2 M1", "position 2 M2"]);
   });
 
   it("survives a relayer that is down", async () => {

@@ -2,7 +2,9 @@
  * The keeper's liquidation scan: every open position's health at the latest indexed block; the
  * liquidatable ones go to the relayer (an account with several at once: one account liquidation).
  * A position sent once waits until the indexer has passed the liquidation's block, so a lagging
- * index never sends the same liquidation twice.
+ * index never sends the same liquidation twice. An account liquidation that is refused as a whole
+ * (every market failed, e.g. no liquidity anywhere) falls back to one liquidation per market, so
+ * one market never shields the account's positions in the others.
  */
 import type { Address, Hex } from "viem";
 import type { Logger } from "pino";
@@ -42,14 +44,26 @@ export class LiquidationScanner {
     for (const p of due) byAccount.set(p.accountId, [...(byAccount.get(p.accountId) ?? []), p]);
 
     let sent = 0;
-    for (const [accountId, ps] of byAccount) {
-      const h = { callerAddress: this.keeperAddress };
-      const answer = await (ps.length > 1
-        ? this.relayer.liquidateAccount(accountId, h)
-        : this.relayer.liquidatePosition(accountId, ps[0]!.marketId, h)
-      ).catch((e: unknown) => ({ status: 0, body: { error: { code: "UNREACHABLE", message: String(e) } } }) as RelayerAnswer);
+    const h = { callerAddress: this.keeperAddress };
+    const unreachable = (e: unknown) => ({ status: 0, body: { error: { code: "UNREACHABLE", message: String(e) } } }) as RelayerAnswer;
+    const one = async (p: PositionRow) => {
+      const answer = await this.relayer.liquidatePosition(p.accountId, p.marketId, h).catch(unreachable);
       sent++;
-      this.record(ps, answer, s.block.number);
+      this.record([p], answer, s.block.number);
+    };
+    for (const [accountId, ps] of byAccount) {
+      if (ps.length === 1) {
+        await one(ps[0]!);
+        continue;
+      }
+      const answer = await this.relayer.liquidateAccount(accountId, h).catch(unreachable);
+      sent++;
+      if (answer.status === 0 || (answer.status >= 200 && answer.status < 300) || errorCode(answer) === "NOT_LIQUIDATABLE") {
+        this.record(ps, answer, s.block.number);
+        continue;
+      }
+      // the account as a whole was refused: market by market
+      for (const p of ps) await one(p);
     }
     if (due.length > 0 || positions.length > 0) {
       this.log.debug({ scanned: positions.length, liquidatable: due.length, block: s.block.number.toString() }, "scan");
@@ -74,4 +88,8 @@ export class LiquidationScanner {
     for (const id of ids) this.holds.set(id, { block: indexedBlock, untilMs });
     this.log.warn({ positions: ids, status: a.status, code, message: body?.error?.message }, "liquidation refused");
   }
+}
+
+function errorCode(a: RelayerAnswer): string | undefined {
+  return (a.body as { error?: { code?: string } } | undefined)?.error?.code;
 }

@@ -145,7 +145,7 @@ export class LiquidationService {
         return d < 0n ? -1 : d > 0n ? 1 : Number(a.p.accountId - b.p.accountId);
       });
       const liquidatable = items.filter((i) => i.h?.isLiquidatable);
-      const mark = m.indexPriceX18 === 0n ? 0n : markOf(m);
+      const mark = m.indexPriceX18 === 0n ? 0n : markOf(m, s.block.timestamp);
       const value = {
         data: {
           marketId: m.marketId,

@@ -90,7 +90,10 @@ async function snapshotOf(m: MarketRow, now: bigint): Promise<MarketSnapshot> {
     indexX18,
     bestBidX18,
     bestAskX18,
-    markX18: markPrice(indexX18, bestBidX18, bestAskX18, BigInt(m.markClampBps)),
+    markX18: markPrice({
+      indexX18, bestBidX18, bestAskX18, markClampBps: BigInt(m.markClampBps),
+      premiumX18: state.premiumX18, lastUpdate: state.fundingLastUpdate, now,
+    }),
     cumulativeIndexNowX18: cumulativeIndexNow({
       cumulativeIndexX18: state.cumulativeFundingIndexX18,
       rateX18PerHour: state.fundingRateX18PerHour,
