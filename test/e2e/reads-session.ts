@@ -65,7 +65,7 @@ export async function runSession(v: Venue): Promise<Session> {
 
   // takers: partial fills of the best ask level, then the rest of it
   await place(C, EUR, "LONG", "MARKET", "300", 20);
-  await place(D, EUR, "LONG", "MARKET", "200", 50);
+  await place(D, EUR, "LONG", "MARKET", "200", 40); // 50x at the ask would be below initial margin
   // a limit order that crosses two bids and rests its remainder
   await place(L, EUR, "SHORT", "LIMIT", "1500", 10, "1.0785");
 
@@ -88,7 +88,7 @@ export async function runSession(v: Venue): Promise<Session> {
   // C closes through the book
   await send(C, "closePosition", [v.accountIds[C]!, EUR, TYPE.MARKET, 0n, `0x${"0".repeat(64)}`]);
 
-  // the index falls: D's 50x long becomes liquidatable; anyone may liquidate
+  // the index falls: D's 40x long becomes liquidatable; anyone may liquidate
   await setPrice(EUR, "1.0500");
   await send(L, "liquidatePosition", [v.accountIds[D]!, EUR]);
 
