@@ -20,7 +20,7 @@ contract StalePriceTest is VenueFixture {
         b = _account(bob, 1_000e6);
         c = _account(carol, 10_000e6);
         _limit(bob, b, SHORT, 216e6, 10, 1.08e18);
-        _market(alice, a, LONG, 21.6e6, 50); // 1000 long at 50x
+        _market(alice, a, LONG, 22.5e6, 48); // 1000 long at 48x (50x at the mark is below initial margin)
         _limit(carol, c, LONG, 213e6, 10, 1.065e18); // depth to liquidate into
     }
 
