@@ -55,6 +55,10 @@ export async function runSession(v: Venue): Promise<Session> {
   const [EUR, GBP] = v.deployment.markets.map((m) => m.marketId) as [Hex, Hex];
   const [A, B, C, D, E, L] = [0, 1, 2, 3, 4, 5];
 
+  // a fresh index first: the indexer may take longer to start than the oracle's staleness bound
+  await setPrice(EUR, "1.0800");
+  await setPrice(GBP, "1.2700");
+
   // resting book: asks by A (two orders at the best level), bids by B and E
   for (const p of ["1.0810", "1.0810", "1.0820", "1.0830", "1.0840", "1.0850"]) await place(A, EUR, "SHORT", "LIMIT", "1000", 10, p);
   for (const p of ["1.0790", "1.0780", "1.0770", "1.0760"]) await place(B, EUR, "LONG", "LIMIT", "1000", 10, p);
