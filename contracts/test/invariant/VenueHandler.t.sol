@@ -41,9 +41,7 @@ contract VenueHandlerTest is VenueFixture {
     }
 
     function test_handler_exercisesEveryAction() public {
-        // seed 3: with issue 10's margin rules (makers below initial margin and dust remainders
-        // cancelled) the walk from seed 1 no longer reaches the fill cap; seed 3 covers every action
-        uint256 seed = 3;
+        uint256 seed = 1;
         for (uint256 i; i < 600; ++i) {
             seed = uint256(keccak256(abi.encode(seed)));
             this.step(seed % 24, uint256(keccak256(abi.encode(seed, 1))));
