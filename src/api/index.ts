@@ -30,11 +30,29 @@ app.use(requestId());
 // 405, body limit, rate limits (src/api/lib/limits.ts): before every route, after CORS so a 429 carries it
 installApiLimits(app);
 
-/** The planner's cost of a /sql query, on the same session Ponder's client() runs it on. */
+/**
+ * The planner's cost of a /sql query, on the database Ponder's client() runs it on. PGlite (0.2)
+ * ships with `enable_seqscan = off`, which adds the planner's disable_cost (1e10) to every Seq Scan:
+ * any full read of a table, even of a few rows (the keeper's list of markets), was priced above
+ * SQL_MAX_COST and refused. So on PGlite the EXPLAIN runs in a transaction of its one connection
+ * with `SET LOCAL enable_seqscan = on` (Postgres' default): the budget prices the work a query does,
+ * not PGlite's plan preference, and a cross join stays far above it. PGlite's own transaction, as
+ * Ponder's client() reaches the driver: drizzle's transaction on Ponder's read-only db did not carry
+ * the SET LOCAL (checked: the EXPLAIN still saw `off`).
+ */
 const explainCost: ExplainCost = async ({ sql, params }) => {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- drizzle's session is internal; Ponder's client() uses it the same way
-  const session = (db as any)._.session;
-  const result = await session.prepareQuery({ sql: `EXPLAIN (FORMAT JSON) ${sql}`, params }, undefined, undefined, false).execute();
+  const text = `EXPLAIN (FORMAT JSON) ${sql}`;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Ponder's driver and drizzle's session are internal; Ponder's client() uses them the same way
+  const driver = (globalThis as any).PONDER_DATABASE?.driver;
+  const result =
+    driver?.dialect === "pglite"
+      ? // eslint-disable-next-line @typescript-eslint/no-explicit-any -- PGlite's transaction handle
+        await driver.instance.transaction(async (tx: any) => {
+          await tx.exec("SET LOCAL enable_seqscan = on");
+          return tx.query(text, params);
+        })
+      : // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        await (db as any)._.session.prepareQuery({ sql: text, params }, undefined, undefined, false).execute();
   const rows = (result?.rows ?? result) as Array<Record<string, unknown>>;
   const plan = Object.values(rows[0] ?? {})[0];
   const parsed = (typeof plan === "string" ? JSON.parse(plan) : plan) as Array<{ Plan: { "Total Cost": number } }>;
