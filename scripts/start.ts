@@ -8,8 +8,9 @@
  *   npm start                  continue the same chain and databases
  *   npm start -- --fresh       wipe .venue/ and .ponder/ first
  *
- * Env: VENUE_BASE_PORT=N puts anvil on N, the indexer on N+1, relayer N+2, keeper N+3, gateway
- * N+4 (default 8545, 42069, 42070, 42071, 8080). VENUE_DIR moves .venue/ (and then Ponder's
+ * Env: VENUE_BASE_PORT=N puts anvil on N, the integration API (read service) on N+1, relayer
+ * N+2, keeper N+3, gateway N+4, Ponder itself on N+5 (default 8545, 42069, 42070, 42071, 8080,
+ * 42072). VENUE_DIR moves .venue/ (and then Ponder's
  * PGlite and the deployment file into it too), for running a second venue beside the first.
  * Ctrl-C stops every process (anvil writes its state on the way out).
  */
@@ -33,7 +34,10 @@ const MARKET_MAKER_MINT_6 = usd("20000000");
 export type LocalJson = {
   chainId: number;
   rpcUrl: string;
+  /** the integration API for clients: the read service, in front of Ponder */
   integrationUrl: string;
+  /** Ponder's own server (indexer, /status, /sql) */
+  indexerUrl: string;
   gatewayUrl: string | null;
   relayerUrl: string | null;
   keeperUrl: string | null;
@@ -46,8 +50,8 @@ function ports() {
   const base = process.env.VENUE_BASE_PORT ? Number(process.env.VENUE_BASE_PORT) : undefined;
   if (base !== undefined && !(Number.isInteger(base) && base > 0 && base < 65530)) throw new Error("VENUE_BASE_PORT must be a port number");
   return base
-    ? { anvil: base, indexer: base + 1, relayer: base + 2, keeper: base + 3, gateway: base + 4 }
-    : { anvil: 8545, indexer: 42069, relayer: 42070, keeper: 42071, gateway: 8080 };
+    ? { anvil: base, reads: base + 1, relayer: base + 2, keeper: base + 3, gateway: base + 4, indexer: base + 5 }
+    : { anvil: 8545, reads: 42069, relayer: 42070, keeper: 42071, gateway: 8080, indexer: 42072 };
 }
 
 const say = (m: string) => console.log(m);
@@ -150,7 +154,7 @@ async function main() {
       chainId,
       deploymentFile,
       indexerSchema: schema,
-      ports: { indexer: p.indexer, relayer: p.relayer, gateway: p.gateway, keeper: p.keeper },
+      ports: { indexer: p.indexer, reads: p.reads, relayer: p.relayer, gateway: p.gateway, keeper: p.keeper },
       db: {
         kind: "pglite",
         indexerDir: customDir ? join(dir, "indexer-db") : join(PROJECT_ROOT, ".ponder", "pglite"),
@@ -196,7 +200,8 @@ async function main() {
     const local: LocalJson = {
       chainId,
       rpcUrl: anvil.rpcUrl,
-      integrationUrl: services.urls.indexer!,
+      integrationUrl: services.urls.reads!,
+      indexerUrl: services.urls.indexer!,
       gatewayUrl: gw,
       relayerUrl: services.urls.relayer,
       keeperUrl: services.urls.keeper,
@@ -226,6 +231,7 @@ function printSummary(l: LocalJson, localFile: string, logDir: string) {
     "",
     `  chain (anvil)        ${l.rpcUrl}   chain id ${l.chainId}`,
     `  integration API      ${l.integrationUrl}        (OpenAPI: /openapi.json, SQL: /sql)`,
+    `  indexer (Ponder)     ${l.indexerUrl}        (/status, /metrics)`,
     `  gateway (/v1)        ${l.gatewayUrl ?? "(not built yet)"}${l.gatewayUrl ? "         (docs: /v1/docs)" : ""}`,
     `  relayer (internal)   ${l.relayerUrl ?? "(not built yet)"}`,
     `  keeper (internal)    ${l.keeperUrl ?? "(not built yet)"}`,

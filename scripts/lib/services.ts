@@ -1,6 +1,7 @@
 /**
  * Starts the venue's services against a chain that already has a deployment: Ponder (indexer +
- * integration API), then the relayer, gateway and keeper (each only if its `main.ts` exists).
+ * integration API), the read service in front of it (the integration API's URL for clients and
+ * the gateway), the relayer, gateway and keeper.
  * Shared by `npm start` and the e2e harness, so both run the same processes with the same env.
  */
 import { existsSync, mkdirSync } from "node:fs";
@@ -13,7 +14,7 @@ import { startProcess, waitForHttp, type Proc } from "./processes.js";
 
 const require = createRequire(import.meta.url);
 
-export type ServiceName = "indexer" | "relayer" | "gateway" | "keeper";
+export type ServiceName = "indexer" | "reads" | "relayer" | "gateway" | "keeper";
 
 export type DbConfig =
   | { kind: "pglite"; indexerDir: string; relayerDir: string; gatewayDir: string }
@@ -69,7 +70,9 @@ export function commonEnv(o: ServicesOptions): NodeJS.ProcessEnv {
     CHAIN_ID: String(o.chainId),
     DEPLOYMENT_FILE: o.deploymentFile,
     ...o.secrets,
-    INTEGRATION_URL: url("indexer"),
+    // clients and the gateway read through the read service, which passes the rest to Ponder
+    INTEGRATION_URL: url("reads"),
+    INDEXER_URL: url("indexer"),
     RELAYER_URL: url("relayer"),
     KEEPER_URL: url("keeper"),
     GATEWAY_URL: url("gateway"),
@@ -87,6 +90,7 @@ export function commonEnv(o: ServicesOptions): NodeJS.ProcessEnv {
 
 function envFor(o: ServicesOptions, s: ServiceName): NodeJS.ProcessEnv {
   const env = commonEnv(o);
+  const url = (name: ServiceName) => `http://127.0.0.1:${o.ports[name]}`;
   env.PORT = String(o.ports[s]);
   env.HOST = "127.0.0.1";
   const db = o.db;
@@ -94,6 +98,12 @@ function envFor(o: ServicesOptions, s: ServiceName): NodeJS.ProcessEnv {
     env.DATABASE_SCHEMA = o.indexerSchema;
     if (db.kind === "postgres") env.DATABASE_URL = db.url;
     else env.INDEXER_PGLITE_DIR = db.indexerDir;
+  } else if (s === "reads") {
+    // on Postgres the block feed LISTENs to the indexer's database itself
+    if (db.kind === "postgres") {
+      env.DATABASE_URL = db.url;
+      env.DATABASE_SCHEMA = o.indexerSchema;
+    }
   } else if (s === "relayer") {
     env.RELAYER_PRIVATE_KEY = o.keys.relayer;
     if (db.kind === "postgres") {
@@ -106,6 +116,8 @@ function envFor(o: ServicesOptions, s: ServiceName): NodeJS.ProcessEnv {
       env.GATEWAY_DB_SCHEMA = db.gatewaySchema;
     } else env.PGLITE_DIR = db.gatewayDir;
   } else if (s === "keeper") {
+    // the keeper's /sql and /status reads are Ponder's own routes: no detour
+    env.INTEGRATION_URL = url("indexer");
     env.KEEPER_PRIVATE_KEY = o.keys.keeper;
     env.PRICE_FEED_PRIVATE_KEY = o.keys.priceFeed;
     env.MARKET_MAKER_PRIVATE_KEY = o.keys.marketMaker;
@@ -134,7 +146,7 @@ export async function startServices(o: ServicesOptions): Promise<RunningServices
   mkdirSync(o.logDir, { recursive: true });
   for (const d of o.db.kind === "pglite" ? [o.db.indexerDir, o.db.relayerDir, o.db.gatewayDir] : []) mkdirSync(d, { recursive: true });
   const procs: Proc[] = [];
-  const urls: Record<ServiceName, string | null> = { indexer: null, relayer: null, gateway: null, keeper: null };
+  const urls: Record<ServiceName, string | null> = { indexer: null, reads: null, relayer: null, gateway: null, keeper: null };
   const url = (s: ServiceName) => `http://127.0.0.1:${o.ports[s]}`;
   const stop = async () => {
     await Promise.all([...procs].reverse().map((p) => p.stop()));
@@ -150,7 +162,8 @@ export async function startServices(o: ServicesOptions): Promise<RunningServices
     };
     // All at once: the keeper's loops retry until the indexer and relayer answer.
     const all: Promise<void>[] = [start("indexer", "/ready", 180_000)];
-    for (const svc of ["relayer", "gateway", "keeper"] as const) all.push(start(svc, "/health", 120_000));
+    // the read service's /health is Ponder's, passed through: it answers once both are up
+    for (const svc of ["reads", "relayer", "gateway", "keeper"] as const) all.push(start(svc, "/health", 180_000));
     await Promise.all(all);
     return { urls, procs, stop };
   } catch (e) {

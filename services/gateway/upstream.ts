@@ -4,7 +4,7 @@
  * UPSTREAM_TIMEOUT, unreachable 503 SERVICE_UNAVAILABLE, a non-envelope answer 502 UPSTREAM_ERROR.
  */
 import { ApiError, ERROR_CODES, type ErrorCode } from "../../core/errors";
-import { rawRequest, type RawReply } from "./upstream-http";
+import { rawRequest, type RawReply } from "../../core/http/raw-request";
 
 export type UpstreamName = "integration" | "relayer" | "keeper";
 

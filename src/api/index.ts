@@ -15,6 +15,7 @@ import { docsRoutes } from "./lib/docs.js";
 import { installApiLimits } from "./lib/limits.js";
 import { guardPonderMetrics } from "./lib/metrics.js";
 import { sqlCostGuard, sqlGuard, type ExplainCost } from "./lib/sqlGuard.js";
+import { blockStreamRoutes } from "./lib/blockStream.js";
 import { accountRoutes } from "./routes/accounts.js";
 import { authRoutes } from "./routes/auth.js";
 import { marketRoutes } from "./routes/markets.js";
@@ -76,6 +77,8 @@ app.doc31("/openapi.json", {
   },
 });
 app.route("/", docsRoutes);
+// the indexed-block push of the read service and the streams (not part of the public API)
+app.route("/", blockStreamRoutes);
 
 if (process.env.BENCH === "1") {
   // baseline for bench/reads.ts: the same server, no database

@@ -17,7 +17,7 @@ import { deployVenue, writeDeployment } from "../../scripts/deploy.js";
 import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
 import { DEMO_MINT_6, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
-import { ponderBin } from "../../scripts/lib/services.js";
+import { ponderBin, serviceMain, tsxBin } from "../../scripts/lib/services.js";
 import { createDatabase, databaseUrl, dropDatabase, type DbKind } from "./stack.js";
 
 export type Indexer = { url: string; schema: string; proc: Proc; stop: () => Promise<void> };
@@ -35,6 +35,8 @@ export type Venue = {
   wallet: (index: number) => ReturnType<typeof walletClientFor>;
   /** Starts a Ponder on this chain with its own schema (and PGlite directory). */
   startIndexer: (name: string, opts?: { waitReady?: boolean }) => Promise<Indexer>;
+  /** Starts the read service (services/reads) in front of an indexer of this venue. */
+  startReads: (ix: Indexer) => Promise<{ url: string; proc: Proc }>;
   /** the venue's own Postgres database (null on PGlite) */
   databaseUrl: string | null;
   stop: () => Promise<void>;
@@ -107,6 +109,21 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
       await waitForHttp(`${indexer.url}/${opts.waitReady === false ? "health" : "ready"}`, { proc, timeoutMs: 120_000, intervalMs: 50 });
       return indexer;
     };
+    const startReads = async (ix: Indexer) => {
+      const port = await freePort();
+      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", INDEXER_URL: ix.url, LOG_LEVEL: "warn" };
+      delete env.DATABASE_URL;
+      delete env.DATABASE_SCHEMA;
+      if (kind === "postgres") {
+        env.DATABASE_URL = dbUrl;
+        env.DATABASE_SCHEMA = ix.schema;
+      }
+      const proc = startProcess(`reads ${ix.schema}`, process.execPath, [tsxBin(), serviceMain("reads")], env, join(base, `reads-${port}.log`), PROJECT_ROOT);
+      indexers.push({ url: `http://127.0.0.1:${port}`, schema: ix.schema, proc, stop: () => proc.stop() });
+      const url = `http://127.0.0.1:${port}`;
+      await waitForHttp(`${url}/health`, { proc, timeoutMs: 60_000, intervalMs: 50 });
+      return { url, proc };
+    };
     return {
       kind,
       rpcUrl,
@@ -119,6 +136,7 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
       wallet: (i) => walletClientFor(rpcUrl, chainId, devAccount(i).privateKey as Hex),
       databaseUrl: kind === "postgres" ? dbUrl : null,
       startIndexer,
+      startReads,
       stop,
     };
   } catch (e) {

@@ -170,6 +170,64 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
     expect((await get(path)).cache).toBe("HIT");
   });
 
+  it("the read service serves the integration API's answers from memory, one build per indexed block", async () => {
+    const rd = await v.startReads(ix);
+    const at = async (base: string, path: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${base}${path}`, { headers });
+      return { status: res.status, text: await res.text(), block: res.headers.get("x-indexed-block"), cache: res.headers.get("x-cache") };
+    };
+    const hot = [
+      "/markets",
+      `/markets/${EUR}`,
+      `/markets/${EUR}/orderbook`,
+      `/markets/${EUR}/orderbook?depth=3`,
+      `/markets/${EUR}/funding`,
+      `/markets/${EUR}/price`,
+      `/accounts/${acct}`,
+      `/accounts/${acct}/orders`,
+      `/accounts/${acct}/orders?status=active&limit=5`,
+      `/accounts/${acct}/positions/${EUR}`,
+      `/accounts/${acct}/positions/${EUR}/funding`,
+    ];
+    for (const path of hot) {
+      const first = await at(rd.url, path);
+      expect([path, first.status]).toEqual([path, 200]);
+      const again = await at(rd.url, path);
+      expect([path, again.cache, again.text, again.block]).toEqual([path, "HIT", first.text, first.block]);
+      // the same bytes as Ponder's own route at that block (nothing is indexed meanwhile)
+      const direct = await at(ix.url, path, { "Cache-Control": "no-cache" });
+      expect([path, direct.text, direct.block]).toEqual([path, first.text, first.block]);
+    }
+    // errors are the integration API's own, never held
+    await expect(at(rd.url, "/accounts/abc")).resolves.toMatchObject({ status: 400 });
+    await expect(at(rd.url, `/markets/${EUR}/orderbook?depth=0`)).resolves.toMatchObject({ status: 400 });
+    await expect(at(rd.url, `/markets?minBlock=abc`)).resolves.toMatchObject({ status: 400 });
+    const missing = await at(rd.url, `/markets/${UNKNOWN_MARKET}/orderbook`);
+    expect([missing.status, JSON.parse(missing.text).error.code]).toEqual([404, "MARKET_NOT_FOUND"]);
+    expect((await at(rd.url, "/accounts/999999")).status).toBe(404);
+    // everything else is passed to Ponder
+    expect((await at(rd.url, "/openapi.json")).status).toBe(200);
+    expect(JSON.parse((await at(rd.url, `/accounts/by-address/0x${"12".repeat(20)}`)).text).data.exists).toBe(false);
+
+    // a new block: every held answer is rebuilt by the service, the next read is a HIT at the new block
+    const book = JSON.parse((await at(rd.url, `/markets/${EUR}/orderbook`)).text).data;
+    const r = await sessionActions(v).place(2, EUR as `0x${string}`, "SHORT", "LIMIT", "200", 10, "1.0880");
+    const after = await at(rd.url, `/markets/${EUR}/orderbook?minBlock=${r.blockNumber}`);
+    expect(after.status).toBe(200);
+    expect(Number(after.block)).toBeGreaterThanOrEqual(Number(r.blockNumber));
+    expect(JSON.parse(after.text).data.asks.length).toBe(book.asks.length + 1);
+    const again = await at(rd.url, `/markets/${EUR}/orderbook`);
+    expect([again.cache, again.text]).toEqual(["HIT", after.text]);
+    const orders = JSON.parse((await at(rd.url, `/accounts/${v.accountIds[2]}/orders?minBlock=${r.blockNumber}`)).text).data;
+    expect(orders.orders[0].priceFormatted).toBe("1.088");
+    // no-cache revalidates against the indexed state: the same answer while nothing changed
+    const fresh = await at(rd.url, `/markets/${EUR}/orderbook`, { "Cache-Control": "no-cache" });
+    expect([fresh.status, fresh.text]).toEqual([200, after.text]);
+    // a block far ahead: bounded wait, then 503 as from the integration API
+    const late = await at(rd.url, `/markets?minBlock=${r.blockNumber + 1000n}`);
+    expect([late.status, JSON.parse(late.text).error.code]).toEqual([503, "SERVICE_UNAVAILABLE"]);
+  });
+
   it("the OpenAPI document lists every route of the spec, reads and writes", async () => {
     const doc = (await get("/openapi.json")).body;
     const routes = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>

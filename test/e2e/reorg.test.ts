@@ -14,10 +14,12 @@ import { sessionActions } from "./reads-session.js";
 describe.each(dbKinds())("reorg on %s", (kind) => {
   let v: Venue;
   let ix: Indexer;
+  let rd: { url: string };
 
   beforeAll(async () => {
     v = await startVenue(kind);
     ix = await v.startIndexer("reorg");
+    rd = await v.startReads(ix);
   }, 300_000);
   afterAll(async () => {
     await v?.stop();
@@ -41,6 +43,9 @@ describe.each(dbKinds())("reorg on %s", (kind) => {
     const cached = [`/markets/${EUR}/orderbook`, `/accounts/${v.accountIds[1]}`, `/accounts/${v.accountIds[5]}`];
     for (const path of cached) await fetch(`${ix.url}${path}`);
     for (const path of cached) expect((await fetch(`${ix.url}${path}`)).headers.get("x-cache"), path).toBe("HIT");
+    // and in the read service's memory
+    for (const path of cached) await fetch(`${rd.url}${path}?minBlock=${oldHead}`);
+    for (const path of cached) expect((await fetch(`${rd.url}${path}`)).headers.get("x-cache"), path).toBe("HIT");
 
     await rpc("evm_revert", [snapshot]);
     // the new branch: other trades, then past the old head
@@ -78,5 +83,10 @@ describe.each(dbKinds())("reorg on %s", (kind) => {
     }
     const bids = (await (await fetch(`${ix.url}/markets/${EUR}/orderbook`)).json()) as any;
     expect(bids.data.bids.map((l: any) => l.priceFormatted)).toEqual(["1.076"]);
+    // the read service holds no answer of the old branch either
+    for (const path of cached) {
+      const fresh = await (await fetch(`${ix.url}${path}`, { headers: { "Cache-Control": "no-cache" } })).json();
+      expect(await (await fetch(`${rd.url}${path}`)).json(), `reads ${path}`).toEqual(fresh);
+    }
   });
 });

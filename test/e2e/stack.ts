@@ -47,7 +47,10 @@ export type StackInfo = {
   chainId: number;
   deployment: Deployment;
   deploymentFile: string;
+  /** the integration API as clients call it: the read service in front of Ponder */
   integrationUrl: string;
+  /** Ponder's own server */
+  indexerUrl: string;
   relayerUrl: string | null; // null when the service does not exist yet
   gatewayUrl: string | null;
   keeperUrl: string | null;
@@ -179,7 +182,7 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
     log(`[${kind}] wallets ready in ${Date.now() - t0} ms`);
 
     if (kind === "postgres") await createDatabase(dbName);
-    const ports = { indexer: await freePort(), relayer: await freePort(), gateway: await freePort(), keeper: await freePort() };
+    const ports = { indexer: await freePort(), reads: await freePort(), relayer: await freePort(), gateway: await freePort(), keeper: await freePort() };
     services = await startServices({
       rpcUrl: anvil.rpcUrl,
       chainId,
@@ -218,7 +221,8 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
       chainId,
       deployment,
       deploymentFile,
-      integrationUrl: services.urls.indexer!,
+      integrationUrl: services.urls.reads!,
+      indexerUrl: services.urls.indexer!,
       relayerUrl: services.urls.relayer,
       gatewayUrl: services.urls.gateway,
       keeperUrl: services.urls.keeper,

@@ -22,7 +22,7 @@ function app() {
   const world = { state: "s1", reads: 0, status: 200, consistent: true };
   const a = new Hono<IndexedBlockEnv>();
   a.use("*", async (c, next) => {
-    c.set("indexed", { number: 1n, timestamp: 1n, state: world.state });
+    c.set("indexed", { number: 1n, timestamp: 1n, hash: null, state: world.state });
     await next();
   });
   a.get("/r/:id", responseCache, async (c) => {

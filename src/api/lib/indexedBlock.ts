@@ -6,9 +6,9 @@
  */
 import { createMiddleware } from "hono/factory";
 import { db } from "ponder:api";
-import { indexedHead } from "ponder:schema";
 import { sql } from "ponder";
 import { ApiError } from "../../../core/errors.js";
+import { indexedStateSql, stateFromRow, type IndexedState, type StateRow } from "../../../core/indexer/blocks.js";
 
 export const MIN_BLOCK_WAIT_MS = 5_000;
 const POLL_MS = 25;
@@ -16,26 +16,19 @@ const POLL_MS = 25;
 /**
  * `state` identifies the indexed state exactly: the checkpoint (block, time) plus the last
  * event applied (its block hash pins the chain before it, so a reorg to another branch at the
- * same height gives another value).
+ * same height gives another value). Read by one statement (core/indexer/blocks.ts).
  */
-export type IndexedBlock = { number: bigint; timestamp: bigint; state: string };
+export type IndexedBlock = IndexedState;
 export type IndexedBlockEnv = { Variables: { indexed: IndexedBlock; consistentAt?: IndexedBlock } };
 
-/** Checkpoint string: 10 digits timestamp, 16 chain id, 16 block number, ... (ponder/utils/checkpoint). */
-export function decodeCheckpoint(checkpoint: string): Omit<IndexedBlock, "state"> {
-  return { timestamp: BigInt(checkpoint.slice(0, 10)), number: BigInt(checkpoint.slice(26, 42)) };
-}
-
-type Row = { latest_checkpoint: string; block_hash: string | null; log_index: number | null };
+/** Ponder's schema of this build (set by Ponder before it loads the API). */
+export const ponderSchema = (): string =>
+  (globalThis as unknown as { PONDER_NAMESPACE_BUILD: { schema: string } }).PONDER_NAMESPACE_BUILD.schema;
 
 /** One statement, so the checkpoint and the head come from one snapshot. */
 export async function readIndexedBlock(): Promise<IndexedBlock> {
-  const result = await db.execute(
-    sql`SELECT c.latest_checkpoint, h.block_hash, h.log_index FROM _ponder_checkpoint c LEFT JOIN ${indexedHead} h ON h.id = 0 LIMIT 1`,
-  );
-  const row = (result as unknown as { rows: Row[] }).rows[0];
-  if (!row?.latest_checkpoint) return { number: 0n, timestamp: 0n, state: "" };
-  return { ...decodeCheckpoint(row.latest_checkpoint), state: `${row.latest_checkpoint}:${row.block_hash}:${row.log_index}` };
+  const result = await db.execute(sql.raw(indexedStateSql(ponderSchema())));
+  return stateFromRow((result as unknown as { rows: StateRow[] }).rows[0]);
 }
 
 let inflight: Promise<IndexedBlock> | null = null;

@@ -1,0 +1,219 @@
+/**
+ * The indexed-block feed: learn of each block Ponder has indexed, by push, after its rows are
+ * committed. The read service holds per-block answers on it; the streams reuse it.
+ *
+ * The push is Ponder's own: every live block is committed in one transaction that updates
+ * `_ponder_checkpoint`, whose statement trigger sends `NOTIFY "<schema>_live_query"` (the
+ * channel of Ponder's live queries), delivered only after the commit. On each push the feed
+ * reads the indexed state once (checkpoint + `indexed_head`, one statement) and tells its
+ * listeners the block's number, time and hash. Two sources, one interface:
+ *   - `pgBlockFeed`: `LISTEN` on Postgres directly (DATABASE_URL), any number of replicas;
+ *   - `sseBlockFeed`: the integration API's `GET /blocks/stream` (server-sent events), which
+ *     Ponder's process feeds from the same NOTIFY (in-process on PGlite, which no other
+ *     process may open).
+ * No query runs per request: only one per pushed block, `revalidate()` on demand, and one every
+ * `safetyPollMs` (1 s) in case a push was missed: Ponder sends none for blocks of its backfill
+ * or for the revert of a reorg (the next block of the new branch is pushed).
+ */
+import pg from "pg";
+
+/** Ponder's checkpoint string: 10 digits timestamp, 16 chain id, 16 block number, ... */
+export function decodeCheckpoint(checkpoint: string): { timestamp: bigint; number: bigint } {
+  return { timestamp: BigInt(checkpoint.slice(0, 10)), number: BigInt(checkpoint.slice(26, 42)) };
+}
+
+/**
+ * One indexed state. `state` identifies it exactly: the checkpoint plus the last event applied
+ * (its block hash pins the chain before it, so a reorg to another branch gives another value).
+ * `hash` is the block hash of the last venue event indexed (null before any).
+ */
+export type IndexedState = { number: bigint; timestamp: bigint; hash: string | null; state: string };
+export const EMPTY_STATE: IndexedState = { number: 0n, timestamp: 0n, hash: null, state: "" };
+
+/** The one statement that reads the indexed state (Ponder's schema given; `indexed_head` is ours). */
+export const indexedStateSql = (schema: string) =>
+  `SELECT c.latest_checkpoint, h.block_hash, h.log_index FROM "${schema}"."_ponder_checkpoint" c LEFT JOIN "${schema}"."indexed_head" h ON h.id = 0 LIMIT 1`;
+
+export type StateRow = { latest_checkpoint: string | null; block_hash: string | null; log_index: number | null };
+
+export function stateFromRow(row: StateRow | undefined): IndexedState {
+  if (!row?.latest_checkpoint) return EMPTY_STATE;
+  return {
+    ...decodeCheckpoint(row.latest_checkpoint),
+    hash: row.block_hash,
+    state: `${row.latest_checkpoint}:${row.block_hash}:${row.log_index}`,
+  };
+}
+
+/** Ponder's live-query channel of a schema (ponder/drizzle/onchain getLiveQueryChannelName). */
+export const liveQueryChannel = (schema: string) => `${schema}_live_query`;
+
+/** Wire form of a state (SSE data): bigints as decimal strings. */
+export const stateToJson = (s: IndexedState) => JSON.stringify({ number: s.number.toString(), timestamp: s.timestamp.toString(), hash: s.hash, state: s.state });
+export function stateFromJson(text: string): IndexedState {
+  const o = JSON.parse(text) as { number: string; timestamp: string; hash: string | null; state: string };
+  return { number: BigInt(o.number), timestamp: BigInt(o.timestamp), hash: o.hash, state: o.state };
+}
+
+export type BlockListener = (s: IndexedState) => void;
+
+export interface BlockFeed {
+  /** The latest state pushed (EMPTY_STATE until the first). */
+  current(): IndexedState;
+  /** Called on every new indexed state, in order; returns the unsubscribe. */
+  subscribe(fn: BlockListener): () => void;
+  /** Reads the indexed state at the source now (one query), and pushes it if it is new. */
+  revalidate(): Promise<IndexedState>;
+  /** Resolves once the first state is known. */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The listener bookkeeping of a feed: only a changed state is passed on. */
+export function feedHub() {
+  let cur = EMPTY_STATE;
+  const listeners = new Set<BlockListener>();
+  let resolveReady!: () => void;
+  const ready = new Promise<void>((r) => (resolveReady = r));
+  return {
+    ready,
+    current: () => cur,
+    subscribe(fn: BlockListener) {
+      listeners.add(fn);
+      return () => void listeners.delete(fn);
+    },
+    push(s: IndexedState) {
+      resolveReady();
+      if (s.state === cur.state) return;
+      cur = s;
+      for (const fn of listeners) fn(s);
+    },
+  };
+}
+
+/** The feed straight from Postgres: LISTEN on a dedicated connection, a small pool for the state reads. */
+export function pgBlockFeed(o: { databaseUrl: string; schema: string; safetyPollMs?: number; onError?: (e: unknown) => void }): BlockFeed {
+  const h = feedHub();
+  const pool = new pg.Pool({ connectionString: o.databaseUrl, max: 2 });
+  let listener: pg.Client | undefined;
+  let closed = false;
+  const read = async () => stateFromRow((await pool.query<StateRow>(indexedStateSql(o.schema))).rows[0]);
+  // pushes arriving while a read runs collapse into one more read after it
+  let reading: Promise<IndexedState> | null = null;
+  let again = false;
+  const refresh = (): Promise<IndexedState> => {
+    if (reading) {
+      again = true;
+      return reading;
+    }
+    reading = read()
+      .then((s) => (h.push(s), s))
+      .finally(() => {
+        reading = null;
+        if (again && !closed) {
+          again = false;
+          void refresh().catch((e) => o.onError?.(e));
+        }
+      });
+    return reading;
+  };
+  const connect = async (): Promise<void> => {
+    while (!closed) {
+      try {
+        const c = new pg.Client({ connectionString: o.databaseUrl });
+        c.on("notification", () => void refresh().catch((e) => o.onError?.(e)));
+        c.on("error", (e) => {
+          o.onError?.(e);
+          c.end().catch(() => {});
+          if (listener === c) listener = undefined;
+          if (!closed) setTimeout(() => void connect(), 250);
+        });
+        await c.connect();
+        await c.query(`LISTEN "${liveQueryChannel(o.schema)}"`);
+        listener = c;
+        await refresh(); // what was indexed before we listened
+        return;
+      } catch (e) {
+        o.onError?.(e);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+  };
+  void connect();
+  const poll = setInterval(() => void refresh().catch((e) => o.onError?.(e)), o.safetyPollMs ?? 1_000);
+  poll.unref();
+  return {
+    current: h.current,
+    subscribe: h.subscribe,
+    ready: h.ready,
+    revalidate: () => refresh(),
+    async close() {
+      closed = true;
+      clearInterval(poll);
+      await listener?.end().catch(() => {});
+      await pool.end().catch(() => {});
+    },
+  };
+}
+
+/**
+ * The feed through the integration API: `GET {url}/blocks/stream` sends the state at once and
+ * then on every new indexed block; reconnects after a drop. `revalidate` asks
+ * `GET {url}/blocks/current` (one state read in Ponder's process).
+ */
+export function sseBlockFeed(o: { url: string; headers?: Record<string, string>; onError?: (e: unknown) => void }): BlockFeed {
+  const h = feedHub();
+  const ctrl = new AbortController();
+  let closed = false;
+  const run = async () => {
+    while (!closed) {
+      try {
+        const res = await fetch(`${o.url}/blocks/stream`, { headers: { accept: "text/event-stream", ...o.headers }, signal: ctrl.signal });
+        if (!res.ok || !res.body) throw new Error(`GET /blocks/stream answered ${res.status}`);
+        const decoder = new TextDecoder();
+        let buf = "";
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          buf += decoder.decode(chunk, { stream: true });
+          let end: number;
+          while ((end = buf.indexOf("\n\n")) >= 0) {
+            const frame = buf.slice(0, end);
+            buf = buf.slice(end + 2);
+            const data = frame
+              .split("\n")
+              .filter((l) => l.startsWith("data:"))
+              .map((l) => l.slice(5).trimStart())
+              .join("\n");
+            if (data) h.push(stateFromJson(data));
+          }
+        }
+      } catch (e) {
+        if (closed) return;
+        o.onError?.(e);
+      }
+      if (!closed) await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+  void run();
+  return {
+    current: h.current,
+    subscribe: h.subscribe,
+    ready: h.ready,
+    async revalidate() {
+      const res = await fetch(`${o.url}/blocks/current`, { headers: o.headers });
+      if (!res.ok) throw new Error(`GET /blocks/current answered ${res.status}`);
+      const s = stateFromJson(await res.text());
+      h.push(s);
+      return s;
+    },
+    async close() {
+      closed = true;
+      ctrl.abort();
+    },
+  };
+}
+
+/** The feed for a service's environment: Postgres when it has the indexer's database, else the API's stream. */
+export function openBlockFeed(o: { databaseUrl?: string; schema?: string; integrationUrl: string; headers?: Record<string, string>; onError?: (e: unknown) => void }): BlockFeed {
+  if (o.databaseUrl && o.schema) return pgBlockFeed({ databaseUrl: o.databaseUrl, schema: o.schema, onError: o.onError });
+  return sseBlockFeed({ url: o.integrationUrl, headers: o.headers, onError: o.onError });
+}

@@ -1,0 +1,110 @@
+/**
+ * The read service's HTTP surface: the integration API's URL for clients. The hot reads (markets,
+ * a market's funding, price and book, an account, its positions and orders) are answered from
+ * the answer store; every other request (writes, sign-in, OpenAPI, docs, `/sql`, other reads)
+ * is passed to Ponder's server unchanged. Answers are the integration API's own bytes: the
+ * same envelope, fields, units, errors and `X-Indexed-Block`.
+ *
+ * `?minBlock=N` waits (bounded) for block N on the block feed, then answers from the store;
+ * `Cache-Control: no-cache` revalidates first: the indexed state is read at its source once, and
+ * the answer is rebuilt if that state is newer than the held one.
+ */
+import { Hono, type Context } from "hono";
+import { proxy } from "hono/proxy";
+import { ApiError } from "../../core/errors.js";
+import { errorResponse } from "../../core/http/errors.js";
+import type { BlockFeed } from "../../core/indexer/blocks.js";
+import type { Answer, AnswerStore } from "./answers.js";
+
+const ID = "0x[0-9a-fA-F]{64}";
+/** The held routes (path parameters are validated by the integration API on the first build). */
+const HOT = new RegExp(`^/(markets(/${ID}(/(funding|orderbook|price))?)?|accounts/[0-9]{1,30}(/(orders|positions/${ID}(/funding)?))?)$`);
+const MIN_BLOCK_RE = /^\d{1,15}$/;
+
+/** Path and query without `minBlock` (it only says how long to wait), parameters sorted. */
+export function answerKey(path: string, search: string): string {
+  if (!search) return path;
+  const q = new URLSearchParams(search);
+  q.delete("minBlock");
+  q.sort();
+  const s = q.toString();
+  return s ? `${path}?${s}` : path;
+}
+
+export type ReadsDeps = { store: AnswerStore; feed: BlockFeed; indexerUrl: string; minBlockWaitMs: number };
+
+export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: ReadsDeps) {
+  const app = new Hono();
+
+  const serve = (c: Context, a: Answer, cache: "HIT" | "MISS") => {
+    const headers: Record<string, string> = { "Content-Type": "application/json", "X-Cache": cache };
+    if (a.block) headers["X-Indexed-Block"] = a.block;
+    return c.body(a.body, a.status as 200, headers);
+  };
+
+  const waitForBlock = (n: bigint) =>
+    new Promise<boolean>((resolve) => {
+      if (feed.current().number >= n) return resolve(true);
+      const timer = setTimeout(() => {
+        off();
+        resolve(false);
+      }, minBlockWaitMs);
+      const off = feed.subscribe((s) => {
+        if (s.number < n) return;
+        clearTimeout(timer);
+        off();
+        resolve(true);
+      });
+    });
+
+  app.get("*", async (c, next) => {
+    const path = c.req.path;
+    if (!HOT.test(path)) return next();
+    const url = c.req.url;
+    const qi = url.indexOf("?");
+    const search = qi < 0 ? "" : url.slice(qi + 1);
+    const key = answerKey(path, search);
+    const fresh = /no-cache|no-store/i.test(c.req.header("Cache-Control") ?? "");
+    const minRaw = search ? c.req.query("minBlock") : undefined;
+    if (minRaw !== undefined) {
+      if (!MIN_BLOCK_RE.test(minRaw)) return next(); // the integration API answers its 400
+      const min = BigInt(minRaw);
+      if (!(await waitForBlock(min))) {
+        c.header("X-Indexed-Block", feed.current().number.toString());
+        return errorResponse(c, new ApiError("SERVICE_UNAVAILABLE", `block ${min} is not indexed yet (indexed: ${feed.current().number}); retry`));
+      }
+    }
+    if (fresh) await feed.revalidate();
+    else {
+      const held = store.peek(key);
+      if (held) return serve(c, held, "HIT");
+    }
+    return serve(c, await store.get(key, key), "MISS");
+  });
+
+  // everything else: Ponder's server, as is
+  app.all("*", (c) => {
+    const url = c.req.url;
+    const qi = url.indexOf("?");
+    return proxy(`${indexerUrl}${c.req.path}${qi < 0 ? "" : url.slice(qi)}`, {
+      raw: c.req.raw,
+      headers: {
+        ...c.req.header(),
+        host: undefined,
+        "X-Forwarded-Host": c.req.header("x-forwarded-host") ?? c.req.header("host"),
+        "X-Forwarded-For": c.req.header("x-forwarded-for") ?? remote(c),
+      },
+    });
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return errorResponse(c, err);
+    return errorResponse(c, new ApiError("SERVICE_UNAVAILABLE", "the indexer is unavailable; retry"));
+  });
+  return app;
+}
+
+function remote(c: Context): string | undefined {
+  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
+  return incoming?.socket?.remoteAddress;
+}

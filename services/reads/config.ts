@@ -1,0 +1,35 @@
+/**
+ * Read-service configuration from the environment (names per docs/SERVICES.md; units in the names).
+ */
+import { z } from "zod";
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(42068),
+  HOST: z.string().default("127.0.0.1"),
+  /** Ponder's own server (indexer + integration API): answers are built there, everything else is proxied to it. */
+  INDEXER_URL: z.string().url().default("http://127.0.0.1:42069"),
+  /** With Postgres, the indexer's database and schema: the block feed then LISTENs there directly. */
+  DATABASE_URL: z.string().optional(),
+  DATABASE_SCHEMA: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+  /** An answer nobody read for this long is dropped at the next block instead of being rebuilt. */
+  READS_HOT_MS: z.coerce.number().int().positive().default(10_000),
+  /** Most answers held (each costs one rebuild per block while hot). */
+  READS_MAX_ANSWERS: z.coerce.number().int().positive().default(2_000),
+  /** Rebuilds in flight at once against the indexer. */
+  READS_REBUILD_CONCURRENCY: z.coerce.number().int().positive().default(8),
+  /** Upper bound of `?minBlock=` waits (the integration API's own bound). */
+  MIN_BLOCK_WAIT_MS: z.coerce.number().int().positive().default(5_000),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type ReadsConfig = z.infer<typeof envSchema>;
+
+export function loadReadsConfig(env: Record<string, string | undefined> = process.env): ReadsConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`invalid read-service configuration: ${msg}`);
+  }
+  return { ...parsed.data, INDEXER_URL: parsed.data.INDEXER_URL.replace(/\/$/, "") };
+}

@@ -1,0 +1,52 @@
+/**
+ * The read service (`npm run start:reads`): the integration API's hot reads from memory, one
+ * rebuild per indexed block, everything else passed to Ponder's server. Own process, so
+ * indexing never queues its answers (docs/ARCHITECTURE.md).
+ */
+import { serve } from "@hono/node-server";
+import pino from "pino";
+import { rawRequest } from "../../core/http/raw-request.js";
+import { openBlockFeed } from "../../core/indexer/blocks.js";
+import { AnswerStore } from "./answers.js";
+import { createReadsApp } from "./app.js";
+import { loadReadsConfig } from "./config.js";
+
+const cfg = (() => {
+  try {
+    return loadReadsConfig();
+  } catch (e) {
+    process.stderr.write(`reads: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
+})();
+const log = pino({ name: "reads", level: cfg.LOG_LEVEL });
+
+const feed = openBlockFeed({
+  databaseUrl: cfg.DATABASE_URL,
+  schema: cfg.DATABASE_SCHEMA,
+  integrationUrl: cfg.INDEXER_URL,
+  onError: (e) => log.warn({ err: String(e) }, "block feed"),
+});
+
+async function build(path: string, minBlock: bigint) {
+  const url = new URL(cfg.INDEXER_URL + path);
+  url.searchParams.set("minBlock", minBlock.toString());
+  const res = await rawRequest(url, "GET", { accept: "application/json" }, undefined, cfg.UPSTREAM_TIMEOUT_MS);
+  const block = res.headers["x-indexed-block"];
+  return { status: res.status, body: res.text, block: typeof block === "string" ? block : null };
+}
+
+const store = new AnswerStore(feed, build, { hotMs: cfg.READS_HOT_MS, maxAnswers: cfg.READS_MAX_ANSWERS, concurrency: cfg.READS_REBUILD_CONCURRENCY });
+const app = createReadsApp({ store, feed, indexerUrl: cfg.INDEXER_URL, minBlockWaitMs: cfg.MIN_BLOCK_WAIT_MS });
+
+const server = serve({ fetch: app.fetch, port: cfg.PORT, hostname: cfg.HOST }, (info) =>
+  log.info({ port: info.port, feed: cfg.DATABASE_URL ? "postgres LISTEN" : "indexer /blocks/stream" }, "reads listening"),
+);
+
+const shutdown = () => {
+  server.close();
+  void feed.close().finally(() => process.exit(0));
+  setTimeout(() => process.exit(0), 3_000).unref();
+};
+process.on("SIGINT", shutdown);
+process.on("SIGTERM", shutdown);

@@ -1,0 +1,98 @@
+/**
+ * The indexed-block push of this process, for the read service and the streams
+ * (core/indexer/blocks.ts `sseBlockFeed`): `GET /blocks/stream` (server-sent events: the
+ * indexed state at once, then each new one) and `GET /blocks/current` (one state read now).
+ *
+ * Ponder commits each live block in one transaction that updates `_ponder_checkpoint`, whose
+ * trigger sends NOTIFY on its live-query channel after the commit. This process listens on it
+ * (PGlite: in-process, the only way another process can learn of it; Postgres: a connection of
+ * its own), reads the state once per push and fans it out to every subscriber. Nothing runs
+ * while nobody listens but that one LISTEN; a slow poll (1 s) covers what Ponder does not push
+ * (the backfill's blocks, the revert of a reorg).
+ */
+import { createApiApp } from "./app.js";
+import { streamSSE } from "hono/streaming";
+import pg from "pg";
+import { feedHub, liveQueryChannel, stateToJson, type IndexedState } from "../../../core/indexer/blocks.js";
+import { ponderSchema, readIndexedBlock } from "./indexedBlock.js";
+
+const SAFETY_POLL_MS = 1_000;
+const KEEPALIVE_MS = 15_000;
+
+type PgliteDriver = { dialect: "pglite"; instance: { listen: (channel: string, cb: (payload: string) => void) => Promise<unknown> } };
+type Driver = PgliteDriver | { dialect: "postgres" };
+
+const feed = feedHub();
+let started = false;
+let reading: Promise<IndexedState> | null = null;
+let again = false;
+
+/** One state read at a time; pushes during a read collapse into one more read. */
+function refresh(): Promise<IndexedState> {
+  if (reading) {
+    again = true;
+    return reading;
+  }
+  reading = readIndexedBlock()
+    .then((s) => (feed.push(s), s))
+    .finally(() => {
+      reading = null;
+      if (again) {
+        again = false;
+        void refresh().catch(() => {});
+      }
+    });
+  return reading;
+}
+
+async function listenPostgres(channel: string) {
+  for (;;) {
+    try {
+      const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+      const lost = new Promise<void>((resolve) => c.on("error", () => resolve()));
+      c.on("notification", () => void refresh().catch(() => {}));
+      await c.connect();
+      await c.query(`LISTEN "${channel}"`);
+      await lost;
+      await c.end().catch(() => {});
+    } catch {
+      // retried below
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function start() {
+  if (started) return;
+  started = true;
+  const driver = (globalThis as unknown as { PONDER_DATABASE: { driver: Driver } }).PONDER_DATABASE.driver;
+  const channel = liveQueryChannel(ponderSchema());
+  if (driver.dialect === "pglite") void driver.instance.listen(channel, () => void refresh().catch(() => {}));
+  else void listenPostgres(channel);
+  setInterval(() => void refresh().catch(() => {}), SAFETY_POLL_MS).unref();
+}
+
+export const blockStreamRoutes = createApiApp()
+  .get("/blocks/current", async (c) => {
+    start();
+    return c.body(stateToJson(await refresh()), 200, { "Content-Type": "application/json", "Cache-Control": "no-store" });
+  })
+  .get("/blocks/stream", (c) => {
+    start();
+    return streamSSE(c, async (stream) => {
+      let last = "";
+      const send = (s: IndexedState) => {
+        if (s.state === last) return;
+        last = s.state;
+        void stream.writeSSE({ event: "block", data: stateToJson(s) }).catch(() => {});
+      };
+      const unsubscribe = feed.subscribe(send);
+      stream.onAbort(unsubscribe);
+      send(await refresh());
+      while (!stream.aborted) {
+        await stream.sleep(KEEPALIVE_MS);
+        if (!stream.aborted) await stream.write(": keep-alive\n\n").catch(() => {});
+      }
+      unsubscribe();
+    });
+  });
