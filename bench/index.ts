@@ -9,7 +9,6 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-// indexing first: it generates the chain and starts the indexer that reads then measures
 const ALL = ["indexing", "reads", "relayer", "gateway"] as const;
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -32,18 +31,12 @@ async function main() {
     try {
       const mod = (await import(pathToFileURL(file).href)) as { run?: (opts?: { keep?: boolean }) => Promise<unknown> };
       if (typeof mod.run !== "function") throw new Error(`bench/${name}.ts exports no run()`);
-      // indexing and reads share one generated chain and indexer: keep it alive for reads
-      await mod.run(name === "indexing" && names.includes("reads") ? { keep: true } : undefined);
+      await mod.run();
       results.push({ name, status: "ok", seconds: (Date.now() - t0) / 1000 });
     } catch (e) {
       console.error(`${name} failed: ${e instanceof Error ? e.stack ?? e.message : e}`);
       results.push({ name, status: "failed", seconds: (Date.now() - t0) / 1000 });
     }
-  }
-  // reads leaves the generated chain (and its Postgres database) running: stop it here
-  if (names.includes("reads")) {
-    const { prepareBenchVenue } = await import(pathToFileURL(join(here, "indexing.ts")).href);
-    await (await prepareBenchVenue()).venue.stop().catch(() => {});
   }
   console.log("\n== summary");
   for (const r of results) console.log(`${r.name.padEnd(10)} ${r.status.padEnd(8)} ${r.seconds.toFixed(1)} s`);

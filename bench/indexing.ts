@@ -31,7 +31,7 @@ const TYPE = { MARKET: 0, LIMIT: 1 } as const;
 export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 /** Sends placeOrder from wallet `w` with its own nonce sequence (no simulation: speed). */
-function orderSender(v: Venue, maxInFlight = 24) {
+export function orderSender(v: Venue, maxInFlight = 24) {
   const next = new Map<number, Promise<number>>();
   // bounded concurrency: hundreds of simultaneous sends time out on a busy machine
   let inFlight = 0;

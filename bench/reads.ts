@@ -1,136 +1,178 @@
 /**
- * Read benchmark (printed, not asserted), on the chain of bench/indexing.ts (a 1,000-order book
- * over 200 levels, 12,000 historical orders, Postgres): requests/s and p50/p99 latency at a
- * fixed concurrency for the order book, orders, funding, account and position routes, each
- * twice: as clients read it (the response cache answers repeats of one indexed state) and with
- * `Cache-Control: no-cache` (every request reads the tables); beside them, the same answer from
- * the contracts' views over JSON-RPC (with its call count), and a bare Hono JSON route of the
- * same server (`GET /bench/bare`, only with BENCH=1). The chain is idle while it runs, so the
- * cached figures are those of many clients polling between two blocks.
- *   npx tsx bench/reads.ts        BENCH_CONCURRENCY=16 BENCH_REQUESTS=2000
+ * Read benchmark (printed, not asserted), on PGlite and on Postgres in one run, while blocks
+ * arrive (an index price update every second). For each hot route: the read service
+ * (services/reads, the integration API's URL) as clients read it and with
+ * `Cache-Control: no-cache`, Ponder's own server (the previous path), a bare Hono route in a
+ * separate process serving the same body, and the cheapest contract view call for the same
+ * answer (one `eth_call` on the same anvil, named per row). The load generator is autocannon in
+ * a separate process (16 connections, 5 s per column); CPU time per request is the server's
+ * process group's (from /proc).
+ *   npx tsx bench/reads.ts     BENCH_DBS=pglite,postgres BENCH_DURATION_S=5 BENCH_CONNECTIONS=16
  */
-import { performance } from "node:perf_hooks";
-import type { Hex } from "viem";
-import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../abis/index.js";
-import { waitForBlock } from "../test/e2e/reads-env.js";
-import { benchIndexer, prepareBenchVenue, percentile } from "./indexing.js";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { encodeFunctionData, type Hex } from "viem";
+import { engineAbi, venueLensAbi } from "../abis/index.js";
+import { freePort } from "../core/chain/anvil.js";
+import { PROJECT_ROOT } from "../core/deployment.js";
+import { startProcess, waitForHttp } from "../scripts/lib/processes.js";
+import { tsxBin } from "../scripts/lib/services.js";
+import { startVenue, waitForBlock, type Venue } from "../test/e2e/reads-env.js";
+import { sessionActions } from "../test/e2e/reads-session.js";
+import type { DbKind } from "../test/e2e/stack.js";
+import { orderSender } from "./indexing.js";
+import { cannon, type Load } from "./load.js";
 
-export type Measure = { rps: number; p50Ms: number; p99Ms: number; requests: number };
-export type ReadRow = { route: string; api: Measure; apiFresh?: Measure; rpc: Measure & { callsPerAnswer: number }; note?: string };
+export type ReadRow = {
+  db: DbKind;
+  route: string;
+  call: string;
+  reads: Load;
+  readsNoCache: Load;
+  ponder: Load;
+  bare: Load;
+  rpc: Load;
+};
 
-async function measure(task: () => Promise<unknown>, concurrency: number, requests: number): Promise<Measure> {
-  const lat: number[] = [];
-  let issued = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (issued < requests) {
-        issued++;
-        const s = performance.now();
-        await task();
-        lat.push(performance.now() - s);
-      }
-    }),
-  );
-  const seconds = (performance.now() - t0) / 1000;
-  lat.sort((a, b) => a - b);
-  return { rps: lat.length / seconds, p50Ms: percentile(lat, 50), p99Ms: percentile(lat, 99), requests: lat.length };
+const SIDE = { LONG: 0, SHORT: 1 } as const;
+const TYPE = { MARKET: 0, LIMIT: 1 } as const;
+
+/** A book of 200 resting EUR/USD orders over 40 levels, and 600 filled GBP/USD orders (account 2 holds a long). */
+async function generate(v: Venue, log: (m: string) => void) {
+  const [eur, gbp] = v.deployment.markets.map((m) => m.marketId) as [Hex, Hex];
+  const send = orderSender(v);
+  const hashes: Promise<Hex>[] = [];
+  for (let level = 1; level <= 20; level++) {
+    for (let k = 0; k < 5; k++) {
+      hashes.push(send(k % 2, eur, SIDE.LONG, TYPE.LIMIT, "10", 1n, (1.08 - level * 0.0001).toFixed(4)));
+      hashes.push(send(3 + (k % 2), eur, SIDE.SHORT, TYPE.LIMIT, "10", 1n, (1.08 + level * 0.0001).toFixed(4)));
+    }
+  }
+  const pairs = Number(process.env.BENCH_READS_PAIRS ?? 300);
+  for (let i = 0; i < pairs; i++) hashes.push(send(5, gbp, SIDE.SHORT, TYPE.LIMIT, "20", 1n, "1.2700"));
+  await v.client.waitForTransactionReceipt({ hash: (await Promise.all(hashes)).at(-1)! });
+  const takes: Promise<Hex>[] = [];
+  for (let i = 0; i < pairs; i++) takes.push(send(2, gbp, SIDE.LONG, TYPE.MARKET, "20", 1n, "0"));
+  await v.client.waitForTransactionReceipt({ hash: (await Promise.all(takes)).at(-1)! });
+  log(`  chain: 200 resting EUR/USD orders over 40 levels, ${pairs * 2} filled GBP/USD orders`);
+  return { eur, gbp };
 }
 
-const fmt = (m: Measure) => `${m.rps.toFixed(0).padStart(6)} rps p50 ${m.p50Ms.toFixed(1)} p99 ${m.p99Ms.toFixed(1)} ms`;
+const fmt = (l: Load) => `${l.rps.toFixed(0).padStart(6)} rps ${l.p50Ms.toFixed(0)}/${l.p99Ms.toFixed(0)} ms`;
+const cpu = (l: Load) => (Number.isNaN(l.cpuUsPerRequest) ? "–" : `${l.cpuUsPerRequest.toFixed(0)} µs`);
 
-const httpGet = (url: string, headers: Record<string, string> = {}) => async () => {
-  const res = await fetch(url, { headers });
-  if (res.status !== 200) throw new Error(`${url} answered ${res.status}`);
-  await res.arrayBuffer();
-};
+async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[]> {
+  const durationS = Number(process.env.BENCH_DURATION_S ?? 5);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+  log(`\n-- ${kind}`);
+  const v = await startVenue(kind);
+  const stops: (() => Promise<void>)[] = [() => v.stop()];
+  let blocks: NodeJS.Timeout | undefined;
+  try {
+    const { eur, gbp } = await generate(v, log);
+    const ix = await v.startIndexer("rbench");
+    await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }), 600_000);
+    const rd = await v.startReads(ix);
+    const acct = v.accountIds[2]!; // a taker with 300 orders and a GBP/USD long
+    const { engine, venueLens } = v.deployment.contracts;
+    const eurMarket = v.deployment.markets[0]!.marketAddress as Hex;
+    const gbpMarket = v.deployment.markets[1]!.marketAddress as Hex;
+    const orderCount = Number(await v.client.readContract({ address: gbpMarket, abi: [{ type: "function", name: "orderCount", inputs: [], outputs: [{ type: "uint256" }], stateMutability: "view" }] as const, functionName: "orderCount" }));
+    const lens = (functionName: string, args: readonly unknown[]) => ({ to: venueLens, data: encodeFunctionData({ abi: venueLensAbi, functionName, args } as never) });
+    const routes: { route: string; path: string; call: string; tx: { to: Hex; data: Hex } }[] = [
+      { route: "book, depth 10", path: `/markets/${eur}/orderbook`, call: "VenueLens.book(market, 10)", tx: lens("book", [eurMarket, 10n]) },
+      { route: "markets list", path: "/markets", call: "VenueLens.markets(engine)", tx: lens("markets", [engine]) },
+      { route: "a market's funding and price", path: `/markets/${gbp}/funding`, call: "VenueLens.marketState(market)", tx: lens("marketState", [gbpMarket]) },
+      { route: "an account", path: `/accounts/${acct}`, call: "Engine.getAccount(id)", tx: { to: engine, data: encodeFunctionData({ abi: engineAbi, functionName: "getAccount", args: [acct] }) } },
+      { route: "a position", path: `/accounts/${acct}/positions/${gbp}`, call: "VenueLens.positions(engine, id)", tx: lens("positions", [engine, acct]) },
+      {
+        route: "an account's newest orders",
+        path: `/accounts/${acct}/orders?limit=20`,
+        call: "VenueLens.orders(market, n-19, n)¹",
+        tx: lens("orders", [gbpMarket, BigInt(Math.max(1, orderCount - 19)), BigInt(orderCount)]),
+      },
+    ];
+
+    // the bare route: a process of its own serving each route's body as it is now
+    const bodies = await Promise.all(routes.map(async (r) => (await fetch(`${rd.url}${r.path}`)).text()));
+    const dir = mkdtempSync(join(tmpdir(), "bench-bare-"));
+    writeFileSync(join(dir, "bodies.json"), JSON.stringify(bodies));
+    const barePort = await freePort();
+    const bare = startProcess("bare", process.execPath, [tsxBin(), join(PROJECT_ROOT, "bench", "bare-server.ts")], { ...process.env, PORT: String(barePort), BENCH_BARE_BODIES: join(dir, "bodies.json") }, join(dir, "bare.log"), PROJECT_ROOT);
+    stops.push(() => bare.stop());
+    const bareUrl = `http://127.0.0.1:${barePort}`;
+    await waitForHttp(`${bareUrl}/health`, { proc: bare });
+
+    // blocks arrive: an index price update every second (every held answer is rebuilt per block)
+    const { setPrice } = sessionActions(v);
+    let tick = 0;
+    let busy = false;
+    blocks = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      void setPrice(eur, (1.08 + (tick++ % 2) * 0.0001).toFixed(4)).catch(() => {}).finally(() => (busy = false));
+    }, 1_000);
+
+    const o = { connections, durationS };
+    // warm-up: JIT of every server
+    for (const url of [`${rd.url}${routes[0]!.path}`, `${ix.url}${routes[0]!.path}`, `${bareUrl}/bare/0`]) await cannon(url, { ...o, durationS: 2 });
+
+    const rows: ReadRow[] = [];
+    for (const [i, r] of routes.entries()) {
+      const reads = await cannon(`${rd.url}${r.path}`, { ...o, cpuPgid: rd.proc.pid });
+      const readsNoCache = await cannon(`${rd.url}${r.path}`, { ...o, headers: { "Cache-Control": "no-cache" }, cpuPgid: rd.proc.pid });
+      const ponder = await cannon(`${ix.url}${r.path}`, { ...o, cpuPgid: ix.proc.pid });
+      const bareL = await cannon(`${bareUrl}/bare/${i}`, { ...o, cpuPgid: bare.pid });
+      const rpc = await cannon(v.rpcUrl, {
+        ...o,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [r.tx, "latest"] }),
+      });
+      for (const [name, l] of Object.entries({ reads, readsNoCache, ponder, bare: bareL, rpc })) {
+        if (l.non2xx || l.errors) log(`  !! ${r.route} ${name}: ${l.non2xx} non-2xx, ${l.errors} errors`);
+      }
+      rows.push({ db: kind, route: r.route, call: r.call, reads, readsNoCache, ponder, bare: bareL, rpc });
+      log(
+        `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}×`,
+      );
+    }
+    return rows;
+  } finally {
+    clearInterval(blocks);
+    for (const stop of stops.reverse()) await stop().catch(() => {});
+  }
+}
 
 export async function run(): Promise<ReadRow[]> {
   process.env.PONDER_TELEMETRY_DISABLED = "true";
-  process.env.BENCH = "1"; // the indexer started below serves /bench/bare
-  const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 16);
-  const requests = Number(process.env.BENCH_REQUESTS ?? 2_000);
-  const bench = await prepareBenchVenue();
-  const { venue: v, eur, gbp } = bench;
-  const ix = benchIndexer ?? (await v.startIndexer("reads", { waitReady: false }));
-  const head = await v.client.getBlockNumber({ cacheTime: 0 });
-  await waitForBlock(ix.url, head, 900_000);
-  const acct = v.accountIds[1]!; // a taker with thousands of orders and a GBP position
-  const eurMarket = v.deployment.markets[0]!.marketAddress as Hex;
-  const gbpMarket = v.deployment.markets[1]!.marketAddress as Hex;
-  const { engine, oracle, venueLens } = v.deployment.contracts;
-  const read = (address: Hex, abi: readonly unknown[], functionName: string, args: readonly unknown[] = []) =>
-    v.client.readContract({ address, abi, functionName, args } as never);
-  const orderCount = Number(await read(gbpMarket, marketAbi, "orderCount"));
-  const PAGE = 500;
-
+  const kinds = (process.env.BENCH_DBS ?? "pglite,postgres").split(",").map((k) => k.trim()) as DbKind[];
   const rows: ReadRow[] = [];
-  const add = async (route: string, path: string, calls: number, viaRpc: () => Promise<unknown>, note?: string) => {
-    await httpGet(`${ix.url}${path}`)(); // warm
-    const api = await measure(httpGet(`${ix.url}${path}`), concurrency, requests);
-    const apiFresh = await measure(httpGet(`${ix.url}${path}`, { "Cache-Control": "no-cache" }), concurrency, requests);
-    const rpc = await measure(viaRpc, concurrency, Math.max(20, Math.floor(requests / Math.max(1, calls / 4))));
-    rows.push({ route, api, apiFresh, rpc: { ...rpc, callsPerAnswer: calls }, note });
-    console.log(
-      `  ${route.padEnd(44)} API ${fmt(api)} | no-cache ${fmt(apiFresh)} | RPC (${calls} calls) ${rpc.rps.toFixed(1)} rps p50 ${rpc.p50Ms.toFixed(1)} p99 ${rpc.p99Ms.toFixed(1)} ms`,
-    );
-  };
-
-  // warm-up (JIT, connection pools, Ponder settling after the backfill): the first route measured
-  // otherwise reads ~40 % low
-  for (const path of ["/bench/bare", `/markets/${eur}/orderbook`]) await measure(httpGet(`${ix.url}${path}`), concurrency, 2_000);
-
-  await add("GET /markets/{id}/orderbook (depth 10)", `/markets/${eur}/orderbook`, 3, () =>
-    Promise.all([read(eurMarket, marketAbi, "getLevels", [0, 10n]), read(eurMarket, marketAbi, "getLevels", [1, 10n]), v.client.getBlock()]),
-  );
-  await add("GET /markets/{id}/orderbook?depth=100", `/markets/${eur}/orderbook?depth=100`, 3, () =>
-    Promise.all([read(eurMarket, marketAbi, "getLevels", [0, 100n]), read(eurMarket, marketAbi, "getLevels", [1, 100n]), v.client.getBlock()]),
-  );
-  // the chain has no index of orders by account: page through every order of the market
-  const pages = Math.ceil(orderCount / PAGE);
-  await add(
-    "GET /accounts/{id}/orders (100 newest)",
-    `/accounts/${acct}/orders`,
-    pages,
-    async () => {
-      const all = await Promise.all(
-        Array.from({ length: pages }, (_, i) => read(venueLens, venueLensAbi, "orders", [gbpMarket, BigInt(i * PAGE + 1), BigInt(Math.min(orderCount, (i + 1) * PAGE))])),
-      );
-      return (all.flat() as { accountId: bigint }[]).filter((o) => o.accountId === acct);
-    },
-    `VenueLens.orders in pages of ${PAGE} over ${orderCount} orders of one market`,
-  );
-  await add("GET /markets/{id}/funding", `/markets/${gbp}/funding`, 3, () =>
-    Promise.all([read(gbpMarket, marketAbi, "funding"), read(gbpMarket, marketAbi, "markPrice"), read(oracle, oracleAbi, "getPrice", [gbp])]),
-  );
-  await add("GET /accounts/{id}", `/accounts/${acct}`, 1, () => read(engine, engineAbi, "getAccount", [acct]));
-  await add("GET /accounts/{id}/positions/{marketId}", `/accounts/${acct}/positions/${gbp}`, 2, () =>
-    Promise.all([read(gbpMarket, marketAbi, "getPosition", [acct]), read(venueLens, venueLensAbi, "positionHealth", [gbpMarket, acct])]),
-  );
-  // The order book while the chain moves: an empty block every 250 ms changes the indexed state,
-  // so each block's first reads miss the cache (concurrent misses share one read).
-  const mine = setInterval(() => void v.client.request({ method: "evm_mine" as never }).catch(() => {}), 250);
-  try {
-    const moving = await measure(httpGet(`${ix.url}/markets/${eur}/orderbook`), concurrency, requests);
-    const movingFresh = await measure(httpGet(`${ix.url}/markets/${eur}/orderbook`, { "Cache-Control": "no-cache" }), concurrency, requests);
-    console.log(`  ${"orderbook, a block every 250 ms".padEnd(44)} API ${fmt(moving)} | no-cache ${fmt(movingFresh)}`);
-    rows.push({ route: "GET /markets/{id}/orderbook, a block every 250 ms", api: moving, apiFresh: movingFresh, rpc: { rps: NaN, p50Ms: NaN, p99Ms: NaN, requests: 0, callsPerAnswer: 0 } });
-  } finally {
-    clearInterval(mine);
-  }
-  const bare = await measure(httpGet(`${ix.url}/bench/bare`), concurrency, requests);
-  console.log(`  GET /bench/bare (same server, no database)     ${bare.rps.toFixed(0)} rps p50 ${bare.p50Ms.toFixed(1)} p99 ${bare.p99Ms.toFixed(1)} ms`);
-  rows.push({ route: "GET /bench/bare", api: bare, rpc: { rps: NaN, p50Ms: NaN, p99Ms: NaN, requests: 0, callsPerAnswer: 0 } });
-  console.log(`  concurrency ${concurrency}; ${requests} API requests per route; book ${bench.restingOrders} resting orders, ${bench.historicalOrders} historical`);
+  for (const kind of kinds) rows.push(...(await benchDb(kind, console.log)));
+  console.log("\n" + markdownTable(rows));
+  console.log("¹ the chain has no index of orders by account: the market's 20 newest orders is a lower bound of its cost");
   return rows;
+}
+
+/** The table of docs/PERFORMANCE.md. */
+export function markdownTable(rows: ReadRow[]): string {
+  const cell = (l: Load) => `${l.rps.toFixed(0)} (${l.p50Ms}/${l.p99Ms})`;
+  const lines = [
+    "| DB | Route | read service rps (p50/p99 ms) | CPU/req | no-cache | Ponder's server | bare Hono, separate process | CPU/req | contract view call | call rps (p50/p99) | reads / bare | reads / call |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const r of rows) {
+    lines.push(
+      `| ${r.db} | ${r.route} | ${cell(r.reads)} | ${cpu(r.reads)} | ${cell(r.readsNoCache)} | ${cell(r.ponder)} | ${cell(r.bare)} | ${cpu(r.bare)} | \`${r.call}\` | ${cell(r.rpc)} | ${((100 * r.reads.rps) / r.bare.rps).toFixed(0)} % | ${(r.reads.rps / r.rpc.rps).toFixed(1)}× |`,
+    );
+  }
+  return lines.join("\n");
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   run()
-    .then(async (rows) => {
-      console.log(JSON.stringify(rows, null, 2));
-      (await prepareBenchVenue()).venue.stop().finally(() => process.exit(0));
-    })
+    .then(() => process.exit(0))
     .catch((e) => {
       console.error(e);
       process.exit(1);
