@@ -66,18 +66,28 @@ export interface BlockFeed {
   revalidate(): Promise<IndexedState>;
   /** Resolves once the first state is known. */
   ready: Promise<void>;
+  /**
+   * True while pushes can arrive (the LISTEN connection or the stream is up): a consumer that
+   * holds answers per state must not trust them while this is false, since a block may pass unseen.
+   */
+  live(): boolean;
   close(): Promise<void>;
 }
 
 /** The listener bookkeeping of a feed: only a changed state is passed on. */
 export function feedHub() {
   let cur = EMPTY_STATE;
+  let up = false;
   const listeners = new Set<BlockListener>();
   let resolveReady!: () => void;
   const ready = new Promise<void>((r) => (resolveReady = r));
   return {
     ready,
     current: () => cur,
+    live: () => up,
+    setLive(v: boolean) {
+      up = v;
+    },
     subscribe(fn: BlockListener) {
       listeners.add(fn);
       return () => void listeners.delete(fn);
@@ -91,6 +101,34 @@ export function feedHub() {
   };
 }
 
+/**
+ * Reads of the state, one at a time: a caller gets a read that started after it called (a read
+ * already running may predate a commit it must see), and every caller arriving during a read
+ * shares the one read that follows it.
+ */
+export function serialReader(read: () => Promise<IndexedState>, push: (s: IndexedState) => void): () => Promise<IndexedState> {
+  let current: Promise<IndexedState> | null = null;
+  let next: Promise<IndexedState> | null = null;
+  const refresh = (): Promise<IndexedState> => {
+    if (!current) {
+      current = read()
+        .then((s) => (push(s), s))
+        .finally(() => {
+          current = null;
+        });
+      return current;
+    }
+    next ??= current
+      .catch(() => undefined)
+      .then(() => {
+        next = null;
+        return refresh();
+      });
+    return next;
+  };
+  return refresh;
+}
+
 /** The feed straight from Postgres: LISTEN on a dedicated connection, a small pool for the state reads. */
 export function pgBlockFeed(o: { databaseUrl: string; schema: string; safetyPollMs?: number; onError?: (e: unknown) => void }): BlockFeed {
   const h = feedHub();
@@ -98,25 +136,7 @@ export function pgBlockFeed(o: { databaseUrl: string; schema: string; safetyPoll
   let listener: pg.Client | undefined;
   let closed = false;
   const read = async () => stateFromRow((await pool.query<StateRow>(indexedStateSql(o.schema))).rows[0]);
-  // pushes arriving while a read runs collapse into one more read after it
-  let reading: Promise<IndexedState> | null = null;
-  let again = false;
-  const refresh = (): Promise<IndexedState> => {
-    if (reading) {
-      again = true;
-      return reading;
-    }
-    reading = read()
-      .then((s) => (h.push(s), s))
-      .finally(() => {
-        reading = null;
-        if (again && !closed) {
-          again = false;
-          void refresh().catch((e) => o.onError?.(e));
-        }
-      });
-    return reading;
-  };
+  const refresh = serialReader(read, h.push);
   const connect = async (): Promise<void> => {
     while (!closed) {
       try {
@@ -126,12 +146,14 @@ export function pgBlockFeed(o: { databaseUrl: string; schema: string; safetyPoll
           o.onError?.(e);
           c.end().catch(() => {});
           if (listener === c) listener = undefined;
+          h.setLive(false);
           if (!closed) setTimeout(() => void connect(), 250);
         });
         await c.connect();
         await c.query(`LISTEN "${liveQueryChannel(o.schema)}"`);
         listener = c;
         await refresh(); // what was indexed before we listened
+        h.setLive(true);
         return;
       } catch (e) {
         o.onError?.(e);
@@ -146,6 +168,7 @@ export function pgBlockFeed(o: { databaseUrl: string; schema: string; safetyPoll
     current: h.current,
     subscribe: h.subscribe,
     ready: h.ready,
+    live: h.live,
     revalidate: () => refresh(),
     async close() {
       closed = true;
@@ -172,6 +195,7 @@ export function sseBlockFeed(o: { url: string; headers?: Record<string, string>;
         if (!res.ok || !res.body) throw new Error(`GET /blocks/stream answered ${res.status}`);
         const decoder = new TextDecoder();
         let buf = "";
+        h.setLive(true);
         for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
           buf += decoder.decode(chunk, { stream: true });
           let end: number;
@@ -190,26 +214,44 @@ export function sseBlockFeed(o: { url: string; headers?: Record<string, string>;
         if (closed) return;
         o.onError?.(e);
       }
+      h.setLive(false);
       if (!closed) await new Promise((r) => setTimeout(r, 250));
     }
   };
   void run();
+  const revalidate = serialReader(async () => {
+    const res = await fetch(`${o.url}/blocks/current`, { headers: o.headers });
+    if (!res.ok) throw new Error(`GET /blocks/current answered ${res.status}`);
+    return stateFromJson(await res.text());
+  }, h.push);
   return {
     current: h.current,
     subscribe: h.subscribe,
     ready: h.ready,
-    async revalidate() {
-      const res = await fetch(`${o.url}/blocks/current`, { headers: o.headers });
-      if (!res.ok) throw new Error(`GET /blocks/current answered ${res.status}`);
-      const s = stateFromJson(await res.text());
-      h.push(s);
-      return s;
-    },
+    live: h.live,
+    revalidate,
     async close() {
       closed = true;
       ctrl.abort();
     },
   };
+}
+
+/** Resolves true once the feed reaches block `n`, false after `timeoutMs`. */
+export function waitForIndexedBlock(feed: BlockFeed, n: bigint, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (feed.current().number >= n) return resolve(true);
+    const timer = setTimeout(() => {
+      off();
+      resolve(false);
+    }, timeoutMs);
+    const off = feed.subscribe((s) => {
+      if (s.number < n) return;
+      clearTimeout(timer);
+      off();
+      resolve(true);
+    });
+  });
 }
 
 /** The feed for a service's environment: Postgres when it has the indexer's database, else the API's stream. */

@@ -43,8 +43,11 @@ export function send(c: GatewayContext, reply: UpstreamReply, opts: { verbatim?:
   const { body } = reply;
   if (body.success) {
     // `verbatim`: documents whose keys are not ours to rename (EIP-712 typed data to sign).
-    const data = opts.verbatim ? body.data : snakeKeys(body.data);
-    return c.body(JSON.stringify({ success: true, data }), reply.status as 200, {
+    // A reply held for a block is rendered once (block-cache.ts).
+    const text = opts.verbatim
+      ? JSON.stringify({ success: true, data: body.data })
+      : (reply.rendered ??= JSON.stringify({ success: true, data: snakeKeys(body.data) }));
+    return c.body(text, reply.status as 200, {
       "content-type": "application/json",
     });
   }

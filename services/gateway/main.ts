@@ -10,6 +10,8 @@ import { loadGatewayConfig, type GatewayConfig } from "./config";
 import { openGatewayStore } from "./db/open";
 import { KeyStore } from "./keys";
 import { createUpstream } from "./upstream";
+import { cachedReads, memoryLastWrites, recordWrites } from "./block-cache";
+import { sseBlockFeed } from "../../core/indexer/blocks";
 
 async function main() {
   let config: GatewayConfig;
@@ -27,9 +29,12 @@ async function main() {
   });
   // the gateway's own token: it acts for its keys' wallets, and the integration API's limits know it
   const internal = { "X-Internal-Token": config.gatewayToken };
+  // the read service's push of each indexed block: the per-block copy of reads, read-your-writes
+  const feed = sseBlockFeed({ url: config.integrationUrl, headers: internal, onError: (e) => log.debug({ err: String(e) }, "block feed") });
+  const lastWrites = memoryLastWrites();
   const upstreams = {
-    integration: createUpstream("integration", config.integrationUrl, config.timeouts.integrationMs, internal),
-    relayer: createUpstream("relayer", config.relayerUrl, config.timeouts.relayerMs, internal),
+    integration: cachedReads(createUpstream("integration", config.integrationUrl, config.timeouts.integrationMs, internal), feed, lastWrites),
+    relayer: recordWrites(createUpstream("relayer", config.relayerUrl, config.timeouts.relayerMs, internal), lastWrites),
     keeper: createUpstream("keeper", config.keeperUrl, config.timeouts.keeperMs, internal),
   };
   const keys = new KeyStore(store, config.keyCacheMs);
@@ -47,6 +52,7 @@ async function main() {
     if (closing) return;
     closing = true;
     log.info({ signal }, "gateway stopping");
+    void feed.close();
     server.close(() => {
       Promise.all([store.close(), closeRateLimitStores()]).finally(() => process.exit(0));
     });

@@ -25,6 +25,8 @@ export interface UpstreamReply {
   indexedBlock: string | null;
   /** time spent waiting for the upstream (ms) */
   ms: number;
+  /** the gateway's rendering of a success body, kept with a reply held for a block (block-cache.ts) */
+  rendered?: string;
 }
 
 export interface Upstream {

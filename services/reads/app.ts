@@ -11,9 +11,10 @@
  */
 import { Hono, type Context } from "hono";
 import { proxy } from "hono/proxy";
+import { streamSSE } from "hono/streaming";
 import { ApiError } from "../../core/errors.js";
 import { errorResponse } from "../../core/http/errors.js";
-import type { BlockFeed } from "../../core/indexer/blocks.js";
+import { stateToJson, waitForIndexedBlock, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import type { Answer, AnswerStore } from "./answers.js";
 
 const ID = "0x[0-9a-fA-F]{64}";
@@ -42,24 +43,12 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: Read
     return c.body(a.body, a.status as 200, headers);
   };
 
-  const waitForBlock = (n: bigint) =>
-    new Promise<boolean>((resolve) => {
-      if (feed.current().number >= n) return resolve(true);
-      const timer = setTimeout(() => {
-        off();
-        resolve(false);
-      }, minBlockWaitMs);
-      const off = feed.subscribe((s) => {
-        if (s.number < n) return;
-        clearTimeout(timer);
-        off();
-        resolve(true);
-      });
-    });
+  const waitForBlock = (n: bigint) => waitForIndexedBlock(feed, n, minBlockWaitMs);
 
   app.get("*", async (c, next) => {
     const path = c.req.path;
-    if (!HOT.test(path)) return next();
+    // without the push, a held answer could outlive its block unseen: Ponder answers meanwhile
+    if (!HOT.test(path) || !feed.live()) return next();
     const url = c.req.url;
     const qi = url.indexOf("?");
     const search = qi < 0 ? "" : url.slice(qi + 1);
@@ -81,6 +70,23 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: Read
     }
     return serve(c, await store.get(key, key), "MISS");
   });
+
+  // the block feed, passed on to the gateway's replicas and the streams: one subscription to the
+  // indexer per read service, not one per consumer
+  app.get("/blocks/current", async (c) => c.body(stateToJson(await feed.revalidate()), 200, { "Content-Type": "application/json", "Cache-Control": "no-store" }));
+  app.get("/blocks/stream", (c) =>
+    streamSSE(c, async (stream) => {
+      const send = (s: IndexedState) => void stream.writeSSE({ event: "block", data: stateToJson(s) }).catch(() => {});
+      const off = feed.subscribe(send);
+      stream.onAbort(off);
+      if (feed.current().state) send(feed.current());
+      while (!stream.aborted) {
+        await stream.sleep(15_000);
+        if (!stream.aborted) await stream.write(": keep-alive\n\n").catch(() => {});
+      }
+      off();
+    }),
+  );
 
   // everything else: Ponder's server, as is
   app.all("*", (c) => {

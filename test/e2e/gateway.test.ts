@@ -312,6 +312,27 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
       }
     });
 
+    it("read-your-writes: a trade, then at once the position with the same key, no min_block", async () => {
+      const gbp = s.deployment.markets[1]!.marketId;
+      const before = await req("GET", `/v1/accounts/${accountId}/positions/${gbp}`, { key: trader.apiKey });
+      expect(before.status).toBe(200);
+      const placed = await req("POST", `/v1/accounts/${accountId}/trade`, {
+        key: trader.apiKey,
+        body: { market_id: gbp, collateral: "20000000", side: 0, leverage: 2, order_type: 0 },
+      });
+      expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+      const block = Number(placed.body.data.block_number);
+      expect(block).toBeGreaterThan(0);
+      // no retry and no min_block: the gateway waits for the key's last write by itself
+      const after = await req("GET", `/v1/accounts/${accountId}/positions/${gbp}`, { key: trader.apiKey });
+      expect(after.status).toBe(200);
+      expect(Number(after.headers.get("x-indexed-block"))).toBeGreaterThanOrEqual(block);
+      if (BigInt(placed.body.data.filled_quantity ?? "0") > 0n) {
+        expect(after.body.data.is_open).toBe(true);
+        expect(after.body.data.size).not.toBe(before.body.data.size);
+      }
+    });
+
     it("close without a position: 404 NO_POSITION (another wallet's account: 403)", async () => {
       const other3 = s.deployment.markets[2]!.marketId;
       const none = await req("POST", `/v1/accounts/${accountId}/positions/${other3}/close`, { key: trader.apiKey, body: {} });

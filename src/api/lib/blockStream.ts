@@ -13,7 +13,7 @@
 import { createApiApp } from "./app.js";
 import { streamSSE } from "hono/streaming";
 import pg from "pg";
-import { feedHub, liveQueryChannel, stateToJson, type IndexedState } from "../../../core/indexer/blocks.js";
+import { feedHub, liveQueryChannel, serialReader, stateToJson, type IndexedState } from "../../../core/indexer/blocks.js";
 import { ponderSchema, readIndexedBlock } from "./indexedBlock.js";
 
 const SAFETY_POLL_MS = 1_000;
@@ -24,26 +24,9 @@ type Driver = PgliteDriver | { dialect: "postgres" };
 
 const feed = feedHub();
 let started = false;
-let reading: Promise<IndexedState> | null = null;
-let again = false;
-
-/** One state read at a time; pushes during a read collapse into one more read. */
-function refresh(): Promise<IndexedState> {
-  if (reading) {
-    again = true;
-    return reading;
-  }
-  reading = readIndexedBlock()
-    .then((s) => (feed.push(s), s))
-    .finally(() => {
-      reading = null;
-      if (again) {
-        again = false;
-        void refresh().catch(() => {});
-      }
-    });
-  return reading;
-}
+let dialect: Driver["dialect"] | undefined;
+/** One state read at a time; pushes during a read share the one read after it. */
+const refresh = serialReader(readIndexedBlock, feed.push);
 
 async function listenPostgres(channel: string) {
   for (;;) {
@@ -66,6 +49,7 @@ function start() {
   if (started) return;
   started = true;
   const driver = (globalThis as unknown as { PONDER_DATABASE: { driver: Driver } }).PONDER_DATABASE.driver;
+  dialect = driver.dialect;
   const channel = liveQueryChannel(ponderSchema());
   if (driver.dialect === "pglite") void driver.instance.listen(channel, () => void refresh().catch(() => {}));
   else void listenPostgres(channel);
@@ -75,7 +59,10 @@ function start() {
 export const blockStreamRoutes = createApiApp()
   .get("/blocks/current", async (c) => {
     start();
-    return c.body(stateToJson(await refresh()), 200, { "Content-Type": "application/json", "Cache-Control": "no-store" });
+    // PGlite lives in this process: its NOTIFY reaches the feed as the commit returns, so the
+    // feed's state is the committed one (the safety poll covers reverts); Postgres is read
+    const s = dialect === "pglite" && feed.current().state ? feed.current() : await refresh();
+    return c.body(stateToJson(s), 200, { "Content-Type": "application/json", "Cache-Control": "no-store" });
   })
   .get("/blocks/stream", (c) => {
     start();
