@@ -18,6 +18,9 @@ siweConfig(process.env);
 const chainId = Number(process.env.CHAIN_ID ?? 31337);
 const rpcUrl = process.env.RPC_URL ?? "http://127.0.0.1:8545";
 const isLocal = chainId === 31337;
+// New heads over a WebSocket (eth_subscribe) instead of waiting for the next poll: anvil serves
+// one on its HTTP port. WS_URL sets it elsewhere; WS_URL="" turns it off (polling only).
+const wsUrl = process.env.WS_URL ?? (isLocal ? rpcUrl.replace(/^http/, "ws") : "");
 const deployment = loadDeployment({ chainId });
 const startBlock = deployment.deployBlock;
 const { engine, oracle, marketFactory } = deployment.contracts;
@@ -32,6 +35,7 @@ export default createConfig({
     venue: {
       id: chainId,
       rpc: rpcUrl,
+      ...(wsUrl ? { ws: wsUrl } : {}),
       pollingInterval: Number(process.env.POLLING_INTERVAL_MS ?? (isLocal ? 200 : 1_000)),
       // anvil's blocks can be rewritten (restarts, evm_revert): never cache its RPC answers.
       disableCache: isLocal,

@@ -12,6 +12,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { performance } from "node:perf_hooks";
 import { encodeFunctionData, type Hex } from "viem";
 import { engineAbi, venueLensAbi } from "../abis/index.js";
 import { freePort } from "../core/chain/anvil.js";
@@ -21,7 +22,7 @@ import { tsxBin } from "../scripts/lib/services.js";
 import { startVenue, waitForBlock, type Venue } from "../test/e2e/reads-env.js";
 import { sessionActions } from "../test/e2e/reads-session.js";
 import type { DbKind } from "../test/e2e/stack.js";
-import { orderSender } from "./indexing.js";
+import { orderSender, percentile } from "./indexing.js";
 import { cannon, type Load } from "./load.js";
 
 export type ReadRow = {
@@ -34,6 +35,8 @@ export type ReadRow = {
   bare: Load;
   rpc: Load;
 };
+
+export const freshness: { db: DbKind; samples: number; p50Ms: number; p99Ms: number }[] = [];
 
 const SIDE = { LONG: 0, SHORT: 1 } as const;
 const TYPE = { MARKET: 0, LIMIT: 1 } as const;
@@ -148,6 +151,21 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
         `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}×`,
       );
     }
+    // freshness: mined → visible through the read service (a resting order read back with ?minBlock)
+    clearInterval(blocks);
+    const { place } = sessionActions(v);
+    const ms: number[] = [];
+    for (let k = 0; k < Number(process.env.BENCH_FRESHNESS ?? 50); k++) {
+      const receipt = await place(0, eur, "LONG", "LIMIT", "10", 1, "1.0700");
+      const mined = performance.now();
+      const res = await fetch(`${rd.url}/accounts/${v.accountIds[0]}?minBlock=${receipt.blockNumber}`);
+      if (res.status !== 200) throw new Error(`freshness read answered ${res.status}`);
+      await res.arrayBuffer();
+      ms.push(performance.now() - mined);
+    }
+    ms.sort((a, b) => a - b);
+    freshness.push({ db: kind, samples: ms.length, p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99) });
+    log(`  freshness (mined → visible through the read service, Ponder on anvil's WebSocket): p50 ${percentile(ms, 50).toFixed(0)} ms, p99 ${percentile(ms, 99).toFixed(0)} ms over ${ms.length}`);
     return rows;
   } finally {
     clearInterval(blocks);
