@@ -15,6 +15,7 @@ import { streamSSE } from "hono/streaming";
 import { ApiError } from "../../core/errors.js";
 import { errorResponse } from "../../core/http/errors.js";
 import { stateToJson, waitForIndexedBlock, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
+import { corsPolicy } from "../../src/api/lib/cors.js";
 import type { Answer, AnswerStore } from "./answers.js";
 
 const ID = "0x[0-9a-fA-F]{64}";
@@ -36,6 +37,8 @@ export type ReadsDeps = { store: AnswerStore; feed: BlockFeed; indexerUrl: strin
 
 export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: ReadsDeps) {
   const app = new Hono();
+  // the integration API's CORS policy on every answer, held or passed through
+  app.use(corsPolicy());
 
   const serve = (c: Context, a: Answer, cache: "HIT" | "MISS") => {
     const headers: Record<string, string> = { "Content-Type": "application/json", "X-Cache": cache };
