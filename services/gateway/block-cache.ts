@@ -11,7 +11,7 @@
  * API key's wallet), the block its last write was mined in; a read by the same wallet first waits
  * (at most `waitMs`, 2 s) on the feed for that block. The notes live in this process, and with
  * Postgres also in the gateway's table `last_write`, whose NOTIFY brings other replicas' writes
- * (lastWrites.ts).
+ * (last-writes.ts).
  */
 import { waitForIndexedBlock, type BlockFeed } from "../../core/indexer/blocks";
 import type { Upstream, UpstreamReply, UpstreamRequest } from "./upstream";

@@ -37,6 +37,8 @@ const envSchema = z.object({
   TRUSTED_PROXIES: z.string().default(""),
   /** Rate-limit counters shared by replicas; unset: this process's memory. */
   REDIS_URL: z.string().url().optional().or(z.literal("").transform(() => undefined)),
+  /** A caller's read waits at most this long for the block of its last write (read-your-writes). */
+  READ_YOUR_WRITES_WAIT_MS: z.coerce.number().int().min(0).default(2_000),
   LOG_LEVEL: z.string().default("info"),
 });
 
@@ -57,6 +59,7 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   trustedProxies: string;
   redisUrl?: string;
+  readYourWritesWaitMs: number;
   /** the gateway's own service token (X-Internal-Token to the relayer and the keeper) */
   gatewayToken: string;
   adminToken: string;
@@ -97,6 +100,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     trustedProxies: e.TRUSTED_PROXIES,
     redisUrl: e.REDIS_URL,
+    readYourWritesWaitMs: e.READ_YOUR_WRITES_WAIT_MS,
     gatewayToken: secret("GATEWAY_TOKEN", env),
     adminToken: secret("ADMIN_TOKEN", env),
     logLevel: e.LOG_LEVEL,

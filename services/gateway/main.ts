@@ -11,6 +11,7 @@ import { openGatewayStore } from "./db/open";
 import { KeyStore } from "./keys";
 import { createUpstream } from "./upstream";
 import { cachedReads, memoryLastWrites, recordWrites } from "./block-cache";
+import { sharedLastWrites } from "./last-writes";
 import { sseBlockFeed } from "../../core/indexer/blocks";
 
 async function main() {
@@ -31,9 +32,12 @@ async function main() {
   const internal = { "X-Internal-Token": config.gatewayToken };
   // the read service's push of each indexed block: the per-block copy of reads, read-your-writes
   const feed = sseBlockFeed({ url: config.integrationUrl, headers: internal, onError: (e) => log.debug({ err: String(e) }, "block feed") });
-  const lastWrites = memoryLastWrites();
+  // with Postgres the notes are shared by every replica (table + NOTIFY); PGlite: one process
+  const lastWrites = config.databaseUrl
+    ? await sharedLastWrites({ databaseUrl: config.databaseUrl, schema: config.dbSchema, log })
+    : memoryLastWrites();
   const upstreams = {
-    integration: cachedReads(createUpstream("integration", config.integrationUrl, config.timeouts.integrationMs, internal), feed, lastWrites),
+    integration: cachedReads(createUpstream("integration", config.integrationUrl, config.timeouts.integrationMs, internal), feed, lastWrites, config.readYourWritesWaitMs),
     relayer: recordWrites(createUpstream("relayer", config.relayerUrl, config.timeouts.relayerMs, internal), lastWrites),
     keeper: createUpstream("keeper", config.keeperUrl, config.timeouts.keeperMs, internal),
   };

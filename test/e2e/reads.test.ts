@@ -162,6 +162,7 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
     expect((await get(`/markets/${UNKNOWN_MARKET}/orderbook`)).cache).toBe("MISS");
 
     // a new order: a new indexed state, so the book is read again and shows it
+    await sessionActions(v).setPrice(EUR as `0x${string}`, "1.0800"); // the oracle's staleness bound (60 s on a devnet)
     await sessionActions(v).place(0, EUR as `0x${string}`, "SHORT", "LIMIT", "300", 10, "1.0870");
     await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }));
     const after = await get(path);
@@ -211,6 +212,7 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
 
     // a new block: every held answer is rebuilt by the service, the next read is a HIT at the new block
     const book = JSON.parse((await at(rd.url, `/markets/${EUR}/orderbook`)).text).data;
+    await sessionActions(v).setPrice(EUR as `0x${string}`, "1.0800"); // the oracle's staleness bound (60 s on a devnet)
     const r = await sessionActions(v).place(2, EUR as `0x${string}`, "SHORT", "LIMIT", "200", 10, "1.0880");
     const after = await at(rd.url, `/markets/${EUR}/orderbook?minBlock=${r.blockNumber}`);
     expect(after.status).toBe(200);

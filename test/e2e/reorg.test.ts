@@ -28,6 +28,7 @@ describe.each(dbKinds())("reorg on %s", (kind) => {
   it("reverted blocks leave no trace once the new branch passes the old head", async () => {
     const { place, send, rpc } = sessionActions(v);
     const [EUR] = v.deployment.markets.map((m) => m.marketId);
+    await sessionActions(v).setPrice(EUR!, "1.0800"); // a fresh index: the oracle's staleness bound is 60 s on a devnet
     await place(0, EUR!, "SHORT", "LIMIT", "1000", 10, "1.0850");
     const snapshot = (await rpc("evm_snapshot")) as string;
 

@@ -199,11 +199,14 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
       // Tests are one client making many requests: a high configured limit (never a bypass in
       // code). Loopback is the trusted proxy, so a test can act as another client address
       // (X-Forwarded-For) and exhaust that address's limits without touching the others'.
+      // Read-your-writes waits for the indexer without the 2 s bound: a loaded CI machine may
+      // index slower, and the test checks the wait, not its speed.
       env: {
         PRICE_FEED_INTERVAL_MS: process.env.E2E_PRICE_FEED_INTERVAL_MS ?? "10000",
         ACCESS_POLICY: accessPolicy,
         RATE_LIMIT_PER_MINUTE: "100000",
         TRUSTED_PROXIES: "127.0.0.1",
+        READ_YOUR_WRITES_WAIT_MS: "60000",
         ...opts.env,
       },
       log: (m) => log(`[${kind}] ${m}`),
