@@ -165,7 +165,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     }
     ms.sort((a, b) => a - b);
     freshness.push({ db: kind, samples: ms.length, p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99) });
-    log(`  freshness (mined → visible through the read service, Ponder on anvil's WebSocket): p50 ${percentile(ms, 50).toFixed(0)} ms, p99 ${percentile(ms, 99).toFixed(0)} ms over ${ms.length}`);
+    log(`  freshness (mined → visible through the read service): p50 ${percentile(ms, 50).toFixed(0)} ms, p99 ${percentile(ms, 99).toFixed(0)} ms over ${ms.length}`);
     return rows;
   } finally {
     clearInterval(blocks);

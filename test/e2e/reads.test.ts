@@ -127,7 +127,9 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
   });
 
   it("every read answers X-Indexed-Block; ?minBlock waits (bounded) for the block", async () => {
+    await sessionActions(v).setPrice(EUR as `0x${string}`, "1.0800"); // the oracle's staleness bound (60 s on a devnet)
     const head = await v.client.getBlockNumber({ cacheTime: 0 });
+    await waitForBlock(ix.url, head);
     for (const path of [`/accounts/${acct}`, `/accounts/${acct}/orders`, `/markets`, `/markets/${EUR}/price`, `/markets/${EUR}/orderbook`]) {
       const r = await get(path);
       expect(r.status, path).toBe(200);
