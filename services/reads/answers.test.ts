@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { EMPTY_STATE, feedHub, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
+import { AnswerStore } from "./answers.js";
+
+const state = (n: number): IndexedState => ({ number: BigInt(n), timestamp: BigInt(n), hash: `0x${n}`, state: `s${n}` });
+
+function world() {
+  const hub = feedHub();
+  const feed: BlockFeed = { ...hub, revalidate: async () => hub.current(), close: async () => {} };
+  hub.setLive(true);
+  hub.push(state(1));
+  const builds: { path: string; minBlock: bigint }[] = [];
+  let release: (() => void) | undefined;
+  let hold = false;
+  const store = new AnswerStore(
+    feed,
+    async (path, minBlock) => {
+      builds.push({ path, minBlock });
+      if (hold) await new Promise<void>((r) => (release = r));
+      return { status: path.includes("missing") ? 404 : 200, body: `${path}@${hub.current().number}`, block: String(hub.current().number) };
+    },
+    { hotMs: 60_000, maxAnswers: 10, concurrency: 4 },
+  );
+  return { hub, store, builds, holdBuilds: (v: boolean) => (hold = v), release: () => release?.() };
+}
+
+describe("AnswerStore", () => {
+  it("builds once, serves from memory, rebuilds once per pushed block (not per request)", async () => {
+    const w = world();
+    const [a, b] = await Promise.all([w.store.get("/m", "/m"), w.store.get("/m", "/m")]);
+    expect([a.body, b.body, w.builds.length]).toEqual(["/m@1", "/m@1", 1]);
+    expect(w.store.peek("/m")?.body).toBe("/m@1");
+    w.hub.push(state(2)); // the store rebuilds by itself, with minBlock = the pushed block
+    expect(w.store.peek("/m")).toBeUndefined(); // the old block's answer is no longer served
+    const c = await w.store.get("/m", "/m");
+    expect([c.body, w.builds.length, w.builds[1]!.minBlock]).toEqual(["/m@2", 2, 2n]);
+    expect(w.store.peek("/m")?.body).toBe("/m@2");
+  });
+
+  it("a request during a rebuild waits for it instead of getting the older answer", async () => {
+    const w = world();
+    await w.store.get("/b", "/b");
+    w.holdBuilds(true);
+    w.hub.push(state(2));
+    const pending = w.store.get("/b", "/b");
+    await new Promise((r) => setTimeout(r, 10));
+    w.release();
+    expect((await pending).body).toBe("/b@2");
+    expect(w.builds.length).toBe(2); // the push's rebuild, shared
+  });
+
+  it("errors are returned, never held", async () => {
+    const w = world();
+    expect((await w.store.get("/missing", "/missing")).status).toBe(404);
+    expect(w.store.peek("/missing")).toBeUndefined();
+    expect(w.store.size).toBe(0);
+    expect(EMPTY_STATE.state).toBe("");
+  });
+});
