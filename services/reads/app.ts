@@ -16,6 +16,7 @@ import { ApiError } from "../../core/errors.js";
 import { errorResponse } from "../../core/http/errors.js";
 import { stateToJson, waitForIndexedBlock, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import { corsPolicy } from "../../src/api/lib/cors.js";
+import { clientRateLimit } from "../../src/api/lib/limits.js";
 import type { Answer, AnswerStore } from "./answers.js";
 
 const ID = "0x[0-9a-fA-F]{64}";
@@ -39,6 +40,10 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: Read
   const app = new Hono();
   // the integration API's CORS policy on every answer, held or passed through
   app.use(corsPolicy());
+  // the integration API's per-client limit on what is answered here; passed-through requests
+  // are limited by Ponder's server itself
+  const limit = clientRateLimit();
+  app.use("*", (c, next) => (c.req.method === "GET" && HOT.test(c.req.path) && feed.live() ? limit(c, next) : next()));
 
   const serve = (c: Context, a: Answer, cache: "HIT" | "MISS") => {
     const headers: Record<string, string> = { "Content-Type": "application/json", "X-Cache": cache };

@@ -111,7 +111,8 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
     };
     const startReads = async (ix: Indexer) => {
       const port = await freePort();
-      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", INDEXER_URL: ix.url, LOG_LEVEL: "warn" };
+      // the same high configured limit as the indexer's (tests and benches are one client)
+      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", INDEXER_URL: ix.url, LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000" };
       delete env.DATABASE_URL;
       delete env.DATABASE_SCHEMA;
       if (kind === "postgres") {

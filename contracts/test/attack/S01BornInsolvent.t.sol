@@ -45,7 +45,6 @@ contract Scenario01BornInsolventAttack is AttackBase {
 
     /// The taker is born insolvent: B's ask at the band, A's MARKET buy with 1,000 at 50x.
     function test_attack_selfDeal_takerBornInsolvent() public {
-        _pendingFix("scenario 1: initial margin checked after every fill (risk)");
         _tryLimit(attB, b, EUR, SHORT, 1_000e6, 50, _bandTop(), "B rests an ask at the band");
         _tryMarket(attA, a, EUR, LONG, 1_000e6, 50, "A buys into it");
         _finish();
@@ -53,7 +52,6 @@ contract Scenario01BornInsolventAttack is AttackBase {
 
     /// The maker is born insolvent: A's bid at the band, B's MARKET sell into it.
     function test_attack_selfDeal_makerBornInsolvent() public {
-        _pendingFix("scenario 1: makers below initial margin are cancelled, not filled (risk)");
         _tryLimit(attA, a, EUR, LONG, 1_000e6, 50, _bandTop(), "A rests a bid at the band");
         _tryMarket(attB, b, EUR, SHORT, 1_000e6, 50, "B sells into it");
         _finish();
@@ -83,7 +81,6 @@ contract Scenario01BornInsolventFuzzAttack is AttackBase {
     function test_fuzz_attack_marketSizedAtBestOpposite_bornAboveInitialMargin(uint256 coll6, uint256 lev, uint256 priceSeed)
         public
     {
-        _pendingFix("scenario 1: initial margin checked after every fill (risk)");
         uint256 px = bound(priceSeed, 1.026e18 / TICK, 1.134e18 / TICK) * TICK;
         coll6 = bound(coll6, 1e6, 100_000e6);
         lev = bound(lev, 1, market.params().maxLeverage);

@@ -31,7 +31,6 @@ contract Scenario02DustMarkAttack is AttackBase {
     }
 
     function test_attack_dustPinsMarkAndLiquidatesFreshShort() public {
-        _pendingFix("scenario 2: a mark that dust cannot move (risk)");
         uint256 markBefore = market.markPrice();
         (uint256 index,) = oracle.getPrice(EUR);
         uint256 bidPx = _onTick(index * (1e4 + market.params().markClampBps) / 1e4);

@@ -52,7 +52,6 @@ contract Scenario04BlockedLiquidationAttack is AttackBase {
     }
 
     function test_attack_ownDustBidsUseUpTheFillCap() public {
-        _pendingFix("scenario 4a: the account's own orders are cancelled first and not counted (risk)");
         _liquidatableWithDepth();
         _dustBids(alice_, a, _onTick(market.markPrice()) - TICK, market.params().maxFillsPerTx, false);
         _assertLiquidationWorks(a, market);
@@ -60,7 +59,6 @@ contract Scenario04BlockedLiquidationAttack is AttackBase {
     }
 
     function test_attack_leftoverReduceOnlyBidsUseUpTheFillCap() public {
-        _pendingFix("scenario 4b: reduce-only orders cancelled when their position closes (risk)");
         (address griefer, uint256 g) = _attacker("griefer", 1_000e6);
         // a one-unit short into the depth, reduce-only bids for it at the top, then closed
         _tryMarket(griefer, g, EUR, SHORT, _minColl6(depthPx, 10), 10, "griefer short");
@@ -74,7 +72,6 @@ contract Scenario04BlockedLiquidationAttack is AttackBase {
     }
 
     function test_attack_clientKeyEqualToLiquidationOrderKey() public {
-        _pendingFix("scenario 4c: liquidation orders never enter the client-key map (risk)");
         _liquidatableWithDepth();
         // this order is number orderCount + 1; the liquidation's will be orderCount + 2
         uint256 nextLiq = (market.marketIndex() << 64) | (market.orderCount() + 2);
@@ -86,7 +83,6 @@ contract Scenario04BlockedLiquidationAttack is AttackBase {
     }
 
     function test_attack_illiquidMarketShieldsLiquidOne() public {
-        _pendingFix("scenario 4d: liquidateAccount skips a market it cannot close (risk)");
         // a GBP long too, in a book with no bid at all
         _open(bob_, b, alice_, a, GBP, LONG, GBP_PX, 63.5e6, 20);
         _pushUntilLiquidatable(gbp, a);

@@ -89,7 +89,6 @@ contract Scenario05BadDebtAttack is AttackBase {
 
     /// With a donated fund the same gap is covered by the fund, not by deposits.
     function test_attack_gapCoveredByDonatedInsurance() public {
-        _pendingFix("scenario 5: anyone can deposit into the insurance fund (risk)");
         uint256 before = engine.insuranceFundWad();
         _donate(stranger, 100e6);
         assertEq(engine.insuranceFundWad(), before + 100e18, "donation reached the fund");
@@ -99,7 +98,6 @@ contract Scenario05BadDebtAttack is AttackBase {
 
     /// Fees accrued can be withdrawn by the admin to a treasury, by nobody else, and no more.
     function test_attack_feesWithdrawableToTreasuryOnly() public {
-        _pendingFix("scenario 5: fee withdrawal to a treasury (risk)");
         uint256 fees6 = engine.feesWad() / TO_WAD;
         assertGt(fees6, 0, "setup: fees accrued");
         vm.prank(stranger);

@@ -29,7 +29,6 @@ contract Scenario06FundingAttack is AttackBase {
 
     /// (a) A market with a steep funding clamp (1 %/h) so funding outgrows a 40x margin in hours.
     function test_attack_fundingBeyondMarginNettedAgainstPnl() public {
-        _pendingFix("scenario 6a: funding netted against realized PnL before any shortfall (risk)");
         IMarket.MarketParams memory p = _eurParams();
         p.symbol = "FUN/USD";
         p.maxFundingRateX18PerHour = 1e16;
@@ -103,7 +102,6 @@ contract Scenario06FundingAttack is AttackBase {
 
     /// (d) With the index stale, a poke must not accrue funding.
     function test_attack_pokeAccruesOnStalePrice() public {
-        _pendingFix("scenario 6d: no accrual on a stale price (risk/oracle)");
         _twoSidedBookWithPosition();
         (bool ok,,) = _tryLimit(carol_, c, EUR, LONG, 5_000e6, 10, 1.06e18, "skew");
         assertTrue(ok, "setup: skew");

@@ -62,7 +62,6 @@ contract Scenario07OperatorsAttack is AttackBase {
     }
 
     function test_attack_revokeVoidsUnusedSignedApproval() public {
-        _pendingFix("scenario 7: setOperator bumps the owner's nonce (risk)");
         (bytes memory sig, uint64 exp, uint256 deadline) = _signedApproval();
         vm.prank(alice);
         engine.setOperator(relayer, exp);
@@ -72,7 +71,6 @@ contract Scenario07OperatorsAttack is AttackBase {
     }
 
     function test_attack_ownerInvalidatesNonce() public {
-        _pendingFix("scenario 7: an owner can invalidate its nonces (risk)");
         (bytes memory sig, uint64 exp, uint256 deadline) = _signedApproval();
         uint256 n0 = engine.operatorNonce(alice);
         vm.prank(alice);

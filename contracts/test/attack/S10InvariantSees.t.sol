@@ -22,7 +22,6 @@ contract Scenario10InvariantSeesAttack is AttackBase {
     }
 
     function test_attack_handlerSeesSelfDeal() public {
-        _pendingFix("scenario 10: the target invariants hold (risk)");
         h.placeLimit(0, true, 1_000e6, 25, -100); // an honest bid 1 % under the mark
         h.placeLimit(1, false, 1_000e6, 50, 400); // B: an ask 4 % over it at 50x
         h.placeMarket(2, true, 1_000e6, 50); // A: 50x market buy into it

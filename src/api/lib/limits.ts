@@ -6,7 +6,7 @@
  * gateway, the keeper) carry the internal token and are not counted here: the gateway limits its
  * clients itself.
  */
-import type { Context, Hono } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import { except } from "hono/combine";
 import { z } from "zod";
 import { DEFAULT_BODY_LIMIT_BYTES, bodyLimitEnvelope } from "../../../core/http/body-limit.js";
@@ -44,6 +44,22 @@ function fromService(c: Context): boolean {
   return (["GATEWAY_TOKEN", "KEEPER_TOKEN"] as const).some((name) => sameSecret(given, secret(name)));
 }
 
+/**
+ * The per-client request limit. The read service (services/reads/) applies the same limiter to
+ * the hot reads it answers from memory, so fronting Ponder does not lift the limit; with
+ * REDIS_URL both count in the same keys.
+ */
+export function clientRateLimit(limits: ApiLimits = apiLimitsFromEnv()): MiddlewareHandler {
+  const clientOf = clientAddressOf(trustedProxies(limits.TRUSTED_PROXIES));
+  return rateLimit({
+    name: "integration",
+    limit: limits.RATE_LIMIT_PER_MINUTE,
+    store: rateLimitStore(limits.REDIS_URL, "venue:api:req:"),
+    key: (c: Context) => `ip:${clientOf(c) ?? "unknown"}`,
+    skip: fromService,
+  });
+}
+
 /** Installs the limits on the app; call before any route is registered. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any app's env
 export function installApiLimits(app: Hono<any, any, any>, limits: ApiLimits = apiLimitsFromEnv()): void {
@@ -52,15 +68,7 @@ export function installApiLimits(app: Hono<any, any, any>, limits: ApiLimits = a
   app.use(methodNotAllowed(app));
   // /sql/* is Ponder's, for the services only (internal token)
   app.use(except("/sql/*", bodyLimitEnvelope(limits.BODY_LIMIT_BYTES)));
-  app.use(
-    rateLimit({
-      name: "integration",
-      limit: limits.RATE_LIMIT_PER_MINUTE,
-      store: rateLimitStore(limits.REDIS_URL, "venue:api:req:"),
-      key,
-      skip: fromService,
-    }),
-  );
+  app.use(clientRateLimit(limits));
   app.use(
     "/operators/typed-data",
     rateLimit({

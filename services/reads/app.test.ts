@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { feedHub, type BlockFeed } from "../../core/indexer/blocks.js";
+import { AnswerStore } from "./answers.js";
+import { createReadsApp } from "./app.js";
+
+// The read service fronts the integration API: what it answers from memory must count against
+// the same per-client limit as Ponder's own routes (issue 11, defect 6), or fronting lifts it.
+describe("read service limits", () => {
+  it("a hot read held in memory is rate limited per client, with RateLimit-* and Retry-After", async () => {
+    process.env.RATE_LIMIT_PER_MINUTE = "3";
+    const hub = feedHub();
+    const feed: BlockFeed = { ...hub, revalidate: async () => hub.current(), close: async () => {} };
+    hub.setLive(true);
+    hub.push({ number: 7n, timestamp: 7n, hash: "0x07", state: "s7" });
+    let builds = 0;
+    const store = new AnswerStore(feed, async () => (builds++, { status: 200, body: '{"success":true,"data":[]}', block: "7" }), { hotMs: 60_000, maxAnswers: 10, concurrency: 1 });
+    const app = createReadsApp({ store, feed, indexerUrl: "http://127.0.0.1:9", minBlockWaitMs: 100 });
+    const get = () => app.request("/markets", { headers: { "X-Forwarded-For": "203.0.113.9" } });
+    for (let i = 0; i < 3; i++) {
+      const r = await get();
+      expect(r.status).toBe(200);
+      expect(r.headers.get("RateLimit-Limit") ?? r.headers.get("RateLimit-Policy")).toBeTruthy();
+    }
+    const over = await get();
+    expect(over.status).toBe(429);
+    expect(over.headers.get("Retry-After")).toBeTruthy();
+    expect(await over.json()).toMatchObject({ success: false, error: { code: "RATE_LIMITED" } });
+    expect(builds).toBe(1); // the rest were served from memory, and the refusal built nothing
+    delete process.env.RATE_LIMIT_PER_MINUTE;
+  });
+});
