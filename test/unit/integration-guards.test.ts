@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ApiError } from "../../core/errors";
 import { corsOrigins, corsPolicy } from "../../src/api/lib/cors";
 import { guardPonderMetrics } from "../../src/api/lib/metrics";
+import { apiLimitsFromEnv, clientRateLimit } from "../../src/api/lib/limits";
 import { sqlCostGuard, sqlGuard } from "../../src/api/lib/sqlGuard";
 
 const onError = (err: Error, c: { json: (b: unknown, s: number) => Response }) =>
@@ -82,10 +83,13 @@ describe("Ponder's /metrics", () => {
     expect(await r.text()).toContain("ponder_indexing_total 42");
   });
 
-  it("in local nothing changes", async () => {
+  it("in local it stays public, with the integration API's own series beside Ponder's", async () => {
     const metrics = { getMetrics: async () => "ponder_indexing_total 42\n" };
     g.PONDER_COMMON = { metrics };
+    clientRateLimit(apiLimitsFromEnv({})); // the API's limiter, as src/api/index.ts installs it
     guardPonderMetrics(new Hono(), {});
-    expect(await metrics.getMetrics()).toContain("42");
+    const text = await metrics.getMetrics();
+    expect(text).toContain("ponder_indexing_total 42");
+    expect(text).toMatch(/venue_rate_limit_rejections_total\{limiter="integration"\} \d+/);
   });
 });

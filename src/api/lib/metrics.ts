@@ -7,6 +7,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Hono } from "hono";
 import { ApiError } from "../../../core/errors.js";
+import { registry } from "../../../core/metrics.js";
 import { profileFromEnv, secretProblems } from "../../../core/profiles.js";
 
 type PonderMetrics = { getMetrics: () => Promise<string> };
@@ -20,10 +21,19 @@ const same = (a: string, b: string) => {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any sub-app Env
 export function guardPonderMetrics(app: Hono<any>, env: Record<string, string | undefined> = process.env) {
   const profile = profileFromEnv(env);
-  if (profile.name === "local") return;
   const metrics = (globalThis as { PONDER_COMMON?: { metrics?: PonderMetrics } }).PONDER_COMMON?.metrics;
-  if (!metrics) throw new Error("Ponder's metrics registry is not where expected: refusing to leave /metrics public");
-  const real = metrics.getMetrics.bind(metrics);
+  if (!metrics) {
+    if (profile.name === "local") return;
+    throw new Error("Ponder's metrics registry is not where expected: refusing to leave /metrics public");
+  }
+  const ponders = metrics.getMetrics.bind(metrics);
+  // the integration API's own series (core/metrics.ts: its rate-limit rejections) in the same
+  // scrape as Ponder's: this process serves one /metrics
+  const real = async () => `${await ponders()}\n${await registry.metrics()}`;
+  if (profile.name === "local") {
+    metrics.getMetrics = real;
+    return;
+  }
   metrics.getMetrics = async () => "# metrics are not public outside the local profile: GET /ops/metrics with X-Admin-Token\n";
   const token = secretProblems(profile, env, ["ADMIN_TOKEN"]).length ? undefined : env.ADMIN_TOKEN;
   app.get("/ops/metrics", async (c) => {
