@@ -15,8 +15,12 @@ export class UpstreamTimeoutError extends Error {
   override readonly name = "TimeoutError";
 }
 
-const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 1_000 });
-const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 512, keepAliveMsecs: 1_000 });
+// An idle kept-alive socket is dropped after 4 s (`timeout` destroys free sockets), before Node
+// servers' default 5 s keep-alive timeout closes it from their side: otherwise a write sent on a
+// socket the upstream is just closing fails with ECONNRESET, and writes are not retried.
+const agentOptions = { keepAlive: true, maxSockets: 512, keepAliveMsecs: 1_000, timeout: 4_000 };
+const httpAgent = new http.Agent(agentOptions);
+const httpsAgent = new https.Agent(agentOptions);
 
 /**
  * A kept-alive socket may have been closed by the server while idle: the request on it fails
