@@ -28,4 +28,19 @@ describe("read service limits", () => {
     expect(builds).toBe(1); // the rest were served from memory, and the refusal built nothing
     delete process.env.RATE_LIMIT_PER_MINUTE;
   });
+
+  it("X-Request-Id on held answers: a plain one is kept, a long or odd one replaced (the integration API's rule)", async () => {
+    const hub = feedHub();
+    const feed: BlockFeed = { ...hub, revalidate: async () => hub.current(), close: async () => {} };
+    hub.setLive(true);
+    hub.push({ number: 7n, timestamp: 7n, hash: "0x07", state: "s7" });
+    const store = new AnswerStore(feed, async () => ({ status: 200, body: "{}", block: "7" }), { hotMs: 60_000, maxAnswers: 10, concurrency: 1 });
+    const app = createReadsApp({ store, feed, indexerUrl: "http://127.0.0.1:9", minBlockWaitMs: 100 });
+    const plain = await app.request("/markets", { headers: { "X-Request-Id": "trace-123_abc" } });
+    expect(plain.headers.get("X-Request-Id")).toBe("trace-123_abc");
+    for (const bad of ["x".repeat(300), 'evil" level=60 msg=forged', "a b"]) {
+      const r = await app.request("/markets", { headers: { "X-Request-Id": bad } });
+      expect(r.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
 });

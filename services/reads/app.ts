@@ -11,6 +11,7 @@
  */
 import { Hono, type Context } from "hono";
 import { proxy } from "hono/proxy";
+import { requestId } from "hono/request-id";
 import { streamSSE } from "hono/streaming";
 import { ApiError } from "../../core/errors.js";
 import { errorResponse } from "../../core/http/errors.js";
@@ -40,6 +41,9 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: Read
   const app = new Hono();
   // the integration API's CORS policy on every answer, held or passed through
   app.use(corsPolicy());
+  // the integration API's request-id rule (a plain client id is kept, anything else replaced);
+  // the id chosen here is the one passed on to Ponder
+  app.use(requestId());
   // the integration API's per-client limit on what is answered here; passed-through requests
   // are limited by Ponder's server itself
   const limit = clientRateLimit();
@@ -105,6 +109,7 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: Read
       headers: {
         ...c.req.header(),
         host: undefined,
+        "x-request-id": c.get("requestId"),
         "X-Forwarded-Host": c.req.header("x-forwarded-host") ?? c.req.header("host"),
         "X-Forwarded-For": c.req.header("x-forwarded-for") ?? remote(c),
       },
