@@ -27,11 +27,19 @@ const deployment = loadDeployment({ chainId });
 const startBlock = deployment.deployBlock;
 const { engine, oracle, marketFactory } = deployment.contracts;
 
+// DATABASE_POOL_MAX: Ponder's Postgres connections in all (its default otherwise, 30). The test
+// suites run several indexers beside the services on one Postgres (100 connections by default).
+const poolMax = process.env.DATABASE_POOL_MAX ? Number(process.env.DATABASE_POOL_MAX) : undefined;
+
 export default createConfig({
   // PGlite unless DATABASE_URL is set; INDEXER_PGLITE_DIR lets parallel stacks keep apart.
-  ...(process.env.DATABASE_URL || !process.env.INDEXER_PGLITE_DIR
-    ? {}
-    : { database: { kind: "pglite" as const, directory: process.env.INDEXER_PGLITE_DIR } }),
+  ...(process.env.DATABASE_URL
+    ? poolMax
+      ? { database: { kind: "postgres" as const, connectionString: process.env.DATABASE_URL, poolConfig: { max: poolMax } } }
+      : {}
+    : process.env.INDEXER_PGLITE_DIR
+      ? { database: { kind: "pglite" as const, directory: process.env.INDEXER_PGLITE_DIR } }
+      : {}),
   ordering: "multichain",
   chains: {
     venue: {

@@ -93,6 +93,9 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
         PROFILE: "local",
         // tests and benches are one client making many requests: a high configured limit
         RATE_LIMIT_PER_MINUTE: "100000000",
+        // tests run this indexer beside a whole stack on one Postgres (100 connections); the
+        // benchmark keeps Ponder's default pool
+        ...(process.env.VITEST ? { DATABASE_POOL_MAX: "14" } : {}),
       };
       delete env.DATABASE_URL;
       delete env.DATABASE_SCHEMA;

@@ -207,6 +207,8 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
         RATE_LIMIT_PER_MINUTE: "100000",
         TRUSTED_PROXIES: "127.0.0.1",
         READ_YOUR_WRITES_WAIT_MS: "60000",
+        // several indexers share the machine's Postgres (100 connections) with the services
+        DATABASE_POOL_MAX: "14",
         ...opts.env,
       },
       log: (m) => log(`[${kind}] ${m}`),
