@@ -195,7 +195,11 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
     for (const path of hot) {
       const first = await at(rd.url, path);
       expect([path, first.status]).toEqual([path, 200]);
-      const again = await at(rd.url, path);
+      // held: the next read is a HIT with the same bytes. A new indexed state may land between
+      // the two reads (the feed's checkpoint can move without a new event; seen once in CI on
+      // Postgres), which rebuilds the answer: then the read after it must be the HIT.
+      let again = await at(rd.url, path);
+      if (again.cache === "MISS") again = await at(rd.url, path);
       expect([path, again.cache, again.text, again.block]).toEqual([path, "HIT", first.text, first.block]);
       // the same bytes as Ponder's own route at that block (nothing is indexed meanwhile)
       const direct = await at(ix.url, path, { "Cache-Control": "no-cache" });
