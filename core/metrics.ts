@@ -5,10 +5,10 @@
  * token). Each service adds its own series with `counter`/`gauge`/`histogram`; the list and the
  * alerts to set are in docs/SERVICES.md.
  */
-import { timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from "prom-client";
+import { sameSecret } from "./auth/service-tokens.js";
 
 /** This process's registry (Ponder keeps its own for the indexer). */
 export const registry = new Registry();
@@ -64,12 +64,6 @@ export function httpMetrics(): MiddlewareHandler {
   };
 }
 
-const same = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
-
 /**
  * `GET /metrics` in Prometheus' text format. Outside the local profile only with the admin token
  * (`Authorization: Bearer <ADMIN_TOKEN>`, as Prometheus' `authorization` sends it, or
@@ -80,7 +74,7 @@ export function metricsHandler(opts: { open: boolean; adminToken?: string }) {
     if (!opts.open) {
       const bearer = /^Bearer\s+(\S+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
       const given = bearer ?? c.req.header("x-admin-token");
-      if (!opts.adminToken || !given || !same(given, opts.adminToken)) {
+      if (!opts.adminToken || !given || !sameSecret(given, opts.adminToken)) {
         return c.json({ success: false, error: { code: "NOT_FOUND", message: `no route GET ${c.req.path}` } }, 404);
       }
     }

@@ -4,7 +4,6 @@
  * versions, error text with URLs redacted). Checks are cached (HealthMonitor), never one fan-out
  * per request.
  */
-import { timingSafeEqual } from "node:crypto";
 import { z } from "@hono/zod-openapi";
 import { snakeKeys } from "../../../core/case";
 import { fail } from "../../../core/envelope";
@@ -12,6 +11,7 @@ import { ApiError } from "../../../core/errors";
 import type { GatewayApp, GatewayContext, GatewayDeps } from "../context";
 import { HealthMonitor, publicHealth, SERVICES, type ServiceName } from "../health";
 import { defineRoute } from "./define";
+import { sameSecret } from "../../../core/auth/service-tokens";
 
 const started = Date.now();
 
@@ -42,12 +42,6 @@ export const serviceHealth = defineRoute({
   ok: { status: 200, name: "ServiceHealth", description: "service and status (details with X-Admin-Token)" },
   errors: [404],
 });
-
-const sameSecret = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 /** true with the right X-Admin-Token, false without one; a wrong one is a 401. */
 function isAdmin(c: GatewayContext, token: string): boolean {

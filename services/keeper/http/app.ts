@@ -6,7 +6,6 @@
  */
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { timingSafeEqual } from "node:crypto";
 import type { Logger } from "pino";
 import type { Address, Hex } from "viem";
 import { getAddress, isAddress } from "viem";
@@ -16,6 +15,7 @@ import { httpMetrics, initMetrics, metricsHandler } from "../../../core/metrics.
 import { AccountIdParam, Bytes32 } from "../../../core/schemas/writes.js";
 import type { LiquidationService } from "../liquidation/service.js";
 import { errorResponse, makeOnError, notFound, validationHook } from "./errors.js";
+import { sameSecret } from "../../../core/auth/service-tokens.js";
 
 export type KeeperAppDeps = {
   service: LiquidationService;
@@ -106,12 +106,6 @@ const routes = {
     },
   }),
 };
-
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
 
 /** The caller the gateway authenticated (X-Caller-Address); required on the liquidate routes. */
 function forwardHeaders(c: Context) {

@@ -4,19 +4,13 @@
  * emptied (one comment line) and the real metrics move to `GET /ops/metrics`, which needs
  * `X-Admin-Token` (ADMIN_TOKEN, optional for the indexer: unset means no metrics route).
  */
-import { timingSafeEqual } from "node:crypto";
 import type { Hono } from "hono";
 import { ApiError } from "../../../core/errors.js";
 import { registry } from "../../../core/metrics.js";
 import { profileFromEnv, secretProblems } from "../../../core/profiles.js";
+import { sameSecret } from "../../../core/auth/service-tokens.js";
 
 type PonderMetrics = { getMetrics: () => Promise<string> };
-
-const same = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any sub-app Env
 export function guardPonderMetrics(app: Hono<any>, env: Record<string, string | undefined> = process.env) {
@@ -39,7 +33,7 @@ export function guardPonderMetrics(app: Hono<any>, env: Record<string, string | 
   app.get("/ops/metrics", async (c) => {
     const given = c.req.header("X-Admin-Token");
     if (!token) throw new ApiError("NOT_FOUND", "metrics need ADMIN_TOKEN set on the indexer");
-    if (!given || !same(given, token)) throw new ApiError("UNAUTHENTICATED", "missing or wrong X-Admin-Token");
+    if (!given || !sameSecret(given, token)) throw new ApiError("UNAUTHENTICATED", "missing or wrong X-Admin-Token");
     return c.text(await real(), 200, { "content-type": "text/plain; version=0.0.4" });
   });
 }

@@ -3,17 +3,11 @@
  * silent default off the local chain: core/profiles.ts), else only with `X-Internal-Token` = the
  * keeper's token (the only service with the `sql:read` scope).
  */
-import { timingSafeEqual } from "node:crypto";
 import { createMiddleware } from "hono/factory";
 import superjson from "superjson";
 import { ApiError } from "../../../core/errors.js";
 import { profileFromEnv, secret } from "../../../core/profiles.js";
-
-const same = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
+import { sameSecret } from "../../../core/auth/service-tokens.js";
 
 export type SqlGuardVariables = { sqlService?: boolean };
 
@@ -23,7 +17,7 @@ export function sqlGuard(opts: { open?: boolean; token?: string } = {}) {
   const token = opts.token ?? secret("KEEPER_TOKEN");
   return createMiddleware<{ Variables: SqlGuardVariables }>(async function sqlGuard(c, next) {
     const given = c.req.header("X-Internal-Token");
-    const service = !!given && same(given, token);
+    const service = !!given && sameSecret(given, token);
     if (!open && !service) {
       throw new ApiError("UNAUTHENTICATED", "the SQL endpoint needs X-Internal-Token (a token with the sql:read scope) outside the local profile");
     }

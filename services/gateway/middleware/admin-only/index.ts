@@ -2,9 +2,9 @@
  * Admin routes: only from a loopback address, never through a proxy (a forwarded request is
  * refused even when the proxy itself is on loopback), and only with `X-Admin-Token`.
  */
-import { timingSafeEqual } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError } from "../../../../core/errors";
+import { sameSecret } from "../../../../core/auth/service-tokens";
 
 export interface AdminOnlyOptions {
   token: string;
@@ -15,12 +15,6 @@ export interface AdminOnlyOptions {
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|::ffff:127\.\d+\.\d+\.\d+)$/;
 export const isLoopback = (addr: string | undefined) => addr !== undefined && LOOPBACK.test(addr);
-
-const sameSecret = (a: string, b: string) => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
 
 export const adminOnly = ({ token, headerName = "X-Admin-Token", remoteAddress }: AdminOnlyOptions): MiddlewareHandler =>
   async function adminOnly(c, next) {
