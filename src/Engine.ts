@@ -12,6 +12,7 @@ import {
   venueBalance,
 } from "ponder:schema";
 import { MARGIN_REASONS, enumName } from "./store";
+import { toWad } from "../core/units";
 
 on("Engine:AccountCreated", async ({ event, context }) => {
   const { accountId, owner, accountAddress } = event.args;
@@ -93,7 +94,7 @@ on("Engine:VenueBalancesUpdated", async ({ event, context }) => {
 
 on("Engine:InsuranceDonated", async ({ event, context }) => {
   const { seq, donor, amount6, insuranceFundWad } = event.args;
-  const wad = amount6 * 10n ** 12n;
+  const wad = toWad(amount6);
   await context.db.insert(insuranceFundEvent).values({
     id: event.id,
     seq: BigInt(seq),
@@ -124,7 +125,7 @@ on("Engine:FeesWithdrawn", async ({ event, context }) => {
     timestamp: event.block.timestamp,
     transactionHash: event.transaction.hash,
   });
-  const wad = amount6 * 10n ** 12n;
+  const wad = toWad(amount6);
   await context.db
     .insert(insuranceFund)
     .values({ id: FUND, balanceWad: 0n, donatedWad: 0n, feesWad, feesWithdrawnWad: wad, badDebtWad: 0n, updatedBlock: event.block.number })

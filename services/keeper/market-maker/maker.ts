@@ -7,6 +7,7 @@
 import { maxUint256, type Address, type Hex, type PublicClient } from "viem";
 import type { Logger } from "pino";
 import { depositTokenAbi, engineAbi, marketAbi, oracleAbi } from "../../../abis/index.js";
+import { AMOUNT6_TO_WAD } from "../../../core/units.js";
 import { errorName, type Signer } from "../chain/clients.js";
 import type { ChainMarket, MarketDirectory } from "../chain/markets.js";
 import { desiredQuotes, planRequote, quoteClientKey, type Quote, type QuoteParams, type RestingOrder } from "./quotes.js";
@@ -67,7 +68,7 @@ export class MarketMaker {
     const me = this.maker.address;
     const target6 = this.opts.depositUsd * 1_000_000n;
     const acct = await this.client.readContract({ address: engine, abi: engineAbi, functionName: "getAccount", args: [this.accountId] });
-    const available6 = acct.availableWad / 10n ** 12n;
+    const available6 = acct.availableWad / AMOUNT6_TO_WAD;
     if (available6 * 2n >= target6) return;
     const need6 = target6 - available6;
     const balance6 = await this.client.readContract({ address: depositToken, abi: depositTokenAbi, functionName: "balanceOf", args: [me] });

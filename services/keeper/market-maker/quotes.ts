@@ -3,6 +3,7 @@
  * which orders to cancel or place to get there. Chain access lives in `maker.ts`.
  */
 import { encodeAbiParameters, keccak256, type Hex } from "viem";
+import { toWad } from "../../../core/units.js";
 
 export const SIDE_LONG = 0; // a bid
 export const SIDE_SHORT = 1; // an ask
@@ -49,7 +50,7 @@ const ceilTo = (x: bigint, step: bigint) => ((x + step - 1n) / step) * step;
 
 /** Contract sizing (docs/CONTRACTS.md "Orders"). */
 export function orderQty(collateral6: bigint, leverage: bigint, priceX18: bigint, lotQty: bigint): bigint {
-  const collateralWad = collateral6 * 10n ** 12n;
+  const collateralWad = toWad(collateral6);
   return floorTo((collateralWad * leverage * 10n ** 18n) / priceX18, lotQty);
 }
 
