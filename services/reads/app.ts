@@ -44,10 +44,13 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: Read
   // the integration API's request-id rule (a plain client id is kept, anything else replaced);
   // the id chosen here is the one passed on to Ponder
   app.use(requestId());
+  // answered here: a hot route while the push is live (without it, a held answer could outlive
+  // its block unseen, so Ponder answers meanwhile)
+  const held = (c: Context) => c.req.method === "GET" && HOT.test(c.req.path) && feed.live();
   // the integration API's per-client limit on what is answered here; passed-through requests
   // are limited by Ponder's server itself
   const limit = clientRateLimit();
-  app.use("*", (c, next) => (c.req.method === "GET" && HOT.test(c.req.path) && feed.live() ? limit(c, next) : next()));
+  app.use("*", (c, next) => (held(c) ? limit(c, next) : next()));
 
   const serve = (c: Context, a: Answer, cache: "HIT" | "MISS") => {
     const headers: Record<string, string> = { "Content-Type": "application/json", "X-Cache": cache };
@@ -59,8 +62,7 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: Read
 
   app.get("*", async (c, next) => {
     const path = c.req.path;
-    // without the push, a held answer could outlive its block unseen: Ponder answers meanwhile
-    if (!HOT.test(path) || !feed.live()) return next();
+    if (!held(c)) return next();
     const url = c.req.url;
     const qi = url.indexOf("?");
     const search = qi < 0 ? "" : url.slice(qi + 1);
