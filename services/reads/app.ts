@@ -14,6 +14,7 @@ import { proxy } from "hono/proxy";
 import { requestId } from "hono/request-id";
 import { streamSSE } from "hono/streaming";
 import { ApiError } from "../../core/errors.js";
+import { socketAddress } from "../../core/http/client-address.js";
 import { errorResponse } from "../../core/http/errors.js";
 import { stateToJson, waitForIndexedBlock, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import { corsPolicy } from "../../src/api/lib/cors.js";
@@ -113,7 +114,7 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: Read
         host: undefined,
         "x-request-id": c.get("requestId"),
         "X-Forwarded-Host": c.req.header("x-forwarded-host") ?? c.req.header("host"),
-        "X-Forwarded-For": c.req.header("x-forwarded-for") ?? remote(c),
+        "X-Forwarded-For": c.req.header("x-forwarded-for") ?? socketAddress(c),
       },
     });
   });
@@ -123,9 +124,4 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: Read
     return errorResponse(c, new ApiError("SERVICE_UNAVAILABLE", "the indexer is unavailable; retry"));
   });
   return app;
-}
-
-function remote(c: Context): string | undefined {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket?.remoteAddress;
 }
