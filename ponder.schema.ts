@@ -335,6 +335,9 @@ export const order = onchainTable(
     accountStatusIdx: index().on(t.accountId, t.status),
     clientKeyIdx: index().on(t.accountId, t.marketId, t.clientKey),
     marketIdx: index().on(t.marketId, t.status),
+    // the order history route: newest first by (createdAt, createdBlock, orderId), with a time range
+    historyIdx: index().on(t.accountId, t.createdAt, t.createdBlock, t.orderId),
+    historyMarketIdx: index().on(t.accountId, t.marketId, t.createdAt, t.createdBlock, t.orderId),
   }),
 );
 
@@ -461,5 +464,170 @@ export const liquidationEvent = onchainTable(
   (t) => ({
     marketIdx: index().on(t.marketId, t.timestamp),
     accountIdx: index().on(t.accountId, t.timestamp),
+  }),
+);
+
+// ─── history (append-only, for the history routes and analysts) ─────────────────────────
+// Every row carries its event's (blockNumber, logIndex) and block `timestamp`. Lists page
+// newest first by (timestamp, blockNumber, logIndex): timestamps never decrease along the chain,
+// so that is chain order, and one index per list serves its time range and its cursor.
+// Written by src/history/*.ts from the handlers of the events they come from.
+
+/** Every fill of a market (one per OrderFilled): the public trades. */
+export const trade = onchainTable(
+  "trade",
+  (t) => ({
+    id: t.text().primaryKey(), // the OrderFilled event's id
+    marketId: t.hex().notNull(),
+    takerSide: t.text().notNull(), // LONG | SHORT
+    priceX18: t.bigint("price_x18").notNull(),
+    quantityQty: t.bigint().notNull(),
+    notionalWad: t.bigint().notNull(), // quantity × price / 1e18 (floor)
+    makerOrderId: t.bigint().notNull(),
+    takerOrderId: t.bigint().notNull(),
+    makerAccountId: t.bigint().notNull(),
+    takerAccountId: t.bigint().notNull(),
+    makerFeeWad: t.bigint().notNull(),
+    takerFeeWad: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({ marketIdx: index().on(t.marketId, t.timestamp, t.blockNumber, t.logIndex) }),
+);
+
+/** Each side of each fill, per account: side, MAKER or TAKER, price, size and that side's fee. */
+export const accountFill = onchainTable(
+  "account_fill",
+  (t) => ({
+    id: t.text().primaryKey(), // `${event id}:M` (maker) or `:T` (taker)
+    accountId: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    orderId: t.bigint().notNull(),
+    side: t.text().notNull(), // this account's side: LONG | SHORT
+    liquidity: t.text().notNull(), // MAKER | TAKER
+    priceX18: t.bigint("price_x18").notNull(),
+    quantityQty: t.bigint().notNull(),
+    notionalWad: t.bigint().notNull(),
+    feeWad: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({
+    accountIdx: index().on(t.accountId, t.timestamp, t.blockNumber, t.logIndex),
+    accountMarketIdx: index().on(t.accountId, t.marketId, t.timestamp, t.blockNumber, t.logIndex),
+    orderIdx: index().on(t.orderId),
+  }),
+);
+
+/**
+ * OHLCV per market, resolution (1m 5m 15m 1h 4h 1d) and UTC period, updated by every fill.
+ * Only periods with trades have a row; the candles route fills the others (previous close, zero
+ * volume). Shape kept stable: the streams service reads it.
+ */
+export const candle = onchainTable(
+  "candle",
+  (t) => ({
+    marketId: t.hex().notNull(),
+    resolution: t.text().notNull(),
+    periodStart: t.bigint().notNull(), // unix seconds, a multiple of the resolution
+    openX18: t.bigint("open_x18").notNull(), // the period's first trade
+    highX18: t.bigint("high_x18").notNull(),
+    lowX18: t.bigint("low_x18").notNull(),
+    closeX18: t.bigint("close_x18").notNull(), // its last trade
+    baseVolumeQty: t.bigint().notNull(),
+    quoteVolumeWad: t.bigint().notNull(), // Σ notional
+    tradeCount: t.integer().notNull(),
+    updatedBlock: t.bigint().notNull(),
+  }),
+  (t) => ({ pk: primaryKey({ columns: [t.marketId, t.resolution, t.periodStart] }) }),
+);
+
+/** The funding rate and cumulative index at every FundingUpdated, per market. */
+export const fundingHistory = onchainTable(
+  "funding_history",
+  (t) => ({
+    id: t.text().primaryKey(),
+    marketAddress: t.hex().notNull(), // a market may accrue before MarketCreated names it
+    rateX18PerHour: t.bigint("rate_x18_per_hour").notNull(),
+    cumulativeIndexX18: t.bigint("cumulative_index_x18").notNull(),
+    premiumComponentX18: t.bigint("premium_component_x18").notNull(),
+    skewComponentX18: t.bigint("skew_component_x18").notNull(),
+    indexPriceX18: t.bigint("index_price_x18").notNull(),
+    markPriceX18: t.bigint("mark_price_x18").notNull(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(), // the accrual time (the event's), = the block's
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({ marketIdx: index().on(t.marketAddress, t.timestamp, t.blockNumber, t.logIndex) }),
+);
+
+/** Every settlement of funding on an open position (PositionUpdated of a position that had size). */
+export const fundingPayment = onchainTable(
+  "funding_payment",
+  (t) => ({
+    id: t.text().primaryKey(),
+    accountId: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    positionId: t.hex().notNull(),
+    sizeQty: t.bigint().notNull(), // the position's signed size the funding was owed on
+    paymentWad: t.bigint().notNull(), // > 0 paid by the position, < 0 received
+    fundingIndexX18: t.bigint("funding_index_x18").notNull(), // settled up to this index
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({
+    accountIdx: index().on(t.accountId, t.timestamp, t.blockNumber, t.logIndex),
+    accountMarketIdx: index().on(t.accountId, t.marketId, t.timestamp, t.blockNumber, t.logIndex),
+  }),
+);
+
+/** Deposits and withdrawals (MarginUpdated DEPOSIT / WITHDRAW). */
+export const transfer = onchainTable(
+  "transfer",
+  (t) => ({
+    id: t.text().primaryKey(),
+    accountId: t.bigint().notNull(),
+    kind: t.text().notNull(), // DEPOSIT | WITHDRAWAL
+    amount6: t.bigint().notNull(), // deposit-token units moved
+    availableWad: t.bigint().notNull(), // available margin after it
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({ accountIdx: index().on(t.accountId, t.timestamp, t.blockNumber, t.logIndex) }),
+);
+
+/** Liquidations of an account's positions. `kind`: LIQUIDATION (through the book). */
+export const accountLiquidation = onchainTable(
+  "account_liquidation",
+  (t) => ({
+    id: t.text().primaryKey(),
+    accountId: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    positionId: t.hex().notNull(),
+    kind: t.text().notNull(),
+    liquidator: t.hex().notNull(),
+    closedQty: t.bigint().notNull(),
+    closedNotionalWad: t.bigint().notNull(),
+    liquidatorFeeWad: t.bigint().notNull(),
+    insuranceFeeWad: t.bigint().notNull(),
+    badDebtWad: t.bigint().notNull(),
+    remainingSizeQty: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({
+    accountIdx: index().on(t.accountId, t.timestamp, t.blockNumber, t.logIndex),
+    accountMarketIdx: index().on(t.accountId, t.marketId, t.timestamp, t.blockNumber, t.logIndex),
   }),
 );

@@ -69,6 +69,27 @@ export const FIELD_UNITS = {
   skewComponent: "rateX18",
   skew: "fractionX18",
   pendingFunding: "wad", // a position's; the market's pendingFunding is an index delta (see fundingPendingIndex)
+  // history (trades, fills, candles, funding, transfers, liquidations)
+  quoteAmount: "wad",
+  fee: "wad",
+  open: "priceX18",
+  high: "priceX18",
+  low: "priceX18",
+  close: "priceX18",
+  baseVolume: "qty",
+  quoteVolume: "wad",
+  rate: "rateX18",
+  cumulativeIndex: "indexX18",
+  payment: "wad",
+  positionSize: "qty",
+  availableAfter: "wad",
+  closedSize: "qty",
+  closedNotional: "wad",
+  liquidatorFee: "wad",
+  insuranceFee: "wad",
+  badDebt: "wad",
+  remainingSize: "qty",
+  cancelledQuantity: "qty",
 } as const satisfies Record<string, Unit>;
 export type AmountField = keyof typeof FIELD_UNITS;
 

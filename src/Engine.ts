@@ -13,6 +13,7 @@ import {
 } from "ponder:schema";
 import { MARGIN_REASONS, enumName } from "./store";
 import { toWad } from "../core/units";
+import { recordTransfer } from "./history/record";
 
 on("Engine:AccountCreated", async ({ event, context }) => {
   const { accountId, owner, accountAddress } = event.args;
@@ -45,6 +46,12 @@ on("Engine:MarginUpdated", async ({ event, context }) => {
     blockNumber: event.block.number,
     timestamp: event.block.timestamp,
     transactionHash: event.transaction.hash,
+  });
+  await recordTransfer(context, event, {
+    accountId: a.accountId,
+    reason: enumName(MARGIN_REASONS, a.reason),
+    amount6: a.amount6,
+    availableWad: a.availableWad,
   });
   // post-state values: the event says what the margin is now
   await context.db.update(account, { accountId: a.accountId }).set({

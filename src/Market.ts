@@ -21,6 +21,7 @@ import {
   patchMarketState,
   positionIdOf,
 } from "./store";
+import { recordFill, recordFundingPayment, recordFundingRate, recordLiquidation } from "./history/record";
 
 const WAD = 10n ** 18n;
 
@@ -73,6 +74,19 @@ on("Market:OrderFilled", async ({ event, context }) => {
     blockNumber: event.block.number,
     timestamp: event.block.timestamp,
     transactionHash: event.transaction.hash,
+  });
+  await recordFill(context, event, {
+    marketId,
+    takerSide: enumName(SIDES, a.takerSide) as "LONG" | "SHORT",
+    priceX18: a.priceX18,
+    quantityQty: a.quantityQty,
+    notionalWad: (a.quantityQty * a.priceX18) / WAD,
+    makerOrderId: a.makerOrderId,
+    takerOrderId: a.takerOrderId,
+    makerAccountId: a.makerAccountId,
+    takerAccountId: a.takerAccountId,
+    makerFeeWad: a.makerFeeWad,
+    takerFeeWad: a.takerFeeWad,
   });
   // post-fill quantities come with the event; OrderClosed follows when an order leaves the book
   const t = event.block.timestamp;
@@ -150,6 +164,14 @@ on("Market:PositionUpdated", async ({ event, context }) => {
       feesPaidWad: a.feeWad,
     });
   }
+  await recordFundingPayment(context, event, {
+    accountId: a.accountId,
+    marketId,
+    positionId,
+    sizeBeforeQty: oldSize,
+    fundingPaidWad: a.fundingPaidWad,
+    fundingIndexX18: a.fundingIndexX18,
+  });
   await context.db.insert(positionUpdateEvent).values({
     id: event.id,
     seq: BigInt(a.seq),
@@ -214,6 +236,14 @@ on("Market:FundingUpdated", async ({ event, context }) => {
     timestamp: a.timestamp,
     blockNumber: event.block.number,
   });
+  await recordFundingRate(context, event, event.log.address, {
+    rateX18PerHour: a.rateX18PerHour,
+    cumulativeIndexX18: a.cumulativeIndexX18,
+    premiumComponentX18: a.premiumComponentX18,
+    skewComponentX18: a.skewComponentX18,
+    indexPriceX18: a.indexPriceX18,
+    markPriceX18: a.markPriceX18,
+  });
 });
 
 on("Market:Liquidated", async ({ event, context }) => {
@@ -235,6 +265,19 @@ on("Market:Liquidated", async ({ event, context }) => {
     blockNumber: event.block.number,
     timestamp: event.block.timestamp,
     transactionHash: event.transaction.hash,
+  });
+  await recordLiquidation(context, event, {
+    accountId: a.accountId,
+    marketId,
+    positionId: positionIdOf(a.accountId, marketId),
+    kind: "LIQUIDATION",
+    liquidator: a.liquidator,
+    closedQty: a.closedQty,
+    closedNotionalWad: a.closedNotionalWad,
+    liquidatorFeeWad: a.liquidatorFeeWad,
+    insuranceFeeWad: a.insuranceFeeWad,
+    badDebtWad: a.badDebtWad,
+    remainingSizeQty: a.remainingSizeQty,
   });
 });
 

@@ -1,0 +1,291 @@
+/**
+ * The history lists of both surfaces (issue 13): query parameters that the integration API
+ * validates, and the items it answers (camelCase; the gateway snake_cases them, see
+ * `snakeSchema`). Every list pages newest first with an opaque cursor (core/cursor.ts); candles
+ * page oldest first. Times are unix seconds (or ISO 8601); `from` is inclusive, `to` exclusive.
+ */
+import { z } from "@hono/zod-openapi";
+import { toSnakeCase } from "../case.js";
+import { describeField, type AmountField } from "../fields.js";
+import { CANDLE_RESOLUTION_NAMES } from "../candles.js";
+import { Bytes32 } from "./writes.js";
+
+export const MAX_HISTORY_LIMIT = 1_000;
+export const DEFAULT_HISTORY_LIMIT = 100;
+
+const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * A time bound: unix seconds, or an ISO 8601 date-time with a zone. A fractional second rounds
+ * up, which keeps both bounds exact on whole-second block times (t ≥ 10.5 ⇔ t ≥ 11; t < 10.5 ⇔ t < 11).
+ */
+export function parseTimeBound(v: string): bigint | undefined {
+  if (/^\d{1,12}$/.test(v)) return BigInt(v);
+  if (!ISO_RE.test(v)) return undefined;
+  const ms = Date.parse(v);
+  if (!Number.isFinite(ms) || ms < 0) return undefined;
+  return BigInt(Math.ceil(ms / 1000));
+}
+
+const timeBound = (which: "from" | "to") =>
+  z
+    .string()
+    .refine((v) => parseTimeBound(v) !== undefined, { message: "must be unix seconds or an ISO 8601 date-time with a zone" })
+    .transform((v) => parseTimeBound(v)!)
+    .optional()
+    .openapi({
+      type: "string",
+      description:
+        which === "from"
+          ? "Only items at or after this time (inclusive): unix seconds or ISO 8601"
+          : "Only items before this time (exclusive): unix seconds or ISO 8601",
+      example: which === "from" ? "1767225600" : "2026-01-02T00:00:00Z",
+    });
+
+const limit = z
+  .string()
+  .regex(/^\d{1,10}$/, { message: "must be an integer" })
+  .transform(Number)
+  .pipe(z.number().int().min(1, { message: `must be from 1 to ${MAX_HISTORY_LIMIT}` }).max(MAX_HISTORY_LIMIT, { message: `must be from 1 to ${MAX_HISTORY_LIMIT}` }))
+  .default(DEFAULT_HISTORY_LIMIT)
+  .openapi({ type: "integer", description: `Items per page (1..${MAX_HISTORY_LIMIT}, default ${DEFAULT_HISTORY_LIMIT})` });
+
+const cursor = z
+  .string()
+  .max(512)
+  .optional()
+  .openapi({ description: "`nextCursor` of the previous page (opaque): the items after it, in the same order" });
+
+const minBlock = z
+  .string()
+  .regex(/^\d{1,15}$/, { message: "must be a non-negative integer block number" })
+  .optional()
+  .openapi({ description: "Wait (at most 5 s) until this block is indexed", example: "120" });
+
+/** A market's lists (trades, funding history). */
+export const MarketHistoryQuery = z.strictObject({ from: timeBound("from"), to: timeBound("to"), limit, cursor, minBlock });
+
+/** An account's lists: also by market. */
+export const AccountHistoryQuery = MarketHistoryQuery.extend({
+  marketId: Bytes32.optional().openapi({ param: { name: "marketId", in: "query" }, description: "Only this market" }),
+});
+
+export const CandlesQuery = z.strictObject({
+  resolution: z.enum(CANDLE_RESOLUTION_NAMES as [string, ...string[]]).openapi({ description: "Period length (UTC periods)" }),
+  from: timeBound("from").openapi({
+    type: "string",
+    description:
+      "First period start (inclusive): periods starting at or after it. Default: `limit` periods before `to`",
+  }),
+  to: timeBound("to").openapi({
+    type: "string",
+    description: "Periods starting before it (exclusive). Default and cap: the end of the period holding the indexed block",
+  }),
+  limit: limit.openapi({ type: "integer", description: `Periods per page, oldest first (1..${MAX_HISTORY_LIMIT}, default ${DEFAULT_HISTORY_LIMIT})` }),
+  cursor,
+  minBlock,
+});
+
+export const PnlQuery = z.strictObject({
+  resolution: z.enum(["1h", "1d"]).openapi({ description: "Period length (UTC periods)" }),
+  from: timeBound("from"),
+  to: timeBound("to"),
+  limit: limit.openapi({ type: "integer", description: `Periods per page (1..${MAX_HISTORY_LIMIT})` }),
+  cursor,
+  minBlock,
+});
+
+// ─── responses ───────────────────────────────────────────────────────────────────────────
+
+const raw = (field: AmountField, extra?: string) => z.string().openapi({ description: describeField(field, extra), example: "0" });
+const formatted = (what: string) => z.string().openapi({ description: `${what} as an exact decimal`, example: "0" });
+const hex = (what: string) => z.string().openapi({ description: what });
+const side = z.enum(["LONG", "SHORT"]);
+
+/** Where an item comes from on chain; its place in every list's order. */
+const place = {
+  blockNumber: z.number().int(),
+  logIndex: z.number().int().openapi({ description: "Log index in the block: (blockNumber, logIndex) orders every list" }),
+  timestamp: z.number().int().openapi({ description: "Block time, unix seconds" }),
+  timestampISO: z.string().openapi({ description: "Block time, ISO 8601" }),
+  transactionHash: hex("Transaction"),
+};
+
+const page = <T extends z.ZodType>(key: string, item: T, name: string) =>
+  z
+    .object({
+      [key]: z.array(item),
+      hasMore: z.boolean().openapi({ description: "More items follow: pass nextCursor as cursor" }),
+      nextCursor: z.string().nullable().openapi({ description: "Opaque cursor of the next page; null on the last page" }),
+    })
+    .openapi(name);
+
+export const Trade = z
+  .object({
+    id: z.string().openapi({ description: "Stable id of the fill" }),
+    marketId: hex("Market id"),
+    side: side.openapi({ description: "The taker's side" }),
+    price: raw("price", "The maker's price"),
+    priceFormatted: formatted("price"),
+    size: raw("size"),
+    sizeFormatted: formatted("size"),
+    quoteAmount: raw("quoteAmount", "size × price, rounded down"),
+    quoteAmountFormatted: formatted("quoteAmount"),
+    ...place,
+  })
+  .openapi("Trade");
+export const TradeList = page("trades", Trade, "TradeList");
+
+export const Fill = z
+  .object({
+    id: z.string(),
+    marketId: hex("Market id"),
+    orderId: z.string().openapi({ description: "This account's order (decimal string)" }),
+    side: side.openapi({ description: "This account's side in the fill" }),
+    liquidity: z.enum(["MAKER", "TAKER"]),
+    price: raw("price"),
+    priceFormatted: formatted("price"),
+    size: raw("size"),
+    sizeFormatted: formatted("size"),
+    quoteAmount: raw("quoteAmount", "size × price, rounded down"),
+    quoteAmountFormatted: formatted("quoteAmount"),
+    fee: raw("fee", "This side's fee for the fill (a taker's fee is carried per fill from the contract's OrderFilled.takerFeeWad)"),
+    feeFormatted: formatted("fee"),
+    ...place,
+  })
+  .openapi("Fill");
+export const FillList = page("fills", Fill, "FillList");
+
+export const Candle = z
+  .object({
+    marketId: hex("Market id"),
+    resolution: z.string(),
+    startedAt: z.number().int().openapi({ description: "Period start, unix seconds (UTC)" }),
+    startedAtISO: z.string(),
+    open: raw("open", "The period's first trade; the previous close when it had none"),
+    openFormatted: formatted("open"),
+    high: raw("high"),
+    highFormatted: formatted("high"),
+    low: raw("low"),
+    lowFormatted: formatted("low"),
+    close: raw("close", "The period's last trade"),
+    closeFormatted: formatted("close"),
+    baseVolume: raw("baseVolume"),
+    baseVolumeFormatted: formatted("baseVolume"),
+    quoteVolume: raw("quoteVolume", "Σ size × price"),
+    quoteVolumeFormatted: formatted("quoteVolume"),
+    tradeCount: z.number().int(),
+  })
+  .openapi("Candle");
+export const CandleList = page("candles", Candle, "CandleList");
+
+export const FundingRate = z
+  .object({
+    id: z.string(),
+    marketId: hex("Market id"),
+    rate: raw("rate", "Signed hourly rate in force from this update"),
+    rateFormatted: formatted("rate"),
+    cumulativeIndex: raw("cumulativeIndex", "Cumulative funding index after this update"),
+    cumulativeIndexFormatted: formatted("cumulativeIndex"),
+    premiumComponent: raw("premiumComponent"),
+    skewComponent: raw("skewComponent"),
+    indexPrice: raw("indexPrice"),
+    indexPriceFormatted: formatted("indexPrice"),
+    markPrice: raw("markPrice"),
+    markPriceFormatted: formatted("markPrice"),
+    ...place,
+  })
+  .openapi("FundingRate");
+export const FundingRateList = page("funding", FundingRate, "FundingRateList");
+
+export const FundingPayment = z
+  .object({
+    id: z.string(),
+    marketId: hex("Market id"),
+    positionId: hex("keccak256(abi.encode(accountId, marketId))"),
+    positionSize: raw("positionSize", "Signed size the funding was owed on (> 0 long)"),
+    positionSizeFormatted: formatted("positionSize"),
+    payment: raw("payment", "Signed: > 0 paid by the position, < 0 received"),
+    paymentFormatted: formatted("payment"),
+    cumulativeIndex: raw("cumulativeIndex", "Index the position is settled to"),
+    ...place,
+  })
+  .openapi("FundingPayment");
+export const FundingPaymentList = page("fundingPayments", FundingPayment, "FundingPaymentList");
+
+export const Transfer = z
+  .object({
+    id: z.string(),
+    type: z.enum(["DEPOSIT", "WITHDRAWAL"]),
+    amount: raw("amount", "Deposit-token units moved"),
+    amountFormatted: formatted("amount"),
+    availableAfter: raw("availableAfter", "Available margin after the transfer"),
+    availableAfterFormatted: formatted("availableAfter"),
+    ...place,
+  })
+  .openapi("Transfer");
+export const TransferList = page("transfers", Transfer, "TransferList");
+
+export const Liquidation = z
+  .object({
+    id: z.string(),
+    marketId: hex("Market id"),
+    positionId: hex("Position id"),
+    type: z.string().openapi({ description: "LIQUIDATION (closed through the book); TAKEOVER and DELEVERAGE when the backstop's events are indexed" }),
+    liquidator: hex("Who liquidated"),
+    closedSize: raw("closedSize"),
+    closedSizeFormatted: formatted("closedSize"),
+    closedNotional: raw("closedNotional"),
+    closedNotionalFormatted: formatted("closedNotional"),
+    liquidatorFee: raw("liquidatorFee"),
+    insuranceFee: raw("insuranceFee"),
+    badDebt: raw("badDebt", "Loss beyond the position's margin, covered by the insurance fund"),
+    badDebtFormatted: formatted("badDebt"),
+    remainingSize: raw("remainingSize", "Signed size left after it"),
+    ...place,
+  })
+  .openapi("Liquidation");
+export const LiquidationList = page("liquidations", Liquidation, "LiquidationList");
+
+export const HistoricalOrder = z
+  .object({
+    orderId: z.string(),
+    clientKey: hex("Client order key"),
+    marketId: hex("Market id"),
+    side,
+    orderType: z.enum(["MARKET", "LIMIT"]),
+    reduceOnly: z.boolean(),
+    status: z.enum(["active", "filled", "cancelled"]),
+    closeReason: z.string().nullable().openapi({ description: "Why it left the book (FILLED, USER_CANCEL, UNFILLED_MARKET, ...); null while active" }),
+    price: raw("price"),
+    priceFormatted: formatted("price"),
+    originalQuantity: raw("originalQuantity"),
+    originalQuantityFormatted: formatted("originalQuantity"),
+    filledQuantity: raw("filledQuantity"),
+    filledQuantityFormatted: formatted("filledQuantity"),
+    cancelledQuantity: raw("cancelledQuantity"),
+    cancelledQuantityFormatted: formatted("cancelledQuantity"),
+    fillCount: z.number().int().openapi({ description: "Fills of the order (each in /fills with its orderId)" }),
+    createdBlock: z.number().int(),
+    createdAt: z.number().int(),
+    createdAtISO: z.string(),
+    closedAt: z.number().int().nullable(),
+    closedAtISO: z.string().nullable(),
+    transactionHash: hex("Placement transaction"),
+  })
+  .openapi("HistoricalOrder");
+export const HistoricalOrderList = page("orders", HistoricalOrder, "HistoricalOrderList");
+
+// ─── the gateway's snake_case copy, for its OpenAPI document ─────────────────────────────
+
+/** The same schema with snake_case keys (core/case.ts), descriptions kept. Objects, arrays, nullables. */
+export function snakeSchema(s: z.ZodType, name?: string): z.ZodType {
+  const def = (s as unknown as { _zod: { def: { type: string } } })._zod.def as { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType; innerType?: z.ZodType };
+  let out: z.ZodType = s;
+  if (def.type === "object") {
+    const shape = (s as z.ZodObject).shape as Record<string, z.ZodType>;
+    out = z.object(Object.fromEntries(Object.entries(shape).map(([k, v]) => [toSnakeCase(k), snakeSchema(v)])));
+  } else if (def.type === "array") out = z.array(snakeSchema(def.element!));
+  else if (def.type === "nullable") out = snakeSchema(def.innerType!).nullable();
+  return name ? out.openapi(name) : out;
+}

@@ -1,0 +1,167 @@
+/** History rows → response items (core/schemas/history.ts), in one place. */
+import type { z } from "@hono/zod-openapi";
+import { getAddress, type Hex } from "viem";
+import type { accountFill, accountLiquidation, fundingHistory, fundingPayment, order, trade, transfer } from "ponder:schema";
+import { formatField } from "../../../core/fields.js";
+import { secondsToISO } from "../../../core/units.js";
+import type { Ohlcv } from "../../../core/candles.js";
+import type * as H from "../../../core/schemas/history.js";
+
+type Out<T extends z.ZodType> = z.infer<T>;
+type Place = { blockNumber: bigint; logIndex: number; timestamp: bigint; transactionHash: Hex };
+
+const place = (r: Place) => ({
+  blockNumber: Number(r.blockNumber),
+  logIndex: r.logIndex,
+  timestamp: Number(r.timestamp),
+  timestampISO: secondsToISO(r.timestamp),
+  transactionHash: r.transactionHash,
+});
+
+export function tradeItem(r: typeof trade.$inferSelect): Out<typeof H.Trade> {
+  return {
+    id: r.id,
+    marketId: r.marketId,
+    side: r.takerSide as "LONG" | "SHORT",
+    price: r.priceX18.toString(),
+    priceFormatted: formatField("price", r.priceX18),
+    size: r.quantityQty.toString(),
+    sizeFormatted: formatField("size", r.quantityQty),
+    quoteAmount: r.notionalWad.toString(),
+    quoteAmountFormatted: formatField("quoteAmount", r.notionalWad),
+    ...place(r),
+  };
+}
+
+export function fillItem(r: typeof accountFill.$inferSelect): Out<typeof H.Fill> {
+  return {
+    id: r.id,
+    marketId: r.marketId,
+    orderId: r.orderId.toString(),
+    side: r.side as "LONG" | "SHORT",
+    liquidity: r.liquidity as "MAKER" | "TAKER",
+    price: r.priceX18.toString(),
+    priceFormatted: formatField("price", r.priceX18),
+    size: r.quantityQty.toString(),
+    sizeFormatted: formatField("size", r.quantityQty),
+    quoteAmount: r.notionalWad.toString(),
+    quoteAmountFormatted: formatField("quoteAmount", r.notionalWad),
+    fee: r.feeWad.toString(),
+    feeFormatted: formatField("fee", r.feeWad),
+    ...place(r),
+  };
+}
+
+export function candleItem(marketId: Hex, resolution: string, startedAt: bigint, c: Ohlcv): Out<typeof H.Candle> {
+  return {
+    marketId,
+    resolution,
+    startedAt: Number(startedAt),
+    startedAtISO: secondsToISO(startedAt),
+    open: c.openX18.toString(),
+    openFormatted: formatField("open", c.openX18),
+    high: c.highX18.toString(),
+    highFormatted: formatField("high", c.highX18),
+    low: c.lowX18.toString(),
+    lowFormatted: formatField("low", c.lowX18),
+    close: c.closeX18.toString(),
+    closeFormatted: formatField("close", c.closeX18),
+    baseVolume: c.baseVolumeQty.toString(),
+    baseVolumeFormatted: formatField("baseVolume", c.baseVolumeQty),
+    quoteVolume: c.quoteVolumeWad.toString(),
+    quoteVolumeFormatted: formatField("quoteVolume", c.quoteVolumeWad),
+    tradeCount: c.tradeCount,
+  };
+}
+
+export function fundingRateItem(marketId: Hex, r: typeof fundingHistory.$inferSelect): Out<typeof H.FundingRate> {
+  return {
+    id: r.id,
+    marketId,
+    rate: r.rateX18PerHour.toString(),
+    rateFormatted: formatField("rate", r.rateX18PerHour),
+    cumulativeIndex: r.cumulativeIndexX18.toString(),
+    cumulativeIndexFormatted: formatField("cumulativeIndex", r.cumulativeIndexX18),
+    premiumComponent: r.premiumComponentX18.toString(),
+    skewComponent: r.skewComponentX18.toString(),
+    indexPrice: r.indexPriceX18.toString(),
+    indexPriceFormatted: formatField("indexPrice", r.indexPriceX18),
+    markPrice: r.markPriceX18.toString(),
+    markPriceFormatted: formatField("markPrice", r.markPriceX18),
+    ...place(r),
+  };
+}
+
+export function fundingPaymentItem(r: typeof fundingPayment.$inferSelect): Out<typeof H.FundingPayment> {
+  return {
+    id: r.id,
+    marketId: r.marketId,
+    positionId: r.positionId,
+    positionSize: r.sizeQty.toString(),
+    positionSizeFormatted: formatField("positionSize", r.sizeQty),
+    payment: r.paymentWad.toString(),
+    paymentFormatted: formatField("payment", r.paymentWad),
+    cumulativeIndex: r.fundingIndexX18.toString(),
+    ...place(r),
+  };
+}
+
+export function transferItem(r: typeof transfer.$inferSelect): Out<typeof H.Transfer> {
+  return {
+    id: r.id,
+    type: r.kind as "DEPOSIT" | "WITHDRAWAL",
+    amount: r.amount6.toString(),
+    amountFormatted: formatField("amount", r.amount6),
+    availableAfter: r.availableWad.toString(),
+    availableAfterFormatted: formatField("availableAfter", r.availableWad),
+    ...place(r),
+  };
+}
+
+export function liquidationItem(r: typeof accountLiquidation.$inferSelect): Out<typeof H.Liquidation> {
+  return {
+    id: r.id,
+    marketId: r.marketId,
+    positionId: r.positionId,
+    type: r.kind,
+    liquidator: getAddress(r.liquidator),
+    closedSize: r.closedQty.toString(),
+    closedSizeFormatted: formatField("closedSize", r.closedQty),
+    closedNotional: r.closedNotionalWad.toString(),
+    closedNotionalFormatted: formatField("closedNotional", r.closedNotionalWad),
+    liquidatorFee: r.liquidatorFeeWad.toString(),
+    insuranceFee: r.insuranceFeeWad.toString(),
+    badDebt: r.badDebtWad.toString(),
+    badDebtFormatted: formatField("badDebt", r.badDebtWad),
+    remainingSize: r.remainingSizeQty.toString(),
+    ...place(r),
+  };
+}
+
+export function historicalOrderItem(r: typeof order.$inferSelect, fillCount: number): Out<typeof H.HistoricalOrder> {
+  return {
+    orderId: r.orderId.toString(),
+    clientKey: r.clientKey,
+    marketId: r.marketId,
+    side: r.side as "LONG" | "SHORT",
+    orderType: r.orderType as "MARKET" | "LIMIT",
+    reduceOnly: r.reduceOnly,
+    status: r.status as "active" | "filled" | "cancelled",
+    closeReason: r.closeReason,
+    price: r.priceX18.toString(),
+    priceFormatted: formatField("price", r.priceX18),
+    originalQuantity: r.originalQty.toString(),
+    originalQuantityFormatted: formatField("originalQuantity", r.originalQty),
+    filledQuantity: r.filledQty.toString(),
+    filledQuantityFormatted: formatField("filledQuantity", r.filledQty),
+    cancelledQuantity: r.cancelledQty.toString(),
+    cancelledQuantityFormatted: formatField("cancelledQuantity", r.cancelledQty),
+    fillCount,
+    createdBlock: Number(r.createdBlock),
+    createdAt: Number(r.createdAt),
+    createdAtISO: secondsToISO(r.createdAt),
+    closedAt: r.closedAt === null ? null : Number(r.closedAt),
+    closedAtISO: r.closedAt === null ? null : secondsToISO(r.closedAt),
+    transactionHash: r.transactionHash,
+  };
+}

@@ -1,0 +1,318 @@
+/**
+ * History (issue 13) on a venue of its own: the scripted session, then a random one, indexed by
+ * a real Ponder. The lists reconcile with the chain's events (fills, funding payments, transfers,
+ * liquidations), candles equal a recomputation from the trades (gap-free over empty periods,
+ * `from` inclusive, `to` exclusive), paging while fills arrive returns each row once, exports
+ * stream every row, bad input is a 400 in the envelope.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseEventLogs, type Hex, type Log } from "viem";
+import { engineAbi, marketAbi } from "../../abis/index.js";
+import { CANDLE_RESOLUTIONS, CANDLE_RESOLUTION_NAMES } from "../../core/candles.js";
+import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { runSession, sessionActions } from "./reads-session.js";
+import { dbKinds } from "./stack.js";
+
+type Item = Record<string, unknown> & { blockNumber: number; logIndex: number; timestamp: number };
+type Page = { success: boolean; data: Record<string, unknown> & { hasMore: boolean; nextCursor: string | null }; error?: { code: string } };
+
+/** A deterministic PRNG (mulberry32): a failing seed can be replayed. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe.each(dbKinds())("history on %s", (kind) => {
+  let v: Venue;
+  let ix: Indexer;
+  let EUR: Hex;
+  let GBP: Hex;
+  let logs: Log[] = [];
+  const seed = Number(process.env.HISTORY_SEED ?? Date.now() % 100_000);
+
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${ix.url}${path}`, { headers });
+    return { status: res.status, body: (await res.json()) as Page };
+  };
+  /** Every item of a list, page by page. */
+  const all = async (path: string, key: string, limit = 3): Promise<Item[]> => {
+    const out: Item[] = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const sep = path.includes("?") ? "&" : "?";
+      const { status, body } = await get(`${path}${sep}limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(status, JSON.stringify(body)).toBe(200);
+      out.push(...(body.data[key] as Item[]));
+      if (!body.data.hasMore) return out;
+      cursor = body.data.nextCursor;
+    }
+  };
+  const chainLogs = async () => {
+    const markets = v.deployment.markets.map((m) => m.marketAddress);
+    const raw = await v.client.getLogs({ address: [v.deployment.contracts.engine, ...markets] as Hex[], fromBlock: 0n, toBlock: "latest" });
+    return raw;
+  };
+  const decoded = (name: string) =>
+    parseEventLogs({ abi: [...marketAbi, ...engineAbi], logs, eventName: name as never }) as unknown as Array<{
+      args: Record<string, bigint | number | Hex>;
+      blockNumber: bigint;
+      logIndex: number;
+      address: Hex;
+    }>;
+  const marketOf = (address: Hex) => v.deployment.markets.find((m) => m.marketAddress.toLowerCase() === address.toLowerCase())!.marketId;
+
+  beforeAll(async () => {
+    v = await startVenue(kind);
+    ix = await v.startIndexer("history");
+    [EUR, GBP] = v.deployment.markets.map((m) => m.marketId) as [Hex, Hex];
+    await runSession(v);
+    await randomSession(v, seed);
+    await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }));
+    logs = await chainLogs();
+  }, 400_000);
+  afterAll(async () => {
+    await v?.stop();
+  });
+
+  it("trades and each account's fills are the chain's OrderFilled events, (block, log index) order, newest first", async () => {
+    const filled = decoded("OrderFilled");
+    expect(filled.length).toBeGreaterThan(10);
+    for (const marketId of [EUR, GBP]) {
+      const trades = await all(`/markets/${marketId}/trades`, "trades");
+      const expected = filled
+        .filter((e) => marketOf(e.address) === marketId)
+        .map((e) => ({ blockNumber: Number(e.blockNumber), logIndex: e.logIndex, price: String(e.args.priceX18), size: String(e.args.quantityQty), side: e.args.takerSide === 0 ? "LONG" : "SHORT" }))
+        .reverse();
+      expect(trades.map((t) => ({ blockNumber: t.blockNumber, logIndex: t.logIndex, price: t.price, size: t.size, side: t.side }))).toEqual(expected);
+    }
+    for (const accountId of v.accountIds.slice(0, 6)) {
+      const fills = await all(`/accounts/${accountId}/fills`, "fills", 4);
+      const expected = filled
+        .flatMap((e) => {
+          const a = e.args;
+          const takerSide = a.takerSide === 0 ? "LONG" : "SHORT";
+          const base = { blockNumber: Number(e.blockNumber), logIndex: e.logIndex, marketId: marketOf(e.address), price: String(a.priceX18), size: String(a.quantityQty) };
+          const out = [];
+          if (a.makerAccountId === accountId) out.push({ ...base, liquidity: "MAKER", side: takerSide === "LONG" ? "SHORT" : "LONG", orderId: String(a.makerOrderId), fee: String(a.makerFeeWad) });
+          if (a.takerAccountId === accountId) out.push({ ...base, liquidity: "TAKER", side: takerSide, orderId: String(a.takerOrderId), fee: String(a.takerFeeWad) });
+          return out;
+        })
+        .reverse();
+      const got = fills.map((f) => ({ blockNumber: f.blockNumber, logIndex: f.logIndex, marketId: f.marketId, price: f.price, size: f.size, liquidity: f.liquidity, side: f.side, orderId: f.orderId, fee: f.fee }));
+      expect(got, `account ${accountId}`).toEqual(expected);
+      // the market filter is the same list restricted
+      const eur = await all(`/accounts/${accountId}/fills?marketId=${EUR}`, "fills", 5);
+      expect(eur.map((f) => f.id)).toEqual(fills.filter((f) => f.marketId === EUR).map((f) => f.id));
+    }
+  });
+
+  it("funding payments, transfers and liquidations reconcile with PositionUpdated, MarginUpdated and Liquidated", async () => {
+    const positions = decoded("PositionUpdated");
+    const margins = decoded("MarginUpdated");
+    const liquidated = decoded("Liquidated");
+    let payments = 0;
+    for (const accountId of v.accountIds.slice(0, 6)) {
+      // a settlement on a position that had size: replay sizes from the events
+      const size = new Map<Hex, bigint>();
+      const expected: Array<{ blockNumber: number; logIndex: number; payment: string; positionSize: string }> = [];
+      for (const e of positions.filter((p) => p.args.accountId === accountId)) {
+        const m = marketOf(e.address);
+        const before = size.get(m) ?? 0n;
+        if (before !== 0n) expected.push({ blockNumber: Number(e.blockNumber), logIndex: e.logIndex, payment: String(e.args.fundingPaidWad), positionSize: String(before) });
+        size.set(m, e.args.sizeQty as bigint);
+      }
+      const got = await all(`/accounts/${accountId}/funding-payments`, "fundingPayments", 2);
+      expect(got.map((p) => ({ blockNumber: p.blockNumber, logIndex: p.logIndex, payment: p.payment, positionSize: p.positionSize }))).toEqual(expected.reverse());
+      // Σ payments = Σ fundingPaidWad of every position change (a new position settles nothing)
+      const sumEvents = positions.filter((p) => p.args.accountId === accountId).reduce((s, p) => s + (p.args.fundingPaidWad as bigint), 0n);
+      expect(got.reduce((s, p) => s + BigInt(p.payment as string), 0n)).toBe(sumEvents);
+      payments += got.filter((p) => p.payment !== "0").length;
+
+      const transfers = await all(`/accounts/${accountId}/transfers`, "transfers", 2);
+      const expectedTransfers = margins
+        .filter((e) => e.args.accountId === accountId && (e.args.reason === 0 || e.args.reason === 1))
+        .map((e) => ({ blockNumber: Number(e.blockNumber), logIndex: e.logIndex, type: e.args.reason === 0 ? "DEPOSIT" : "WITHDRAWAL", amount: String(e.args.amount6) }))
+        .reverse();
+      expect(transfers.map((t) => ({ blockNumber: t.blockNumber, logIndex: t.logIndex, type: t.type, amount: t.amount }))).toEqual(expectedTransfers);
+      expect(expectedTransfers.length).toBeGreaterThan(0);
+
+      const liqs = await all(`/accounts/${accountId}/liquidations`, "liquidations");
+      const expectedLiqs = liquidated
+        .filter((e) => e.args.accountId === accountId)
+        .map((e) => ({ blockNumber: Number(e.blockNumber), logIndex: e.logIndex, closedSize: String(e.args.closedQty), badDebt: String(e.args.badDebtWad) }))
+        .reverse();
+      expect(liqs.map((l) => ({ blockNumber: l.blockNumber, logIndex: l.logIndex, closedSize: l.closedSize, badDebt: l.badDebt }))).toEqual(expectedLiqs);
+    }
+    expect(payments).toBeGreaterThan(0);
+    expect(liquidated.length).toBeGreaterThan(0);
+  });
+
+  it("order history: every order with its final status and fill count", async () => {
+    const placed = decoded("OrderPlaced");
+    const filled = decoded("OrderFilled");
+    const closed = decoded("OrderClosed");
+    for (const accountId of v.accountIds.slice(0, 6)) {
+      const orders = await all(`/accounts/${accountId}/orders/history`, "orders", 3);
+      const mine = placed.filter((e) => e.args.accountId === accountId);
+      expect(orders.map((o) => o.orderId)).toEqual(mine.map((e) => String(e.args.orderId)).reverse());
+      for (const o of orders) {
+        const id = BigInt(o.orderId as string);
+        const fills = filled.filter((e) => e.args.makerOrderId === id || e.args.takerOrderId === id).length;
+        expect(o.fillCount, `order ${id}`).toBe(fills);
+        const close = closed.find((e) => e.args.orderId === id);
+        expect(o.status).toBe(close ? (close.args.status === 2 ? "filled" : "cancelled") : "active");
+      }
+    }
+  });
+
+  it("funding history: every FundingUpdated of the market", async () => {
+    const updates = decoded("FundingUpdated");
+    for (const marketId of [EUR, GBP]) {
+      const got = await all(`/markets/${marketId}/funding/history`, "funding", 7);
+      const expected = updates
+        .filter((e) => marketOf(e.address) === marketId)
+        .map((e) => ({ blockNumber: Number(e.blockNumber), logIndex: e.logIndex, rate: String(e.args.rateX18PerHour), cumulativeIndex: String(e.args.cumulativeIndexX18) }))
+        .reverse();
+      expect(got.map((f) => ({ blockNumber: f.blockNumber, logIndex: f.logIndex, rate: f.rate, cumulativeIndex: f.cumulativeIndex }))).toEqual(expected);
+    }
+  });
+
+  it(`candles equal a recomputation from the trades, gap-free, from inclusive and to exclusive (seed ${seed})`, async () => {
+    for (const marketId of [EUR, GBP]) {
+      const trades = (await all(`/markets/${marketId}/trades`, "trades", 1000)).reverse(); // chain order
+      expect(trades.length).toBeGreaterThan(0);
+      const first = trades[0]!.timestamp;
+      const last = trades.at(-1)!.timestamp;
+      for (const resolution of CANDLE_RESOLUTION_NAMES) {
+        const len = Number(CANDLE_RESOLUTIONS[resolution]);
+        const start = first - (first % len);
+        const end = last - (last % len) + len;
+        // the recomputation: every period from the first trade's to the last's, gaps at the previous close
+        const expected: Array<Record<string, unknown>> = [];
+        let close: bigint | undefined;
+        for (let t = start; t < end; t += len) {
+          const inside = trades.filter((x) => x.timestamp >= t && x.timestamp < t + len);
+          const prices = inside.map((x) => BigInt(x.price as string));
+          const c = inside.length
+            ? {
+                open: prices[0]!, high: prices.reduce((a, b) => (b > a ? b : a)), low: prices.reduce((a, b) => (b < a ? b : a)), close: prices.at(-1)!,
+                baseVolume: inside.reduce((s, x) => s + BigInt(x.size as string), 0n), quoteVolume: inside.reduce((s, x) => s + BigInt(x.quoteAmount as string), 0n), tradeCount: inside.length,
+              }
+            : { open: close!, high: close!, low: close!, close: close!, baseVolume: 0n, quoteVolume: 0n, tradeCount: 0 };
+          close = c.close;
+          expected.push({ startedAt: t, open: String(c.open), high: String(c.high), low: String(c.low), close: String(c.close), baseVolume: String(c.baseVolume), quoteVolume: String(c.quoteVolume), tradeCount: c.tradeCount });
+        }
+        // from a period start before the first trade (nothing before it), paging by 7
+        const got = await all(`/markets/${marketId}/candles?resolution=${resolution}&from=${start - 3 * len}&to=${end}`, "candles", 7);
+        const shape = (c: Item) => ({ startedAt: c.startedAt, open: c.open, high: c.high, low: c.low, close: c.close, baseVolume: c.baseVolume, quoteVolume: c.quoteVolume, tradeCount: c.tradeCount });
+        expect(got.map(shape), resolution).toEqual(expected);
+        if (resolution === "1m") expect(expected.some((c) => c.tradeCount === 0), "the session has empty minutes").toBe(true);
+        // from inclusive, to exclusive, exactly: an inner window
+        if (expected.length >= 3) {
+          const a = expected[1]!.startedAt as number;
+          const b = expected.at(-1)!.startedAt as number;
+          const inner = await all(`/markets/${marketId}/candles?resolution=${resolution}&from=${a}&to=${b}`, "candles", 1000);
+          expect(inner.map(shape)).toEqual(expected.slice(1, -1));
+          // an unaligned from starts at the next period
+          const shifted = await all(`/markets/${marketId}/candles?resolution=${resolution}&from=${a - len + 1}&to=${b}`, "candles", 1000);
+          expect(shifted.map(shape)).toEqual(expected.slice(1, -1));
+        }
+      }
+    }
+  });
+
+  it("paging through trades while new fills arrive returns every row exactly once", async () => {
+    const { place } = sessionActions(v);
+    const before = await all(`/markets/${EUR}/trades`, "trades", 1000);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; ; i++) {
+      const { body } = await get(`/markets/${EUR}/trades?limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+      seen.push(...(body.data.trades as Item[]).map((t) => t.id as string));
+      if (!body.data.hasMore) break;
+      cursor = body.data.nextCursor;
+      if (i % 3 === 0) {
+        // a new resting bid and a taker that fills it: a new trade, newer than every page
+        const head = await v.client.getBlockNumber({ cacheTime: 0 });
+        await place(1, EUR, "LONG", "LIMIT", "100", 5, "1.0400");
+        await place(2, EUR, "SHORT", "MARKET", "100", 5);
+        await waitForBlock(ix.url, head + 2n);
+      }
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(before.map((t) => t.id));
+  });
+
+  it("exports stream the whole range as CSV and NDJSON, oldest first", async () => {
+    const accountId = v.accountIds[0]!;
+    const fills = (await all(`/accounts/${accountId}/fills`, "fills", 1000)).reverse();
+    const csv = await fetch(`${ix.url}/accounts/${accountId}/fills`, { headers: { accept: "text/csv" } });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get("content-type")).toMatch(/text\/csv/);
+    const lines = (await csv.text()).trim().split("\n");
+    expect(lines[0]!.split(",")).toContain("fee");
+    expect(lines.length - 1).toBe(fills.length);
+    const idCol = lines[0]!.split(",").indexOf("id");
+    expect(lines.slice(1).map((l) => l.split(",")[idCol])).toEqual(fills.map((f) => f.id));
+    const nd = await fetch(`${ix.url}/accounts/${accountId}/fills?from=${fills[1]!.timestamp}`, { headers: { accept: "application/x-ndjson" } });
+    const items = (await nd.text()).trim().split("\n").map((l) => JSON.parse(l) as Item);
+    expect(items.map((i) => i.id)).toEqual(fills.filter((f) => f.timestamp >= fills[1]!.timestamp).map((f) => f.id));
+    // the JSON answer of the same URL is still JSON (exports bypass the response cache)
+    const again = await get(`/accounts/${accountId}/fills?from=${fills[1]!.timestamp}`);
+    expect(again.body.success).toBe(true);
+  });
+
+  it("bad input is a 400 in the envelope", async () => {
+    const bad = [
+      `/markets/${EUR}/trades?limit=0`,
+      `/markets/${EUR}/trades?limit=1001`,
+      `/markets/${EUR}/trades?cursor=nope!`,
+      `/markets/${EUR}/trades?cursor=${Buffer.from(JSON.stringify({ l: "fills", k: ["1", "1", "1"] })).toString("base64url")}`,
+      `/markets/${EUR}/trades?from=20&to=10`,
+      `/markets/${EUR}/trades?from=yesterday`,
+      `/markets/${EUR}/trades?page=2`,
+      `/markets/${EUR}/candles`,
+      `/markets/${EUR}/candles?resolution=2m`,
+      `/accounts/1/fills?marketId=0x12`,
+    ];
+    for (const path of bad) {
+      const { status, body } = await get(path);
+      expect(status, path).toBe(400);
+      expect(body.success, path).toBe(false);
+      expect(body.error!.code, path).toBe("VALIDATION_ERROR");
+    }
+    expect((await get(`/accounts/999999/fills`)).status).toBe(404);
+    expect((await get(`/markets/0x${"ab".repeat(32)}/trades`)).status).toBe(404);
+  });
+});
+
+/** Random orders on both markets with random gaps of time (seeded), after the scripted session. */
+async function randomSession(v: Venue, seed: number) {
+  const rnd = prng(seed);
+  const { place, setPrice, advance } = sessionActions(v);
+  const markets = v.deployment.markets.slice(0, 2).map((m) => m.marketId) as Hex[];
+  const mids = ["1.0550", "1.2700"];
+  for (let i = 0; i < 24; i++) {
+    const m = Math.floor(rnd() * 2);
+    const mid = Number(mids[m]);
+    // a maker on one side, then a taker against it (accounts 1 and 2 trade; others stay as the script left them)
+    const side = rnd() < 0.5 ? "LONG" : "SHORT";
+    const offset = Math.floor(rnd() * 5) * 0.0001;
+    const price = (side === "LONG" ? mid - offset : mid + offset).toFixed(4);
+    await place(1, markets[m]!, side, "LIMIT", String(50 + Math.floor(rnd() * 100)), 5, price).catch(() => {});
+    await place(2, markets[m]!, side === "LONG" ? "SHORT" : "LONG", "MARKET", String(20 + Math.floor(rnd() * 100)), 5).catch(() => {});
+    const gap = [0, 5, 61, 240, 1000, 3700][Math.floor(rnd() * 6)]!;
+    if (gap) {
+      await advance(gap);
+      // a fresh index price (the oracle's staleness bound)
+      await setPrice(markets[0]!, mids[0]!);
+      await setPrice(markets[1]!, mids[1]!);
+    }
+  }
+}
