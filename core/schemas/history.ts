@@ -86,15 +86,6 @@ export const CandlesQuery = z.strictObject({
   minBlock,
 });
 
-export const PnlQuery = z.strictObject({
-  resolution: z.enum(["1h", "1d"]).openapi({ description: "Period length (UTC periods)" }),
-  from: timeBound("from"),
-  to: timeBound("to"),
-  limit: limit.openapi({ type: "integer", description: `Periods per page (1..${MAX_HISTORY_LIMIT})` }),
-  cursor,
-  minBlock,
-});
-
 // ─── responses ───────────────────────────────────────────────────────────────────────────
 
 const raw = (field: AmountField, extra?: string) => z.string().openapi({ description: describeField(field, extra), example: "0" });

@@ -22,6 +22,7 @@ import { registerAccountRoutes } from "./routes/accounts";
 import { registerAdminRoutes } from "./routes/admin";
 import { registerDocsRoutes } from "./routes/docs";
 import { registerHealthRoutes } from "./routes/health";
+import { registerHistoryRoutes } from "./routes/history";
 import { registerLiquidationRoutes } from "./routes/liquidation";
 import { registerMarketRoutes } from "./routes/markets";
 import { registerOperatorRoutes } from "./routes/operators";
@@ -111,6 +112,7 @@ export function createGatewayApp(deps: GatewayDeps) {
   registerHealthRoutes(app, deps);
   registerMarketRoutes(app, deps);
   registerAccountRoutes(app, deps);
+  registerHistoryRoutes(app, deps);
   registerOperatorRoutes(app, deps);
   registerLiquidationRoutes(app, deps);
   registerDocsRoutes(app, deps);

@@ -4,7 +4,7 @@
  * UPSTREAM_TIMEOUT, unreachable 503 SERVICE_UNAVAILABLE, a non-envelope answer 502 UPSTREAM_ERROR.
  */
 import { ApiError, ERROR_CODES, type ErrorCode } from "../../core/errors";
-import { rawRequest, type RawReply } from "../../core/http/raw-request";
+import { UpstreamTimeoutError, rawRequest, type RawReply } from "../../core/http/raw-request";
 
 export type UpstreamName = "integration" | "relayer" | "keeper";
 
@@ -33,6 +33,8 @@ export interface Upstream {
   name: UpstreamName;
   baseUrl: string;
   call(req: UpstreamRequest): Promise<UpstreamReply>;
+  /** A GET whose body is streamed back as it comes (exports): the timeout covers the headers only. */
+  open?(req: UpstreamRequest): Promise<Response>;
 }
 
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "UND_ERR_SOCKET", "EPIPE"]);
@@ -76,7 +78,22 @@ export function createUpstream(
     const indexed = res.headers["x-indexed-block"];
     return { upstream: name, status: res.status, body: parsed, indexedBlock: typeof indexed === "string" ? indexed : null, ms };
   }
-  return { name, baseUrl, call };
+  async function open({ path, query, headers }: UpstreamRequest): Promise<Response> {
+    const url = new URL(baseUrl + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    const h: Record<string, string> = { ...fixedHeaders };
+    for (const [k, v] of Object.entries(headers ?? {})) if (v !== undefined) h[k] = v;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new UpstreamTimeoutError("headers timeout")), timeoutMs);
+    try {
+      return await fetch(url, { headers: h, signal: abort.signal });
+    } catch (err) {
+      throw networkError(name, timeoutMs, err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  return { name, baseUrl, call, open };
 }
 
 function isEnvelope(v: unknown): v is UpstreamReply["body"] {

@@ -12,6 +12,7 @@ import { CANDLE_RESOLUTIONS, CANDLE_RESOLUTION_NAMES } from "../../core/candles.
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { runSession, sessionActions } from "./reads-session.js";
 import { dbKinds } from "./stack.js";
+import { gatewayOverStandIns } from "../unit/gateway-standins.js";
 
 type Item = Record<string, unknown> & { blockNumber: number; logIndex: number; timestamp: number };
 type Page = { success: boolean; data: Record<string, unknown> & { hasMore: boolean; nextCursor: string | null }; error?: { code: string } };
@@ -37,7 +38,8 @@ describe.each(dbKinds())("history on %s", (kind) => {
   const seed = Number(process.env.HISTORY_SEED ?? Date.now() % 100_000);
 
   const get = async (path: string, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${ix.url}${path}`, { headers });
+    // an idle kept-alive socket may be closed by the server just as it is reused: once more on a new one
+    const res = await fetch(`${ix.url}${path}`, { headers }).catch(() => fetch(`${ix.url}${path}`, { headers }));
     return { status: res.status, body: (await res.json()) as Page };
   };
   /** Every item of a list, page by page. */
@@ -266,6 +268,68 @@ describe.each(dbKinds())("history on %s", (kind) => {
     // the JSON answer of the same URL is still JSON (exports bypass the response cache)
     const again = await get(`/accounts/${accountId}/fills?from=${fills[1]!.timestamp}`);
     expect(again.body.success).toBe(true);
+  });
+
+  it("the gateway serves the same lists under /v1 in snake_case behind the API key, exports included", async () => {
+    // the real gateway app over this venue's real Ponder (relayer and keeper are not needed for reads)
+    const gw = await gatewayOverStandIns({ INTEGRATION_URL: ix.url, RATE_LIMIT_PER_MINUTE: "100000" });
+    try {
+      const accountId = v.accountIds[0]!;
+      const call = (path: string, headers: Record<string, string> = {}) => gw.app.request(path, { headers: { "X-API-Key": gw.keyA.key, ...headers } });
+      expect((await gw.app.request(`/v1/accounts/${accountId}/fills`)).status).toBe(401);
+      const camel = await all(`/accounts/${accountId}/fills?marketId=${EUR}`, "fills", 1000);
+      const pages: Array<Record<string, unknown>> = [];
+      let cursor: string | null = null;
+      for (;;) {
+        const res = await call(`/v1/accounts/${accountId}/fills?market_id=${EUR}&limit=2${cursor ? `&cursor=${cursor}` : ""}`);
+        expect(res.status).toBe(200);
+        const body = (await res.json()) as { data: { fills: Array<Record<string, unknown>>; has_more: boolean; next_cursor: string | null } };
+        pages.push(...body.data.fills);
+        if (!body.data.has_more) break;
+        cursor = body.data.next_cursor;
+      }
+      expect(pages.map((f) => [f.id, f.quote_amount, f.fee, f.liquidity, f.timestamp_iso])).toEqual(camel.map((f) => [f.id, f.quoteAmount, f.fee, f.liquidity, f.timestampISO]));
+      const candles = (await (await call(`/v1/markets/${EUR}/candles?resolution=1h&limit=5`)).json()) as { data: { candles: Array<Record<string, unknown>> } };
+      expect(candles.data.candles.length).toBeGreaterThan(0);
+      expect(candles.data.candles[0]).toHaveProperty("base_volume");
+      for (const path of [`/v1/markets/${EUR}/trades`, `/v1/markets/${EUR}/funding/history`, `/v1/accounts/${accountId}/funding-payments`, `/v1/accounts/${accountId}/transfers`, `/v1/accounts/${accountId}/liquidations`, `/v1/accounts/${accountId}/orders/history`]) {
+        const res = await call(path);
+        expect(res.status, path).toBe(200);
+        expect(((await res.json()) as { data: Record<string, unknown> }).data, path).toHaveProperty("has_more");
+      }
+      const csv = await call(`/v1/accounts/${accountId}/fills?market_id=${EUR}`, { accept: "text/csv" });
+      expect(csv.status).toBe(200);
+      const lines = (await csv.text()).trim().split("\n");
+      expect(lines[0]!.split(",")).toEqual(expect.arrayContaining(["quote_amount", "timestamp_iso", "block_number", "log_index"]));
+      expect(lines.length - 1).toBe(camel.length);
+      const nd = await call(`/v1/accounts/${accountId}/transfers`, { accept: "application/x-ndjson" });
+      const items = (await nd.text()).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(items.length).toBeGreaterThan(0);
+      expect(items[0]).toHaveProperty("available_after");
+      const bad = await call(`/v1/markets/${EUR}/trades?limit=0`);
+      expect(bad.status).toBe(400);
+      expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("VALIDATION_ERROR");
+      const badExport = await call(`/v1/markets/${EUR}/trades?from=tomorrow`, { accept: "text/csv" });
+      expect(badExport.status).toBe(400);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it("the OpenAPI documents list the history routes", async () => {
+    const doc = (await (await fetch(`${ix.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
+    for (const p of ["/markets/{marketId}/trades", "/markets/{marketId}/candles", "/markets/{marketId}/funding/history", "/accounts/{accountId}/fills", "/accounts/{accountId}/funding-payments", "/accounts/{accountId}/transfers", "/accounts/{accountId}/liquidations", "/accounts/{accountId}/orders/history"]) {
+      expect(doc.paths, p).toHaveProperty([p]);
+    }
+    const gw = await gatewayOverStandIns({ INTEGRATION_URL: ix.url });
+    try {
+      const v1 = (await (await gw.app.request("/v1/openapi.json")).json()) as { paths: Record<string, { get: { responses: Record<string, unknown> } }> };
+      expect(v1.paths["/v1/accounts/{account_id}/fills"]!.get.responses).toHaveProperty("200");
+      expect(JSON.stringify(v1)).toContain("quote_amount");
+      expect(v1.paths).toHaveProperty(["/v1/markets/{market_id}/candles"]);
+    } finally {
+      await gw.close();
+    }
   });
 
   it("bad input is a 400 in the envelope", async () => {

@@ -91,7 +91,7 @@ export async function gatewayOverStandIns(env: Record<string, string> = {}, remo
     keys,
     log: pino({ level: "silent" }),
     upstreams: {
-      integration: createUpstream("integration", integration.url, config.timeouts.integrationMs, internal),
+      integration: createUpstream("integration", config.integrationUrl, config.timeouts.integrationMs, internal),
       relayer: createUpstream("relayer", relayer.url, config.timeouts.relayerMs, internal),
       keeper: createUpstream("keeper", keeper.url, config.timeouts.keeperMs, internal),
     },

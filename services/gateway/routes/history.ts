@@ -1,0 +1,127 @@
+/**
+ * /v1 history (issue 13): the integration API's history lists in snake_case, behind the API key.
+ * JSON pages go through `send` like every read; `Accept: text/csv` or `application/x-ndjson`
+ * streams the integration API's export back as it comes, its CSV header and NDJSON keys in
+ * snake_case (core/case.ts).
+ */
+import { z } from "@hono/zod-openapi";
+import { snakeKeys, toSnakeCase } from "../../../core/case";
+import { CANDLE_RESOLUTION_NAMES } from "../../../core/candles";
+import { ApiError } from "../../../core/errors";
+import * as H from "../../../core/schemas/history";
+import type { GatewayApp, GatewayContext, GatewayDeps } from "../context";
+import { forwardHeaders, send } from "../context";
+import { AccountIdParam, MarketIdParam, bytes32 } from "../schemas";
+import { defineRoute } from "./define";
+
+const tag = "History";
+
+const time = (d: string) => z.string().max(40).optional().openapi({ description: `${d}: unix seconds or ISO 8601 (checked by the integration API)` });
+const minBlock = z.string().regex(/^\d{1,15}$/, "expected a block number").optional().openapi({ description: "wait (bounded) until this block is indexed" });
+const page = {
+  from: time("only items at or after this time (inclusive)"),
+  to: time("only items before this time (exclusive)"),
+  limit: z.string().regex(/^\d{1,4}$/, "expected an integer from 1 to 1000").optional().openapi({ description: `items per page (1 to ${H.MAX_HISTORY_LIMIT}, default ${H.DEFAULT_HISTORY_LIMIT})` }),
+  cursor: z.string().regex(/^[A-Za-z0-9_-]{1,512}$/, "expected next_cursor of the previous page, unchanged").optional().openapi({ description: "next_cursor of the previous page (opaque)" }),
+  min_block: minBlock,
+};
+const MarketListQuery = z.object(page);
+const AccountListQuery = z.object({ ...page, market_id: bytes32("only this market").optional() });
+const CandlesQuery = z.object({
+  resolution: z.enum(CANDLE_RESOLUTION_NAMES as [string, ...string[]]).openapi({ description: "period length (UTC periods)" }),
+  ...page,
+});
+
+const EXPORT_NOTE = " `Accept: text/csv` or `application/x-ndjson` streams the whole range (from/to), oldest first.";
+
+type ListSpec = { path: string; upstream: (p: Record<string, string>) => string; summary: string; data: z.ZodType; name: string; account: boolean; exportable: boolean; query: z.ZodObject };
+
+const specs: ListSpec[] = [
+  { path: "/v1/markets/{market_id}/trades", upstream: (p) => `/markets/${p.market_id}/trades`, summary: "Every fill of the market, newest first", data: H.TradeList, name: "TradeList", account: false, exportable: true, query: MarketListQuery },
+  { path: "/v1/markets/{market_id}/candles", upstream: (p) => `/markets/${p.market_id}/candles`, summary: "OHLCV candles, oldest first, gap-free (a period without trades: the previous close, zero volume); from inclusive, to exclusive", data: H.CandleList, name: "CandleList", account: false, exportable: false, query: CandlesQuery },
+  { path: "/v1/markets/{market_id}/funding/history", upstream: (p) => `/markets/${p.market_id}/funding/history`, summary: "The funding rate and cumulative index at every update, newest first", data: H.FundingRateList, name: "FundingRateList", account: false, exportable: true, query: MarketListQuery },
+  { path: "/v1/accounts/{account_id}/fills", upstream: (p) => `/accounts/${p.account_id}/fills`, summary: "The account's fills (side, maker or taker, price, size, fee), newest first", data: H.FillList, name: "FillList", account: true, exportable: true, query: AccountListQuery },
+  { path: "/v1/accounts/{account_id}/funding-payments", upstream: (p) => `/accounts/${p.account_id}/funding-payments`, summary: "Every settlement of funding on the account's positions, newest first", data: H.FundingPaymentList, name: "FundingPaymentList", account: true, exportable: true, query: AccountListQuery },
+  { path: "/v1/accounts/{account_id}/transfers", upstream: (p) => `/accounts/${p.account_id}/transfers`, summary: "Deposits and withdrawals, newest first", data: H.TransferList, name: "TransferList", account: true, exportable: true, query: MarketListQuery },
+  { path: "/v1/accounts/{account_id}/liquidations", upstream: (p) => `/accounts/${p.account_id}/liquidations`, summary: "Liquidations of the account's positions, newest first", data: H.LiquidationList, name: "LiquidationList", account: true, exportable: true, query: AccountListQuery },
+  { path: "/v1/accounts/{account_id}/orders/history", upstream: (p) => `/accounts/${p.account_id}/orders/history`, summary: "Every order with its final status and fill count, newest first", data: H.HistoricalOrderList, name: "HistoricalOrderList", account: true, exportable: true, query: AccountListQuery },
+];
+
+/** camelCase query names of the integration API. */
+const upstreamQuery = (q: Record<string, string | undefined>) => ({
+  resolution: q.resolution,
+  from: q.from,
+  to: q.to,
+  limit: q.limit,
+  cursor: q.cursor,
+  marketId: q.market_id,
+  minBlock: q.min_block,
+});
+
+const exportAccept = (c: GatewayContext) => {
+  const a = c.req.header("accept") ?? "";
+  return /\btext\/csv\b/i.test(a) ? "text/csv" : /\bapplication\/x-ndjson\b/i.test(a) ? "application/x-ndjson" : undefined;
+};
+
+/** The export's lines with snake_case keys: the CSV header line, or every NDJSON object. */
+function snakeLines(body: ReadableStream<Uint8Array>, csv: boolean): ReadableStream<Uint8Array> {
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let rest = "";
+  let first = true;
+  const line = (l: string) => {
+    if (csv) {
+      if (!first) return l;
+      first = false;
+      return l.split(",").map(toSnakeCase).join(",");
+    }
+    return l ? JSON.stringify(snakeKeys(JSON.parse(l))) : l;
+  };
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, out) {
+        const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
+        rest = lines.pop()!;
+        if (lines.length) out.enqueue(encoder.encode(lines.map(line).join("\n") + "\n"));
+      },
+      flush(out) {
+        rest += decoder.decode();
+        if (rest) out.enqueue(encoder.encode(line(rest)));
+      },
+    }),
+  );
+}
+
+export function registerHistoryRoutes(app: GatewayApp, { upstreams: { integration } }: GatewayDeps) {
+  for (const s of specs) {
+    const route = defineRoute({
+      method: "get",
+      path: s.path,
+      tag,
+      summary: s.summary,
+      description: s.exportable ? `Cursor pagination: pass next_cursor back as cursor.${EXPORT_NOTE}` : "Cursor pagination: pass next_cursor back as cursor.",
+      request: { params: s.account ? AccountIdParam : MarketIdParam, query: s.query },
+      ok: { status: 200, name: s.name, data: H.snakeSchema(s.data), description: s.summary },
+      errors: [404],
+    });
+    app.openapi(route, async (c) => {
+      const params = c.req.valid("param") as Record<string, string>;
+      const query = upstreamQuery(c.req.valid("query") as Record<string, string | undefined>);
+      const path = s.upstream(params);
+      const accept = s.exportable ? exportAccept(c) : undefined;
+      if (!accept) return send(c, await integration.call({ path, query, headers: forwardHeaders(c) }));
+      if (!integration.open) throw new ApiError("SERVICE_UNAVAILABLE", "exports are not available");
+      const res = await integration.open({ path, query, headers: { ...forwardHeaders(c), accept } });
+      const type = res.headers.get("content-type") ?? "";
+      if (!res.ok || !res.body || !type.startsWith(accept)) {
+        // an error before streaming: the integration API's envelope, snake_cased as every answer
+        const body = (await res.json().catch(() => undefined)) as { success: boolean; error?: { code: string; message: string } } | undefined;
+        if (!body || body.success !== false || !body.error) throw new ApiError("UPSTREAM_ERROR", `integration answered ${res.status} to an export`);
+        return send(c, { upstream: "integration", status: res.status, body, indexedBlock: res.headers.get("x-indexed-block"), ms: 0 });
+      }
+      const indexed = res.headers.get("x-indexed-block");
+      if (indexed) c.header("X-Indexed-Block", indexed);
+      return c.body(snakeLines(res.body, accept === "text/csv"), 200, { "content-type": type, "cache-control": "no-store" }) as never;
+    });
+  }
+}
