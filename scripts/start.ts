@@ -8,6 +8,9 @@
  *   npm start                  continue the same chain and databases
  *   npm start -- --fresh       wipe .venue/ and .ponder/ first
  *
+ * DATABASE_URL=postgres://… runs every service on that Postgres instead of PGlite files (the
+ * indexer's tables also as views under VIEWS_SCHEMA, default `venue`, for psql).
+ *
  * Env: VENUE_BASE_PORT=N puts anvil on N, the integration API (read service) on N+1, relayer
  * N+2, keeper N+3, gateway N+4, Ponder itself on N+5 (default 8545, 42069, 42070, 42071, 8080,
  * 42072). VENUE_DIR moves .venue/ (and then Ponder's
@@ -17,6 +20,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { PublicClient } from "viem";
+import pg from "pg";
 import { startAnvil, rpcAnswers, type Anvil } from "../core/chain/anvil.js";
 import { KEY_INDEX, LOCAL_CHAIN_ID, devAccount } from "../core/config.js";
 import { PROJECT_ROOT, loadDeployment, serializeDeployment, type Deployment } from "../core/deployment.js";
@@ -28,6 +32,8 @@ import { startServices, type RunningServices } from "./lib/services.js";
 import { createApiKey } from "./lib/api-keys.js";
 import { indexerSchemaName } from "./lib/indexer-schema.js";
 import { tailLog } from "./lib/processes.js";
+
+const { Client } = pg;
 
 const MARKET_MAKER_MINT_6 = usd("20000000");
 
@@ -58,6 +64,8 @@ const say = (m: string) => console.log(m);
 
 async function main() {
   const fresh = process.argv.includes("--fresh");
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  const viewsSchema = process.env.VIEWS_SCHEMA || "venue";
   const customDir = process.env.VENUE_DIR;
   const dir = resolve(customDir ?? join(PROJECT_ROOT, ".venue"));
   const logDir = join(dir, "logs");
@@ -70,7 +78,15 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
     if (!customDir) rmSync(join(PROJECT_ROOT, ".ponder"), { recursive: true, force: true });
     rmSync(deploymentFile, { force: true });
-    say(`--fresh: removed ${dir}${customDir ? "" : " and .ponder/"}`);
+    if (databaseUrl) {
+      // the PGlite directories' counterparts: the relayer's queue and the gateway's keys (the
+      // indexer's schema is new with the new chain anyway)
+      const pg = new Client({ connectionString: databaseUrl });
+      await pg.connect();
+      await pg.query("DROP SCHEMA IF EXISTS venue_relayer CASCADE; DROP SCHEMA IF EXISTS venue_gateway CASCADE");
+      await pg.end();
+    }
+    say(`--fresh: removed ${dir}${customDir ? "" : " and .ponder/"}${databaseUrl ? " and the relayer's and gateway's schemas" : ""}`);
   }
   mkdirSync(logDir, { recursive: true });
 
@@ -155,12 +171,17 @@ async function main() {
       deploymentFile,
       indexerSchema: schema,
       ports: { indexer: p.indexer, reads: p.reads, relayer: p.relayer, gateway: p.gateway, keeper: p.keeper },
-      db: {
-        kind: "pglite",
-        indexerDir: customDir ? join(dir, "indexer-db") : join(PROJECT_ROOT, ".ponder", "pglite"),
-        relayerDir: join(dir, "relayer-db"),
-        gatewayDir: join(dir, "gateway-db"),
-      },
+      // DATABASE_URL: every service on that Postgres (the indexer in its schema, views under
+      // VIEWS_SCHEMA for psql, the relayer and gateway in schemas of their own); else PGlite files
+      db: databaseUrl
+        ? { kind: "postgres", url: databaseUrl, relayerSchema: "venue_relayer", gatewaySchema: "venue_gateway" }
+        : {
+            kind: "pglite",
+            indexerDir: customDir ? join(dir, "indexer-db") : join(PROJECT_ROOT, ".ponder", "pglite"),
+            relayerDir: join(dir, "relayer-db"),
+            gatewayDir: join(dir, "gateway-db"),
+          },
+      viewsSchema: databaseUrl ? viewsSchema : undefined,
       // the local defaults (one token per calling service), unless the environment sets them
       secrets: Object.fromEntries(Object.entries(DEFAULT_SECRETS).map(([k, d]) => [k, process.env[k] || d])) as Record<SecretName, string>,
       keys: {
@@ -173,6 +194,7 @@ async function main() {
       logDir,
       log: (m) => say(`  ${m}`),
     });
+    if (databaseUrl) say(`postgres    every service on ${databaseUrl.replace(/\/\/[^@/]*@/, "//…@")}; psql: SET search_path TO ${viewsSchema} (views of the indexed tables, see docs/SQL.md)`);
     for (const proc of services.procs) {
       proc.child.once("exit", (code) => {
         if (!stopping) {

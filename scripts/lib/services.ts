@@ -26,6 +26,8 @@ export type ServicesOptions = {
   deploymentFile: string;
   /** Ponder's schema (`--schema`); unique per run and per fresh chain. */
   indexerSchema: string;
+  /** Postgres only: Ponder's `--views-schema`, a view per table under a stable name for analysts */
+  viewsSchema?: string;
   ports: Record<ServiceName, number>;
   db: DbConfig;
   /** every service token, the admin token and the sign-in key, by env name (core/profiles.ts DEFAULT_SECRETS) */
@@ -131,6 +133,7 @@ function spawnService(o: ServicesOptions, s: ServiceName): Proc {
   const logFile = join(o.logDir, `${s}.log`);
   if (s === "indexer") {
     const args = [ponderBin(), "start", "--schema", o.indexerSchema, "-p", String(o.ports.indexer), "-H", "127.0.0.1", "--log-format", "json"];
+    if (o.viewsSchema && o.db.kind === "postgres") args.push("--views-schema", o.viewsSchema);
     return startProcess("indexer (ponder)", process.execPath, args, env, logFile, PROJECT_ROOT);
   }
   return startProcess(s, process.execPath, [tsxBin(), serviceMain(s)], env, logFile, PROJECT_ROOT);

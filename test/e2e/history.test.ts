@@ -6,6 +6,7 @@
  * stream every row, bad input is a 400 in the envelope.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
 import { parseEventLogs, type Hex, type Log } from "viem";
 import { engineAbi, marketAbi } from "../../abis/index.js";
 import { CANDLE_RESOLUTIONS, CANDLE_RESOLUTION_NAMES } from "../../core/candles.js";
@@ -329,6 +330,41 @@ describe.each(dbKinds())("history on %s", (kind) => {
       expect(v1.paths).toHaveProperty(["/v1/markets/{market_id}/candles"]);
     } finally {
       await gw.close();
+    }
+  });
+
+  it.runIf(kind === "postgres")("every history list is served by an index in its order (no sort, no scan of the table)", async () => {
+    const db = new pg.Client({ connectionString: v.databaseUrl! });
+    await db.connect();
+    try {
+      await db.query(`SET search_path TO "${ix.schema}"`);
+      // the planner prefers a scan of these small tables: forbid it, so the plan shows what serves the query at scale
+      await db.query("SET enable_seqscan = off");
+      const page = (table: string, scope: string, keys = "timestamp, block_number, log_index") => {
+        const desc = keys.split(", ").map((k) => `${k} DESC`).join(", ");
+        return `SELECT * FROM ${table} WHERE ${scope} AND timestamp_placeholder AND (${keys}) < (9999999999, 999999, 999) ORDER BY ${desc} LIMIT 101`
+          .replace("timestamp_placeholder", `${keys.split(", ")[0]} >= 0 AND ${keys.split(", ")[0]} < 9999999999`);
+      };
+      const market = `'${EUR}'`;
+      const address = `'${v.deployment.markets[0]!.marketAddress.toLowerCase()}'`;
+      const queries: Record<string, string> = {
+        trades: page("trade", `market_id = ${market}`),
+        fills: page("account_fill", "account_id = 1"),
+        fillsByMarket: page("account_fill", `account_id = 1 AND market_id = ${market}`),
+        fundingHistory: page("funding_history", `market_address = ${address}`),
+        fundingPayments: page("funding_payment", "account_id = 1"),
+        transfers: page("transfer", "account_id = 1"),
+        liquidations: page("account_liquidation", "account_id = 1"),
+        orderHistory: page("orders", "account_id = 1", "created_at, created_block, order_id"),
+        candles: `SELECT * FROM candle WHERE market_id = ${market} AND resolution = '1m' AND period_start >= 0 AND period_start < 9999999999 ORDER BY period_start`,
+      };
+      for (const [name, q] of Object.entries(queries)) {
+        const plan = (await db.query(`EXPLAIN ${q}`)).rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
+        expect(plan, `${name}:\n${plan}`).toMatch(/Index (Only )?Scan/);
+        expect(plan, `${name}:\n${plan}`).not.toMatch(/Seq Scan|Sort/);
+      }
+    } finally {
+      await db.end();
     }
   });
 
