@@ -232,6 +232,22 @@ export const marketAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "openInterestQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxOpenInterestQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "OpenInterestCapExceeded",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "owner",
         "type": "address"
@@ -243,6 +259,27 @@ export const marketAbi = [
       }
     ],
     "name": "OperatorNotApproved",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "markX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "operatorBandBps",
+        "type": "uint256"
+      }
+    ],
+    "name": "OperatorPriceTooFar",
     "type": "error"
   },
   {
@@ -275,6 +312,27 @@ export const marketAbi = [
       }
     ],
     "name": "OrderTooSmall",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "sizeQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxPositionQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "PositionCapExceeded",
     "type": "error"
   },
   {
@@ -899,6 +957,11 @@ export const marketAbi = [
         "internalType": "bytes32",
         "name": "clientKey",
         "type": "bytes32"
+      },
+      {
+        "internalType": "bool",
+        "name": "byOperator",
+        "type": "bool"
       }
     ],
     "name": "closePosition",
@@ -1287,6 +1350,21 @@ export const marketAbi = [
             "internalType": "uint256",
             "name": "skewScaleX18PerHour",
             "type": "uint256"
+          },
+          {
+            "internalType": "uint16",
+            "name": "operatorBandBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint256",
+            "name": "maxOpenInterestQty",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "maxPositionQty",
+            "type": "uint256"
           }
         ],
         "internalType": "struct IMarket.MarketParams",
@@ -1533,6 +1611,21 @@ export const marketAbi = [
             "internalType": "uint256",
             "name": "skewScaleX18PerHour",
             "type": "uint256"
+          },
+          {
+            "internalType": "uint16",
+            "name": "operatorBandBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint256",
+            "name": "maxOpenInterestQty",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "maxPositionQty",
+            "type": "uint256"
           }
         ],
         "internalType": "struct IMarket.MarketParams",
@@ -1579,6 +1672,11 @@ export const marketAbi = [
         "internalType": "bytes32",
         "name": "clientKey",
         "type": "bytes32"
+      },
+      {
+        "internalType": "bool",
+        "name": "byOperator",
+        "type": "bool"
       }
     ],
     "name": "placeOrder",

@@ -291,6 +291,22 @@ export const marketFactoryAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "openInterestQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxOpenInterestQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "OpenInterestCapExceeded",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "owner",
         "type": "address"
@@ -302,6 +318,27 @@ export const marketFactoryAbi = [
       }
     ],
     "name": "OperatorNotApproved",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "markX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "operatorBandBps",
+        "type": "uint256"
+      }
+    ],
+    "name": "OperatorPriceTooFar",
     "type": "error"
   },
   {
@@ -334,6 +371,27 @@ export const marketFactoryAbi = [
       }
     ],
     "name": "OrderTooSmall",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "sizeQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxPositionQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "PositionCapExceeded",
     "type": "error"
   },
   {
@@ -537,6 +595,21 @@ export const marketFactoryAbi = [
             "internalType": "uint256",
             "name": "skewScaleX18PerHour",
             "type": "uint256"
+          },
+          {
+            "internalType": "uint16",
+            "name": "operatorBandBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint256",
+            "name": "maxOpenInterestQty",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "maxPositionQty",
+            "type": "uint256"
           }
         ],
         "indexed": false,
@@ -737,6 +810,21 @@ export const marketFactoryAbi = [
             "internalType": "uint256",
             "name": "skewScaleX18PerHour",
             "type": "uint256"
+          },
+          {
+            "internalType": "uint16",
+            "name": "operatorBandBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint256",
+            "name": "maxOpenInterestQty",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "maxPositionQty",
+            "type": "uint256"
           }
         ],
         "internalType": "struct IMarket.MarketParams",
@@ -846,6 +934,21 @@ export const marketFactoryAbi = [
           {
             "internalType": "uint256",
             "name": "skewScaleX18PerHour",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint16",
+            "name": "operatorBandBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint256",
+            "name": "maxOpenInterestQty",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "maxPositionQty",
             "type": "uint256"
           }
         ],

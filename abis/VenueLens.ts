@@ -188,6 +188,21 @@ export const venueLensAbi = [
                 "internalType": "uint256",
                 "name": "skewScaleX18PerHour",
                 "type": "uint256"
+              },
+              {
+                "internalType": "uint16",
+                "name": "operatorBandBps",
+                "type": "uint16"
+              },
+              {
+                "internalType": "uint256",
+                "name": "maxOpenInterestQty",
+                "type": "uint256"
+              },
+              {
+                "internalType": "uint256",
+                "name": "maxPositionQty",
+                "type": "uint256"
               }
             ],
             "internalType": "struct IMarket.MarketParams",
@@ -387,6 +402,21 @@ export const venueLensAbi = [
               {
                 "internalType": "uint256",
                 "name": "skewScaleX18PerHour",
+                "type": "uint256"
+              },
+              {
+                "internalType": "uint16",
+                "name": "operatorBandBps",
+                "type": "uint16"
+              },
+              {
+                "internalType": "uint256",
+                "name": "maxOpenInterestQty",
+                "type": "uint256"
+              },
+              {
+                "internalType": "uint256",
+                "name": "maxPositionQty",
                 "type": "uint256"
               }
             ],

@@ -29,6 +29,10 @@ export const ERROR_CODES = {
   NO_LIQUIDITY: 409,
   NOT_LIQUIDATABLE: 409,
   TOO_MANY_ORDERS: 422,
+  /** an operator's (the relayer's) order priced beyond the market's operator band around the mark */
+  OPERATOR_PRICE_TOO_FAR: 400,
+  POSITION_CAP_EXCEEDED: 422,
+  OPEN_INTEREST_CAP_EXCEEDED: 422,
   POSITION_NOT_FOUND: 404,
   TRANSACTION_NOT_FOUND: 404,
   /** the write's validUntil passed before it was mined: its nonce went to a no-op (or nothing was sent) */
@@ -86,6 +90,9 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   NO_LIQUIDITY: "A MARKET order found no opposite orders to trade against.",
   NOT_LIQUIDATABLE: "The position or account is healthy: nothing to liquidate.",
   TOO_MANY_ORDERS: "The account already has 100 resting orders in this market: cancel one first.",
+  OPERATOR_PRICE_TOO_FAR: "An order the relayer (the account's operator) places must be priced, and for a MARKET order fillable, within the market's `operatorBandBps` of the mark price; the account's owner, signing itself, may use the whole price band.",
+  POSITION_CAP_EXCEEDED: "The order would take the account's position in this market beyond the market's `maxPositionQty`.",
+  OPEN_INTEREST_CAP_EXCEEDED: "The order would take the market's open interest beyond its `maxOpenInterestQty`; orders that only reduce are never refused for it.",
   POSITION_NOT_FOUND: "No position with this id.",
   TRANSACTION_NOT_FOUND: "No write with this request id for this caller.",
   EXPIRED: "The write's validUntil passed before it was mined: its nonce went to a no-op, or nothing was sent.",
@@ -146,6 +153,9 @@ export const CONTRACT_ERROR_CODES: Record<string, ErrorCode> = {
   // the fill would leave the opened or increased position below initial margin
   BelowInitialMargin: "INSUFFICIENT_MARGIN",
   TooManyOrders: "TOO_MANY_ORDERS",
+  OperatorPriceTooFar: "OPERATOR_PRICE_TOO_FAR",
+  PositionCapExceeded: "POSITION_CAP_EXCEEDED",
+  OpenInterestCapExceeded: "OPEN_INTEREST_CAP_EXCEEDED",
   InvalidParameters: "VALIDATION_ERROR",
   // OpenZeppelin's Ownable guards the admin functions (setMarketActive, createMarket, mint)
   OwnableUnauthorizedAccount: "UNAUTHORIZED",
@@ -179,6 +189,9 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   RELAYER_OUT_OF_FUNDS: "the relayer's signer is low on ether; retry later",
   INSUFFICIENT_SCOPE: "the calling service's token does not allow this route",
   TOO_MANY_ORDERS: "the account already has the maximum of resting orders (100) in this market",
+  OPERATOR_PRICE_TOO_FAR: "an order placed by an operator (the relayer) must be priced within the market's operator band around the mark price",
+  POSITION_CAP_EXCEEDED: "the order would take the position beyond the market's maximum position size",
+  OPEN_INTEREST_CAP_EXCEEDED: "the order would take the market's open interest beyond its cap",
 };
 
 /** Turns a decoded contract error (name + args) into an ApiError. */

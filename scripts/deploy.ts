@@ -43,6 +43,9 @@ export type MarketSpec = {
   maxFillsPerTx?: number;
   maxFundingRateX18PerHour?: bigint;
   skewScaleX18PerHour?: bigint;
+  operatorBandBps?: number;
+  maxOpenInterestQty?: bigint;
+  maxPositionQty?: bigint;
 };
 
 const e18 = (v: string) => parseUnits(v, 18);
@@ -90,6 +93,12 @@ export function marketParams(s: MarketSpec) {
     maxFillsPerTx: s.maxFillsPerTx ?? 50,
     maxFundingRateX18PerHour: s.maxFundingRateX18PerHour ?? e18("0.001"), // 0.1 %/h
     skewScaleX18PerHour: s.skewScaleX18PerHour ?? e18("0.0001"), // 0.01 %/h
+    // The relayer (every account's operator) prices orders within mark ± 4.5 %: below the 5 %
+    // band, wide enough for the resting orders the API's users place 3-4 % from the mark.
+    operatorBandBps: s.operatorBandBps ?? 450,
+    // Caps far above devnet trading (10 M base units ≈ 10.8 M USD of EUR), so they bind only abuse.
+    maxOpenInterestQty: s.maxOpenInterestQty ?? e18("100000000"),
+    maxPositionQty: s.maxPositionQty ?? e18("10000000"),
   };
 }
 

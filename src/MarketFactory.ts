@@ -28,6 +28,9 @@ on("MarketFactory:MarketCreated", async ({ event, context }) => {
     maxFillsPerTx: Number(p.maxFillsPerTx),
     maxFundingRateX18PerHour: p.maxFundingRateX18PerHour,
     skewScaleX18PerHour: p.skewScaleX18PerHour,
+    operatorBandBps: Number(p.operatorBandBps),
+    maxOpenInterestQty: p.maxOpenInterestQty,
+    maxPositionQty: p.maxPositionQty,
     createdBlock: event.block.number,
     createdAt: event.block.timestamp,
   });

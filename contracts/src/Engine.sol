@@ -177,8 +177,10 @@ contract Engine is IEngine, Ownable, EIP712 {
         returns (uint256 orderId, bytes32 clientKey, uint256 quantityQty, IMarket.OrderStatus status)
     {
         IMarket m = _market(p.marketId);
-        _authorize(p.accountId);
-        return m.placeOrder(p.accountId, p.side, p.orderType, p.collateral6 * TO_WAD, p.leverage, p.limitPriceX18, p.clientKey);
+        bool byOperator = _authorize(p.accountId) != msg.sender;
+        return m.placeOrder(
+            p.accountId, p.side, p.orderType, p.collateral6 * TO_WAD, p.leverage, p.limitPriceX18, p.clientKey, byOperator
+        );
     }
 
     function cancelOrder(uint256 accountId, bytes32 marketId, bytes32 clientKey)
@@ -195,8 +197,8 @@ contract Engine is IEngine, Ownable, EIP712 {
         returns (uint256 orderId, bytes32 key, IMarket.Side closingSide, uint256 quantityQty)
     {
         IMarket m = _market(marketId);
-        _authorize(accountId);
-        return m.closePosition(accountId, orderType, limitPriceX18, clientKey);
+        bool byOperator = _authorize(accountId) != msg.sender;
+        return m.closePosition(accountId, orderType, limitPriceX18, clientKey, byOperator);
     }
 
     function liquidatePosition(uint256 accountId, bytes32 marketId) external returns (uint256 closedQty) {

@@ -41,22 +41,22 @@ contract Market is IMarket, MarketBase, Initializable {
 
     function placeOrder(
         uint256 accountId, Side side, OrderType orderType, uint256 collateralWad, uint256 leverage,
-        uint256 limitPriceX18, bytes32 clientKey
+        uint256 limitPriceX18, bytes32 clientKey, bool byOperator
     ) external onlyEngine returns (uint256, bytes32, uint256, OrderStatus) {
-        return _place(accountId, side, orderType, collateralWad, leverage, limitPriceX18, clientKey);
+        return _place(accountId, side, orderType, collateralWad, leverage, limitPriceX18, clientKey, byOperator);
     }
 
-    function closePosition(uint256 accountId, OrderType orderType, uint256 limitPriceX18, bytes32 clientKey)
+    function closePosition(uint256 accountId, OrderType orderType, uint256 limitPriceX18, bytes32 clientKey, bool byOperator)
         external onlyEngine returns (uint256 orderId, bytes32 key, Side closingSide, uint256 quantityQty)
     {
         int256 size = positions[accountId].size;
         if (size == 0) revert NoPosition(accountId, _marketId);
         closingSide = size > 0 ? Side.SHORT : Side.LONG;
-        (orderId, key, quantityQty,) = _place(accountId, closingSide, orderType, 0, 0, limitPriceX18, clientKey);
+        (orderId, key, quantityQty,) = _place(accountId, closingSide, orderType, 0, 0, limitPriceX18, clientKey, byOperator);
     }
 
-    /// Works while paused. The funding rate needs no update: neither the open interest nor the
-    /// time-weighted premium changes with a cancel.
+    /// Works while paused and on a stale price. The rate is recomputed: the skew counts margined
+    /// resting size, which a place-then-cancel must not leave behind.
     function cancelOrder(uint256 accountId, bytes32 clientKey)
         external onlyEngine returns (uint256 orderId, uint256 marginReturnedWad)
     {
@@ -66,6 +66,7 @@ contract Market is IMarket, MarketBase, Initializable {
         _unlinkFromLevel(o);
         marginReturnedWad = _closeOrder(n, o, OrderStatus.CANCELLED, CloseReason.USER_CANCEL, true);
         orderId = _orderId(n);
+        if (!o.reduceOnly) _poke();
     }
 
     function setActive(bool active) external onlyEngine {
@@ -77,15 +78,16 @@ contract Market is IMarket, MarketBase, Initializable {
         _delegate();
     }
 
+    /// Anyone: accrue funding to now and recompute the rate (`_poke`).
     function pokeFunding() external {
-        _delegate();
+        _poke();
     }
 
     // ─── placing ─────────────────────────────────────────────────────────────────────────
 
     function _place(
         uint256 accountId, Side side, OrderType orderType, uint256 collateralWad, uint256 leverage,
-        uint256 limitPriceX18, bytes32 clientKey
+        uint256 limitPriceX18, bytes32 clientKey, bool byOperator
     ) internal returns (uint256 orderId, bytes32 key, uint256 qty, OrderStatus status) {
         bool reduceOnly = collateralWad == 0;
         // reduce-only closes keep working while the market is paused
@@ -110,13 +112,17 @@ contract Market is IMarket, MarketBase, Initializable {
             price = isBuy ? _best(false) : _best(true);
             if (price == 0) revert NoLiquidity(_marketId);
         }
+        // an operator (the relayer) may not price an account's order far from the mark
+        uint256 bandBps = byOperator ? _params.operatorBandBps : _params.priceBandBps;
+        if (byOperator) _checkOperatorPrice(price, mark, bandBps);
+        int256 size = positions[accountId].size;
         if (reduceOnly) {
-            int256 size = positions[accountId].size;
             if (size == 0 || (size > 0) == isBuy) revert NoPosition(accountId, _marketId);
             qty = VenueMath.abs(size);
         } else {
             qty = VenueMath.orderQty(collateralWad, leverage, price, _params.lotSizeQty);
             if (qty < _params.minOrderQty || qty == 0) revert OrderTooSmall(qty, _params.minOrderQty);
+            _checkPositionCap(accountId, size, isBuy, qty);
             _engine.applyMargin(accountId, -int256(collateralWad), int256(collateralWad), IEngine.MarginReason.ORDER_COMMIT);
         }
         uint256 n = _newOrder(accountId, side, orderType, reduceOnly, price, qty, collateralWad, clientKey, true);
@@ -127,7 +133,7 @@ contract Market is IMarket, MarketBase, Initializable {
         s.accountId = accountId;
         s.isBuy = isBuy;
         s.reduceOnly = reduceOnly;
-        s.bound = orderType == OrderType.LIMIT ? price : _bandPrice(isBuy, mark);
+        s.bound = orderType == OrderType.LIMIT ? price : _bandPrice(isBuy, mark, bandBps);
         s.mark = mark;
         _sweep(s, qty);
         if (s.filledQty != 0) {
@@ -135,11 +141,16 @@ contract Market is IMarket, MarketBase, Initializable {
             uint256 portion = s.filledQty == qty ? o.marginRemainingWad : o.marginRemainingWad * s.filledQty / qty;
             o.marginRemainingWad -= uint128(portion);
             Settlement memory st = _computeSettle(accountId, isBuy, s.filledQty, s.notional, portion, s.takerFees, false);
-            if (!_meetsInitialMargin(st, mark)) revert BelowInitialMargin(accountId, _marketId);
+            if (!_meetsInitialMargin(st, mark)) {
+                _checkPositionCap(accountId, 0, st.size > 0, VenueMath.abs(st.size));
+                revert BelowInitialMargin(accountId, _marketId);
+            }
             _writeSettle(accountId, st, portion, PositionReason.TRADE);
             if (s.takerFees + s.makerFees != 0) _engine.collect(s.takerFees + s.makerFees, 0);
         }
         status = _finishTaker(n, s, orderType);
+        // long and short open interest are equal; only a fill where both sides open grows them
+        if (longOI > _params.maxOpenInterestQty) revert OpenInterestCapExceeded(longOI, _params.maxOpenInterestQty);
         _afterTrade(index);
     }
 

@@ -129,6 +129,9 @@ abstract contract MarketBase is IVenueErrors {
     mapping(uint256 => Position) internal positions;
     FundingState internal fundingState;
     FundingComponents internal components;
+    /// The reduce-only part of restingBidQty / restingAskQty (carries no margin).
+    uint128 internal restingReduceOnlyBidQty;
+    uint128 internal restingReduceOnlyAskQty;
 
     // ─── orders ──────────────────────────────────────────────────────────────────────────
 
@@ -234,8 +237,7 @@ abstract contract MarketBase is IVenueErrors {
         internal
     {
         level.totalQty -= uint128(makerRemaining);
-        if (s.isBuy) restingAskQty -= uint128(makerRemaining);
-        else restingBidQty -= uint128(makerRemaining);
+        _resting(!s.isBuy, mo.reduceOnly, makerRemaining, false);
         _removeAt(level, mo);
         _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, reason, true);
     }
@@ -255,8 +257,7 @@ abstract contract MarketBase is IVenueErrors {
         mo.filledQty += uint128(q);
         mo.marginRemainingWad -= uint128(portion);
         level.totalQty -= uint128(q);
-        if (s.isBuy) restingAskQty -= uint128(q);
-        else restingBidQty -= uint128(q);
+        _resting(!s.isBuy, mo.reduceOnly, q, false);
         uint256 takerFee = s.liquidation ? 0 : Math.mulDiv(notional, _params.takerFeeBps, BPS, Math.Rounding.Ceil);
         s.makerFees += st.feeTaken;
         s.takerFees += takerFee;
@@ -275,8 +276,7 @@ abstract contract MarketBase is IVenueErrors {
         } else if (left < _params.minOrderQty && !mo.reduceOnly) {
             // a dust remainder is cancelled
             level.totalQty -= uint128(left);
-            if (s.isBuy) restingAskQty -= uint128(left);
-            else restingBidQty -= uint128(left);
+            _resting(!s.isBuy, false, left, false);
             _removeAt(level, mo);
             _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, true);
         }
@@ -329,10 +329,21 @@ abstract contract MarketBase is IVenueErrors {
         level.tail = uint64(n);
         level.totalQty += uint128(qty);
         level.orderCount += 1;
-        if (isBid) restingBidQty += uint128(qty);
-        else restingAskQty += uint128(qty);
+        _resting(isBid, o.reduceOnly, qty, true);
         positions[o.accountId].openOrders += 1;
         _emitLevel(o.side, tick, level);
+    }
+
+    /// Resting totals per side; reduce-only size (no margin) also counted apart, as the funding
+    /// skew leaves it out.
+    function _resting(bool isBid, bool reduceOnly, uint256 q, bool add) internal {
+        if (isBid) {
+            restingBidQty = add ? restingBidQty + uint128(q) : restingBidQty - uint128(q);
+            if (reduceOnly) restingReduceOnlyBidQty = add ? restingReduceOnlyBidQty + uint128(q) : restingReduceOnlyBidQty - uint128(q);
+        } else {
+            restingAskQty = add ? restingAskQty + uint128(q) : restingAskQty - uint128(q);
+            if (reduceOnly) restingReduceOnlyAskQty = add ? restingReduceOnlyAskQty + uint128(q) : restingReduceOnlyAskQty - uint128(q);
+        }
     }
 
     /// Takes a resting order out of its level (cancel).
@@ -342,8 +353,7 @@ abstract contract MarketBase is IVenueErrors {
         Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
         uint256 remaining = o.originalQty - o.filledQty;
         level.totalQty -= uint128(remaining);
-        if (isBid) restingBidQty -= uint128(remaining);
-        else restingAskQty -= uint128(remaining);
+        _resting(isBid, o.reduceOnly, remaining, false);
         _removeAt(level, o);
         _emitLevel(o.side, tick, level);
         if (level.orderCount == 0) {
@@ -434,7 +444,25 @@ abstract contract MarketBase is IVenueErrors {
         uint256 value = VenueMath.abs(size) * mark / WAD;
         int256 upnl = size > 0 ? int256(value) - int256(st.openNotional) : int256(st.openNotional) - int256(value);
         int256 equity = st.margin + upnl;
-        return equity >= 0 && uint256(equity) >= Math.ceilDiv(value, _params.maxLeverage);
+        return equity >= 0 && uint256(equity) >= Math.ceilDiv(value, _params.maxLeverage)
+            && VenueMath.abs(size) <= _params.maxPositionQty;
+    }
+
+    /// Placement: an opening order that would take the position (all of it filled) beyond the
+    /// market's position cap is refused; what later fills make of several orders is checked per fill.
+    function _checkPositionCap(uint256 accountId, int256 size, bool isBuy, uint256 qty) internal view {
+        int256 next = isBuy ? size + int256(qty) : size - int256(qty);
+        uint256 after_ = VenueMath.abs(next);
+        if (after_ > VenueMath.abs(size) && after_ > _params.maxPositionQty) {
+            revert PositionCapExceeded(accountId, after_, _params.maxPositionQty);
+        }
+    }
+
+    /// An operator's order: its price within mark ± operatorBandBps.
+    function _checkOperatorPrice(uint256 price, uint256 mark, uint256 bandBps) internal pure {
+        if (price > _bandPrice(true, mark, bandBps) || price < _bandPrice(false, mark, bandBps)) {
+            revert OperatorPriceTooFar(price, mark, bandBps);
+        }
     }
 
     /// Writes a computed settlement: position, open interest, one Engine call for the account.
@@ -544,8 +572,11 @@ abstract contract MarketBase is IVenueErrors {
     function _updateRate(uint256 index) internal {
         int256 premium = components.premium;
         uint256 mark = VenueMath.markFromPremium(index, premium);
+        // the skew counts only size that carries margin: positions and margined resting orders
+        // (reduce-only orders carry none and could steer it for free)
         VenueMath.Rate memory r = VenueMath.fundingRate(
-            premium, uint256(longOI) + restingBidQty, uint256(shortOI) + restingAskQty,
+            premium, uint256(longOI) + restingBidQty - restingReduceOnlyBidQty,
+            uint256(shortOI) + restingAskQty - restingReduceOnlyAskQty,
             _params.skewScaleX18PerHour, _params.maxFundingRateX18PerHour
         );
         fundingState.rate = int64(r.rate);
@@ -554,6 +585,19 @@ abstract contract MarketBase is IVenueErrors {
             ++seq, r.rate, r.premiumComponent, r.skewComponent, r.skew, premium, fundingState.cumulativeIndex, index,
             mark, block.timestamp
         );
+    }
+
+    /// Accrues funding to now and recomputes the rate (pokeFunding, cancel). On a stale (or unset)
+    /// index nothing accrues: the interval is closed without funding and the premium average is
+    /// left as it was.
+    function _poke() internal {
+        (uint256 index, uint256 updatedAt) = _oracle.getPrice(_marketId);
+        if (index == 0 || block.timestamp - updatedAt > _oracle.maxAgeSeconds()) {
+            fundingState.lastUpdate = uint64(block.timestamp);
+        } else {
+            _accrue(index);
+        }
+        _updateRate(index);
     }
 
     function _afterTrade(uint256 index) internal {
@@ -580,7 +624,10 @@ abstract contract MarketBase is IVenueErrors {
 
     /// The worst price a taker on this side may fill at: mark ± band.
     function _bandPrice(bool isBuy, uint256 mark) internal view returns (uint256) {
-        uint256 band = _params.priceBandBps;
+        return _bandPrice(isBuy, mark, _params.priceBandBps);
+    }
+
+    function _bandPrice(bool isBuy, uint256 mark, uint256 band) internal pure returns (uint256) {
         return isBuy ? mark * (BPS + band) / BPS : mark * (BPS - band) / BPS;
     }
 

@@ -7,7 +7,7 @@ import {VenueMath} from "./libraries/VenueMath.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {MarketBase} from "./MarketBase.sol";
 
-/// @notice Liquidation, funding pokes and the bulky views of a market. Never called directly:
+/// @notice Liquidation and the bulky views of a market. Never called directly:
 /// `Market` delegatecalls it, so it runs on the market clone's storage (MarketBase layout).
 contract MarketExtension is MarketBase {
     using TickBitmap for TickBitmap.Bitmap;
@@ -59,18 +59,6 @@ contract MarketExtension is MarketBase {
             ++seq, accountId, liquidator, closedQty, s.notional, liquidatorFee, takenFee - liquidatorFee, st.shortfall,
             positions[accountId].size
         );
-    }
-
-    /// Anyone: accrue funding to now and recompute the rate. On a stale (or unset) index nothing
-    /// accrues: the interval is closed without funding and the premium average is left as it was.
-    function pokeFunding() external {
-        (uint256 index, uint256 updatedAt) = _oracle.getPrice(_marketId);
-        if (index == 0 || block.timestamp - updatedAt > _oracle.maxAgeSeconds()) {
-            fundingState.lastUpdate = uint64(block.timestamp);
-        } else {
-            _accrue(index);
-        }
-        _updateRate(index);
     }
 
     // ─── views ───────────────────────────────────────────────────────────────────────────

@@ -54,6 +54,13 @@ library MarketParamRules {
             "fundingClamp fits int64"
         );
         _require(p.skewScaleX18PerHour <= uint256(uint64(type(int64).max)), "skewScale fits int64");
+        // An operator's orders stay nearer the mark than anyone's (0 would forbid operators).
+        _require(p.operatorBandBps != 0 && p.operatorBandBps <= p.priceBandBps, "0<operatorBand<=band");
+        // Caps: one minimum order fits a position, a full position fits the open interest, and
+        // the open interest fits the market's uint128 counters.
+        _require(p.maxPositionQty >= p.minOrderQty, "maxPosition>=minOrder");
+        _require(p.maxOpenInterestQty >= p.maxPositionQty, "maxOpenInterest>=maxPosition");
+        _require(p.maxOpenInterestQty <= type(uint128).max, "maxOpenInterest fits uint128");
         if (indexX18 != 0) {
             // Room for the price to double, and a tick fine enough to quote it.
             _require(p.tickSizeX18 * MAX_TICK >= indexX18 * 2, "maxPrice>=2*index");

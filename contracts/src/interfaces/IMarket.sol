@@ -42,6 +42,9 @@ interface IMarket is IVenueErrors {
         uint16 maxFillsPerTx;       // maker fills per taker order (guards gas)
         uint256 maxFundingRateX18PerHour; // |rate| clamp
         uint256 skewScaleX18PerHour;      // skew component at full skew (skew = ±1)
+        uint16 operatorBandBps;     // orders an operator places: limit price and fills within mark ± this
+        uint256 maxOpenInterestQty; // open interest per side (long OI = short OI) never exceeds this
+        uint256 maxPositionQty;     // |position| of one account never grows beyond this
     }
 
     struct OrderView {
@@ -103,8 +106,10 @@ interface IMarket is IVenueErrors {
         uint256 marginWad
     );
     /// One per maker fill. Taker and maker post-fill filled/remaining quantities included.
-    /// `takerFeeWad` is always 0: the taker is settled once per order on its total notional, and
-    /// its fee is in the taker's PositionUpdated.feeWad.
+    /// Each side's fee for this fill: ceil(notional × feeBps / 1e4) of the fill's notional
+    /// (floor(q × price / 1e18)). The taker is settled once per order: its PositionUpdated.feeWad
+    /// is exactly Σ takerFeeWad of the order's fills (0 for liquidation fills, whose fee is the
+    /// liquidation fee).
     event OrderFilled(
         uint64 seq, uint256 indexed makerOrderId, uint256 indexed takerOrderId,
         uint256 makerAccountId, uint256 takerAccountId, Side takerSide, uint256 priceX18,
@@ -142,16 +147,18 @@ interface IMarket is IVenueErrors {
 
     // ─── entry points (Engine only) ────────────────────────────────────────────────────────
 
+    /// `byOperator`: placed by an operator of the account (not its owner): the limit price and
+    /// every fill stay within mark ± operatorBandBps.
     function placeOrder(
         uint256 accountId, Side side, OrderType orderType, uint256 collateralWad, uint256 leverage,
-        uint256 limitPriceX18, bytes32 clientKey
+        uint256 limitPriceX18, bytes32 clientKey, bool byOperator
     ) external returns (uint256 orderId, bytes32 key, uint256 quantityQty, OrderStatus status);
 
     function cancelOrder(uint256 accountId, bytes32 clientKey)
         external returns (uint256 orderId, uint256 marginReturnedWad);
 
     /// Reduce-only order for the whole position on the opposite side, zero collateral.
-    function closePosition(uint256 accountId, OrderType orderType, uint256 limitPriceX18, bytes32 clientKey)
+    function closePosition(uint256 accountId, OrderType orderType, uint256 limitPriceX18, bytes32 clientKey, bool byOperator)
         external returns (uint256 orderId, bytes32 key, Side closingSide, uint256 quantityQty);
 
     function liquidate(uint256 accountId, address liquidator) external returns (uint256 closedQty);

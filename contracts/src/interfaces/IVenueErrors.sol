@@ -51,6 +51,13 @@ interface IVenueErrors {
     error BelowInitialMargin(uint256 accountId, bytes32 marketId);
     /// TOO_MANY_ORDERS: the account already has the maximum of resting orders in this market.
     error TooManyOrders(uint256 accountId, uint256 maxOrders);
+    /// OPERATOR_PRICE_TOO_FAR: an operator's order priced (or, for a MARKET order, only fillable)
+    /// beyond the market's operator band around the mark.
+    error OperatorPriceTooFar(uint256 priceX18, uint256 markX18, uint256 operatorBandBps);
+    /// POSITION_CAP_EXCEEDED: the fill would grow the account's position beyond the market's cap.
+    error PositionCapExceeded(uint256 accountId, uint256 sizeQty, uint256 maxPositionQty);
+    /// OPEN_INTEREST_CAP_EXCEEDED: the order would grow open interest beyond the market's cap.
+    error OpenInterestCapExceeded(uint256 openInterestQty, uint256 maxOpenInterestQty);
     /// INVALID_PARAMETERS: a market or admin parameter out of range.
     error InvalidParameters();
 }

@@ -79,7 +79,6 @@ contract Scenario06FundingAttack is AttackBase {
 
     /// (b) Margin-free reduce-only bids, below the best bid (no effect on the mark), move nothing.
     function test_attack_reduceOnlySizeSteersFunding() public {
-        _pendingFix("scenario 6b: the skew counts only size that carries margin (risk)");
         _twoSidedBookWithPosition();
         int256 r0 = _rate(market);
         for (uint256 i; i < 20; ++i) _tryClose(alice_, a, EUR, LMT, 1.069e18 - i * TICK, "reduce-only bid");
@@ -89,7 +88,6 @@ contract Scenario06FundingAttack is AttackBase {
 
     /// (c) Place and cancel a large bid in one block: the rate must be what it was.
     function test_attack_cancelLeavesSteeredRate() public {
-        _pendingFix("scenario 6c: cancel recomputes the rate (risk)");
         _twoSidedBookWithPosition();
         int256 r0 = _rate(market);
         (bool ok, uint256 oid,) = _tryLimit(carol_, c, EUR, LONG, 50_000e6, 10, 1.06e18, "large bid");

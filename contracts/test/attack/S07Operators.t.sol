@@ -85,7 +85,6 @@ contract Scenario07OperatorsAttack is AttackBase {
     /// (at 1x the victim stays healthy, so only the operator's price distance can stop it), then
     /// closes near the index. Property: the relayer makes no profit.
     function test_attack_operatorWashTradesAccountItServes() public {
-        _pendingFix("issue 10 orders: operator orders within a set distance of the mark (risk)");
         (address carol_, uint256 c) = _bystander("honest-asker", 100_000e6);
         (, uint256 r) = _attacker("relayer-own", 10_000e6);
         address relayerOwner = attackers[0];

@@ -122,6 +122,10 @@ abstract contract VenueFixture is Test {
         p.maxFillsPerTx = 50;
         p.maxFundingRateX18PerHour = 1e15; // 0.1 %/h
         p.skewScaleX18PerHour = 1e14; // 0.01 %/h
+        p.operatorBandBps = 100; // operators (the relayer) price within mark ± 1 %
+        // no caps here (the fuzz tests trade any size): Market.orders.t.sol tests them on its own market
+        p.maxPositionQty = type(uint128).max;
+        p.maxOpenInterestQty = type(uint128).max;
     }
 
     function _gbpParams() internal pure returns (IMarket.MarketParams memory p) {
