@@ -157,7 +157,7 @@ export const CONTRACT_ERROR_CODES: Record<string, ErrorCode> = {
   PositionCapExceeded: "POSITION_CAP_EXCEEDED",
   OpenInterestCapExceeded: "OPEN_INTEREST_CAP_EXCEEDED",
   InvalidParameters: "VALIDATION_ERROR",
-  // OpenZeppelin's Ownable guards the admin functions (setMarketActive, createMarket, mint)
+  // OpenZeppelin's Ownable guards the tokens' mint; the venue's roles revert Unauthorized
   OwnableUnauthorizedAccount: "UNAUTHORIZED",
 };
 

@@ -200,21 +200,27 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
   const lens = await deploy("VenueLens", venueLensAbi, venueLensBytecode, []);
 
   // Handover (docs/CONTRACTS.md "Oracle, roles and governance"): from here on, new updaters,
-  // oracle configuration, feeds and new markets go through the timelock. The deployer keeps
-  // GUARDIAN_ROLE (revoke an updater at once) and, as the constructor made it, UPDATER_ROLE.
+  // oracle configuration, feeds, new markets and every role grant go through the timelock. The
+  // deployer keeps GUARDIAN_ROLE (revoke an updater, pause a market: at once), the engine's
+  // FEES_ROLE and, as the constructor made it, UPDATER_ROLE.
   const ADMIN = zeroHash;
   const PARAMS = await client.readContract({ address: oracle.address, abi: oracleAbi, functionName: "PARAMS_ROLE" });
   const GUARDIAN = await client.readContract({ address: oracle.address, abi: oracleAbi, functionName: "GUARDIAN_ROLE" });
+  const FEES = await client.readContract({ address: engine.address, abi: engineAbi, functionName: "FEES_ROLE" });
   if (owner.toLowerCase() !== me.toLowerCase()) {
     await call("Oracle.grantRole(GUARDIAN, owner)", oracle.address, oracleAbi, "grantRole", [GUARDIAN, owner]);
+    await call("Engine.grantRole(GUARDIAN, owner)", engine.address, engineAbi, "grantRole", [GUARDIAN, owner]);
+    await call("Engine.grantRole(FEES, owner)", engine.address, engineAbi, "grantRole", [FEES, owner]);
   }
-  for (const [name, address, abi] of [["Oracle", oracle.address, oracleAbi], ["MarketFactory", factory.address, marketFactoryAbi]] as const) {
+  for (const [name, address, abi] of [
+    ["Oracle", oracle.address, oracleAbi], ["MarketFactory", factory.address, marketFactoryAbi], ["Engine", engine.address, engineAbi],
+  ] as const) {
     for (const role of [ADMIN, PARAMS]) await call(`${name}.grantRole(timelock)`, address, abi as Abi, "grantRole", [role, timelock.address]);
     for (const role of [PARAMS, ADMIN]) await call(`${name}.renounceRole`, address, abi as Abi, "renounceRole", [role, me]);
   }
   log(`governance        VenueTimelock ${timelock.address} (delay ${delay} s) holds the admin and parameter roles`);
 
-  if (owner !== me) log(`note: owner ${owner} requested; the token and engine are owned by the deployer ${me}`);
+  if (owner !== me) log(`note: owner ${owner} requested; the deposit token is owned by the deployer ${me}`);
 
   return parseDeployment({
     chainId: await client.getChainId(),

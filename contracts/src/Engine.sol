@@ -3,16 +3,20 @@ pragma solidity ^0.8.28;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
-import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
 import {IEngine} from "./interfaces/IEngine.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {MarginAccount} from "./MarginAccount.sol";
+import {VenueRoles} from "./governance/VenueRoles.sol";
 
 /// @notice Accounts, money and the router to every market. See IEngine and docs/CONTRACTS.md.
-contract Engine is IEngine, Ownable, EIP712 {
+/// Roles (governance/VenueRoles.sol): the constructor gives `admin_` every role so that a
+/// deployment can set itself up; the deploy script hands DEFAULT_ADMIN_ROLE and PARAMS_ROLE to
+/// the VenueTimelock, the owner keeps GUARDIAN_ROLE (pause) and FEES_ROLE (withdraw fees).
+contract Engine is IEngine, AccessControl, EIP712 {
     using SafeERC20 for IERC20;
 
     struct Account {
@@ -23,6 +27,9 @@ contract Engine is IEngine, Ownable, EIP712 {
 
     bytes32 public constant OPERATOR_APPROVAL_TYPEHASH =
         keccak256("OperatorApproval(address owner,address operator,uint64 expiry,uint256 nonce,uint256 deadline)");
+    bytes32 public constant PARAMS_ROLE = VenueRoles.PARAMS_ROLE;
+    bytes32 public constant FEES_ROLE = VenueRoles.FEES_ROLE;
+    bytes32 public constant GUARDIAN_ROLE = VenueRoles.GUARDIAN_ROLE;
     uint256 internal constant TO_WAD = 1e12;
     /// Bounds account-level loops (liquidateAccount).
     uint256 public constant MAX_MARKETS = 64;
@@ -48,7 +55,11 @@ contract Engine is IEngine, Ownable, EIP712 {
     mapping(address => bytes32) internal marketIdOfAddress;
     mapping(bytes32 => int256) public marketPoolWad;
 
-    constructor(address depositToken_, address oracle_, address owner_) Ownable(owner_) EIP712("VenueEngine", "1") {
+    constructor(address depositToken_, address oracle_, address admin_) EIP712("VenueEngine", "1") {
+        _grantRole(DEFAULT_ADMIN_ROLE, admin_);
+        _grantRole(PARAMS_ROLE, admin_);
+        _grantRole(FEES_ROLE, admin_);
+        _grantRole(GUARDIAN_ROLE, admin_);
         depositToken = depositToken_;
         oracle = oracle_;
         accountImplementation = address(new MarginAccount());
@@ -56,7 +67,7 @@ contract Engine is IEngine, Ownable, EIP712 {
 
     // ─── admin ───────────────────────────────────────────────────────────────────────────
 
-    function setFactory(address factory_) external onlyOwner {
+    function setFactory(address factory_) external onlyRole(PARAMS_ROLE) {
         if (factory != address(0) || factory_ == address(0)) revert InvalidParameters();
         factory = factory_;
     }
@@ -71,7 +82,10 @@ contract Engine is IEngine, Ownable, EIP712 {
         emit MarketRegistered(++seq, marketId, market, _marketIds.length);
     }
 
-    function setMarketActive(bytes32 marketId, bool active) external onlyOwner {
+    /// Pause and resume: the guardian (at once: no money moves, and a paused market still
+    /// liquidates, cancels and closes) or PARAMS_ROLE.
+    function setMarketActive(bytes32 marketId, bool active) external {
+        if (!hasRole(GUARDIAN_ROLE, msg.sender)) _checkRole(PARAMS_ROLE, msg.sender);
         _market(marketId).setActive(active);
     }
 
@@ -126,8 +140,8 @@ contract Engine is IEngine, Ownable, EIP712 {
         _emitBalances(bytes32(0));
     }
 
-    /// Accrued fees to a treasury (owner only); nothing else ever leaves the venue's pots.
-    function withdrawFees(address to, uint256 amount6) external onlyOwner {
+    /// Accrued fees to a treasury (FEES_ROLE only); nothing else ever leaves the venue's pots.
+    function withdrawFees(address to, uint256 amount6) external onlyRole(FEES_ROLE) {
         uint256 wad = amount6 * TO_WAD;
         if (amount6 == 0 || to == address(0)) revert InvalidAmount();
         if (wad > feesWad) revert InsufficientMargin(feesWad, wad);
@@ -352,5 +366,10 @@ contract Engine is IEngine, Ownable, EIP712 {
 
     function _emitBalances(bytes32 marketId) internal {
         emit VenueBalancesUpdated(++seq, marketId, insuranceFundWad, feesWad, badDebtWad, marketPoolWad[marketId]);
+    }
+
+    /// The venue's one authorization error (core/errors.ts maps it), instead of OpenZeppelin's.
+    function _checkRole(bytes32 role, address account) internal view override {
+        if (!hasRole(role, account)) revert Unauthorized(account);
     }
 }
