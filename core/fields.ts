@@ -53,6 +53,8 @@ export const FIELD_UNITS = {
   tickSize: "priceX18",
   lotSize: "qty",
   minOrderSize: "qty",
+  maxPositionSize: "qty",
+  maxOpenInterest: "qty",
   // markets and funding
   long: "qty",
   short: "qty",

@@ -32,6 +32,9 @@ export const MarketData = z
     max_leverage: int(), maintenance_margin_bps: z.union([z.string(), z.number()]), maintenance_margin_percent: z.string(),
     liquidation_fee_bps: z.union([z.string(), z.number()]), liquidation_fee_percent: z.string(), is_active: z.boolean(),
     open_interest: z.object({ long: dec("base quantity, 18 decimals"), long_formatted: fmt(), short: dec("base quantity, 18 decimals"), short_formatted: fmt() }),
+    operator_band_bps: int("the relayer's (operator's) orders are priced and filled within mark ± this band"),
+    max_position_size: dec("cap on one account's position, base quantity, 18 decimals"), max_position_size_formatted: fmt(),
+    max_open_interest: dec("cap on open interest per side, base quantity, 18 decimals"), max_open_interest_formatted: fmt(),
   })
   .openapi("Market");
 

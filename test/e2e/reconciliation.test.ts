@@ -179,6 +179,9 @@ describe.each(dbKinds())("reconciliation on %s", (kind) => {
         minOrderSize: params.minOrderQty.toString(),
         makerFeeBps: Number(params.makerFeeBps),
         takerFeeBps: Number(params.takerFeeBps),
+        operatorBandBps: Number(params.operatorBandBps),
+        maxPositionSize: params.maxPositionQty.toString(),
+        maxOpenInterest: params.maxOpenInterestQty.toString(),
       });
 
       const f = (await api(`/markets/${marketId}/funding`)).data;

@@ -202,6 +202,11 @@ export function marketResponse(snap: MarketSnapshot): Out<typeof S.Market> {
     takerFeeBps: m.takerFeeBps,
     takerFeePercent: bpsToPercent(BigInt(m.takerFeeBps)),
     priceBandBps: m.priceBandBps,
+    operatorBandBps: m.operatorBandBps,
+    maxPositionSize: m.maxPositionQty.toString(),
+    maxPositionSizeFormatted: formatField("maxPositionSize", m.maxPositionQty),
+    maxOpenInterest: m.maxOpenInterestQty.toString(),
+    maxOpenInterestFormatted: formatField("maxOpenInterest", m.maxOpenInterestQty),
   };
 }
 

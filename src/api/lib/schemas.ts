@@ -217,6 +217,13 @@ export const Market = z
     takerFeeBps: z.number().int(),
     takerFeePercent: percent("takerFeeBps"),
     priceBandBps: z.number().int().openapi({ description: "Takers never fill beyond mark ± this band" }),
+    operatorBandBps: z.number().int().openapi({
+      description: "Orders the relayer (the account's operator) places are priced and filled within mark ± this band",
+    }),
+    maxPositionSize: raw("maxPositionSize", "Cap on one account's position in this market (base units, 18 decimals)"),
+    maxPositionSizeFormatted: formatted("maxPositionSize"),
+    maxOpenInterest: raw("maxOpenInterest", "Cap on the market's open interest per side (base units, 18 decimals)"),
+    maxOpenInterestFormatted: formatted("maxOpenInterest"),
   })
   .openapi("Market");
 
