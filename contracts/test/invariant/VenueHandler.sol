@@ -80,6 +80,9 @@ contract VenueHandler is Test {
     string public lastUnexpectedAction;
     bytes public lastUnexpectedReason;
     uint256 public unauthorizedSuccesses; // a revoked/unapproved operator acted for an account
+    /// The last `_caller` was an operator: its orders may be refused beyond the operator band.
+    bool internal operatorActing;
+    uint256 public operatorBandRefusals;
     /// Set if fees or recorded bad debt ever went down (both only accumulate).
     bool public venueBalanceDecreased;
     uint256 internal lastFees;
@@ -174,9 +177,13 @@ contract VenueHandler is Test {
     }
 
     /// What an order may meet: margin, leverage, price band, size, self-trade, key in use, an
-    /// empty book, too many orders, initial margin; a stale feed and a pause when they hold.
+    /// empty book, too many orders, initial margin; a stale feed and a pause when they hold; the
+    /// operator band when an operator acts; the exposure caps.
     function _orderRefusals(uint256 k) internal view returns (bytes4[] memory a) {
-        a = new bytes4[](12);
+        a = new bytes4[](15);
+        a[12] = operatorActing ? IVenueErrors.OperatorPriceTooFar.selector : bytes4(0xffffffff);
+        a[13] = IVenueErrors.PositionCapExceeded.selector;
+        a[14] = IVenueErrors.OpenInterestCapExceeded.selector;
         a[0] = IVenueErrors.InsufficientMargin.selector;
         a[1] = IVenueErrors.ExceedsMaxLeverage.selector;
         a[2] = IVenueErrors.InvalidPrice.selector;
@@ -205,7 +212,8 @@ contract VenueHandler is Test {
 
     /// The owner, or (bit 16 of the seed) its operator when that one is approved.
     function _caller(uint256 i, uint256 seed) internal returns (address) {
-        if ((seed >> 16) & 1 == 1 && engine.isAuthorized(accountIds[i], operators[i])) {
+        operatorActing = (seed >> 16) & 1 == 1 && engine.isAuthorized(accountIds[i], operators[i]);
+        if (operatorActing) {
             ++operatorActions;
             return operators[i];
         }
@@ -331,6 +339,7 @@ contract VenueHandler is Test {
         } catch (bytes memory r) {
             bytes4 sel = _expect(action, r, _orderRefusals(k));
             if (sel == IVenueErrors.ClientKeyInUse.selector) ++keyCollisions;
+            else if (sel == IVenueErrors.OperatorPriceTooFar.selector) ++operatorBandRefusals;
             else if (sel == IVenueErrors.PriceStale.selector) ++staleRefusals;
             else if (sel == IVenueErrors.MarketNotActive.selector) ++pausedRefusals;
         }
