@@ -470,6 +470,60 @@ export const liquidationEvent = onchainTable(
   }),
 );
 
+/**
+ * The insurance fund took over the rest of a liquidated position at its bankruptcy price
+ * (InsuranceTakeover): the fund's position is account 0's row in `position`.
+ */
+export const insuranceTakeoverEvent = onchainTable(
+  "insurance_takeover_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    seq: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    accountId: t.bigint().notNull(),
+    quantityQty: t.bigint().notNull(),
+    priceX18: t.bigint().notNull(),
+    notionalWad: t.bigint().notNull(),
+    fundMarginAddedWad: t.bigint().notNull(),
+    fundSizeQty: t.bigint().notNull(),
+    fundOpenNotionalWad: t.bigint().notNull(),
+    fundMarginWad: t.bigint().notNull(),
+    insuranceFundWad: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({
+    marketIdx: index().on(t.marketId, t.timestamp),
+    accountIdx: index().on(t.accountId, t.timestamp),
+  }),
+);
+
+/** Auto-deleveraging (Deleveraged): one row per counterparty closed at the liquidated position's bankruptcy price. */
+export const deleverageEvent = onchainTable(
+  "deleverage_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    seq: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    accountId: t.bigint().notNull(),
+    counterpartyId: t.bigint().notNull(),
+    quantityQty: t.bigint().notNull(),
+    priceX18: t.bigint().notNull(),
+    counterpartySizeQty: t.bigint().notNull(),
+    counterpartyRealizedPnlWad: t.bigint().notNull(),
+    rank: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({
+    marketIdx: index().on(t.marketId, t.timestamp),
+    accountIdx: index().on(t.accountId, t.timestamp),
+    counterpartyIdx: index().on(t.counterpartyId, t.timestamp),
+  }),
+);
+
 // ─── history (append-only, for the history routes and analysts) ─────────────────────────
 // Every row carries its event's (blockNumber, logIndex) and block `timestamp`. Lists page
 // newest first by (timestamp, blockNumber, logIndex): timestamps never decrease along the chain,
@@ -608,7 +662,8 @@ export const transfer = onchainTable(
   (t) => ({ accountIdx: index().on(t.accountId, t.timestamp, t.blockNumber, t.logIndex) }),
 );
 
-/** Liquidations of an account's positions. `kind`: LIQUIDATION (through the book). */
+/** Liquidations of an account's positions. `kind`: LIQUIDATION (the liquidated account: book, fund
+ *  takeover and deleveraging together), DELEVERAGE (the account was a deleveraged counterparty). */
 export const accountLiquidation = onchainTable(
   "account_liquidation",
   (t) => ({

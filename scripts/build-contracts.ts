@@ -19,7 +19,7 @@ const abiDir = join(root, "abis");
 
 /** Contracts whose ABI the TypeScript side uses. */
 export const EXPORTED = [
-  "Engine", "Market", "MarketFactory", "Oracle", "DepositToken", "FxToken", "MarginAccount", "VenueLens",
+  "Engine", "Market", "MarketBackstop", "MarketFactory", "Oracle", "DepositToken", "FxToken", "MarginAccount", "VenueLens",
   "VenueTimelock", "ChainlinkFeedAdapter", "PythFeedAdapter",
 ] as const;
 

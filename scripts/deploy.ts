@@ -17,7 +17,7 @@ import {
   type Abi, type Account, type Address, type Chain, type Hex, type PublicClient, type Transport, type WalletClient,
 } from "viem";
 import {
-  depositTokenAbi, depositTokenBytecode, engineAbi, engineBytecode, marketAbi, marketBytecode,
+  depositTokenAbi, depositTokenBytecode, engineAbi, engineBytecode, marketAbi, marketBytecode, marketBackstopAbi, marketBackstopBytecode,
   marketFactoryAbi, marketFactoryBytecode, oracleAbi, oracleBytecode, venueLensAbi, venueLensBytecode,
   venueTimelockAbi, venueTimelockBytecode, marginAccountBytecode, fxTokenBytecode,
 } from "../abis/index.js";
@@ -66,7 +66,7 @@ export const GOVERNANCE_DELAY_SECONDS = 3600n;
 /** keccak256 over the creation code of every contract deployVenue deploys: a deployment made
  *  from other contracts (an older checkout) carries another hash, and `npm start` redeploys. */
 export const CODE_HASH: Hex = keccak256(concat([
-  depositTokenBytecode, oracleBytecode, engineBytecode, marketBytecode, marketFactoryBytecode, venueLensBytecode,
+  depositTokenBytecode, oracleBytecode, engineBytecode, marketBackstopBytecode, marketBytecode, marketFactoryBytecode, venueLensBytecode,
   venueTimelockBytecode, marginAccountBytecode, fxTokenBytecode,
 ] as Hex[]));
 
@@ -156,7 +156,8 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
   const maxAge = opts.maxAgeSeconds ?? ORACLE_MAX_AGE_SECONDS;
   const oracle = await deploy("Oracle", oracleAbi, oracleBytecode, [me, maxAge]);
   const engine = await deploy("Engine", engineAbi, engineBytecode, [token.address, oracle.address, me]);
-  const impl = await deploy("Market (impl)", marketAbi, marketBytecode, []);
+  const backstop = await deploy("MarketBackstop", marketBackstopAbi, marketBackstopBytecode, []);
+  const impl = await deploy("Market (impl)", marketAbi, marketBytecode, [backstop.address]);
   const factory = await deploy("MarketFactory", marketFactoryAbi, marketFactoryBytecode, [engine.address, impl.address, me]);
   const delay = opts.governanceDelaySeconds ?? GOVERNANCE_DELAY_SECONDS;
   const timelock = await deploy("VenueTimelock", venueTimelockAbi, venueTimelockBytecode, [delay, [owner], [owner], zeroAddress]);

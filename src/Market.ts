@@ -1,8 +1,10 @@
 /** Market events (every market clone, found through the factory): orders, book, positions, funding. */
 import { on } from "./on";
 import {
+  deleverageEvent,
   fill,
   fundingUpdateEvent,
+  insuranceTakeoverEvent,
   liquidationEvent,
   openInterestEvent,
   order,
@@ -278,6 +280,62 @@ on("Market:Liquidated", async ({ event, context }) => {
     insuranceFeeWad: a.insuranceFeeWad,
     badDebtWad: a.badDebtWad,
     remainingSizeQty: a.remainingSizeQty,
+  });
+});
+
+on("Market:InsuranceTakeover", async ({ event, context }) => {
+  const a = event.args;
+  const marketId = await marketIdOf(context, event.log.address);
+  await context.db.insert(insuranceTakeoverEvent).values({
+    id: event.id,
+    seq: BigInt(a.seq),
+    marketId,
+    accountId: a.accountId,
+    quantityQty: a.quantityQty,
+    priceX18: a.priceX18,
+    notionalWad: a.notionalWad,
+    fundMarginAddedWad: a.fundMarginAddedWad,
+    fundSizeQty: a.fundSizeQty,
+    fundOpenNotionalWad: a.fundOpenNotionalWad,
+    fundMarginWad: a.fundMarginWad,
+    insuranceFundWad: a.insuranceFundWad,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
+});
+
+on("Market:Deleveraged", async ({ event, context }) => {
+  const a = event.args;
+  const marketId = await marketIdOf(context, event.log.address);
+  await context.db.insert(deleverageEvent).values({
+    id: event.id,
+    seq: BigInt(a.seq),
+    marketId,
+    accountId: a.accountId,
+    counterpartyId: a.counterpartyId,
+    quantityQty: a.quantityQty,
+    priceX18: a.priceX18,
+    counterpartySizeQty: a.counterpartySizeQty,
+    counterpartyRealizedPnlWad: a.counterpartyRealizedPnlWad,
+    rank: a.rank,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
+  // the counterparty's own history: its position was closed by deleveraging (no fee, no liquidator)
+  await recordLiquidation(context, event, {
+    accountId: a.counterpartyId,
+    marketId,
+    positionId: positionIdOf(a.counterpartyId, marketId),
+    kind: "DELEVERAGE",
+    liquidator: "0x0000000000000000000000000000000000000000",
+    closedQty: a.quantityQty,
+    closedNotionalWad: (a.quantityQty * a.priceX18) / WAD,
+    liquidatorFeeWad: 0n,
+    insuranceFeeWad: 0n,
+    badDebtWad: 0n,
+    remainingSizeQty: a.counterpartySizeQty,
   });
 });
 

@@ -14,7 +14,7 @@ export const ORDER_STATUSES = ["none", "active", "filled", "cancelled"] as const
 export const CLOSE_REASONS = [
   "FILLED", "USER_CANCEL", "UNFILLED_MARKET", "REDUCE_ONLY_EXPIRED", "FILL_CAP", "LIQUIDATION", "DUST", "MARGIN",
 ] as const;
-export const POSITION_REASONS = ["TRADE", "LIQUIDATION"] as const;
+export const POSITION_REASONS = ["TRADE", "LIQUIDATION", "DELEVERAGE"] as const;
 export const MARGIN_REASONS = ["DEPOSIT", "WITHDRAW", "ORDER_COMMIT", "ORDER_RELEASE", "TRADE_SETTLEMENT", "LIQUIDATION"] as const;
 
 export const enumName = <T extends readonly string[]>(names: T, value: number | bigint): T[number] =>

@@ -215,9 +215,10 @@ contract Engine is IEngine, AccessControl, EIP712 {
         return m.closePosition(accountId, orderType, limitPriceX18, clientKey, byOperator);
     }
 
+    /// Account 0 is the insurance fund's position in each market (docs/CONTRACTS.md "Backstop").
     function liquidatePosition(uint256 accountId, bytes32 marketId) external returns (uint256 closedQty) {
         IMarket m = _market(marketId);
-        _requireAccount(accountId);
+        if (accountId != 0) _requireAccount(accountId);
         return m.liquidate(accountId, msg.sender);
     }
 
@@ -283,6 +284,14 @@ contract Engine is IEngine, AccessControl, EIP712 {
         marketPoolWad[marketId] += int256(covered);
         uncoveredWad = lossWad - covered;
         badDebtWad += uncoveredWad;
+        _emitBalances(marketId);
+    }
+
+    function settleInsurance(int256 deltaWad, int256 positionMarginDeltaWad) external {
+        bytes32 marketId = _onlyMarket();
+        if (deltaWad < 0 && uint256(-deltaWad) > insuranceFundWad) revert InsufficientMargin(insuranceFundWad, uint256(-deltaWad));
+        insuranceFundWad = uint256(int256(insuranceFundWad) + deltaWad);
+        marketPoolWad[marketId] -= deltaWad + positionMarginDeltaWad;
         _emitBalances(marketId);
     }
 

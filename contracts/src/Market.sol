@@ -17,8 +17,9 @@ contract Market is IMarket, MarketBase, Initializable {
     /// The extension (an immutable of the implementation: every clone reads it from the code).
     address public immutable extension;
 
-    constructor() {
-        extension = address(new MarketExtension());
+    /// `backstop_`: the deployed MarketBackstop the extension delegates to.
+    constructor(address backstop_) {
+        extension = address(new MarketExtension(backstop_));
         _disableInitializers();
     }
 

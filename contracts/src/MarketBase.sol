@@ -26,6 +26,8 @@ abstract contract MarketBase is IVenueErrors {
     uint256 internal constant MAX_SKIPS = 100;
     /// Time constant of the mark's premium average (seconds).
     uint256 internal constant MARK_PERIOD = 300;
+    /// The insurance fund's account in every market: it holds the positions it takes over.
+    uint256 internal constant FUND = 0;
 
     /// Four slots: ids and flags, quantities, margin, client key.
     struct Order {
@@ -478,10 +480,15 @@ abstract contract MarketBase is IVenueErrors {
         pos.margin = uint128(uint256(st.margin));
         pos.lastFundingIndex = fundingState.cumulativeIndex;
         pos.lastSettledAt = uint64(block.timestamp);
-        _engine.applyMargin(
-            accountId, st.toAvailable, st.margin - int256(oldMargin) - int256(orderMargin),
-            reason == IMarket.PositionReason.LIQUIDATION ? IEngine.MarginReason.LIQUIDATION : IEngine.MarginReason.TRADE_SETTLEMENT
-        );
+        if (accountId == FUND) {
+            // the fund's wallet is the insurance fund; `orderMargin` is what it puts in now
+            _engine.settleInsurance(st.toAvailable - int256(orderMargin), st.margin - int256(oldMargin));
+        } else {
+            _engine.applyMargin(
+                accountId, st.toAvailable, st.margin - int256(oldMargin) - int256(orderMargin),
+                reason == IMarket.PositionReason.TRADE ? IEngine.MarginReason.TRADE_SETTLEMENT : IEngine.MarginReason.LIQUIDATION
+            );
+        }
         if (st.shortfall != 0) _engine.coverBadDebt(st.shortfall);
         emit IMarket.PositionUpdated(
             ++seq, accountId, reason, size, st.openNotional, uint256(st.margin), st.pnl, st.funding, st.feeTaken,
@@ -535,6 +542,19 @@ abstract contract MarketBase is IVenueErrors {
         int256 size = positions[accountId].size;
         if (size == 0 || (size > 0) == isBuy) return 0;
         return VenueMath.abs(size);
+    }
+
+    function _healthOf(Position storage pos, uint256 mark) internal view returns (VenueMath.Health memory) {
+        return VenueMath.health(
+            pos.size, pos.openNotional, pos.margin, _pending(pos, fundingState.cumulativeIndex), mark, _params.maintenanceMarginBps
+        );
+    }
+
+    /// The price at which the position's equity is zero, rounded in its favour by one wei (so a
+    /// close there leaves no shortfall); a long that cannot go bankrupt: 1.
+    function _bankruptcyPrice(int256 size, VenueMath.Health memory h) internal pure returns (uint256) {
+        uint256 p = h.insolvencyPrice;
+        return size > 0 ? p + 1 : (p > 1 ? p - 1 : 1);
     }
 
     // ─── funding and prices ──────────────────────────────────────────────────────────────

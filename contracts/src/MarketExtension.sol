@@ -6,16 +6,27 @@ import {TickBitmap} from "./libraries/TickBitmap.sol";
 import {VenueMath} from "./libraries/VenueMath.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {MarketBase} from "./MarketBase.sol";
+import {MarketBackstop} from "./MarketBackstop.sol";
 
 /// @notice Liquidation and the bulky views of a market. Never called directly:
 /// `Market` delegatecalls it, so it runs on the market clone's storage (MarketBase layout).
 contract MarketExtension is MarketBase {
     using TickBitmap for TickBitmap.Bitmap;
 
-    /// Closes a liquidatable position through the book as a reduce-only taker (docs/CONTRACTS.md
-    /// "Liquidation"). The account's own resting orders met on the way are cancelled and not
-    /// counted; expired reduce-only makers and makers below initial margin are cancelled within
-    /// the skip budget; the liquidation order never enters the client-key map.
+    /// The backstop (insurance takeover and deleveraging), reached by delegatecall like this
+    /// contract itself (same storage): it would not fit here under EIP-170 with 2 KB to spare.
+    address internal immutable backstop;
+
+    constructor(address backstop_) {
+        backstop = backstop_;
+    }
+
+    /// Closes a liquidatable position (docs/CONTRACTS.md "Liquidation" and "Backstop"): through
+    /// the book as a reduce-only taker, never beyond the bankruptcy price (nor the band); what the
+    /// book cannot absorb is taken over by the insurance fund at the bankruptcy price when the fund
+    /// can carry it, else closed against the most profitable × levered opposite positions (ADL).
+    /// The account's own resting orders met on the way are cancelled and not counted; the
+    /// liquidation order never enters the client-key map.
     function liquidate(uint256 accountId, address liquidator) external returns (uint256 closedQty) {
         if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
         uint256 index = _oracle.getFreshPrice(_marketId);
@@ -24,29 +35,57 @@ contract MarketExtension is MarketBase {
         int256 size = pos.size;
         if (size == 0) revert NoPosition(accountId, _marketId);
         uint256 mark = _mark(index);
-        VenueMath.Health memory h = VenueMath.health(
-            size, pos.openNotional, pos.margin, _pending(pos, fundingState.cumulativeIndex), mark, _params.maintenanceMarginBps
-        );
+        VenueMath.Health memory h = _healthOf(pos, mark);
         if (!h.isLiquidatable) revert NotLiquidatable(accountId, _marketId);
+        if (accountId == FUND && _topUpFund(pos, h)) {
+            _afterTrade(index);
+            return 0;
+        }
 
-        IMarket.Side side = size > 0 ? IMarket.Side.SHORT : IMarket.Side.LONG;
-        uint256 absSize = VenueMath.abs(size);
-        uint256 n = _newOrder(accountId, side, IMarket.OrderType.MARKET, true, mark, absSize, 0, bytes32(0), false);
         Sweep memory s;
-        s.orderN = n;
-        s.accountId = accountId;
-        s.isBuy = side == IMarket.Side.LONG;
-        s.reduceOnly = true;
-        s.liquidation = true;
-        s.bound = _bandPrice(s.isBuy, mark);
-        s.mark = mark;
-        _sweep(s, absSize);
-        if (s.filledQty == 0) revert NoLiquidity(_marketId);
-        uint256 feeWad = Math.mulDiv(s.notional, _params.liquidationFeeBps, BPS, Math.Rounding.Ceil);
-        Settlement memory st = _computeSettle(accountId, s.isBuy, s.filledQty, s.notional, 0, feeWad, true);
-        _writeSettle(accountId, st, 0, IMarket.PositionReason.LIQUIDATION);
-        _finishTaker(n, s, IMarket.OrderType.MARKET);
-        uint256 takenFee = st.feeTaken;
+        s.isBuy = size < 0;
+        {
+            uint256 absSize = VenueMath.abs(size);
+            uint256 bankrupt = _bankruptcyPrice(size, h);
+            uint256 band = _bandPrice(s.isBuy, mark);
+            s.orderN = _newOrder(
+                accountId, s.isBuy ? IMarket.Side.LONG : IMarket.Side.SHORT, IMarket.OrderType.MARKET, true, mark, absSize, 0,
+                bytes32(0), false
+            );
+            s.accountId = accountId;
+            s.reduceOnly = true;
+            s.liquidation = true;
+            // a long never sells below its bankruptcy price, a short never buys above it
+            s.bound = s.isBuy ? (bankrupt < band ? bankrupt : band) : (bankrupt > band ? bankrupt : band);
+            s.mark = mark;
+            _sweep(s, absSize);
+        }
+        uint256 takenFee;
+        uint256 shortfall;
+        if (s.filledQty != 0) {
+            uint256 feeWad = Math.mulDiv(s.notional, _params.liquidationFeeBps, BPS, Math.Rounding.Ceil);
+            Settlement memory st = _computeSettle(accountId, s.isBuy, s.filledQty, s.notional, 0, feeWad, true);
+            _writeSettle(accountId, st, 0, IMarket.PositionReason.LIQUIDATION);
+            takenFee = st.feeTaken;
+            shortfall = st.shortfall;
+        }
+        _finishTaker(s.orderN, s, IMarket.OrderType.MARKET);
+        closedQty = s.filledQty;
+        uint256 notional = s.notional;
+        // the backstop takes what the book could not (not when the fill cap or skip budget stopped it)
+        if (!s.capped && positions[accountId].size != 0) {
+            (bool ok, bytes memory ret) = backstop.delegatecall(abi.encodeCall(MarketBackstop.backstop, (accountId, mark)));
+            if (!ok) {
+                assembly {
+                    revert(add(ret, 32), mload(ret))
+                }
+            }
+            (uint256 q, uint256 n, uint256 sf) = abi.decode(ret, (uint256, uint256, uint256));
+            closedQty += q;
+            notional += n;
+            shortfall += sf;
+        }
+        if (closedQty == 0) revert NoLiquidity(_marketId);
         uint256 liquidatorFee = takenFee / 2;
         if (takenFee != 0) {
             _engine.payLiquidator(liquidator, liquidatorFee);
@@ -54,11 +93,24 @@ contract MarketExtension is MarketBase {
         }
         if (s.makerFees != 0) _engine.collect(s.makerFees, 0);
         _afterTrade(index);
-        closedQty = s.filledQty;
         emit IMarket.Liquidated(
-            ++seq, accountId, liquidator, closedQty, s.notional, liquidatorFee, takenFee - liquidatorFee, st.shortfall,
+            ++seq, accountId, liquidator, closedQty, notional, liquidatorFee, takenFee - liquidatorFee, shortfall,
             positions[accountId].size
         );
+    }
+
+    /// The fund's own position below maintenance: the fund tops its margin up from its balance
+    /// (false when the balance cannot: the position is then liquidated like any other, without
+    /// the takeover step).
+    function _topUpFund(Position storage pos, VenueMath.Health memory h) internal returns (bool) {
+        uint256 need = uint256(int256(h.maintenance) - h.equity);
+        if (need > _engine.insuranceFundWad()) return false;
+        pos.margin += uint128(need);
+        _engine.settleInsurance(-int256(need), int256(need));
+        emit IMarket.PositionUpdated(
+            ++seq, FUND, IMarket.PositionReason.LIQUIDATION, pos.size, pos.openNotional, pos.margin, 0, 0, 0, pos.lastFundingIndex
+        );
+        return true;
     }
 
     // ─── views ───────────────────────────────────────────────────────────────────────────

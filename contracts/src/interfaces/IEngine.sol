@@ -114,6 +114,9 @@ interface IEngine is IVenueErrors {
     function coverBadDebt(uint256 lossWad) external returns (uint256 uncoveredWad);
     /// Pays a liquidator in deposit tokens out of the pool (floor to 6 decimals; residue to insurance).
     function payLiquidator(address to, uint256 wad) external;
+    /// The insurance fund's position in the calling market (account 0) settled: the fund's balance
+    /// changes by `deltaWad` (< 0: put into the position), its position's margin by the second.
+    function settleInsurance(int256 deltaWad, int256 positionMarginDeltaWad) external;
 
     // ─── views ───────────────────────────────────────────────────────────────────────────
     function depositToken() external view returns (address);

@@ -21,8 +21,10 @@ interface IMarket is IVenueErrors {
     enum CloseReason {
         FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION, DUST, MARGIN
     }
-    /// Why a position changed.
-    enum PositionReason { TRADE, LIQUIDATION }
+    /// Why a position changed. DELEVERAGE: a counterparty closed by auto-deleveraging at a
+    /// liquidated position's bankruptcy price. The insurance fund's own position (account 0,
+    /// docs/CONTRACTS.md "Backstop") changes with LIQUIDATION when it takes a position over.
+    enum PositionReason { TRADE, LIQUIDATION, DELEVERAGE }
 
     struct MarketParams {
         bytes32 marketId;           // keccak256(bytes(symbol))
@@ -143,6 +145,21 @@ interface IMarket is IVenueErrors {
         uint256 badDebtWad, int256 remainingSizeQty
     );
     event ActiveSet(uint64 seq, bool isActive);
+    /// The insurance fund (account 0 of every market) took over `quantityQty` of a liquidated
+    /// position at its bankruptcy price; `fundMarginAddedWad` moved from the fund into its
+    /// position's margin. Post-state: the fund's position and the fund's balance.
+    event InsuranceTakeover(
+        uint64 seq, uint256 indexed accountId, uint256 quantityQty, uint256 priceX18, uint256 notionalWad,
+        uint256 fundMarginAddedWad, int256 fundSizeQty, uint256 fundOpenNotionalWad, uint256 fundMarginWad,
+        uint256 insuranceFundWad
+    );
+    /// Auto-deleveraging: `counterpartyId` (opposite side, in profit, ranked by profit × leverage)
+    /// closed `quantityQty` against liquidated `accountId` at its bankruptcy price. One per
+    /// counterparty. Post-state of the counterparty's position; its realized PnL at that price.
+    event Deleveraged(
+        uint64 seq, uint256 indexed accountId, uint256 indexed counterpartyId, uint256 quantityQty,
+        uint256 priceX18, int256 counterpartySizeQty, int256 counterpartyRealizedPnlWad, uint256 rank
+    );
 
 
     // ─── entry points (Engine only) ────────────────────────────────────────────────────────

@@ -161,7 +161,7 @@ abstract contract AttackBase is VenueFixture {
         uint256 n = engine.accountCount();
         for (uint256 round; round < 3; ++round) {
             bool any;
-            for (uint256 i = 1; i <= n; ++i) {
+            for (uint256 i = 0; i <= n; ++i) { // 0: the insurance fund's positions
                 for (uint256 k; k < ms.length; ++k) {
                     if (ms[k].getPosition(i).sizeQty == 0 || !lens.positionHealth(ms[k], i).isLiquidatable) continue;
                     _assertLiquidationWorks(i, ms[k]);

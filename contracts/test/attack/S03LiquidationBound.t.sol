@@ -35,7 +35,6 @@ contract Scenario03LiquidationBoundAttack is AttackBase {
 
     /// The only bid sits near the bottom of the band, far below the bankruptcy price.
     function test_attack_liquidationFillsBelowBankruptcy() public {
-        _pendingFix("scenario 3: liquidation fills bounded by the bankruptcy price, backstop (risk)");
         _pushUntilLiquidatable(market, a);
         uint256 low = _onTick(market.markPrice() * (1e4 - _bandBps()) / 1e4) + TICK;
         assertLt(low, _health(a).insolvencyPriceX18, "setup: bid below bankruptcy");
@@ -46,7 +45,6 @@ contract Scenario03LiquidationBoundAttack is AttackBase {
 
     /// No bid at all: the backstop (insurance fund, then deleveraging) takes the position.
     function test_attack_liquidationWithEmptyBook() public {
-        _pendingFix("scenario 3: insurance fund takeover and auto-deleveraging (risk)");
         _liquidateAndCheck();
     }
 }

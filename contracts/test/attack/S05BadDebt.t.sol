@@ -82,7 +82,6 @@ contract Scenario05BadDebtAttack is AttackBase {
     }
 
     function test_attack_gapLossPaidByTheLastToLeave() public {
-        _pendingFix("scenario 5: the loss is the insurance fund's or the deleveraged positions' (risk)");
         _gapAndLiquidate();
         _everybodyLeaves();
     }

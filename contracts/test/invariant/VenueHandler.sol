@@ -777,8 +777,8 @@ contract VenueHandler is Test {
         for (uint256 round; round < 3; ++round) {
             bool any;
             for (uint256 j; j < 2; ++j) {
-                for (uint256 i; i < accountIds.length; ++i) {
-                    uint256 id = accountIds[i];
+                for (uint256 i; i <= accountIds.length; ++i) {
+                    uint256 id = i == accountIds.length ? 0 : accountIds[i]; // 0: the insurance fund
                     if (markets[j].getPosition(id).sizeQty == 0 || !lens.positionHealth(markets[j], id).isLiquidatable) continue;
                     any = true;
                     vm.prank(KEEPER);

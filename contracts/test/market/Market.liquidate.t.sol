@@ -26,6 +26,15 @@ contract MarketLiquidateTest is VenueFixture {
         assertEq(_pos(a).sizeQty, 1_000e18);
     }
 
+    function _donate(uint256 amount6) internal {
+        address donor = address(0xD0A0);
+        token.mint(donor, amount6);
+        vm.startPrank(donor);
+        token.approve(address(engine), amount6);
+        engine.donateInsurance(amount6);
+        vm.stopPrank();
+    }
+
     function _liquidate(uint256 id) internal returns (uint256 closed) {
         vm.prank(keeper);
         closed = engine.liquidatePosition(id, EUR);
@@ -64,11 +73,45 @@ contract MarketLiquidateTest is VenueFixture {
         _liquidate(a);
     }
 
-    function test_liquidate_revertsNoLiquidityWithoutBids() public {
+    /// Fund-only: no bid at all and a funded insurance fund: the fund takes the whole position
+    /// over at the bankruptcy price (account 0 holds it), topping its margin up to maintenance.
+    function test_liquidate_emptyBookFundTakesOver() public {
+        _donate(1_000e6);
         _setPrice(EUR, 1.066e18);
         assertTrue(_health(a).isLiquidatable);
-        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.NoLiquidity.selector, EUR));
-        _liquidate(a);
+        uint256 ins0 = engine.insuranceFundWad();
+        vm.recordLogs();
+        assertEq(_liquidate(a), 1_000e18);
+        assertEq(_pos(a).sizeQty, 0);
+        assertEq(market.getPosition(0).sizeQty, 1_000e18, "the fund holds the long");
+        assertEq(_pos(b).sizeQty, -1_000e18, "nobody deleveraged");
+        assertEq(engine.badDebtWad(), 0);
+        Vm.Log[] memory t = _logs(vm.getRecordedLogs(), address(market), IMarket.InsuranceTakeover.selector);
+        assertEq(t.length, 1);
+        (, uint256 q,,, uint256 added,,, uint256 fundMargin, uint256 insAfter) =
+            abi.decode(t[0].data, (uint64, uint256, uint256, uint256, uint256, int256, uint256, uint256, uint256));
+        assertEq(q, 1_000e18);
+        assertEq(fundMargin, added);
+        assertEq(insAfter, ins0 - added);
+        assertEq(engine.insuranceFundWad(), ins0 - added);
+        _checkAll();
+    }
+
+    /// Fund + ADL: no bid and an empty fund: the position is deleveraged against bob (the only
+    /// opposite position, in profit) at the bankruptcy price.
+    function test_liquidate_emptyBookEmptyFundDeleverages() public {
+        _setPrice(EUR, 1.066e18);
+        assertEq(engine.insuranceFundWad(), 0);
+        vm.recordLogs();
+        assertEq(_liquidate(a), 1_000e18);
+        assertEq(_pos(a).sizeQty, 0);
+        assertEq(_pos(b).sizeQty, -1_000e18 + 1_000e18, "bob's short closed against alice's long");
+        assertEq(engine.badDebtWad(), 0);
+        Vm.Log[] memory dl = _logs(vm.getRecordedLogs(), address(market), IMarket.Deleveraged.selector);
+        assertEq(dl.length, 1, "one event per counterparty");
+        assertEq(uint256(dl[0].topics[1]), a);
+        assertEq(uint256(dl[0].topics[2]), b);
+        _checkAll();
     }
 
     function test_liquidate_closesThroughBookAndSplitsFee() public {
@@ -107,56 +150,49 @@ contract MarketLiquidateTest is VenueFixture {
         _checkAll();
     }
 
-    function test_liquidate_partialWhenBookIsThin() public {
+    /// Book + backstop: 400 through the book, the other 600 deleveraged (the fund is empty).
+    function test_liquidate_thinBookThenBackstop() public {
         _limit(carol, c, LONG, 42.6e6, 10, 1.065e18); // 400
         _setPrice(EUR, 1.066e18);
         uint256 closed = _liquidate(a);
-        assertEq(closed, 400e18);
-        assertEq(_pos(a).sizeQty, 600e18, "the rest stays open");
-        _checkAll();
-        _limit(carol, c, LONG, 106.4e6, 10, 1.064e18);
-        if (_health(a).isLiquidatable) {
-            _liquidate(a);
-            assertEq(_pos(a).sizeQty, 0);
-        }
+        assertEq(closed, 1_000e18);
+        assertEq(_pos(a).sizeQty, 0);
+        assertEq(_pos(c).sizeQty, 400e18, "the book took 400");
+        assertEq(engine.badDebtWad(), 0);
         _checkAll();
     }
 
-    function test_liquidate_badDebtWhenPriceGaps() public {
+    /// A gap through the bankruptcy price: carol's bid below it is never filled; with an empty
+    /// fund bob (in profit) is deleveraged at the bankruptcy price; no bad debt anywhere.
+    function test_liquidate_gapIsDeleveragedNotBadDebt() public {
         _limit(carol, c, LONG, 206e6, 10, 1.03e18); // 2000 bid @ 1.03
         _setPrice(EUR, 1.0e18);
-        uint256 m0 = _pos(a).marginWad;
-        uint256 loss = 1_080e18 - 1_030e18;
-        assertGt(loss, m0, "the price gapped through the insolvency price");
-        uint256 availableBefore = _acct(a).availableWad;
+        uint256 bankrupt = _health(a).insolvencyPriceX18;
+        assertGt(bankrupt, 1.03e18, "the price gapped through the insolvency price");
+        _liquidate(a);
+        assertEq(_pos(a).sizeQty, 0);
+        assertEq(_pos(c).sizeQty, 0, "no fill below the bankruptcy price");
+        assertEq(engine.badDebtWad(), 0);
+        assertEq(token.balanceOf(keeper), 0, "no fee out of nothing");
+        _checkAll();
+    }
+
+    /// ADL ordering: two opposite positions in profit; the higher profit × leverage goes first.
+    function test_liquidate_deleveragesBestScoreFirst() public {
+        // dave: short 100 at 1.079 at 10x into carol's bid; bob: short 1000 at 1.08 at 10x, more
+        // profit for about the same leverage
+        _limit(carol, c, LONG, 10.79e6, 10, 1.079e18);
+        vm.prank(dave);
+        engine.placeOrder(_params(d, EUR, SHORT, MKT, 10.8e6, 10, 0, bytes32(0)));
+        assertLt(_pos(d).sizeQty, 0);
+        _setPrice(EUR, 1.066e18);
         vm.recordLogs();
         _liquidate(a);
         assertEq(_pos(a).sizeQty, 0);
-        assertEq(engine.badDebtWad(), loss - m0, "uncovered: insurance fund empty");
-        assertEq(token.balanceOf(keeper), 0, "no fee out of nothing");
-        assertEq(_acct(a).availableWad, availableBefore, "isolated: available margin untouched");
-        Vm.Log[] memory liq = _logs(vm.getRecordedLogs(), address(market), IMarket.Liquidated.selector);
-        (,,,,, uint256 bad,) = abi.decode(liq[0].data, (uint64, uint256, uint256, uint256, uint256, uint256, int256));
-        assertEq(bad, loss - m0);
-        _checkAll();
-    }
-
-    function test_liquidate_insuranceCoversBadDebtFirst() public {
-        // dave: a second 50x long, from the rest of bob's ask
-        vm.prank(dave);
-        engine.placeOrder(_params(d, EUR, LONG, MKT, 22.5e6, 48, 0, bytes32(0)));
-        _limit(carol, c, LONG, 106.5e6, 10, 1.065e18); // 1000
-        _setPrice(EUR, 1.066e18);
-        _liquidate(a);
-        uint256 insurance = engine.insuranceFundWad();
-        assertGt(insurance, 0);
-        _limit(carol, c, LONG, 103e6, 10, 1.03e18);
-        _setPrice(EUR, 1.0e18);
-        uint256 shortfall = 50e18 - _pos(d).marginWad;
-        _liquidate(d);
-        uint256 covered = shortfall < insurance ? shortfall : insurance;
-        assertEq(engine.insuranceFundWad(), insurance - covered);
-        assertEq(engine.badDebtWad(), shortfall - covered);
+        Vm.Log[] memory dl = _logs(vm.getRecordedLogs(), address(market), IMarket.Deleveraged.selector);
+        assertGe(dl.length, 1);
+        assertEq(uint256(dl[0].topics[2]), b, "bob (higher profit x leverage) first");
+        assertEq(engine.badDebtWad(), 0);
         _checkAll();
     }
 

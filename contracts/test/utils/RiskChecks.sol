@@ -28,6 +28,8 @@ library RiskChecks {
     }
 
     bytes4 internal constant PANIC_SELECTOR = 0x4e487b71;
+    /// The insurance fund's account in every market (it holds the positions it takes over).
+    uint256 internal constant FUND = 0;
     bytes4 internal constant ERROR_SELECTOR = 0x08c379a0;
 
     function classify(bytes memory reason) internal pure returns (Revert) {
@@ -80,6 +82,13 @@ library RiskChecks {
         uint256 n = e.accountCount();
         for (uint256 i = 1; i <= n; ++i) c += accountValueWad(e, lens, i);
         c += e.insuranceFundWad() + e.feesWad();
+        // the insurance fund's positions (account 0 of each market) are the fund's claim too
+        IMarket[] memory ms = markets(e);
+        for (uint256 k; k < ms.length; ++k) {
+            if (ms[k].getPosition(FUND).sizeQty == 0) continue;
+            int256 eq = equityWad(ms[k], lens, FUND);
+            if (eq > 0) c += uint256(eq);
+        }
     }
 
     /// Strict solvency (issue 10): token balance × 1e12 − everything owed. Negative: someone's
@@ -101,6 +110,11 @@ library RiskChecks {
                 if (p.sizeQty == 0) continue;
                 s += int256(p.marginWad) - equityWad(ms[k], lens, i);
             }
+        }
+        // the fund's positions: their margin came out of the fund, their equity is its claim
+        for (uint256 k; k < ms.length; ++k) {
+            if (ms[k].getPosition(FUND).sizeQty == 0) continue;
+            s += int256(ms[k].getPosition(FUND).marginWad) - equityWad(ms[k], lens, FUND);
         }
     }
 

@@ -92,7 +92,7 @@ abstract contract VenueFixture is Test {
         token = IDepositToken(vm.deployCode("DepositToken.sol:DepositToken", abi.encode(admin)));
         oracle = IOracle(vm.deployCode("Oracle.sol:Oracle", abi.encode(admin, MAX_AGE)));
         engine = IEngine(vm.deployCode("Engine.sol:Engine", abi.encode(address(token), address(oracle), admin)));
-        marketImpl = vm.deployCode("Market.sol:Market");
+        marketImpl = vm.deployCode("Market.sol:Market", abi.encode(vm.deployCode("MarketBackstop.sol:MarketBackstop")));
         factory = IMarketFactory(
             vm.deployCode("MarketFactory.sol:MarketFactory", abi.encode(address(engine), marketImpl, admin))
         );
@@ -230,7 +230,7 @@ abstract contract VenueFixture is Test {
 
     // ─── global checks (the invariants of DESIGN.md, usable after any unit step) ─────────
 
-    /// balanceOf(engine) × 1e12 == Σ account totals + insurance + fees + Σ pools.
+    /// balanceOf(engine) × 1e12 == Σ account totals + insurance + fees + Σ pools + Σ fund positions' margin.
     function _checkSolvency() internal view {
         int256 rhs = int256(engine.insuranceFundWad() + engine.feesWad());
         uint256 n = engine.accountCount();
@@ -240,7 +240,10 @@ abstract contract VenueFixture is Test {
             rhs += int256(a.totalWad);
         }
         bytes32[] memory ids = engine.marketIds();
-        for (uint256 i; i < ids.length; ++i) rhs += engine.marketPoolWad(ids[i]);
+        // the insurance fund's positions (account 0) hold margin taken out of the fund
+        for (uint256 i; i < ids.length; ++i) {
+            rhs += engine.marketPoolWad(ids[i]) + int256(IMarket(engine.marketOf(ids[i])).getPosition(0).marginWad);
+        }
         assertEq(int256(token.balanceOf(address(engine)) * TO_WAD), rhs, "engine balance != books");
     }
 
@@ -353,7 +356,7 @@ abstract contract VenueFixture is Test {
         for (uint256 k; k < ids.length; ++k) {
             IMarket m = IMarket(engine.marketOf(ids[k]));
             sum += engine.marketPoolWad(ids[k]);
-            for (uint256 i = 1; i <= n; ++i) {
+            for (uint256 i = 0; i <= n; ++i) { // 0: the insurance fund's position
                 IMarket.PositionView memory p = m.getPosition(i);
                 if (p.sizeQty == 0) continue;
                 sum += p.sizeQty > 0 ? int256(p.openNotionalWad) : -int256(p.openNotionalWad);

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.28;
+
+import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
+import {IMarket} from "./interfaces/IMarket.sol";
+import {VenueMath} from "./libraries/VenueMath.sol";
+import {MarketBase} from "./MarketBase.sol";
+
+/// @notice The liquidation backstop of a market (docs/CONTRACTS.md "Backstop"): insurance fund
+/// takeover and auto-deleveraging at the bankruptcy price. Reached only by delegatecall from
+/// `MarketExtension.liquidate` (so it runs on the market clone's storage, MarketBase layout);
+/// called directly it works on its own empty storage and changes nothing of the venue's.
+contract MarketBackstop is MarketBase {
+    /// Accounts the deleveraging scan reads: 0 (the fund) .. 256. Accounts above it are never
+    /// deleveraged (the liquidation then stays partial; docs/CONTRACTS.md "Backstop").
+    uint256 internal constant MAX_ADL_SCAN = 256;
+
+    /// Closes the rest of the position at its bankruptcy price: the insurance fund takes it over
+    /// when it can carry all of it (its position's equity at the mark reaches maintenance with
+    /// the fund's balance), else auto-deleveraging against opposite positions.
+    function backstop(uint256 accountId, uint256 mark) external returns (uint256 qty, uint256 notional, uint256 shortfall) {
+        Position storage pos = positions[accountId];
+        int256 size = pos.size;
+        bool long = size > 0;
+        uint256 price = _bankruptcyPrice(size, _healthOf(pos, mark));
+        uint256 absSize = VenueMath.abs(size);
+        if (accountId != FUND) {
+            notional = Math.mulDiv(absSize, price, WAD, long ? Math.Rounding.Ceil : Math.Rounding.Floor);
+            Settlement memory f = _computeSettle(FUND, long, absSize, notional, 0, 0, false);
+            uint256 topUp = _fundTopUp(f, mark);
+            if (f.shortfall == 0 && topUp <= _engine.insuranceFundWad()) {
+                if (topUp != 0) f = _computeSettle(FUND, long, absSize, notional, topUp, 0, false);
+                _closeAt(accountId, absSize, notional);
+                _writeSettle(FUND, f, topUp, IMarket.PositionReason.LIQUIDATION);
+                Position storage fp = positions[FUND];
+                emit IMarket.InsuranceTakeover(
+                    ++seq, accountId, absSize, price, notional, topUp, fp.size, fp.openNotional, fp.margin,
+                    _engine.insuranceFundWad()
+                );
+                return (absSize, notional, 0);
+            }
+        }
+        (qty, notional) = _deleverage(accountId, long, absSize, price, mark);
+        if (qty != 0) shortfall = _closeAt(accountId, qty, notional);
+    }
+
+    /// Margin the fund must add so its position after `f` has equity ≥ maintenance at the mark.
+    function _fundTopUp(Settlement memory f, uint256 mark) internal view returns (uint256) {
+        if (f.size == 0) return 0;
+        uint256 value = VenueMath.abs(f.size) * mark / WAD;
+        int256 upnl = f.size > 0 ? int256(value) - int256(f.openNotional) : int256(f.openNotional) - int256(value);
+        int256 gap = int256(value * _params.maintenanceMarginBps / BPS) - f.margin - upnl;
+        return gap > 0 ? uint256(gap) : 0;
+    }
+
+    /// Closes `q` of the liquidated position at `notional` (the backstop's price; no fee).
+    function _closeAt(uint256 accountId, uint256 q, uint256 notional) internal returns (uint256) {
+        Settlement memory st = _computeSettle(accountId, positions[accountId].size < 0, q, notional, 0, 0, true);
+        _writeSettle(accountId, st, 0, IMarket.PositionReason.LIQUIDATION);
+        return st.shortfall;
+    }
+
+    /// Auto-deleveraging: ranks the opposite positions in profit at the mark (uPnL net of funding) among accounts
+    /// 0..MAX_ADL_SCAN by profit × leverage (profit × value ÷ equity) and closes them, best first,
+    /// against the liquidated one at `price`; a counterparty that would end below zero at that
+    /// price is passed over. Returns the quantity closed and its notional.
+    function _deleverage(uint256 accountId, bool long, uint256 absSize, uint256 price, uint256 mark)
+        internal returns (uint256 qty, uint256 notional)
+    {
+        uint256 n = _engine.accountCount();
+        if (n > MAX_ADL_SCAN) n = MAX_ADL_SCAN;
+        uint256[] memory ids = new uint256[](n + 1);
+        uint256[] memory scores = new uint256[](n + 1);
+        uint256 k;
+        for (uint256 i; i <= n; ++i) {
+            Position storage p = positions[i];
+            if (i == accountId || p.size == 0 || (p.size > 0) == long) continue;
+            VenueMath.Health memory h = _healthOf(p, mark);
+            // profit: uPnL net of funding owed or due
+            int256 profit = h.equity - int256(uint256(p.margin));
+            if (profit <= 0) continue;
+            uint256 score = Math.mulDiv(uint256(profit), h.positionValue, uint256(h.equity));
+            uint256 j = k++;
+            while (j != 0 && scores[j - 1] < score) {
+                ids[j] = ids[j - 1];
+                scores[j] = scores[j - 1];
+                --j;
+            }
+            ids[j] = i;
+            scores[j] = score;
+        }
+        for (uint256 r; r < k && qty < absSize; ++r) {
+            uint256 c = ids[r];
+            uint256 q = VenueMath.abs(positions[c].size);
+            if (q > absSize - qty) q = absSize - qty;
+            // the counterparty pays the rounding: a short buys back (ceil), a long sells (floor)
+            uint256 cn = Math.mulDiv(q, price, WAD, long ? Math.Rounding.Ceil : Math.Rounding.Floor);
+            Settlement memory st = _computeSettle(c, long, q, cn, 0, 0, false);
+            if (st.shortfall != 0) continue;
+            _writeSettle(c, st, 0, IMarket.PositionReason.DELEVERAGE);
+            emit IMarket.Deleveraged(++seq, accountId, c, q, price, st.size, st.pnl, r + 1);
+            qty += q;
+            notional += cn;
+        }
+    }
+
+}
