@@ -173,7 +173,9 @@ describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($
     expect(BigInt(l.closedQuantity)).toBe(sizeQty);
     // Liquidation is permissionless on chain; the keeper sends it through the relayer's signer.
     expect(l.liquidator.toLowerCase()).toBe(devAccount(KEY_INDEX.relayer).address.toLowerCase());
-    expect(BigInt(l.liquidatorFee) + BigInt(l.insuranceFee) > 0n || BigInt(l.badDebt) > 0n).toBe(true);
+    // a 3 % drop goes through the bankruptcy price: what the book cannot take within it goes to the
+    // backstop (insurance fund, then deleveraging), never to bad debt
+    expect(BigInt(l.badDebt)).toBe(0n);
 
     const block = liquidated.block;
     const account = await call(`${s.keeperUrl}/liquidation/account/${accountId}?minBlock=${block}`);
