@@ -217,6 +217,22 @@ export const marketBackstopAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "openInterestQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxOpenInterestQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "OpenInterestCapExceeded",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "owner",
         "type": "address"
@@ -228,6 +244,27 @@ export const marketBackstopAbi = [
       }
     ],
     "name": "OperatorNotApproved",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "markX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "operatorBandBps",
+        "type": "uint256"
+      }
+    ],
+    "name": "OperatorPriceTooFar",
     "type": "error"
   },
   {
@@ -260,6 +297,27 @@ export const marketBackstopAbi = [
       }
     ],
     "name": "OrderTooSmall",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "sizeQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxPositionQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "PositionCapExceeded",
     "type": "error"
   },
   {
