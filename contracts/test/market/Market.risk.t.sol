@@ -144,14 +144,17 @@ contract MarketRiskTest is VenueFixture {
         vm.prank(alice);
         engine.placeOrder(_params(a, GBP, LONG, MKT, 15.875e6, 20, 0, bytes32(0)));
         _limit(carol, c, LONG, 2_000e6, 5, 1.06e18); // EUR bids only
-        _setPrice(EUR, 1.0655e18);
         _setPrice(GBP, 1.23e18);
+        // GBP/USD cannot liquidate: its price goes stale (an empty book no longer stops a
+        // liquidation: the backstop takes the position)
+        vm.warp(block.timestamp + MAX_AGE + 1);
+        _setPrice(EUR, 1.0655e18);
         assertTrue(lens.positionHealth(gbp, a).isLiquidatable);
         vm.recordLogs();
         vm.prank(keeper);
         assertEq(engine.liquidateAccount(a), 1);
         assertEq(_pos(a).sizeQty, 0);
-        assertEq(gbp.getPosition(a).sizeQty, 250e18, "GBP/USD had no bids");
+        assertEq(gbp.getPosition(a).sizeQty, 250e18, "GBP/USD's price was stale");
         Vm.Log[] memory skipped = _logs(vm.getRecordedLogs(), address(engine), IEngine.LiquidationSkipped.selector);
         assertEq(skipped.length, 1);
         assertEq(skipped[0].topics[2], GBP);

@@ -254,7 +254,7 @@ abstract contract VenueFixture is Test {
         uint256 sumLong;
         uint256 sumShort;
         uint256 n = engine.accountCount();
-        for (uint256 i = 1; i <= n; ++i) {
+        for (uint256 i = 0; i <= n; ++i) { // 0: the insurance fund's position
             int256 s = m.getPosition(i).sizeQty;
             if (s > 0) sumLong += uint256(s);
             else sumShort += uint256(-s);
