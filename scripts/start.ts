@@ -12,8 +12,8 @@
  * indexer's tables also as views under VIEWS_SCHEMA, default `venue`, for psql).
  *
  * Env: VENUE_BASE_PORT=N puts anvil on N, the integration API (read service) on N+1, relayer
- * N+2, keeper N+3, gateway N+4, Ponder itself on N+5 (default 8545, 42069, 42070, 42071, 8080,
- * 42072). VENUE_DIR moves .venue/ (and then Ponder's
+ * N+2, keeper N+3, gateway N+4, Ponder itself on N+5, the stream service on N+6 (default 8545,
+ * 42069, 42070, 42071, 8080, 42072, 42073). VENUE_DIR moves .venue/ (and then Ponder's
  * PGlite and the deployment file into it too), for running a second venue beside the first.
  * Ctrl-C stops every process (anvil writes its state on the way out).
  */
@@ -45,6 +45,8 @@ export type LocalJson = {
   /** Ponder's own server (indexer, /status, /sql) */
   indexerUrl: string;
   gatewayUrl: string | null;
+  /** the stream service: WebSocket at `${streamsUrl}/ws` (camelCase; the gateway's is /v1/ws) */
+  streamsUrl: string | null;
   relayerUrl: string | null;
   keeperUrl: string | null;
   contracts: Deployment["contracts"];
@@ -56,8 +58,8 @@ function ports() {
   const base = process.env.VENUE_BASE_PORT ? Number(process.env.VENUE_BASE_PORT) : undefined;
   if (base !== undefined && !(Number.isInteger(base) && base > 0 && base < 65530)) throw new Error("VENUE_BASE_PORT must be a port number");
   return base
-    ? { anvil: base, reads: base + 1, relayer: base + 2, keeper: base + 3, gateway: base + 4, indexer: base + 5 }
-    : { anvil: 8545, reads: 42069, relayer: 42070, keeper: 42071, gateway: 8080, indexer: 42072 };
+    ? { anvil: base, reads: base + 1, relayer: base + 2, keeper: base + 3, gateway: base + 4, indexer: base + 5, streams: base + 6 }
+    : { anvil: 8545, reads: 42069, relayer: 42070, keeper: 42071, gateway: 8080, indexer: 42072, streams: 42073 };
 }
 
 const say = (m: string) => console.log(m);
@@ -170,7 +172,7 @@ async function main() {
       chainId,
       deploymentFile,
       indexerSchema: schema,
-      ports: { indexer: p.indexer, reads: p.reads, relayer: p.relayer, gateway: p.gateway, keeper: p.keeper },
+      ports: { indexer: p.indexer, reads: p.reads, relayer: p.relayer, gateway: p.gateway, keeper: p.keeper, streams: p.streams },
       // DATABASE_URL: every service on that Postgres (the indexer in its schema, views under
       // VIEWS_SCHEMA for psql, the relayer and gateway in schemas of their own); else PGlite files
       db: databaseUrl
@@ -225,6 +227,7 @@ async function main() {
       integrationUrl: services.urls.reads!,
       indexerUrl: services.urls.indexer!,
       gatewayUrl: gw,
+      streamsUrl: services.urls.streams,
       relayerUrl: services.urls.relayer,
       keeperUrl: services.urls.keeper,
       contracts: deployment.contracts,
@@ -255,6 +258,7 @@ function printSummary(l: LocalJson, localFile: string, logDir: string) {
     `  integration API      ${l.integrationUrl}        (OpenAPI: /openapi.json, SQL: /sql)`,
     `  indexer (Ponder)     ${l.indexerUrl}        (/status, /metrics)`,
     `  gateway (/v1)        ${l.gatewayUrl ?? "(not built yet)"}${l.gatewayUrl ? "         (docs: /v1/docs)" : ""}`,
+    `  streams (WebSocket)  ${l.streamsUrl ? l.streamsUrl.replace(/^http/, "ws") + "/ws" : "(not built yet)"}${l.streamsUrl ? `   (page: ${l.streamsUrl}/, AsyncAPI: /asyncapi.json)` : ""}`,
     `  relayer (internal)   ${l.relayerUrl ?? "(not built yet)"}`,
     `  keeper (internal)    ${l.keeperUrl ?? "(not built yet)"}`,
     "",

@@ -1,7 +1,7 @@
 /**
  * Starts the venue's services against a chain that already has a deployment: Ponder (indexer +
  * integration API), the read service in front of it (the integration API's URL for clients and
- * the gateway), the relayer, gateway and keeper.
+ * the gateway), the relayer, gateway, keeper and stream service.
  * Shared by `npm start` and the e2e harness, so both run the same processes with the same env.
  */
 import { existsSync, mkdirSync } from "node:fs";
@@ -14,7 +14,7 @@ import { startProcess, waitForHttp, type Proc } from "./processes.js";
 
 const require = createRequire(import.meta.url);
 
-export type ServiceName = "indexer" | "reads" | "relayer" | "gateway" | "keeper";
+export type ServiceName = "indexer" | "reads" | "relayer" | "gateway" | "keeper" | "streams";
 
 export type DbConfig =
   | { kind: "pglite"; indexerDir: string; relayerDir: string; gatewayDir: string }
@@ -78,6 +78,7 @@ export function commonEnv(o: ServicesOptions): NodeJS.ProcessEnv {
     RELAYER_URL: url("relayer"),
     KEEPER_URL: url("keeper"),
     GATEWAY_URL: url("gateway"),
+    STREAMS_URL: url("streams"),
     // one policy for every service (core/profiles.ts); the local profile is open unless `env` says otherwise
     ACCESS_POLICY: "open",
     ...o.env,
@@ -100,7 +101,7 @@ function envFor(o: ServicesOptions, s: ServiceName): NodeJS.ProcessEnv {
     env.DATABASE_SCHEMA = o.indexerSchema;
     if (db.kind === "postgres") env.DATABASE_URL = db.url;
     else env.INDEXER_PGLITE_DIR = db.indexerDir;
-  } else if (s === "reads") {
+  } else if (s === "reads" || s === "streams") {
     // on Postgres the block feed LISTENs to the indexer's database itself
     if (db.kind === "postgres") {
       env.DATABASE_URL = db.url;
@@ -149,7 +150,7 @@ export async function startServices(o: ServicesOptions): Promise<RunningServices
   mkdirSync(o.logDir, { recursive: true });
   for (const d of o.db.kind === "pglite" ? [o.db.indexerDir, o.db.relayerDir, o.db.gatewayDir] : []) mkdirSync(d, { recursive: true });
   const procs: Proc[] = [];
-  const urls: Record<ServiceName, string | null> = { indexer: null, reads: null, relayer: null, gateway: null, keeper: null };
+  const urls: Record<ServiceName, string | null> = { indexer: null, reads: null, relayer: null, gateway: null, keeper: null, streams: null };
   const url = (s: ServiceName) => `http://127.0.0.1:${o.ports[s]}`;
   const stop = async () => {
     await Promise.all([...procs].reverse().map((p) => p.stop()));
@@ -166,7 +167,7 @@ export async function startServices(o: ServicesOptions): Promise<RunningServices
     // All at once: the keeper's loops retry until the indexer and relayer answer.
     const all: Promise<void>[] = [start("indexer", "/ready", 180_000)];
     // the read service's /health is Ponder's, passed through: it answers once both are up
-    for (const svc of ["reads", "relayer", "gateway", "keeper"] as const) all.push(start(svc, "/health", 180_000));
+    for (const svc of ["reads", "relayer", "gateway", "keeper", "streams"] as const) all.push(start(svc, "/health", 180_000));
     await Promise.all(all);
     return { urls, procs, stop };
   } catch (e) {

@@ -14,6 +14,8 @@ const envSchema = z.object({
   INTEGRATION_URL: z.string().url().default("http://127.0.0.1:42069"),
   RELAYER_URL: z.string().url().default("http://127.0.0.1:42070"),
   KEEPER_URL: z.string().url().default("http://127.0.0.1:42071"),
+  /** The stream service: `/v1/ws` is piped to its `/ws`. */
+  STREAMS_URL: z.string().url().default("http://127.0.0.1:42073"),
   DATABASE_URL: z.string().optional(),
   /** Postgres schema of the key store (tests use a unique one). */
   GATEWAY_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default("gateway"),
@@ -50,6 +52,7 @@ export interface GatewayConfig {
   integrationUrl: string;
   relayerUrl: string;
   keeperUrl: string;
+  streamsUrl: string;
   databaseUrl?: string;
   dbSchema: string;
   pgliteDir: string;
@@ -85,6 +88,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
     integrationUrl: e.INTEGRATION_URL.replace(/\/$/, ""),
     relayerUrl: e.RELAYER_URL.replace(/\/$/, ""),
     keeperUrl: e.KEEPER_URL.replace(/\/$/, ""),
+    streamsUrl: e.STREAMS_URL.replace(/\/$/, ""),
     databaseUrl: e.DATABASE_URL || undefined,
     dbSchema: e.GATEWAY_DB_SCHEMA,
     pgliteDir: e.PGLITE_DIR,

@@ -13,6 +13,8 @@ import { createUpstream } from "./upstream";
 import { cachedReads, memoryLastWrites, recordWrites } from "./block-cache";
 import { sharedLastWrites } from "./last-writes";
 import { sseBlockFeed } from "../../core/indexer/blocks";
+import type { Server } from "node:http";
+import { attachWebSocket } from "./ws";
 
 async function main() {
   let config: GatewayConfig;
@@ -51,12 +53,16 @@ async function main() {
     );
   });
 
+  // /v1/ws: the stream service behind the API key (snake_case)
+  const ws = attachWebSocket(server as Server, { keys, streamsUrl: config.streamsUrl, gatewayToken: config.gatewayToken, log });
+
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
     log.info({ signal }, "gateway stopping");
     void feed.close();
+    ws.close();
     server.close(() => {
       Promise.all([store.close(), closeRateLimitStores()]).finally(() => process.exit(0));
     });

@@ -54,6 +54,8 @@ export type StackInfo = {
   relayerUrl: string | null; // null when the service does not exist yet
   gatewayUrl: string | null;
   keeperUrl: string | null;
+  /** the stream service (WebSocket at `/ws`) */
+  streamsUrl: string | null;
   /**
    * The gateway's service token: tests call the relayer and the keeper as the gateway does (it
    * may act for users). Other callers' tokens are in `tokens`.
@@ -182,7 +184,7 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
     log(`[${kind}] wallets ready in ${Date.now() - t0} ms`);
 
     if (kind === "postgres") await createDatabase(dbName);
-    const ports = { indexer: await freePort(), reads: await freePort(), relayer: await freePort(), gateway: await freePort(), keeper: await freePort() };
+    const ports = { indexer: await freePort(), reads: await freePort(), relayer: await freePort(), gateway: await freePort(), keeper: await freePort(), streams: await freePort() };
     services = await startServices({
       rpcUrl: anvil.rpcUrl,
       chainId,
@@ -209,6 +211,8 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
         READ_YOUR_WRITES_WAIT_MS: "60000",
         // several indexers share the machine's Postgres (100 connections) with the services
         DATABASE_POOL_MAX: "14",
+        // the stream service's test hook ({"op":"testDrop"}: gap detection)
+        STREAMS_TEST_HOOKS: "1",
         ...opts.env,
       },
       log: (m) => log(`[${kind}] ${m}`),
@@ -231,6 +235,7 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
       relayerUrl: services.urls.relayer,
       gatewayUrl: services.urls.gateway,
       keeperUrl: services.urls.keeper,
+      streamsUrl: services.urls.streams,
       internalToken: secrets.GATEWAY_TOKEN,
       adminToken: secrets.ADMIN_TOKEN,
       jwtSecret: secrets.JWT_SECRET,

@@ -1,0 +1,122 @@
+/**
+ * `/v1/ws`: the stream service behind the API key, in snake_case. The key comes in the upgrade's
+ * `X-API-Key` header (a bad one is refused with 401 before the upgrade) or, for browsers (which
+ * cannot set headers), in the first message: `{"op":"auth","api_key":"vgw_…"}` within 10 s.
+ * The gateway then opens the stream service's `/ws` with its internal token and the key's wallet
+ * and id (the stream service limits connections per key and checks account ownership by that
+ * wallet) and relays messages both ways.
+ */
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import WebSocket, { WebSocketServer } from "ws";
+import type { ApiKeyIdentity, KeyStore } from "./keys";
+
+const AUTH_WAIT_MS = 10_000;
+
+function refuse(socket: Duplex, status: number, code: string, message: string) {
+  const body = JSON.stringify({ success: false, error: { code, message } });
+  const reason = { 401: "Unauthorized", 404: "Not Found", 429: "Too Many Requests", 502: "Bad Gateway" }[status] ?? "Error";
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+type Log = { warn: (o: object, m: string) => void };
+
+export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl: string; gatewayToken: string; log: Log }) {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 });
+  const upstreamUrl = `${o.streamsUrl.replace(/^http/, "ws")}/ws`;
+
+  /** The stream service's connection for a key; rejects with the status and body it refused with. */
+  const connect = (id: ApiKeyIdentity) =>
+    new Promise<WebSocket>((resolve, reject) => {
+      const up = new WebSocket(upstreamUrl, { headers: { "X-Internal-Token": o.gatewayToken, "X-Venue-Wallet": id.wallet, "X-Venue-Key-Id": id.keyId } });
+      up.once("open", () => resolve(up));
+      up.once("unexpected-response", (_req, res) => {
+        let body = "";
+        res.on("data", (d) => (body += d));
+        res.on("end", () => reject({ status: res.statusCode ?? 502, body }));
+      });
+      up.once("error", () => reject({ status: 502, body: JSON.stringify({ success: false, error: { code: "UPSTREAM_ERROR", message: "the stream service is unavailable; retry" } }) }));
+    });
+
+  const pipe = (client: WebSocket, up: WebSocket) => {
+    up.on("message", (data, isBinary) => client.readyState === client.OPEN && client.send(data, { binary: isBinary }));
+    client.on("message", (data, isBinary) => up.readyState === up.OPEN && up.send(data, { binary: isBinary }));
+    const end = () => {
+      if (up.readyState === up.OPEN || up.readyState === up.CONNECTING) up.terminate();
+      if (client.readyState === client.OPEN) client.close(1001, "stream closed");
+    };
+    client.on("close", end);
+    client.on("error", end);
+    up.on("close", (code) => client.readyState === client.OPEN && client.close(code === 1005 || code === 1006 ? 1011 : code, "stream closed"));
+    up.on("error", end);
+  };
+
+  const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const key = req.headers["x-api-key"];
+    if (typeof key === "string" && key !== "") {
+      const id = await o.keys.verify(key);
+      if (!id) return refuse(socket, 401, "UNAUTHENTICATED", "invalid or revoked API key");
+      let up: WebSocket;
+      try {
+        up = await connect(id);
+      } catch (e) {
+        const { status, body } = e as { status: number; body: string };
+        const err = (() => {
+          try {
+            return (JSON.parse(body) as { error: { code: string; message: string } }).error;
+          } catch {
+            return { code: "UPSTREAM_ERROR", message: "the stream service refused the connection" };
+          }
+        })();
+        return refuse(socket, status, err.code, err.message);
+      }
+      wss.handleUpgrade(req, socket, head, (client) => pipe(client, up));
+      return;
+    }
+    // browsers: the key in the first message
+    wss.handleUpgrade(req, socket, head, (client) => {
+      const fail = (message: string) => {
+        client.send(JSON.stringify({ type: "error", code: "UNAUTHENTICATED", message }));
+        client.close(1008, "unauthenticated");
+      };
+      const timer = setTimeout(() => fail(`send {"op":"auth","api_key":"…"} first (within ${AUTH_WAIT_MS / 1000} s), or the key in the X-API-Key header of the upgrade`), AUTH_WAIT_MS);
+      client.once("message", async (data) => {
+        clearTimeout(timer);
+        // what the client sends while the stream connection opens is passed on after it
+        const early: WebSocket.RawData[] = [];
+        const hold = (d: WebSocket.RawData) => early.push(d);
+        client.on("message", hold);
+        let m: { op?: unknown; api_key?: unknown };
+        try {
+          m = JSON.parse(data.toString());
+        } catch {
+          return fail('the first message must be {"op":"auth","api_key":"…"}');
+        }
+        if (m?.op !== "auth" || typeof m.api_key !== "string") return fail('the first message must be {"op":"auth","api_key":"…"}');
+        const id = await o.keys.verify(m.api_key);
+        if (!id) return fail("invalid or revoked API key");
+        try {
+          const up = await connect(id);
+          client.off("message", hold);
+          pipe(client, up);
+          client.send(JSON.stringify({ type: "authenticated", wallet: id.wallet }));
+          for (const d of early) up.send(d, { binary: false });
+        } catch (e) {
+          const { body } = e as { body: string };
+          client.send(body.startsWith("{") ? JSON.stringify({ type: "error", ...(JSON.parse(body) as { error: object }).error }) : JSON.stringify({ type: "error", code: "UPSTREAM_ERROR", message: "the stream service is unavailable" }));
+          client.close(1013, "try again later");
+        }
+      });
+    });
+  };
+
+  server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on("error", () => {});
+    if ((req.url ?? "").split("?")[0] !== "/v1/ws") return refuse(socket, 404, "NOT_FOUND", "WebSocket upgrades are served at /v1/ws");
+    onUpgrade(req, socket, head).catch((e) => {
+      o.log.warn({ err: String(e) }, "ws upgrade");
+      socket.destroy();
+    });
+  });
+  return { close: () => wss.close() };
+}

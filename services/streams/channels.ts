@@ -1,0 +1,226 @@
+/**
+ * The channels: what each one reads from the integration API per block, its snapshot and its
+ * update (the difference between two consecutive states). Every state is built from the REST
+ * answers of one indexed block (`X-Indexed-Block`), so a client applying snapshot + updates
+ * holds exactly what those routes answer at the message's `blockNumber`.
+ */
+import { z } from "zod";
+import { CANDLE_RESOLUTION_NAMES } from "../../core/candles.js";
+
+/** One GET against the integration API at `minBlock` or later: the envelope's `data`, and the block it describes. */
+export type Read = (path: string) => Promise<unknown>;
+
+export type ChannelDef<S> = {
+  /** REST paths read per block; `read` returns each one's data, all of one block. */
+  build(read: Read): Promise<S>;
+  snapshot(s: S): unknown;
+  /** The update from `prev` to `next`. */
+  diff(prev: S, next: S): unknown;
+  /** Data-based reorg detection: the block below which `prev` and `next` agree, when an item `prev` holds vanished. */
+  orphaned?(prev: S, next: S): bigint | null;
+};
+
+const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex id").transform((s) => s.toLowerCase());
+export const MAX_DEPTH = 100;
+
+/** A subscribe request, per channel (camelCase; snake_case input is converted before). */
+export const SubscribeRequest = z.discriminatedUnion("channel", [
+  z.strictObject({ op: z.literal("subscribe"), channel: z.literal("orderbook"), marketId: hex32, depth: z.number().int().min(1).max(MAX_DEPTH).default(10), id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
+  z.strictObject({ op: z.literal("subscribe"), channel: z.literal("trades"), marketId: hex32, id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
+  z.strictObject({ op: z.literal("subscribe"), channel: z.literal("market"), marketId: hex32, id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
+  z.strictObject({ op: z.literal("subscribe"), channel: z.literal("candles"), marketId: hex32, resolution: z.enum(CANDLE_RESOLUTION_NAMES as [string, ...string[]]), id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
+  z.strictObject({ op: z.literal("subscribe"), channel: z.literal("account"), accountId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER), id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
+]);
+export type SubscribeRequest = z.infer<typeof SubscribeRequest>;
+export type ChannelName = SubscribeRequest["channel"];
+export const CHANNELS: ChannelName[] = ["orderbook", "trades", "market", "candles", "account"];
+
+/** The topic a request reads (one build per block however many subscribe) and what its messages echo. */
+export function topicOf(r: SubscribeRequest, markets: () => string[]): { key: string; params: Record<string, unknown>; def: ChannelDef<any> } {
+  switch (r.channel) {
+    case "orderbook":
+      return { key: `orderbook:${r.marketId}:${r.depth}`, params: { marketId: r.marketId, depth: r.depth }, def: orderbook(r.marketId, r.depth) };
+    case "trades":
+      return { key: `trades:${r.marketId}`, params: { marketId: r.marketId }, def: trades(r.marketId) };
+    case "market":
+      return { key: `market:${r.marketId}`, params: { marketId: r.marketId }, def: market(r.marketId) };
+    case "candles":
+      return { key: `candles:${r.marketId}:${r.resolution}`, params: { marketId: r.marketId, resolution: r.resolution }, def: candles(r.marketId, r.resolution) };
+    case "account":
+      return { key: `account:${r.accountId}`, params: { accountId: r.accountId }, def: account(r.accountId, markets) };
+  }
+}
+
+// ─── helpers ───────────────────────────────────────────────────────────────────────────
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+type Item = { id: string; blockNumber: number; logIndex: number; transactionHash?: string };
+const itemKey = (i: Item) => `${i.id}:${i.blockNumber}:${i.transactionHash ?? ""}`;
+
+/** Items of `next` (newest first) that `prev` did not hold, newest first. */
+function added<T extends Item>(prev: T[], next: T[]): T[] {
+  const seen = new Set(prev.map(itemKey));
+  return next.filter((i) => !seen.has(itemKey(i)));
+}
+
+/** When an item of `prev` within `next`'s window is gone, the chain dropped its block: the block before the oldest such item. */
+function vanished(prev: Item[], next: Item[], full: boolean): bigint | null {
+  const oldest = next.length ? Math.min(...next.map((i) => i.blockNumber)) : 0;
+  const have = new Set(next.map(itemKey));
+  let low: number | null = null;
+  for (const i of prev) {
+    // a full window may have pushed older items out: only compare within it
+    if (full && i.blockNumber < oldest) continue;
+    if (!have.has(itemKey(i))) low = low === null ? i.blockNumber : Math.min(low, i.blockNumber);
+  }
+  return low === null ? null : BigInt(low - 1);
+}
+
+// ─── orderbook ─────────────────────────────────────────────────────────────────────────
+
+type Level = { price: string; priceFormatted: string; quantity: string; quantityFormatted: string; orderCount: number };
+type Book = { marketId: string; bids: Level[]; asks: Level[] };
+
+/** Levels of `next` that differ from `prev`, and `prev`'s levels gone from `next` with quantity "0". */
+function levelDiff(prev: Level[], next: Level[]): Level[] {
+  const before = new Map(prev.map((l) => [l.price, l]));
+  const after = new Set(next.map((l) => l.price));
+  const out: Level[] = [];
+  for (const l of next) if (!same(before.get(l.price), l)) out.push(l);
+  for (const l of prev) if (!after.has(l.price)) out.push({ price: l.price, priceFormatted: l.priceFormatted, quantity: "0", quantityFormatted: "0", orderCount: 0 });
+  return out;
+}
+
+export function orderbook(marketId: string, depth: number): ChannelDef<Book> {
+  return {
+    async build(read) {
+      const d = (await read(`/markets/${marketId}/orderbook?depth=${depth}`)) as Book;
+      return { marketId, bids: d.bids, asks: d.asks };
+    },
+    snapshot: (s) => s,
+    diff: (p, n) => ({ marketId, bids: levelDiff(p.bids, n.bids), asks: levelDiff(p.asks, n.asks) }),
+  };
+}
+
+/** A client's book after an update (the reference client of the docs and tests). */
+export function applyBookUpdate(book: { bids: Level[]; asks: Level[] }, u: { bids: Level[]; asks: Level[] }) {
+  const side = (levels: Level[], changes: Level[], desc: boolean) => {
+    const m = new Map(levels.map((l) => [l.price, l]));
+    for (const c of changes) {
+      if (c.quantity === "0") m.delete(c.price);
+      else m.set(c.price, c);
+    }
+    return [...m.values()].sort((a, b) => {
+      const x = BigInt(a.price), y = BigInt(b.price);
+      return (desc ? x < y : x > y) ? 1 : x === y ? 0 : -1;
+    });
+  };
+  return { ...book, bids: side(book.bids, u.bids, true), asks: side(book.asks, u.asks, false) };
+}
+
+// ─── trades ────────────────────────────────────────────────────────────────────────────
+
+const TRADES_WINDOW = 100;
+const TRADES_SNAPSHOT = 50;
+type TradeItem = Item & Record<string, unknown>;
+type Trades = { trades: TradeItem[]; full: boolean };
+
+export function trades(marketId: string): ChannelDef<Trades> {
+  return {
+    async build(read) {
+      const d = (await read(`/markets/${marketId}/trades?limit=${TRADES_WINDOW}`)) as { trades: TradeItem[]; hasMore: boolean };
+      return { trades: d.trades, full: d.hasMore };
+    },
+    snapshot: (s) => ({ marketId, trades: s.trades.slice(0, TRADES_SNAPSHOT) }),
+    diff: (p, n) => ({ marketId, trades: added(p.trades, n.trades) }),
+    orphaned: (p, n) => vanished(p.trades, n.trades, n.full),
+  };
+}
+
+// ─── market ────────────────────────────────────────────────────────────────────────────
+
+type MarketState = { market: unknown; price: unknown; funding: unknown };
+
+export function market(marketId: string): ChannelDef<MarketState> {
+  const build = async (read: Read) => {
+    const [m, price, funding] = await Promise.all([read(`/markets/${marketId}`), read(`/markets/${marketId}/price`), read(`/markets/${marketId}/funding`)]);
+    return { market: m, price, funding };
+  };
+  // every block: mark, index, funding and open interest as the REST routes answer them
+  return { build, snapshot: (s) => s, diff: (_p, n) => n };
+}
+
+// ─── candles ───────────────────────────────────────────────────────────────────────────
+
+const CANDLES_WINDOW = 200;
+type CandleItem = { startedAt: number } & Record<string, unknown>;
+type Candles = { candles: CandleItem[] };
+
+export function candles(marketId: string, resolution: string): ChannelDef<Candles> {
+  return {
+    async build(read) {
+      const d = (await read(`/markets/${marketId}/candles?resolution=${resolution}&limit=${CANDLES_WINDOW}`)) as { candles: CandleItem[] };
+      return { candles: d.candles };
+    },
+    snapshot: (s) => ({ marketId, resolution, candles: s.candles }),
+    // the periods that are new or changed (the open one on every trade; new empty ones as time passes)
+    diff: (p, n) => {
+      const before = new Map(p.candles.map((c) => [c.startedAt, c]));
+      return { marketId, resolution, candles: n.candles.filter((c) => !same(before.get(c.startedAt), c)) };
+    },
+  };
+}
+
+// ─── account ───────────────────────────────────────────────────────────────────────────
+
+const ACCOUNT_WINDOW = 50;
+type AccountState = {
+  account: { owner: string } & Record<string, unknown>;
+  orders: unknown;
+  positions: Record<string, unknown>;
+  fills: TradeItem[];
+  fundingPayments: TradeItem[];
+  liquidations: TradeItem[];
+};
+
+export function account(accountId: number, markets: () => string[]): ChannelDef<AccountState> {
+  const base = `/accounts/${accountId}`;
+  return {
+    async build(read) {
+      const ids = markets();
+      const [acct, orders, fills, fp, liq, ...pos] = await Promise.all([
+        read(base),
+        read(`${base}/orders`),
+        read(`${base}/fills?limit=${ACCOUNT_WINDOW}`),
+        read(`${base}/funding-payments?limit=${ACCOUNT_WINDOW}`),
+        read(`${base}/liquidations?limit=${ACCOUNT_WINDOW}`),
+        ...ids.map((m) => read(`${base}/positions/${m}`)),
+      ]);
+      return {
+        account: acct as AccountState["account"],
+        orders,
+        positions: Object.fromEntries(ids.map((m, i) => [m, pos[i]])),
+        fills: (fills as { fills: TradeItem[] }).fills,
+        fundingPayments: (fp as { fundingPayments: TradeItem[] }).fundingPayments,
+        liquidations: (liq as { liquidations: TradeItem[] }).liquidations,
+      };
+    },
+    snapshot: (s) => ({ accountId, ...s }),
+    diff: (p, n) => {
+      const out: Record<string, unknown> = { accountId };
+      if (!same(p.account, n.account)) out.account = n.account;
+      if (!same(p.orders, n.orders)) out.orders = n.orders;
+      const positions = Object.fromEntries(Object.entries(n.positions).filter(([m, v]) => !same(p.positions[m], v)));
+      if (Object.keys(positions).length) out.positions = positions;
+      out.fills = added(p.fills, n.fills);
+      out.fundingPayments = added(p.fundingPayments, n.fundingPayments);
+      out.liquidations = added(p.liquidations, n.liquidations);
+      return out;
+    },
+    orphaned: (p, n) => {
+      const xs = [vanished(p.fills, n.fills, n.fills.length >= ACCOUNT_WINDOW), vanished(p.liquidations, n.liquidations, n.liquidations.length >= ACCOUNT_WINDOW)].filter((x): x is bigint => x !== null);
+      return xs.length ? xs.reduce((a, b) => (a < b ? a : b)) : null;
+    },
+  };
+}

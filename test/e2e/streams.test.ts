@@ -1,0 +1,221 @@
+/**
+ * The stream service (issue 14) on the real stack: a client applying snapshot + updates holds,
+ * at the block of its last message, exactly what the REST routes answer at that block (book,
+ * trades, market, account) through a session of writes (limit, market, cancel, close, funding
+ * poke); a dropped message (test hook) is detected by its sequence number and resumed; another
+ * wallet's token is refused on an account channel; limits; malformed messages and abrupt
+ * disconnects leave no subscription behind.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseUnits, type Hex } from "viem";
+import WebSocket from "ws";
+import { devAccount } from "../../core/config.js";
+import { issueToken } from "../../core/auth/siwe.js";
+import { jsonClient } from "./helpers/http.js";
+import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { StreamClient, type SubState } from "./helpers/stream-client.js";
+
+const runnable = stackList().filter((s) => s.streamsUrl && s.relayerUrl);
+const WALLET = 3; // account 4 in the harness
+const OTHER = 2;
+
+describe.skipIf(runnable.length === 0).each(runnable)("streams on $kind", (s: StackInfo) => {
+  const wsUrl = () => `${s.streamsUrl!.replace(/^http/, "ws")}/ws`;
+  const api = jsonClient(s.integrationUrl);
+  const eur = s.deployment.markets.find((m) => m.symbol === "EUR/USD")!.marketId.toLowerCase() as Hex;
+  const me = devAccount(WALLET);
+  const accountId = s.wallets[WALLET]!.accountId!;
+  let token = "";
+  let c: StreamClient;
+  const subs: Record<string, SubState> = {};
+
+  /** The REST answer and its block. */
+  const rest = async (path: string) => {
+    const res = await fetch(`${s.integrationUrl}${path}`);
+    const body = (await res.json()) as { data: any }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return { data: body.data, block: BigInt(res.headers.get("x-indexed-block") ?? "-1") };
+  };
+
+  /** What the client holds equals what REST answers at the same block (retried until both describe one block). */
+  async function consistent(label: string) {
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const [book, trades, market, price, funding, account, orders, position] = await Promise.all([
+        rest(`/markets/${eur}/orderbook?depth=10`),
+        rest(`/markets/${eur}/trades?limit=100`),
+        rest(`/markets/${eur}`),
+        rest(`/markets/${eur}/price`),
+        rest(`/markets/${eur}/funding`),
+        rest(`/accounts/${accountId}`),
+        rest(`/accounts/${accountId}/orders`),
+        rest(`/accounts/${accountId}/positions/${eur}`),
+      ]);
+      const blocks = new Set([book, trades, market, price, funding, account, orders, position].map((r) => r.block));
+      const b = book.block;
+      const all = Object.values(subs);
+      if (blocks.size !== 1 || all.some((x) => x.block !== b)) {
+        // wait for the stream to reach REST's block (or REST to settle on one)
+        await c.until(() => all.every((x) => x.block >= b), 10_000).catch(() => {});
+        continue;
+      }
+      expect({ bids: subs.book!.data!.bids, asks: subs.book!.data!.asks }, `${label}: book at ${b}`).toEqual({ bids: book.data.bids, asks: book.data.asks });
+      const n = Math.min(subs.trades!.trades.length, trades.data.trades.length);
+      expect(subs.trades!.trades.slice(0, n), `${label}: trades at ${b}`).toEqual(trades.data.trades.slice(0, n));
+      expect(subs.market!.data, `${label}: market at ${b}`).toEqual({ market: market.data, price: price.data, funding: funding.data });
+      expect(subs.account!.data!.account, `${label}: account at ${b}`).toEqual(account.data);
+      expect(subs.account!.data!.orders, `${label}: orders at ${b}`).toEqual(orders.data);
+      expect(subs.account!.data!.positions[eur], `${label}: position at ${b}`).toEqual(position.data);
+      return b;
+    }
+    throw new Error(`${label}: the stream and REST never described one block`);
+  }
+
+  const write = async (method: string, path: string, body?: unknown) => {
+    const r = await api(method, path, { token, body, headers: { Prefer: "wait" } });
+    expect(r.status, `${method} ${path}: ${JSON.stringify(r.body)}`).toBeLessThan(300);
+    return r.body.data;
+  };
+
+  beforeAll(async () => {
+    token = (await issueToken(s.jwtSecret, me.address)).token;
+    c = await StreamClient.open(wsUrl(), { Authorization: `Bearer ${token}` });
+    subs.book = await c.subscribe({ channel: "orderbook", marketId: eur, depth: 10 });
+    subs.trades = await c.subscribe({ channel: "trades", marketId: eur });
+    subs.market = await c.subscribe({ channel: "market", marketId: eur });
+    subs.account = await c.subscribe({ channel: "account", accountId });
+  }, 60_000);
+  afterAll(() => c?.close());
+
+  it("snapshot + updates equal the REST answers at each block through a session of writes", async () => {
+    await consistent("start");
+    const book = (await rest(`/markets/${eur}/orderbook?depth=10`)).data;
+    const bestBid = BigInt(book.bids[0]?.price ?? parseUnits("1.07", 18));
+    const low = ((bestBid * 97n) / 100n / 10n ** 14n) * 10n ** 14n; // rests below the book: a new level
+    const key = `0x${"5e".repeat(31)}01` as Hex;
+    await write("POST", `/accounts/${accountId}/orders`, { marketId: eur, collateralAmount: "50000000", side: "LONG", leverage: 2, orderType: "LIMIT", limitPrice: low.toString(), clientKey: key });
+    await c.until(() => subs.book!.data!.bids.some((l: { price: string }) => BigInt(l.price) === low), 20_000);
+    await consistent("after a limit order");
+    await write("DELETE", `/accounts/${accountId}/orders/${key}?marketId=${eur}`);
+    await c.until(() => !subs.book!.data!.bids.some((l: { price: string }) => BigInt(l.price) === low), 20_000);
+    await consistent("after the cancel");
+    const fills = subs.account!.data!.fills.length;
+    await write("POST", `/accounts/${accountId}/orders`, { marketId: eur, collateralAmount: "50000000", side: "LONG", leverage: 2, orderType: "MARKET" });
+    await c.until(() => subs.account!.data!.fills.length > fills, 20_000);
+    await consistent("after a market order");
+    // the taker's fill is on the trades channel too, with its side
+    const mine = subs.account!.data!.fills[0];
+    expect(subs.trades!.trades.some((t) => t.transactionHash === mine.transactionHash)).toBe(true);
+    await write("POST", `/accounts/${accountId}/positions/${eur}/close`, { orderType: "MARKET" });
+    await c.until(() => subs.account!.data!.positions[eur]?.isOpen === false, 20_000);
+    await consistent("after the close");
+    for (const x of Object.values(subs)) expect(x.gaps, `${x.channel}: no gap`).toBe(0);
+  }, 180_000);
+
+  it("a dropped message is detected by its sequence number and resumed from the replay buffer", async () => {
+    const first = await StreamClient.open(wsUrl());
+    const sub = await first.subscribe({ channel: "market", marketId: eur });
+    first.send({ op: "testDrop", subscriptionId: sub.id });
+    await first.until(() => first.resumed.length === 1, 30_000);
+    const resumed = first.resumed[0]!;
+    const at = resumed.block;
+    await first.until(() => resumed.block > at, 30_000);
+    expect(resumed.gaps).toBe(1);
+    expect(resumed.snapshots).toBe(1); // replayed, not re-snapshotted
+    const [m, p, f] = await Promise.all([rest(`/markets/${eur}`), rest(`/markets/${eur}/price`), rest(`/markets/${eur}/funding`)]);
+    if (m.block === resumed.block) expect(resumed.data).toEqual({ market: m.data, price: p.data, funding: f.data });
+    first.close();
+  }, 60_000);
+
+  it("an account channel refuses another wallet's token, and needs one", async () => {
+    const other = (await issueToken(s.jwtSecret, devAccount(OTHER).address)).token;
+    const o = await StreamClient.open(wsUrl(), { Authorization: `Bearer ${other}` });
+    await expect(o.subscribe({ channel: "account", accountId })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    const anon = await StreamClient.open(wsUrl());
+    await expect(anon.subscribe({ channel: "account", accountId })).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
+    // signing in by message works the same
+    anon.send({ op: "auth", token: other });
+    await anon.until(() => anon.messages.some((m) => m.type === "authenticated"));
+    await expect(anon.subscribe({ channel: "account", accountId })).rejects.toMatchObject({ code: "UNAUTHORIZED" });
+    // a bad token on the upgrade: 401 before the upgrade
+    await expect(StreamClient.open(wsUrl(), { Authorization: "Bearer nope" })).rejects.toMatchObject({ status: 401 });
+    o.close();
+    anon.close();
+  }, 30_000);
+
+  it("/v1/ws: the API key on the upgrade (401 before it when bad) or in the first message; snake_case; account channels only for the key's wallet", async () => {
+    const gw = `${s.gatewayUrl!.replace(/^http/, "ws")}/v1/ws`;
+    await expect(StreamClient.open(gw, { "X-API-Key": "vgw_bad" })).rejects.toMatchObject({ status: 401 });
+    const mine = s.wallets[WALLET]!.apiKey!;
+    const g = await StreamClient.open(gw, { "X-API-Key": mine });
+    g.send({ op: "subscribe", channel: "orderbook", market_id: eur, depth: 5 });
+    await g.until(() => g.messages.some((m) => m.type === "snapshot"));
+    const snap = g.messages.find((m) => m.type === "snapshot")!;
+    expect(Object.keys(snap)).toEqual(expect.arrayContaining(["subscription_id", "block_number", "seq", "epoch", "market_id", "data"]));
+    const book = await rest(`/markets/${eur}/orderbook?depth=5`);
+    if (BigInt(snap.block_number) === book.block) expect(snap.data.bids.map((l: { price: string }) => l.price)).toEqual(book.data.bids.map((l: { price: string }) => l.price));
+    g.send({ op: "subscribe", channel: "account", account_id: accountId });
+    await g.until(() => g.messages.filter((m) => m.type === "snapshot").length === 2, 20_000);
+    g.close();
+    // another wallet's key: refused on this account
+    const theirs = s.wallets[OTHER]!.apiKey!;
+    const t = await StreamClient.open(gw, { "X-API-Key": theirs });
+    t.send({ op: "subscribe", channel: "account", account_id: accountId });
+    await t.until(() => t.errors.length > 0);
+    expect(t.errors[0]!.code).toBe("UNAUTHORIZED");
+    t.close();
+    // browsers: the key in the first message
+    const b = await StreamClient.open(gw);
+    b.send({ op: "auth", api_key: mine });
+    b.send({ op: "subscribe", channel: "market", market_id: eur });
+    await b.until(() => b.messages.some((m) => m.type === "snapshot"), 20_000);
+    expect(b.messages[0]!.type).toBe("authenticated");
+    b.close();
+    const bad = await StreamClient.open(gw);
+    bad.send({ op: "auth", api_key: "vgw_nope" });
+    await bad.until(() => bad.errors.length > 0);
+    expect(bad.errors[0]!.code).toBe("UNAUTHENTICATED");
+  }, 60_000);
+
+  it("malformed messages get a clear error; the limits are enforced; abrupt disconnects leave no subscription", async () => {
+    const stats = async () => ((await (await fetch(`${s.streamsUrl}/stats`)).json()) as { data: { connections: number; subscriptions: number } }).data;
+    const before = await stats();
+    const x = await StreamClient.open(wsUrl());
+    for (const bad of ["not json", "[]", '{"op":"nope"}', '{"op":"subscribe","channel":"orderbook","marketId":"0x12"}', '{"op":"subscribe","channel":"orderbook","marketId":"' + eur + '","depth":1000}']) x.ws.send(bad);
+    await x.until(() => x.errors.length >= 5);
+    expect(x.errors.map((e) => e.code)).toEqual(["VALIDATION_ERROR", "VALIDATION_ERROR", "VALIDATION_ERROR", "VALIDATION_ERROR", "VALIDATION_ERROR"]);
+    expect(x.errors[4]!.message).toMatch(/depth/);
+    await expect(x.subscribe({ channel: "trades", marketId: `0x${"ab".repeat(32)}` })).rejects.toMatchObject({ code: "MARKET_NOT_FOUND" });
+    // subscriptions per connection (50)
+    const many = await Promise.allSettled(Array.from({ length: 51 }, (_, i) => x.subscribe({ channel: "orderbook", marketId: eur, depth: 1 + (i % 50) })));
+    expect(many.filter((r) => r.status === "rejected").length).toBeGreaterThanOrEqual(1);
+    expect(x.errors.some((e) => e.code === "LIMIT_EXCEEDED" && /50 subscriptions/.test(e.message))).toBe(true);
+    // messages per second (20)
+    for (let i = 0; i < 40; i++) x.send({ op: "ping" });
+    await x.until(() => x.errors.some((e) => e.code === "RATE_LIMITED"));
+    // abrupt disconnects: terminated sockets, subscriptions released
+    const ws = await Promise.all(Array.from({ length: 5 }, () => StreamClient.open(wsUrl())));
+    await Promise.all(ws.map((w) => w.subscribe({ channel: "orderbook", marketId: eur, depth: 10 })));
+    x.ws.terminate();
+    for (const w of ws) w.ws.terminate();
+    const raw = new WebSocket(wsUrl());
+    await new Promise((r) => raw.once("open", r));
+    raw.send('{"op":"subscribe","channel":"trades","marketId":"' + eur + '"}');
+    raw.terminate();
+    await new Promise((r) => setTimeout(r, 1_500));
+    const after = await stats();
+    expect(after.connections).toBe(before.connections);
+    expect(after.subscriptions).toBe(before.subscriptions);
+    // connections per key (20) — the harness's loopback address is one key
+    const open: StreamClient[] = [];
+    let refused: { status?: number; body?: string } | undefined;
+    for (let i = 0; i < 25 && !refused; i++) {
+      try {
+        open.push(await StreamClient.open(wsUrl()));
+      } catch (e) {
+        refused = e as never;
+      }
+    }
+    expect(refused?.status).toBe(429);
+    expect(refused?.body).toMatch(/connections per key/);
+    for (const o of open) o.close();
+  }, 60_000);
+});
