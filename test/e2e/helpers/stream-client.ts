@@ -4,6 +4,7 @@
  * replays the missed messages or sends a fresh snapshot.
  */
 import WebSocket from "ws";
+import { camelKeys } from "../../../core/case.js";
 import { applyBookUpdate } from "../../../services/streams/channels.js";
 
 type Msg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -30,7 +31,12 @@ export class StreamClient {
   private pendingAcks: { resolve: (m: Msg) => void; inherit?: SubState }[] = [];
 
   private constructor(readonly ws: WebSocket) {
-    ws.on("message", (raw) => this.onMessage(JSON.parse(raw.toString())));
+    // `messages` as sent (snake_case on /v1/ws); the state is kept from their camelCase form
+    ws.on("message", (raw) => {
+      const m = JSON.parse(raw.toString());
+      this.messages.push(m);
+      this.onMessage(camelKeys(m));
+    });
   }
 
   static open(url: string, headers: Record<string, string> = {}): Promise<StreamClient> {
@@ -74,7 +80,6 @@ export class StreamClient {
   }
 
   private onMessage(m: Msg) {
-    this.messages.push(m);
     if (m.type === "subscribed") {
       const p = this.pendingAcks.shift();
       const fresh: SubState = { id: m.subscriptionId, request: m, channel: m.channel, epoch: "", seq: -1, block: -1n, data: undefined, trades: [], gaps: 0, reorgs: [], snapshots: 0 };

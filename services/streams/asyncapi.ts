@@ -1,0 +1,99 @@
+/**
+ * The AsyncAPI 3 document of the streams (`GET /asyncapi.json` on the stream service): every
+ * channel and message, camelCase (the gateway's `/v1/ws` sends the same in snake_case).
+ */
+import { CANDLE_RESOLUTION_NAMES } from "../../core/candles.js";
+import { CHANNELS, MAX_DEPTH } from "./channels.js";
+
+const str = (description: string) => ({ type: "string", description });
+const common = {
+  subscriptionId: str("The subscription (from `subscribed`)"),
+  channel: { type: "string", enum: CHANNELS },
+  seq: { type: "integer", description: "Consecutive per subscription from its snapshot on: a gap means a lost message (resume or resubscribe)" },
+  blockNumber: str("The indexed block the message describes (decimal string); equals REST's X-Indexed-Block for the same state"),
+};
+const frame = (type: string, data: object, extra: object = {}) => ({
+  type: "object",
+  required: ["type", "subscriptionId", "channel", "seq", "blockNumber"],
+  properties: { type: { const: type }, ...common, ...extra, data },
+});
+const dataOf = (description: string) => ({ type: "object", description });
+
+export function asyncApiDocument(serverUrl: string) {
+  const messages = {
+    subscribe: {
+      name: "subscribe",
+      payload: {
+        type: "object",
+        required: ["op", "channel"],
+        properties: {
+          op: { const: "subscribe" },
+          channel: { type: "string", enum: CHANNELS },
+          marketId: str("bytes32 market id (orderbook, trades, market, candles)"),
+          depth: { type: "integer", minimum: 1, maximum: MAX_DEPTH, default: 10, description: "orderbook: levels per side" },
+          resolution: { type: "string", enum: CANDLE_RESOLUTION_NAMES, description: "candles" },
+          accountId: { type: "integer", description: "account: needs a sign-in (bearer token) or API key of the account's owner" },
+          id: str("Echoed in `subscribed` and errors, to match answers to requests"),
+          resume: { type: "object", properties: { epoch: str("From the last snapshot"), seq: { type: "integer", description: "The last seq applied" } }, description: "Replays the messages after seq when the service still holds them (else a snapshot)" },
+        },
+      },
+    },
+    unsubscribe: { name: "unsubscribe", payload: { type: "object", required: ["op", "subscriptionId"], properties: { op: { const: "unsubscribe" }, subscriptionId: { type: "string" } } } },
+    auth: { name: "auth", payload: { type: "object", required: ["op", "token"], properties: { op: { const: "auth" }, token: str("The bearer token of POST /auth/login (gateway: `api_key` instead)") } } },
+    ping: { name: "ping", payload: { type: "object", properties: { op: { const: "ping" } } } },
+    subscribed: { name: "subscribed", payload: { type: "object", properties: { type: { const: "subscribed" }, subscriptionId: { type: "string" }, channel: { type: "string" } } } },
+    snapshot: {
+      name: "snapshot",
+      payload: frame(
+        "snapshot",
+        dataOf(
+          "orderbook: {marketId, bids, asks} as GET /markets/{id}/orderbook; trades: {marketId, trades} the last 50 as GET /markets/{id}/trades; market: {market, price, funding} as GET /markets/{id}, /price, /funding; candles: {marketId, resolution, candles} as GET /markets/{id}/candles; account: {accountId, account, orders, positions (by market id), fills, fundingPayments, liquidations} as the account routes",
+        ),
+        { epoch: str("The topic's identity, for resume") },
+      ),
+    },
+    update: {
+      name: "update",
+      payload: frame(
+        "update",
+        dataOf(
+          "Sent once per indexed block. orderbook: {bids, asks} changed levels, quantity \"0\" = level removed; trades: {trades} new fills, newest first; market: the full {market, price, funding}; candles: {candles} new or changed periods; account: {account?, orders?, positions? (changed markets), fills, fundingPayments, liquidations (new items)}",
+        ),
+      ),
+    },
+    reorg: {
+      name: "reorg",
+      payload: { type: "object", properties: { type: { const: "reorg" }, ...common, commonAncestor: str("The last block both branches share: drop what you hold above it; a snapshot follows") } },
+    },
+    error: {
+      name: "error",
+      payload: {
+        type: "object",
+        properties: {
+          type: { const: "error" },
+          code: { type: "string", enum: ["VALIDATION_ERROR", "UNAUTHENTICATED", "UNAUTHORIZED", "MARKET_NOT_FOUND", "ACCOUNT_NOT_FOUND", "NOT_FOUND", "LIMIT_EXCEEDED", "RATE_LIMITED", "SERVICE_UNAVAILABLE"] },
+          message: { type: "string" },
+          subscriptionId: { type: "string" },
+          id: { type: "string" },
+        },
+      },
+    },
+    pong: { name: "pong", payload: { type: "object", properties: { type: { const: "pong" }, blockNumber: { type: "string" } } } },
+  };
+  const ref = (m: string) => ({ $ref: `#/channels/ws/messages/${m}` });
+  return {
+    asyncapi: "3.0.0",
+    info: {
+      title: "Venue streams",
+      version: "1.0.0",
+      description:
+        "Order book, trades, market, candles and accounts pushed once per indexed block. Every message carries blockNumber and a per-subscription seq; see docs/STREAMS.md for limits and reconnect guidance. The gateway serves the same at /v1/ws in snake_case (API key in X-API-Key or in a first {\"op\":\"auth\",\"api_key\":…} message).",
+    },
+    servers: { local: { host: serverUrl.replace(/^https?:\/\//, ""), protocol: "ws", pathname: "/ws" } },
+    channels: { ws: { address: "/ws", messages } },
+    operations: {
+      send: { action: "receive", channel: { $ref: "#/channels/ws" }, messages: ["subscribe", "unsubscribe", "auth", "ping"].map(ref) },
+      receive: { action: "send", channel: { $ref: "#/channels/ws" }, messages: ["subscribed", "snapshot", "update", "reorg", "error", "pong"].map(ref) },
+    },
+  };
+}
