@@ -88,6 +88,7 @@ describe("npm start", () => {
     expect(local.chainId).toBe(31337);
     expect(local.rpcUrl).toBe(`http://127.0.0.1:${basePort}`);
     expect(local.integrationUrl).toBe(`http://127.0.0.1:${basePort + 1}`);
+    expect(local.streamsUrl).toBe(`http://127.0.0.1:${basePort + 6}`);
     expect(Object.keys(local.contracts).sort()).toEqual(["depositToken", "engine", "marketFactory", "marketImplementation", "oracle", "timelock", "venueLens"]);
     expect(local.markets.map((m) => m.symbol)).toEqual(["EUR/USD", "GBP/USD", "AUD/USD"]);
     expect(local.wallets).toHaveLength(10);
@@ -131,7 +132,7 @@ describe("npm start", () => {
     const pid = child!.pid!;
     expect(await stop()).toBe(0);
     expect(await rpcAnswers(local.rpcUrl)).toBe(false);
-    for (const url of [local.integrationUrl, local.gatewayUrl, local.relayerUrl, local.keeperUrl].filter(Boolean)) {
+    for (const url of [local.integrationUrl, local.gatewayUrl, local.relayerUrl, local.keeperUrl, local.streamsUrl].filter(Boolean)) {
       await expect(fetch(`${url}/health`)).rejects.toThrow();
     }
     // the group may need a moment after the leader exits (tsx's esbuild service)
