@@ -106,6 +106,8 @@ function envFor(o: ServicesOptions, s: ServiceName): NodeJS.ProcessEnv {
     if (db.kind === "postgres") {
       env.DATABASE_URL = db.url;
       env.DATABASE_SCHEMA = o.indexerSchema;
+      // read-your-writes of sessions: the gateway's last_write table (one place, every replica)
+      env.LAST_WRITE_DB_SCHEMA = db.gatewaySchema;
     }
   } else if (s === "relayer") {
     env.RELAYER_PRIVATE_KEY = o.keys.relayer;

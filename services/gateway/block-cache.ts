@@ -4,8 +4,10 @@
  * `cachedReads` wraps the integration upstream: a GET of a hot read route is answered from the
  * copy held for the current indexed block (the block feed of the read service, pushed), its
  * snake_case body rendered once per block (`send` keeps it on the reply); the copy is dropped
- * on every new block. Only 200 answers are held; `Cache-Control: no-cache`, a `min_block` ahead
- * of the feed, or a feed that is down go to the upstream.
+ * on every new block, but still served while the new block's copy is fetched (once, at the
+ * push's block), if the feed moved forward (no revert) and for at most `carryMs`, so the first
+ * read after a block is a hit too. Only 200 answers are held; `Cache-Control: no-cache`, a
+ * `min_block` ahead of the feed, or a feed that is down go to the upstream.
  *
  * Read-your-writes: `recordWrites` wraps the relayer upstream and notes, per caller wallet (an
  * API key's wallet), the block its last write was mined in; a read by the same wallet first waits
@@ -13,28 +15,13 @@
  * Postgres also in the gateway's table `last_write`, whose NOTIFY brings other replicas' writes
  * (last-writes.ts).
  */
-import { waitForIndexedBlock, type BlockFeed } from "../../core/indexer/blocks";
+import { advancedFrom, waitForIndexedBlock, type BlockFeed } from "../../core/indexer/blocks";
+import { minedBlock, type LastWrites } from "../../core/indexer/last-writes";
 import type { Upstream, UpstreamReply, UpstreamRequest } from "./upstream";
 
 const ID = "0x[0-9a-fA-F]{64}";
 const HOT = new RegExp(`^/(markets(/${ID}(/(funding|orderbook|price))?)?|accounts/[0-9]{1,30}(/(orders|positions/${ID}(/funding)?))?)$`);
 const MAX_HELD = 5_000;
-
-export interface LastWrites {
-  /** the block of `wallet`'s last mined write, if any is known */
-  get(wallet: string): bigint | undefined;
-  record(wallet: string, block: bigint): Promise<void>;
-}
-
-/** Notes in this process only (PGlite: one gateway process). */
-export function memoryLastWrites(): LastWrites & { apply(wallet: string, block: bigint): void } {
-  const blocks = new Map<string, bigint>();
-  const apply = (wallet: string, block: bigint) => {
-    const w = wallet.toLowerCase();
-    if ((blocks.get(w) ?? -1n) < block) blocks.set(w, block);
-  };
-  return { get: (w) => blocks.get(w.toLowerCase()), apply, record: async (w, b) => apply(w, b) };
-}
 
 const keyOf = (req: UpstreamRequest) => {
   const q = Object.entries(req.query ?? {})
@@ -45,43 +32,60 @@ const keyOf = (req: UpstreamRequest) => {
   return q ? `${req.path}?${q}` : req.path;
 };
 
-export function cachedReads(upstream: Upstream, feed: BlockFeed, lastWrites: LastWrites, waitMs = 2_000): Upstream {
+export function cachedReads(upstream: Upstream, feed: BlockFeed, lastWrites: LastWrites, waitMs = 2_000, carryMs = 2_000): Upstream {
   let gen = 0;
   let held = new Map<string, UpstreamReply>();
+  // the previous block's copy, served while the new block's answer is fetched (forward pushes only)
+  let prev = new Map<string, UpstreamReply>();
+  let prevUntil = 0;
+  let last = feed.current();
   const inflight = new Map<string, Promise<UpstreamReply>>();
-  feed.subscribe(() => {
+  feed.subscribe((s) => {
     gen++;
+    const forward = advancedFrom(last, s);
+    last = s;
+    prev = forward ? held : new Map();
+    prevUntil = forward ? Date.now() + carryMs : 0;
     held = new Map();
   });
+  /** The answer of the current block, fetched once however many callers ask meanwhile. */
+  function fill(key: string, req: UpstreamRequest): Promise<UpstreamReply> {
+    const pending = inflight.get(key);
+    if (pending) return pending;
+    const at = gen;
+    const n = feed.current().number;
+    // the read service may still carry the previous block's answer: ask for this block's
+    const p = upstream.call({ ...req, query: { ...req.query, minBlock: n.toString() } }).then((reply) => {
+      if (reply.status === 200 && at === gen && held.size < MAX_HELD && reply.indexedBlock !== null && BigInt(reply.indexedBlock) >= n) held.set(key, { ...reply, ms: 0 });
+      return reply;
+    });
+    inflight.set(key, p);
+    void p.finally(() => inflight.delete(key)).catch(() => {});
+    return p;
+  }
   async function call(req: UpstreamRequest): Promise<UpstreamReply> {
     if ((req.method ?? "GET") !== "GET" || !HOT.test(req.path)) return upstream.call(req);
     const caller = req.headers?.["X-Caller-Address"];
     const lastWrite = caller ? lastWrites.get(caller) : undefined;
-    if (lastWrite !== undefined && feed.current().number < lastWrite) await waitForIndexedBlock(feed, lastWrite, waitMs);
-    const minBlock = req.query?.minBlock;
-    if (
-      !feed.live() ||
-      /no-cache|no-store/i.test(req.headers?.["Cache-Control"] ?? "") ||
-      (minBlock !== undefined && BigInt(minBlock) > feed.current().number)
-    ) {
+    let min: bigint | undefined = req.query?.minBlock === undefined ? undefined : BigInt(req.query.minBlock);
+    if (lastWrite !== undefined && (min === undefined || lastWrite > min)) {
+      if (feed.current().number < lastWrite) await waitForIndexedBlock(feed, lastWrite, waitMs);
+      if (feed.current().number >= lastWrite) min = lastWrite;
+    }
+    if (!feed.live() || /no-cache|no-store/i.test(req.headers?.["Cache-Control"] ?? "") || (min !== undefined && min > feed.current().number)) {
       return upstream.call(req);
     }
     const key = keyOf(req);
     const hit = held.get(key);
     if (hit) return hit; // the same object each time: `send` renders its body once
-    const pending = inflight.get(key);
-    if (pending) return pending;
-    const at = gen;
-    const p = upstream.call(req).then((reply) => {
-      if (reply.status === 200 && at === gen && held.size < MAX_HELD) held.set(key, { ...reply, ms: 0 });
-      return reply;
-    });
-    inflight.set(key, p);
-    try {
-      return await p;
-    } finally {
-      inflight.delete(key);
+    const pending = fill(key, req);
+    // the first read after a block: the previous block's copy while this one's is fetched
+    const old = prev.get(key);
+    if (old && Date.now() < prevUntil && (min === undefined || (old.indexedBlock !== null && BigInt(old.indexedBlock) >= min))) {
+      void pending.catch(() => {});
+      return old;
     }
+    return pending;
   }
   return { ...upstream, call };
 }
@@ -91,10 +95,8 @@ export function recordWrites(upstream: Upstream, lastWrites: LastWrites): Upstre
   async function call(req: UpstreamRequest): Promise<UpstreamReply> {
     const reply = await upstream.call(req);
     const caller = req.headers?.["X-Caller-Address"];
-    const data = reply.body.data as { blockNumber?: unknown } | undefined;
-    if ((req.method ?? "GET") !== "GET" && caller && reply.body.success && data && (typeof data.blockNumber === "number" || typeof data.blockNumber === "string")) {
-      await lastWrites.record(caller, BigInt(data.blockNumber));
-    }
+    const block = reply.body.success ? minedBlock(reply.body.data) : undefined;
+    if ((req.method ?? "GET") !== "GET" && caller && block !== undefined) await lastWrites.record(caller, block);
     return reply;
   }
   return { ...upstream, call };

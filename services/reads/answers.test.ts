@@ -31,13 +31,45 @@ describe("AnswerStore", () => {
     expect([a.body, b.body, w.builds.length]).toEqual(["/m@1", "/m@1", 1]);
     expect(w.store.peek("/m")?.body).toBe("/m@1");
     w.hub.push(state(2)); // the store rebuilds by itself, with minBlock = the pushed block
-    expect(w.store.peek("/m")).toBeUndefined(); // the old block's answer is no longer served
+    expect(w.builds.length).toBe(2); // before anyone asks
+    expect(w.store.peek("/m", 2n)).toBeUndefined(); // never below a ?minBlock
     const c = await w.store.get("/m", "/m");
     expect([c.body, w.builds.length, w.builds[1]!.minBlock]).toEqual(["/m@2", 2, 2n]);
     expect(w.store.peek("/m")?.body).toBe("/m@2");
   });
 
-  it("a request during a rebuild waits for it instead of getting the older answer", async () => {
+  it("while a forward block's rebuild runs, the previous block's answer is served (first read as fast as the rest)", async () => {
+    const w = world();
+    await w.store.get("/b", "/b");
+    w.holdBuilds(true);
+    w.hub.push(state(2));
+    expect(w.store.peek("/b")?.body).toBe("/b@1"); // block 1's exact answer, labelled block 1
+    expect(w.store.peek("/b", 2n)).toBeUndefined(); // but not to a reader that needs block 2
+    const strict = w.store.get("/b", "/b"); // no-cache, ?minBlock: wait for the rebuild
+    w.release();
+    expect((await strict).body).toBe("/b@2");
+    expect(w.store.peek("/b")?.body).toBe("/b@2");
+    expect(w.builds.length).toBe(2);
+  });
+
+  it("after a revert (reorg) nothing is carried over: a request waits for its rebuild", async () => {
+    const w = world();
+    await w.store.get("/b", "/b");
+    w.holdBuilds(true);
+    w.hub.push({ ...state(3), reverted: true });
+    expect(w.store.peek("/b")).toBeUndefined();
+    const pending = w.store.get("/b", "/b");
+    await new Promise((r) => setTimeout(r, 10));
+    w.release();
+    expect((await pending).body).toBe("/b@3");
+    // nor when the block does not move forward (a revert seen by a later read of the state)
+    await w.store.get("/b", "/b");
+    w.hub.push({ ...state(3), state: "s3-other-branch" });
+    expect(w.store.peek("/b")).toBeUndefined();
+    w.release();
+  });
+
+  it("a revalidating request (no-cache, ?minBlock) during a rebuild waits for it instead of getting the older answer", async () => {
     const w = world();
     await w.store.get("/b", "/b");
     w.holdBuilds(true);

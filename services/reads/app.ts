@@ -7,7 +7,10 @@
  *
  * `?minBlock=N` waits (bounded) for block N on the block feed, then answers from the store;
  * `Cache-Control: no-cache` revalidates first: the indexed state is read at its source once, and
- * the answer is rebuilt if that state is newer than the held one.
+ * the answer is rebuilt if that state is newer than the held one. Read-your-writes for sign-in
+ * sessions: a write with a bearer token answered as mined notes its block for the token's wallet
+ * (core/indexer/last-writes.ts, shared with the gateway), and that wallet's hot reads wait
+ * (bounded) for it as for a `?minBlock`.
  */
 import { Hono, type Context } from "hono";
 import { proxy } from "hono/proxy";
@@ -17,6 +20,8 @@ import { ApiError } from "../../core/errors.js";
 import { socketAddress } from "../../core/http/client-address.js";
 import { errorResponse } from "../../core/http/errors.js";
 import { stateToJson, waitForIndexedBlock, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
+import { minedBlock, type LastWrites } from "../../core/indexer/last-writes.js";
+import { decodeJwt } from "jose";
 import { corsPolicy } from "../../src/api/lib/cors.js";
 import { clientRateLimit } from "../../src/api/lib/limits.js";
 import type { Answer, AnswerStore } from "./answers.js";
@@ -36,9 +41,38 @@ export function answerKey(path: string, search: string): string {
   return s ? `${path}?${s}` : path;
 }
 
-export type ReadsDeps = { store: AnswerStore; feed: BlockFeed; indexerUrl: string; minBlockWaitMs: number };
+/**
+ * The wallet of a sign-in session's bearer token, read without verifying it: it only picks whose
+ * last write a read waits for (a forged token makes its own read wait, nothing more); a write is
+ * noted only once the integration API, which verifies the token, has answered it as mined.
+ */
+export function bearerWallet(authorization: string): string | undefined {
+  const m = /^Bearer\s+([A-Za-z0-9\-_.]+)\s*$/i.exec(authorization);
+  if (!m) return undefined;
+  try {
+    const sub = decodeJwt(m[1]!).sub;
+    return sub && /^0x[0-9a-fA-F]{40}$/.test(sub) ? sub.toLowerCase() : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
-export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: ReadsDeps) {
+const lastWriteOf = (lastWrites: LastWrites, authorization: string) => {
+  const wallet = bearerWallet(authorization);
+  return wallet ? lastWrites.get(wallet) : undefined;
+};
+
+export type ReadsDeps = {
+  store: AnswerStore;
+  feed: BlockFeed;
+  indexerUrl: string;
+  minBlockWaitMs: number;
+  /** Read-your-writes of sign-in sessions (absent: none). */
+  lastWrites?: LastWrites;
+  readYourWritesWaitMs?: number;
+};
+
+export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWrites, readYourWritesWaitMs = 2_000 }: ReadsDeps) {
   const app = new Hono();
   // the integration API's CORS policy on every answer, held or passed through
   app.use(corsPolicy());
@@ -59,8 +93,6 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: Read
     return c.body(a.body, a.status as 200, headers);
   };
 
-  const waitForBlock = (n: bigint) => waitForIndexedBlock(feed, n, minBlockWaitMs);
-
   app.get("*", async (c, next) => {
     const path = c.req.path;
     if (!held(c)) return next();
@@ -73,14 +105,19 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: Read
     if (minRaw !== undefined) {
       if (!MIN_BLOCK_RE.test(minRaw)) return next(); // the integration API answers its 400
       const min = BigInt(minRaw);
-      if (!(await waitForBlock(min))) {
+      if (!(await waitForIndexedBlock(feed, min, minBlockWaitMs))) {
         c.header("X-Indexed-Block", feed.current().number.toString());
         return errorResponse(c, new ApiError("SERVICE_UNAVAILABLE", `block ${min} is not indexed yet (indexed: ${feed.current().number}); retry`));
       }
     }
+    let min = minRaw === undefined ? undefined : BigInt(minRaw);
+    // read-your-writes for sign-in sessions: the wallet's last mined write's block, waited for
+    // (bounded) as if the client had sent it as ?minBlock
+    const last = lastWrites && c.req.header("Authorization") ? lastWriteOf(lastWrites, c.req.header("Authorization")!) : undefined;
+    if (last !== undefined && (min === undefined || last > min) && (await waitForIndexedBlock(feed, last, readYourWritesWaitMs))) min = last;
     if (fresh) await feed.revalidate();
     else {
-      const held = store.peek(key);
+      const held = store.peek(key, min);
       if (held) return serve(c, held, "HIT");
     }
     return serve(c, await store.get(key, key), "MISS");
@@ -104,10 +141,10 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: Read
   );
 
   // everything else: Ponder's server, as is
-  app.all("*", (c) => {
+  app.all("*", async (c) => {
     const url = c.req.url;
     const qi = url.indexOf("?");
-    return proxy(`${indexerUrl}${c.req.path}${qi < 0 ? "" : url.slice(qi)}`, {
+    const res = await proxy(`${indexerUrl}${c.req.path}${qi < 0 ? "" : url.slice(qi)}`, {
       raw: c.req.raw,
       headers: {
         ...c.req.header(),
@@ -117,6 +154,14 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs }: Read
         "X-Forwarded-For": c.req.header("x-forwarded-for") ?? socketAddress(c),
       },
     });
+    // a session's write answered as mined: note its block for the wallet's next reads
+    const auth = c.req.header("Authorization");
+    if (lastWrites && auth && c.req.method !== "GET" && res.ok && (res.headers.get("content-type") ?? "").includes("json")) {
+      const wallet = bearerWallet(auth);
+      const block = wallet ? minedBlock(((await res.clone().json().catch(() => undefined)) as { data?: unknown } | undefined)?.data) : undefined;
+      if (wallet && block !== undefined) await lastWrites.record(wallet, block).catch(() => {});
+    }
+    return res;
   });
 
   app.onError((err, c) => {

@@ -19,6 +19,13 @@ const envSchema = z.object({
   READS_REBUILD_CONCURRENCY: z.coerce.number().int().positive().default(8),
   /** Upper bound of `?minBlock=` waits (the integration API's own bound). */
   MIN_BLOCK_WAIT_MS: z.coerce.number().int().positive().default(5_000),
+  /** Longest a session's read waits for the block of that wallet's last write (read-your-writes). */
+  READ_YOUR_WRITES_WAIT_MS: z.coerce.number().int().positive().default(2_000),
+  /**
+   * With DATABASE_URL: the schema of the `last_write` table (read-your-writes shared by every
+   * replica and with the gateway: its schema); without it, the notes stay in this process.
+   */
+  LAST_WRITE_DB_SCHEMA: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

@@ -7,6 +7,7 @@ import { serve } from "@hono/node-server";
 import pino from "pino";
 import { rawRequest } from "../../core/http/raw-request.js";
 import { openBlockFeed } from "../../core/indexer/blocks.js";
+import { memoryLastWrites, sharedLastWrites } from "../../core/indexer/last-writes.js";
 import { AnswerStore } from "./answers.js";
 import { createReadsApp } from "./app.js";
 import { loadReadsConfig } from "./config.js";
@@ -37,7 +38,19 @@ async function build(path: string, minBlock: bigint) {
 }
 
 const store = new AnswerStore(feed, build, { hotMs: cfg.READS_HOT_MS, maxAnswers: cfg.READS_MAX_ANSWERS, concurrency: cfg.READS_REBUILD_CONCURRENCY });
-const app = createReadsApp({ store, feed, indexerUrl: cfg.INDEXER_URL, minBlockWaitMs: cfg.MIN_BLOCK_WAIT_MS });
+// read-your-writes of sign-in sessions: with Postgres the gateway's table, shared by every replica
+const lastWrites =
+  cfg.DATABASE_URL && cfg.LAST_WRITE_DB_SCHEMA
+    ? await sharedLastWrites({ databaseUrl: cfg.DATABASE_URL, schema: cfg.LAST_WRITE_DB_SCHEMA, log })
+    : memoryLastWrites();
+const app = createReadsApp({
+  store,
+  feed,
+  indexerUrl: cfg.INDEXER_URL,
+  minBlockWaitMs: cfg.MIN_BLOCK_WAIT_MS,
+  lastWrites,
+  readYourWritesWaitMs: cfg.READ_YOUR_WRITES_WAIT_MS,
+});
 
 const server = serve({ fetch: app.fetch, port: cfg.PORT, hostname: cfg.HOST }, (info) =>
   log.info({ port: info.port, feed: cfg.DATABASE_URL ? "postgres LISTEN" : "indexer /blocks/stream" }, "reads listening"),
@@ -45,7 +58,7 @@ const server = serve({ fetch: app.fetch, port: cfg.PORT, hostname: cfg.HOST }, (
 
 const shutdown = () => {
   server.close();
-  void feed.close().finally(() => process.exit(0));
+  void Promise.allSettled([feed.close(), "close" in lastWrites ? lastWrites.close() : undefined]).finally(() => process.exit(0));
   setTimeout(() => process.exit(0), 3_000).unref();
 };
 process.on("SIGINT", shutdown);

@@ -391,9 +391,10 @@ describe.each(stackList())("integration write routes ($kind)", (s) => {
       expect(open.body.data).toMatchObject({ side: "LONG", orderType: "MARKET", status: "PLACED" });
       const pos = await client.readContract({ address: eurAddress, abi: marketAbi, functionName: "getPosition", args: [BigInt(ids.w!)] });
       expect(pos.sizeQty).toBeGreaterThan(0n);
-      await waitIndexed(s, open.body.data.blockNumber);
-      const readPos = await req("GET", `/accounts/${ids.w}/positions/${eur.marketId}`);
+      // read-your-writes: the session's next read waits for its write's block by itself (no minBlock)
+      const readPos = await req("GET", `/accounts/${ids.w}/positions/${eur.marketId}`, { token: tokens.w });
       expect(readPos.body.data).toMatchObject({ isOpen: true, side: "LONG", size: pos.sizeQty.toString() });
+      expect(BigInt(readPos.headers.get("x-indexed-block")!)).toBeGreaterThanOrEqual(BigInt(open.body.data.blockNumber));
 
       const r = await close(tokens.w!, eur.marketId);
       expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -401,8 +402,7 @@ describe.each(stackList())("integration write routes ($kind)", (s) => {
       expect(r.body.data.clientKey).toMatch(/^0x[0-9a-f]{64}$/);
       const after = await client.readContract({ address: eurAddress, abi: marketAbi, functionName: "getPosition", args: [BigInt(ids.w!)] });
       expect(after.sizeQty).toBe(0n);
-      await waitIndexed(s, r.body.data.blockNumber);
-      const closed = await req("GET", `/accounts/${ids.w}/positions/${eur.marketId}`);
+      const closed = await req("GET", `/accounts/${ids.w}/positions/${eur.marketId}`, { token: tokens.w });
       expect(closed.body.data).toMatchObject({ isOpen: false, size: "0" });
 
       const status = await req("GET", `/transactions/${r.body.data.requestId}`, { token: tokens.w });
