@@ -12,8 +12,8 @@
  *     Ponder's process feeds from the same NOTIFY (in-process on PGlite, which no other
  *     process may open).
  * No query runs per request: only one per pushed block, `revalidate()` on demand, and one every
- * `safetyPollMs` (1 s) in case a push was missed: Ponder sends none for blocks of its backfill
- * or for the revert of a reorg (the next block of the new branch is pushed).
+ * `safetyPollMs` (1 s) in case a push was missed: Ponder sends none for blocks of its backfill;
+ * the revert of a reorg is pushed by our own trigger (`revertSignalSql`), flagged `reverted`.
  */
 import pg from "pg";
 
@@ -58,6 +58,46 @@ export function stateFromRow(row: StateRow | undefined): IndexedState {
 
 /** Ponder's live-query channel of a schema (ponder/drizzle/onchain getLiveQueryChannelName). */
 export const liveQueryChannel = (schema: string) => `${schema}_live_query`;
+
+/**
+ * The revert signal. Ponder pushes nothing when it reverts a reorg's rows (its live-query NOTIFY
+ * fires only in a live block's transaction), so the next pushed state could be read straight
+ * from the new branch and look like an ordinary next block. A statement trigger on Ponder's
+ * reorg table of `indexed_head` tells a revert apart: the revert deletes its newest rows after
+ * dropping Ponder's own `reorg` trigger of `indexed_head` in the same transaction (finalization,
+ * the only other deletion, runs with it in place), and then it sends `NOTIFY "<schema>_reverted"`,
+ * delivered after the revert commits. Installed (idempotent) by each feed's source once Ponder
+ * has created its tables; a read of the state started after the signal is flagged `reverted`.
+ */
+export const revertedChannel = (schema: string) => `${schema}_reverted`;
+export const revertSignalSql = (schema: string) => `
+CREATE OR REPLACE FUNCTION "${schema}".venue_reverted() RETURNS TRIGGER LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = '"${schema}"."indexed_head"'::regclass AND tgname = 'reorg') THEN
+    PERFORM pg_notify('${revertedChannel(schema)}', '');
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE OR REPLACE TRIGGER venue_reverted AFTER DELETE ON "${schema}"."_reorg__indexed_head"
+  FOR EACH STATEMENT EXECUTE PROCEDURE "${schema}".venue_reverted();`;
+
+/** Wraps a state read: a read that started after `reverted()` was called returns its state flagged. */
+export function revertTracker(read: () => Promise<IndexedState>) {
+  let signals = 0;
+  let flagged = 0;
+  return {
+    reverted() {
+      signals++;
+    },
+    async read(): Promise<IndexedState> {
+      const at = signals;
+      const s = await read();
+      if (at === flagged) return s;
+      flagged = at;
+      return { ...s, reverted: true };
+    },
+  };
+}
 
 /** Wire form of a state (SSE data): bigints as decimal strings. */
 export const stateToJson = (s: IndexedState) =>
@@ -156,13 +196,22 @@ export function pgBlockFeed(o: { databaseUrl: string; schema: string; safetyPoll
   const pool = new pg.Pool({ connectionString: o.databaseUrl, max: 2 });
   let listener: pg.Client | undefined;
   let closed = false;
-  const read = async () => stateFromRow((await pool.query<StateRow>(indexedStateSql(o.schema))).rows[0]);
-  const refresh = serialReader(read, h.push);
+  const reverts = revertTracker(async () => stateFromRow((await pool.query<StateRow>(indexedStateSql(o.schema))).rows[0]));
+  const refresh = serialReader(reverts.read, h.push);
+  // the revert signal's trigger, once Ponder's tables exist (retried by the poll until then)
+  let installed = false;
+  const install = async () => {
+    if (installed) return;
+    await pool.query(revertSignalSql(o.schema)).then(() => (installed = true), () => {});
+  };
   const connect = async (): Promise<void> => {
     while (!closed) {
       try {
         const c = new pg.Client({ connectionString: o.databaseUrl });
-        c.on("notification", () => void refresh().catch((e) => o.onError?.(e)));
+        c.on("notification", (n) => {
+          if (n.channel === revertedChannel(o.schema)) reverts.reverted();
+          void refresh().catch((e) => o.onError?.(e));
+        });
         c.on("error", (e) => {
           o.onError?.(e);
           c.end().catch(() => {});
@@ -172,7 +221,10 @@ export function pgBlockFeed(o: { databaseUrl: string; schema: string; safetyPoll
         });
         await c.connect();
         await c.query(`LISTEN "${liveQueryChannel(o.schema)}"`);
+        await c.query(`LISTEN "${revertedChannel(o.schema)}"`);
         listener = c;
+        installed = false;
+        await install();
         await refresh(); // what was indexed before we listened
         h.setLive(true);
         return;
@@ -183,7 +235,10 @@ export function pgBlockFeed(o: { databaseUrl: string; schema: string; safetyPoll
     }
   };
   void connect();
-  const poll = setInterval(() => void refresh().catch((e) => o.onError?.(e)), o.safetyPollMs ?? 1_000);
+  const poll = setInterval(() => {
+    void install();
+    void refresh().catch((e) => o.onError?.(e));
+  }, o.safetyPollMs ?? 1_000);
   poll.unref();
   return {
     current: h.current,

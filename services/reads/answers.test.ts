@@ -10,18 +10,18 @@ function world() {
   hub.setLive(true);
   hub.push(state(1));
   const builds: { path: string; minBlock: bigint }[] = [];
-  let release: (() => void) | undefined;
+  const releases: (() => void)[] = [];
   let hold = false;
   const store = new AnswerStore(
     feed,
     async (path, minBlock) => {
       builds.push({ path, minBlock });
-      if (hold) await new Promise<void>((r) => (release = r));
+      if (hold) await new Promise<void>((r) => releases.push(r));
       return { status: path.includes("missing") ? 404 : 200, body: `${path}@${hub.current().number}`, block: String(hub.current().number) };
     },
     { hotMs: 60_000, maxAnswers: 10, concurrency: 4 },
   );
-  return { hub, store, builds, holdBuilds: (v: boolean) => (hold = v), release: () => release?.() };
+  return { hub, store, builds, holdBuilds: (v: boolean) => (hold = v), release: () => releases.shift()?.() };
 }
 
 describe("AnswerStore", () => {
@@ -50,6 +50,22 @@ describe("AnswerStore", () => {
     expect((await strict).body).toBe("/b@2");
     expect(w.store.peek("/b")?.body).toBe("/b@2");
     expect(w.builds.length).toBe(2);
+  });
+
+  it("all answers switch to a new block together, once every rebuild has landed", async () => {
+    const w = world();
+    await w.store.get("/a", "/a");
+    await w.store.get("/b", "/b");
+    w.holdBuilds(true);
+    w.hub.push(state(2));
+    let settled = false;
+    void w.store.whenSettled().then(() => (settled = true));
+    w.release(); // /a's rebuild lands: still block 1 for both, so no client sees 2 then 1
+    await new Promise((r) => setTimeout(r, 5));
+    expect([w.store.peek("/a")?.body, w.store.peek("/b")?.body, settled]).toEqual(["/a@1", "/b@1", false]);
+    w.release();
+    await new Promise((r) => setTimeout(r, 5));
+    expect([w.store.peek("/a")?.body, w.store.peek("/b")?.body, settled, w.store.settledBlock]).toEqual(["/a@2", "/b@2", true, 2n]);
   });
 
   it("after a revert (reorg) nothing is carried over: a request waits for its rebuild", async () => {

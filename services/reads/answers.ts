@@ -5,12 +5,13 @@
  * this store, before any client asks; the others are dropped. Builds go to the integration API
  * with `?minBlock=<the pushed block>`, so they cannot describe an older state than the push.
  *
- * While an answer's rebuild runs, the answer of the previous block is still served (it is the
- * previous block's exact answer, `X-Indexed-Block` says which), so the first read after a block
- * costs what every other read costs: only if the new state follows the old one forward (a
- * higher block, no revert seen: `advancedFrom`), for at most `carryMs`, and never to a
- * `?minBlock=` above its block. After a revert (a reorg) nothing is carried over: a request
- * waits for its answer's rebuild and never gets the orphaned branch's answer.
+ * While the rebuilds run, the previous block's answers are still served (each is that block's
+ * exact answer, `X-Indexed-Block` says which) and all routes switch to the new block together
+ * once every rebuild has landed, so the first read after a block costs what every other read
+ * costs: only if the new state follows the old one forward (a higher block, no revert seen:
+ * `advancedFrom`), for at most `carryMs`, and never to a `?minBlock=` above its block. After a
+ * revert (a reorg) nothing is carried over: a request waits for its answer's rebuild and never
+ * gets the orphaned branch's answer.
  */
 import { advancedFrom, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 
@@ -18,7 +19,8 @@ export type Built = { status: number; body: string; block: string | null };
 /** `gen`: the feed generation the build started at (a build of gen g describes state g or newer). */
 export type Answer = Built & { gen: number };
 
-type Slot = { path: string; answer?: Answer; building?: Promise<Answer>; dirty: boolean; readAt: number };
+/** `prev`: the answer `answer` replaced, kept while it may still be carried over. */
+type Slot = { path: string; answer?: Answer; prev?: Answer; building?: Promise<Answer>; dirty: boolean; readAt: number };
 
 export type AnswerStoreOptions = {
   hotMs: number;
@@ -33,10 +35,20 @@ export class AnswerStore {
   /** Incremented on every pushed state. */
   gen = 0;
   private state: IndexedState;
-  /** The last push followed the previous state forward (see `advancedFrom`), at `pushedAt`. */
+  /**
+   * The generation whose answers are all built (every rebuild the pushes asked for has landed),
+   * and its block. Until the newest generation settles, the settled one's answers are served
+   * (carried over) if every push since followed forward (`carryOver`), for `carryMs` from the
+   * first of them: all routes switch to a block together, so a client that saw block N in one
+   * answer never gets an older block in the next.
+   */
+  private settledGen = 0;
+  settledBlock = 0n;
   private carryOver = false;
   private pushedAt = 0;
   private readonly carryMs: number;
+  private inFlight = 0;
+  private settleWaiters: (() => void)[] = [];
   private running = 0;
   private readonly queue: (() => void)[] = [];
 
@@ -46,6 +58,7 @@ export class AnswerStore {
     private readonly o: AnswerStoreOptions,
   ) {
     this.state = feed.current();
+    this.settledBlock = this.state.number;
     this.carryMs = o.carryMs ?? 2_000;
     feed.subscribe((s) => this.onBlock(s));
   }
@@ -55,18 +68,37 @@ export class AnswerStore {
   }
 
   /**
-   * The answer of `key`, if held: the hot path, synchronous. The current state's answer, or while
-   * its rebuild runs after a forward push, the previous block's; with `min`, only an answer of
+   * The answer of `key`, if held: the hot path, synchronous. The current generation's once it has
+   * settled; before, the settled generation's (see `settledGen`). With `min`, only an answer of
    * block `min` or later.
    */
   peek(key: string, min?: bigint): Answer | undefined {
     const slot = this.slots.get(key);
-    const a = slot?.answer;
+    if (!slot) return undefined;
+    let a: Answer | undefined;
+    if (this.settledGen === this.gen) a = slot.answer?.gen === this.gen ? slot.answer : undefined;
+    else if (this.carryOver && Date.now() - this.pushedAt < this.carryMs) {
+      a = slot.answer?.gen === this.settledGen ? slot.answer : slot.prev?.gen === this.settledGen ? slot.prev : undefined;
+    }
     if (!a) return undefined;
-    if (a.gen !== this.gen && !(a.gen === this.gen - 1 && slot.building && this.carryOver && Date.now() - this.pushedAt < this.carryMs)) return undefined;
     if (min !== undefined && (a.block === null || BigInt(a.block) < min)) return undefined;
     slot.readAt = Date.now();
     return a;
+  }
+
+  /** Resolves once every rebuild the pushes asked for has landed (the newest generation is served). */
+  whenSettled(): Promise<void> {
+    if (this.settledGen === this.gen) return Promise.resolve();
+    return new Promise((r) => this.settleWaiters.push(r));
+  }
+
+  private settle() {
+    if (this.inFlight > 0 || this.settledGen === this.gen) return;
+    this.settledGen = this.gen;
+    this.settledBlock = this.state.number;
+    const waiters = this.settleWaiters;
+    this.settleWaiters = [];
+    for (const w of waiters) w();
   }
 
   /** The answer of `key` at the current state only (no carry-over). */
@@ -106,26 +138,34 @@ export class AnswerStore {
     }
     const gen = this.gen;
     const minBlock = this.state.number;
+    this.inFlight++;
     slot.building = this.limited(() => this.build(slot.path, minBlock))
       .then((b) => {
         const a: Answer = { ...b, gen };
-        if (a.status === 200) slot.answer = a;
-        else this.slots.delete(key);
+        if (a.status === 200) {
+          if (slot.answer && slot.answer.gen < gen) slot.prev = slot.answer;
+          slot.answer = a;
+        } else this.slots.delete(key);
         return a;
       })
       .finally(() => {
+        this.inFlight--;
         slot.building = undefined;
         if (slot.dirty && this.slots.get(key) === slot) {
           slot.dirty = false;
           void this.rebuild(key, slot).catch(() => {});
         }
+        this.settle();
       });
     return slot.building;
   }
 
   private onBlock(s: IndexedState) {
-    this.carryOver = advancedFrom(this.state, s);
-    this.pushedAt = Date.now();
+    const forward = advancedFrom(this.state, s);
+    if (this.settledGen === this.gen) {
+      this.carryOver = forward;
+      this.pushedAt = Date.now();
+    } else this.carryOver &&= forward;
     this.state = s;
     this.gen++;
     const cold = Date.now() - this.o.hotMs;
@@ -136,6 +176,7 @@ export class AnswerStore {
       }
       void this.rebuild(key, slot).catch(() => this.slots.delete(key));
     }
+    this.settle();
   }
 
   private async limited<T>(task: () => Promise<T>): Promise<T> {

@@ -154,6 +154,15 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWr
         "X-Forwarded-For": c.req.header("x-forwarded-for") ?? socketAddress(c),
       },
     });
+    // Ponder's /status may name a block whose answers are still being rebuilt here: answer it
+    // once they are (bounded), so that a client that saw block N there reads block N here
+    if (c.req.method === "GET" && c.req.path === "/status" && res.ok) {
+      const status = (await res.clone().json().catch(() => undefined)) as Record<string, { block?: { number?: number } }> | undefined;
+      const n = status ? Math.max(0, ...Object.values(status).map((v) => v?.block?.number ?? 0)) : 0;
+      if (BigInt(n) > store.settledBlock && (await waitForIndexedBlock(feed, BigInt(n), minBlockWaitMs))) {
+        await Promise.race([store.whenSettled(), new Promise((r) => setTimeout(r, minBlockWaitMs))]);
+      }
+    }
     // a session's write answered as mined: note its block for the wallet's next reads
     const auth = c.req.header("Authorization");
     if (lastWrites && auth && c.req.method !== "GET" && res.ok && (res.headers.get("content-type") ?? "").includes("json")) {

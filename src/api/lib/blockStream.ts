@@ -7,13 +7,16 @@
  * trigger sends NOTIFY on its live-query channel after the commit. This process listens on it
  * (PGlite: in-process, the only way another process can learn of it; Postgres: a connection of
  * its own), reads the state once per push and fans it out to every subscriber. Nothing runs
- * while nobody listens but that one LISTEN; a slow poll (1 s) covers what Ponder does not push
- * (the backfill's blocks, the revert of a reorg).
+ * while nobody listens but that one LISTEN; a reorg's revert is pushed by our trigger (flagged
+ * `reverted`, core/indexer/blocks.ts revertSignalSql); a slow poll (1 s) covers what Ponder does
+ * not push (the backfill's blocks).
  */
 import { createApiApp } from "./app.js";
 import { streamSSE } from "hono/streaming";
 import pg from "pg";
-import { feedHub, liveQueryChannel, serialReader, stateToJson, type IndexedState } from "../../../core/indexer/blocks.js";
+import { sql } from "ponder";
+import { db } from "ponder:api";
+import { feedHub, liveQueryChannel, revertSignalSql, revertTracker, revertedChannel, serialReader, stateToJson, type IndexedState } from "../../../core/indexer/blocks.js";
 import { ponderSchema, readIndexedBlock } from "./indexedBlock.js";
 
 const SAFETY_POLL_MS = 1_000;
@@ -25,17 +28,27 @@ type Driver = PgliteDriver | { dialect: "postgres" };
 const feed = feedHub();
 let started = false;
 let dialect: Driver["dialect"] | undefined;
-/** One state read at a time; pushes during a read share the one read after it. */
-const refresh = serialReader(readIndexedBlock, feed.push);
+/** One state read at a time; pushes during a read share the one read after it; reverts flagged. */
+const reverts = revertTracker(readIndexedBlock);
+const refresh = serialReader(reverts.read, feed.push);
 
 async function listenPostgres(channel: string) {
   for (;;) {
     try {
       const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
       const lost = new Promise<void>((resolve) => c.on("error", () => resolve()));
-      c.on("notification", () => void refresh().catch(() => {}));
+      c.on("notification", (n) => {
+        if (n.channel === revertedChannel(ponderSchema())) reverts.reverted();
+        void refresh().catch(() => {});
+      });
       await c.connect();
       await c.query(`LISTEN "${channel}"`);
+      await c.query(`LISTEN "${revertedChannel(ponderSchema())}"`);
+      // the revert signal's trigger (Ponder's API pool is read-only on Postgres); retried until
+      // Ponder's tables exist
+      const install = setInterval(() => void c.query(revertSignalSql(ponderSchema())).then(() => clearInterval(install), () => {}), SAFETY_POLL_MS);
+      void c.query(revertSignalSql(ponderSchema())).then(() => clearInterval(install), () => {});
+      void lost.then(() => clearInterval(install));
       await lost;
       await c.end().catch(() => {});
     } catch {
@@ -51,9 +64,23 @@ function start() {
   const driver = (globalThis as unknown as { PONDER_DATABASE: { driver: Driver } }).PONDER_DATABASE.driver;
   dialect = driver.dialect;
   const channel = liveQueryChannel(ponderSchema());
-  if (driver.dialect === "pglite") void driver.instance.listen(channel, () => void refresh().catch(() => {}));
-  else void listenPostgres(channel);
-  setInterval(() => void refresh().catch(() => {}), SAFETY_POLL_MS).unref();
+  if (driver.dialect === "pglite") {
+    void driver.instance.listen(channel, () => void refresh().catch(() => {}));
+    void driver.instance.listen(revertedChannel(ponderSchema()), () => {
+      reverts.reverted();
+      void refresh().catch(() => {});
+    });
+  } else void listenPostgres(channel);
+  // PGlite: the revert signal's trigger (core/indexer/blocks.ts), retried until Ponder's tables exist
+  let installed = driver.dialect !== "pglite";
+  const install = () => {
+    if (!installed) void db.execute(sql.raw(revertSignalSql(ponderSchema()))).then(() => (installed = true), () => {});
+  };
+  install();
+  setInterval(() => {
+    install();
+    void refresh().catch(() => {});
+  }, SAFETY_POLL_MS).unref();
 }
 
 export const blockStreamRoutes = createApiApp()
