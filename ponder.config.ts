@@ -9,6 +9,7 @@ import { engineAbi, marketAbi, marketFactoryAbi, oracleAbi } from "./abis/index.
 import { loadDeployment } from "./core/deployment.js";
 import { assertProfileSecrets, INDEXER_SECRETS, profileFromEnv } from "./core/profiles.js";
 import { siweConfig } from "./core/auth/siwe.js";
+import { startHeadsRelay } from "./core/chain/heads-relay.js";
 
 // The integration API runs in this process: no default secrets, and a configured sign-in
 // origin, outside the local profile.
@@ -18,11 +19,13 @@ siweConfig(process.env);
 const chainId = Number(process.env.CHAIN_ID ?? 31337);
 const rpcUrl = process.env.RPC_URL ?? "http://127.0.0.1:8545";
 const isLocal = chainId === 31337;
-// WS_URL: new heads over a WebSocket (eth_subscribe) instead of the next poll (anvil serves one
-// on its HTTP port). Off by default: with it, Ponder 0.16 indexes the unfinalized tail of an
-// idle chain only once a new block arrives (a fresh indexer stayed at block 30 of 60 in
-// test/e2e/reorg.test.ts).
-const wsUrl = process.env.WS_URL ?? "";
+// WS_URL: new heads over a WebSocket (eth_subscribe) instead of the next poll; on the local chain
+// anvil's own (its HTTP port), elsewhere only when set; empty: polling. Ponder 0.16 alone would
+// index an idle chain's unfinalized tail only once a new block arrives (a fresh indexer stayed
+// at block 30 of 60 in test/e2e/reorg.test.ts): the relay of core/chain/heads-relay.ts sends the
+// current head as the subscription's first notification.
+const wsUpstream = process.env.WS_URL ?? (isLocal ? rpcUrl.replace(/^http/, "ws") : "");
+const wsUrl = wsUpstream ? await startHeadsRelay(wsUpstream) : "";
 const deployment = loadDeployment({ chainId });
 const startBlock = deployment.deployBlock;
 const { engine, oracle, marketFactory } = deployment.contracts;
