@@ -10,7 +10,7 @@
  *   npx tsx bench/reads.ts     BENCH_DBS=pglite,postgres BENCH_DURATION_S=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { encodeFunctionData, type Hex } from "viem";
@@ -68,7 +68,8 @@ const cpu = (l: Load) => (Number.isNaN(l.cpuUsPerRequest) ? "–" : `${l.cpuUsPe
 async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[]> {
   const durationS = Number(process.env.BENCH_DURATION_S ?? 3);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
-  log(`\n-- ${kind}`);
+  const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
+  log(`\n-- ${kind} (load average ${load()})`);
   const v = await startVenue(kind);
   const stops: (() => Promise<void>)[] = [() => v.stop()];
   let blocks: NodeJS.Timeout | undefined;
@@ -151,6 +152,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
         `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}×`,
       );
     }
+    log(`  load average after the rows: ${load()}`);
     // freshness: mined → visible through the read service (a resting order read back with ?minBlock)
     clearInterval(blocks);
     const { place } = sessionActions(v);

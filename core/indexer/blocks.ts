@@ -66,20 +66,23 @@ export const liveQueryChannel = (schema: string) => `${schema}_live_query`;
  * reorg table of `indexed_head` tells a revert apart: the revert deletes its newest rows after
  * dropping Ponder's own `reorg` trigger of `indexed_head` in the same transaction (finalization,
  * the only other deletion, runs with it in place), and then it sends `NOTIFY "<schema>_reverted"`,
- * delivered after the revert commits. Installed (idempotent) by each feed's source once Ponder
+ * delivered after the revert commits (payload `[]`: Ponder's own client on PGlite parses every
+ * notification of the connection as a JSON list of tables). Installed (idempotent) by each feed's source once Ponder
  * has created its tables; a read of the state started after the signal is flagged `reverted`.
  */
 export const revertedChannel = (schema: string) => `${schema}_reverted`;
-export const revertSignalSql = (schema: string) => `
-CREATE OR REPLACE FUNCTION "${schema}".venue_reverted() RETURNS TRIGGER LANGUAGE plpgsql AS $$
+/** Two statements (run one by one: PGlite's extended protocol takes one per query). */
+export const revertSignalSql = (schema: string): [string, string] => [
+  `CREATE OR REPLACE FUNCTION "${schema}".venue_reverted() RETURNS TRIGGER LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_trigger WHERE tgrelid = '"${schema}"."indexed_head"'::regclass AND tgname = 'reorg') THEN
-    PERFORM pg_notify('${revertedChannel(schema)}', '');
+    PERFORM pg_notify('${revertedChannel(schema)}', '[]');
   END IF;
   RETURN NULL;
-END $$;
-CREATE OR REPLACE TRIGGER venue_reverted AFTER DELETE ON "${schema}"."_reorg__indexed_head"
-  FOR EACH STATEMENT EXECUTE PROCEDURE "${schema}".venue_reverted();`;
+END $$`,
+  `CREATE OR REPLACE TRIGGER venue_reverted AFTER DELETE ON "${schema}"."_reorg__indexed_head"
+  FOR EACH STATEMENT EXECUTE PROCEDURE "${schema}".venue_reverted()`,
+];
 
 /** Wraps a state read: a read that started after `reverted()` was called returns its state flagged. */
 export function revertTracker(read: () => Promise<IndexedState>) {
@@ -202,7 +205,12 @@ export function pgBlockFeed(o: { databaseUrl: string; schema: string; safetyPoll
   let installed = false;
   const install = async () => {
     if (installed) return;
-    await pool.query(revertSignalSql(o.schema)).then(() => (installed = true), () => {});
+    try {
+      for (const q of revertSignalSql(o.schema)) await pool.query(q);
+      installed = true;
+    } catch {
+      // Ponder's tables do not exist yet: the poll tries again
+    }
   };
   const connect = async (): Promise<void> => {
     while (!closed) {

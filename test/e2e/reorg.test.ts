@@ -3,13 +3,15 @@
  * shallower than the 30 blocks Ponder keeps unfinalized on 31337) and grows a different branch
  * past the old head. The tables then equal the chain again: the same rows as an indexer built
  * from scratch on the new chain, and the reads match the contracts (none served from the
- * response cache's old-branch answers).
+ * response cache's old-branch answers), and the block feed pushes the revert itself, flagged
+ * `reverted` (so nothing of the old branch is carried over while answers are rebuilt).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineAbi } from "../../abis/index.js";
 import { dumpTables, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { dbKinds } from "./stack.js";
 import { sessionActions } from "./reads-session.js";
+import { sseBlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 
 describe.each(dbKinds())("reorg on %s", (kind) => {
   let v: Venue;
@@ -48,6 +50,12 @@ describe.each(dbKinds())("reorg on %s", (kind) => {
     for (const path of cached) await fetch(`${rd.url}${path}?minBlock=${oldHead}`);
     for (const path of cached) expect((await fetch(`${rd.url}${path}`)).headers.get("x-cache"), path).toBe("HIT");
 
+    // the block feed the read service passes on (streams, gateway): the revert is pushed, flagged
+    const feed = sseBlockFeed({ url: rd.url });
+    const pushed: IndexedState[] = [];
+    feed.subscribe((st) => pushed.push(st));
+    await feed.ready;
+
     await rpc("evm_revert", [snapshot]);
     // the new branch: other trades, then past the old head
     await place(4, EUR!, "LONG", "LIMIT", "400", 5, "1.0760");
@@ -63,6 +71,9 @@ describe.each(dbKinds())("reorg on %s", (kind) => {
       if (r.data.totalCount === 0 || Date.now() > deadline) break;
       await new Promise((res) => setTimeout(res, 200));
     }
+
+    expect(pushed.some((st) => st.reverted), JSON.stringify(pushed.map((st) => [st.number.toString(), st.reverted ?? false]))).toBe(true);
+    await feed.close();
 
     const fresh = await v.startIndexer("afterreorg");
     await waitForBlock(fresh.url, newHead);

@@ -46,8 +46,11 @@ async function listenPostgres(channel: string) {
       await c.query(`LISTEN "${revertedChannel(ponderSchema())}"`);
       // the revert signal's trigger (Ponder's API pool is read-only on Postgres); retried until
       // Ponder's tables exist
-      const install = setInterval(() => void c.query(revertSignalSql(ponderSchema())).then(() => clearInterval(install), () => {}), SAFETY_POLL_MS);
-      void c.query(revertSignalSql(ponderSchema())).then(() => clearInterval(install), () => {});
+      const run = async () => {
+        for (const q of revertSignalSql(ponderSchema())) await c.query(q);
+      };
+      const install = setInterval(() => void run().then(() => clearInterval(install), () => {}), SAFETY_POLL_MS);
+      void run().then(() => clearInterval(install), () => {});
       void lost.then(() => clearInterval(install));
       await lost;
       await c.end().catch(() => {});
@@ -74,7 +77,11 @@ function start() {
   // PGlite: the revert signal's trigger (core/indexer/blocks.ts), retried until Ponder's tables exist
   let installed = driver.dialect !== "pglite";
   const install = () => {
-    if (!installed) void db.execute(sql.raw(revertSignalSql(ponderSchema()))).then(() => (installed = true), () => {});
+    if (installed) return;
+    void (async () => {
+      for (const q of revertSignalSql(ponderSchema())) await db.execute(sql.raw(q));
+      installed = true;
+    })().catch(() => {});
   };
   install();
   setInterval(() => {
