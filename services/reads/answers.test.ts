@@ -59,7 +59,7 @@ describe("AnswerStore", () => {
     w.holdBuilds(true);
     w.hub.push(state(2));
     let settled = false;
-    void w.store.whenSettled().then(() => (settled = true));
+    void w.store.whenSettled(60_000).then(() => (settled = true));
     w.release(); // /a's rebuild lands: still block 1 for both, so no client sees 2 then 1
     await new Promise((r) => setTimeout(r, 5));
     expect([w.store.peek("/a")?.body, w.store.peek("/b")?.body, settled]).toEqual(["/a@1", "/b@1", false]);

@@ -86,10 +86,16 @@ export class AnswerStore {
     return a;
   }
 
-  /** Resolves once every rebuild the pushes asked for has landed (the newest generation is served). */
-  whenSettled(): Promise<void> {
+  /** Resolves once every rebuild the pushes asked for has landed (the newest generation is served), or after `timeoutMs`. */
+  whenSettled(timeoutMs: number): Promise<void> {
     if (this.settledGen === this.gen) return Promise.resolve();
-    return new Promise((r) => this.settleWaiters.push(r));
+    return new Promise((r) => {
+      const t = setTimeout(r, timeoutMs);
+      this.settleWaiters.push(() => {
+        clearTimeout(t);
+        r();
+      });
+    });
   }
 
   private settle() {

@@ -120,7 +120,11 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWr
       const held = store.peek(key, min);
       if (held) return serve(c, held, "HIT");
     }
-    return serve(c, await store.get(key, key), "MISS");
+    const a = await store.get(key, key);
+    // the newest block's answer, served before its other answers are: wait for them (bounded)
+    // so that this client's next read, of any route, is not of an older block
+    if (a.gen === store.gen) await store.whenSettled(minBlockWaitMs);
+    return serve(c, a, "MISS");
   });
 
   // the block feed, passed on to the gateway's replicas and the streams: one subscription to the
@@ -160,7 +164,7 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWr
       const status = (await res.clone().json().catch(() => undefined)) as Record<string, { block?: { number?: number } }> | undefined;
       const n = status ? Math.max(0, ...Object.values(status).map((v) => v?.block?.number ?? 0)) : 0;
       if (BigInt(n) > store.settledBlock && (await waitForIndexedBlock(feed, BigInt(n), minBlockWaitMs))) {
-        await Promise.race([store.whenSettled(), new Promise((r) => setTimeout(r, minBlockWaitMs))]);
+        await store.whenSettled(minBlockWaitMs);
       }
     }
     // a session's write answered as mined: note its block for the wallet's next reads
