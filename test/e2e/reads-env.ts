@@ -109,7 +109,7 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
       const proc = startProcess(`ponder ${name}`, process.execPath, args, env, join(base, `ponder-${name}.log`), PROJECT_ROOT);
       const indexer: Indexer = { url: `http://127.0.0.1:${port}`, schema, proc, stop: () => proc.stop() };
       indexers.push(indexer);
-      await waitForHttp(`${indexer.url}/${opts.waitReady === false ? "health" : "ready"}`, { proc, timeoutMs: 120_000, intervalMs: 50 });
+      await waitForHttp(`${indexer.url}/${opts.waitReady === false ? "health" : "ready"}`, { proc, timeoutMs: 300_000, intervalMs: 50 });
       return indexer;
     };
     const startReads = async (ix: Indexer) => {
