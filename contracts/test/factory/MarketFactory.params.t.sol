@@ -18,12 +18,14 @@ contract MarketFactoryParamsTest is VenueFixture {
         p = _eurParams();
         p.priceBandBps = 90;
         p.markClampBps = 50;
+        p.operatorBandBps = 90; // 0 < operator band ≤ band
     }
 
     function _devGbp() internal pure returns (IMarket.MarketParams memory p) {
         p = _gbpParams();
         p.priceBandBps = 150;
         p.markClampBps = 100;
+        p.operatorBandBps = 150;
     }
 
     function _audParams() internal pure returns (IMarket.MarketParams memory p) {
@@ -32,6 +34,7 @@ contract MarketFactoryParamsTest is VenueFixture {
         p.maintenanceMarginBps = 250;
         p.priceBandBps = 200;
         p.markClampBps = 125;
+        p.operatorBandBps = 200;
     }
 
     function _rejects(IMarket.MarketParams memory p, string memory rule) internal {
@@ -131,7 +134,9 @@ contract MarketFactoryParamsTest is VenueFixture {
     function test_rejects_zeroBand() public {
         IMarket.MarketParams memory p = _devEur();
         p.priceBandBps = 0;
-        _rejects(p, "band>0");
+        // checkEach's operator-band rule (0 < operator band ≤ band) refuses a zero band first, in
+        // createMarket too; checkBand's "band>0" stays as the band rules' own guard
+        _rejects(p, "0<operatorBand<=band");
     }
 
     function test_rejects_markClampAboveHalfMaintenance() public {
