@@ -1,17 +1,44 @@
 /**
  * The stream service's HTTP surface beside `/ws`: health, counters, the AsyncAPI document and the
- * reference page.
+ * reference page (`/live`: one HTML page and one module, its charting libraries served from
+ * node_modules: nothing is fetched from elsewhere).
  */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
 import { asyncApiDocument } from "./asyncapi.js";
 
-export type StreamsAppDeps = { ready: () => boolean; stats: () => Record<string, unknown> };
+export type StreamsAppDeps = { ready: () => boolean; stats: () => Record<string, unknown>; markets: () => string[] };
+
+const pkg = (name: string) => dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
+const here = dirname(fileURLToPath(import.meta.url));
+/** path under /live → [file, content type] */
+const assets: Record<string, [string, string]> = {
+  "live.js": [join(here, "page/live.js"), "text/javascript"],
+  "vendor/lightweight-charts.mjs": [join(pkg("lightweight-charts"), "dist/lightweight-charts.standalone.production.mjs"), "text/javascript"],
+  "vendor/uPlot.esm.js": [join(pkg("uplot"), "dist/uPlot.esm.js"), "text/javascript"],
+  "vendor/uPlot.min.css": [join(pkg("uplot"), "dist/uPlot.min.css"), "text/css"],
+};
+const cache = new Map<string, string>();
+const read = (file: string) => cache.get(file) ?? (cache.set(file, readFileSync(file, "utf8")), cache.get(file)!);
 
 export function createStreamsApp(d: StreamsAppDeps) {
   const app = new Hono();
   app.get("/health", (c) => (d.ready() ? c.json({ success: true, data: { status: "ok" } }) : c.json({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: "waiting for the integration API" } }, 503)));
   app.get("/asyncapi.json", (c) => c.json(asyncApiDocument(new URL(c.req.url).origin)));
   app.get("/stats", (c) => c.json({ success: true, data: d.stats() }));
-  app.notFound((c) => c.json({ success: false, error: { code: "NOT_FOUND", message: `no route ${c.req.path}: the stream is at /ws` } }, 404));
+  app.get("/", (c) => c.redirect("/live"));
+  app.get("/live", (c) => {
+    const ids = JSON.stringify(d.markets()).replace(/</g, "\\u003c");
+    return c.html(read(join(here, "page/index.html")).replace("__MARKET_IDS__", ids), 200, { "Cache-Control": "no-store" });
+  });
+  app.get("/live/*", (c) => {
+    const a = assets[c.req.path.slice("/live/".length)];
+    if (!a) return c.json({ success: false, error: { code: "NOT_FOUND", message: `no file ${c.req.path}` } }, 404);
+    return c.body(read(a[0]), 200, { "Content-Type": `${a[1]}; charset=utf-8`, "Cache-Control": "public, max-age=300" });
+  });
+  app.notFound((c) => c.json({ success: false, error: { code: "NOT_FOUND", message: `no route ${c.req.path}: the stream is at /ws, the reference page at /live` } }, 404));
   return app;
 }

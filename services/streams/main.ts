@@ -110,7 +110,7 @@ const streams = createStreamServer({
   log,
 });
 
-const app = createStreamsApp({ ready: () => marketIds.length > 0 && feed.live(), stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString() }) });
+const app = createStreamsApp({ ready: () => marketIds.length > 0 && feed.live(), markets: () => marketIds, stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString() }) });
 
 async function main() {
   for (;;) {
