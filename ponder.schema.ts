@@ -112,10 +112,12 @@ export const insuranceFundEvent = onchainTable(
     deltaWad: t.bigint().notNull(),
     balanceWad: t.bigint().notNull(),
     blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
     timestamp: t.bigint().notNull(),
     transactionHash: t.hex().notNull(),
   }),
-  (t) => ({ timeIdx: index().on(t.timestamp) }),
+  // the history list's keyset order (GET /insurance-fund/history)
+  (t) => ({ timeIdx: index().on(t.timestamp, t.blockNumber, t.logIndex) }),
 );
 
 /** Fees paid out to a treasury (FeesWithdrawn). */

@@ -92,6 +92,16 @@ export const FIELD_UNITS = {
   badDebt: "wad",
   remainingSize: "qty",
   cancelledQuantity: "qty",
+  // the insurance fund and the mark's components
+  balance: "wad",
+  donated: "wad",
+  fees: "wad",
+  feesWithdrawn: "wad",
+  delta: "wad",
+  balanceAfter: "wad",
+  bestBid: "priceX18",
+  bestAsk: "priceX18",
+  premiumSample: "fractionX18",
 } as const satisfies Record<string, Unit>;
 export type AmountField = keyof typeof FIELD_UNITS;
 

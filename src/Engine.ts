@@ -93,6 +93,7 @@ on("Engine:VenueBalancesUpdated", async ({ event, context }) => {
       deltaWad: insuranceFundWad - before,
       balanceWad: insuranceFundWad,
       blockNumber: event.block.number,
+      logIndex: event.log.logIndex,
       timestamp: event.block.timestamp,
       transactionHash: event.transaction.hash,
     });
@@ -111,6 +112,7 @@ on("Engine:InsuranceDonated", async ({ event, context }) => {
     deltaWad: wad,
     balanceWad: insuranceFundWad,
     blockNumber: event.block.number,
+    logIndex: event.log.logIndex,
     timestamp: event.block.timestamp,
     transactionHash: event.transaction.hash,
   });

@@ -88,13 +88,13 @@ export const CandlesQuery = z.strictObject({
 
 // ─── responses ───────────────────────────────────────────────────────────────────────────
 
-const raw = (field: AmountField, extra?: string) => z.string().openapi({ description: describeField(field, extra), example: "0" });
-const formatted = (what: string) => z.string().openapi({ description: `${what} as an exact decimal`, example: "0" });
-const hex = (what: string) => z.string().openapi({ description: what });
+export const raw = (field: AmountField, extra?: string) => z.string().openapi({ description: describeField(field, extra), example: "0" });
+export const formatted = (what: string) => z.string().openapi({ description: `${what} as an exact decimal`, example: "0" });
+export const hex = (what: string) => z.string().openapi({ description: what });
 const side = z.enum(["LONG", "SHORT"]);
 
 /** Where an item comes from on chain; its place in every list's order. */
-const place = {
+export const place = {
   blockNumber: z.number().int(),
   logIndex: z.number().int().openapi({ description: "Log index in the block: (blockNumber, logIndex) orders every list" }),
   timestamp: z.number().int().openapi({ description: "Block time, unix seconds" }),
@@ -102,7 +102,7 @@ const place = {
   transactionHash: hex("Transaction"),
 };
 
-const page = <T extends z.ZodType>(key: string, item: T, name: string) =>
+export const page = <T extends z.ZodType>(key: string, item: T, name: string) =>
   z
     .object({
       [key]: z.array(item),

@@ -146,8 +146,16 @@ export const CancelOrderQuery = z.object({
   validUntil: ValidUntil.openapi({ param: { name: "validUntil", in: "query" } }),
 });
 
+/** A position to liquidate may be the insurance fund's own (account 0 of every market). */
+const LiquidatedAccountIdBody = z
+  .union([z.int().nonnegative(), z.string().regex(/^(0|[1-9]\d{0,77})$/).refine(isUintString)], {
+    message: "must be a non-negative integer (0: the insurance fund's position)",
+  })
+  .transform((v) => String(v))
+  .openapi({ type: "integer", example: 1 });
+
 export const LiquidatePositionBody = z
-  .object({ accountId: AccountIdBody, marketId: MarketId, validUntil: ValidUntil })
+  .object({ accountId: LiquidatedAccountIdBody, marketId: MarketId, validUntil: ValidUntil })
   .openapi("LiquidatePositionRequest");
 export const LiquidateAccountBody = z.object({ accountId: AccountIdBody, validUntil: ValidUntil }).openapi("LiquidateAccountRequest");
 

@@ -23,6 +23,7 @@ import { registerAdminRoutes } from "./routes/admin";
 import { registerDocsRoutes } from "./routes/docs";
 import { registerHealthRoutes } from "./routes/health";
 import { registerHistoryRoutes } from "./routes/history";
+import { registerInsuranceRoutes } from "./routes/insurance";
 import { registerLiquidationRoutes } from "./routes/liquidation";
 import { registerMarketRoutes } from "./routes/markets";
 import { registerOperatorRoutes } from "./routes/operators";
@@ -113,6 +114,7 @@ export function createGatewayApp(deps: GatewayDeps) {
   registerMarketRoutes(app, deps);
   registerAccountRoutes(app, deps);
   registerHistoryRoutes(app, deps);
+  registerInsuranceRoutes(app, deps);
   registerOperatorRoutes(app, deps);
   registerLiquidationRoutes(app, deps);
   registerDocsRoutes(app, deps);

@@ -33,6 +33,7 @@ export const MarketData = z
     liquidation_fee_bps: z.union([z.string(), z.number()]), liquidation_fee_percent: z.string(), is_active: z.boolean(),
     open_interest: z.object({ long: dec("base quantity, 18 decimals"), long_formatted: fmt(), short: dec("base quantity, 18 decimals"), short_formatted: fmt() }),
     operator_band_bps: int("the relayer's (operator's) orders are priced and filled within mark ± this band"),
+    mark_clamp_bps: int("the mark's premium sample stays within index ± this band"),
     max_position_size: dec("cap on one account's position, base quantity, 18 decimals"), max_position_size_formatted: fmt(),
     max_open_interest: dec("cap on open interest per side, base quantity, 18 decimals"), max_open_interest_formatted: fmt(),
   })
@@ -62,7 +63,14 @@ export const FundingData = z
   .openapi("MarketFunding");
 
 export const MarkPriceData = z
-  .object({ market_id: hex("bytes32"), mark_price: dec("18 decimals"), mark_price_formatted: fmt(), timestamp: int("seconds") })
+  .object({
+    market_id: hex("bytes32"), mark_price: dec("18 decimals"), mark_price_formatted: fmt(), index_price: dec("18 decimals"), index_price_formatted: fmt(),
+    best_bid: dec("18 decimals; null when the side is empty").nullable(), best_bid_formatted: fmt().nullable(),
+    best_ask: dec("18 decimals; null when the side is empty").nullable(), best_ask_formatted: fmt().nullable(),
+    premium_sample: dec("signed, 18 decimals: the book's median premium clamped to index ± mark_clamp_bps"), premium_sample_percent: z.string(),
+    premium: dec("signed, 18 decimals: the sample's time average; mark = index × (1 + premium)"), premium_percent: z.string(),
+    mark_clamp_bps: int(), averaging_period_seconds: int(), timestamp: int("seconds"),
+  })
   .openapi("MarkPrice");
 
 const Order = z.object({

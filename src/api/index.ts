@@ -22,6 +22,7 @@ import { marketRoutes } from "./routes/markets.js";
 import { orderRoutes } from "./routes/orders.js";
 import { positionRoutes } from "./routes/positions.js";
 import { historyRoutes } from "./routes/history.js";
+import { insuranceRoutes } from "./routes/insurance.js";
 import { writeRoutes } from "./routes/writes.js";
 
 const app = createApiApp();
@@ -65,7 +66,7 @@ guardPonderMetrics(app);
 
 // one list of every resource (reads, writes, sign-in), all at the root
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each sub-app has its own Env
-const resources: OpenAPIHono<any, any, any>[] = [accountRoutes, positionRoutes, orderRoutes, marketRoutes, historyRoutes, authRoutes, writeRoutes];
+const resources: OpenAPIHono<any, any, any>[] = [accountRoutes, positionRoutes, orderRoutes, marketRoutes, historyRoutes, insuranceRoutes, authRoutes, writeRoutes];
 for (const routes of resources) app.route("/", routes);
 
 app.doc31("/openapi.json", {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AmountBody, CreateAccountBody, PlaceOrderBody, ClosePositionBody, UINT256_MAX } from "../../core/schemas/writes.js";
+import { AmountBody, CreateAccountBody, LiquidateAccountBody, LiquidatePositionBody, PlaceOrderBody, ClosePositionBody, UINT256_MAX } from "../../core/schemas/writes.js";
 import { validationError } from "../../core/schemas/validation.js";
 
 const m = "0x" + "ab".repeat(32);
@@ -24,6 +24,17 @@ describe("write schemas", () => {
     expect(codeOf(AmountBody, { amount: "" })).toBe("VALIDATION_ERROR amount");
     expect(codeOf(AmountBody, {})).toBe("VALIDATION_ERROR amount");
     expect(codeOf(AmountBody, null)).toBe("VALIDATION_ERROR body");
+  });
+
+  it("liquidations: a position may be the insurance fund's (account 0); an account liquidation may not", () => {
+    expect(codeOf(LiquidatePositionBody, { accountId: 0, marketId: m })).toBe("OK");
+    expect(codeOf(LiquidatePositionBody, { accountId: "0", marketId: m })).toBe("OK");
+    expect(codeOf(LiquidatePositionBody, { accountId: 7, marketId: m })).toBe("OK");
+    expect(codeOf(LiquidatePositionBody, { accountId: -1, marketId: m })).toBe("VALIDATION_ERROR accountId");
+    expect(codeOf(LiquidatePositionBody, { accountId: "00", marketId: m })).toBe("VALIDATION_ERROR accountId");
+    expect(codeOf(LiquidatePositionBody, { accountId: 1.5, marketId: m })).toBe("VALIDATION_ERROR accountId");
+    expect(codeOf(LiquidateAccountBody, { accountId: 0 })).toBe("VALIDATION_ERROR accountId");
+    expect(codeOf(LiquidateAccountBody, { accountId: 3 })).toBe("OK");
   });
 
   it("orders: enums, leverage, limitPrice for LIMIT, clientKey", () => {

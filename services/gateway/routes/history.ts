@@ -9,6 +9,7 @@ import { snakeKeys, toSnakeCase } from "../../../core/case";
 import { CANDLE_RESOLUTION_NAMES } from "../../../core/candles";
 import { ApiError } from "../../../core/errors";
 import * as H from "../../../core/schemas/history";
+import { InsuranceFundEventList } from "../../../core/schemas/insurance";
 import type { GatewayApp, GatewayContext, GatewayDeps } from "../context";
 import { forwardHeaders, send } from "../context";
 import { AccountIdParam, MarketIdParam, bytes32 } from "../schemas";
@@ -34,7 +35,7 @@ const CandlesQuery = z.object({
 
 const EXPORT_NOTE = " `Accept: text/csv` or `application/x-ndjson` streams the whole range (from/to), oldest first.";
 
-type ListSpec = { path: string; upstream: (p: Record<string, string>) => string; summary: string; data: z.ZodType; name: string; account: boolean; exportable: boolean; query: z.ZodObject };
+type ListSpec = { path: string; upstream: (p: Record<string, string>) => string; summary: string; data: z.ZodType; name: string; account: boolean | "venue"; exportable: boolean; query: z.ZodObject };
 
 const specs: ListSpec[] = [
   { path: "/v1/markets/{market_id}/trades", upstream: (p) => `/markets/${p.market_id}/trades`, summary: "Every fill of the market, newest first", data: H.TradeList, name: "TradeList", account: false, exportable: true, query: MarketListQuery },
@@ -45,6 +46,7 @@ const specs: ListSpec[] = [
   { path: "/v1/accounts/{account_id}/transfers", upstream: (p) => `/accounts/${p.account_id}/transfers`, summary: "Deposits and withdrawals, newest first", data: H.TransferList, name: "TransferList", account: true, exportable: true, query: MarketListQuery },
   { path: "/v1/accounts/{account_id}/liquidations", upstream: (p) => `/accounts/${p.account_id}/liquidations`, summary: "Liquidations of the account's positions, newest first", data: H.LiquidationList, name: "LiquidationList", account: true, exportable: true, query: AccountListQuery },
   { path: "/v1/accounts/{account_id}/orders/history", upstream: (p) => `/accounts/${p.account_id}/orders/history`, summary: "Every order with its final status and fill count, newest first", data: H.HistoricalOrderList, name: "HistoricalOrderList", account: true, exportable: true, query: AccountListQuery },
+  { path: "/v1/insurance-fund/history", upstream: () => "/insurance-fund/history", summary: "Every change of the insurance fund (donations, liquidation fees in, losses covered, positions taken over), newest first", data: InsuranceFundEventList, name: "InsuranceFundEventList", account: "venue", exportable: true, query: MarketListQuery },
 ];
 
 /** camelCase query names of the integration API. */
@@ -100,12 +102,12 @@ export function registerHistoryRoutes(app: GatewayApp, { upstreams: { integratio
       tag,
       summary: s.summary,
       description: s.exportable ? `Cursor pagination: pass next_cursor back as cursor.${EXPORT_NOTE}` : "Cursor pagination: pass next_cursor back as cursor.",
-      request: { params: s.account ? AccountIdParam : MarketIdParam, query: s.query },
+      request: { ...(s.account === "venue" ? {} : { params: s.account ? AccountIdParam : MarketIdParam }), query: s.query },
       ok: { status: 200, name: s.name, data: H.snakeSchema(s.data), description: s.summary },
       errors: [404],
     });
     app.openapi(route, async (c) => {
-      const params = c.req.valid("param") as Record<string, string>;
+      const params = (s.account === "venue" ? {} : c.req.valid("param" as never)) as Record<string, string>;
       const query = upstreamQuery(c.req.valid("query") as Record<string, string | undefined>);
       const path = s.upstream(params);
       const accept = s.exportable ? exportAccept(c) : undefined;

@@ -65,6 +65,13 @@ describe("liquidation scan", () => {
     expect(sent.sort()).toEqual(["account 2", "position 1 M1"]);
   });
 
+  it("liquidates the insurance fund's positions (account 0) one by one, never as an account", async () => {
+    const { scanner, state, sent } = setup([pos(0n, M1), pos(0n, M2)], () => mined(11));
+    state.index = (98n * E18) / 100n;
+    expect(await scanner.scan()).toEqual({ scanned: 2, liquidatable: 2, sent: 2 });
+    expect(sent).toEqual(["position 0 M1", "position 0 M2"]);
+  });
+
   it("does not send again until the index has passed the liquidation's block", async () => {
     const { scanner, state, sent } = setup([pos(1n, M1)], () => mined(15));
     state.index = 98n * E18 / 100n;

@@ -4,7 +4,9 @@
  * A position sent once waits until the indexer has passed the liquidation's block, so a lagging
  * index never sends the same liquidation twice. An account liquidation that is refused as a whole
  * (every market failed, e.g. no liquidity anywhere) falls back to one liquidation per market, so
- * one market never shields the account's positions in the others.
+ * one market never shields the account's positions in the others. The insurance fund's positions
+ * (account 0) go one by one: the contract tops the fund's margin up from its balance, or
+ * liquidates the position like any other when the balance cannot.
  */
 import type { Address, Hex } from "viem";
 import type { Logger } from "pino";
@@ -14,6 +16,8 @@ import { healthAt, type PositionRow } from "./health.js";
 
 /** How long a position that failed for another reason (no liquidity, relayer down) is left alone. */
 const RETRY_AFTER_MS = 5_000;
+/** The insurance fund's positions (docs/CONTRACTS.md "Backstop"): liquidated like any other, one by one. */
+const FUND_ACCOUNT = 0n;
 
 export type ScanResult = { scanned: number; liquidatable: number; sent: number };
 
@@ -52,8 +56,9 @@ export class LiquidationScanner {
       this.record([p], answer, s.block.number);
     };
     for (const [accountId, ps] of byAccount) {
-      if (ps.length === 1) {
-        await one(ps[0]!);
+      // the insurance fund (account 0) is no account to liquidate as a whole: position by position
+      if (ps.length === 1 || accountId === FUND_ACCOUNT) {
+        for (const p of ps) await one(p);
         continue;
       }
       const answer = await this.relayer.liquidateAccount(accountId, h).catch(unreachable);

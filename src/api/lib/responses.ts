@@ -19,6 +19,9 @@ import {
   positionLeverage,
   annualizeHourlyRate,
   positionIdOf,
+  premiumEma,
+  premiumSample,
+  MARK_PERIOD_SECONDS,
 } from "../../../core/math/index.js";
 import { bpsToPercent, secondsToISO, x18ToPercent } from "../../../core/units.js";
 import type { AccountRow, LevelRow, MarketSnapshot, PositionRow } from "./data.js";
@@ -202,6 +205,7 @@ export function marketResponse(snap: MarketSnapshot): Out<typeof S.Market> {
     takerFeeBps: m.takerFeeBps,
     takerFeePercent: bpsToPercent(BigInt(m.takerFeeBps)),
     priceBandBps: m.priceBandBps,
+    markClampBps: m.markClampBps,
     operatorBandBps: m.operatorBandBps,
     maxPositionSize: m.maxPositionQty.toString(),
     maxPositionSizeFormatted: formatField("maxPositionSize", m.maxPositionQty),
@@ -290,7 +294,29 @@ export function markPriceResponse(snap: MarketSnapshot, block: { timestamp: bigi
     markPriceFormatted: formatField("markPrice", snap.markX18),
     indexPrice: snap.indexX18.toString(),
     indexPriceFormatted: formatField("indexPrice", snap.indexX18),
+    ...markComponents(snap, block.timestamp),
     timestamp: num(block.timestamp),
+  };
+}
+
+/** What the mark is made of, as the contracts compute it (core/math/price.ts, docs/CONTRACTS.md "Mark"). */
+function markComponents(snap: MarketSnapshot, now: bigint) {
+  const clampBps = BigInt(snap.market.markClampBps);
+  const sample = premiumSample(snap.indexX18, snap.bestBidX18, snap.bestAskX18, clampBps);
+  const { premiumX18: stored, fundingLastUpdate: last } = snap.state;
+  const premium = now > last ? premiumEma(stored, sample, now - last) : stored;
+  const price = (v: bigint) => (v === 0n ? null : v.toString());
+  return {
+    bestBid: price(snap.bestBidX18),
+    bestBidFormatted: snap.bestBidX18 === 0n ? null : formatField("bestBid", snap.bestBidX18),
+    bestAsk: price(snap.bestAskX18),
+    bestAskFormatted: snap.bestAskX18 === 0n ? null : formatField("bestAsk", snap.bestAskX18),
+    premiumSample: sample.toString(),
+    premiumSamplePercent: x18ToPercent(sample),
+    premium: premium.toString(),
+    premiumPercent: x18ToPercent(premium),
+    markClampBps: Number(clampBps),
+    averagingPeriodSeconds: Number(MARK_PERIOD_SECONDS),
   };
 }
 

@@ -217,6 +217,7 @@ export const Market = z
     takerFeeBps: z.number().int(),
     takerFeePercent: percent("takerFeeBps"),
     priceBandBps: z.number().int().openapi({ description: "Takers never fill beyond mark ± this band" }),
+    markClampBps: z.number().int().openapi({ description: "The mark's premium sample stays within index ± this band (GET /markets/{marketId}/price shows the components)" }),
     operatorBandBps: z.number().int().openapi({
       description: "Orders the relayer (the account's operator) places are priced and filled within mark ± this band",
     }),
@@ -294,10 +295,20 @@ export const OrderBook = z
 export const MarkPrice = z
   .object({
     marketId: hex("Market id"),
-    markPrice: raw("markPrice", "median(index, best bid, best ask) clamped near the index; the index when a side is empty"),
+    markPrice: raw("markPrice", "index × (1 + premium): the premium is a time average of the book's clamped premium, so dust cannot move it in one block"),
     markPriceFormatted: formatted("markPrice"),
     indexPrice: raw("indexPrice"),
     indexPriceFormatted: formatted("indexPrice"),
+    bestBid: raw("bestBid").nullable().openapi({ description: "Best bid now; null when the side is empty" }),
+    bestBidFormatted: formatted("bestBid").nullable(),
+    bestAsk: raw("bestAsk").nullable().openapi({ description: "Best ask now; null when the side is empty" }),
+    bestAskFormatted: formatted("bestAsk").nullable(),
+    premiumSample: raw("premiumSample", "Signed: (median(index, best bid, best ask) clamped to index ± markClampBps) ÷ index − 1; 0 when a side is empty"),
+    premiumSamplePercent: percent("premiumSample"),
+    premium: raw("premium", "Signed: the sample averaged over averagingPeriodSeconds (premium += (sample − premium) × min(dt, period) ÷ period at each update), as of the indexed block"),
+    premiumPercent: percent("premium"),
+    markClampBps: z.number().int().openapi({ description: "The sample never leaves index ± this band" }),
+    averagingPeriodSeconds: z.number().int().openapi({ description: "The premium average's period" }),
     timestamp: z.number().int().openapi({ description: "Time of the indexed block, unix seconds" }),
   })
   .openapi("MarkPrice");
