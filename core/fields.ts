@@ -74,6 +74,8 @@ export const FIELD_UNITS = {
   // history (trades, fills, candles, funding, transfers, liquidations)
   quoteAmount: "wad",
   fee: "wad",
+  makerFee: "wad",
+  takerFee: "wad",
   open: "priceX18",
   high: "priceX18",
   low: "priceX18",

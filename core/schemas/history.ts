@@ -115,13 +115,19 @@ export const Trade = z
   .object({
     id: z.string().openapi({ description: "Stable id of the fill" }),
     marketId: hex("Market id"),
-    side: side.openapi({ description: "The taker's side" }),
+    side: side.openapi({ description: "The taker's side (= takerSide)" }),
+    takerSide: side.openapi({ description: "The taker's side: the aggressor" }),
+    makerSide: side.openapi({ description: "The resting order's side (the opposite of the taker's)" }),
     price: raw("price", "The maker's price"),
     priceFormatted: formatted("price"),
     size: raw("size"),
     sizeFormatted: formatted("size"),
     quoteAmount: raw("quoteAmount", "size × price, rounded down"),
     quoteAmountFormatted: formatted("quoteAmount"),
+    makerFee: raw("makerFee", "The maker's fee for this fill"),
+    makerFeeFormatted: formatted("makerFee"),
+    takerFee: raw("takerFee", "The taker's fee for this fill"),
+    takerFeeFormatted: formatted("takerFee"),
     ...place,
   })
   .openapi("Trade");

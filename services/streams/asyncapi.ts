@@ -57,7 +57,7 @@ export function asyncApiDocument(serverUrl: string) {
       payload: frame(
         "update",
         dataOf(
-          "Sent once per indexed block. orderbook: {bids, asks} changed levels, quantity \"0\" = level removed; trades: {trades} new fills, newest first; market: the full {market, price, funding}; candles: {candles} new or changed periods; account: {account?, orders?, positions? (changed markets), fills, fundingPayments, liquidations (new items)}",
+          "Sent once per indexed block. orderbook: {bids, asks} changed levels, quantity \"0\" = level removed; trades: {trades} new fills, newest first, each with takerSide and makerSide, takerFee and makerFee (as GET /markets/{id}/trades); market: the full {market, price, funding}; candles: {candles} new or changed periods; account: {account?, orders?, positions? (changed markets), fills, fundingPayments, liquidations (new items)}",
         ),
       ),
     },

@@ -101,9 +101,14 @@ describe.skipIf(runnable.length === 0).each(runnable)("streams on $kind", (s: St
     await write("POST", `/accounts/${accountId}/orders`, { marketId: eur, collateralAmount: "50000000", side: "LONG", leverage: 2, orderType: "MARKET" });
     await c.until(() => subs.account!.data!.fills.length > fills, 20_000);
     await consistent("after a market order");
-    // the taker's fill is on the trades channel too, with its side
+    // the taker's fill is on the trades channel too, with both sides and each one's fee
     const mine = subs.account!.data!.fills[0];
-    expect(subs.trades!.trades.some((t) => t.transactionHash === mine.transactionHash)).toBe(true);
+    expect(mine.liquidity).toBe("TAKER");
+    const trade = subs.trades!.trades.find((t) => `${t.id}:T` === mine.id);
+    expect(trade, "the fill on the trades channel").toBeDefined();
+    expect(trade).toMatchObject({ transactionHash: mine.transactionHash, takerSide: mine.side, makerSide: mine.side === "LONG" ? "SHORT" : "LONG", takerFee: mine.fee, takerFeeFormatted: mine.feeFormatted });
+    expect(BigInt(trade!.makerFee)).toBeGreaterThanOrEqual(0n);
+    expect(BigInt(trade!.takerFee)).toBeGreaterThan(0n);
     await write("POST", `/accounts/${accountId}/positions/${eur}/close`, { orderType: "MARKET" });
     await c.until(() => subs.account!.data!.positions[eur]?.isOpen === false, 20_000);
     await consistent("after the close");

@@ -23,12 +23,18 @@ export function tradeItem(r: typeof trade.$inferSelect): Out<typeof H.Trade> {
     id: r.id,
     marketId: r.marketId,
     side: r.takerSide as "LONG" | "SHORT",
+    takerSide: r.takerSide as "LONG" | "SHORT",
+    makerSide: r.takerSide === "LONG" ? "SHORT" : "LONG",
     price: r.priceX18.toString(),
     priceFormatted: formatField("price", r.priceX18),
     size: r.quantityQty.toString(),
     sizeFormatted: formatField("size", r.quantityQty),
     quoteAmount: r.notionalWad.toString(),
     quoteAmountFormatted: formatField("quoteAmount", r.notionalWad),
+    makerFee: r.makerFeeWad.toString(),
+    makerFeeFormatted: formatField("makerFee", r.makerFeeWad),
+    takerFee: r.takerFeeWad.toString(),
+    takerFeeFormatted: formatField("takerFee", r.takerFeeWad),
     ...place(r),
   };
 }
