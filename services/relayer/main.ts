@@ -8,6 +8,8 @@ import pino from "pino";
 import { loadDeployment } from "../../core/deployment.js";
 import { loadConfig } from "./config.js";
 import { openDb } from "./db/client.js";
+import { requestChannel } from "./db/schema.js";
+import { WriteEvents } from "./events.js";
 import { Store } from "./db/store.js";
 import { Chain } from "./chain.js";
 import { Relayer } from "./relayer.js";
@@ -31,7 +33,10 @@ async function main() {
   relayer.dbKind = db.kind;
   await relayer.start();
   registerRelayerMetrics(relayer);
-  const app = relayerApp(relayer, log);
+  // each write's state change, pushed by the database after its commit (transactions channel)
+  const events = new WriteEvents();
+  await db.listen(requestChannel(cfg.RELAYER_DB_SCHEMA), (p) => events.push(p));
+  const app = relayerApp(relayer, log, events);
   const server = serve({ fetch: app.fetch, port: cfg.PORT, hostname: cfg.HOST }, (info) => {
     log.info({ host: cfg.HOST, port: info.port, signer: relayer.signer, db: db.kind, schema: cfg.RELAYER_DB_SCHEMA, accessPolicy: cfg.accessPolicy }, "relayer listening");
   });

@@ -33,6 +33,7 @@ export function asyncApiDocument(serverUrl: string) {
           depth: { type: "integer", minimum: 1, maximum: MAX_DEPTH, default: 10, description: "orderbook: levels per side" },
           resolution: { type: "string", enum: CANDLE_RESOLUTION_NAMES, description: "candles" },
           accountId: { type: "integer", description: "account: needs a sign-in (bearer token) or API key of the account's owner" },
+          // transactions takes no parameter: the signed-in wallet's (or the API key's) own writes
           id: str("Echoed in `subscribed` and errors, to match answers to requests"),
           resume: { type: "object", properties: { epoch: str("From the last snapshot"), seq: { type: "integer", description: "The last seq applied" } }, description: "Replays the messages after seq when the service still holds them (else a snapshot)" },
         },
@@ -47,7 +48,7 @@ export function asyncApiDocument(serverUrl: string) {
       payload: frame(
         "snapshot",
         dataOf(
-          "orderbook: {marketId, bids, asks} as GET /markets/{id}/orderbook; trades: {marketId, trades} the last 50 as GET /markets/{id}/trades; market: {market, price, funding} as GET /markets/{id}, /price, /funding; candles: {marketId, resolution, candles} as GET /markets/{id}/candles; account: {accountId, account, orders, positions (by market id), fills, fundingPayments, liquidations} as the account routes",
+          "orderbook: {marketId, bids, asks} as GET /markets/{id}/orderbook; trades: {marketId, trades} the last 50 as GET /markets/{id}/trades; market: {market, price, funding} as GET /markets/{id}, /price, /funding; candles: {marketId, resolution, candles} as GET /markets/{id}/candles; account: {accountId, account, orders, positions (by market id), fills, fundingPayments, liquidations} as the account routes; transactions: {wallet, transactions: []}",
         ),
         { epoch: str("The topic's identity, for resume") },
       ),
@@ -57,7 +58,7 @@ export function asyncApiDocument(serverUrl: string) {
       payload: frame(
         "update",
         dataOf(
-          "Sent once per indexed block. orderbook: {bids, asks} changed levels, quantity \"0\" = level removed; trades: {trades} new fills, newest first, each with takerSide and makerSide, takerFee and makerFee (as GET /markets/{id}/trades); market: the full {market, price, funding}; candles: {candles} new or changed periods; account: {account?, orders?, positions? (changed markets), fills, fundingPayments, liquidations (new items)}",
+          "Sent once per indexed block. orderbook: {bids, asks} changed levels, quantity \"0\" = level removed; trades: {trades} new fills, newest first, each with takerSide and makerSide, takerFee and makerFee (as GET /markets/{id}/trades); market: the full {market, price, funding}; candles: {candles} new or changed periods; account: {account?, orders?, positions? (changed markets), fills, fundingPayments, liquidations (new items)}. transactions (one per state change of one of the caller's writes, not per block): {transactions: [{requestId, kind, status QUEUED|SIGNED|SENT|CONFIRMED|REVERTED|FAILED|EXPIRED|CANCELLED, transactionHash, blockNumber (when mined; the message's blockNumber is then that block), httpStatus, code (the error code when REVERTED, FAILED, EXPIRED, CANCELLED), message, clientKey, parentId, updatedAt}]}",
         ),
       ),
     },
@@ -87,7 +88,7 @@ export function asyncApiDocument(serverUrl: string) {
       title: "Venue streams",
       version: "1.0.0",
       description:
-        "Order book, trades, market, candles and accounts pushed once per indexed block. Every message carries blockNumber and a per-subscription seq; see docs/STREAMS.md for limits and reconnect guidance. The gateway serves the same at /v1/ws in snake_case (API key in X-API-Key or in a first {\"op\":\"auth\",\"api_key\":…} message).",
+        "Order book, trades, market, candles and accounts pushed once per indexed block; the caller's writes (transactions) as they move. Every message carries blockNumber and a per-subscription seq; see docs/STREAMS.md for limits and reconnect guidance. The gateway serves the same at /v1/ws in snake_case (API key in X-API-Key or in a first {\"op\":\"auth\",\"api_key\":…} message).",
     },
     servers: { local: { host: serverUrl.replace(/^https?:\/\//, ""), protocol: "ws", pathname: "/ws" } },
     channels: { ws: { address: "/ws", messages } },

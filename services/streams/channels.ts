@@ -18,6 +18,8 @@ export type ChannelDef<S> = {
   diff(prev: S, next: S): unknown;
   /** Data-based reorg detection: the block below which `prev` and `next` agree, when an item `prev` holds vanished. */
   orphaned?(prev: S, next: S): bigint | null;
+  /** Event-driven (transactions): not rebuilt per block; its updates are pushed as events arrive. */
+  events?: true;
 };
 
 const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex id").transform((s) => s.toLowerCase());
@@ -29,15 +31,18 @@ export const SubscribeRequest = z.discriminatedUnion("channel", [
   z.strictObject({ op: z.literal("subscribe"), channel: z.literal("trades"), marketId: hex32, id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
   z.strictObject({ op: z.literal("subscribe"), channel: z.literal("market"), marketId: hex32, id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
   z.strictObject({ op: z.literal("subscribe"), channel: z.literal("candles"), marketId: hex32, resolution: z.enum(CANDLE_RESOLUTION_NAMES as [string, ...string[]]), id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
+  z.strictObject({ op: z.literal("subscribe"), channel: z.literal("transactions"), id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
   z.strictObject({ op: z.literal("subscribe"), channel: z.literal("account"), accountId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER), id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
 ]);
 export type SubscribeRequest = z.infer<typeof SubscribeRequest>;
 export type ChannelName = SubscribeRequest["channel"];
-export const CHANNELS: ChannelName[] = ["orderbook", "trades", "market", "candles", "account"];
+export const CHANNELS: ChannelName[] = ["orderbook", "trades", "market", "candles", "account", "transactions"];
 
 /** The topic a request reads (one build per block however many subscribe) and what its messages echo. */
-export function topicOf(r: SubscribeRequest, markets: () => string[]): { key: string; params: Record<string, unknown>; def: ChannelDef<any> } {
+export function topicOf(r: SubscribeRequest, markets: () => string[], wallet: string | null = null): { key: string; params: Record<string, unknown>; def: ChannelDef<any> } {
   switch (r.channel) {
+    case "transactions":
+      return { key: `transactions:${wallet}`, params: { wallet }, def: transactions(wallet!) };
     case "orderbook":
       return { key: `orderbook:${r.marketId}:${r.depth}`, params: { marketId: r.marketId, depth: r.depth }, def: orderbook(r.marketId, r.depth) };
     case "trades":
@@ -223,4 +228,16 @@ export function account(accountId: number, markets: () => string[]): ChannelDef<
       return xs.length ? xs.reduce((a, b) => (a < b ? a : b)) : null;
     },
   };
+}
+
+// ─── transactions ──────────────────────────────────────────────────────────────────────
+
+/**
+ * The caller's writes (by wallet), from the relayer's events: each state change as it commits
+ * (QUEUED, SIGNED, SENT, then CONFIRMED with its block, or REVERTED, FAILED, EXPIRED, CANCELLED
+ * with the error code). The snapshot holds none: earlier writes are read with
+ * GET /transactions/{requestId}.
+ */
+export function transactions(wallet: string): ChannelDef<Record<string, never>> {
+  return { events: true, build: async () => ({}), snapshot: () => ({ wallet, transactions: [] }), diff: () => ({}) };
 }

@@ -8,6 +8,8 @@ const envSchema = z.object({
   HOST: z.string().default("127.0.0.1"),
   /** The integration API as clients read it (the read service): every channel is built from its answers. */
   INTEGRATION_URL: z.string().url().default("http://127.0.0.1:42069"),
+  /** The relayer: its write events feed the transactions channel (`GET /internal/transactions/stream`). */
+  RELAYER_URL: z.string().url().default("http://127.0.0.1:42070"),
   /** The chain, for reorg detection (one block read per indexed block, not per subscriber). */
   RPC_URL: z.string().url().default("http://127.0.0.1:8545"),
   /** With Postgres, the indexer's database and schema: the block feed then LISTENs there directly. */
@@ -36,5 +38,5 @@ export function loadStreamsConfig(env: Record<string, string | undefined> = proc
     const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new Error(`invalid stream-service configuration: ${msg}`);
   }
-  return { ...parsed.data, INTEGRATION_URL: parsed.data.INTEGRATION_URL.replace(/\/$/, "") };
+  return { ...parsed.data, INTEGRATION_URL: parsed.data.INTEGRATION_URL.replace(/\/$/, ""), RELAYER_URL: parsed.data.RELAYER_URL.replace(/\/$/, "") };
 }

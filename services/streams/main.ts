@@ -15,6 +15,7 @@ import { ChainWatch } from "./chain-watch.js";
 import { loadStreamsConfig } from "./config.js";
 import { createStreamServer } from "./server.js";
 import { Topics, UpstreamError, type AtBlock } from "./topics.js";
+import { openWritesFeed } from "./writes-feed.js";
 
 const cfg = (() => {
   try {
@@ -60,6 +61,19 @@ async function loadMarkets() {
 }
 
 const topics = new Topics(cfg.STREAMS_REPLAY_MESSAGES);
+
+// the transactions channel: the relayer's write events, to the caller's topic when followed
+const writes = openWritesFeed({
+  relayerUrl: cfg.RELAYER_URL,
+  headers: internal,
+  onError: (e) => log.warn({ err: String(e) }, "write events"),
+  onEvent: (e) => {
+    const t = topics.map.get(`transactions:${e.caller.toLowerCase()}`);
+    if (!t || t.subscribers.size === 0) return;
+    const { caller: _caller, ...tx } = e;
+    void t.push(e.blockNumber !== null ? BigInt(e.blockNumber) : feed.current().number, { transactions: [tx] });
+  },
+});
 const chain = new ChainWatch(cfg.RPC_URL);
 const stats = { blocks: 0, lastBlockAt: 0 };
 
@@ -110,7 +124,7 @@ const streams = createStreamServer({
   log,
 });
 
-const app = createStreamsApp({ ready: () => marketIds.length > 0 && feed.live(), markets: () => marketIds, stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString() }) });
+const app = createStreamsApp({ ready: () => marketIds.length > 0 && feed.live(), markets: () => marketIds, stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString(), writeEvents: writes.live() }) });
 
 async function main() {
   for (;;) {
@@ -134,6 +148,7 @@ async function main() {
   });
   const shutdown = () => {
     streams.close();
+    writes.close();
     server.close();
     void feed.close().finally(() => process.exit(0));
     setTimeout(() => process.exit(0), 3_000).unref();

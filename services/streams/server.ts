@@ -144,7 +144,9 @@ class Connection {
     if (this.subs.size >= this.d.limits.subscriptionsPerConnection)
       return this.error("LIMIT_EXCEEDED", `at most ${this.d.limits.subscriptionsPerConnection} subscriptions per connection: unsubscribe first or open another connection`, tag);
     const req = r.data;
-    if (req.channel !== "account" && !this.d.markets().includes(req.marketId)) return this.error("MARKET_NOT_FOUND", `no market ${req.marketId}`, tag);
+    if ("marketId" in req && !this.d.markets().includes(req.marketId)) return this.error("MARKET_NOT_FOUND", `no market ${req.marketId}`, tag);
+    if (req.channel === "transactions" && !this.wallet)
+      return this.error("UNAUTHENTICATED", this.casing === "snake" ? "the transactions channel needs an API key" : "the transactions channel needs a sign-in: {\"op\":\"auth\",\"token\":\"<bearer token from POST /auth/login>\"}", tag);
     if (req.channel === "account") {
       if (!this.wallet)
         return this.error("UNAUTHENTICATED", this.casing === "snake" ? "account channels need an API key" : "account channels need a sign-in: {\"op\":\"auth\",\"token\":\"<bearer token from POST /auth/login>\"}", tag);
@@ -158,7 +160,7 @@ class Connection {
       }
       if (owner !== this.wallet) return this.error("UNAUTHORIZED", `account ${req.accountId} is not owned by ${this.wallet}`, tag);
     }
-    const { key, params, def } = topicOf(req, this.d.markets);
+    const { key, params, def } = topicOf(req, this.d.markets, this.wallet);
     const topic = this.d.topics.get(key, req.channel, params, def);
     const id = `s${this.next++}`;
     const sub: Sub = { id, topic, dropNext: false, ...tag, sink: undefined as unknown as Subscriber };

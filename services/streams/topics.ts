@@ -125,10 +125,18 @@ export class Topic {
     if (this.subscribers.size === 0) this.idleSince = Date.now();
   }
 
+  /** An event of an event-driven topic (transactions): one update to every subscriber, in order. */
+  push(block: bigint, data: unknown): Promise<void> {
+    return this.serial(async () => {
+      if (this.block < block) this.block = block;
+      this.emit("update", block, { data });
+    });
+  }
+
   /** A new indexed block (and, after a reorg, the common ancestor): rebuild once, send the difference. */
   onBlock(read: AtBlock, block: bigint, ancestor: bigint | null): Promise<void> {
     return this.serial(async () => {
-      if (this.state === undefined) return;
+      if (this.state === undefined || this.def.events) return;
       let next: { state: unknown; block: bigint };
       try {
         next = await this.read(read, block);

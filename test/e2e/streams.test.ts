@@ -11,6 +11,7 @@ import { parseUnits, type Hex } from "viem";
 import WebSocket from "ws";
 import { devAccount } from "../../core/config.js";
 import { issueToken } from "../../core/auth/siwe.js";
+import { publicClient } from "./helpers/chain.js";
 import { jsonClient } from "./helpers/http.js";
 import { stackList, type StackInfo } from "./helpers/stacks.js";
 import { StreamClient, type SubState } from "./helpers/stream-client.js";
@@ -114,6 +115,40 @@ describe.skipIf(runnable.length === 0).each(runnable)("streams on $kind", (s: St
     await consistent("after the close");
     for (const x of Object.values(subs)) expect(x.gaps, `${x.channel}: no gap`).toBe(0);
   }, 180_000);
+
+  it("transactions: the caller's writes as they move (queued, sent, mined with its block; failed with its code), to their owner only", async () => {
+    const tx = await c.subscribe({ channel: "transactions" });
+    expect(tx.data).toEqual({ wallet: me.address.toLowerCase(), transactions: [] });
+    const other = await StreamClient.open(wsUrl(), { Authorization: `Bearer ${(await issueToken(s.jwtSecret, devAccount(OTHER).address)).token}` });
+    const theirs = await other.subscribe({ channel: "transactions" });
+    const anon = await StreamClient.open(wsUrl());
+    await expect(anon.subscribe({ channel: "transactions" })).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
+    anon.close();
+
+    const placed = await write("POST", `/accounts/${accountId}/orders`, { marketId: eur, collateralAmount: "50000000", side: "LONG", leverage: 2, orderType: "MARKET" });
+    await c.until(() => tx.events.some((e) => e.requestId === placed.requestId && e.status === "CONFIRMED"), 20_000);
+    const mine = tx.events.filter((e) => e.requestId === placed.requestId);
+    expect(mine[0]!.status).toBe("QUEUED");
+    expect(mine.map((e) => e.status)).toContain("SENT");
+    const done = mine.at(-1)!;
+    expect(done).toMatchObject({ kind: "placeOrder", status: "CONFIRMED", transactionHash: placed.transactionHash, code: null });
+    const receipt = await publicClient(s).getTransactionReceipt({ hash: placed.transactionHash });
+    expect(done.blockNumber).toBe(receipt.blockNumber.toString());
+    // the mined message names the mined block
+    const minedMsg = c.messages.find((m) => m.channel === "transactions" && m.data?.transactions?.some((e: { requestId: string; status: string }) => e.requestId === placed.requestId && e.status === "CONFIRMED"))!;
+    expect(minedMsg.blockNumber).toBe(receipt.blockNumber.toString());
+
+    // queued, then refused before sending: FAILED with the code the write answered
+    const refused = await api("POST", `/accounts/${accountId}/orders`, { token, body: { marketId: eur, collateralAmount: "1000000000000", side: "LONG", leverage: 2, orderType: "MARKET" }, headers: { Prefer: "wait" } });
+    expect(refused.body.error?.code).toBe("INSUFFICIENT_MARGIN");
+    await c.until(() => tx.events.some((e) => e.status === "FAILED" && e.code === "INSUFFICIENT_MARGIN"), 20_000);
+    expect(tx.gaps).toBe(0);
+    // another wallet heard none of it
+    await new Promise((r) => setTimeout(r, 500));
+    expect(theirs.events).toEqual([]);
+    other.close();
+    await write("POST", `/accounts/${accountId}/positions/${eur}/close`, { orderType: "MARKET" });
+  }, 120_000);
 
   it("a dropped message is detected by its sequence number and resumed from the replay buffer", async () => {
     const first = await StreamClient.open(wsUrl());

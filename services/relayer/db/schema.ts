@@ -112,5 +112,22 @@ export function ddl(schema: string): string[] {
       address text PRIMARY KEY, next_nonce bigint NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`,
     `CREATE TABLE IF NOT EXISTS "${schema}".registered_wallet (
       address text PRIMARY KEY, note text, created_at timestamptz NOT NULL DEFAULT now())`,
+    // every state change of a write, pushed after its commit (the stream service's transactions
+    // channel, through GET /internal/transactions/stream): one NOTIFY per changed row
+    `CREATE OR REPLACE FUNCTION "${schema}".notify_request() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_OP = 'UPDATE' AND OLD.status IS NOT DISTINCT FROM NEW.status AND OLD.tx_hash IS NOT DISTINCT FROM NEW.tx_hash THEN RETURN NULL; END IF;
+      PERFORM pg_notify('${requestChannel(schema)}', json_build_object(
+        'requestId', NEW.id, 'caller', NEW.caller, 'kind', NEW.kind, 'status', NEW.status,
+        'transactionHash', NEW.tx_hash, 'blockNumber', NEW.block_number::text, 'httpStatus', NEW.http_status,
+        'code', NEW.response->'error'->>'code', 'message', left(NEW.response->'error'->>'message', 500),
+        'clientKey', NEW.params->>'clientKey', 'parentId', NEW.parent_id, 'updatedAt', NEW.updated_at)::text);
+      RETURN NULL;
+    END $$`,
+    `DROP TRIGGER IF EXISTS request_notify ON "${schema}".request`,
+    `CREATE TRIGGER request_notify AFTER INSERT OR UPDATE ON "${schema}".request FOR EACH ROW EXECUTE FUNCTION "${schema}".notify_request()`,
   ];
 }
+
+/** The NOTIFY channel of the writes' state changes (payload: the JSON built by notify_request). */
+export const requestChannel = (schema: string) => `${schema}_request`;

@@ -26,6 +26,8 @@ import { authorize, OPS } from "../ops.js";
 import { errorJson, onError } from "./errors.js";
 import { identifyService, requireScope, sameSecret, selfRegistrationMessage, type ServiceVariables } from "../../../core/auth/service-tokens.js";
 import { operatorTypedData } from "../typed-data.js";
+import type { WriteEvents } from "../events.js";
+import { streamSSE } from "hono/streaming";
 
 /** Stable JSON (sorted keys) for the idempotency body hash. */
 export function canonicalJson(v: unknown): string {
@@ -57,7 +59,7 @@ function callerOf(c: Context): Address {
 
 const randomClientKey = () => `0x${randomBytes(32).toString("hex")}` as Hex;
 
-export function relayerApp(relayer: Relayer, log: Logger) {
+export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) {
   const { cfg, store, chain } = relayer;
   const app = new Hono<{ Variables: ServiceVariables }>();
   app.onError(onError(log));
@@ -318,6 +320,25 @@ export function relayerApp(relayer: Relayer, log: Logger) {
       updatedAtISO: row.updatedAt.toISOString(),
     };
   }
+
+  /**
+   * Every write's state changes of every caller as they commit (server-sent events, `data:` the
+   * change as JSON: requestId, caller, kind, status, transactionHash, blockNumber, code…): the
+   * stream service's feed of its transactions channel, which filters them per caller.
+   */
+  app.get("/internal/transactions/stream", (c) => {
+    if (!events) throw new ApiError("SERVICE_UNAVAILABLE", "this relayer publishes no write events");
+    return streamSSE(c, async (stream) => {
+      const unsubscribe = events.subscribe((json) => void stream.writeSSE({ event: "write", data: json }).catch(() => {}));
+      stream.onAbort(unsubscribe);
+      await stream.write(": connected\n\n");
+      while (!stream.aborted) {
+        await stream.sleep(15_000);
+        if (!stream.aborted) await stream.write(": keep-alive\n\n").catch(() => {});
+      }
+      unsubscribe();
+    });
+  });
 
   app.get("/internal/transactions/:requestId", async (c) => c.json(ok(await statusJson(await ownRow(c, c.req.param("requestId"), false)))));
 

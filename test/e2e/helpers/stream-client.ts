@@ -18,6 +18,8 @@ export type SubState = {
   block: bigint;
   data: Msg | undefined;
   trades: Msg[];
+  /** transactions: every event received, oldest first */
+  events: Msg[];
   gaps: number;
   reorgs: string[];
   snapshots: number;
@@ -82,7 +84,7 @@ export class StreamClient {
   private onMessage(m: Msg) {
     if (m.type === "subscribed") {
       const p = this.pendingAcks.shift();
-      const fresh: SubState = { id: m.subscriptionId, request: m, channel: m.channel, epoch: "", seq: -1, block: -1n, data: undefined, trades: [], gaps: 0, reorgs: [], snapshots: 0 };
+      const fresh: SubState = { id: m.subscriptionId, request: m, channel: m.channel, epoch: "", seq: -1, block: -1n, data: undefined, trades: [], events: [], gaps: 0, reorgs: [], snapshots: 0 };
       // a resumed subscription continues the old state (the replay follows at once)
       const o = p?.inherit;
       this.subs.set(m.subscriptionId, o ? { ...o, id: m.subscriptionId, request: m } : fresh);
@@ -134,6 +136,9 @@ export class StreamClient {
         break;
       case "market":
         s.data = d;
+        break;
+      case "transactions":
+        s.events.push(...d.transactions);
         break;
       case "candles": {
         const by = new Map((s.data!.candles as Msg[]).map((c) => [c.startedAt, c]));

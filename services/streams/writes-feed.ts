@@ -1,0 +1,63 @@
+/**
+ * The relayer's write events (`GET /internal/transactions/stream`, server-sent events: each
+ * write's state change as its row commits, see services/relayer/events.ts), for the
+ * transactions channel. One connection per stream service, reopened when lost.
+ */
+export type WriteEvent = {
+  requestId: string;
+  caller: string;
+  kind: string;
+  status: string;
+  transactionHash: string | null;
+  blockNumber: string | null;
+  httpStatus: number | null;
+  code: string | null;
+  message: string | null;
+  clientKey: string | null;
+  parentId: string | null;
+  updatedAt: string;
+};
+
+export function openWritesFeed(o: { relayerUrl: string; headers: Record<string, string>; onEvent: (e: WriteEvent) => void; onError?: (e: unknown) => void }) {
+  const ctrl = new AbortController();
+  let closed = false;
+  let live = false;
+  const run = async () => {
+    while (!closed) {
+      try {
+        const res = await fetch(`${o.relayerUrl}/internal/transactions/stream`, { headers: { accept: "text/event-stream", ...o.headers }, signal: ctrl.signal });
+        if (!res.ok || !res.body) throw new Error(`GET /internal/transactions/stream answered ${res.status}`);
+        live = true;
+        const decoder = new TextDecoder();
+        let buf = "";
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          buf += decoder.decode(chunk, { stream: true });
+          let end: number;
+          while ((end = buf.indexOf("\n\n")) >= 0) {
+            const frame = buf.slice(0, end);
+            buf = buf.slice(end + 2);
+            const data = frame
+              .split("\n")
+              .filter((l) => l.startsWith("data:"))
+              .map((l) => l.slice(5).trimStart())
+              .join("\n");
+            if (data) o.onEvent(JSON.parse(data) as WriteEvent);
+          }
+        }
+      } catch (e) {
+        if (closed) return;
+        o.onError?.(e);
+      }
+      live = false;
+      if (!closed) await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+  void run();
+  return {
+    live: () => live,
+    close() {
+      closed = true;
+      ctrl.abort();
+    },
+  };
+}
