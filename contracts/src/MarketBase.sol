@@ -435,9 +435,13 @@ abstract contract MarketBase is IVenueErrors {
         st.toAvailable = toAvailable;
     }
 
-    /// No position is opened, increased or flipped below initial margin: equity at the mark
-    /// (after the fee and settled funding) ≥ ceil(|size| × mark / 1e18 / maxLeverage).
+    /// No trade fill leaves a shortfall (a loss beyond the position's margin: a close beyond its
+    /// bankruptcy price would let the counterparty keep a gain the pool pays; only liquidations,
+    /// which skip this check, may leave rounding dust). No position is opened, increased or
+    /// flipped below initial margin: equity at the mark (after the fee and settled funding) ≥
+    /// ceil(|size| × mark / 1e18 / maxLeverage).
     function _meetsInitialMargin(Settlement memory st, uint256 mark) internal view returns (bool) {
+        if (st.shortfall != 0) return false;
         int256 size = st.size;
         if (size == 0) return true;
         int256 old = st.oldSize;

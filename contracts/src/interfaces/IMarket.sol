@@ -17,7 +17,7 @@ interface IMarket is IVenueErrors {
     enum OrderStatus { NONE, ACTIVE, FILLED, CANCELLED }
     /// Why an order closed with something unfilled.
     /// DUST: a remainder below the minimum order; MARGIN: a maker whose fill would leave its
-    /// position below initial margin (cancelled instead of filled).
+    /// position below initial margin, or realize a loss beyond its margin (cancelled instead of filled).
     enum CloseReason {
         FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION, DUST, MARGIN
     }

@@ -47,7 +47,8 @@ interface IVenueErrors {
     /// NOT_LIQUIDATABLE: the position (or every position of the account) is healthy.
     error NotLiquidatable(uint256 accountId, bytes32 marketId);
     /// INSUFFICIENT_MARGIN: the fill would leave the taker's opened or increased position below
-    /// initial margin (equity at the mark after fee and funding < position value / max leverage).
+    /// initial margin (equity at the mark after fee and funding < position value / max leverage),
+    /// or would realize a loss beyond the position's margin (a close beyond its bankruptcy price).
     error BelowInitialMargin(uint256 accountId, bytes32 marketId);
     /// TOO_MANY_ORDERS: the account already has the maximum of resting orders in this market.
     error TooManyOrders(uint256 accountId, uint256 maxOrders);

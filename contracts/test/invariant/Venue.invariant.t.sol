@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {VenueFixture} from "../utils/VenueFixture.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {VenueHandler} from "./VenueHandler.sol";
+import {RiskChecks} from "../utils/RiskChecks.sol";
 
 /// Handler set-up shared by the invariant contracts: 5 actors in EUR/USD and GBP/USD, every
 /// action weighted so the book is worth trading against.
@@ -74,13 +75,23 @@ abstract contract VenueInvariantBase is VenueFixture {
 ///   committed == Σ open orders' margin + Σ positions' margin; fees and bad debt never decrease;
 ///   Σ pools + Σ long basis − Σ short basis + Σ pending funding + bad debt ≥ 0 (rounding dust);
 ///   mark and funding rate within their clamps; no revoked operator acts; every revert classified.
+/// Issue 10's money-safety rules:
+///   no pool hides a deficit after any step: token balance × 1e12 ≥ Σ free and order margin +
+///   Σ signed equity at the mark + insurance + fees (a position below zero owes its deficit until
+///   a liquidation hands it to the fund or to deleveraging);
+///   strict solvency after everything liquidatable has been liquidated (in a snapshot): the same
+///   with Σ max(0, equity);
+///   no position opened or increased in a step below initial margin;
+///   with depth inside the bankruptcy price a liquidation reduces the position, and without it
+///   the backstop does; bad debt only where the book and the fund were exhausted;
+///   cancel, reduce-only close, liquidation and withdrawals keep working while a market is paused.
 /// One invariant function (one campaign of 64 runs × 200 calls, every check after every call).
-/// The rules issue 10 adds and today's contracts break are in VenueTarget.invariant.t.sol.
 contract VenueInvariantTest is VenueInvariantBase {
     /// forge-config: default.invariant.runs = 64
     /// forge-config: default.invariant.depth = 200
-    function invariant_venue() public view {
+    function invariant_venue() public {
         _assertNoUnexpectedReverts();
+        _checkIssue10();
         assertEq(handler.unauthorizedSuccesses(), 0, "a revoked operator acted for an account");
         assertFalse(handler.venueBalanceDecreased(), "fees or bad debt decreased");
         _checkSolvency();
@@ -92,6 +103,22 @@ contract VenueInvariantTest is VenueInvariantBase {
         _checkBook(market);
         _checkBook(gbp);
         _checkCommitted();
+    }
+
+    function _checkIssue10() internal {
+        assertEq(handler.bornBelowInitialMargin(), 0, handler.lastTargetViolation());
+        assertEq(handler.blockedWithDepth(), 0, handler.lastTargetViolation());
+        assertEq(handler.blockedWithoutDepth(), 0, handler.lastTargetViolation());
+        assertEq(handler.badDebtDespiteDepth(), 0, handler.lastTargetViolation());
+        assertEq(handler.badDebtWithFundLeft(), 0, handler.lastTargetViolation());
+        assertEq(handler.refusedWhilePaused(), 0, handler.lastTargetViolation());
+        assertGe(RiskChecks.surplusSignedWad(engine, lens, token), int256(0), "a pool hides a deficit (WAD)");
+        uint256 snap = vm.snapshotState();
+        (uint256 unexpected, bytes memory reason) = handler.liquidateEverything();
+        int256 surplus = RiskChecks.surplusWad(engine, lens, token);
+        vm.revertToState(snap);
+        if (unexpected != 0) revert(string.concat("unexpected revert in liquidateEverything: ", vm.toString(reason)));
+        assertGe(surplus, int256(0), "strict solvency after liquidating everything (WAD)");
     }
 
     /// Runs after each campaign: the handler really traded (not only refusals).

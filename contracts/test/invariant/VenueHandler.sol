@@ -769,8 +769,10 @@ contract VenueHandler is Test {
     }
 
     /// Every liquidatable position, liquidated by a keeper with a live feed (for the
-    /// strict-solvency invariant, inside a snapshot). Refusals are not classified here: the actions above do that.
-    function liquidateEverything() external {
+    /// strict-solvency invariant, inside a snapshot: counters would be reverted with it, so the
+    /// refusals it cannot explain are returned). Expected: NotLiquidatable (the lens and the
+    /// market round apart) and NoLiquidity (no depth, the fund cannot carry it, nobody to deleverage).
+    function liquidateEverything() external returns (uint256 unexpected, bytes memory lastReason) {
         // a live feed (at the same prices): staleness must not hide a deficit
         _refresh(0);
         _refresh(1);
@@ -782,10 +784,20 @@ contract VenueHandler is Test {
                     if (markets[j].getPosition(id).sizeQty == 0 || !lens.positionHealth(markets[j], id).isLiquidatable) continue;
                     any = true;
                     vm.prank(KEEPER);
-                    try engine.liquidatePosition(id, ids[j]) {} catch {}
+                    try engine.liquidatePosition(id, ids[j]) {}
+                    catch (bytes memory r) {
+                        bytes4 sel = RiskChecks.selectorOf(r);
+                        if (
+                            RiskChecks.classify(r) != RiskChecks.Revert.VENUE
+                                || (sel != IVenueErrors.NotLiquidatable.selector && sel != IVenueErrors.NoLiquidity.selector)
+                        ) {
+                            ++unexpected;
+                            lastReason = r;
+                        }
+                    }
                 }
             }
-            if (!any) return;
+            if (!any) return (unexpected, lastReason);
         }
     }
 

@@ -3,6 +3,7 @@ pragma solidity ^0.8.28;
 
 import {VenueFixture} from "../utils/VenueFixture.sol";
 import {VenueHandler} from "./VenueHandler.sol";
+import {RiskChecks} from "../utils/RiskChecks.sol";
 
 /// Guards the invariant tests' reach: a fixed pseudo-random walk of the handler must really
 /// place, fill, cancel, close and liquidate, use client keys, operators (direct and signed),
@@ -50,6 +51,7 @@ contract VenueHandlerTest is VenueFixture {
             _checkOpenInterest(gbp);
             _checkVenueKeepsDust();
             if (i % 50 == 49) {
+                assertGe(RiskChecks.surplusSignedWad(engine, lens, token), int256(0), "a pool hides a deficit");
                 // memory grows within one test transaction: the walks every 50 steps
                 _checkBook(market);
                 _checkBook(gbp);
@@ -62,6 +64,8 @@ contract VenueHandlerTest is VenueFixture {
             revert(string.concat("unexpected revert in ", h.lastUnexpectedAction(), ": ", vm.toString(h.lastUnexpectedReason())));
         }
         assertEq(h.unauthorizedSuccesses(), 0, "a revoked operator acted");
+        assertEq(h.bornBelowInitialMargin() + h.blockedWithDepth() + h.blockedWithoutDepth(), 0, h.lastTargetViolation());
+        assertEq(h.badDebtDespiteDepth() + h.badDebtWithFundLeft() + h.refusedWhilePaused(), 0, h.lastTargetViolation());
         assertFalse(h.venueBalanceDecreased());
         assertGt(h.placed(), 50, "orders placed");
         assertGt(h.fills(), 5, "limit orders filled at once");
