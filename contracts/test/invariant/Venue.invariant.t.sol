@@ -15,7 +15,7 @@ abstract contract VenueInvariantBase is VenueFixture {
         super.setUp();
         handler = new VenueHandler(engine, [market, gbp], oracle, token, lens, admin, 5);
         targetContract(address(handler));
-        bytes4[] memory sel = new bytes4[](24);
+        bytes4[] memory sel = new bytes4[](26);
         sel[0] = VenueHandler.deposit.selector;
         sel[1] = VenueHandler.withdraw.selector;
         sel[2] = VenueHandler.placeLimit.selector;
@@ -40,9 +40,32 @@ abstract contract VenueInvariantBase is VenueFixture {
         sel[21] = VenueHandler.liquidate.selector;
         sel[22] = VenueHandler.donate.selector;
         sel[23] = VenueHandler.withdrawFees.selector;
+        sel[24] = VenueHandler.placeReduceOnly.selector;
+        sel[25] = VenueHandler.replaySignature.selector;
         targetSelector(FuzzSelector(address(handler), sel));
         // seed every actor with margin so the first steps can trade
         for (uint256 i; i < 5; ++i) handler.deposit(i, 5_000e6);
+    }
+
+    /// GBP/USD with exposure caps the handler's orders reach (EUR/USD keeps none): 25,000 per
+    /// position, 60,000 of open interest per side.
+    function _gbpParams() internal pure virtual override returns (IMarket.MarketParams memory p) {
+        p = super._gbpParams();
+        p.maxPositionQty = 25_000e18;
+        p.maxOpenInterestQty = 60_000e18;
+    }
+
+    /// No account's position beyond the position cap (the insurance fund's takeovers are not
+    /// capped), open interest within its cap.
+    function _checkCaps(IMarket m) internal view {
+        IMarket.MarketParams memory p = m.params();
+        (uint256 longQty,) = m.openInterest();
+        assertLe(longQty, p.maxOpenInterestQty, "open interest above its cap");
+        uint256 n = engine.accountCount();
+        for (uint256 i = 1; i <= n; ++i) {
+            int256 s = m.getPosition(i).sizeQty;
+            assertLe(s < 0 ? uint256(-s) : uint256(s), p.maxPositionQty, "position above its cap");
+        }
     }
 
     /// The run's first unexpected revert, spelled out.
@@ -84,7 +107,10 @@ abstract contract VenueInvariantBase is VenueFixture {
 ///   no position opened or increased in a step below initial margin;
 ///   with depth inside the bankruptcy price a liquidation reduces the position, and without it
 ///   the backstop does; bad debt only where the book and the fund were exhausted;
-///   cancel, reduce-only close, liquidation and withdrawals keep working while a market is paused.
+///   cancel, reduce-only close, liquidation and withdrawals keep working while a market is paused;
+///   bad debt (rounding dust) only in a liquidation step; a reduce-only order never increases or
+///   flips its position; no position above maxPositionQty, open interest within maxOpenInterestQty;
+///   a voided signed approval (revoked, nonces invalidated, past its deadline) approves nothing.
 /// One invariant function (one campaign of 64 runs × 200 calls, every check after every call).
 contract VenueInvariantTest is VenueInvariantBase {
     /// forge-config: default.invariant.runs = 64
@@ -112,6 +138,10 @@ contract VenueInvariantTest is VenueInvariantBase {
         assertEq(handler.badDebtDespiteDepth(), 0, handler.lastTargetViolation());
         assertEq(handler.badDebtWithFundLeft(), 0, handler.lastTargetViolation());
         assertEq(handler.refusedWhilePaused(), 0, handler.lastTargetViolation());
+        assertEq(handler.badDebtOutsideLiquidation(), 0, handler.lastTargetViolation());
+        assertEq(handler.reduceOnlyGrew(), 0, handler.lastTargetViolation());
+        _checkCaps(market);
+        _checkCaps(gbp);
         assertGe(RiskChecks.surplusSignedWad(engine, lens, token), int256(0), "a pool hides a deficit (WAD)");
         uint256 snap = vm.snapshotState();
         (uint256 unexpected, bytes memory reason) = handler.liquidateEverything();

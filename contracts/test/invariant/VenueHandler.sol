@@ -74,6 +74,10 @@ contract VenueHandler is Test {
     uint256 public staleRefusals;
     uint256 public donations;
     uint256 public feeWithdrawals;
+    uint256 public reduceOnlyPlaced; // reduce-only orders through placeOrder (collateral 0)
+    uint256 public capRefusals; // PositionCapExceeded / OpenInterestCapExceeded
+    uint256 public voidedSignatureRefusals; // a signed approval voided (revoke, nonces, deadline) refused
+    uint256 public nonceInvalidations;
 
     // ─── ghosts: broken rules of today's design (the current invariants fail on these) ────
     uint256 public unexpectedReverts;
@@ -95,6 +99,10 @@ contract VenueHandler is Test {
     uint256 public refusedWhilePaused; // a close, cancel, liquidation or withdrawal refused while paused
     uint256 public badDebtDespiteDepth; // bad debt although the book held the size inside bankruptcy
     uint256 public badDebtWithFundLeft; // bad debt recorded while the insurance fund had money
+    uint256 public badDebtOutsideLiquidation; // bad debt grew in a step that liquidated nothing
+    uint256 public reduceOnlyGrew; // a reduce-only order increased or flipped its position
+    /// The current step is a liquidation (the only place bad debt, as rounding dust, may appear).
+    bool internal liquidating;
     string public lastTargetViolation;
 
     /// Counts the call and checks the monotonic venue balances after it.
@@ -105,6 +113,11 @@ contract VenueHandler is Test {
         uint256 fees = engine.feesWad();
         uint256 bad = engine.badDebtWad();
         if (fees < lastFees || bad < lastBadDebt) venueBalanceDecreased = true;
+        if (bad > lastBadDebt && !liquidating) {
+            ++badDebtOutsideLiquidation;
+            _target("bad debt outside a liquidation");
+        }
+        liquidating = false;
         lastFees = fees;
         lastBadDebt = bad;
     }
@@ -342,6 +355,9 @@ contract VenueHandler is Test {
             else if (sel == IVenueErrors.OperatorPriceTooFar.selector) ++operatorBandRefusals;
             else if (sel == IVenueErrors.PriceStale.selector) ++staleRefusals;
             else if (sel == IVenueErrors.MarketNotActive.selector) ++pausedRefusals;
+            else if (sel == IVenueErrors.PositionCapExceeded.selector || sel == IVenueErrors.OpenInterestCapExceeded.selector) {
+                ++capRefusals;
+            }
         }
     }
 
@@ -481,6 +497,47 @@ contract VenueHandler is Test {
         }
     }
 
+    /// A reduce-only order through placeOrder (collateral 0: the whole position, no margin), a
+    /// LIMIT near the mark or a MARKET order, with a derived or chosen key; bit 20 of the seed
+    /// takes the wrong side (or there is no position: NoPosition). Such orders rest without margin
+    /// and are left over when the position closes or flips (see `reduceOnlyLeftovers`). A
+    /// reduce-only order never increases or flips the position it reduces.
+    function placeReduceOnly(uint256 actorSeed, bool asLimit, int256 offsetBps, uint256 keySeed) external step {
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        int256 size0 = markets[k].getPosition(id).sizeQty;
+        bool long = size0 < 0; // a short buys back
+        if ((actorSeed >> 20) & 1 == 1) long = !long;
+        IEngine.PlaceOrderParams memory p = IEngine.PlaceOrderParams(
+            id, ids[k], _side(long), asLimit ? IMarket.OrderType.LIMIT : IMarket.OrderType.MARKET, 0, 0,
+            asLimit ? _nearMark(k, offsetBps, 300) : 0, _key(keySeed)
+        );
+        (bool ok,, IMarket.OrderStatus st) = _place(_caller(i, actorSeed), k, p, "placeReduceOnly");
+        if (!ok) return;
+        ++reduceOnlyPlaced;
+        if (st == IMarket.OrderStatus.ACTIVE) ++reduceOnlyOrders;
+        int256 size1 = markets[k].getPosition(id).sizeQty;
+        if (_abs(size1) > _abs(size0) || (size1 != 0 && (size1 > 0) != (size0 > 0))) {
+            ++reduceOnlyGrew;
+            _target("a reduce-only order increased or flipped its position");
+        }
+    }
+
+    /// Resting reduce-only orders whose position has closed or flipped since (left over: they
+    /// expire when a taker meets them, and must neither fill nor block a liquidation).
+    function reduceOnlyLeftovers() external view returns (uint256 n) {
+        for (uint256 k; k < 2; ++k) {
+            IMarket m = markets[k];
+            uint256 base = m.marketIndex() << 64;
+            uint256 count = m.orderCount();
+            for (uint256 j = 1; j <= count; ++j) {
+                IMarket.OrderView memory o = m.getOrder(base | j);
+                if (o.status != IMarket.OrderStatus.ACTIVE || !o.reduceOnly) continue;
+                int256 s = m.getPosition(o.accountId).sizeQty;
+                if (s == 0 || (s > 0) == (o.side == IMarket.Side.LONG)) ++n;
+            }
+        }
+    }
+
     // ─── operators ──────────────────────────────────────────────────────────────────────
 
     function _digest(address owner, address operator, uint64 expiry, uint256 nonce, uint256 deadline)
@@ -541,6 +598,43 @@ contract VenueHandler is Test {
         } catch (bytes memory r) {
             if (_expect("revoked operator", r, _one(IVenueErrors.OperatorNotApproved.selector)) == IVenueErrors.OperatorNotApproved.selector) {
                 ++revokedOperatorRefusals;
+            }
+        }
+    }
+
+    /// The owner signs an approval for its operator, then voids it before the operator submits
+    /// it: by revoking (setOperator bumps the nonce), by invalidating its nonces, or the deadline
+    /// passes. The operator's submission must be refused (InvalidSignature) and must not approve it.
+    function replaySignature(uint256 actorSeed, uint256 how) external step {
+        (uint256 i,,) = _pick(actorSeed);
+        how %= 3;
+        address owner = actors[i];
+        uint64 expiry = uint64(block.timestamp + 1 days);
+        uint256 nonce = engine.operatorNonce(owner);
+        uint256 deadline = how == 2 ? block.timestamp - 1 : block.timestamp + 1 hours;
+        (uint8 v, bytes32 r_, bytes32 s) = vm.sign(pks[i], _digest(owner, operators[i], expiry, nonce, deadline));
+        if (how == 0) {
+            vm.prank(owner);
+            try engine.setOperator(operators[i], 0) {
+                ++revocations;
+            } catch (bytes memory r) {
+                _expect("revoke", r, new bytes4[](0));
+            }
+        } else if (how == 1) {
+            vm.prank(owner);
+            try engine.invalidateNonces(nonce + 1) {
+                ++nonceInvalidations;
+            } catch (bytes memory r) {
+                _expect("invalidateNonces", r, new bytes4[](0));
+            }
+        }
+        vm.prank(operators[i]);
+        try engine.setOperatorWithSig(owner, operators[i], expiry, deadline, abi.encodePacked(r_, s, v)) {
+            ++unauthorizedSuccesses;
+            lastUnexpectedAction = "setOperatorWithSig: a voided signature approved an operator";
+        } catch (bytes memory r) {
+            if (_expect("voided signature", r, _one(IVenueErrors.InvalidSignature.selector)) == IVenueErrors.InvalidSignature.selector) {
+                ++voidedSignatureRefusals;
             }
         }
     }
@@ -647,6 +741,7 @@ contract VenueHandler is Test {
     /// always reduced; without depth the backstop reduces it; bad debt only where the book and
     /// the fund were exhausted.
     function liquidate(uint256 actorSeed) external step {
+        liquidating = true;
         (, uint256 id, uint256 k) = _pick(actorSeed);
         if (actorSeed & (1 << 16) != 0) {
             _liquidateAccount(id);

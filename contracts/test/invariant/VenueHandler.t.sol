@@ -2,6 +2,7 @@
 pragma solidity ^0.8.28;
 
 import {VenueFixture} from "../utils/VenueFixture.sol";
+import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {VenueHandler} from "./VenueHandler.sol";
 import {RiskChecks} from "../utils/RiskChecks.sol";
 
@@ -12,6 +13,13 @@ import {RiskChecks} from "../utils/RiskChecks.sol";
 /// accounting invariants hold after every step and no revert goes unclassified.
 contract VenueHandlerTest is VenueFixture {
     VenueHandler internal h;
+
+    /// The invariant's capped GBP/USD (Venue.invariant.t.sol).
+    function _gbpParams() internal pure override returns (IMarket.MarketParams memory p) {
+        p = super._gbpParams();
+        p.maxPositionQty = 25_000e18;
+        p.maxOpenInterestQty = 60_000e18;
+    }
 
     function setUp() public override {
         super.setUp();
@@ -38,19 +46,24 @@ contract VenueHandlerTest is VenueFixture {
         else if (k == 18) h.revokeOperator(seed);
         else if (k == 22) h.donate(s2);
         else if (k == 23) h.withdrawFees(s2);
+        else if (k == 24) h.placeReduceOnly(seed, s2 & 1 == 0, int256(s2 >> 128), s2 >> 8);
+        else if (k == 25) h.replaySignature(seed, s2);
         else h.liquidate(seed);
     }
+
+    uint256 internal leftoverSeen;
 
     function test_handler_exercisesEveryAction() public {
         uint256 seed = 1;
         for (uint256 i; i < 600; ++i) {
             seed = uint256(keccak256(abi.encode(seed)));
-            this.step(seed % 24, uint256(keccak256(abi.encode(seed, 1))));
+            this.step(seed % 26, uint256(keccak256(abi.encode(seed, 1))));
             _checkSolvency();
             _checkOpenInterest(market);
             _checkOpenInterest(gbp);
             _checkVenueKeepsDust();
             if (i % 50 == 49) {
+                if (h.reduceOnlyLeftovers() != 0) ++leftoverSeen;
                 assertGe(RiskChecks.surplusSignedWad(engine, lens, token), int256(0), "a pool hides a deficit");
                 // memory grows within one test transaction: the walks every 50 steps
                 _checkBook(market);
@@ -84,6 +97,12 @@ contract VenueHandlerTest is VenueFixture {
         assertGt(h.staleRefusals(), 0, "orders refused on a stale price");
         assertGt(h.dustOrders(), 20, "minimum-size orders");
         assertGt(h.fillCapHits(), 0, "market orders stopped with the book still full");
+        assertGt(h.reduceOnlyPlaced(), 0, "reduce-only orders through placeOrder");
+        assertGt(leftoverSeen, 0, "reduce-only orders left over after their position closed");
+        assertGt(h.capRefusals(), 0, "orders refused by an exposure cap");
+        assertGt(h.voidedSignatureRefusals(), 2, "voided signatures refused");
+        assertGt(h.nonceInvalidations(), 0, "nonces invalidated");
+        assertEq(h.badDebtOutsideLiquidation() + h.reduceOnlyGrew(), 0, h.lastTargetViolation());
         (uint256 l,) = market.openInterest();
         (uint256 g,) = gbp.openInterest();
         assertGt(l, 0, "EUR/USD open interest");

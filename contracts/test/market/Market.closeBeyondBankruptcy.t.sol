@@ -8,7 +8,7 @@ import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
 
 /// A user's own close never fills beyond the position's bankruptcy price: such a fill would
 /// realize a loss beyond the position's margin (a shortfall), paid by the pool, while the
-/// counterparty keeps the gain (found by VenueTargetInvariantAttack: "a pool hides a deficit").
+/// counterparty keeps the gain (found by the issue-10 invariant, now in invariant_venue: "a pool hides a deficit").
 /// Two accounts of one attacker could otherwise move money out of everyone's deposits: A long at
 /// 40×, a reduce-only ask below A's bankruptcy price, B buys it.
 /// A resting maker whose fill would leave a shortfall is cancelled (MARGIN); a taker reverts

@@ -128,7 +128,7 @@ abstract contract VenueFixture is Test {
         p.maxOpenInterestQty = type(uint128).max;
     }
 
-    function _gbpParams() internal pure returns (IMarket.MarketParams memory p) {
+    function _gbpParams() internal pure virtual returns (IMarket.MarketParams memory p) {
         p = _eurParams();
         p.symbol = "GBP/USD";
         p.maxLeverage = 25;
