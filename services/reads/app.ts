@@ -22,24 +22,22 @@ import { errorResponse } from "../../core/http/errors.js";
 import { stateToJson, waitForIndexedBlock, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import { minedBlock, type LastWrites } from "../../core/indexer/last-writes.js";
 import { decodeJwt } from "jose";
-import { corsPolicy } from "../../src/api/lib/cors.js";
-import { clientRateLimit } from "../../src/api/lib/limits.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { getRequestListener } from "@hono/node-server";
+import type { Store } from "hono-rate-limiter";
+import { trustedProxies } from "../../core/http/client-address.js";
+import { corsOrigins, corsPolicy } from "../../src/api/lib/cors.js";
+import { apiLimitsFromEnv, clientLimitStore, clientRateLimit, type ApiLimits } from "../../src/api/lib/limits.js";
 import type { Answer, AnswerStore } from "./answers.js";
+import { fastReads, wireOf } from "./fast.js";
+import { answerKey } from "./keys.js";
 
 const ID = "0x[0-9a-fA-F]{64}";
 /** The held routes (path parameters are validated by the integration API on the first build). */
 const HOT = new RegExp(`^/(markets(/${ID}(/(funding|orderbook|price))?)?|accounts/[0-9]{1,30}(/(orders|positions/${ID}(/funding)?))?)$`);
 const MIN_BLOCK_RE = /^\d{1,15}$/;
 
-/** Path and query without `minBlock` (it only says how long to wait), parameters sorted. */
-export function answerKey(path: string, search: string): string {
-  if (!search) return path;
-  const q = new URLSearchParams(search);
-  q.delete("minBlock");
-  q.sort();
-  const s = q.toString();
-  return s ? `${path}?${s}` : path;
-}
+export { answerKey };
 
 /**
  * The wallet of a sign-in session's bearer token, read without verifying it: it only picks whose
@@ -70,12 +68,35 @@ export type ReadsDeps = {
   /** Read-your-writes of sign-in sessions (absent: none). */
   lastWrites?: LastWrites;
   readYourWritesWaitMs?: number;
+  /** The per-client limit and its counters (default: from the environment, a store of its own). */
+  limits?: ApiLimits;
+  limitStore?: Store;
 };
 
-export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWrites, readYourWritesWaitMs = 2_000 }: ReadsDeps) {
+/**
+ * The service's node request listener: the hot path (fast.ts) for a plain read of a held answer,
+ * the Hono app for everything else; both count in one per-client limit store.
+ */
+export function createReadsListener(deps: ReadsDeps) {
+  const limits = deps.limits ?? apiLimitsFromEnv();
+  const limitStore = deps.limitStore ?? clientLimitStore(limits);
+  const cors = corsOrigins();
+  const app = createReadsApp({ ...deps, limits, limitStore });
+  const fast = fastReads({
+    store: deps.store,
+    feed: deps.feed,
+    cors,
+    limit: { store: limitStore, limit: limits.RATE_LIMIT_PER_MINUTE, windowMs: 60_000, trusted: trustedProxies(limits.TRUSTED_PROXIES) },
+  });
+  const slow = getRequestListener(app.fetch);
+  return { app, listener: (req: IncomingMessage, res: ServerResponse) => void (fast(req, res) || slow(req, res)) };
+}
+
+export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWrites, readYourWritesWaitMs = 2_000, limits, limitStore }: ReadsDeps) {
   const app = new Hono();
+  const cors = corsOrigins();
   // the integration API's CORS policy on every answer, held or passed through
-  app.use(corsPolicy());
+  app.use(corsPolicy(cors));
   // the integration API's request-id rule (a plain client id is kept, anything else replaced);
   // the id chosen here is the one passed on to Ponder
   app.use(requestId());
@@ -84,11 +105,12 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWr
   const held = (c: Context) => c.req.method === "GET" && HOT.test(c.req.path) && feed.live();
   // the integration API's per-client limit on what is answered here; passed-through requests
   // are limited by Ponder's server itself
-  const limit = clientRateLimit();
+  const lim = limits ?? apiLimitsFromEnv();
+  const limit = clientRateLimit(lim, limitStore ?? clientLimitStore(lim));
   app.use("*", (c, next) => (held(c) ? limit(c, next) : next()));
 
   const serve = (c: Context, a: Answer, cache: "HIT" | "MISS") => {
-    const headers: Record<string, string> = { "Content-Type": "application/json", "X-Cache": cache };
+    const headers: Record<string, string> = { "Content-Type": "application/json", "X-Cache": cache, ETag: wireOf(a, cors).etag };
     if (a.block) headers["X-Indexed-Block"] = a.block;
     return c.body(a.body, a.status as 200, headers);
   };

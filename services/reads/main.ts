@@ -3,13 +3,13 @@
  * rebuild per indexed block, everything else passed to Ponder's server. Own process, so
  * indexing never queues its answers (docs/ARCHITECTURE.md).
  */
-import { serve } from "@hono/node-server";
+import { createServer } from "node:http";
 import pino from "pino";
 import { rawRequest } from "../../core/http/raw-request.js";
 import { openBlockFeed } from "../../core/indexer/blocks.js";
 import { memoryLastWrites, sharedLastWrites } from "../../core/indexer/last-writes.js";
 import { AnswerStore } from "./answers.js";
-import { createReadsApp } from "./app.js";
+import { createReadsListener } from "./app.js";
 import { loadReadsConfig } from "./config.js";
 
 const cfg = (() => {
@@ -43,7 +43,7 @@ const lastWrites =
   cfg.DATABASE_URL && cfg.LAST_WRITE_DB_SCHEMA
     ? await sharedLastWrites({ databaseUrl: cfg.DATABASE_URL, schema: cfg.LAST_WRITE_DB_SCHEMA, log })
     : memoryLastWrites();
-const app = createReadsApp({
+const { listener } = createReadsListener({
   store,
   feed,
   indexerUrl: cfg.INDEXER_URL,
@@ -52,8 +52,9 @@ const app = createReadsApp({
   readYourWritesWaitMs: cfg.READ_YOUR_WRITES_WAIT_MS,
 });
 
-const server = serve({ fetch: app.fetch, port: cfg.PORT, hostname: cfg.HOST }, (info) =>
-  log.info({ port: info.port, feed: cfg.DATABASE_URL ? "postgres LISTEN" : "indexer /blocks/stream" }, "reads listening"),
+// a plain node server: held answers are written by the listener's hot path, the rest by Hono
+const server = createServer(listener).listen(cfg.PORT, cfg.HOST, () =>
+  log.info({ port: cfg.PORT, feed: cfg.DATABASE_URL ? "postgres LISTEN" : "indexer /blocks/stream" }, "reads listening"),
 );
 
 const shutdown = () => {

@@ -10,7 +10,9 @@
 import { createMiddleware } from "hono/factory";
 import { profileFromEnv } from "../../../core/profiles.js";
 
-const EXPOSED = ["X-Indexed-Block", "X-Request-Id", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"];
+const EXPOSED = ["X-Indexed-Block", "X-Request-Id", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy", "ETag"];
+/** The value of `Access-Control-Expose-Headers` on every answer. */
+export const EXPOSED_HEADERS = EXPOSED.join(", ");
 
 export function corsOrigins(env: Record<string, string | undefined> = process.env): "*" | string[] {
   const raw = env.CORS_ORIGINS?.trim();
@@ -24,7 +26,7 @@ export function corsPolicy(allowed: "*" | string[] = corsOrigins()) {
     await next();
     const origin = c.req.header("Origin");
     const h = c.res.headers;
-    h.set("Access-Control-Expose-Headers", EXPOSED.join(", "));
+    h.set("Access-Control-Expose-Headers", EXPOSED_HEADERS);
     if (allowed === "*") {
       h.set("Access-Control-Allow-Origin", "*");
       return;

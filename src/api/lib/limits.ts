@@ -8,6 +8,7 @@
  */
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { except } from "hono/combine";
+import type { Store } from "hono-rate-limiter";
 import { z } from "zod";
 import { DEFAULT_BODY_LIMIT_BYTES, bodyLimitEnvelope } from "../../../core/http/body-limit.js";
 import { clientAddressOf, trustedProxies } from "../../../core/http/client-address.js";
@@ -44,17 +45,20 @@ function fromService(c: Context): boolean {
   return (["GATEWAY_TOKEN", "KEEPER_TOKEN"] as const).some((name) => sameSecret(given, secret(name)));
 }
 
+/** The per-client limit's counters (the read service's fast path counts in the same store). */
+export const clientLimitStore = (limits: ApiLimits): Store => rateLimitStore(limits.REDIS_URL, "venue:api:req:");
+
 /**
  * The per-client request limit. The read service (services/reads/) applies the same limiter to
  * the hot reads it answers from memory, so fronting Ponder does not lift the limit; with
  * REDIS_URL both count in the same keys.
  */
-export function clientRateLimit(limits: ApiLimits = apiLimitsFromEnv()): MiddlewareHandler {
+export function clientRateLimit(limits: ApiLimits = apiLimitsFromEnv(), store: Store = clientLimitStore(limits)): MiddlewareHandler {
   const clientOf = clientAddressOf(trustedProxies(limits.TRUSTED_PROXIES));
   return rateLimit({
     name: "integration",
     limit: limits.RATE_LIMIT_PER_MINUTE,
-    store: rateLimitStore(limits.REDIS_URL, "venue:api:req:"),
+    store,
     key: (c: Context) => `ip:${clientOf(c) ?? "unknown"}`,
     skip: fromService,
   });

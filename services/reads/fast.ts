@@ -1,0 +1,109 @@
+/**
+ * The read service's hot path, below Hono: a plain GET of an answer the store holds is written
+ * straight from its wire form (the body as a Buffer, its ETag and fixed headers, made once per
+ * answer, so once per route per block), adding only what belongs to the request: the client's
+ * count in the shared rate-limit store, `X-Request-Id`, CORS for a listed origin, a 304 for a
+ * matching `If-None-Match`. No database, no validation, no Request/Response objects.
+ *
+ * Anything else falls through to the Hono app (app.ts), which answers it as before: `no-cache`,
+ * `?minBlock=`, a session's `Authorization` (read-your-writes), the internal token, percent-encoded
+ * paths, limits counted in Redis, a client over its limit (the app answers the 429), an answer not
+ * held (first read, a block whose answers are still being rebuilt after a revert), the feed down.
+ */
+import { createHash, randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { MemoryStore, type Store } from "hono-rate-limiter";
+import { clientAddress, type TrustedProxies } from "../../core/http/client-address.js";
+import type { BlockFeed } from "../../core/indexer/blocks.js";
+import { EXPOSED_HEADERS } from "../../src/api/lib/cors.js";
+import type { Answer, AnswerStore } from "./answers.js";
+import { answerKey } from "./keys.js";
+
+/** An answer as written on the wire; made once per answer (`wireOf`). `head`: all but the content headers (a 304 has none). */
+export type Wire = { body: Buffer; etag: string; content: string[]; head: string[] };
+
+const wires = new WeakMap<Answer, Wire>();
+
+/** The answer's wire form: the body's bytes, a strong ETag of them, the headers every request of it carries. */
+export function wireOf(a: Answer, cors: "*" | string[]): Wire {
+  let w = wires.get(a);
+  if (!w) {
+    const body = Buffer.from(a.body);
+    const etag = `"${createHash("sha1").update(body).digest("base64url")}"`;
+    const content = ["Content-Type", "application/json", "Content-Length", String(body.length)];
+    const head = ["ETag", etag, "Access-Control-Expose-Headers", EXPOSED_HEADERS];
+    if (a.block) head.push("X-Indexed-Block", a.block);
+    if (cors === "*") head.push("Access-Control-Allow-Origin", "*");
+    else head.push("Vary", "Origin");
+    w = { body, etag, content, head };
+    wires.set(a, w);
+  }
+  return w;
+}
+
+/** hono/request-id's rule: a client's id is kept when short and plain, else replaced. */
+export const requestIdOf = (given: string | undefined) => (given && given.length <= 255 && !/[^\w\-=]/.test(given) ? given : randomUUID());
+
+export type FastDeps = {
+  store: AnswerStore;
+  feed: BlockFeed;
+  cors: "*" | string[];
+  /** The per-client limit; its store is the Hono limiter's, so both paths count together (memory only). */
+  limit: { store: Store; limit: number; windowMs: number; trusted: TrustedProxies };
+};
+
+/** A node request listener's front: true when it answered the request, false to pass it on. */
+export function fastReads({ store, feed, cors, limit }: FastDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const counters = limit.store instanceof MemoryStore ? limit.store : undefined;
+  const policy = `${limit.limit};w=${Math.ceil(limit.windowMs / 1000)}`;
+  const limitText = String(limit.limit);
+  // request URL → answer key (parameters sorted): bounded memo, cleared when full
+  const keys = new Map<string, string>();
+  const keyOf = (url: string) => {
+    let k = keys.get(url);
+    if (k === undefined) {
+      const qi = url.indexOf("?");
+      k = qi < 0 ? url : answerKey(url.slice(0, qi), url.slice(qi + 1));
+      if (keys.size >= 10_000) keys.clear();
+      keys.set(url, k);
+    }
+    return k;
+  };
+  return (req, res) => {
+    const url = req.url;
+    if (req.method !== "GET" || !counters || !url || url.includes("minBlock") || url.includes("%") || !feed.live()) return false;
+    const h = req.headers;
+    const cc = h["cache-control"];
+    if ((cc && /no-cache|no-store/i.test(cc)) || h.authorization !== undefined || h["x-internal-token"] !== undefined) return false;
+    const a = store.peek(keyOf(url));
+    if (!a) return false;
+    const client = clientAddress(req.socket.remoteAddress, h["x-forwarded-for"] as string | undefined, limit.trusted);
+    const count = counters.increment(`ip:${client ?? "unknown"}`);
+    if (count.totalHits > limit.limit) return false; // the app answers the 429 (with the same count)
+    const w = wireOf(a, cors);
+    const head = [
+      ...w.head,
+      "X-Cache",
+      "HIT",
+      "X-Request-Id",
+      requestIdOf(h["x-request-id"] as string | undefined),
+      "RateLimit-Policy",
+      policy,
+      "RateLimit-Limit",
+      limitText,
+      "RateLimit-Remaining",
+      String(limit.limit - count.totalHits),
+      "RateLimit-Reset",
+      String(Math.max(0, Math.ceil((count.resetTime!.getTime() - Date.now()) / 1000))),
+    ];
+    if (cors !== "*" && h.origin && cors.includes(h.origin)) head.push("Access-Control-Allow-Origin", h.origin);
+    if (h["if-none-match"] === w.etag) {
+      res.writeHead(304, head);
+      res.end();
+      return true;
+    }
+    res.writeHead(a.status, [...w.content, ...head]);
+    res.end(w.body);
+    return true;
+  };
+}
