@@ -38,7 +38,7 @@ export function histogram<T extends string>(cfg: Omit<HistogramConfiguration<T>,
 export const rateLimitRejections = () =>
   counter({ name: "venue_rate_limit_rejections_total", help: "Requests answered 429 RATE_LIMITED, by limiter", labelNames: ["limiter"] });
 
-const httpDuration = () =>
+export const httpDuration = () =>
   histogram({
     name: "venue_http_request_duration_seconds",
     help: "HTTP requests by method, route pattern and status, with their latency",

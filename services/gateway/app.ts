@@ -14,7 +14,12 @@ import { clientAddressOf, socketAddress, trustedProxies } from "../../core/http/
 import { methodNotAllowed } from "../../core/http/method-not-allowed";
 import { failureLimit, rateLimit, rateLimitStore } from "../../core/http/rate-limit";
 import { httpMetrics, initMetrics, metricsHandler } from "../../core/metrics";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { getRequestListener } from "@hono/node-server";
+import type { BlockFeed } from "../../core/indexer/blocks";
+import type { LastWrites } from "../../core/indexer/last-writes";
 import type { GatewayDeps, GatewayEnv } from "./context";
+import { HotCopies, fastGateway } from "./fast";
 import { adminOnly } from "./middleware/admin-only";
 import { apiKeyAuth } from "./middleware/api-key";
 import { gatewayNotFound, gatewayOnError } from "./on-error";
@@ -35,6 +40,28 @@ export const nodeRemoteAddress = socketAddress;
 /** Paths under /v1 that need no key at all. */
 const OPEN_PATHS = /^\/v1\/(openapi\.json|docs(\/.*)?)$/;
 
+/**
+ * The gateway's node request listener: the hot path (fast.ts) for a read answered from the
+ * per-block copy, the app for everything else; both count in one per-key limit store.
+ */
+export function createGatewayListener(deps: GatewayDeps & { feed: BlockFeed; lastWrites: LastWrites }) {
+  const { config } = deps;
+  const limitStore = deps.limitStore ?? rateLimitStore(config.redisUrl, "venue:gw:req:");
+  const generation = deps.upstreams.integration.generation;
+  const hot = generation ? new HotCopies(generation) : undefined;
+  const app = createGatewayApp({ ...deps, limitStore, hot });
+  const slow = getRequestListener(app.fetch);
+  if (!hot) return { app, listener: slow };
+  const fast = fastGateway({
+    copies: hot,
+    keys: deps.keys,
+    feed: deps.feed,
+    lastWrites: deps.lastWrites,
+    limit: { store: limitStore, limit: config.rateLimit.limit, windowMs: config.rateLimit.windowMs, trusted: trustedProxies(config.trustedProxies) },
+  });
+  return { app, listener: (req: IncomingMessage, res: ServerResponse) => void (fast(req, res) || slow(req, res)) };
+}
+
 export function createGatewayApp(deps: GatewayDeps) {
   const { config, keys, log } = deps;
   const remoteAddress = deps.remoteAddress ?? nodeRemoteAddress;
@@ -51,6 +78,12 @@ export function createGatewayApp(deps: GatewayDeps) {
   app.notFound(gatewayNotFound);
 
   app.use(httpMetrics());
+  // answers from the per-block copy: their bytes kept for the hot path below Hono (fast.ts)
+  const hot = deps.hot;
+  if (hot) app.use("/v1/*", async (c, next) => {
+    await next();
+    if (c.req.method === "GET") hot.capture(c);
+  });
   app.use(requestId());
   // Server-Timing (the gateway's own time apart from the upstream's) and an access log:
   // failures always (they say which request), everything at debug.
@@ -91,7 +124,7 @@ export function createGatewayApp(deps: GatewayDeps) {
     name: "gateway",
     limit: config.rateLimit.limit,
     windowMs: config.rateLimit.windowMs,
-    store: rateLimitStore(config.redisUrl, "venue:gw:req:"),
+    store: deps.limitStore ?? rateLimitStore(config.redisUrl, "venue:gw:req:"),
     key: (c) => {
       const id = (c as Context<GatewayEnv>).get("apiKey");
       return id ? `key:${id.keyId}` : `ip:${clientOf(c) ?? "unknown"}`;

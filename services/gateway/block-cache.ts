@@ -56,7 +56,7 @@ export function cachedReads(upstream: Upstream, feed: BlockFeed, lastWrites: Las
     const n = feed.current().number;
     // the read service may still carry the previous block's answer: ask for this block's
     const p = upstream.call({ ...req, query: { ...req.query, minBlock: n.toString() } }).then((reply) => {
-      if (reply.status === 200 && at === gen && held.size < MAX_HELD && reply.indexedBlock !== null && BigInt(reply.indexedBlock) >= n) held.set(key, { ...reply, ms: 0 });
+      if (reply.status === 200 && at === gen && held.size < MAX_HELD && reply.indexedBlock !== null && BigInt(reply.indexedBlock) >= n) held.set(key, { ...reply, ms: 0, heldGen: at });
       return reply;
     });
     inflight.set(key, p);
@@ -87,7 +87,7 @@ export function cachedReads(upstream: Upstream, feed: BlockFeed, lastWrites: Las
     }
     return pending;
   }
-  return { ...upstream, call };
+  return { ...upstream, call, generation: () => gen };
 }
 
 /** Notes the block of every write the relayer answers as mined, for the caller's later reads. */

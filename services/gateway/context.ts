@@ -5,13 +5,15 @@ import type { RequestIdVariables } from "hono/request-id";
 import type { Logger } from "pino";
 import { snakeKeys } from "../../core/case";
 import { fail } from "../../core/envelope";
+import type { Store } from "hono-rate-limiter";
 import type { GatewayConfig } from "./config";
+import type { HotCopies } from "./fast";
 import type { GatewayStore } from "./db/open";
 import type { KeyStore } from "./keys";
 import type { ApiKeyVariables } from "./middleware/api-key";
 import { errorStatus, type Upstream, type UpstreamReply } from "./upstream";
 
-export type GatewayEnv = { Variables: ApiKeyVariables & RequestIdVariables & { upstreamMs?: number } };
+export type GatewayEnv = { Variables: ApiKeyVariables & RequestIdVariables & { upstreamMs?: number; heldReply?: UpstreamReply } };
 export type GatewayApp = OpenAPIHono<GatewayEnv>;
 export type GatewayContext = Context<GatewayEnv>;
 
@@ -27,6 +29,10 @@ export interface GatewayDeps {
   keys: KeyStore;
   log: Logger;
   upstreams: Upstreams;
+  /** the bytes of answers from the per-block copy, for the hot path (fast.ts) */
+  hot?: HotCopies;
+  /** the per-key limit's counters (default: a store of its own, memory or Redis) */
+  limitStore?: Store;
   /** the TCP peer (for the loopback-only admin routes); defaults to the node server's socket */
   remoteAddress?: (c: Context) => string | undefined;
 }
@@ -40,6 +46,7 @@ export interface GatewayDeps {
 export function send(c: GatewayContext, reply: UpstreamReply, opts: { verbatim?: boolean } = {}): any {
   if (reply.indexedBlock) c.header("X-Indexed-Block", reply.indexedBlock);
   c.set("upstreamMs", reply.ms);
+  if (reply.heldGen !== undefined) c.set("heldReply", reply); // a per-block copy: the hot path may hold its bytes (fast.ts)
   const { body } = reply;
   if (body.success) {
     // `verbatim`: documents whose keys are not ours to rename (EIP-712 typed data to sign).

@@ -68,6 +68,16 @@ export class KeyStore {
     return row ? toRecord(row) : null;
   }
 
+  /**
+   * The identity of a key verified within `cacheMs`, without a lookup (the hot path's); undefined
+   * when not cached, then `verify` decides.
+   */
+  cachedIdentity(key: string): ApiKeyIdentity | undefined {
+    if (!KEY_SHAPE.test(key)) return undefined;
+    const hit = this.cache.get(hashKey(key));
+    return hit && hit.expiresAt > Date.now() ? hit.identity : undefined;
+  }
+
   /** The key's identity, or null when the key is malformed, unknown or revoked. */
   async verify(key: string): Promise<ApiKeyIdentity | null> {
     if (!KEY_SHAPE.test(key)) return null;

@@ -2,10 +2,10 @@
  * The gateway process (`npm run start:gateway`). Refuses to start under the development or
  * production profile with default or missing secrets (non-zero exit, one clear line).
  */
-import { serve } from "@hono/node-server";
+import { createServer } from "node:http";
 import pino from "pino";
 import { closeRateLimitStores } from "../../core/http/rate-limit";
-import { createGatewayApp } from "./app";
+import { createGatewayListener } from "./app";
 import { loadGatewayConfig, type GatewayConfig } from "./config";
 import { openGatewayStore } from "./db/open";
 import { KeyStore } from "./keys";
@@ -44,11 +44,12 @@ async function main() {
     keeper: createUpstream("keeper", config.keeperUrl, config.timeouts.keeperMs, internal),
   };
   const keys = new KeyStore(store, config.keyCacheMs);
-  const app = createGatewayApp({ config, store, keys, log, upstreams });
+  const { listener } = createGatewayListener({ config, store, keys, log, upstreams, feed, lastWrites });
 
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
+  // a plain node server: reads from the per-block copy are written by the listener's hot path, the rest by Hono
+  const server = createServer(listener).listen(config.port, config.host, () => {
     log.info(
-      { port: info.port, host: config.host, profile: config.profile.name, db: store.kind, baseUrl: config.profile.gatewayBaseUrl, rateLimitStore: config.redisUrl ? "redis" : "memory" },
+      { port: config.port, host: config.host, profile: config.profile.name, db: store.kind, baseUrl: config.profile.gatewayBaseUrl, rateLimitStore: config.redisUrl ? "redis" : "memory" },
       "gateway listening",
     );
   });

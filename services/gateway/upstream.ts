@@ -27,12 +27,16 @@ export interface UpstreamReply {
   ms: number;
   /** the gateway's rendering of a success body, kept with a reply held for a block (block-cache.ts) */
   rendered?: string;
+  /** set on a reply held for a block: the block copy's generation (block-cache.ts) */
+  heldGen?: number;
 }
 
 export interface Upstream {
   name: UpstreamName;
   baseUrl: string;
   call(req: UpstreamRequest): Promise<UpstreamReply>;
+  /** With a per-block copy (block-cache.ts): its generation, bumped on every pushed block. */
+  generation?: () => number;
   /** A GET whose body is streamed back as it comes (exports): the timeout covers the headers only. */
   open?(req: UpstreamRequest): Promise<Response>;
 }

@@ -10,10 +10,11 @@
  * paths, limits counted in Redis, a client over its limit (the app answers the 429), an answer not
  * held (first read, a block whose answers are still being rebuilt after a revert), the feed down.
  */
-import { createHash, randomUUID } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { MemoryStore, type Store } from "hono-rate-limiter";
 import { clientAddress, type TrustedProxies } from "../../core/http/client-address.js";
+import { requestIdOf } from "../../core/http/request-id.js";
 import type { BlockFeed } from "../../core/indexer/blocks.js";
 import { EXPOSED_HEADERS } from "../../src/api/lib/cors.js";
 import type { Answer, AnswerStore } from "./answers.js";
@@ -40,9 +41,6 @@ export function wireOf(a: Answer, cors: "*" | string[]): Wire {
   }
   return w;
 }
-
-/** hono/request-id's rule: a client's id is kept when short and plain, else replaced. */
-export const requestIdOf = (given: string | undefined) => (given && given.length <= 255 && !/[^\w\-=]/.test(given) ? given : randomUUID());
 
 export type FastDeps = {
   store: AnswerStore;
@@ -86,7 +84,7 @@ export function fastReads({ store, feed, cors, limit }: FastDeps): (req: Incomin
       "X-Cache",
       "HIT",
       "X-Request-Id",
-      requestIdOf(h["x-request-id"] as string | undefined),
+      requestIdOf(h["x-request-id"]),
       "RateLimit-Policy",
       policy,
       "RateLimit-Limit",

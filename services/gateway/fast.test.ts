@@ -1,0 +1,111 @@
+import { PGlite } from "@electric-sql/pglite";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { feedHub, type BlockFeed, type IndexedState } from "../../core/indexer/blocks";
+import { memoryLastWrites } from "../../core/indexer/last-writes";
+import { startStandIn, WALLET_A, type StandIn } from "../../test/unit/gateway-standins";
+import { createGatewayListener } from "./app";
+import { cachedReads } from "./block-cache";
+import { loadGatewayConfig } from "./config";
+import { openGatewayStore } from "./db/open";
+import { KeyStore } from "./keys";
+import { createUpstream } from "./upstream";
+
+const state = (n: number, extra: Partial<IndexedState> = {}): IndexedState => ({ number: BigInt(n), timestamp: BigInt(n), hash: `0x${n}`, state: `s${n}`, ...extra });
+const MARKET = `0x${"ab".repeat(32)}`;
+
+// The hot path below Hono (fast.ts) over real HTTP: it answers only what the app answered from
+// the current block's copy, with the same bytes, and counts in the app's per-key limit.
+describe("gateway hot path", () => {
+  let integration: StandIn;
+  let server: Server;
+  let base: string;
+  let keys: KeyStore;
+  let key: string;
+  const hub = feedHub();
+  const feed: BlockFeed = { ...hub, revalidate: async () => hub.current(), close: async () => {} };
+  const lastWrites = memoryLastWrites();
+  let pg: PGlite;
+
+  beforeAll(async () => {
+    integration = await startStandIn();
+    integration.handle((req, c) => c.json({ success: true, data: { marketId: MARKET, atBlock: String(hub.current().number), path: req.path } }, 200, { "X-Indexed-Block": String(hub.current().number) }));
+    const config = loadGatewayConfig({ INTEGRATION_URL: integration.url, PGLITE_DIR: "memory://", RATE_LIMIT_PER_MINUTE: "20" });
+    pg = await PGlite.create("memory://");
+    const store = await openGatewayStore({ pgliteDir: "memory://", schema: "gw_fast", pglite: pg });
+    keys = new KeyStore(store, 60_000);
+    key = (await keys.create(WALLET_A, "a")).key;
+    hub.setLive(true);
+    hub.push(state(7));
+    const upstream = createUpstream("integration", config.integrationUrl, 2_000, {});
+    const { listener } = createGatewayListener({
+      config,
+      store,
+      keys,
+      log: pino({ level: "silent" }),
+      upstreams: { integration: cachedReads(upstream, feed, lastWrites, 100), relayer: upstream, keeper: upstream },
+      feed,
+      lastWrites,
+    });
+    server = createServer(listener).listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }, 60_000);
+  afterAll(async () => {
+    server?.close();
+    await integration?.close();
+    await pg?.close();
+  });
+
+  const get = async (path: string, headers: Record<string, string> = { "X-API-Key": key }) => {
+    const res = await fetch(base + path, { headers });
+    const timing = res.headers.get("server-timing") ?? "";
+    // the app's answers name the upstream's time; the hot path's only its own
+    return { status: res.status, text: await res.text(), h: res.headers, hot: res.status === 200 && !timing.includes("upstream") };
+  };
+
+  it("serves the app's bytes of the current block's copy; a new block, a bad key, no-cache, min_block go to the app", async () => {
+    const path = `/v1/markets/${MARKET}/orderbook?depth=5`;
+    const first = await get(path); // fetched
+    const second = await get(path); // the copy, through the app (captured)
+    const third = await get(path, { "X-API-Key": key, "X-Request-Id": "r-1" });
+    expect([first.hot, second.hot, third.hot]).toEqual([false, false, true]);
+    expect(third.text).toBe(second.text);
+    expect(JSON.parse(third.text)).toMatchObject({ success: true, data: { market_id: MARKET, at_block: "7" } });
+    expect([third.h.get("x-indexed-block"), third.h.get("x-request-id"), third.h.get("ratelimit-remaining")]).toEqual(["7", "r-1", "17"]);
+    expect(integration.requests.length).toBe(1);
+    expect((await get(path, { "X-API-Key": key.slice(0, -1) + (key.endsWith("A") ? "B" : "A") })).status).toBe(401);
+    expect((await get(path, { "X-API-Key": key, "Cache-Control": "no-cache" })).hot).toBe(false);
+    expect((await get(`${path}&min_block=7`)).hot).toBe(false);
+    hub.push(state(8));
+    const next = await get(path);
+    expect(next.hot).toBe(false); // block 7's bytes are not served for block 8
+  });
+
+  it("read-your-writes: a wallet whose last write is not indexed yet goes to the app (which waits for it)", async () => {
+    const path = `/v1/markets/${MARKET}/funding`;
+    await get(path);
+    await get(path);
+    expect((await get(path)).hot).toBe(true);
+    await lastWrites.record(WALLET_A, 9n);
+    expect((await get(path)).hot).toBe(false);
+  });
+
+  it("one per-key limit for both paths: over it the app answers 429", async () => {
+    hub.push(state(9)); // the wallet's last write (test above) indexed
+    const path = `/v1/markets/${MARKET}/orderbook?depth=5`;
+    await get(path);
+    await get(path);
+    const hot = await get(path);
+    expect(hot.hot).toBe(true);
+    let left = Number(hot.h.get("ratelimit-remaining"));
+    const slow = await get(path, { "X-API-Key": key, "Cache-Control": "no-cache" });
+    expect(Number(slow.h.get("ratelimit-remaining"))).toBe(--left); // the app counts after the hot path
+    while (left-- > 0) expect((await get(path)).status).toBe(200);
+    const over = await get(path);
+    expect(over.status).toBe(429);
+    expect(JSON.parse(over.text)).toMatchObject({ success: false, error: { code: "RATE_LIMITED" } });
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * The gateway's hot path, below Hono: a GET of a read that the app has just answered from the
+ * per-block copy (block-cache.ts) is answered again from the bytes it sent, for as long as that
+ * block is the current one. Per request only: the API key from the key cache (no lookup), the
+ * per-key count in the shared rate-limit store, read-your-writes (a wallet whose last write is
+ * not indexed yet goes to the app, which waits for it), `X-Request-Id`, `Server-Timing`, the
+ * request metric. No validation, no upstream call, no Request/Response objects.
+ *
+ * Everything else falls through to the app: no key or a key not verified lately, a query with
+ * `min_block`, `Cache-Control: no-cache`, limits counted in Redis, a key over its limit (the app
+ * answers the 429), the feed down, a copy of an older block.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Context } from "hono";
+import { MemoryStore, type Store } from "hono-rate-limiter";
+import { matchedRoutes } from "hono/route";
+import { clientAddress, type TrustedProxies } from "../../core/http/client-address";
+import { requestIdOf } from "../../core/http/request-id";
+import type { BlockFeed } from "../../core/indexer/blocks";
+import type { LastWrites } from "../../core/indexer/last-writes";
+import { httpDuration } from "../../core/metrics";
+import type { GatewayContext } from "./context";
+import type { KeyStore } from "./keys";
+
+type Copy = { gen: number; body: Buffer; head: string[]; route: string; open: boolean };
+
+/** The bytes of the app's answers from the per-block copy, by request URL (filled by `capture`). */
+export class HotCopies {
+  readonly byUrl = new Map<string, Copy>();
+  constructor(
+    readonly generation: () => number,
+    private readonly max = 5_000,
+  ) {}
+
+  /** Middleware side: after the app answered `c`, keep its bytes if they are the current block's copy. */
+  capture(c: GatewayContext) {
+    const reply = c.get("heldReply");
+    if (!reply?.rendered || c.res.status !== 200 || reply.heldGen !== this.generation()) return;
+    const url = c.req.raw.url;
+    const key = url.slice(url.indexOf("/", url.indexOf("//") + 2));
+    if (!eligibleUrl(key)) return;
+    if (this.byUrl.size >= this.max) this.byUrl.clear();
+    const body = Buffer.from(reply.rendered);
+    const head = ["content-type", "application/json", "content-length", String(body.length)];
+    if (reply.indexedBlock) head.push("X-Indexed-Block", reply.indexedBlock);
+    const route = matchedRoutes(c as unknown as Context).filter((r) => r.method !== "ALL").at(-1)?.path ?? "unmatched";
+    this.byUrl.set(key, { gen: reply.heldGen, body, head, route, open: PUBLIC.test(key) });
+  }
+}
+
+/** The public market list (no key needed: apiKeyAuth's optional route in app.ts). */
+const PUBLIC = /^\/v1\/markets\/?(\?|$)/;
+
+/** `min_block` (and any percent-encoding) is the app's: it waits or validates. */
+const eligibleUrl = (url: string) => !url.includes("min_block") && !url.includes("minBlock") && !url.includes("%");
+
+export type GatewayFastDeps = {
+  copies: HotCopies;
+  keys: KeyStore;
+  feed: BlockFeed;
+  lastWrites: LastWrites;
+  /** The per-key limit; its store is the app's limiter's (memory only), so both paths count together. */
+  limit: { store: Store; limit: number; windowMs: number; trusted: TrustedProxies };
+};
+
+export function fastGateway({ copies, keys, feed, lastWrites, limit }: GatewayFastDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const counters = limit.store instanceof MemoryStore ? limit.store : undefined;
+  const policy = `${limit.limit};w=${Math.ceil(limit.windowMs / 1000)}`;
+  const limitText = String(limit.limit);
+  const metric = httpDuration();
+  return (req, res) => {
+    const t0 = performance.now();
+    const url = req.url;
+    if (req.method !== "GET" || !counters || !url) return false;
+    const copy = copies.byUrl.get(url);
+    if (!copy || copy.gen !== copies.generation() || !feed.live()) return false;
+    const h = req.headers;
+    const cc = h["cache-control"];
+    if (cc && /no-cache|no-store/i.test(cc)) return false;
+    const key = h["x-api-key"];
+    let who: string;
+    if (typeof key === "string") {
+      const id = keys.cachedIdentity(key);
+      if (!id) return false;
+      const last = lastWrites.get(id.wallet);
+      if (last !== undefined && last > feed.current().number) return false;
+      who = `key:${id.keyId}`;
+    } else if (key === undefined && copy.open) {
+      who = `ip:${clientAddress(req.socket.remoteAddress, h["x-forwarded-for"] as string | undefined, limit.trusted) ?? "unknown"}`;
+    } else return false;
+    const count = counters.increment(who);
+    if (count.totalHits > limit.limit) return false; // the app answers the 429 (with the same count)
+    const head = [
+      ...copy.head,
+      "X-Request-Id",
+      requestIdOf(h["x-request-id"]),
+      "RateLimit-Policy",
+      policy,
+      "RateLimit-Limit",
+      limitText,
+      "RateLimit-Remaining",
+      String(limit.limit - count.totalHits),
+      "RateLimit-Reset",
+      String(Math.max(0, Math.ceil((count.resetTime!.getTime() - Date.now()) / 1000))),
+      "Server-Timing",
+      `gateway;dur=${(performance.now() - t0).toFixed(2)}`,
+    ];
+    res.writeHead(200, head);
+    res.end(copy.body);
+    metric.observe({ method: "GET", route: copy.route, status: "200" }, (performance.now() - t0) / 1000);
+    return true;
+  };
+}
