@@ -26,6 +26,13 @@ const isLocal = chainId === 31337;
 // current head as the subscription's first notification.
 const wsUpstream = process.env.WS_URL ?? (isLocal ? rpcUrl.replace(/^http/, "ws") : "");
 const wsUrl = wsUpstream ? await startHeadsRelay(wsUpstream) : "";
+// RPC_FANOUT: Ponder 0.16 paces each RPC URL by its own adaptive limit, starting at 20 requests/s
+// and growing 5 % at a time (to 500): a backfill of a chain of many small blocks (one
+// eth_getBlockByNumber per block with events) is bound by that pace, not by the node or the
+// handlers (docs/PERFORMANCE.md). Listing the URL N times gives N such budgets, used in turn.
+// Default 16 on the local anvil (in memory, same host), 1 elsewhere (a provider's own limits).
+const fanout = Math.max(1, Number(process.env.RPC_FANOUT ?? (isLocal ? 16 : 1)));
+const rpc = fanout > 1 ? Array.from({ length: fanout }, () => rpcUrl) : rpcUrl;
 const deployment = loadDeployment({ chainId });
 const startBlock = deployment.deployBlock;
 const { engine, oracle, marketFactory } = deployment.contracts;
@@ -47,7 +54,7 @@ export default createConfig({
   chains: {
     venue: {
       id: chainId,
-      rpc: rpcUrl,
+      rpc,
       ...(wsUrl ? { ws: wsUrl } : {}),
       pollingInterval: Number(process.env.POLLING_INTERVAL_MS ?? (isLocal ? 200 : 1_000)),
       // anvil's blocks can be rewritten (restarts, evm_revert): never cache its RPC answers.

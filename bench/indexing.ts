@@ -8,6 +8,7 @@
  *   npx tsx bench/indexing.ts            BENCH_PAIRS=6000 BENCH_FRESHNESS=100
  */
 import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import type { Hex } from "viem";
 import { engineAbi } from "../abis/index.js";
@@ -141,17 +142,27 @@ export async function run(opts: { keep?: boolean } = {}): Promise<IndexingResult
   process.env.BENCH = "1"; // the indexer also serves bench/reads.ts, with its /bench/bare baseline
   const bench = await prepareBenchVenue();
   const { venue, eur } = bench;
-  const t0 = performance.now();
-  const indexer = await venue.startIndexer("bench", { waitReady: false }); // HTTP up, backfill starting
-  benchIndexer = indexer;
-  const t1 = performance.now();
-  await waitForBlock(indexer.url, bench.head, 900_000);
-  const t2 = performance.now();
-  const backfillSeconds = (t2 - t1) / 1000;
-  const eventsPerSecond = bench.events / backfillSeconds;
-  console.log(
-    `  backfill: ${bench.events} events in ${backfillSeconds.toFixed(1)} s = ${eventsPerSecond.toFixed(0)} events/s (process start to HTTP up: ${((t1 - t0) / 1000).toFixed(1)} s, not counted)`,
-  );
+  // BENCH_RPC_FANOUT: one fresh backfill per value of ponder.config.ts's RPC_FANOUT (the last one
+  // stays up for the freshness samples), e.g. "1,16" to compare Ponder's default pace with ours
+  const fanouts = (process.env.BENCH_RPC_FANOUT ?? "16").split(",").map((x) => x.trim());
+  let indexer!: Indexer;
+  let backfillSeconds = 0;
+  let eventsPerSecond = 0;
+  for (const [k, fanout] of fanouts.entries()) {
+    if (indexer) await indexer.stop();
+    process.env.RPC_FANOUT = fanout;
+    const t0 = performance.now();
+    indexer = await venue.startIndexer(`bench${k}`, { waitReady: false }); // HTTP up, backfill starting
+    benchIndexer = indexer;
+    const t1 = performance.now();
+    await waitForBlock(indexer.url, bench.head, 900_000);
+    const t2 = performance.now();
+    backfillSeconds = (t2 - t1) / 1000;
+    eventsPerSecond = bench.events / backfillSeconds;
+    console.log(
+      `  backfill (RPC_FANOUT=${fanout}): ${bench.events} events in ${backfillSeconds.toFixed(1)} s = ${eventsPerSecond.toFixed(0)} events/s (process start to HTTP up: ${((t1 - t0) / 1000).toFixed(1)} s, not counted; load average ${loadavg().map((l) => l.toFixed(1)).join(" ")})`,
+    );
+  }
 
   // Ponder's own log: time spent running handlers and writing (without the JSON-RPC fetch)
   const indexedRanges = readFileSync(indexer.proc.logFile, "utf8")
