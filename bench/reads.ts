@@ -10,6 +10,7 @@
  *   npx tsx bench/reads.ts     BENCH_DBS=pglite,postgres BENCH_DURATION_S=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
+import http from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -18,7 +19,8 @@ import { engineAbi, venueLensAbi } from "../abis/index.js";
 import { freePort } from "../core/chain/anvil.js";
 import { PROJECT_ROOT } from "../core/deployment.js";
 import { startProcess, waitForHttp } from "../scripts/lib/processes.js";
-import { tsxBin } from "../scripts/lib/services.js";
+import { serviceMain, tsxBin } from "../scripts/lib/services.js";
+import { DEFAULT_ADMIN_TOKEN, devAccount } from "../core/config.js";
 import { startVenue, waitForBlock, type Venue } from "../test/e2e/reads-env.js";
 import { sessionActions } from "../test/e2e/reads-session.js";
 import type { DbKind } from "../test/e2e/stack.js";
@@ -34,6 +36,9 @@ export type ReadRow = {
   ponder: Load;
   bare: Load;
   rpc: Load;
+  /** the same read through the gateway (/v1, X-API-Key with a high limit), and its added latency (sequential requests, interleaved with the read service's) */
+  gateway: Load;
+  gatewayOverhead: { p50Ms: number; p99Ms: number };
 };
 
 export const freshness: { db: DbKind; samples: number; p50Ms: number; p99Ms: number }[] = [];
@@ -64,6 +69,34 @@ async function generate(v: Venue, log: (m: string) => void) {
   return { eur, gbp };
 }
 
+/**
+ * The gateway's added latency: sequential requests over one kept-alive connection each,
+ * the read service's and the gateway's interleaved (same machine load), p50 and p99 of each
+ * side, differenced.
+ */
+async function overhead(direct: string, viaGateway: string, headers: Record<string, string>, n = Number(process.env.BENCH_OVERHEAD_REQUESTS ?? 1000)) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const agent2 = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const once = (url: string, h: Record<string, string>, a: http.Agent) =>
+    new Promise<number>((resolve, reject) => {
+      const t0 = performance.now();
+      http.get(url, { headers: h, agent: a }, (res) => {
+        res.on("data", () => {}).on("end", () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`${url}: ${res.statusCode}`))));
+      }).on("error", reject);
+    });
+  const d: number[] = [];
+  const g: number[] = [];
+  for (let i = 0; i < n; i++) {
+    d.push(await once(direct, {}, agent));
+    g.push(await once(viaGateway, headers, agent2));
+  }
+  agent.destroy();
+  agent2.destroy();
+  d.sort((a, b) => a - b);
+  g.sort((a, b) => a - b);
+  return { p50Ms: percentile(g, 50) - percentile(d, 50), p99Ms: percentile(g, 99) - percentile(d, 99) };
+}
+
 /** Every sender's last transaction mined (a loaded machine mines hundreds slowly: no 3-minute bound). */
 async function receipts(v: Venue, hashes: Hex[]) {
   for (const hash of hashes.slice(-8)) await v.client.waitForTransactionReceipt({ hash, timeout: 900_000 });
@@ -91,6 +124,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     const gbpMarket = v.deployment.markets[1]!.marketAddress as Hex;
     const orderCount = Number(await v.client.readContract({ address: gbpMarket, abi: [{ type: "function", name: "orderCount", inputs: [], outputs: [{ type: "uint256" }], stateMutability: "view" }] as const, functionName: "orderCount" }));
     const lens = (functionName: string, args: readonly unknown[]) => ({ to: venueLens, data: encodeFunctionData({ abi: venueLensAbi, functionName, args } as never) });
+    // the gateway's path is /v1 + the same path (the query of these routes has the same names)
     const routes: { route: string; path: string; call: string; tx: { to: Hex; data: Hex } }[] = [
       { route: "book, depth 10", path: `/markets/${eur}/orderbook`, call: "VenueLens.book(market, 10)", tx: lens("book", [eurMarket, 10n]) },
       { route: "markets list", path: "/markets", call: "VenueLens.markets(engine)", tx: lens("markets", [engine]) },
@@ -115,6 +149,18 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     const bareUrl = `http://127.0.0.1:${barePort}`;
     await waitForHttp(`${bareUrl}/health`, { proc: bare });
 
+    // the gateway in front of the read service (its own PGlite key store), a key with a high limit
+    const gwPort = await freePort();
+    const gwEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(gwPort), HOST: "127.0.0.1", INTEGRATION_URL: rd.url, PGLITE_DIR: join(dir, "gateway-db"), RATE_LIMIT_PER_MINUTE: "1000000000", LOG_LEVEL: "warn", PROFILE: "local" };
+    delete gwEnv.DATABASE_URL;
+    delete gwEnv.REDIS_URL;
+    const gw = startProcess("gateway", process.execPath, [tsxBin(), serviceMain("gateway")], gwEnv, join(dir, "gateway.log"), PROJECT_ROOT);
+    stops.push(() => gw.stop());
+    const gwUrl = `http://127.0.0.1:${gwPort}`;
+    await waitForHttp(`${gwUrl}/v1/markets`, { proc: gw, timeoutMs: 120_000 });
+    const keyRes = await fetch(`${gwUrl}/admin/keys`, { method: "POST", headers: { "content-type": "application/json", "X-Admin-Token": DEFAULT_ADMIN_TOKEN }, body: JSON.stringify({ wallet: devAccount(2).address, label: "bench" }) });
+    const apiKey = ((await keyRes.json()) as { data: { key: string } }).data.key;
+
     // blocks arrive: an index price update every second (every held answer is rebuilt per block)
     const { setPrice } = sessionActions(v);
     let tick = 0;
@@ -128,6 +174,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     const o = { connections, durationS };
     // warm-up: JIT of every server
     for (const url of [`${rd.url}${routes[0]!.path}`, `${ix.url}${routes[0]!.path}`, `${bareUrl}/bare/0`]) await cannon(url, { ...o, durationS: 2 });
+    await cannon(`${gwUrl}/v1${routes[0]!.path}`, { ...o, durationS: 2, headers: { "X-API-Key": apiKey } });
 
     const rows: ReadRow[] = [];
     const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -137,6 +184,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
         readsNoCache: () => cannon(`${rd.url}${r.path}`, { ...o, headers: { "Cache-Control": "no-cache" }, cpuPgid: rd.proc.pid }),
         ponder: () => cannon(`${ix.url}${r.path}`, { ...o, cpuPgid: ix.proc.pid }),
         bare: () => cannon(`${bareUrl}/bare/${i}`, { ...o, cpuPgid: bare.pid }),
+        gateway: () => cannon(`${gwUrl}/v1${r.path}`, { ...o, headers: { "X-API-Key": apiKey }, cpuPgid: gw.pid }),
         rpc: () =>
           cannon(v.rpcUrl, {
             ...o,
@@ -147,16 +195,17 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
       };
       // the columns take turns, `rounds` times, so a burst of load elsewhere on the machine
       // hits them alike; each column reports its median round (by requests/s)
-      const runs: Record<keyof typeof columns, Load[]> = { reads: [], readsNoCache: [], ponder: [], bare: [], rpc: [] };
+      const runs: Record<keyof typeof columns, Load[]> = { reads: [], readsNoCache: [], ponder: [], bare: [], rpc: [], gateway: [] };
       for (let k = 0; k < rounds; k++) for (const [name, f] of Object.entries(columns)) runs[name as keyof typeof columns].push(await f());
       const median = (ls: Load[]) => [...ls].sort((a, b) => a.rps - b.rps)[Math.floor(ls.length / 2)]!;
-      const [reads, readsNoCache, ponder, bareL, rpc] = [runs.reads, runs.readsNoCache, runs.ponder, runs.bare, runs.rpc].map(median) as [Load, Load, Load, Load, Load];
-      for (const [name, l] of Object.entries({ reads, readsNoCache, ponder, bare: bareL, rpc })) {
+      const [reads, readsNoCache, ponder, bareL, rpc, gateway] = [runs.reads, runs.readsNoCache, runs.ponder, runs.bare, runs.rpc, runs.gateway].map(median) as [Load, Load, Load, Load, Load, Load];
+      const gatewayOverhead = await overhead(`${rd.url}${r.path}`, `${gwUrl}/v1${r.path}`, { "X-API-Key": apiKey });
+      for (const [name, l] of Object.entries({ reads, readsNoCache, ponder, bare: bareL, rpc, gateway })) {
         if (l.non2xx || l.errors) log(`  !! ${r.route} ${name}: ${l.non2xx} non-2xx, ${l.errors} errors`);
       }
-      rows.push({ db: kind, route: r.route, call: r.call, reads, readsNoCache, ponder, bare: bareL, rpc });
+      rows.push({ db: kind, route: r.route, call: r.call, reads, readsNoCache, ponder, bare: bareL, rpc, gateway, gatewayOverhead });
       log(
-        `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}×`,
+        `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}× | gateway ${fmt(gateway)} ${cpu(gateway)} ${((100 * gateway.rps) / reads.rps).toFixed(0)} % of reads, overhead p50/p99 ${gatewayOverhead.p50Ms.toFixed(2)}/${gatewayOverhead.p99Ms.toFixed(2)} ms`,
       );
     }
     log(`  load average after the rows: ${load()}`);
@@ -198,12 +247,12 @@ export async function run(): Promise<ReadRow[]> {
 export function markdownTable(rows: ReadRow[]): string {
   const cell = (l: Load) => `${l.rps.toFixed(0)} (${l.p50Ms}/${l.p99Ms})`;
   const lines = [
-    "| DB | Route | read service rps (p50/p99 ms) | CPU/req | no-cache | Ponder's server | bare Hono, separate process | CPU/req | contract view call | call rps (p50/p99) | reads / bare | reads / call |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    "| DB | Route | read service rps (p50/p99 ms) | CPU/req | no-cache | Ponder's server | bare Hono, separate process | CPU/req | contract view call | call rps (p50/p99) | reads / bare | reads / call | gateway rps (p50/p99) | CPU/req | gateway / reads | gateway overhead p50/p99 ms |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const r of rows) {
     lines.push(
-      `| ${r.db} | ${r.route} | ${cell(r.reads)} | ${cpu(r.reads)} | ${cell(r.readsNoCache)} | ${cell(r.ponder)} | ${cell(r.bare)} | ${cpu(r.bare)} | \`${r.call}\` | ${cell(r.rpc)} | ${((100 * r.reads.rps) / r.bare.rps).toFixed(0)} % | ${(r.reads.rps / r.rpc.rps).toFixed(1)}× |`,
+      `| ${r.db} | ${r.route} | ${cell(r.reads)} | ${cpu(r.reads)} | ${cell(r.readsNoCache)} | ${cell(r.ponder)} | ${cell(r.bare)} | ${cpu(r.bare)} | \`${r.call}\` | ${cell(r.rpc)} | ${((100 * r.reads.rps) / r.bare.rps).toFixed(0)} % | ${(r.reads.rps / r.rpc.rps).toFixed(1)}× | ${cell(r.gateway)} | ${cpu(r.gateway)} | ${((100 * r.gateway.rps) / r.reads.rps).toFixed(0)} % | ${r.gatewayOverhead.p50Ms.toFixed(2)}/${r.gatewayOverhead.p99Ms.toFixed(2)} |`,
     );
   }
   return lines.join("\n");
