@@ -1,6 +1,6 @@
 /**
  * Indexing benchmark (printed, not asserted), on Postgres:
- *  - a generated chain: a resting EUR/USD book (1,000 orders over 200 levels) and 12,000
+ *  - a generated chain: a resting EUR/USD book (600 orders over 200 levels) and 12,000
  *    historical GBP/USD orders (maker/taker pairs that fill), ≥ 100,000 venue events;
  *  - throughput: a fresh Ponder indexes the whole chain; events / second of the backfill;
  *  - freshness: transaction mined → visible through the API (GET with ?minBlock), p50/p99.
@@ -90,39 +90,54 @@ export function prepareBenchVenue(log: (m: string) => void = console.log): Promi
     const [eur, gbp] = venue.deployment.markets.map((m) => m.marketId) as [Hex, Hex];
     const send = orderSender(venue);
     const wallets = [0, 1, 2, 3, 4, 5];
-
-    // resting book: 100 bid levels and 100 ask levels around 1.08, 5 orders each
-    const resting: Promise<Hex>[] = [];
-    for (let level = 1; level <= 100; level++) {
-      for (let k = 0; k < 5; k++) {
-        const w = wallets[(level * 5 + k) % 3]!; // bids: wallets 0–2
-        resting.push(send(w, eur, SIDE.LONG, TYPE.LIMIT, "10", 1n, (1.08 - level * 0.0001).toFixed(4)));
-        resting.push(send(w + 3, eur, SIDE.SHORT, TYPE.LIMIT, "10", 1n, (1.08 + level * 0.0001).toFixed(4))); // asks: 3–5
-      }
-    }
-    const restingHashes = await Promise.all(resting);
-    await venue.client.waitForTransactionReceipt({ hash: restingHashes.at(-1)! });
-    log(`  resting book: ${restingHashes.length} orders over 200 levels`);
-
-    // history: makers (wallets 0, 2, 4) rest asks at one price, then takers (1, 3, 5) lift them
-    // one by one with market orders of the same size: every order ends filled. Sent
-    // concurrently, so anvil packs many transactions per block.
     const pairs = Number(process.env.BENCH_PAIRS ?? 6_000);
-    const sendAll = async (from: readonly number[], side: 0 | 1, type: 0 | 1, price: string) => {
-      for (let start = 0; start < pairs; start += 600) {
-        const batch = Array.from({ length: Math.min(600, pairs - start) }, (_, i) => send(from[(start + i) % from.length]!, gbp, side, type, "20", 1n, price));
-        const hashes = await Promise.all(batch);
-        await Promise.all(from.map((_, k) => venue.client.waitForTransactionReceipt({ hash: hashes[hashes.length - 1 - k]!, pollingInterval: 20, timeout: 120_000 })));
-        log(`  history: ${start + batch.length}/${pairs} ${type === TYPE.LIMIT ? "asks" : "market buys"}`);
+    let restingOrders = 0;
+
+    // the oracle refuses orders on a price older than 60 s (PriceStale): both prices are set
+    // again every 15 s while the chain is generated
+    const { setPrice } = sessionActions(venue);
+    const refresh = () => Promise.all([setPrice(eur, "1.0800"), setPrice(gbp, "1.2700")]);
+    await refresh();
+    let pricing: Promise<unknown> | undefined;
+    const prices = setInterval(() => void (pricing ??= refresh().catch(() => {}).finally(() => (pricing = undefined))), 15_000);
+    try {
+      // resting book: 100 bid levels and 100 ask levels around 1.08, 3 orders each (an account
+      // holds at most 100 open orders per market: bids from wallets 0–2, asks from 3–5)
+      const resting: Promise<Hex>[] = [];
+      for (let level = 1; level <= 100; level++) {
+        for (let k = 0; k < 3; k++) {
+          resting.push(send(wallets[k]!, eur, SIDE.LONG, TYPE.LIMIT, "10", 1n, (1.08 - level * 0.0001).toFixed(4)));
+          resting.push(send(wallets[k + 3]!, eur, SIDE.SHORT, TYPE.LIMIT, "10", 1n, (1.08 + level * 0.0001).toFixed(4)));
+        }
       }
-    };
-    await sendAll([0, 2, 4], SIDE.SHORT, TYPE.LIMIT, "1.2700");
-    await sendAll([1, 3, 5], SIDE.LONG, TYPE.MARKET, "0");
+      const restingHashes = await Promise.all(resting);
+      for (const hash of restingHashes.slice(-6)) await venue.client.waitForTransactionReceipt({ hash, timeout: 600_000 });
+      log(`  resting book: ${restingHashes.length} orders over 200 levels`);
+      restingOrders = restingHashes.length;
+
+      // history: makers (wallets 0, 2, 4) rest asks at one price, then takers (1, 3, 5) lift them
+      // one by one with market orders of the same size: every order ends filled. Batches of 240
+      // (80 open asks per maker at most), sent concurrently, so anvil packs many per block.
+      const sendBatch = async (from: readonly number[], n: number, side: 0 | 1, type: 0 | 1, price: string) => {
+        const hashes = await Promise.all(Array.from({ length: n }, (_, i) => send(from[i % from.length]!, gbp, side, type, "20", 1n, price)));
+        await Promise.all(from.map((_, k) => venue.client.waitForTransactionReceipt({ hash: hashes[hashes.length - 1 - k]!, pollingInterval: 20, timeout: 600_000 })));
+      };
+      for (let done = 0; done < pairs; ) {
+        const n = Math.min(240, pairs - done);
+        await sendBatch([0, 2, 4], n, SIDE.SHORT, TYPE.LIMIT, "1.2700");
+        await sendBatch([1, 3, 5], n, SIDE.LONG, TYPE.MARKET, "0");
+        done += n;
+        if (done % 1200 === 0 || done === pairs) log(`  history: ${done}/${pairs} pairs`);
+      }
+    } finally {
+      clearInterval(prices);
+      await pricing;
+    }
     const head = await venue.client.getBlockNumber({ cacheTime: 0 });
     const events = await countEvents(venue, head);
     const generateSeconds = (performance.now() - t0) / 1000;
     log(`  chain: ${head} blocks, ${events} venue events, generated in ${generateSeconds.toFixed(0)} s`);
-    return { venue, eur, gbp, events, head, restingOrders: restingHashes.length, historicalOrders: pairs * 2, generateSeconds };
+    return { venue, eur, gbp, events, head, restingOrders, historicalOrders: pairs * 2, generateSeconds };
   })();
   return prepared;
 }
@@ -141,7 +156,7 @@ export async function run(opts: { keep?: boolean } = {}): Promise<IndexingResult
   process.env.PONDER_TELEMETRY_DISABLED = "true";
   process.env.BENCH = "1"; // the indexer also serves bench/reads.ts, with its /bench/bare baseline
   const bench = await prepareBenchVenue();
-  const { venue, eur } = bench;
+  const { venue } = bench;
   // BENCH_RPC_FANOUT: one fresh backfill per value of ponder.config.ts's RPC_FANOUT (the last one
   // stays up for the freshness samples), e.g. "1,16" to compare Ponder's default pace with ours
   const fanouts = (process.env.BENCH_RPC_FANOUT ?? "16").split(",").map((x) => x.trim());
@@ -176,10 +191,12 @@ export async function run(opts: { keep?: boolean } = {}): Promise<IndexingResult
 
   // freshness: a resting order per sample, read back as soon as its block is indexed
   const samples = Number(process.env.BENCH_FRESHNESS ?? 100);
-  const { place } = sessionActions(venue);
+  const { place, setPrice } = sessionActions(venue);
+  await setPrice(bench.gbp, "1.2700"); // fresh (PriceStale after 60 s)
   const ms: number[] = [];
   for (let i = 0; i < samples; i++) {
-    const receipt = await place(0, eur, "LONG", "LIMIT", "10", 1, "1.0700");
+    // GBP/USD bids below the (filled) history, over the six wallets (at most 100 open orders each per market)
+    const receipt = await place(i % 6, bench.gbp, "LONG", "LIMIT", "10", 1, "1.2000");
     const mined = performance.now();
     const res = await fetch(`${indexer.url}/accounts/${venue.accountIds[0]}?minBlock=${receipt.blockNumber}`);
     if (res.status !== 200) throw new Error(`freshness read answered ${res.status}`);
