@@ -211,6 +211,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     // freshness: mined → visible through the read service (a resting order read back with ?minBlock)
     clearInterval(blocks);
     await pricing; // no price update races the samples' orders
+    await setPrice(eur, "1.0800"); // and the price is fresh (PriceStale after 60 s)
     const { place } = sessionActions(v);
     const ms: number[] = [];
     let failed = 0;
