@@ -96,7 +96,7 @@ export function prepareBenchVenue(log: (m: string) => void = console.log): Promi
     // the oracle refuses orders on a price older than 60 s (PriceStale): both prices are set
     // again every 15 s while the chain is generated
     const { setPrice } = sessionActions(venue);
-    const refresh = () => Promise.all([setPrice(eur, "1.0800"), setPrice(gbp, "1.2700")]);
+    const refresh = async () => (await setPrice(eur, "1.0800"), await setPrice(gbp, "1.2700")); // one sender: one at a time
     await refresh();
     let pricing: Promise<unknown> | undefined;
     const prices = setInterval(() => void (pricing ??= refresh().catch(() => {}).finally(() => (pricing = undefined))), 15_000);
