@@ -235,6 +235,17 @@ export const engineAbi = [
         "type": "bytes32"
       }
     ],
+    "name": "MarketClosed",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
     "name": "MarketNotActive",
     "type": "error"
   },
@@ -247,6 +258,17 @@ export const engineAbi = [
       }
     ],
     "name": "MarketNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "MarketReduceOnly",
     "type": "error"
   },
   {
@@ -954,6 +976,19 @@ export const engineAbi = [
   {
     "inputs": [],
     "name": "PARAMS_ROLE",
+    "outputs": [
+      {
+        "internalType": "bytes32",
+        "name": "",
+        "type": "bytes32"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "SCHEDULE_ROLE",
     "outputs": [
       {
         "internalType": "bytes32",
@@ -1882,6 +1917,42 @@ export const engineAbi = [
       }
     ],
     "name": "setMarketActive",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint256",
+        "name": "upliftBps",
+        "type": "uint256"
+      }
+    ],
+    "name": "setMarketCloseUplift",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "enum IMarket.Session",
+        "name": "session",
+        "type": "uint8"
+      }
+    ],
+    "name": "setMarketSession",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"

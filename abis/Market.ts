@@ -173,6 +173,17 @@ export const marketAbi = [
         "type": "bytes32"
       }
     ],
+    "name": "MarketClosed",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
     "name": "MarketNotActive",
     "type": "error"
   },
@@ -185,6 +196,17 @@ export const marketAbi = [
       }
     ],
     "name": "MarketNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "MarketReduceOnly",
     "type": "error"
   },
   {
@@ -722,6 +744,37 @@ export const marketAbi = [
       }
     ],
     "name": "Liquidated",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum IMarket.Session",
+        "name": "session",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "marginUpliftBps",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "closeUpliftBps",
+        "type": "uint256"
+      }
+    ],
+    "name": "MarketSessionChanged",
     "type": "event"
   },
   {
@@ -1859,6 +1912,29 @@ export const marketAbi = [
     "type": "function"
   },
   {
+    "inputs": [],
+    "name": "session",
+    "outputs": [
+      {
+        "internalType": "enum IMarket.Session",
+        "name": "",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
     "inputs": [
       {
         "internalType": "bool",
@@ -1867,6 +1943,32 @@ export const marketAbi = [
       }
     ],
     "name": "setActive",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "name": "setCloseUplift",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum IMarket.Session",
+        "name": "",
+        "type": "uint8"
+      }
+    ],
+    "name": "setSession",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"

@@ -157,6 +157,17 @@ export const marketBackstopAbi = [
         "type": "bytes32"
       }
     ],
+    "name": "MarketClosed",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
     "name": "MarketNotActive",
     "type": "error"
   },
@@ -169,6 +180,17 @@ export const marketBackstopAbi = [
       }
     ],
     "name": "MarketNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "MarketReduceOnly",
     "type": "error"
   },
   {

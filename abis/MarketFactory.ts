@@ -231,6 +231,17 @@ export const marketFactoryAbi = [
         "type": "bytes32"
       }
     ],
+    "name": "MarketClosed",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
     "name": "MarketNotActive",
     "type": "error"
   },
@@ -243,6 +254,17 @@ export const marketFactoryAbi = [
       }
     ],
     "name": "MarketNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "MarketReduceOnly",
     "type": "error"
   },
   {

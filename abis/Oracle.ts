@@ -210,6 +210,17 @@ export const oracleAbi = [
         "type": "bytes32"
       }
     ],
+    "name": "MarketClosed",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
     "name": "MarketNotActive",
     "type": "error"
   },
@@ -222,6 +233,17 @@ export const oracleAbi = [
       }
     ],
     "name": "MarketNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "MarketReduceOnly",
     "type": "error"
   },
   {

@@ -285,6 +285,21 @@ export const venueLensAbi = [
             "internalType": "struct IMarket.FundingView",
             "name": "funding",
             "type": "tuple"
+          },
+          {
+            "internalType": "enum IMarket.Session",
+            "name": "session",
+            "type": "uint8"
+          },
+          {
+            "internalType": "uint256",
+            "name": "marginUpliftBps",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "closeUpliftBps",
+            "type": "uint256"
           }
         ],
         "internalType": "struct VenueLens.MarketState",
@@ -500,6 +515,21 @@ export const venueLensAbi = [
             "internalType": "struct IMarket.FundingView",
             "name": "funding",
             "type": "tuple"
+          },
+          {
+            "internalType": "enum IMarket.Session",
+            "name": "session",
+            "type": "uint8"
+          },
+          {
+            "internalType": "uint256",
+            "name": "marginUpliftBps",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "closeUpliftBps",
+            "type": "uint256"
           }
         ],
         "internalType": "struct VenueLens.MarketState[]",

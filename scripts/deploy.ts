@@ -46,6 +46,9 @@ export type MarketSpec = {
   operatorBandBps?: number;
   maxOpenInterestQty?: bigint;
   maxPositionQty?: bigint;
+  /** Margin multiplier of the pre-close and closed sessions, bps (docs/CONTRACTS.md "Weekends
+   *  and gaps"); default: maintenance + a typical weekend gap, over maintenance. */
+  closeUpliftBps?: number;
 };
 
 const e18 = (v: string) => parseUnits(v, 18);
@@ -56,6 +59,12 @@ export const LOCAL_MARKETS: MarketSpec[] = [
   { base: "GBP", quote: "USD", maxLeverage: 25, maintenanceMarginBps: 200, indexPriceX18: e18("1.27") },
   { base: "AUD", quote: "USD", maxLeverage: 20, maintenanceMarginBps: 250, indexPriceX18: e18("0.66") },
 ];
+
+/** The weekend gap the close uplift covers on top of maintenance (docs/CONTRACTS.md "Weekends and gaps"). */
+export const TYPICAL_GAP_BPS = 200;
+/** EUR/USD 1 % → 3 % (3×), GBP/USD 2 % → 4 % (2×), AUD/USD 2.5 % → 4.5 % (1.8×). */
+export const closeUpliftBps = (s: MarketSpec): number =>
+  s.closeUpliftBps ?? Math.ceil(((s.maintenanceMarginBps + TYPICAL_GAP_BPS) * 10_000) / s.maintenanceMarginBps);
 
 /** Devnet oracle: stale after 60 s (the local feed pushes every 2 s), at most 5 % per update. */
 export const ORACLE_MAX_AGE_SECONDS = 60n;
@@ -113,6 +122,9 @@ export type DeployOptions = {
   maxAgeSeconds?: bigint;
   /** Largest move of one oracle update, bps of the price before it (default 500). */
   maxMoveBps?: bigint;
+  /** Holders of the engine's SCHEDULE_ROLE (switch market sessions); default on the local
+   *  chain: the keeper's key. The deployer keeps it too, as the constructor made it. */
+  schedulers?: Address[];
   /** VenueTimelock delay (default 3600 s). */
   governanceDelaySeconds?: bigint;
   log?: (msg: string) => void;
@@ -200,6 +212,20 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
 
   const lens = await deploy("VenueLens", venueLensAbi, venueLensBytecode, []);
 
+  // The market schedule: the close uplift is a parameter (set now, later through the timelock);
+  // the keeper's key switches sessions (services/keeper/schedule).
+  for (const [i, spec] of markets.entries()) {
+    await call(`Engine.setMarketCloseUplift(${created[i]!.symbol})`, engine.address, engineAbi, "setMarketCloseUplift", [
+      created[i]!.marketId, BigInt(closeUpliftBps(spec)),
+    ]);
+  }
+  const SCHEDULE = await client.readContract({ address: engine.address, abi: engineAbi, functionName: "SCHEDULE_ROLE" });
+  const chainId = await client.getChainId();
+  const schedulers = opts.schedulers ?? (chainId === LOCAL_CHAIN_ID ? [devAccount(KEY_INDEX.keeper).address] : []);
+  for (const s of new Set(schedulers.filter((a) => a.toLowerCase() !== me.toLowerCase()))) {
+    await call(`Engine.grantRole(SCHEDULE, ${s})`, engine.address, engineAbi, "grantRole", [SCHEDULE, s]);
+  }
+
   // Handover (docs/CONTRACTS.md "Oracle, roles and governance"): from here on, new updaters,
   // oracle configuration, feeds, new markets and every role grant go through the timelock. The
   // deployer keeps GUARDIAN_ROLE (revoke an updater, pause a market: at once), the engine's
@@ -224,7 +250,7 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
   if (owner !== me) log(`note: owner ${owner} requested; the deposit token is owned by the deployer ${me}`);
 
   return parseDeployment({
-    chainId: await client.getChainId(),
+    chainId,
     deployBlock: token.block,
     codeHash: CODE_HASH,
     contracts: {

@@ -30,6 +30,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
     bytes32 public constant PARAMS_ROLE = VenueRoles.PARAMS_ROLE;
     bytes32 public constant FEES_ROLE = VenueRoles.FEES_ROLE;
     bytes32 public constant GUARDIAN_ROLE = VenueRoles.GUARDIAN_ROLE;
+    bytes32 public constant SCHEDULE_ROLE = VenueRoles.SCHEDULE_ROLE;
     uint256 internal constant TO_WAD = 1e12;
     /// Bounds account-level loops (liquidateAccount).
     uint256 public constant MAX_MARKETS = 64;
@@ -60,6 +61,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
         _grantRole(PARAMS_ROLE, admin_);
         _grantRole(FEES_ROLE, admin_);
         _grantRole(GUARDIAN_ROLE, admin_);
+        _grantRole(SCHEDULE_ROLE, admin_);
         depositToken = depositToken_;
         oracle = oracle_;
         accountImplementation = address(new MarginAccount());
@@ -87,6 +89,16 @@ contract Engine is IEngine, AccessControl, EIP712 {
     function setMarketActive(bytes32 marketId, bool active) external {
         if (!hasRole(GUARDIAN_ROLE, msg.sender)) _checkRole(PARAMS_ROLE, msg.sender);
         _market(marketId).setActive(active);
+    }
+
+    /// The market schedule (docs/CONTRACTS.md "Weekends and gaps"): the keeper's key switches
+    /// sessions when their time comes; the margin uplift they apply is set under PARAMS_ROLE.
+    function setMarketSession(bytes32 marketId, IMarket.Session session) external onlyRole(SCHEDULE_ROLE) {
+        _market(marketId).setSession(session);
+    }
+
+    function setMarketCloseUplift(bytes32 marketId, uint256 upliftBps) external onlyRole(PARAMS_ROLE) {
+        _market(marketId).setCloseUplift(upliftBps);
     }
 
     // ─── accounts and money ──────────────────────────────────────────────────────────────

@@ -79,6 +79,14 @@ contract Market is IMarket, MarketBase, Initializable {
         _delegate();
     }
 
+    function setSession(Session) external {
+        _delegate();
+    }
+
+    function setCloseUplift(uint256) external {
+        _delegate();
+    }
+
     /// Anyone: accrue funding to now and recompute the rate (`_poke`).
     function pokeFunding() external {
         _poke();
@@ -91,8 +99,13 @@ contract Market is IMarket, MarketBase, Initializable {
         uint256 limitPriceX18, bytes32 clientKey, bool byOperator
     ) internal returns (uint256 orderId, bytes32 key, uint256 qty, OrderStatus status) {
         bool reduceOnly = collateralWad == 0;
-        // reduce-only closes keep working while the market is paused
-        if (!_isActive && !reduceOnly) revert MarketNotActive(_marketId);
+        // reduce-only closes keep working while the market is paused and before a close
+        Session session_ = _session;
+        if (session_ == Session.CLOSED) revert MarketClosed(_marketId);
+        if (!reduceOnly) {
+            if (!_isActive) revert MarketNotActive(_marketId);
+            if (session_ != Session.OPEN) revert MarketReduceOnly(_marketId);
+        }
         uint256 index = _oracle.getFreshPrice(_marketId);
         _accrue(index);
         bool isBuy = side == Side.LONG;
@@ -167,6 +180,10 @@ contract Market is IMarket, MarketBase, Initializable {
 
     function isActive() external view returns (bool) {
         return _isActive;
+    }
+
+    function session() external view returns (Session, uint256, uint256) {
+        _delegateView();
     }
 
     function engine() external view returns (address) {

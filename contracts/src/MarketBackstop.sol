@@ -49,7 +49,7 @@ contract MarketBackstop is MarketBase {
         if (f.size == 0) return 0;
         uint256 value = VenueMath.abs(f.size) * mark / WAD;
         int256 upnl = f.size > 0 ? int256(value) - int256(f.openNotional) : int256(f.openNotional) - int256(value);
-        int256 gap = int256(value * _params.maintenanceMarginBps / BPS) - f.margin - upnl;
+        int256 gap = int256(value * _maintenanceBps() / BPS) - f.margin - upnl;
         return gap > 0 ? uint256(gap) : 0;
     }
 

@@ -117,6 +117,10 @@ abstract contract MarketBase is IVenueErrors {
     bool internal _isActive;
     uint64 internal seq;
     uint64 internal _orderCount;
+    /// Same slot as `seq` (warm in every transaction): the session and the close uplift (bps,
+    /// 0 = none) cost no cold read on the trading path.
+    IMarket.Session internal _session;
+    uint16 internal _closeUpliftBps;
 
     mapping(uint256 => Order) internal orders; // by local n
     mapping(uint256 => mapping(bytes32 => uint256)) internal openByKey; // account → clientKey → n
@@ -439,7 +443,7 @@ abstract contract MarketBase is IVenueErrors {
     /// bankruptcy price would let the counterparty keep a gain the pool pays; only liquidations,
     /// which skip this check, may leave rounding dust). No position is opened, increased or
     /// flipped below initial margin: equity at the mark (after the fee and settled funding) ≥
-    /// ceil(|size| × mark / 1e18 / maxLeverage).
+    /// ceil(|size| × mark / 1e18 × uplift / 1e4 / maxLeverage) (uplift: "Weekends and gaps").
     function _meetsInitialMargin(Settlement memory st, uint256 mark) internal view returns (bool) {
         if (st.shortfall != 0) return false;
         int256 size = st.size;
@@ -450,7 +454,7 @@ abstract contract MarketBase is IVenueErrors {
         uint256 value = VenueMath.abs(size) * mark / WAD;
         int256 upnl = size > 0 ? int256(value) - int256(st.openNotional) : int256(st.openNotional) - int256(value);
         int256 equity = st.margin + upnl;
-        return equity >= 0 && uint256(equity) >= Math.ceilDiv(value, _params.maxLeverage)
+        return equity >= 0 && uint256(equity) >= Math.ceilDiv(value * _upliftBps(), _params.maxLeverage * BPS)
             && VenueMath.abs(size) <= _params.maxPositionQty;
     }
 
@@ -550,8 +554,18 @@ abstract contract MarketBase is IVenueErrors {
 
     function _healthOf(Position storage pos, uint256 mark) internal view returns (VenueMath.Health memory) {
         return VenueMath.health(
-            pos.size, pos.openNotional, pos.margin, _pending(pos, fundingState.cumulativeIndex), mark, _params.maintenanceMarginBps
+            pos.size, pos.openNotional, pos.margin, _pending(pos, fundingState.cumulativeIndex), mark, _maintenanceBps()
         );
+    }
+
+    /// Margin multiplier now (bps): the close uplift outside OPEN (docs/CONTRACTS.md "Weekends and gaps").
+    function _upliftBps() internal view returns (uint256) {
+        uint256 u = _closeUpliftBps;
+        return _session == IMarket.Session.OPEN || u == 0 ? BPS : u;
+    }
+
+    function _maintenanceBps() internal view returns (uint256) {
+        return uint256(_params.maintenanceMarginBps) * _upliftBps() / BPS;
     }
 
     /// The price at which the position's equity is zero, rounded in its favour by one wei (so a
@@ -612,11 +626,12 @@ abstract contract MarketBase is IVenueErrors {
     }
 
     /// Accrues funding to now and recomputes the rate (pokeFunding, cancel). On a stale (or unset)
-    /// index nothing accrues: the interval is closed without funding and the premium average is
-    /// left as it was.
+    /// index, or while the market is CLOSED, nothing accrues: the interval is closed without
+    /// funding and the premium average is left as it was.
     function _poke() internal {
         (uint256 index, uint256 updatedAt) = _oracle.getPrice(_marketId);
-        if (index == 0 || block.timestamp - updatedAt > _oracle.maxAgeSeconds()) {
+        // closed for the session break: funding does not accrue either
+        if (index == 0 || _session == IMarket.Session.CLOSED || block.timestamp - updatedAt > _oracle.maxAgeSeconds()) {
             fundingState.lastUpdate = uint64(block.timestamp);
         } else {
             _accrue(index);

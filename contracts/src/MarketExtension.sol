@@ -29,6 +29,8 @@ contract MarketExtension is MarketBase {
     /// liquidation order never enters the client-key map.
     function liquidate(uint256 accountId, address liquidator) external returns (uint256 closedQty) {
         if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
+        // closed: the index is the last price before the close; liquidations resume at reopening
+        if (_session == IMarket.Session.CLOSED) revert MarketClosed(_marketId);
         uint256 index = _oracle.getFreshPrice(_marketId);
         _accrue(index);
         Position storage pos = positions[accountId];
@@ -113,6 +115,39 @@ contract MarketExtension is MarketBase {
         return true;
     }
 
+    // ─── session (docs/CONTRACTS.md "Weekends and gaps") ─────────────────────────────────
+
+    /// Funding accrues up to the close and restarts at the reopening: the closed interval pays none.
+    function setSession(IMarket.Session next) external {
+        if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
+        IMarket.Session prev = _session;
+        if (next == IMarket.Session.CLOSED && prev != IMarket.Session.CLOSED) _poke();
+        if (prev == IMarket.Session.CLOSED && next != IMarket.Session.CLOSED) fundingState.lastUpdate = uint64(block.timestamp);
+        _session = next;
+        _emitSession();
+    }
+
+    /// The uplift covers a typical gap; it may not push maintenance to 100 % nor initial margin past it.
+    function setCloseUplift(uint256 upliftBps) external {
+        if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
+        if (
+            upliftBps < BPS || upliftBps > type(uint16).max || upliftBps > uint256(_params.maxLeverage) * BPS
+                || upliftBps * _params.maintenanceMarginBps >= BPS * BPS
+        ) revert InvalidParameters();
+        _closeUpliftBps = uint16(upliftBps);
+        _emitSession();
+    }
+
+    function _emitSession() internal {
+        (IMarket.Session s, uint256 now_, uint256 close) = session();
+        emit IMarket.MarketSessionChanged(++seq, s, now_, close);
+    }
+
+    function session() public view returns (IMarket.Session, uint256, uint256) {
+        uint256 u = _closeUpliftBps;
+        return (_session, _upliftBps(), u == 0 ? BPS : u);
+    }
+
     // ─── views ───────────────────────────────────────────────────────────────────────────
 
     function getOrder(uint256 orderId) external view returns (IMarket.OrderView memory v) {
@@ -186,7 +221,8 @@ contract MarketExtension is MarketBase {
         v.skewX18 = c.skew;
         v.premiumX18 = c.premium;
         v.cumulativeIndexX18 = f.cumulativeIndex;
-        v.cumulativeIndexNowX18 = _cumulativeIndexNow(index);
+        // nothing accrues while closed
+        v.cumulativeIndexNowX18 = _session == IMarket.Session.CLOSED ? f.cumulativeIndex : _cumulativeIndexNow(index);
         v.lastUpdate = f.lastUpdate;
     }
 }

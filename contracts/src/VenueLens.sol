@@ -20,6 +20,9 @@ contract VenueLens {
         uint256 indexUpdatedAt;
         uint256 markPriceX18;
         IMarket.FundingView funding;
+        IMarket.Session session;
+        uint256 marginUpliftBps; // multiplier of initial and maintenance margin now (1e4 = none)
+        uint256 closeUpliftBps; // what REDUCE_ONLY and CLOSED apply
     }
 
     struct PositionState {
@@ -53,6 +56,7 @@ contract VenueLens {
         (s.indexPriceX18, s.indexUpdatedAt) = IOracle(m.oracle()).getPrice(s.marketId);
         s.markPriceX18 = m.markPrice();
         s.funding = m.funding();
+        (s.session, s.marginUpliftBps, s.closeUpliftBps) = m.session();
     }
 
     function markets(IEngine engine) external view returns (MarketState[] memory out) {
@@ -86,8 +90,10 @@ contract VenueLens {
         if (p.sizeQty == 0) return v;
         v.markPriceX18 = m.markPrice();
         v.pendingFundingWad = VenueMath.pendingFunding(p.sizeQty, m.funding().cumulativeIndexNowX18 - p.lastFundingIndexX18);
+        (, uint256 uplift,) = m.session();
         VenueMath.Health memory h = VenueMath.health(
-            p.sizeQty, p.openNotionalWad, p.marginWad, v.pendingFundingWad, v.markPriceX18, m.params().maintenanceMarginBps
+            p.sizeQty, p.openNotionalWad, p.marginWad, v.pendingFundingWad, v.markPriceX18,
+            uint256(m.params().maintenanceMarginBps) * uplift / 1e4
         );
         v.positionValueWad = h.positionValue;
         v.unrealizedPnlWad = h.unrealizedPnl;

@@ -102,6 +102,10 @@ interface IEngine is IVenueErrors {
 
     // ─── admin ───────────────────────────────────────────────────────────────────────────
     function setMarketActive(bytes32 marketId, bool active) external;
+    /// SCHEDULE_ROLE (the keeper's key): the market's next session (IMarket.Session).
+    function setMarketSession(bytes32 marketId, IMarket.Session session) external;
+    /// PARAMS_ROLE: the margin multiplier (bps) the market's REDUCE_ONLY and CLOSED sessions apply.
+    function setMarketCloseUplift(bytes32 marketId, uint256 upliftBps) external;
     /// Factory only: registers a new market.
     function registerMarket(bytes32 marketId, address market) external;
 

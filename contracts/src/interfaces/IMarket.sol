@@ -26,6 +26,15 @@ interface IMarket is IVenueErrors {
     /// docs/CONTRACTS.md "Backstop") changes with LIQUIDATION when it takes a position over.
     enum PositionReason { TRADE, LIQUIDATION, DELEVERAGE }
 
+    /// The market's trading session (docs/CONTRACTS.md "Weekends and gaps"), switched by the
+    /// Engine's SCHEDULE_ROLE. OPEN: normal. REDUCE_ONLY (the window before a close): only
+    /// reduce-only orders (closes) are accepted, and initial and maintenance margin are multiplied
+    /// by the close uplift, so positions that would not survive a typical gap are liquidated
+    /// before the close. CLOSED: no orders and no liquidation (the index is the last price before
+    /// the close), funding does not accrue, the uplift stays; cancels and withdrawals of free
+    /// margin work. Back to OPEN at reopening: margin back to normal, liquidations resume.
+    enum Session { OPEN, REDUCE_ONLY, CLOSED }
+
     struct MarketParams {
         bytes32 marketId;           // keccak256(bytes(symbol))
         string symbol;              // "EUR/USD"
@@ -145,6 +154,10 @@ interface IMarket is IVenueErrors {
         uint256 badDebtWad, int256 remainingSizeQty
     );
     event ActiveSet(uint64 seq, bool isActive);
+    /// The session or the close uplift changed. Post-state: `marginUpliftBps` is the multiplier
+    /// of initial and maintenance margin now (1e4 = none: OPEN, or no uplift set),
+    /// `closeUpliftBps` the one REDUCE_ONLY and CLOSED apply (set under PARAMS_ROLE; 1e4 = none).
+    event MarketSessionChanged(uint64 seq, Session session, uint256 marginUpliftBps, uint256 closeUpliftBps);
     /// The insurance fund (account 0 of every market) took over `quantityQty` of a liquidated
     /// position at its bankruptcy price; `fundMarginAddedWad` moved from the fund into its
     /// position's margin. Post-state: the fund's position and the fund's balance.
@@ -181,6 +194,11 @@ interface IMarket is IVenueErrors {
     function liquidate(uint256 accountId, address liquidator) external returns (uint256 closedQty);
 
     function setActive(bool active) external;
+    /// Engine only (SCHEDULE_ROLE): the next session. Leaving CLOSED restarts funding from now.
+    function setSession(Session session) external;
+    /// Engine only (PARAMS_ROLE): the margin multiplier of REDUCE_ONLY and CLOSED, bps:
+    /// 1e4 ≤ uplift, maintenance × uplift < 100 %, initial margin × uplift ≤ 100 % (else InvalidParameters).
+    function setCloseUplift(uint256 upliftBps) external;
 
     /// Anyone: accrue funding to now and recompute the rate.
     function pokeFunding() external;
@@ -192,6 +210,8 @@ interface IMarket is IVenueErrors {
     function marketId() external view returns (bytes32);
     function params() external view returns (MarketParams memory);
     function isActive() external view returns (bool);
+    /// The session, the margin multiplier applied now and the close uplift (bps, 1e4 = none).
+    function session() external view returns (Session current, uint256 marginUpliftBps, uint256 closeUpliftBps);
     /// Position of this market in the factory (1-based). Order ids are venue-wide unique:
     /// orderId = (marketIndex << 64) | n for the market's n-th order, n = 1..orderCount().
     function marketIndex() external view returns (uint256);

@@ -24,6 +24,12 @@ interface IVenueErrors {
     error MarketNotFound(bytes32 marketId);
     /// MARKET_NOT_ACTIVE: the market is paused.
     error MarketNotActive(bytes32 marketId);
+    /// MARKET_CLOSED: the market is closed for its session break (FX weekend): no orders and no
+    /// liquidation until it reopens; cancels and withdrawals of free margin still work.
+    error MarketClosed(bytes32 marketId);
+    /// MARKET_REDUCE_ONLY: the market is in its pre-close window: only orders that reduce a
+    /// position (closes) are accepted.
+    error MarketReduceOnly(bytes32 marketId);
     /// EXCEEDS_MAX_LEVERAGE: leverage 0 or above the market's maximum.
     error ExceedsMaxLeverage(uint256 leverage, uint256 maxLeverage);
     /// ORDER_NOT_FOUND: no open order with this client key.

@@ -118,9 +118,11 @@ library RiskChecks {
         }
     }
 
-    /// Initial margin of a position at the mark: value ÷ the market's max leverage.
+    /// Initial margin of a position at the mark: value ÷ the market's max leverage (× the
+    /// session's margin uplift, docs/CONTRACTS.md "Weekends and gaps").
     function initialMarginWad(IMarket m, IMarket.HealthView memory h) internal view returns (uint256) {
-        return h.positionValueWad / m.params().maxLeverage;
+        (, uint256 uplift,) = m.session();
+        return h.positionValueWad * uplift / 1e4 / m.params().maxLeverage;
     }
 
     // ─── liquidation ─────────────────────────────────────────────────────────────────────
@@ -158,6 +160,7 @@ library RiskChecks {
         // per unit: allocated margin - maker fee + PnL at the mark >= mark / max leverage
         int256 eq = int256(o.marginRemainingWad * 1e18 / o.remainingQty) - int256(o.priceX18 * mp.makerFeeBps / 1e4)
             + (bid ? int256(mark) - int256(o.priceX18) : int256(o.priceX18) - int256(mark));
-        return eq >= int256(mark / mp.maxLeverage);
+        (, uint256 uplift,) = m.session();
+        return eq >= int256(mark * uplift / 1e4 / mp.maxLeverage);
     }
 }
