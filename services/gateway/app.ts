@@ -38,7 +38,7 @@ import { validationError } from "./schemas";
 export const nodeRemoteAddress = socketAddress;
 
 /** Paths under /v1 that need no key at all. */
-const OPEN_PATHS = /^\/v1\/(openapi\.json|docs(\/.*)?)$/;
+const OPEN_PATHS = /^\/v1\/(openapi\.json|asyncapi\.json|docs(\/.*)?)$/;
 
 /**
  * The gateway's node request listener: the hot path (fast.ts) for a read answered from the

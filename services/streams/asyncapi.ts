@@ -1,8 +1,10 @@
 /**
- * The AsyncAPI 3 document of the streams (`GET /asyncapi.json` on the stream service): every
- * channel and message, camelCase (the gateway's `/v1/ws` sends the same in snake_case).
+ * The AsyncAPI 3 document of the streams: every channel and message. camelCase at the stream
+ * service's `GET /asyncapi.json`; snake_case for the gateway's `/v1/ws` at its
+ * `GET /v1/asyncapi.json` (beside `/v1/openapi.json`).
  */
 import { CANDLE_RESOLUTION_NAMES } from "../../core/candles.js";
+import { toSnakeCase } from "../../core/case.js";
 import { CHANNELS, MAX_DEPTH } from "./channels.js";
 
 const str = (description: string) => ({ type: "string", description });
@@ -19,7 +21,32 @@ const frame = (type: string, data: object, extra: object = {}) => ({
 });
 const dataOf = (description: string) => ({ type: "object", description });
 
-export function asyncApiDocument(serverUrl: string) {
+/** Property names (and `required` lists) in snake_case: what /v1/ws sends and accepts. */
+function snakeSchema(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(snakeSchema);
+  if (!v || typeof v !== "object") return v;
+  return Object.fromEntries(
+    Object.entries(v).map(([k, x]) => {
+      if (k === "properties" && x && typeof x === "object") return [k, Object.fromEntries(Object.entries(x).map(([p, y]) => [toSnakeCase(p), snakeSchema(y)]))];
+      if (k === "required" && Array.isArray(x)) return [k, x.map((p) => toSnakeCase(String(p)))];
+      return [k, snakeSchema(x)];
+    }),
+  );
+}
+
+/** The stream service's document (camelCase, `/ws`), or with `v1` the gateway's (snake_case, `/v1/ws`). */
+export function asyncApiDocument(serverUrl: string, v1 = false) {
+  const doc = camelDocument(serverUrl, v1 ? "/v1/ws" : "/ws");
+  if (!v1) return doc;
+  return {
+    ...doc,
+    info: { ...doc.info, title: "Venue streams (/v1/ws)", description: `${doc.info.description} This document: /v1/ws, snake_case (the stream service's own /ws is camelCase). Authentication: X-API-Key on the upgrade, or the first message {"op":"auth","api_key":"vgw_…"}; account and transactions channels: the key's wallet only.` },
+    components: snakeSchema((doc as { components?: unknown }).components),
+    channels: snakeSchema(doc.channels),
+  };
+}
+
+function camelDocument(serverUrl: string, pathname: string) {
   const messages = {
     subscribe: {
       name: "subscribe",
@@ -90,8 +117,8 @@ export function asyncApiDocument(serverUrl: string) {
       description:
         "Order book, trades, market, candles and accounts pushed once per indexed block; the caller's writes (transactions) as they move. Every message carries blockNumber and a per-subscription seq; see docs/STREAMS.md for limits and reconnect guidance. The gateway serves the same at /v1/ws in snake_case (API key in X-API-Key or in a first {\"op\":\"auth\",\"api_key\":…} message).",
     },
-    servers: { local: { host: serverUrl.replace(/^https?:\/\//, ""), protocol: "ws", pathname: "/ws" } },
-    channels: { ws: { address: "/ws", messages } },
+    servers: { local: { host: serverUrl.replace(/^https?:\/\//, ""), protocol: serverUrl.startsWith("https") ? "wss" : "ws", pathname } },
+    channels: { ws: { address: pathname, messages } },
     operations: {
       send: { action: "receive", channel: { $ref: "#/channels/ws" }, messages: ["subscribe", "unsubscribe", "auth", "ping"].map(ref) },
       receive: { action: "send", channel: { $ref: "#/channels/ws" }, messages: ["subscribed", "snapshot", "update", "reorg", "error", "pong"].map(ref) },

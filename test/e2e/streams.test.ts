@@ -210,6 +210,22 @@ describe.skipIf(runnable.length === 0).each(runnable)("streams on $kind", (s: St
     expect(b.messages[0]!.type).toBe("authenticated");
     expect(b.messages.find((m) => m.type === "snapshot")!.data.market.open_interest).toBeDefined();
     b.close();
+    // the key's own writes on /v1/ws, snake_case
+    const w = await StreamClient.open(gw, { "X-API-Key": mine });
+    w.send({ op: "subscribe", channel: "transactions" });
+    await w.until(() => w.messages.some((m) => m.type === "snapshot"), 20_000);
+    expect(w.messages.find((m) => m.type === "snapshot")!.data).toEqual({ wallet: me.address.toLowerCase(), transactions: [] });
+    w.close();
+    // the AsyncAPI documents: the gateway's beside its OpenAPI (snake_case, /v1/ws, no key needed), the service's camelCase
+    const v1 = (await (await fetch(`${s.gatewayUrl}/v1/asyncapi.json`)).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(v1.asyncapi).toBe("3.0.0");
+    expect(v1.servers.local.pathname).toBe("/v1/ws");
+    const sub = v1.channels.ws.messages.subscribe.payload.properties;
+    expect(Object.keys(sub)).toEqual(expect.arrayContaining(["market_id", "account_id", "channel"]));
+    expect(sub.channel.enum).toEqual(expect.arrayContaining(["orderbook", "trades", "market", "candles", "account", "transactions"]));
+    expect(v1.channels.ws.messages.snapshot.payload.required).toContain("subscription_id");
+    const own = (await (await fetch(`${s.streamsUrl}/asyncapi.json`)).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(Object.keys(own.channels.ws.messages.subscribe.payload.properties)).toContain("marketId");
     const bad = await StreamClient.open(gw);
     bad.send({ op: "auth", api_key: "vgw_nope" });
     await bad.until(() => bad.errors.length > 0);

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { GatewayApp, GatewayDeps } from "../context";
+import { asyncApiDocument } from "../../streams/asyncapi.js";
 
 const ASSETS: Record<string, string> = {
   "swagger-ui.css": "text/css; charset=utf-8",
@@ -59,6 +60,8 @@ export function registerDocsRoutes(app: GatewayApp, { config }: GatewayDeps) {
     },
     servers: [{ url: config.profile.gatewayBaseUrl, description: `${config.profile.name} profile` }],
   });
+  // the streams at /v1/ws (services/streams/asyncapi.ts), snake_case as /v1 sends them
+  app.get("/v1/asyncapi.json", (c) => c.json(asyncApiDocument(config.profile.gatewayBaseUrl, true)));
   app.get("/v1/docs", (c) => c.html(PAGE));
   app.get("/v1/docs/init.js", (c) => c.body(INIT, 200, { "content-type": "text/javascript; charset=utf-8" }));
   app.get("/v1/docs/assets/:file", (c) => {
