@@ -124,7 +124,7 @@ const streams = createStreamServer({
   log,
 });
 
-const app = createStreamsApp({ ready: () => marketIds.length > 0 && feed.live(), markets: () => marketIds, stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString(), writeEvents: writes.live() }) });
+const app = createStreamsApp({ ready: () => marketIds.length > 0 && feed.live(), markets: () => marketIds, stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString(), writeEvents: writes.live(), rssBytes: process.memoryUsage().rss }) });
 
 async function main() {
   for (;;) {
