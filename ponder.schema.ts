@@ -436,6 +436,11 @@ export const positionUpdateEvent = onchainTable(
     fundingPaidWad: t.bigint().notNull(), // > 0 paid by the position
     feeWad: t.bigint().notNull(),
     fundingIndexX18: t.bigint("funding_index_x18").notNull(),
+    // the (account, market)'s lifetime totals after this event (the `position` row's then):
+    // the PnL route reads them as of a block
+    realizedPnlTotalWad: t.bigint().notNull(),
+    fundingPaidTotalWad: t.bigint().notNull(),
+    feesPaidTotalWad: t.bigint().notNull(),
     blockNumber: t.bigint().notNull(),
     timestamp: t.bigint().notNull(),
     transactionHash: t.hex().notNull(),
@@ -690,4 +695,54 @@ export const accountLiquidation = onchainTable(
     accountIdx: index().on(t.accountId, t.timestamp, t.blockNumber, t.logIndex),
     accountMarketIdx: index().on(t.accountId, t.marketId, t.timestamp, t.blockNumber, t.logIndex),
   }),
+);
+
+// ─── PnL at period ends (GET /accounts/{id}/pnl; src/history/pnl.ts) ─────────────────────
+// An account's PnL at a period end is the state at the last block B with a timestamp at or
+// before it, valued as the contracts' views value it at B: that needs B's own timestamp (funding
+// accrues and the mark's premium moves with time) and the book's best prices at B.
+
+/** The last block the indexer saw (one row, id 0), kept by the per-block clock. */
+export const chainClock = onchainTable("chain_clock", (t) => ({
+  id: t.integer().primaryKey(),
+  blockNumber: t.bigint().notNull(),
+  timestamp: t.bigint().notNull(),
+}));
+
+/**
+ * One row per pair of consecutive blocks on either side of an hour boundary: block B
+ * (`blockNumber`, `timestamp`) is the last block at or before every hour end in
+ * [timestamp, nextTimestamp). Day ends are hour ends.
+ */
+export const periodEndBlock = onchainTable(
+  "period_end_block",
+  (t) => ({
+    blockNumber: t.bigint().primaryKey(),
+    timestamp: t.bigint().notNull(),
+    nextTimestamp: t.bigint().notNull(), // the next block's
+  }),
+  (t) => ({ timeIdx: index().on(t.timestamp) }),
+);
+
+/** A market's best bid and ask now (0 = empty side), as the book's LevelUpdated events leave them. */
+export const bookBest = onchainTable("book_best", (t) => ({
+  marketId: t.hex().primaryKey(),
+  bestBidX18: t.bigint("best_bid_x18").notNull(),
+  bestAskX18: t.bigint("best_ask_x18").notNull(),
+  updatedBlock: t.bigint().notNull(),
+}));
+
+/** The best bid and ask after every change of either (the mark at a past block needs them). */
+export const bookBestEvent = onchainTable(
+  "book_best_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    marketId: t.hex().notNull(),
+    bestBidX18: t.bigint("best_bid_x18").notNull(),
+    bestAskX18: t.bigint("best_ask_x18").notNull(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(),
+  }),
+  (t) => ({ marketIdx: index().on(t.marketId, t.timestamp, t.blockNumber, t.logIndex) }),
 );

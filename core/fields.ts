@@ -104,6 +104,12 @@ export const FIELD_UNITS = {
   bestBid: "priceX18",
   bestAsk: "priceX18",
   premiumSample: "fractionX18",
+  // PnL at period ends
+  equity: "wad",
+  collateral: "wad",
+  realizedPnL: "wad",
+  fundingPaid: "wad",
+  feesPaid: "wad",
 } as const satisfies Record<string, Unit>;
 export type AmountField = keyof typeof FIELD_UNITS;
 

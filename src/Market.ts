@@ -24,6 +24,7 @@ import {
   positionIdOf,
 } from "./store";
 import { recordFill, recordFundingPayment, recordFundingRate, recordLiquidation } from "./history/record";
+import { recordBookBest } from "./history/pnl";
 
 const WAD = 10n ** 18n;
 
@@ -122,6 +123,7 @@ on("Market:LevelUpdated", async ({ event, context }) => {
     const values = { quantityQty: totalQty, orderCount: Number(orderCount), updatedBlock: event.block.number };
     await context.db.insert(orderBookLevel).values({ ...key, ...values }).onConflictDoUpdate(values);
   }
+  await recordBookBest(context, event, marketId, side, priceX18, totalQty);
   // resting size per side feeds the funding skew (L = long OI + resting bids)
   const delta = totalQty - (before?.quantityQty ?? 0n);
   await patchMarketState(context, event.log.address, event.block.number, (s) =>
@@ -149,23 +151,13 @@ on("Market:PositionUpdated", async ({ event, context }) => {
     updatedBlock: event.block.number,
     updatedAt: event.block.timestamp,
   };
-  if (before) {
-    await context.db.update(position, key).set({
-      ...state,
-      realizedPnlWad: before.realizedPnlWad + a.realizedPnlWad,
-      fundingPaidWad: before.fundingPaidWad + a.fundingPaidWad,
-      feesPaidWad: before.feesPaidWad + a.feeWad,
-    });
-  } else {
-    await context.db.insert(position).values({
-      ...key,
-      ...state,
-      positionId,
-      realizedPnlWad: a.realizedPnlWad,
-      fundingPaidWad: a.fundingPaidWad,
-      feesPaidWad: a.feeWad,
-    });
-  }
+  const totals = {
+    realizedPnlWad: (before?.realizedPnlWad ?? 0n) + a.realizedPnlWad,
+    fundingPaidWad: (before?.fundingPaidWad ?? 0n) + a.fundingPaidWad,
+    feesPaidWad: (before?.feesPaidWad ?? 0n) + a.feeWad,
+  };
+  if (before) await context.db.update(position, key).set({ ...state, ...totals });
+  else await context.db.insert(position).values({ ...key, ...state, positionId, ...totals });
   await recordFundingPayment(context, event, {
     accountId: a.accountId,
     marketId,
@@ -188,6 +180,9 @@ on("Market:PositionUpdated", async ({ event, context }) => {
     fundingPaidWad: a.fundingPaidWad,
     feeWad: a.feeWad,
     fundingIndexX18: a.fundingIndexX18,
+    realizedPnlTotalWad: totals.realizedPnlWad,
+    fundingPaidTotalWad: totals.fundingPaidWad,
+    feesPaidTotalWad: totals.feesPaidWad,
     blockNumber: event.block.number,
     timestamp: event.block.timestamp,
     transactionHash: event.transaction.hash,

@@ -86,6 +86,17 @@ export const CandlesQuery = z.strictObject({
   minBlock,
 });
 
+export const PNL_RESOLUTION_NAMES = ["1h", "1d"] as const;
+
+export const PnlQuery = z.strictObject({
+  resolution: z.enum(PNL_RESOLUTION_NAMES).openapi({ description: "Period length (UTC periods)" }),
+  from: timeBound("from").openapi({ type: "string", description: "Periods starting at or after it (inclusive): unix seconds or ISO 8601" }),
+  to: timeBound("to").openapi({ type: "string", description: "Periods starting before it (exclusive): unix seconds or ISO 8601" }),
+  limit: limit.openapi({ type: "integer", description: `Periods per page, newest first (1..${MAX_HISTORY_LIMIT}, default ${DEFAULT_HISTORY_LIMIT})` }),
+  cursor,
+  minBlock,
+});
+
 // ─── responses ───────────────────────────────────────────────────────────────────────────
 
 export const raw = (field: AmountField, extra?: string) => z.string().openapi({ description: describeField(field, extra), example: "0" });
@@ -272,6 +283,33 @@ export const HistoricalOrder = z
   })
   .openapi("HistoricalOrder");
 export const HistoricalOrderList = page("orders", HistoricalOrder, "HistoricalOrderList");
+
+export const PnlPoint = z
+  .object({
+    startedAt: z.number().int().openapi({ description: "Period start, unix seconds (UTC)" }),
+    startedAtISO: z.string(),
+    endedAt: z.number().int().openapi({ description: "Period end (= the next period's start): the values are the state at the last block at or before it" }),
+    endedAtISO: z.string(),
+    blockNumber: z.number().int().openapi({ description: "That block: the last with a timestamp at or before endedAt" }),
+    blockTimestamp: z.number().int().openapi({ description: "Its timestamp, unix seconds (funding and the mark are valued at it)" }),
+    equity: raw("equity", "collateral + Σ over open positions of VenueLens.positionHealth(...).equityWad (margin + unrealized PnL − pending funding) at that block"),
+    equityFormatted: formatted("equity"),
+    collateral: raw("collateral", "Engine.getAccount(...).totalWad at that block: available + committed to resting orders"),
+    collateralFormatted: formatted("collateral"),
+    unrealizedPnL: raw("unrealizedPnL", "Σ positionHealth.unrealizedPnlWad at that block (at its mark)"),
+    unrealizedPnLFormatted: formatted("unrealizedPnL"),
+    pendingFunding: raw("pendingFunding", "Σ positionHealth.pendingFundingWad at that block: accrued, not yet settled (> 0 owed)"),
+    pendingFundingFormatted: formatted("pendingFunding"),
+    realizedPnL: raw("realizedPnL", "Lifetime Σ PositionUpdated.realizedPnlWad up to that block"),
+    realizedPnLFormatted: formatted("realizedPnL"),
+    fundingPaid: raw("fundingPaid", "Lifetime Σ of settled funding up to that block (> 0 paid, < 0 received)"),
+    fundingPaidFormatted: formatted("fundingPaid"),
+    feesPaid: raw("feesPaid", "Lifetime Σ of trading fees up to that block"),
+    feesPaidFormatted: formatted("feesPaid"),
+    openPositions: z.number().int().openapi({ description: "Positions open at that block" }),
+  })
+  .openapi("PnlPoint");
+export const PnlList = page("pnl", PnlPoint, "PnlList");
 
 // ─── the gateway's snake_case copy, for its OpenAPI document ─────────────────────────────
 

@@ -32,6 +32,10 @@ const CandlesQuery = z.object({
   resolution: z.enum(CANDLE_RESOLUTION_NAMES as [string, ...string[]]).openapi({ description: "period length (UTC periods)" }),
   ...page,
 });
+const PnlQuery = z.object({
+  resolution: z.enum(H.PNL_RESOLUTION_NAMES).openapi({ description: "period length (UTC periods)" }),
+  ...page,
+});
 
 const EXPORT_NOTE = " `Accept: text/csv` or `application/x-ndjson` streams the whole range (from/to), oldest first.";
 
@@ -47,6 +51,7 @@ const specs: ListSpec[] = [
   { path: "/v1/accounts/{account_id}/liquidations", upstream: (p) => `/accounts/${p.account_id}/liquidations`, summary: "Liquidations of the account's positions, newest first", data: H.LiquidationList, name: "LiquidationList", account: true, exportable: true, query: AccountListQuery },
   { path: "/v1/accounts/{account_id}/orders/history", upstream: (p) => `/accounts/${p.account_id}/orders/history`, summary: "Every order with its final status and fill count, newest first", data: H.HistoricalOrderList, name: "HistoricalOrderList", account: true, exportable: true, query: AccountListQuery },
   { path: "/v1/insurance-fund/history", upstream: () => "/insurance-fund/history", summary: "Every change of the insurance fund (donations, liquidation fees in, losses covered, positions taken over), newest first", data: InsuranceFundEventList, name: "InsuranceFundEventList", account: "venue", exportable: true, query: MarketListQuery },
+  { path: "/v1/accounts/{account_id}/pnl", upstream: (p) => `/accounts/${p.account_id}/pnl`, summary: "Equity, realized and unrealized PnL, funding and fees at each period end (the state at the last block at or before it, as the contracts' views value it), newest first; from inclusive, to exclusive on the period start", data: H.PnlList, name: "PnlList", account: true, exportable: false, query: PnlQuery },
 ];
 
 /** camelCase query names of the integration API. */

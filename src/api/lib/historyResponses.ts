@@ -6,6 +6,7 @@ import { formatField } from "../../../core/fields.js";
 import { secondsToISO } from "../../../core/units.js";
 import type { Ohlcv } from "../../../core/candles.js";
 import type * as H from "../../../core/schemas/history.js";
+import type { PnlPoint } from "./pnl.js";
 
 type Out<T extends z.ZodType> = z.infer<T>;
 type Place = { blockNumber: bigint; logIndex: number; timestamp: bigint; transactionHash: Hex };
@@ -169,5 +170,26 @@ export function historicalOrderItem(r: typeof order.$inferSelect, fillCount: num
     closedAt: r.closedAt === null ? null : Number(r.closedAt),
     closedAtISO: r.closedAt === null ? null : secondsToISO(r.closedAt),
     transactionHash: r.transactionHash,
+  };
+}
+
+export function pnlItem(p: PnlPoint): Out<typeof H.PnlPoint> {
+  const amount = <K extends "equity" | "collateral" | "unrealizedPnL" | "pendingFunding" | "realizedPnL" | "fundingPaid" | "feesPaid">(k: K, v: bigint) =>
+    ({ [k]: v.toString(), [`${k}Formatted`]: formatField(k, v) }) as Record<K | `${K}Formatted`, string>;
+  return {
+    startedAt: Number(p.periodStart),
+    startedAtISO: secondsToISO(p.periodStart),
+    endedAt: Number(p.periodEnd),
+    endedAtISO: secondsToISO(p.periodEnd),
+    blockNumber: Number(p.blockNumber),
+    blockTimestamp: Number(p.blockTimestamp),
+    ...amount("equity", p.equityWad),
+    ...amount("collateral", p.collateralWad),
+    ...amount("unrealizedPnL", p.unrealizedPnlWad),
+    ...amount("pendingFunding", p.pendingFundingWad),
+    ...amount("realizedPnL", p.realizedPnlWad),
+    ...amount("fundingPaid", p.fundingPaidWad),
+    ...amount("feesPaid", p.feesPaidWad),
+    openPositions: p.openPositions,
   };
 }

@@ -26,10 +26,12 @@ import {
   fundingRateItem,
   historicalOrderItem,
   liquidationItem,
+  pnlItem,
   transferItem,
   tradeItem,
 } from "../lib/historyResponses.js";
 import { indexedBlock, readAtIndexedBlock } from "../lib/indexedBlock.js";
+import { pnlPage } from "../lib/pnl.js";
 import { responseCache } from "../lib/responseCache.js";
 import { notFound, readErrors, readHeaders } from "../lib/routes.js";
 import { AccountPath, MarketPath, envelope } from "../lib/schemas.js";
@@ -152,6 +154,22 @@ const transfersRoute = list("/accounts/{accountId}/transfers", "history", "Depos
 const liquidationsRoute = list("/accounts/{accountId}/liquidations", "history", "Liquidations of the account's positions", AccountPath, H.AccountHistoryQuery, H.LiquidationList, "LiquidationListResponse", "ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND");
 const orderHistoryRoute = list("/accounts/{accountId}/orders/history", "history", "Every order with its final status and fill count", AccountPath, H.AccountHistoryQuery, H.HistoricalOrderList, "HistoricalOrderListResponse", "ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND");
 
+const pnlRoute = createRoute({
+  method: "get",
+  path: "/accounts/{accountId}/pnl",
+  tags: ["history"],
+  summary: "Equity, realized and unrealized PnL, funding and fees at each period end",
+  description:
+    "One point per UTC period of `resolution` whose start is in [from, to), newest first: the account at the last block with a timestamp at or before the period's end, valued as the contracts' views value it at that block (Engine.getAccount, VenueLens.positionHealth). Only periods that ended before the latest indexed block's time and after the account was created.",
+  middleware: [indexedBlock, responseCache],
+  request: { params: AccountPath, query: H.PnlQuery },
+  responses: {
+    200: { description: "PnL points, newest first", headers: readHeaders, content: { "application/json": { schema: envelope(H.PnlList, "PnlListResponse") } } },
+    ...readErrors,
+    ...notFound("ACCOUNT_NOT_FOUND"),
+  },
+});
+
 const candlesRoute = createRoute({
   method: "get",
   path: "/markets/{marketId}/candles",
@@ -219,6 +237,16 @@ export const historyRoutes = createApiApp()
     const q = valid(c, "query") as Q;
     const scope = await accountScope(valid(c, "param").accountId, q, order);
     return answerList(c as never, orderHistory, scope, rangeOf(q), columnsOf(H.HistoricalOrder)) as never;
+  })
+  .openapi(pnlRoute, async (c) => {
+    const accountId = BigInt(c.req.valid("param").accountId);
+    const acc = await requireAccount(accountId);
+    const q = c.req.valid("query");
+    const data = await readAtIndexedBlock(c as never, async () => {
+      const page = await pnlPage({ accountId, createdAt: acc.createdAt, resolution: q.resolution, from: q.from, to: q.to, limit: q.limit, cursor: q.cursor });
+      return { pnl: page.points.map(pnlItem), hasMore: page.hasMore, nextCursor: page.nextCursor };
+    });
+    return c.json({ success: true as const, data }, 200) as never;
   })
   .openapi(candlesRoute, async (c) => {
     const marketId = marketOf(c.req.valid("param").marketId);

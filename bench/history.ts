@@ -1,0 +1,142 @@
+/**
+ * History benchmark (printed, not asserted; issue 13): 1 million fills written straight into a
+ * real indexer's tables (bench/history-data.ts), then each history list of the integration API
+ * (Ponder's server) read by autocannon in a separate process, 16 connections for 30 s: its first
+ * page and its 1,000th cursor page (limit 100; the cursor found by walking the 999 pages before
+ * it), cold (`Cache-Control: no-cache`: the response cache off, every request a query) and cached
+ * (the response cache on; the chain is idle, so one read serves the run). Goal on Postgres: p99
+ * under 50 ms cold; PGlite figures are reported without a goal.
+ *   npm run bench -- history     BENCH_DBS=postgres,pglite BENCH_HISTORY_FILLS=1000000 BENCH_DURATION_S=30 BENCH_CONNECTIONS=16
+ * PGlite: the indexer stops while the rows are written into its directory, then resumes.
+ */
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import type { Hex } from "viem";
+import { startVenue, waitForBlock, type Indexer, type Venue } from "../test/e2e/reads-env.js";
+import type { DbKind } from "../test/e2e/stack.js";
+import { HOT_ACCOUNT, historySql, type Market } from "./history-data.js";
+import { cannon, type Load } from "./load.js";
+
+export type HistoryRow = { db: DbKind; list: string; page: "first" | "1,000th"; cold: Load; cached: Load };
+
+const DAY = 86_400n;
+/** the deep page (1,000; smaller for a quick look with fewer fills) */
+const DEEP_PAGE = Number(process.env.BENCH_HISTORY_DEEP_PAGE ?? 1000);
+
+/** Runs the generator's statements (pg: one connection; PGlite: its directory, the indexer stopped). */
+async function generate(v: Venue, ix: Indexer, log: (m: string) => void): Promise<bigint> {
+  const fills = Number(process.env.BENCH_HISTORY_FILLS ?? 1_000_000);
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const t0 = now - 90n * DAY - (now % DAY); // ~89 days of fills, ending a day before now
+  const statements = historySql({ schema: ix.schema, markets: [v.deployment.markets[0]!, v.deployment.markets[1]!] as [Market, Market], fills, t0 });
+  const t = Date.now();
+  let exec: (sql: string) => Promise<unknown>;
+  let close: () => Promise<unknown>;
+  if (v.kind === "postgres") {
+    const c = new pg.Client({ connectionString: v.databaseUrl! });
+    await c.connect();
+    exec = (s) => c.query(s);
+    close = () => c.end();
+  } else {
+    const { PGlite } = await import("@electric-sql/pglite");
+    const db = new PGlite(join(v.base, "pglite-hbench"));
+    exec = (s) => db.exec(s);
+    close = () => db.close();
+  }
+  try {
+    for (const s of statements) {
+      const t1 = Date.now();
+      await exec(s.sql);
+      log(`    ${s.name.padEnd(20)} ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+    }
+  } finally {
+    await close();
+  }
+  log(`  generated ${fills.toLocaleString("en")} fills (and their account fills, orders, candles, funding, transfers, liquidations) in ${((Date.now() - t) / 1000).toFixed(1)} s`);
+  return t0;
+}
+
+/** The URL of a list's 1,000th page: the 999 pages before it, walked by their cursors (no shortcut). */
+async function thousandthPage(base: string, path: string, key: string): Promise<{ url: string; items: number }> {
+  let cursor: string | null = null;
+  const sep = path.includes("?") ? "&" : "?";
+  for (let page = 1; ; page++) {
+    const url: string = `${base}${path}${sep}limit=100${cursor ? `&cursor=${cursor}` : ""}`;
+    const body = (await (await fetch(url, { headers: { "Cache-Control": "no-cache" } })).json()) as { data: Record<string, unknown[]> & { nextCursor: string | null } };
+    if (page === DEEP_PAGE) return { url, items: body.data[key]!.length };
+    if (!body.data.nextCursor) throw new Error(`${path}: only ${page} pages`);
+    cursor = body.data.nextCursor;
+  }
+}
+
+const fmt = (l: Load) => `${l.p50Ms.toFixed(0).padStart(3)}/${l.p99Ms.toFixed(0).padStart(3)} ms ${l.rps.toFixed(0).padStart(5)} rps${l.non2xx || l.errors ? ` (${l.non2xx} non-2xx, ${l.errors} errors)` : ""}`;
+
+async function benchDb(kind: DbKind, log: (m: string) => void): Promise<HistoryRow[]> {
+  const durationS = Number(process.env.BENCH_DURATION_S ?? 30);
+  const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+  log(`\n-- ${kind} (load average ${loadavg().map((l) => l.toFixed(1)).join(" ")})`);
+  const v = await startVenue(kind);
+  try {
+    let ix = await v.startIndexer("hbench");
+    await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }), 600_000);
+    if (kind === "pglite") await ix.stop(); // PGlite is one process's: the rows go in while the indexer is down
+    const t0 = await generate(v, ix, log);
+    if (kind === "pglite") {
+      ix = await v.startIndexer("hbench");
+      await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }), 600_000);
+    }
+    const eur = v.deployment.markets[0]!.marketId as Hex;
+    const a = HOT_ACCOUNT;
+    const lists: { list: string; path: string; key: string }[] = [
+      { list: "trades", path: `/markets/${eur}/trades`, key: "trades" },
+      { list: "funding history", path: `/markets/${eur}/funding/history`, key: "funding" },
+      { list: "candles 1m", path: `/markets/${eur}/candles?resolution=1m&from=${t0}`, key: "candles" },
+      { list: "fills", path: `/accounts/${a}/fills`, key: "fills" },
+      { list: "funding payments", path: `/accounts/${a}/funding-payments`, key: "fundingPayments" },
+      { list: "transfers", path: `/accounts/${a}/transfers`, key: "transfers" },
+      { list: "liquidations", path: `/accounts/${a}/liquidations`, key: "liquidations" },
+      { list: "order history", path: `/accounts/${a}/orders/history`, key: "orders" },
+    ];
+    const o = { connections, durationS };
+    await cannon(`${ix.url}${lists[0]!.path}`, { ...o, durationS: 2 }); // warm-up (JIT)
+    const rows: HistoryRow[] = [];
+    for (const l of lists) {
+      const first = `${ix.url}${l.path}${l.path.includes("?") ? "&" : "?"}limit=100`;
+      const deep = await thousandthPage(ix.url, l.path, l.key);
+      if (deep.items !== 100) throw new Error(`${l.list}: the 1,000th page has ${deep.items} items`);
+      for (const [page, url] of [["first", first], ["1,000th", deep.url]] as const) {
+        const cold = await cannon(url, { ...o, headers: { "Cache-Control": "no-cache" }, cpuPgid: ix.proc.pid });
+        const cached = await cannon(url, { ...o, cpuPgid: ix.proc.pid });
+        rows.push({ db: kind, list: l.list, page, cold, cached });
+        log(`  ${l.list.padEnd(17)} ${page.padEnd(8)} cold ${fmt(cold)}   cached ${fmt(cached)}`);
+      }
+    }
+    return rows;
+  } finally {
+    await v.stop();
+  }
+}
+
+export async function run() {
+  const kinds = (process.env.BENCH_DBS ?? "postgres,pglite").split(",").map((s) => s.trim()) as DbKind[];
+  const log = (m: string) => console.log(m);
+  const rows: HistoryRow[] = [];
+  for (const kind of kinds) rows.push(...(await benchDb(kind, log)));
+  console.log("\n| db | list | page | cold p50 / p99 | cold rps | cached p50 / p99 | cached rps |");
+  console.log("|---|---|---|---|---|---|---|");
+  for (const r of rows) {
+    console.log(`| ${r.db} | ${r.list} | ${r.page} | ${r.cold.p50Ms} / ${r.cold.p99Ms} ms | ${r.cold.rps.toFixed(0)} | ${r.cached.p50Ms} / ${r.cached.p99Ms} ms | ${r.cached.rps.toFixed(0)} |`);
+  }
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  run().then(
+    () => process.exit(0),
+    (e) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,7 @@
+/** The per-block clock (ponder.config.ts `blocks.Clock`): hour boundaries for the PnL route. */
+import { ponder } from "ponder:registry";
+import { tickClock } from "./history/pnl";
+
+ponder.on("Clock:block", async ({ event, context }) => {
+  await tickClock(context, event.block);
+});

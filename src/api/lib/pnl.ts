@@ -1,0 +1,180 @@
+/**
+ * An account's PnL at period ends (GET /accounts/{accountId}/pnl): for each period, the state at
+ * the last block B with a timestamp at or before its end, valued as the contracts' views value
+ * it at B (Engine.getAccount, VenueLens.positionHealth): one query reads, per period and market,
+ * the last row at or before B of each history table (each by its index), then core/math computes
+ * mark, pending funding and health in exact bigint arithmetic with the contracts' rounding.
+ */
+import { db } from "ponder:api";
+import { chainClock, market, position } from "ponder:schema";
+import { eq, sql } from "ponder";
+import type { SQL } from "drizzle-orm";
+import type { Hex } from "viem";
+import { decodeUintCursor, encodeCursor } from "../../../core/cursor.js";
+import { ApiError } from "../../../core/errors.js";
+import { cumulativeIndexNow, markPrice, pendingFunding, positionHealth } from "../../../core/math/index.js";
+import { ponderSchema } from "./indexedBlock.js";
+
+export const PNL_RESOLUTIONS = { "1h": 3_600n, "1d": 86_400n } as const;
+export type PnlResolution = keyof typeof PNL_RESOLUTIONS;
+
+export type PnlPoint = {
+  periodStart: bigint;
+  periodEnd: bigint;
+  blockNumber: bigint; // B
+  blockTimestamp: bigint;
+  collateralWad: bigint; // Engine.getAccount(id).totalWad at B
+  equityWad: bigint; // collateral + Σ positionHealth.equityWad
+  unrealizedPnlWad: bigint; // Σ positionHealth.unrealizedPnlWad
+  pendingFundingWad: bigint; // Σ positionHealth.pendingFundingWad
+  realizedPnlWad: bigint; // Σ PositionUpdated.realizedPnlWad up to B
+  fundingPaidWad: bigint; // Σ PositionUpdated.fundingPaidWad up to B (> 0 paid)
+  feesPaidWad: bigint; // Σ PositionUpdated.feeWad up to B
+  openPositions: number;
+};
+
+const floorTo = (t: bigint, len: bigint) => (t < 0n ? -(((-t + len - 1n) / len) * len) : (t / len) * len);
+const ceilTo = (t: bigint, len: bigint) => -floorTo(-t, len);
+
+/**
+ * The period starts of one page, newest first: periods starting in [from, to) that ended before
+ * the latest block's time (so their last block is final) and not before the account existed.
+ */
+export function pnlPeriods(p: {
+  len: bigint;
+  latestBlockTime: bigint;
+  accountCreatedAt: bigint;
+  from?: bigint;
+  to?: bigint;
+  after?: bigint; // the cursor: the previous page's last start
+  limit: number;
+}): bigint[] {
+  let hi = floorTo(p.latestBlockTime - p.len - 1n, p.len); // start + len < latest block time
+  if (p.to !== undefined) hi = minB(hi, floorTo(p.to - 1n, p.len));
+  if (p.after !== undefined) hi = minB(hi, p.after - p.len);
+  let lo = ceilTo(p.accountCreatedAt - p.len, p.len); // start + len ≥ creation
+  if (p.from !== undefined) lo = maxB(lo, ceilTo(p.from, p.len));
+  if (lo < 0n) lo = 0n;
+  const out: bigint[] = [];
+  for (let s = hi; s >= lo && out.length <= p.limit; s -= p.len) out.push(s);
+  return out;
+}
+const minB = (a: bigint, b: bigint) => (a < b ? a : b);
+const maxB = (a: bigint, b: bigint) => (a > b ? a : b);
+
+type Row = Record<string, string | number | null>;
+const big = (v: string | number | null | undefined) => (v === null || v === undefined ? 0n : BigInt(v));
+
+/** One page of PnL points, newest first (`limit + 1` periods decide `hasMore`). */
+export async function pnlPage(q: { accountId: bigint; createdAt: bigint; resolution: PnlResolution; from?: bigint; to?: bigint; limit: number; cursor?: string }) {
+  const len = PNL_RESOLUTIONS[q.resolution];
+  if (q.from !== undefined && q.to !== undefined && q.from > q.to) throw new ApiError("VALIDATION_ERROR", "from: must not be after to");
+  let after: bigint | undefined;
+  if (q.cursor !== undefined) {
+    [after] = decodeUintCursor(`pnl:${q.resolution}`, q.cursor, 1);
+    if (after! % len !== 0n) throw new ApiError("VALIDATION_ERROR", "cursor: not a cursor of this list (pass nextCursor back unchanged)");
+  }
+  const [clock] = await db.select().from(chainClock).where(eq(chainClock.id, 0)).limit(1);
+  const starts = clock
+    ? pnlPeriods({ len, latestBlockTime: clock.timestamp, accountCreatedAt: q.createdAt, from: q.from, to: q.to, after, limit: q.limit })
+    : [];
+  const hasMore = starts.length > q.limit;
+  const page = hasMore ? starts.slice(0, q.limit) : starts;
+  const points = page.length ? await pointsAt(q.accountId, page.map((s) => s + len), len) : [];
+  return {
+    points,
+    hasMore,
+    nextCursor: hasMore ? encodeCursor(`pnl:${q.resolution}`, [page.at(-1)!]) : null,
+  };
+}
+
+/** The account's PnL at each period end `ends` (newest first), read by one query. */
+async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise<PnlPoint[]> {
+  const markets = await db
+    .select({ marketId: market.marketId, marketAddress: market.marketAddress, positionId: position.positionId, mmBps: market.maintenanceMarginBps, clampBps: market.markClampBps })
+    .from(position)
+    .innerJoin(market, eq(market.marketId, position.marketId))
+    .where(eq(position.accountId, accountId));
+  const t = (name: string) => sql.raw(`"${ponderSchema()}"."${name}"`);
+  const perMarket: SQL = markets.length
+    ? sql`
+      CROSS JOIN (VALUES ${sql.join(markets.map((m) => sql`(${m.marketId}, ${m.marketAddress}, ${m.positionId})`), sql`, `)}) AS mk(market_id, market_address, position_id)
+      LEFT JOIN LATERAL (SELECT size_qty, open_notional_wad, margin_wad, funding_index_x18, realized_pnl_total_wad, funding_paid_total_wad, fees_paid_total_wad
+        FROM ${t("position_update_event")} WHERE position_id = mk.position_id AND block_number <= blk.block_number
+        ORDER BY block_number DESC, seq DESC LIMIT 1) pu ON true
+      LEFT JOIN LATERAL (SELECT rate_x18_per_hour, cumulative_index_x18, premium_x18, timestamp AS last_update
+        FROM ${t("funding_update_event")} WHERE market_address = mk.market_address AND timestamp <= blk.timestamp
+        ORDER BY timestamp DESC, seq DESC LIMIT 1) fu ON true
+      LEFT JOIN LATERAL (SELECT price_x18 AS index_x18 FROM ${t("index_price_event")} WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
+        ORDER BY timestamp DESC, id DESC LIMIT 1) ip ON true
+      LEFT JOIN LATERAL (SELECT best_bid_x18, best_ask_x18 FROM ${t("book_best_event")} WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
+        ORDER BY timestamp DESC, block_number DESC, log_index DESC LIMIT 1) bb ON true`
+    : sql``;
+  const cols = markets.length
+    ? sql`, mk.market_id, pu.*, fu.*, ip.index_x18, bb.best_bid_x18, bb.best_ask_x18`
+    : sql``;
+  const result = await db.execute(sql`
+    WITH ends AS (SELECT unnest(cast(${`{${ends.join(",")}}`} AS numeric[])) AS p),
+    blk AS (
+      SELECT ends.p, b.block_number, b.timestamp FROM ends
+      JOIN LATERAL (SELECT block_number, timestamp FROM ${t("period_end_block")} WHERE timestamp <= ends.p ORDER BY timestamp DESC LIMIT 1) b ON true
+    )
+    SELECT blk.p, blk.block_number AS b, blk.timestamp AS bt, mg.available_wad, mg.committed_wad ${cols}
+    FROM blk
+    LEFT JOIN LATERAL (SELECT available_wad, committed_wad FROM ${t("margin_update_event")}
+      WHERE account_id = cast(${accountId.toString()} AS numeric) AND block_number <= blk.block_number
+      ORDER BY block_number DESC, seq DESC LIMIT 1) mg ON true
+    ${perMarket}`);
+  const rows = (result as unknown as { rows: Row[] }).rows;
+  const byEnd = new Map<bigint, PnlPoint>();
+  for (const r of rows) {
+    const end = big(r.p);
+    let pt = byEnd.get(end);
+    if (!pt) {
+      const collateral = big(r.available_wad) + big(r.committed_wad);
+      pt = {
+        periodStart: end - len,
+        periodEnd: end,
+        blockNumber: big(r.b),
+        blockTimestamp: big(r.bt),
+        collateralWad: collateral,
+        equityWad: collateral,
+        unrealizedPnlWad: 0n,
+        pendingFundingWad: 0n,
+        realizedPnlWad: 0n,
+        fundingPaidWad: 0n,
+        feesPaidWad: 0n,
+        openPositions: 0,
+      };
+      byEnd.set(end, pt);
+    }
+    if (!r.market_id || r.size_qty === null || r.size_qty === undefined) continue;
+    pt.realizedPnlWad += big(r.realized_pnl_total_wad);
+    pt.fundingPaidWad += big(r.funding_paid_total_wad);
+    pt.feesPaidWad += big(r.fees_paid_total_wad);
+    const sizeQty = big(r.size_qty);
+    if (sizeQty === 0n) continue;
+    const m = markets.find((x) => x.marketId === r.market_id)!;
+    const now = pt.blockTimestamp;
+    const indexX18 = big(r.index_x18);
+    const lastUpdate = big(r.last_update);
+    const mark = markPrice({
+      indexX18,
+      bestBidX18: big(r.best_bid_x18),
+      bestAskX18: big(r.best_ask_x18),
+      markClampBps: BigInt(m.clampBps),
+      premiumX18: big(r.premium_x18),
+      lastUpdate,
+      now,
+    });
+    const indexNow = cumulativeIndexNow({ cumulativeIndexX18: big(r.cumulative_index_x18), rateX18PerHour: big(r.rate_x18_per_hour), indexX18, lastUpdate, now });
+    const pending = pendingFunding(sizeQty, indexNow, big(r.funding_index_x18));
+    const h = positionHealth({ sizeQty, openNotionalWad: big(r.open_notional_wad), marginWad: big(r.margin_wad) }, mark, pending, BigInt(m.mmBps));
+    pt.equityWad += h.equityWad;
+    pt.unrealizedPnlWad += h.unrealizedPnlWad;
+    pt.pendingFundingWad += pending;
+    pt.openPositions += 1;
+  }
+  // newest first, as asked; a period end before the first indexed block has no point
+  return ends.flatMap((e) => byEnd.get(e) ?? []);
+}
