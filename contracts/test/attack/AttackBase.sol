@@ -120,18 +120,19 @@ abstract contract AttackBase is VenueFixture {
         IMarket[] memory ms = RiskChecks.markets(engine);
         for (uint256 k; k < ms.length; ++k) {
             IMarket m = ms[k];
+            bytes32 mid = m.marketId(); // read before the prank: an argument's call would consume it
             uint256 base = m.marketIndex() << 64;
             uint256 n = m.orderCount();
             for (uint256 j = 1; j <= n; ++j) {
                 IMarket.OrderView memory o = m.getOrder(base | j);
                 if (o.accountId != id || o.status != IMarket.OrderStatus.ACTIVE) continue;
                 vm.prank(who);
-                try engine.cancelOrder(id, m.marketId(), o.clientKey) {}
+                try engine.cancelOrder(id, mid, o.clientKey) {}
                 catch (bytes memory r) {
                     _requireVenueRefusal(r, "exit: cancel");
                 }
             }
-            if (m.getPosition(id).sizeQty != 0) _tryClose(who, id, m.marketId(), MKT, 0, "exit: close");
+            if (m.getPosition(id).sizeQty != 0) _tryClose(who, id, mid, MKT, 0, "exit: close");
         }
         _tryWithdraw(who, id, engine.getAccount(id).availableWad / TO_WAD, "exit: withdraw");
     }

@@ -50,6 +50,21 @@ contract Scenario01BornInsolventAttack is AttackBase {
         _finish();
     }
 
+    /// The same money through a close (found by the invariant suite): A long at 40× from an honest
+    /// ask, A's reduce-only ask at the band's bottom (below A's bankruptcy price), B buys it. A
+    /// would lose its margin only, B would keep the whole gap: the rest, bad debt in the pool.
+    function test_attack_selfDeal_closeBeyondBankruptcy() public {
+        _exit(carol_, c); // no bid above the attackers' price
+        _tryLimit(dave_, d, EUR, SHORT, 2_000e6, 25, EUR_PX, "honest ask");
+        _tryMarket(attA, a, EUR, LONG, 1_000e6, 40, "A buys at 40x");
+        uint256 bottom = _onTick(market.markPrice() * (1e4 - _bandBps()) / 1e4) + TICK;
+        _tryClose(attA, a, EUR, LMT, bottom, "A's reduce-only ask below its bankruptcy price");
+        _tryMarket(attB, b, EUR, LONG, 1_000e6, 40, "B buys it");
+        _tryLimit(dave_, d, EUR, LONG, 2_000e6, 25, EUR_PX - TICK, "honest bid");
+        _exitAttackers();
+        _assertAttackFailed();
+    }
+
     /// The maker is born insolvent: A's bid at the band, B's MARKET sell into it.
     function test_attack_selfDeal_makerBornInsolvent() public {
         _tryLimit(attA, a, EUR, LONG, 1_000e6, 50, _bandTop(), "A rests a bid at the band");
