@@ -88,13 +88,17 @@ async function onBlock(s: IndexedState) {
     while (pending) {
       const b = pending;
       pending = null;
-      let ancestor: bigint | null = null;
-      try {
-        ancestor = await chain.check(b.number);
-      } catch (e) {
-        log.warn({ err: String(e) }, "chain read");
-      }
-      if (ancestor !== null) log.info({ block: b.number.toString(), ancestor: ancestor.toString() }, "reorg");
+      // the reorg check (one RPC read) runs while the topics read their REST answers
+      const ancestor = chain.check(b.number).then(
+        (a) => {
+          if (a !== null) log.info({ block: b.number.toString(), ancestor: a.toString() }, "reorg");
+          return a;
+        },
+        (e) => {
+          log.warn({ err: String(e) }, "chain read");
+          return null;
+        },
+      );
       await Promise.all([...topics.map.values()].map((t) => t.onBlock(read, b.number, ancestor)));
       stats.blocks++;
       stats.lastBlockAt = Date.now();

@@ -134,7 +134,7 @@ export class Topic {
   }
 
   /** A new indexed block (and, after a reorg, the common ancestor): rebuild once, send the difference. */
-  onBlock(read: AtBlock, block: bigint, ancestor: bigint | null): Promise<void> {
+  onBlock(read: AtBlock, block: bigint, common: bigint | null | Promise<bigint | null>): Promise<void> {
     return this.serial(async () => {
       if (this.state === undefined || this.def.events) return;
       let next: { state: unknown; block: bigint };
@@ -144,6 +144,7 @@ export class Topic {
         if (e instanceof UpstreamError && e.status === 404) for (const s of [...this.subscribers]) s.fail(this, e.code, e.message);
         return; // transient: the next block retries from the same previous state
       }
+      const ancestor = await common; // awaited after the reads: both run at once
       if (next.block <= this.block && ancestor === null) return;
       const dropped = ancestor !== null && ancestor < this.block ? ancestor : this.def.orphaned?.(this.state, next.state) ?? null;
       if (dropped !== null) {
