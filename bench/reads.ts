@@ -38,7 +38,7 @@ export type ReadRow = {
   rpc: Load;
   /** the same read through the gateway (/v1, X-API-Key with a high limit), and its added latency (sequential requests, interleaved with the read service's) */
   gateway: Load;
-  gatewayOverhead: { p50Ms: number; p99Ms: number };
+  gatewayOverhead: { p50Ms: number; p99Ms: number; ownP50Ms: number; ownP99Ms: number };
 };
 
 export const freshness: { db: DbKind; samples: number; p50Ms: number; p99Ms: number }[] = [];
@@ -77,10 +77,13 @@ async function generate(v: Venue, log: (m: string) => void) {
 async function overhead(direct: string, viaGateway: string, headers: Record<string, string>, n = Number(process.env.BENCH_OVERHEAD_REQUESTS ?? 1000)) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const agent2 = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const own: number[] = []; // the gateway's own time (its Server-Timing), apart from the client's and the network's
   const once = (url: string, h: Record<string, string>, a: http.Agent) =>
     new Promise<number>((resolve, reject) => {
       const t0 = performance.now();
       http.get(url, { headers: h, agent: a }, (res) => {
+        const m = /gateway;dur=([\d.]+)/.exec(String(res.headers["server-timing"] ?? ""));
+        if (m) own.push(Number(m[1]));
         res.on("data", () => {}).on("end", () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`${url}: ${res.statusCode}`))));
       }).on("error", reject);
     });
@@ -94,7 +97,8 @@ async function overhead(direct: string, viaGateway: string, headers: Record<stri
   agent2.destroy();
   d.sort((a, b) => a - b);
   g.sort((a, b) => a - b);
-  return { p50Ms: percentile(g, 50) - percentile(d, 50), p99Ms: percentile(g, 99) - percentile(d, 99) };
+  own.sort((a, b) => a - b);
+  return { p50Ms: percentile(g, 50) - percentile(d, 50), p99Ms: percentile(g, 99) - percentile(d, 99), ownP50Ms: percentile(own, 50), ownP99Ms: percentile(own, 99) };
 }
 
 /** Every sender's last transaction mined (a loaded machine mines hundreds slowly: no 3-minute bound). */
@@ -204,7 +208,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
       }
       rows.push({ db: kind, route: r.route, call: r.call, reads, readsNoCache, ponder, bare: bareL, rpc, gateway, gatewayOverhead });
       log(
-        `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}× | gateway ${fmt(gateway)} ${cpu(gateway)} ${((100 * gateway.rps) / reads.rps).toFixed(0)} % of reads, overhead p50/p99 ${gatewayOverhead.p50Ms.toFixed(2)}/${gatewayOverhead.p99Ms.toFixed(2)} ms`,
+        `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}× | gateway ${fmt(gateway)} ${cpu(gateway)} ${((100 * gateway.rps) / reads.rps).toFixed(0)} % of reads, overhead p50/p99 ${gatewayOverhead.p50Ms.toFixed(2)}/${gatewayOverhead.p99Ms.toFixed(2)} ms (own time ${gatewayOverhead.ownP50Ms.toFixed(2)}/${gatewayOverhead.ownP99Ms.toFixed(2)} ms)`,
       );
     }
     log(`  load average after the rows: ${load()}`);
@@ -254,12 +258,12 @@ export async function run(): Promise<ReadRow[]> {
 export function markdownTable(rows: ReadRow[]): string {
   const cell = (l: Load) => `${l.rps.toFixed(0)} (${l.p50Ms}/${l.p99Ms})`;
   const lines = [
-    "| DB | Route | read service rps (p50/p99 ms) | CPU/req | no-cache | Ponder's server | bare Hono, separate process | CPU/req | contract view call | call rps (p50/p99) | reads / bare | reads / call | gateway rps (p50/p99) | CPU/req | gateway / reads | gateway overhead p50/p99 ms |",
+    "| DB | Route | read service rps (p50/p99 ms) | CPU/req | no-cache | Ponder's server | bare Hono, separate process | CPU/req | contract view call | call rps (p50/p99) | reads / bare | reads / call | gateway rps (p50/p99) | CPU/req | gateway / reads | gateway overhead p50/p99 ms (own time) |",
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const r of rows) {
     lines.push(
-      `| ${r.db} | ${r.route} | ${cell(r.reads)} | ${cpu(r.reads)} | ${cell(r.readsNoCache)} | ${cell(r.ponder)} | ${cell(r.bare)} | ${cpu(r.bare)} | \`${r.call}\` | ${cell(r.rpc)} | ${((100 * r.reads.rps) / r.bare.rps).toFixed(0)} % | ${(r.reads.rps / r.rpc.rps).toFixed(1)}× | ${cell(r.gateway)} | ${cpu(r.gateway)} | ${((100 * r.gateway.rps) / r.reads.rps).toFixed(0)} % | ${r.gatewayOverhead.p50Ms.toFixed(2)}/${r.gatewayOverhead.p99Ms.toFixed(2)} |`,
+      `| ${r.db} | ${r.route} | ${cell(r.reads)} | ${cpu(r.reads)} | ${cell(r.readsNoCache)} | ${cell(r.ponder)} | ${cell(r.bare)} | ${cpu(r.bare)} | \`${r.call}\` | ${cell(r.rpc)} | ${((100 * r.reads.rps) / r.bare.rps).toFixed(0)} % | ${(r.reads.rps / r.rpc.rps).toFixed(1)}× | ${cell(r.gateway)} | ${cpu(r.gateway)} | ${((100 * r.gateway.rps) / r.reads.rps).toFixed(0)} % | ${r.gatewayOverhead.p50Ms.toFixed(2)}/${r.gatewayOverhead.p99Ms.toFixed(2)} (${r.gatewayOverhead.ownP50Ms.toFixed(2)}/${r.gatewayOverhead.ownP99Ms.toFixed(2)}) |`,
     );
   }
   return lines.join("\n");
