@@ -15,7 +15,7 @@ abstract contract VenueInvariantBase is VenueFixture {
         super.setUp();
         handler = new VenueHandler(engine, [market, gbp], oracle, token, lens, admin, 5);
         targetContract(address(handler));
-        bytes4[] memory sel = new bytes4[](26);
+        bytes4[] memory sel = new bytes4[](27);
         sel[0] = VenueHandler.deposit.selector;
         sel[1] = VenueHandler.withdraw.selector;
         sel[2] = VenueHandler.placeLimit.selector;
@@ -42,6 +42,7 @@ abstract contract VenueInvariantBase is VenueFixture {
         sel[23] = VenueHandler.withdrawFees.selector;
         sel[24] = VenueHandler.placeReduceOnly.selector;
         sel[25] = VenueHandler.replaySignature.selector;
+        sel[26] = VenueHandler.advanceSession.selector;
         targetSelector(FuzzSelector(address(handler), sel));
         // seed every actor with margin so the first steps can trade
         for (uint256 i; i < 5; ++i) handler.deposit(i, 5_000e6);
@@ -107,7 +108,8 @@ abstract contract VenueInvariantBase is VenueFixture {
 ///   no position opened or increased in a step below initial margin;
 ///   with depth inside the bankruptcy price a liquidation reduces the position, and without it
 ///   the backstop does; bad debt only where the book and the fund were exhausted;
-///   cancel, reduce-only close, liquidation and withdrawals keep working while a market is paused;
+///   cancel, reduce-only close, liquidation and withdrawals keep working while a market is paused
+///   (a weekend session closes orders and liquidations until it reopens: the sweep reopens first);
 ///   bad debt (rounding dust) only in a liquidation step; a reduce-only order never increases or
 ///   flips its position; no position above maxPositionQty, open interest within maxOpenInterestQty;
 ///   a voided signed approval (revoked, nonces invalidated, past its deadline) approves nothing.

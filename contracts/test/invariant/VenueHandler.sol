@@ -12,8 +12,9 @@ import {RiskChecks} from "../utils/RiskChecks.sol";
 /// Random walks over the venue for the invariant tests. Actors deposit, withdraw, place limit and
 /// market orders (with derived or chosen client keys, as owner or through an operator), cancel,
 /// close (reduce-only), lay ladders of minimum-size orders (the fill cap); operators are approved
-/// directly or by EIP-712 signature and revoked; the admin pauses markets; prices move, time
-/// passes, the feed goes stale; a keeper liquidates positions and accounts.
+/// directly or by EIP-712 signature and revoked; the admin pauses markets and the schedule
+/// keeper moves them through their sessions; prices move, time passes, the feed goes stale; a
+/// keeper liquidates positions and accounts.
 ///
 /// Every venue call is made in try/catch and its revert classified against what the action can
 /// legitimately meet in the current state (`_expect`); anything else is counted in
@@ -48,6 +49,8 @@ contract VenueHandler is Test {
     bool[2] public stale; // the feed of this market stopped (until a warp or a price move)
     uint256 internal staleSteps; // the feed comes back on its own after a few steps
     uint256[2] internal pausedSteps; // and the admin resumes a paused market
+    IMarket.Session[2] public session; // the market's trading session (FX weekend schedule)
+    uint256[2] internal sessionSteps; // a session other than OPEN ends after a few steps
 
     // ─── ghosts: what happened ───────────────────────────────────────────────────────────
     uint256 public calls;
@@ -78,6 +81,8 @@ contract VenueHandler is Test {
     uint256 public capRefusals; // PositionCapExceeded / OpenInterestCapExceeded
     uint256 public voidedSignatureRefusals; // a signed approval voided (revoke, nonces, deadline) refused
     uint256 public nonceInvalidations;
+    uint256 public sessionChanges;
+    uint256 public closedRefusals; // MarketClosed / MarketReduceOnly met by orders, closes, liquidations
 
     // ─── ghosts: broken rules of today's design (the current invariants fail on these) ────
     uint256 public unexpectedReverts;
@@ -154,6 +159,23 @@ contract VenueHandler is Test {
         }
         for (uint256 k; k < 2; ++k) {
             if (pausedSteps[k] != 0 && --pausedSteps[k] == 0 && paused[k]) _setActive(k, true);
+            if (sessionSteps[k] != 0 && --sessionSteps[k] == 0) _setSession(k, _nextSession(session[k]));
+        }
+    }
+
+    /// OPEN → REDUCE_ONLY (pre-close) → CLOSED (weekend) → OPEN.
+    function _nextSession(IMarket.Session s) internal pure returns (IMarket.Session) {
+        return s == IMarket.Session.OPEN ? IMarket.Session.REDUCE_ONLY : s == IMarket.Session.REDUCE_ONLY ? IMarket.Session.CLOSED : IMarket.Session.OPEN;
+    }
+
+    function _setSession(uint256 k, IMarket.Session next) internal {
+        vm.prank(admin);
+        try engine.setMarketSession(ids[k], next) {
+            session[k] = next;
+            ++sessionChanges;
+            sessionSteps[k] = next == IMarket.Session.OPEN ? 0 : 2;
+        } catch (bytes memory r) {
+            _expect("setMarketSession", r, new bytes4[](0));
         }
     }
 
@@ -193,7 +215,9 @@ contract VenueHandler is Test {
     /// empty book, too many orders, initial margin; a stale feed and a pause when they hold; the
     /// operator band when an operator acts; the exposure caps.
     function _orderRefusals(uint256 k) internal view returns (bytes4[] memory a) {
-        a = new bytes4[](15);
+        a = new bytes4[](17);
+        a[15] = session[k] == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
+        a[16] = session[k] == IMarket.Session.REDUCE_ONLY ? IVenueErrors.MarketReduceOnly.selector : bytes4(0xffffffff);
         a[12] = operatorActing ? IVenueErrors.OperatorPriceTooFar.selector : bytes4(0xffffffff);
         a[13] = IVenueErrors.PositionCapExceeded.selector;
         a[14] = IVenueErrors.OpenInterestCapExceeded.selector;
@@ -355,6 +379,7 @@ contract VenueHandler is Test {
             else if (sel == IVenueErrors.OperatorPriceTooFar.selector) ++operatorBandRefusals;
             else if (sel == IVenueErrors.PriceStale.selector) ++staleRefusals;
             else if (sel == IVenueErrors.MarketNotActive.selector) ++pausedRefusals;
+            else if (sel == IVenueErrors.MarketClosed.selector || sel == IVenueErrors.MarketReduceOnly.selector) ++closedRefusals;
             else if (sel == IVenueErrors.PositionCapExceeded.selector || sel == IVenueErrors.OpenInterestCapExceeded.selector) {
                 ++capRefusals;
             }
@@ -690,6 +715,13 @@ contract VenueHandler is Test {
         }
     }
 
+    /// The schedule keeper moves a market to its next session (OPEN → REDUCE_ONLY → CLOSED →
+    /// OPEN); a session other than OPEN lasts two steps at most.
+    function advanceSession(uint256 marketSeed) external step {
+        uint256 k = marketSeed & 1;
+        _setSession(k, _nextSession(session[k]));
+    }
+
     // ─── the venue's pots (issue 10; called by signature until the functions exist) ─────────
 
     /// A stranger donates to the insurance fund: the fund grows by exactly the donation.
@@ -777,6 +809,7 @@ contract VenueHandler is Test {
             allowed[0] = IVenueErrors.NotLiquidatable.selector;
             allowed[1] = IVenueErrors.NoPosition.selector;
             allowed[2] = stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff);
+            if (session[k] == IMarket.Session.CLOSED) allowed[1] = IVenueErrors.MarketClosed.selector; // checked before the position
             _expect("liquidatePosition (healthy)", r, allowed);
         }
     }
@@ -787,7 +820,8 @@ contract VenueHandler is Test {
         uint256 k = m == markets[0] ? 0 : 1;
         if (!ok) {
             ++failedLiquidations;
-            bytes4[] memory allowed = new bytes4[](6);
+            bytes4[] memory allowed = new bytes4[](7);
+            allowed[6] = session[k] == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
             allowed[0] = IVenueErrors.NotLiquidatable.selector; // the lens and the market disagree by rounding
             allowed[1] = IVenueErrors.NoLiquidity.selector; // today: an empty book (target: backstop)
             allowed[2] = IVenueErrors.ClientKeyInUse.selector; // today (scenario 4c)
@@ -795,7 +829,8 @@ contract VenueHandler is Test {
             allowed[4] = IVenueErrors.MarketNotActive.selector; // today: paused (target: works paused)
             allowed[5] = IVenueErrors.SelfTrade.selector;
             bytes4 sel = _expect("liquidatePosition", r, allowed);
-            if (sel == IVenueErrors.PriceStale.selector || sel == IVenueErrors.NotLiquidatable.selector) return;
+            if (sel == IVenueErrors.MarketClosed.selector) ++closedRefusals; // until the market reopens
+            if (sel == IVenueErrors.PriceStale.selector || sel == IVenueErrors.NotLiquidatable.selector || sel == IVenueErrors.MarketClosed.selector) return;
             if (sel == IVenueErrors.MarketNotActive.selector) {
                 ++refusedWhilePaused;
                 _target("liquidation refused while paused");
@@ -840,7 +875,10 @@ contract VenueHandler is Test {
             ++accountLiquidations;
         } catch (bytes memory r) {
             ++failedLiquidations;
-            bytes4[] memory allowed = new bytes4[](6);
+            bytes4[] memory allowed = new bytes4[](7);
+            allowed[6] = (session[0] == IMarket.Session.CLOSED || session[1] == IMarket.Session.CLOSED)
+                ? IVenueErrors.MarketClosed.selector
+                : bytes4(0xffffffff);
             allowed[0] = IVenueErrors.NotLiquidatable.selector;
             allowed[1] = IVenueErrors.NoLiquidity.selector;
             allowed[2] = IVenueErrors.ClientKeyInUse.selector;
@@ -848,11 +886,11 @@ contract VenueHandler is Test {
             allowed[4] = IVenueErrors.MarketNotActive.selector;
             allowed[5] = IVenueErrors.SelfTrade.selector;
             bytes4 sel = _expect("liquidateAccount", r, allowed);
-            if (sel == IVenueErrors.PriceStale.selector || sel == IVenueErrors.NotLiquidatable.selector) return;
+            if (sel == IVenueErrors.PriceStale.selector || sel == IVenueErrors.NotLiquidatable.selector || sel == IVenueErrors.MarketClosed.selector) return;
         }
         // issue 10: each market with depth inside bankruptcy is reduced, whatever the other does
         for (uint256 j; j < 2; ++j) {
-            if (depths[j] == 0 || stale[j]) continue;
+            if (depths[j] == 0 || stale[j] || session[j] == IMarket.Session.CLOSED) continue;
             if (_abs(markets[j].getPosition(id).sizeQty) >= _abs(sizes[j])) {
                 ++blockedWithDepth;
                 _target("liquidateAccount left a market with depth unreduced");
@@ -869,9 +907,14 @@ contract VenueHandler is Test {
     /// refusals it cannot explain are returned). Expected: NotLiquidatable (the lens and the
     /// market round apart) and NoLiquidity (no depth, the fund cannot carry it, nobody to deleverage).
     function liquidateEverything() external returns (uint256 unexpected, bytes memory lastReason) {
-        // a live feed (at the same prices): staleness must not hide a deficit
+        // a live feed (at the same prices) and open markets: staleness or a weekend must not hide a deficit
         _refresh(0);
         _refresh(1);
+        for (uint256 k; k < 2; ++k) {
+            if (session[k] == IMarket.Session.OPEN) continue;
+            vm.prank(admin);
+            engine.setMarketSession(ids[k], IMarket.Session.OPEN);
+        }
         for (uint256 round; round < 3; ++round) {
             bool any;
             for (uint256 j; j < 2; ++j) {

@@ -48,6 +48,7 @@ contract VenueHandlerTest is VenueFixture {
         else if (k == 23) h.withdrawFees(s2);
         else if (k == 24) h.placeReduceOnly(seed, s2 & 1 == 0, int256(s2 >> 128), s2 >> 8);
         else if (k == 25) h.replaySignature(seed, s2);
+        else if (k == 26) h.advanceSession(s2);
         else h.liquidate(seed);
     }
 
@@ -108,5 +109,32 @@ contract VenueHandlerTest is VenueFixture {
         assertGt(l, 0, "EUR/USD open interest");
         assertGt(g, 0, "GBP/USD open interest");
         assertGt(engine.feesWad(), 0, "fees");
+    }
+
+    /// The same walk with the schedule keeper moving markets through their sessions (pre-close,
+    /// weekend, reopening) every few steps: orders and liquidations meet the session's refusals,
+    /// every revert is classified, and issue 10's rules hold across the gaps.
+    function test_handler_sessions() public {
+        uint256 seed = 7;
+        for (uint256 i; i < 300; ++i) {
+            seed = uint256(keccak256(abi.encode(seed)));
+            uint256 k = i % 10 == 0 ? 26 : seed % 26;
+            this.step(k, uint256(keccak256(abi.encode(seed, 1))));
+            _checkSolvency();
+            _checkVenueKeepsDust();
+        }
+        _checkBook(market);
+        _checkBook(gbp);
+        _checkCommitted();
+        if (h.unexpectedReverts() != 0) {
+            revert(string.concat("unexpected revert in ", h.lastUnexpectedAction(), ": ", vm.toString(h.lastUnexpectedReason())));
+        }
+        assertEq(h.bornBelowInitialMargin() + h.blockedWithDepth() + h.blockedWithoutDepth(), 0, h.lastTargetViolation());
+        assertEq(h.badDebtDespiteDepth() + h.badDebtWithFundLeft() + h.refusedWhilePaused(), 0, h.lastTargetViolation());
+        assertEq(h.badDebtOutsideLiquidation() + h.reduceOnlyGrew(), 0, h.lastTargetViolation());
+        assertGe(RiskChecks.surplusSignedWad(engine, lens, token), int256(0), "a pool hides a deficit");
+        assertGt(h.sessionChanges(), 10, "market sessions (pre-close, weekend, reopening)");
+        assertGt(h.closedRefusals(), 0, "orders or liquidations refused by the session");
+        assertGt(h.placed(), 20, "orders placed");
     }
 }
