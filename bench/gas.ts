@@ -105,7 +105,7 @@ async function measure(rpcUrl: string, log: (m: string) => void): Promise<Record
 
   // ── resting orders and cancel ────────────────────────────────────────────────────────
   // a live market first (a resting bid): the first order ever pays one-off zero→nonzero writes
-  await place(m0, LONG, LIMIT, usd("10.5"), 10n, px("1.05"));
+  await place(m0, LONG, LIMIT, usd("10.75"), 10n, px("1.075")); // within the band (1.08 ± 94 bps)
   const restTarget = { max: 200_000, label: "<= 200k" };
   record("limitOrderNewLevel", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.09")), restTarget); // 100 @ 1.09
   const second = await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.09"));
@@ -177,8 +177,12 @@ async function measure(rpcUrl: string, log: (m: string) => void): Promise<Record
   const lev = await actor(2, usd("1000"));
   await place(m0, SHORT, LIMIT, usd("108"), 10n, px("1.08")); // 1000 ask
   await place(lev, LONG, MARKET, usd("22.5"), 48n); // 1000 at 48x
-  await place(makers[0]!, LONG, LIMIT, usd("213"), 10n, px("1.065")); // 2000 bid
+  // the oracle moves at most 1 % per update (all updates of one second together): two updates a
+  // second apart; then a 2000 bid within the band of the new mark
+  await send(deployer, d.contracts.oracle, oracleAbi, "setPrice", [EUR, px("1.0692")]);
+  await client.request({ method: "evm_increaseTime" as never, params: [1] as never });
   await send(deployer, d.contracts.oracle, oracleAbi, "setPrice", [EUR, px("1.066")]);
+  await place(makers[0]!, LONG, LIMIT, usd("213"), 10n, px("1.065")); // 2000 bid
   const keeper = walletClientFor(rpcUrl, LOCAL_CHAIN_ID, devAccount(KEY_INDEX.keeper).privateKey);
   const liq = await send(keeper, engine, engineAbi, "liquidatePosition", [lev.accountId, EUR]);
   record("liquidate", liq, undefined, `${fills(liq)} maker fill`);

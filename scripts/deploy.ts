@@ -55,9 +55,9 @@ const e18 = (v: string) => parseUnits(v, 18);
 
 /** The three local markets (docs/CONTRACTS.md "Local market parameters"). */
 export const LOCAL_MARKETS: MarketSpec[] = [
-  { base: "EUR", quote: "USD", maxLeverage: 50, maintenanceMarginBps: 100, indexPriceX18: e18("1.08") },
-  { base: "GBP", quote: "USD", maxLeverage: 25, maintenanceMarginBps: 200, indexPriceX18: e18("1.27") },
-  { base: "AUD", quote: "USD", maxLeverage: 20, maintenanceMarginBps: 250, indexPriceX18: e18("0.66") },
+  { base: "EUR", quote: "USD", maxLeverage: 50, maintenanceMarginBps: 100, indexPriceX18: e18("1.08"), priceBandBps: 94, operatorBandBps: 90 },
+  { base: "GBP", quote: "USD", maxLeverage: 25, maintenanceMarginBps: 200, indexPriceX18: e18("1.27"), priceBandBps: 150, operatorBandBps: 140 },
+  { base: "AUD", quote: "USD", maxLeverage: 20, maintenanceMarginBps: 250, indexPriceX18: e18("0.66"), priceBandBps: 200, operatorBandBps: 190 },
 ];
 
 /** The weekend gap the close uplift covers on top of maintenance (docs/CONTRACTS.md "Weekends and gaps"). */
@@ -66,9 +66,15 @@ export const TYPICAL_GAP_BPS = 200;
 export const closeUpliftBps = (s: MarketSpec): number =>
   s.closeUpliftBps ?? Math.ceil(((s.maintenanceMarginBps + TYPICAL_GAP_BPS) * 10_000) / s.maintenanceMarginBps);
 
-/** Devnet oracle: stale after 60 s (the local feed pushes every 2 s), at most 5 % per update. */
+/** Devnet oracle: stale after 60 s (the local feed pushes every 2 s), at most 1 % per update:
+ *  ≤ 1/L − maintenance of every market it prices (EUR/USD: 2 % − 1 %), which MarketFactory checks. */
 export const ORACLE_MAX_AGE_SECONDS = 60n;
-export const ORACLE_MAX_MOVE_BPS = 500n;
+export const ORACLE_MAX_MOVE_BPS = 100n;
+
+/** The widest price band MarketFactory accepts: (band + maintenance + taker fee) × L < 10⁴. */
+export function maxPriceBandBps(maxLeverage: number, maintenanceMarginBps: number, takerFeeBps: number): number {
+  return Math.floor(9_999 / maxLeverage) - maintenanceMarginBps - takerFeeBps;
+}
 /** Devnet delay of the VenueTimelock (new updaters, oracle config, feeds, new markets). */
 export const GOVERNANCE_DELAY_SECONDS = 3600n;
 
@@ -84,6 +90,8 @@ export const marketIdOf = (symbol: string): Hex => keccak256(toBytes(symbol));
 /** The MarketParams struct for `MarketFactory.createMarket` (factory fills ids and tokens). */
 export function marketParams(s: MarketSpec) {
   const symbol = `${s.base}/${s.quote}`;
+  const takerFeeBps = s.takerFeeBps ?? 5;
+  const priceBandBps = s.priceBandBps ?? maxPriceBandBps(s.maxLeverage, s.maintenanceMarginBps, takerFeeBps);
   return {
     marketId: marketIdOf(symbol),
     symbol,
@@ -96,15 +104,14 @@ export function marketParams(s: MarketSpec) {
     maintenanceMarginBps: s.maintenanceMarginBps,
     liquidationFeeBps: s.liquidationFeeBps ?? 50,
     makerFeeBps: s.makerFeeBps ?? 1,
-    takerFeeBps: s.takerFeeBps ?? 5,
-    priceBandBps: s.priceBandBps ?? 500,
-    markClampBps: s.markClampBps ?? 50, // ≤ half the smallest maintenance margin
+    takerFeeBps,
+    priceBandBps,
+    markClampBps: s.markClampBps ?? Math.min(50, Math.floor(s.maintenanceMarginBps / 2)), // ≤ maintenance / 2
     maxFillsPerTx: s.maxFillsPerTx ?? 50,
     maxFundingRateX18PerHour: s.maxFundingRateX18PerHour ?? e18("0.001"), // 0.1 %/h
     skewScaleX18PerHour: s.skewScaleX18PerHour ?? e18("0.0001"), // 0.01 %/h
-    // The relayer (every account's operator) prices orders within mark ± 4.5 %: below the 5 %
-    // band, wide enough for the resting orders the API's users place 3-4 % from the mark.
-    operatorBandBps: s.operatorBandBps ?? 450,
+    // The relayer (every account's operator) prices orders within mark ± operator band ≤ band.
+    operatorBandBps: s.operatorBandBps ?? priceBandBps,
     // Caps far above devnet trading (10 M base units ≈ 10.8 M USD of EUR), so they bind only abuse.
     maxOpenInterestQty: s.maxOpenInterestQty ?? e18("100000000"),
     maxPositionQty: s.maxPositionQty ?? e18("10000000"),
@@ -120,7 +127,7 @@ export type DeployOptions = {
   markets?: MarketSpec[];
   /** Oracle staleness bound (default 60 s: keep a price feed running, or pass more). */
   maxAgeSeconds?: bigint;
-  /** Largest move of one oracle update, bps of the price before it (default 500). */
+  /** Largest move of one oracle update, bps of the price before it (default 100). */
   maxMoveBps?: bigint;
   /** Holders of the engine's SCHEDULE_ROLE (switch market sessions); default on the local
    *  chain: the keeper's key. The deployer keeps it too, as the constructor made it. */

@@ -43,9 +43,7 @@ contract MarketFactory is IMarketFactory, AccessControl {
         if (IEngine(engine).marketOf(params.marketId) != address(0)) revert InvalidParameters();
         address oracle = IEngine(engine).oracle();
         (uint256 index,) = IOracle(oracle).getPrice(params.marketId);
-        // checkBand (band and mark clamp against leverage) joins once the test fixture's and the
-        // devnet's markets meet it (docs/CONTRACTS.md "Market parameter rules"); checkParams runs both.
-        MarketParamRules.checkEach(params, index);
+        MarketParamRules.check(params, index, IOracle(oracle).maxMoveBps());
         params.baseFxToken = _fxToken(baseSymbol);
         params.quoteFxToken = _fxToken(quoteSymbol);
         market = Clones.cloneDeterministic(marketImplementation, params.marketId);
@@ -60,8 +58,9 @@ contract MarketFactory is IMarketFactory, AccessControl {
     }
 
     function checkParams(IMarket.MarketParams calldata p) external view {
-        (uint256 index,) = IOracle(IEngine(engine).oracle()).getPrice(p.marketId);
-        MarketParamRules.check(p, index);
+        IOracle oracle = IOracle(IEngine(engine).oracle());
+        (uint256 index,) = oracle.getPrice(p.marketId);
+        MarketParamRules.check(p, index, oracle.maxMoveBps());
     }
 
     function marketCount() external view returns (uint256) {

@@ -219,11 +219,11 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
     });
 
     it("trade LIMIT (integers in), list with filters, cancel with { market_id, client_key }", async () => {
-      // a bid 2 % under the mark, on the deploy's tick (0.00001), inside the 5 % band: it rests
+      // a bid 0.5 % under the mark, on the deploy's tick (0.00001), inside the relayer's operator band: it rests
       const mark = await req("GET", `/v1/markets/${market.marketId}/price`, { key: trader.apiKey });
       expect(mark.status, JSON.stringify(mark.body)).toBe(200);
       const tick = 10n ** 13n;
-      const bidPrice = ((BigInt(mark.body.data.mark_price) * 98n) / 100n / tick) * tick;
+      const bidPrice = ((BigInt(mark.body.data.mark_price) * 995n) / 1000n / tick) * tick;
       const placed = await req("POST", `/v1/accounts/${accountId}/trade`, {
         key: trader.apiKey,
         headers: { "Idempotency-Key": `gw-e2e-${s.kind}-limit` },
@@ -272,7 +272,7 @@ describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway
       const mark = await req("GET", `/v1/markets/${market.marketId}/price`, { key: trader.apiKey });
       const tick = 10n ** 13n;
       const place = async (i: number) => {
-        const price = ((BigInt(mark.body.data.mark_price) * BigInt(970 - i)) / 1000n / tick) * tick; // resting bids
+        const price = ((BigInt(mark.body.data.mark_price) * BigInt(9_950 - i)) / 10_000n / tick) * tick; // resting bids
         const r = await req("POST", `/v1/accounts/${accountId}/trade`, {
           key: trader.apiKey,
           body: { market_id: market.marketId, collateral: "10000000", side: "0", leverage: "2", order_type: 1, limit_price: price.toString() },

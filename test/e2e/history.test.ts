@@ -245,7 +245,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
         // a fresh index first (the earlier tests may outlast the oracle's 60 s staleness bound)
         await setPrice(EUR, "1.0550");
         const head = await v.client.getBlockNumber({ cacheTime: 0 });
-        await place(1, EUR, "LONG", "LIMIT", "100", 5, "1.0400");
+        await place(1, EUR, "LONG", "LIMIT", "100", 5, "1.0560"); // within the band of a mark at 1.055 ± the clamp
         await place(2, EUR, "SHORT", "MARKET", "100", 5);
         await waitForBlock(ix.url, head + 2n);
       }

@@ -50,6 +50,19 @@ describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($
     return r;
   };
 
+  /** Moves the index to `target` in updates the oracle bounds (1 % on the devnet, all updates of
+   *  one second together): one request a second until the applied price is the target. */
+  const walkIndex = async (target: bigint) => {
+    let last;
+    for (let i = 0; i < 20; i++) {
+      last = await write(deployerWallet, { address: oracle, abi: oracleAbi, functionName: "setPrice", args: [marketId, target] });
+      const [now] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [marketId], blockNumber: last.blockNumber });
+      if (now === target) return last;
+      await new Promise((r) => setTimeout(r, 1_100));
+    }
+    throw new Error(`the index never reached ${target}`);
+  };
+
   beforeAll(async () => {
     [startPrice] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [marketId] });
     // The trader's own account: 10,000 USDV minted by the deployer, approved, deposited.
@@ -66,9 +79,7 @@ describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($
 
   afterAll(async () => {
     // Leave the shared stack's EUR/USD where it was.
-    if (startPrice > 0n) {
-      await write(deployerWallet, { address: oracle, abi: oracleAbi, functionName: "setPrice", args: [marketId, startPrice] }).catch(() => {});
-    }
+    if (startPrice > 0n) await walkIndex(startPrice).catch(() => {});
   });
 
   it("opens a 40x long (50x at the ask would be below initial margin) against the keeper's market maker", async () => {
@@ -157,10 +168,10 @@ describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($
     expect([healthyAccount.status, healthyAccount.body.error?.code]).toEqual([409, "NOT_LIQUIDATABLE"]);
   });
 
-  it("liquidates the position after a 3% drop, and every route shows it", async () => {
+  it("liquidates the position after a 3% drop (walked in 1 % oracle updates), and every route shows it", async () => {
     const before = await client.readContract({ address: engine, abi: engineAbi, functionName: "getAccount", args: [accountId] });
     const drop = (startPrice * 97n) / 100n / 10n ** 13n * 10n ** 13n; // on the 0.00001 tick
-    const moved = await write(deployerWallet, { address: oracle, abi: oracleAbi, functionName: "setPrice", args: [marketId, drop] });
+    const moved = await walkIndex(drop);
 
     const liquidated = await until("the keeper's liquidation", async () => {
       const r = await call(`${s.keeperUrl}/liquidation/position/${positionId}?minBlock=${moved.blockNumber}`);

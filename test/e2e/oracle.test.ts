@@ -22,7 +22,7 @@ describe.each(stackList())("oracle ($kind)", (s: StackInfo) => {
     expect(await client.readContract({ address: oracle, abi: oracleAbi, functionName: "maxAgeSeconds" })).toBe(60n);
     // by primary key: /sql refuses scans above SQL_MAX_COST
     const [config] = await sqlClient().db.select().from(schema.oracleConfig).where(eq(schema.oracleConfig.id, 0));
-    expect(config).toMatchObject({ maxAgeSeconds: 60n, maxMoveBps: 500 });
+    expect(config).toMatchObject({ maxAgeSeconds: 60n, maxMoveBps: 100 });
     const feed = devAccount(KEY_INDEX.priceFeed).address.toLowerCase() as Hex;
     const [updater] = await sqlClient().db.select().from(schema.oracleUpdater).where(eq(schema.oracleUpdater.address, feed));
     expect(updater?.allowed).toBe(true);
@@ -38,15 +38,15 @@ describe.each(stackList())("oracle ($kind)", (s: StackInfo) => {
     await push(10n ** 18n); // the first price is the reference
     const r = await push(2n * 10n ** 18n);
     const [ev] = parseEventLogs({ abi: oracleAbi, logs: r.logs, eventName: "IndexPriceClamped" });
-    expect(ev?.args).toMatchObject({ requestedPriceX18: 2n * 10n ** 18n, appliedPriceX18: 105n * 10n ** 16n, referencePriceX18: 10n ** 18n });
+    expect(ev?.args).toMatchObject({ requestedPriceX18: 2n * 10n ** 18n, appliedPriceX18: 101n * 10n ** 16n, referencePriceX18: 10n ** 18n });
     const [price] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [id] });
-    expect(price).toBe(105n * 10n ** 16n);
+    expect(price).toBe(101n * 10n ** 16n);
 
     await waitIndexed(s, r.blockNumber, 90_000);
     const rows = await sqlClient().db.select().from(schema.indexPriceClamp).where(eq(schema.indexPriceClamp.marketId, id));
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ requestedPriceX18: 2n * 10n ** 18n, appliedPriceX18: 105n * 10n ** 16n, referencePriceX18: 10n ** 18n, blockNumber: r.blockNumber });
+    expect(rows[0]).toMatchObject({ requestedPriceX18: 2n * 10n ** 18n, appliedPriceX18: 101n * 10n ** 16n, referencePriceX18: 10n ** 18n, blockNumber: r.blockNumber });
     const [latest] = await sqlClient().db.select().from(schema.indexPrice).where(eq(schema.indexPrice.marketId, id));
-    expect(latest?.priceX18).toBe(105n * 10n ** 16n);
+    expect(latest?.priceX18).toBe(101n * 10n ** 16n);
   });
 });

@@ -60,8 +60,9 @@ describe.skipIf(runnable.length === 0).each(runnable)("reference page on $kind",
 
     // a resting bid at a price of its own: a new level in the page's book
     const book = (await api("GET", `/markets/${eur}/orderbook?depth=1`)).body.data;
-    const bestBid = BigInt(book.bids[0]?.price ?? parseUnits("1.07", 18));
-    const low = ((bestBid * 96n) / 100n / 10n ** 14n) * 10n ** 14n;
+    const bestBid = BigInt(book.bids[0]?.price ?? parseUnits("1.079", 18));
+    // below the book, within the relayer's operator band of the mark
+    const low = ((bestBid * 998n) / 1000n / 10n ** 14n) * 10n ** 14n;
     const key = `0x${"5e".repeat(31)}0f` as Hex;
     await write("POST", `/accounts/${accountId}/orders`, { marketId: eur, collateralAmount: "50000000", side: "LONG", leverage: 2, orderType: "LIMIT", limitPrice: low.toString(), clientKey: key });
     await expect.poll(() => sec.locator(`.book tr.bid[data-price="${low}"]`).count(), { timeout: 10_000 }).toBe(1);

@@ -89,8 +89,9 @@ describe.skipIf(runnable.length === 0).each(runnable)("streams on $kind", (s: St
   it("snapshot + updates equal the REST answers at each block through a session of writes", async () => {
     await consistent("start");
     const book = (await rest(`/markets/${eur}/orderbook?depth=10`)).data;
-    const bestBid = BigInt(book.bids[0]?.price ?? parseUnits("1.07", 18));
-    const low = ((bestBid * 97n) / 100n / 10n ** 14n) * 10n ** 14n; // rests below the book: a new level
+    const bestBid = BigInt(book.bids[0]?.price ?? parseUnits("1.079", 18));
+    // rests below the book (a new level), within the relayer's operator band of the mark
+    const low = ((bestBid * 998n) / 1000n / 10n ** 14n) * 10n ** 14n;
     const key = `0x${"5e".repeat(31)}01` as Hex;
     await write("POST", `/accounts/${accountId}/orders`, { marketId: eur, collateralAmount: "50000000", side: "LONG", leverage: 2, orderType: "LIMIT", limitPrice: low.toString(), clientKey: key });
     await c.until(() => subs.book!.data!.bids.some((l: { price: string }) => BigInt(l.price) === low), 20_000);

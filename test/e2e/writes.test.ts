@@ -288,7 +288,7 @@ describe.each(stackList())("integration write routes ($kind)", (s) => {
 
     it("errors: MARKET_NOT_FOUND, MARKET_NOT_ACTIVE, EXCEEDS_MAX_LEVERAGE (0 and above max), INSUFFICIENT_MARGIN, UNAUTHORIZED", async () => {
       const place = (token: string, body: unknown, id = ids.w) => req("POST", `/accounts/${id}/orders`, { token, body });
-      const price = atTick((mark * 97n) / 100n);
+      const price = atTick((mark * 995n) / 1000n);
       const unknown = await place(tokens.w!, { ...limitBody("LONG", price), marketId: unknownMarket });
       expect([unknown.status, unknown.body.error!.code]).toEqual([404, "MARKET_NOT_FOUND"]);
       const lev0 = await place(tokens.w!, { ...limitBody("LONG", price), leverage: 0 });
@@ -310,7 +310,7 @@ describe.each(stackList())("integration write routes ($kind)", (s) => {
       await setActive(false);
       try {
         const audMark = await client.readContract({ address: aud.marketAddress, abi: marketAbi, functionName: "markPrice" });
-        const paused = await place(tokens.w!, { ...limitBody("LONG", atTick((audMark * 97n) / 100n)), marketId: aud.marketId });
+        const paused = await place(tokens.w!, { ...limitBody("LONG", atTick((audMark * 995n) / 1000n)), marketId: aud.marketId });
         expect([paused.status, paused.body.error!.code]).toEqual([409, "MARKET_NOT_ACTIVE"]);
       } finally {
         await setActive(true);
@@ -319,7 +319,7 @@ describe.each(stackList())("integration write routes ($kind)", (s) => {
 
     let resting: { clientKey: Hex; orderId: string };
     it("LIMIT order 201 PLACED: fields from OrderPlaced, equal to the chain, then listed by GET /accounts/{id}/orders", async () => {
-      const price = atTick((mark * 97n) / 100n); // rests below the book
+      const price = atTick((mark * 995n) / 1000n); // rests below the book
       const r = await req("POST", `/accounts/${ids.w}/orders`, { token: tokens.w, body: limitBody("LONG", price) });
       expect(r.status, JSON.stringify(r.body)).toBe(201);
       const d = r.body.data;
@@ -342,7 +342,7 @@ describe.each(stackList())("integration write routes ($kind)", (s) => {
 
     it("a client key of the caller's choosing; reusing it while open is CLIENT_KEY_IN_USE", async () => {
       const key = ("0x" + "c1".repeat(32)) as Hex;
-      const price = atTick((mark * 96n) / 100n);
+      const price = atTick((mark * 994n) / 1000n);
       const r = await req("POST", `/accounts/${ids.w}/orders`, { token: tokens.w, body: limitBody("LONG", price, usd("50"), { clientKey: key }) });
       expect(r.status).toBe(201);
       expect(r.body.data.clientKey).toBe(key);

@@ -15,10 +15,19 @@ library MarketParamRules {
     /// A tick may be at most this fraction of the index (bps): 10 bps keeps prices meaningful.
     uint256 internal constant MAX_TICK_BPS_OF_PRICE = 10;
 
-    /// Every rule. `indexX18` 0 (no price yet) skips the two that need the market's price level.
-    function check(IMarket.MarketParams memory p, uint256 indexX18) internal pure {
+    /// Every rule. `indexX18` 0 (no price yet) skips the two that need the market's price level;
+    /// `oracleMaxMoveBps` is the oracle's per-update bound (`IOracle.maxMoveBps`, 0 = unbounded).
+    function check(IMarket.MarketParams memory p, uint256 indexX18, uint256 oracleMaxMoveBps) internal pure {
         checkEach(p, indexX18);
         checkBand(p);
+        checkOracleBound(p, oracleMaxMoveBps);
+    }
+
+    /// One oracle update moves the index at most `maxMove`: a position opened at initial margin
+    /// (1/L) must still be above maintenance after it, so maxMove + maintenance ≤ 1/L; an
+    /// unbounded oracle (0) is refused.
+    function checkOracleBound(IMarket.MarketParams memory p, uint256 maxMove) internal pure {
+        _require(maxMove != 0 && (maxMove + p.maintenanceMarginBps) * p.maxLeverage <= BPS, "0<oracleMaxMove<=1/leverage-maintenance");
     }
 
     /// The price band and the mark clamp against leverage and maintenance.

@@ -16,14 +16,14 @@ interface IMarketFactory is IVenueErrors {
     /// VALIDATION_ERROR: the parameters break `rule` (factory/MarketParamRules.sol).
     error InvalidMarketParams(string rule);
 
-    /// PARAMS_ROLE (the timelock after deployment). Checks the parameters (MarketParamRules.checkEach,
-    /// with the oracle's current index when it has one), deploys `fx<BASE>`/`fx<QUOTE>` tokens, clones
+    /// PARAMS_ROLE (the timelock after deployment). Checks the parameters (every MarketParamRules
+    /// rule, with the oracle's current index when it has one and its per-update bound), deploys `fx<BASE>`/`fx<QUOTE>` tokens, clones
     /// the market, registers it. `p.marketId`, `p.baseFxToken` and `p.quoteFxToken` are filled
     /// in by the factory. A duplicate market reverts InvalidParameters.
     function createMarket(string calldata baseSymbol, string calldata quoteSymbol, IMarket.MarketParams calldata p)
         external returns (address market);
 
-    /// Every rule (createMarket's and the band/mark-clamp rules), as a view (reverts InvalidMarketParams(rule)).
+    /// createMarket's rules as a view (reverts InvalidMarketParams(rule)).
     function checkParams(IMarket.MarketParams calldata p) external view;
 
     function engine() external view returns (address);

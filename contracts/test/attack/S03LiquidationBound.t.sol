@@ -33,10 +33,18 @@ contract Scenario03LiquidationBoundAttack is AttackBase {
         _assertStrictSolvency();
     }
 
-    /// The only bid sits near the bottom of the band, far below the bankruptcy price.
+    /// The only bid sits near the bottom of the band, below the bankruptcy price. The band (94
+    /// bps < 1/L − maintenance) keeps it above bankruptcy while the position is just liquidatable,
+    /// so the index keeps falling (nobody liquidates) until the band reaches below bankruptcy.
     function test_attack_liquidationFillsBelowBankruptcy() public {
         _pushUntilLiquidatable(market, a);
-        uint256 low = _onTick(market.markPrice() * (1e4 - _bandBps()) / 1e4) + TICK;
+        uint256 low;
+        for (uint256 i; i < 100; ++i) {
+            low = _onTick(market.markPrice() * (1e4 - _bandBps()) / 1e4) + TICK;
+            if (low < _health(a).insolvencyPriceX18) break;
+            (uint256 p,) = oracle.getPrice(EUR);
+            _walkIndex(EUR, p * 9_990 / 10_000);
+        }
         assertLt(low, _health(a).insolvencyPriceX18, "setup: bid below bankruptcy");
         (bool ok,,) = _tryLimit(carol_, c, EUR, LONG, 1_000e6, 10, low, "low bid");
         assertTrue(ok, "setup: low bid");

@@ -29,9 +29,14 @@ contract Scenario04BlockedLiquidationAttack is AttackBase {
         // ample depth between the bankruptcy and the liquidation price, and an ask above
         IMarket.HealthView memory h = _health(a);
         depthPx = _onTick((h.insolvencyPriceX18 + h.liquidationPriceX18) / 2);
+        // orders rest within mark ± band (94 bps): the index first walks down to 90 bps above
+        // the depth (alice still healthy there)
+        uint256 near = _onTick(depthPx * 10_000 / 9_910);
+        _walkIndex(EUR, near);
+        assertFalse(_health(a).isLiquidatable, "setup: healthy before the push");
         (bool ok,,) = _tryLimit(carol_, c, EUR, LONG, 1_000e6, 10, depthPx, "depth");
         assertTrue(ok, "setup: depth bid");
-        (ok,,) = _tryLimit(carol_, c, EUR, SHORT, 100e6, 10, _onTick(EUR_PX * 102 / 100), "ask");
+        (ok,,) = _tryLimit(carol_, c, EUR, SHORT, 100e6, 10, _onTick(near * 10_090 / 10_000), "ask");
         assertTrue(ok, "setup: ask");
     }
 

@@ -37,8 +37,8 @@ contract Scenario06FundingAttack is AttackBase {
         oracle.setPrice(fun, EUR_PX);
         IMarket m = IMarket(factory.createMarket("FUN", "USD", p));
         _open(bob_, b, alice_, a, fun, LONG, EUR_PX, 27e6, 40); // long 1,000 @ 1.08
-        // margined bids far below: longs pay (skew)
-        (bool ok,,) = _tryLimit(carol_, c, fun, LONG, 5_000e6, 10, 1.03e18, "deep bid");
+        // margined bids below (within the band): longs pay (skew)
+        (bool ok,,) = _tryLimit(carol_, c, fun, LONG, 5_000e6, 10, 1.075e18, "deep bid");
         assertTrue(ok, "setup: deep bid");
         engine.pokeFunding(fun);
         assertGt(_rate(m), int256(0), "setup: longs pay");
@@ -70,7 +70,7 @@ contract Scenario06FundingAttack is AttackBase {
 
     function _twoSidedBookWithPosition() internal {
         _open(bob_, b, alice_, a, EUR, SHORT, EUR_PX, 27e6, 40); // alice short 1,000 @ 1.08
-        (bool ok,,) = _tryLimit(carol_, c, EUR, LONG, 100e6, 10, 1.07e18, "bid");
+        (bool ok,,) = _tryLimit(carol_, c, EUR, LONG, 100e6, 10, 1.072e18, "bid");
         assertTrue(ok, "setup: bid");
         (ok,,) = _tryLimit(carol_, c, EUR, SHORT, 100e6, 10, 1.09e18, "ask");
         assertTrue(ok, "setup: ask");
@@ -81,7 +81,9 @@ contract Scenario06FundingAttack is AttackBase {
     function test_attack_reduceOnlySizeSteersFunding() public {
         _twoSidedBookWithPosition();
         int256 r0 = _rate(market);
-        for (uint256 i; i < 20; ++i) _tryClose(alice_, a, EUR, LMT, 1.069e18 - i * TICK, "reduce-only bid");
+        for (uint256 i; i < 20; ++i) {
+            assertTrue(_tryClose(alice_, a, EUR, LMT, 1.0719e18 - i * TICK, "reduce-only bid"), "setup: reduce-only bid");
+        }
         engine.pokeFunding(EUR);
         assertEq(_rate(market), r0, "margin-free reduce-only size moved the funding rate");
     }
@@ -90,7 +92,7 @@ contract Scenario06FundingAttack is AttackBase {
     function test_attack_cancelLeavesSteeredRate() public {
         _twoSidedBookWithPosition();
         int256 r0 = _rate(market);
-        (bool ok, uint256 oid,) = _tryLimit(carol_, c, EUR, LONG, 50_000e6, 10, 1.06e18, "large bid");
+        (bool ok, uint256 oid,) = _tryLimit(carol_, c, EUR, LONG, 50_000e6, 10, 1.071e18, "large bid");
         assertTrue(ok, "setup: large bid");
         bytes32 key = market.getOrder(oid).clientKey;
         vm.prank(carol_);
@@ -101,7 +103,7 @@ contract Scenario06FundingAttack is AttackBase {
     /// (d) With the index stale, a poke must not accrue funding.
     function test_attack_pokeAccruesOnStalePrice() public {
         _twoSidedBookWithPosition();
-        (bool ok,,) = _tryLimit(carol_, c, EUR, LONG, 5_000e6, 10, 1.06e18, "skew");
+        (bool ok,,) = _tryLimit(carol_, c, EUR, LONG, 5_000e6, 10, 1.071e18, "skew");
         assertTrue(ok, "setup: skew");
         engine.pokeFunding(EUR);
         assertTrue(_rate(market) != 0, "setup: a rate");

@@ -32,7 +32,6 @@ contract Scenario09ParametersAttack is AttackBase {
     }
 
     function test_attack_bandWiderThanInitialMinusMaintenance() public {
-        _pendingFix("scenario 9: band below 1/leverage - maintenance (risk)");
         IMarket.MarketParams memory p = _eurParams();
         p.priceBandBps = 9_000;
         _refused(p, "a 90 % band at 50x");
@@ -54,7 +53,6 @@ contract Scenario09ParametersAttack is AttackBase {
     }
 
     function test_attack_markClampAboveHalfMaintenance() public {
-        _pendingFix("scenario 9: mark clamp <= half the maintenance margin (risk)");
         IMarket.MarketParams memory p = _eurParams();
         p.markClampBps = p.maintenanceMarginBps / 2 + 1;
         _refused(p, "a mark clamp above half the maintenance margin");

@@ -101,7 +101,8 @@ contract WeekendGapAttack is AttackBase {
         if (mmPullsQuotes) _cancelQuotes();
         vm.warp(block.timestamp + 2 days);
         uint256 gapped = _onTick(up ? EUR_PX * (10_000 + gapBps) / 10_000 : EUR_PX * (10_000 - gapBps) / 10_000);
-        oracle.setPrice(EUR, gapped);
+        _walkIndex(EUR, gapped); // in oracle-bounded updates (1 % each), all while closed
+        _refresh(EUR); // a fresh price also when there was no gap
         for (uint256 i; i < TRADERS; ++i) {
             if (_pos(traderIds[i]).sizeQty == 0) continue;
             (bool liq, bytes memory reason) = _tryLiquidate(traderIds[i], EUR);
@@ -129,7 +130,7 @@ contract WeekendGapAttack is AttackBase {
         _session(IMarket.Session.CLOSED);
         _cancelQuotes();
         vm.warp(block.timestamp + 2 days);
-        oracle.setPrice(EUR, _onTick(EUR_PX * 9_700 / 10_000));
+        _walkIndex(EUR, _onTick(EUR_PX * 9_700 / 10_000)); // in oracle-bounded updates, while closed
         _session(IMarket.Session.OPEN);
         assertLt(_health(traderIds[0]).equityWad, 0, "below bankruptcy at the reopening");
         _quote(EUR_PX * 9_700 / 10_000);

@@ -84,7 +84,7 @@ contract EngineOperatorsTest is VenueFixture {
         assertEq(engine.operatorNonce(alice), 1);
         // the operator now trades for the account
         vm.prank(bob);
-        engine.placeOrder(_params(id, EUR, LONG, LMT, 10e6, 5, 1.07e18, bytes32(0)));
+        engine.placeOrder(_params(id, EUR, LONG, LMT, 10e6, 5, 1.075e18, bytes32(0))); // within the operator band
         assertEq(engine.getAccount(id).committedWad, 10e18);
     }
 

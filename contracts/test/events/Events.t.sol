@@ -56,10 +56,11 @@ contract EventsTest is VenueFixture {
         engine.cancelOrder(b, EUR, key);
         vm.warp(block.timestamp + 30 minutes);
         engine.pokeFunding(EUR);
-        _limit(carol, c, LONG, 213e6, 10, 1.065e18);
         _setPrice(EUR, 1.066e18);
+        _limit(carol, c, LONG, 213e6, 10, 1.065e18);
         vm.prank(keeper);
         engine.liquidatePosition(a, EUR);
+        _setPrice(EUR, 1.08e18); // back to bob's ask, within the band
         uint256 d = _account(dave, 100e6);
         _market(dave, d, LONG, 10.8e6, 10);
         vm.prank(dave);
@@ -120,8 +121,8 @@ contract EventsTest is VenueFixture {
     function test_events_liquidationPostState() public {
         _limit(bob, b, SHORT, 216e6, 10, 1.08e18);
         _market(alice, a, LONG, 22.5e6, 48);
-        _limit(carol, c, LONG, 213e6, 10, 1.065e18);
         _setPrice(EUR, 1.066e18);
+        _limit(carol, c, LONG, 213e6, 10, 1.065e18);
         uint256 m0 = _pos(a).marginWad;
         uint256 fee = _ceilDiv(1_065e18 * 50, 1e4);
         uint256 released = m0 + 1_065e18 - 1_080e18;

@@ -12,15 +12,12 @@ contract MarketFactoryParamsTest is VenueFixture {
     bytes32 internal constant AUD = keccak256("AUD/USD");
     bytes32 internal constant JPY = keccak256("USD/JPY");
 
-    /// scripts/deploy.ts LOCAL_MARKETS, AUD/USD.
-    /// scripts/deploy.ts LOCAL_MARKETS, EUR/USD (the fixture still uses band 500 / clamp 100).
+    /// scripts/deploy.ts LOCAL_MARKETS, EUR/USD (band 94, clamp 50, operator band 90: the fixture's).
     function _devEur() internal pure returns (IMarket.MarketParams memory p) {
         p = _eurParams();
-        p.priceBandBps = 90;
-        p.markClampBps = 50;
-        p.operatorBandBps = 90; // 0 < operator band ≤ band
     }
 
+    /// scripts/deploy.ts LOCAL_MARKETS, GBP/USD.
     function _devGbp() internal pure returns (IMarket.MarketParams memory p) {
         p = _gbpParams();
         p.priceBandBps = 150;
@@ -28,6 +25,7 @@ contract MarketFactoryParamsTest is VenueFixture {
         p.operatorBandBps = 150;
     }
 
+    /// scripts/deploy.ts LOCAL_MARKETS, AUD/USD.
     function _audParams() internal pure returns (IMarket.MarketParams memory p) {
         p = _eurParams();
         p.maxLeverage = 20;
@@ -40,10 +38,6 @@ contract MarketFactoryParamsTest is VenueFixture {
     function _rejects(IMarket.MarketParams memory p, string memory rule) internal {
         vm.expectRevert(abi.encodeWithSelector(IMarketFactory.InvalidMarketParams.selector, rule));
         factory.checkParams(p);
-        bytes32 r = keccak256(bytes(rule));
-        bool bandRule = r == keccak256("band+maintenance+takerFee<1/leverage") || r == keccak256("band>0")
-            || r == keccak256("markClamp<=maintenance/2");
-        if (bandRule) return; // checkBand: not yet enforced by createMarket (see MarketFactory)
         vm.expectRevert(abi.encodeWithSelector(IMarketFactory.InvalidMarketParams.selector, rule));
         factory.createMarket("AUD", "USD", p);
     }
@@ -144,6 +138,21 @@ contract MarketFactoryParamsTest is VenueFixture {
         p.markClampBps = 51;
         _rejects(p, "markClamp<=maintenance/2");
         p.markClampBps = 50;
+        factory.checkParams(p);
+    }
+
+    /// maxMove + maintenance ≤ 1/L: EUR/USD at 50× with mm 1 % allows the fixture's 100 bps, not 101.
+    function test_rejects_oracleBoundAboveInitialMinusMaintenance() public {
+        oracle.setConfig(MAX_AGE, 101);
+        _rejects(_devEur(), "0<oracleMaxMove<=1/leverage-maintenance");
+        oracle.setConfig(MAX_AGE, 0); // unbounded
+        _rejects(_devEur(), "0<oracleMaxMove<=1/leverage-maintenance");
+        oracle.setConfig(MAX_AGE, 100);
+        factory.checkParams(_devEur());
+        // a wider market (AUD/USD 20×, mm 2.5 %) would take up to 250 bps, but 100 fits all three
+        oracle.setPrice(AUD, 0.66e18);
+        IMarket.MarketParams memory p = _audParams();
+        p.marketId = AUD;
         factory.checkParams(p);
     }
 

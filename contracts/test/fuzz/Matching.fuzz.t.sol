@@ -24,8 +24,8 @@ contract MatchingFuzzTest is VenueFixture {
         IMarket.Side makerSide = takerLong ? SHORT : LONG;
         for (uint256 i; i < seeds.length; ++i) {
             uint256 k = 1 + seeds[i] % 3;
-            // asks 1.08 .. 1.10, bids 1.06 .. 1.08
-            uint256 tick = bound(seeds[i] >> 8, 0, 2_000);
+            // asks 1.08 .. 1.09, bids 1.07 .. 1.08 (inside the band of 1.08 ± 94 bps)
+            uint256 tick = bound(seeds[i] >> 8, 0, 1_000);
             uint256 px = takerLong ? 1.08e18 + tick * TICK : 1.08e18 - tick * TICK;
             uint256 coll6 = bound(seeds[i] >> 32, 1e6, 5_000e6);
             uint256 makerLev = bound(seeds[i] >> 96, 1, 20);
@@ -35,7 +35,7 @@ contract MatchingFuzzTest is VenueFixture {
         (uint256 bidBefore, uint256 askBefore) = market.restingQty();
         uint256 coll = bound(takerSeed, 1e6, 50_000e6);
         uint256 lev = bound(takerSeed >> 128, 1, 20);
-        uint256 limitPx = takerLong ? 1.10e18 : 1.06e18;
+        uint256 limitPx = takerLong ? 1.09e18 : 1.07e18;
         if (!asMarket && _qty(coll, lev, limitPx) < MIN_QTY) return;
         if (asMarket && (takerLong ? askBefore : bidBefore) == 0) return;
         if (asMarket) {

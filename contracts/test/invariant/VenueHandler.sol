@@ -311,6 +311,12 @@ contract VenueHandler is Test {
         return bound(seed, 1e6, cap);
     }
 
+    /// How far from the mark the handler prices orders: the market's band and a little beyond
+    /// (so that out-of-band refusals stay exercised).
+    function _reach(uint256 k) internal view returns (int256) {
+        return int256(uint256(markets[k].params().priceBandBps)) + 10;
+    }
+
     /// A tick price within `maxBps` of the market's mark.
     function _nearMark(uint256 k, int256 offsetBps, int256 maxBps) internal view returns (uint256) {
         int256 off = bound(offsetBps, -maxBps, maxBps);
@@ -406,7 +412,7 @@ contract VenueHandler is Test {
         if (ok && st == IMarket.OrderStatus.FILLED) ++fills;
     }
 
-    /// A LIMIT order for `id` within 4 % of the mark (collateral 0: none possible).
+    /// A LIMIT order for `id` within the band (and a little beyond) of the mark (collateral 0: none possible).
     function _limitParams(uint256 id, uint256 k, bool long, uint256 collSeed, uint256 lev, int256 offsetBps)
         internal
         view
@@ -415,7 +421,7 @@ contract VenueHandler is Test {
         uint256 coll6 = _collateral(id, collSeed);
         if (coll6 == 0) return p;
         lev = bound(lev, 1, markets[k].params().maxLeverage);
-        uint256 px = _nearMark(k, offsetBps, 400);
+        uint256 px = _nearMark(k, offsetBps, _reach(k));
         if (coll6 * 1e12 * lev * 1e18 / px < MIN_QTY) return p;
         p = IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, coll6, lev, px, bytes32(0));
     }
@@ -457,7 +463,7 @@ contract VenueHandler is Test {
     function dustLadder(uint256 actorSeed, bool long, uint256 nSeed, int256 offsetBps) external step {
         (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
         uint256 n = bound(nSeed, 1, 12);
-        uint256 px = _nearMark(k, offsetBps, 300);
+        uint256 px = _nearMark(k, offsetBps, _reach(k));
         for (uint256 j; j < n; ++j) {
             IEngine.PlaceOrderParams memory p = _dust(id, k, long, px, j);
             if (engine.getAccount(id).availableWad < p.collateral6 * 1e12) return;
@@ -506,7 +512,7 @@ contract VenueHandler is Test {
     function close(uint256 actorSeed, bool asLimit, int256 offsetBps) external step {
         (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
         if (markets[k].getPosition(id).sizeQty == 0) return;
-        uint256 px = asLimit ? _nearMark(k, offsetBps, 300) : 0;
+        uint256 px = asLimit ? _nearMark(k, offsetBps, _reach(k)) : 0;
         vm.prank(_caller(i, actorSeed));
         try engine.closePosition(id, ids[k], asLimit ? IMarket.OrderType.LIMIT : IMarket.OrderType.MARKET, px, bytes32(0)) {
             ++closes;
@@ -667,15 +673,21 @@ contract VenueHandler is Test {
 
     // ─── the world ──────────────────────────────────────────────────────────────────────
 
-    /// One index moves up to ±3 % per step, kept within ±20 % of where it started (an oracle
-    /// with a per-update clamp moves it less: the handler reads back what was set).
+    /// One index moves up to ±3 % per step, kept within ±20 % of where it started, in up to four
+    /// oracle-bounded updates a second apart (the handler reads back what was set).
     function movePrice(uint256 marketSeed, int256 bps) external step {
         uint256 k = marketSeed & 1;
         int256 stepBps = bound(bps, -300, 300);
         uint256 next = uint256(int256(indexPrice[k]) * (10_000 + stepBps) / 10_000);
         if (next < initialPrice[k] * 8 / 10 || next > initialPrice[k] * 12 / 10) next = initialPrice[k];
-        indexPrice[k] = next;
-        _refresh(k);
+        // in updates a second apart: the oracle bounds each (all updates of one second together)
+        for (uint256 j; j < 4; ++j) {
+            vm.warp(block.timestamp + 1);
+            vm.roll(block.number + 1);
+            indexPrice[k] = next;
+            _refresh(k);
+            if (indexPrice[k] == next) break;
+        }
     }
 
     /// Time passes (funding accrues); the feed keeps both indexes fresh.

@@ -180,8 +180,8 @@ contract MarketCloseTest is VenueFixture {
     }
 
     function test_reduce_realizesProportionally() public {
-        _limit(carol, c, LONG, 110e6, 10, 1.10e18);
         _setPrice(EUR, 1.10e18);
+        _limit(carol, c, LONG, 110e6, 10, 1.10e18);
         IMarket.PositionView memory before = _pos(a);
         (,, IMarket.OrderStatus st) = _place(alice, a, SHORT, MKT, 5.5e6, 10, 0); // 50 opposite: reduce
         assertEq(uint256(st), uint256(IMarket.OrderStatus.FILLED));

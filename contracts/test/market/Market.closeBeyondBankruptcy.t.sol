@@ -17,7 +17,7 @@ contract MarketCloseBeyondBankruptcyTest is VenueFixture {
     uint256 internal a;
     uint256 internal b;
     uint256 internal c;
-    uint256 internal constant BEYOND = 1.04e18; // below alice's bankruptcy (~1.0535), inside the band
+    uint256 internal constant BEYOND = 1.05e18; // below alice's bankruptcy (~1.0535), inside the band of 1.055
 
     function setUp() public override {
         super.setUp();
@@ -28,8 +28,10 @@ contract MarketCloseBeyondBankruptcyTest is VenueFixture {
         _limit(bob, b, SHORT, 13.5e6, 40, 1.08e18);
         _market(alice, a, LONG, 13.5e6, 40);
         assertEq(_pos(a).sizeQty, 500e18);
+        // the band (94 bps < maintenance) keeps a healthy position's bankruptcy price out of reach:
+        // the index falls to 1.055 (alice liquidatable, nobody liquidating) so that it is within
+        _setPrice(EUR, 1.055e18);
         IMarket.HealthView memory h = _health(a);
-        assertFalse(h.isLiquidatable);
         assertLt(BEYOND, h.insolvencyPriceX18, "the test price is beyond bankruptcy");
         assertGe(BEYOND, h.markPriceX18 * (1e4 - market.params().priceBandBps) / 1e4, "and inside the band");
     }
@@ -39,7 +41,7 @@ contract MarketCloseBeyondBankruptcyTest is VenueFixture {
         (uint256 oid,,,) = engine.closePosition(a, EUR, LMT, BEYOND, bytes32(0));
         assertEq(uint256(_order(oid).status), uint256(IMarket.OrderStatus.ACTIVE), "rests");
         int256 value0 = int256(RiskChecks.accountValueWad(engine, lens, a) + RiskChecks.accountValueWad(engine, lens, c));
-        _market(carol, c, LONG, 52e6, 10); // 500 @ 1.04 if it filled
+        _market(carol, c, LONG, 52.5e6, 10); // 500 @ 1.05 if it filled
         assertEq(uint256(_order(oid).status), uint256(IMarket.OrderStatus.CANCELLED), "cancelled, not filled");
         assertEq(_pos(a).sizeQty, 500e18, "alice still long");
         assertEq(_pos(c).sizeQty, 0, "carol bought nothing");
@@ -51,7 +53,7 @@ contract MarketCloseBeyondBankruptcyTest is VenueFixture {
     }
 
     function test_closeMarketBeyondBankruptcy_reverts() public {
-        uint256 bid = _limit(carol, c, LONG, 52e6, 10, BEYOND); // 500 @ 1.04
+        uint256 bid = _limit(carol, c, LONG, 52.5e6, 10, BEYOND); // 500 @ 1.05
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.BelowInitialMargin.selector, a, EUR));
         engine.closePosition(a, EUR, MKT, 0, bytes32(0));
@@ -63,7 +65,7 @@ contract MarketCloseBeyondBankruptcyTest is VenueFixture {
     }
 
     function test_closeLimitCrossingBeyondBankruptcy_reverts() public {
-        _limit(carol, c, LONG, 52e6, 10, BEYOND);
+        _limit(carol, c, LONG, 52.5e6, 10, BEYOND);
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.BelowInitialMargin.selector, a, EUR));
         engine.closePosition(a, EUR, LMT, BEYOND, bytes32(0));

@@ -78,8 +78,9 @@ contract MarketFundingTest is VenueFixture {
 
     /// Dust cannot pin the mark: the sample is clamped to index ± markClampBps (≤ maintenance / 2).
     function test_funding_markClampedNearIndex() public {
-        _limit(carol, c, LONG, 10.95e6, 10, 1.095e18);
-        _limit(dave, d, SHORT, 11e6, 10, 1.10e18);
+        // a book inside the band (1.08 ± 0.94 %) whose mid sits 0.88 % above the index
+        _limit(carol, c, LONG, 10.89e6, 10, 1.089e18);
+        _limit(dave, d, SHORT, 10.9e6, 10, 1.09e18);
         _warpFresh(1 hours);
         int256 sample = int256(1.08e18 * 10_050 / 10_000 - 1.08e18) * 1e18 / int256(1.08e18);
         assertEq(market.markPrice(), _markOf(sample), "clamped to index + 0.5 %");

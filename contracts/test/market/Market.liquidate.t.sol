@@ -115,13 +115,14 @@ contract MarketLiquidateTest is VenueFixture {
     }
 
     function test_liquidate_closesThroughBookAndSplitsFee() public {
-        _limit(carol, c, LONG, 213e6, 10, 1.065e18); // 2000 bid @ 1.065
         _setPrice(EUR, 1.066e18);
+        _limit(carol, c, LONG, 213e6, 10, 1.065e18); // 2000 bid @ 1.065 (within the band of the new mark)
         assertTrue(_health(a).isLiquidatable, "equity below 1 % maintenance");
         uint256 m0 = _pos(a).marginWad;
         uint256 totalBefore = _acct(a).totalWad;
         uint256 closedNotional = 1_065e18;
-        int256 released = int256(m0) + int256(closedNotional) - 1_080e18; // margin + pnl
+        // margin + pnl − the funding settled first (the price walk took a second)
+        int256 released = int256(m0) + int256(closedNotional) - 1_080e18 - _health(a).pendingFundingWad;
         uint256 fee = _ceilDiv(closedNotional * 50, 1e4);
         if (int256(fee) > released) fee = released > 0 ? uint256(released) : 0;
         uint256 toLiquidator = fee / 2;
@@ -152,8 +153,8 @@ contract MarketLiquidateTest is VenueFixture {
 
     /// Book + backstop: 400 through the book, the other 600 deleveraged (the fund is empty).
     function test_liquidate_thinBookThenBackstop() public {
-        _limit(carol, c, LONG, 42.6e6, 10, 1.065e18); // 400
         _setPrice(EUR, 1.066e18);
+        _limit(carol, c, LONG, 42.6e6, 10, 1.065e18); // 400
         uint256 closed = _liquidate(a);
         assertEq(closed, 1_000e18);
         assertEq(_pos(a).sizeQty, 0);
@@ -165,10 +166,11 @@ contract MarketLiquidateTest is VenueFixture {
     /// A gap through the bankruptcy price: carol's bid below it is never filled; with an empty
     /// fund bob (in profit) is deleveraged at the bankruptcy price; no bad debt anywhere.
     function test_liquidate_gapIsDeleveragedNotBadDebt() public {
-        _limit(carol, c, LONG, 206e6, 10, 1.03e18); // 2000 bid @ 1.03
-        _setPrice(EUR, 1.0e18);
+        _setPrice(EUR, 1.055e18);
+        _limit(carol, c, LONG, 210e6, 10, 1.05e18); // 2000 bid @ 1.05, within the band of 1.055
+        _setPrice(EUR, 1.0e18); // walked down in oracle-bounded steps, nobody liquidating meanwhile
         uint256 bankrupt = _health(a).insolvencyPriceX18;
-        assertGt(bankrupt, 1.03e18, "the price gapped through the insolvency price");
+        assertGt(bankrupt, 1.05e18, "the price gapped through the insolvency price");
         _liquidate(a);
         assertEq(_pos(a).sizeQty, 0);
         assertEq(_pos(c).sizeQty, 0, "no fill below the bankruptcy price");
@@ -203,11 +205,11 @@ contract MarketLiquidateTest is VenueFixture {
         vm.prank(alice);
         engine.placeOrder(_params(a, GBP, LONG, MKT, 15.875e6, 20, 0, bytes32(0)));
         assertEq(gbp.getPosition(a).sizeQty, 250e18);
+        _setPrice(EUR, 1.066e18);
+        _setPrice(GBP, 1.23e18);
         vm.prank(carol);
         engine.placeOrder(_params(c, GBP, LONG, LMT, 123e6, 10, 1.23e18, bytes32(0)));
         _limit(carol, c, LONG, 213e6, 10, 1.065e18);
-        _setPrice(EUR, 1.066e18);
-        _setPrice(GBP, 1.23e18);
         assertTrue(_health(a).isLiquidatable);
         assertTrue(lens.positionHealth(gbp, a).isLiquidatable);
         vm.prank(keeper);
@@ -231,9 +233,9 @@ contract MarketLiquidateTest is VenueFixture {
     /// An account must not be able to shield its position with its own resting order at the top
     /// of the book. BUGS.md #3: the liquidation sweep meets the owner's bid and reverts SelfTrade.
     function test_liquidate_ownRestingOrderDoesNotBlock() public {
-        _limit(carol, c, LONG, 213e6, 10, 1.065e18);
-        _limit(alice, a, LONG, 10.66e6, 1, 1.066e18); // 10 @ 1.066, best bid
+        _limit(alice, a, LONG, 10.7e6, 1, 1.07e18); // 10 @ 1.07, best bid
         _setPrice(EUR, 1.066e18);
+        _limit(carol, c, LONG, 213e6, 10, 1.065e18);
         assertTrue(_health(a).isLiquidatable);
         _liquidate(a);
         assertEq(_pos(a).sizeQty, 0);
@@ -241,9 +243,9 @@ contract MarketLiquidateTest is VenueFixture {
     }
 
     function test_liquidate_worksWhilePaused() public {
+        _setPrice(EUR, 1.066e18);
         _limit(carol, c, LONG, 213e6, 10, 1.065e18);
         engine.setMarketActive(EUR, false);
-        _setPrice(EUR, 1.066e18);
         _liquidate(a);
         assertEq(_pos(a).sizeQty, 0);
     }

@@ -163,8 +163,8 @@ contract MarketMatchingTest is VenueFixture {
 
     function test_match_bandStopsMarketOrder() public {
         _limit(bob, b, SHORT, 10.8e6, 10, 1.08e18); // 100 @ 1.08
-        uint256 far = _limit(carol, c, SHORT, 11.3e6, 10, 1.13e18); // 100 @ 1.13
-        _setPrice(EUR, 1.06e18); // asks only: mark = index 1.06, taker bound 1.113
+        uint256 far = _limit(carol, c, SHORT, 10.9e6, 10, 1.09e18); // 100 @ 1.09
+        _setPrice(EUR, 1.075e18); // asks only: mark = index 1.075, taker bound 1.0851
         (uint256 oid, uint256 qty, IMarket.OrderStatus st) = _place(alice, a, LONG, MKT, 21.6e6, 10, 0); // 200
         assertEq(qty, 200e18);
         assertEq(uint256(st), uint256(IMarket.OrderStatus.CANCELLED), "rest of a MARKET order is cancelled");
@@ -179,8 +179,8 @@ contract MarketMatchingTest is VenueFixture {
     }
 
     function test_match_bandBlocksMarketEntirely() public {
-        _limit(carol, c, SHORT, 11.3e6, 10, 1.13e18);
-        _setPrice(EUR, 1.06e18);
+        _limit(carol, c, SHORT, 10.9e6, 10, 1.09e18);
+        _setPrice(EUR, 1.075e18); // taker bound 1.0851
         (uint256 oid,, IMarket.OrderStatus st) = _place(alice, a, LONG, MKT, 21.6e6, 10, 0);
         assertEq(uint256(st), uint256(IMarket.OrderStatus.CANCELLED));
         assertEq(market.getOrder(oid).filledQty, 0);

@@ -64,9 +64,10 @@ contract MarketOrdersTest is VenueFixture {
 
     function test_operatorBand_limitBeyondRevertsOwnerMayPlace() public {
         uint256 mark = market.markPrice();
-        uint256 far = (mark * 97 / 100 / TICK) * TICK; // 3 % below: inside the band, outside 1 %
+        // 92 bps below: inside the band (94), outside the operator band (90)
+        uint256 far = (mark * 9_908 / 10_000 / TICK) * TICK;
         vm.prank(relayer);
-        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OperatorPriceTooFar.selector, far, mark, 100));
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OperatorPriceTooFar.selector, far, mark, 90));
         engine.placeOrder(_params(a, EUR, LONG, LMT, 100e6, 5, far, bytes32(0)));
         _limit(alice, a, LONG, 100e6, 5, far); // the owner may
         uint256 near = (mark * 995 / 1000 / TICK) * TICK;
@@ -78,7 +79,7 @@ contract MarketOrdersTest is VenueFixture {
     /// A MARKET order by an operator fills only within the operator band: the relayer's own ask at
     /// the band's edge cannot be bought for the account it serves.
     function test_operatorBand_marketOrderCannotReachAFarAsk() public {
-        uint256 top = (market.markPrice() * 104 / 100 / TICK) * TICK;
+        uint256 top = (market.markPrice() * 10_092 / 10_000 / TICK) * TICK; // between 90 and 94 bps
         _limit(bob, b, SHORT, 100e6, 1, top);
         vm.prank(relayer);
         try engine.placeOrder(_params(a, EUR, LONG, MKT, 100e6, 1, 0, bytes32(0))) {
@@ -95,7 +96,7 @@ contract MarketOrdersTest is VenueFixture {
     function test_operatorBand_closeByOperatorWithinBand() public {
         _limit(bob, b, SHORT, 108e6, 10, 1.08e18);
         _market(alice, a, LONG, 54e6, 10);
-        uint256 low = (market.markPrice() * 96 / 100 / TICK) * TICK;
+        uint256 low = (market.markPrice() * 9_908 / 10_000 / TICK) * TICK; // between 90 and 94 bps
         vm.prank(relayer);
         try engine.closePosition(a, EUR, LMT, low, bytes32(0)) {
             revert("the operator rested a far close");
@@ -180,7 +181,7 @@ contract MarketOrdersTest is VenueFixture {
         engine.pokeFunding(EUR);
         assertEq(market.funding().skewX18, r0, "reduce-only size is not in the skew");
         // a margined bid moves it, its cancel moves it back
-        uint256 oid = _limit(carol, c, LONG, 1_000e6, 10, 1.06e18);
+        uint256 oid = _limit(carol, c, LONG, 1_000e6, 10, 1.075e18);
         assertGt(market.funding().skewX18, r0);
         bytes32 key = market.getOrder(oid).clientKey;
         vm.prank(carol);

@@ -113,7 +113,7 @@ contract MarketPlaceOrderTest is VenueFixture {
         engine.placeOrder(_params(a, EUR, LONG, LMT, 50e6, 5, 1.07e18, key));
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.ClientKeyInUse.selector, a, key));
-        engine.placeOrder(_params(a, EUR, LONG, LMT, 50e6, 5, 1.06e18, key));
+        engine.placeOrder(_params(a, EUR, LONG, LMT, 50e6, 5, 1.072e18, key));
     }
 
     function test_placeOrder_clientKeyFreeAfterCancel() public {
@@ -163,27 +163,27 @@ contract MarketPlaceOrderTest is VenueFixture {
     }
 
     function test_placeOrder_revertsInvalidPriceOutsideBand() public {
-        // mark = index 1.08 (empty book); band 5 %: [1.026, 1.134]
+        // mark = index 1.08 (empty book); band 94 bps: [1.069848, 1.090152]
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InvalidPrice.selector, uint256(1.135e18)));
-        engine.placeOrder(_params(a, EUR, LONG, LMT, 50e6, 5, 1.135e18, bytes32(0)));
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InvalidPrice.selector, uint256(1.09016e18)));
+        engine.placeOrder(_params(a, EUR, LONG, LMT, 50e6, 5, 1.09016e18, bytes32(0)));
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InvalidPrice.selector, uint256(1.025e18)));
-        engine.placeOrder(_params(a, EUR, SHORT, LMT, 50e6, 5, 1.025e18, bytes32(0)));
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InvalidPrice.selector, uint256(1.06984e18)));
+        engine.placeOrder(_params(a, EUR, SHORT, LMT, 50e6, 5, 1.06984e18, bytes32(0)));
         // the band edges themselves are inside
-        _limit(alice, a, SHORT, 50e6, 5, 1.134e18);
-        _limit(bob, b, LONG, 50e6, 5, 1.026e18);
+        _limit(alice, a, SHORT, 50e6, 5, 1.09015e18);
+        _limit(bob, b, LONG, 50e6, 5, 1.06985e18);
     }
 
     /// docs/CONTRACTS.md: a LIMIT price must lie within mark × (1 ± band) whatever its side.
     /// BUGS.md #1: the contract only bounds the crossing side (bid ≤ upper, ask ≥ lower).
     function test_placeOrder_revertsInvalidPriceOutsideBandPassiveSide() public {
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InvalidPrice.selector, uint256(1.135e18)));
-        engine.placeOrder(_params(a, EUR, SHORT, LMT, 50e6, 5, 1.135e18, bytes32(0)));
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InvalidPrice.selector, uint256(1.09016e18)));
+        engine.placeOrder(_params(a, EUR, SHORT, LMT, 50e6, 5, 1.09016e18, bytes32(0)));
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InvalidPrice.selector, uint256(1.025e18)));
-        engine.placeOrder(_params(a, EUR, LONG, LMT, 50e6, 5, 1.025e18, bytes32(0)));
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InvalidPrice.selector, uint256(1.06984e18)));
+        engine.placeOrder(_params(a, EUR, LONG, LMT, 50e6, 5, 1.06984e18, bytes32(0)));
     }
 
     function test_placeOrder_revertsInvalidPriceZero() public {
@@ -245,7 +245,7 @@ contract MarketPlaceOrderTest is VenueFixture {
     function test_placeOrder_bestPricesOrderLevels() public {
         _limit(alice, a, LONG, 50e6, 5, 1.07e18);
         _limit(alice, a, LONG, 50e6, 5, 1.075e18);
-        _limit(alice, a, LONG, 50e6, 5, 1.06e18);
+        _limit(alice, a, LONG, 50e6, 5, 1.0699e18);
         _limit(bob, b, SHORT, 50e6, 5, 1.09e18);
         _limit(bob, b, SHORT, 50e6, 5, 1.085e18);
         assertEq(_bestBid(), 1.075e18);

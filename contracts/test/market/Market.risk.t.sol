@@ -14,6 +14,9 @@ contract MarketRiskTest is VenueFixture {
     uint256 internal c;
     uint256 internal d;
 
+    /// The highest price the band allows at mark 1.08: 1.08 × (1 + 94 bps), on the tick.
+    uint256 internal constant BAND_ASK = 1.09015e18;
+
     function setUp() public override {
         super.setUp();
         a = _account(alice, 11_000e6);
@@ -24,9 +27,10 @@ contract MarketRiskTest is VenueFixture {
 
     // ─── initial margin ──────────────────────────────────────────────────────────────────
 
-    /// Scenario 1: B rests an ask at the band's edge; A buys it at 50x. Born insolvent → reverts.
+    /// Scenario 1: B rests an ask at the band's edge; A buys it at 50x. Born below initial
+    /// margin (0.94 % + fee lost of a 2 % margin) → reverts.
     function test_initialMargin_takerBelowReverts() public {
-        _limit(bob, b, SHORT, 10_000e6, 5, 1.134e18);
+        _limit(bob, b, SHORT, 10_000e6, 5, BAND_ASK);
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.BelowInitialMargin.selector, a, EUR));
         engine.placeOrder(_params(a, EUR, LONG, MKT, 1_000e6, 50, 0, bytes32(0)));
@@ -36,7 +40,7 @@ contract MarketRiskTest is VenueFixture {
 
     /// The roles swapped: a maker far from the mark is cancelled (MARGIN) instead of filled.
     function test_initialMargin_makerBelowIsCancelled() public {
-        uint256 bad = _limit(bob, b, LONG, 1_000e6, 50, 1.134e18);
+        uint256 bad = _limit(bob, b, LONG, 1_000e6, 50, BAND_ASK);
         uint256 good = _limit(carol, c, LONG, 1_000e6, 5, 1.07e18);
         vm.recordLogs();
         _market(alice, a, SHORT, 100e6, 5);
@@ -53,7 +57,7 @@ contract MarketRiskTest is VenueFixture {
 
     /// Skipped makers have their own budget: they do not use up the fill cap.
     function test_initialMargin_skippedMakersDoNotCountTowardFillCap() public {
-        for (uint256 i; i < 60; ++i) _limit(bob, b, LONG, 25e6, 50, 1.134e18); // 60 insolvent bids
+        for (uint256 i; i < 60; ++i) _limit(bob, b, LONG, 25e6, 50, BAND_ASK); // 60 bids born below IM
         _limit(carol, c, LONG, 1_000e6, 5, 1.07e18);
         _market(alice, a, SHORT, 100e6, 5);
         assertLt(_pos(a).sizeQty, 0, "filled past 60 skipped makers (cap 50)");
@@ -62,14 +66,14 @@ contract MarketRiskTest is VenueFixture {
 
     // ─── the mark ────────────────────────────────────────────────────────────────────────
 
-    /// Scenario 2: two one-unit orders pin the book at the clamp; the mark does not move in that
-    /// block, and at most by the clamp (≤ maintenance / 2) later, so a fresh position survives.
+    /// Scenario 2: two one-unit orders pin the book at the band's edge; the mark does not move in
+    /// that block, and at most by the clamp (≤ maintenance / 2) later, so a fresh position survives.
     function test_mark_dustCannotMoveIt() public {
         _limit(bob, b, SHORT, 100e6, 5, 1.08e18);
         vm.prank(alice);
         engine.placeOrder(_params(a, EUR, SHORT, LMT, 22.5e6, 48, 1.08e18, bytes32(0)));
         _limit(carol, c, LONG, 100e6, 5, 1.08e18); // alice's short opens against carol
-        uint256 bid = 1.08e18 * 10_100 / 10_000 / TICK * TICK;
+        uint256 bid = BAND_ASK;
         _limit(dave, d, LONG, 2e6, 1, bid);
         assertEq(market.markPrice(), 1.08e18, "dust does not move the mark in its block");
         vm.warp(block.timestamp + 1 hours);
@@ -89,9 +93,9 @@ contract MarketRiskTest is VenueFixture {
     /// Scenario 4a: the owner's own 60 dust bids at the top of the book do not count.
     function test_liquidate_ownDustOrdersDoNotBlock() public {
         _openAlice();
-        _limit(carol, c, LONG, 2_000e6, 5, 1.06e18);
         for (uint256 i; i < 60; ++i) _limit(alice, a, LONG, 1e6, 2, 1.07e18);
         _setPrice(EUR, 1.0655e18);
+        _limit(carol, c, LONG, 2_000e6, 5, 1.06e18); // within the band of the new mark
         assertTrue(_health(a).isLiquidatable);
         vm.prank(keeper);
         engine.liquidatePosition(a, EUR);
@@ -112,8 +116,8 @@ contract MarketRiskTest is VenueFixture {
         vm.prank(dave);
         engine.closePosition(d, EUR, MKT, 0, bytes32(0)); // against bob's ask
         assertEq(_pos(d).sizeQty, 0);
-        _limit(carol, c, LONG, 2_000e6, 5, 1.06e18);
         _setPrice(EUR, 1.0655e18);
+        _limit(carol, c, LONG, 2_000e6, 5, 1.06e18);
         vm.prank(keeper);
         engine.liquidatePosition(a, EUR);
         assertEq(_pos(a).sizeQty, 0);
@@ -123,12 +127,13 @@ contract MarketRiskTest is VenueFixture {
     /// Scenario 4c: a client key equal to the liquidation order's derived key.
     function test_liquidate_clientKeyCannotCollide() public {
         _openAlice();
-        _limit(carol, c, LONG, 2_000e6, 5, 1.06e18);
-        uint256 next = (1 << 64) | (market.orderCount() + 2);
+        // alice's order, then carol's bid, then the liquidation order
+        uint256 next = (1 << 64) | (market.orderCount() + 3);
         bytes32 key = keccak256(abi.encode(a, next));
         vm.prank(alice);
         engine.placeOrder(_params(a, EUR, SHORT, LMT, 10e6, 5, 1.09e18, key));
         _setPrice(EUR, 1.0655e18);
+        _limit(carol, c, LONG, 2_000e6, 5, 1.06e18);
         vm.prank(keeper);
         engine.liquidatePosition(a, EUR);
         assertEq(_pos(a).sizeQty, 0);
@@ -143,12 +148,12 @@ contract MarketRiskTest is VenueFixture {
         engine.placeOrder(_params(b, GBP, SHORT, LMT, 127e6, 10, 1.27e18, bytes32(0)));
         vm.prank(alice);
         engine.placeOrder(_params(a, GBP, LONG, MKT, 15.875e6, 20, 0, bytes32(0)));
-        _limit(carol, c, LONG, 2_000e6, 5, 1.06e18); // EUR bids only
         _setPrice(GBP, 1.23e18);
         // GBP/USD cannot liquidate: its price goes stale (an empty book no longer stops a
         // liquidation: the backstop takes the position)
         vm.warp(block.timestamp + MAX_AGE + 1);
         _setPrice(EUR, 1.0655e18);
+        _limit(carol, c, LONG, 2_000e6, 5, 1.06e18); // EUR bids only
         assertTrue(lens.positionHealth(gbp, a).isLiquidatable);
         vm.recordLogs();
         vm.prank(keeper);
@@ -164,9 +169,9 @@ contract MarketRiskTest is VenueFixture {
     /// Paused: liquidation and cancel still work.
     function test_liquidate_worksWhilePaused() public {
         _openAlice();
+        _setPrice(EUR, 1.0655e18);
         _limit(carol, c, LONG, 2_000e6, 5, 1.06e18);
         engine.setMarketActive(EUR, false);
-        _setPrice(EUR, 1.0655e18);
         vm.prank(keeper);
         engine.liquidatePosition(a, EUR);
         assertEq(_pos(a).sizeQty, 0);

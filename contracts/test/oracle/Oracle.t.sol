@@ -64,11 +64,11 @@ contract OracleTest is VenueFixture {
         bytes32[] memory ids = new bytes32[](2);
         uint256[] memory ps = new uint256[](2);
         (ids[0], ids[1]) = (EUR, AUD);
-        (ps[0], ps[1]) = (1.1e18, 0.67e18);
+        (ps[0], ps[1]) = (1.09e18, 0.67e18); // EUR within the 1 % bound of 1.08
         oracle.setPrices(ids, ps);
         (uint256 e,) = oracle.getPrice(EUR);
         (uint256 a,) = oracle.getPrice(AUD);
-        assertEq(e, 1.1e18);
+        assertEq(e, 1.09e18);
         assertEq(a, 0.67e18);
     }
 

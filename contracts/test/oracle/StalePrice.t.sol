@@ -14,14 +14,14 @@ contract StalePriceTest is VenueFixture {
 
     function setUp() public override {
         super.setUp();
-        oracle.setConfig(60, 500); // the devnet oracle
+        oracle.setConfig(60, 100); // the devnet oracle
         _setPrice(EUR, EUR_PX);
         a = _account(alice, 100e6);
         b = _account(bob, 1_000e6);
         c = _account(carol, 10_000e6);
         _limit(bob, b, SHORT, 216e6, 10, 1.08e18);
         _market(alice, a, LONG, 22.5e6, 48); // 1000 long at 48x (50x at the mark is below initial margin)
-        _limit(carol, c, LONG, 213e6, 10, 1.065e18); // depth to liquidate into
+        _limit(carol, c, LONG, 214e6, 10, 1.07e18); // depth to liquidate into
     }
 
     function test_liquidation_waitsForAFreshPrice() public {
@@ -32,9 +32,14 @@ contract StalePriceTest is VenueFixture {
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.PriceStale.selector, EUR, at, uint256(60)));
         engine.liquidatePosition(a, EUR);
 
-        // the index gapped 7 % while the feed was down: one update moves it 5 %, enough here
-        _setPrice(EUR, 1.0044e18);
-        assertEq(oracle.getFreshPrice(EUR), 1.026e18);
+        // the index gapped 7 % while the feed was down: one update moves it 1 % (alice still
+        // above maintenance), the next one, a second later, another 1 %: liquidatable
+        oracle.setPrice(EUR, 1.0044e18);
+        assertEq(oracle.getFreshPrice(EUR), 1.0692e18);
+        assertFalse(_health(a).isLiquidatable);
+        vm.warp(block.timestamp + 1);
+        oracle.setPrice(EUR, 1.0044e18);
+        assertEq(oracle.getFreshPrice(EUR), 1.058508e18);
         assertTrue(_health(a).isLiquidatable);
         vm.prank(keeper);
         uint256 closed = engine.liquidatePosition(a, EUR);

@@ -44,6 +44,9 @@ abstract contract VenueFixture is Test {
     uint256 internal constant LOT = 1e16; // 0.01
     uint256 internal constant MIN_QTY = 1e18;
     uint256 internal constant MAX_AGE = 3600;
+    /// The oracle's per-update bound (scripts/deploy.ts ORACLE_MAX_MOVE_BPS): ≤ 1/L − maintenance
+    /// of every market it prices (EUR/USD: 2 % − 1 %), which MarketFactory checks.
+    uint256 internal constant MAX_MOVE_BPS = 100;
     uint256 internal constant TO_WAD = 1e12;
 
     IMarket.Side internal constant LONG = IMarket.Side.LONG;
@@ -97,6 +100,7 @@ abstract contract VenueFixture is Test {
             vm.deployCode("MarketFactory.sol:MarketFactory", abi.encode(address(engine), marketImpl, admin))
         );
         IEngineAdmin(address(engine)).setFactory(address(factory));
+        oracle.setConfig(MAX_AGE, MAX_MOVE_BPS);
         oracle.setPrice(EUR, EUR_PX);
         oracle.setPrice(GBP, GBP_PX);
         market = IMarket(factory.createMarket("EUR", "USD", _eurParams()));
@@ -117,12 +121,12 @@ abstract contract VenueFixture is Test {
         p.liquidationFeeBps = 50;
         p.makerFeeBps = 1;
         p.takerFeeBps = 5;
-        p.priceBandBps = 500;
+        p.priceBandBps = 94; // (band + maintenance + taker fee) × L < 1: (94 + 100 + 5) × 50 = 9,950 bps
         p.markClampBps = 50; // ≤ maintenance / 2
         p.maxFillsPerTx = 50;
         p.maxFundingRateX18PerHour = 1e15; // 0.1 %/h
         p.skewScaleX18PerHour = 1e14; // 0.01 %/h
-        p.operatorBandBps = 100; // operators (the relayer) price within mark ± 1 %
+        p.operatorBandBps = 90; // operators (the relayer) price within mark ± 0.9 % (≤ band)
         // no caps here (the fuzz tests trade any size): Market.orders.t.sol tests them on its own market
         p.maxPositionQty = type(uint128).max;
         p.maxOpenInterestQty = type(uint128).max;
@@ -133,6 +137,7 @@ abstract contract VenueFixture is Test {
         p.symbol = "GBP/USD";
         p.maxLeverage = 25;
         p.maintenanceMarginBps = 200;
+        p.priceBandBps = 150; // (150 + 200 + 5) × 25 = 8,875 bps < 1
     }
 
     // ─── accounts ────────────────────────────────────────────────────────────────────────
@@ -224,8 +229,17 @@ abstract contract VenueFixture is Test {
         return _ceilDiv(q * px / 1e18 * 1, 1e4);
     }
 
+    /// Sets the index to `px`, walking one oracle-bounded update per second when the move is
+    /// larger than the oracle's per-update bound (MAX_MOVE_BPS).
     function _setPrice(bytes32 mid, uint256 px) internal {
-        oracle.setPrice(mid, px);
+        for (uint256 i; i < 1_000; ++i) {
+            oracle.setPrice(mid, px);
+            (uint256 p,) = oracle.getPrice(mid);
+            if (p == px) return;
+            vm.warp(block.timestamp + 1);
+            vm.roll(block.number + 1);
+        }
+        revert("_setPrice: the oracle never reached the price");
     }
 
     // ─── global checks (the invariants of DESIGN.md, usable after any unit step) ─────────
