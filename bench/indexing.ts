@@ -196,7 +196,7 @@ export async function run(opts: { keep?: boolean } = {}): Promise<IndexingResult
   const ms: number[] = [];
   for (let i = 0; i < samples; i++) {
     // GBP/USD bids below the (filled) history, over the six wallets (at most 100 open orders each per market)
-    const receipt = await place(i % 6, bench.gbp, "LONG", "LIMIT", "10", 1, "1.2000");
+    const receipt = await place(i % 6, bench.gbp, "LONG", "LIMIT", "10", 1, "1.2600"); // within the limit-price band around 1.27
     const mined = performance.now();
     const res = await fetch(`${indexer.url}/accounts/${venue.accountIds[0]}?minBlock=${receipt.blockNumber}`);
     if (res.status !== 200) throw new Error(`freshness read answered ${res.status}`);
