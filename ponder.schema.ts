@@ -213,8 +213,32 @@ export const marketState = onchainTable("market_state", (t) => ({
   fundingIndexPriceX18: t.bigint("funding_index_price_x18").notNull(), // index and mark at the last funding update
   fundingMarkPriceX18: t.bigint("funding_mark_price_x18").notNull(),
   orderCount: t.bigint().notNull(),
+  // the trading session (MarketSessionChanged; docs/CONTRACTS.md "Weekends and gaps")
+  session: t.text().notNull(), // OPEN | REDUCE_ONLY | CLOSED
+  marginUpliftBps: t.integer().notNull(), // multiplier of initial and maintenance margin now, 10000 = none
+  closeUpliftBps: t.integer().notNull(), // what REDUCE_ONLY and CLOSED apply
+  sessionUpdatedAt: t.bigint(), // seconds of the last change; null before any
   updatedBlock: t.bigint().notNull(),
 }));
+
+/** Every MarketSessionChanged: the market schedule's history (session switches, uplift changes). */
+export const marketSessionEvent = onchainTable(
+  "market_session_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    seq: t.bigint().notNull(),
+    marketAddress: t.hex().notNull(),
+    marketId: t.hex(), // null only for an event before MarketCreated (none today)
+    session: t.text().notNull(),
+    marginUpliftBps: t.integer().notNull(),
+    closeUpliftBps: t.integer().notNull(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({ marketIdx: index().on(t.marketId, t.timestamp) }),
+);
 
 /** Latest index price per market (Oracle). */
 export const indexPrice = onchainTable("index_price", (t) => ({

@@ -6,6 +6,7 @@ import {
   fundingUpdateEvent,
   insuranceTakeoverEvent,
   liquidationEvent,
+  marketSessionEvent,
   openInterestEvent,
   order,
   orderBookLevel,
@@ -17,6 +18,7 @@ import {
   ORDER_STATUSES,
   ORDER_TYPES,
   POSITION_REASONS,
+  SESSIONS,
   SIDES,
   enumName,
   marketIdOf,
@@ -25,6 +27,7 @@ import {
 } from "./store";
 import { recordFill, recordFundingPayment, recordFundingRate, recordLiquidation } from "./history/record";
 import { recordBookBest } from "./history/pnl";
+import type { Hex } from "viem";
 
 const WAD = 10n ** 18n;
 
@@ -336,4 +339,32 @@ on("Market:Deleveraged", async ({ event, context }) => {
 
 on("Market:ActiveSet", async ({ event, context }) => {
   await patchMarketState(context, event.log.address, event.block.number, { isActive: event.args.isActive });
+});
+
+on("Market:MarketSessionChanged", async ({ event, context }) => {
+  const { seq, session, marginUpliftBps, closeUpliftBps } = event.args;
+  const name = enumName(SESSIONS, session);
+  let marketId: Hex | null = null;
+  await patchMarketState(context, event.log.address, event.block.number, (row) => {
+    marketId = row.marketId;
+    return {
+      session: name,
+      marginUpliftBps: Number(marginUpliftBps),
+      closeUpliftBps: Number(closeUpliftBps),
+      sessionUpdatedAt: event.block.timestamp,
+    };
+  });
+  await context.db.insert(marketSessionEvent).values({
+    id: event.id,
+    seq: BigInt(seq),
+    marketAddress: event.log.address.toLowerCase() as Hex,
+    marketId,
+    session: name,
+    marginUpliftBps: Number(marginUpliftBps),
+    closeUpliftBps: Number(closeUpliftBps),
+    blockNumber: event.block.number,
+    logIndex: event.log.logIndex,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
 });

@@ -15,6 +15,7 @@ export const CLOSE_REASONS = [
   "FILLED", "USER_CANCEL", "UNFILLED_MARKET", "REDUCE_ONLY_EXPIRED", "FILL_CAP", "LIQUIDATION", "DUST", "MARGIN",
 ] as const;
 export const POSITION_REASONS = ["TRADE", "LIQUIDATION", "DELEVERAGE"] as const;
+export const SESSIONS = ["OPEN", "REDUCE_ONLY", "CLOSED"] as const;
 export const MARGIN_REASONS = ["DEPOSIT", "WITHDRAW", "ORDER_COMMIT", "ORDER_RELEASE", "TRADE_SETTLEMENT", "LIQUIDATION"] as const;
 
 export const enumName = <T extends readonly string[]>(names: T, value: number | bigint): T[number] =>
@@ -41,6 +42,10 @@ const EMPTY_MARKET_STATE: Omit<typeof marketState.$inferSelect, "marketAddress" 
   fundingIndexPriceX18: 0n,
   fundingMarkPriceX18: 0n,
   orderCount: 0n,
+  session: "OPEN",
+  marginUpliftBps: 10_000,
+  closeUpliftBps: 10_000,
+  sessionUpdatedAt: null,
 };
 
 /** Sets fields of a market's live state, creating the row on the market's first event. */

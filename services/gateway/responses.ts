@@ -36,6 +36,14 @@ export const MarketData = z
     mark_clamp_bps: int("the mark's premium sample stays within index ± this band"),
     max_position_size: dec("cap on one account's position, base quantity, 18 decimals"), max_position_size_formatted: fmt(),
     max_open_interest: dec("cap on open interest per side, base quantity, 18 decimals"), max_open_interest_formatted: fmt(),
+    session: z.object({
+      state: z.enum(["OPEN", "REDUCE_ONLY", "CLOSED"]).openapi({
+        description: "the market schedule: REDUCE_ONLY before a close (closes only, margin raised), CLOSED (no orders, no liquidation, no funding)",
+      }),
+      margin_uplift_bps: int("multiplier of initial and maintenance margin now, bps (10000 = none)"), margin_uplift_percent: z.string(),
+      close_uplift_bps: int("the multiplier REDUCE_ONLY and CLOSED apply, bps"),
+      updated_at: int("last session change, unix seconds").nullable(), updated_at_iso: z.string().nullable(),
+    }),
   })
   .openapi("Market");
 

@@ -84,6 +84,8 @@ export class IndexerReader {
           cumulativeFundingIndexX18: marketState.cumulativeFundingIndexX18,
           fundingLastUpdate: marketState.fundingLastUpdate,
           premiumX18: marketState.premiumX18,
+          session: marketState.session,
+          marginUpliftBps: marketState.marginUpliftBps,
           stateBlock: marketState.updatedBlock,
         })
         .from(market)
@@ -124,7 +126,8 @@ export class IndexerReader {
         marketId: id,
         symbol: m.symbol,
         marketAddress: m.marketAddress,
-        maintenanceMarginBps: BigInt(m.maintenanceMarginBps),
+        // floor, as the market computes it
+        maintenanceMarginBps: (BigInt(m.maintenanceMarginBps) * BigInt(m.marginUpliftBps ?? 10_000)) / 10_000n,
         liquidationFeeBps: BigInt(m.liquidationFeeBps),
         markClampBps: BigInt(m.markClampBps),
         isActive: m.isActive ?? true,
@@ -136,6 +139,7 @@ export class IndexerReader {
         cumulativeFundingIndexX18: m.cumulativeFundingIndexX18 ?? 0n,
         fundingLastUpdate: m.fundingLastUpdate ?? 0n,
         premiumX18: m.premiumX18 ?? 0n,
+        session: (m.session ?? "OPEN") as MarketContext["session"],
       });
     }
     return { block, markets: out, seenBlock };

@@ -10,6 +10,7 @@ export type MarketContext = {
   marketId: `0x${string}`;
   symbol: string;
   marketAddress: `0x${string}`;
+  /** In force now: the market's maintenance × its session's margin uplift (docs/CONTRACTS.md "Weekends and gaps"). */
   maintenanceMarginBps: bigint;
   liquidationFeeBps: bigint;
   markClampBps: bigint;
@@ -23,6 +24,8 @@ export type MarketContext = {
   fundingLastUpdate: bigint;
   /** The time-weighted premium stored at fundingLastUpdate (FundingUpdated.premiumX18). */
   premiumX18: bigint;
+  /** The market's session (absent: OPEN). CLOSED: no liquidation, no funding accrual. */
+  session?: "OPEN" | "REDUCE_ONLY" | "CLOSED";
 };
 
 export type PositionRow = {
@@ -52,7 +55,8 @@ export function healthAt(p: PositionRow, m: MarketContext, timestamp: bigint): H
     rateX18PerHour: m.fundingRateX18PerHour,
     indexX18: m.indexPriceX18,
     lastUpdate: m.fundingLastUpdate,
-    now: timestamp,
+    // nothing accrues while the market is closed
+    now: m.session === "CLOSED" ? m.fundingLastUpdate : timestamp,
   });
   const pending = pendingFunding(p.sizeQty, indexNow, p.lastFundingIndexX18);
   return positionHealth(p, mark, pending, m.maintenanceMarginBps);

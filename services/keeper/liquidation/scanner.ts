@@ -38,7 +38,8 @@ export class LiquidationScanner {
     const due: PositionRow[] = [];
     for (const p of positions) {
       const m = s.markets.get(p.marketId.toLowerCase() as Hex);
-      if (!m || m.indexPriceX18 === 0n) continue;
+      // a closed market liquidates nothing until it reopens (MarketClosed)
+      if (!m || m.indexPriceX18 === 0n || m.session === "CLOSED") continue;
       if (!healthAt(p, m, s.block.timestamp).isLiquidatable) continue;
       const hold = this.holds.get(p.positionId);
       if (hold && (s.block.number <= hold.block || Date.now() < hold.untilMs)) continue;

@@ -70,6 +70,10 @@ const emptyState = (m: MarketRow): MarketStateRow => ({
   fundingIndexPriceX18: 0n,
   fundingMarkPriceX18: 0n,
   orderCount: 0n,
+  session: "OPEN",
+  marginUpliftBps: 10_000,
+  closeUpliftBps: 10_000,
+  sessionUpdatedAt: null,
   updatedBlock: m.createdBlock,
 });
 

@@ -211,6 +211,14 @@ export function marketResponse(snap: MarketSnapshot): Out<typeof S.Market> {
     maxPositionSizeFormatted: formatField("maxPositionSize", m.maxPositionQty),
     maxOpenInterest: m.maxOpenInterestQty.toString(),
     maxOpenInterestFormatted: formatField("maxOpenInterest", m.maxOpenInterestQty),
+    session: {
+      state: s.session as Out<typeof S.MarketSession>["state"],
+      marginUpliftBps: s.marginUpliftBps,
+      marginUpliftPercent: bpsToPercent(BigInt(s.marginUpliftBps)),
+      closeUpliftBps: s.closeUpliftBps,
+      updatedAt: s.sessionUpdatedAt === null ? null : num(s.sessionUpdatedAt),
+      updatedAtISO: s.sessionUpdatedAt === null ? null : secondsToISO(s.sessionUpdatedAt),
+    },
   };
 }
 

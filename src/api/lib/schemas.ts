@@ -184,6 +184,21 @@ export const OrderList = z
   })
   .openapi("OrderList");
 
+/** The market schedule (docs/CONTRACTS.md "Weekends and gaps"). */
+export const MarketSession = z
+  .object({
+    state: z.enum(["OPEN", "REDUCE_ONLY", "CLOSED"]).openapi({
+      description:
+        "OPEN: normal. REDUCE_ONLY (before a close): only closes are accepted (MARKET_REDUCE_ONLY otherwise) and margin is raised. CLOSED: no orders and no liquidation (MARKET_CLOSED), no funding; cancels and withdrawals of free margin work",
+    }),
+    marginUpliftBps: z.number().int().openapi({ description: "Multiplier of initial and maintenance margin now, bps (10000 = none)", example: 10000 }),
+    marginUpliftPercent: percent("marginUpliftBps"),
+    closeUpliftBps: z.number().int().openapi({ description: "The multiplier REDUCE_ONLY and CLOSED apply, bps (set by the venue's parameters)", example: 30000 }),
+    updatedAt: seconds("Last session change").nullable(),
+    updatedAtISO: iso("Last session change").nullable(),
+  })
+  .openapi("MarketSession");
+
 export const Market = z
   .object({
     marketId: hex("keccak256(symbol)"),
@@ -225,6 +240,7 @@ export const Market = z
     maxPositionSizeFormatted: formatted("maxPositionSize"),
     maxOpenInterest: raw("maxOpenInterest", "Cap on the market's open interest per side (base units, 18 decimals)"),
     maxOpenInterestFormatted: formatted("maxOpenInterest"),
+    session: MarketSession,
   })
   .openapi("Market");
 
