@@ -12,6 +12,11 @@ import { snakeKeys } from "../../core/case.js";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { sessionActions } from "./reads-session.js";
 import { dbKinds } from "./stack.js";
+import pino from "pino";
+import { KEY_INDEX, devAccount } from "../../core/config.js";
+import { Signer } from "../../services/keeper/chain/clients.js";
+import { MarketDirectory } from "../../services/keeper/chain/markets.js";
+import { SessionScheduler, weekTime } from "../../services/keeper/schedule/schedule.js";
 
 type Envelope = { success: boolean; data: Record<string, any>; error?: { code: string } };
 const SESSION = { OPEN: 0, REDUCE_ONLY: 1, CLOSED: 2 } as const;
@@ -67,5 +72,23 @@ describe.each(dbKinds())("market sessions on %s", (kind) => {
     await setSession("OPEN");
     expect((await market()).session).toMatchObject({ state: "OPEN", marginUpliftBps: 10_000, closeUpliftBps: 30_000 });
     await actions.place(0, EUR, "LONG", "LIMIT", "100", 10, "1.0790"); // trading again
+  });
+
+  it("the keeper's scheduler follows the weekly FX schedule, driven with explicit times", async () => {
+    const log = pino({ level: "silent" });
+    const engine = v.deployment.contracts.engine as Hex;
+    // the deployer holds SCHEDULE_ROLE like the keeper's key on the local chain
+    const signer = new Signer("schedule", devAccount(KEY_INDEX.deployer).privateKey, v.client as never, v.rpcUrl, v.chainId, log);
+    const fx = { reduceOnlyAt: weekTime("Fri 20:00"), closeAt: weekTime("Fri 21:00"), reopenAt: weekTime("Sun 21:00") };
+    const scheduler = new SessionScheduler(v.client as never, signer, engine, new MarketDirectory(v.client as never, engine), fx, log);
+    const at = (iso: string) => Date.parse(iso) / 1000;
+    const markets = v.deployment.markets.length;
+    expect(await scheduler.round(at("2026-11-27T20:30:00Z"))).toBe(markets);
+    expect((await market()).session.state).toBe("REDUCE_ONLY");
+    expect(await scheduler.round(at("2026-11-27T20:45:00Z"))).toBe(0); // nothing to change
+    expect(await scheduler.round(at("2026-11-28T12:00:00Z"))).toBe(markets);
+    expect((await market()).session.state).toBe("CLOSED");
+    expect(await scheduler.round(at("2026-11-30T09:00:00Z"))).toBe(markets);
+    expect((await market()).session).toMatchObject({ state: "OPEN", marginUpliftBps: 10_000 });
   });
 });
