@@ -11,6 +11,7 @@ import { createMiddleware } from "hono/factory";
 import { db } from "ponder:api";
 import { accountFill, accountLiquidation, candle, fundingHistory, fundingPayment, order, trade, transfer } from "ponder:schema";
 import { and, asc, count, desc, eq, gte, inArray, lt } from "ponder";
+import type { SQL } from "drizzle-orm";
 import type { Hex } from "viem";
 import { CANDLE_RESOLUTIONS, emptyCandle, type CandleResolution, type Ohlcv } from "../../../core/candles.js";
 import { decodeUintCursor, encodeCursor } from "../../../core/cursor.js";
@@ -70,60 +71,23 @@ const list = <Q extends z.ZodType, P extends z.ZodType>(path: string, tag: strin
 const columnsOf = (s: z.ZodObject) => Object.keys(s.shape);
 
 // ─── lists ─────────────────────────────────────────────────────────────────────────────
+// Every list is one row of `lists`: its route, its table's order and item, and its scope (a
+// market's rows, or an account's, by market when asked). The list routes are made from it.
 
-const trades: ListDef<typeof trade.$inferSelect, ReturnType<typeof tradeItem>> = {
-  name: "trades",
-  key: "trades",
-  table: trade,
-  order: [trade.timestamp, trade.blockNumber, trade.logIndex],
-  tiebreakType: "integer",
-  toItems: (rows) => rows.map(tradeItem),
-};
+type Q = { from?: bigint; to?: bigint; limit: number; cursor?: string; marketId?: string };
+type MarketRow = Awaited<ReturnType<typeof requireMarket>>;
+const marketOf = (raw: string) => raw.toLowerCase() as Hex;
 
-const fundingRates = (marketId: Hex): ListDef<typeof fundingHistory.$inferSelect, ReturnType<typeof fundingRateItem>> => ({
-  name: "funding",
-  key: "funding",
-  table: fundingHistory,
-  order: [fundingHistory.timestamp, fundingHistory.blockNumber, fundingHistory.logIndex],
+/** A list ordered by (timestamp, block, log index): the history tables' layout. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const byLog = <T extends Record<string, any>, I>(name: string, key: string, table: T, toItems: ListDef<T["$inferSelect"], I>["toItems"]): ListDef<T["$inferSelect"], I> => ({
+  name,
+  key,
+  table,
+  order: [table.timestamp, table.blockNumber, table.logIndex],
   tiebreakType: "integer",
-  toItems: (rows) => rows.map((r) => fundingRateItem(marketId, r)),
+  toItems,
 });
-
-const fills: ListDef<typeof accountFill.$inferSelect, ReturnType<typeof fillItem>> = {
-  name: "fills",
-  key: "fills",
-  table: accountFill,
-  order: [accountFill.timestamp, accountFill.blockNumber, accountFill.logIndex],
-  tiebreakType: "integer",
-  toItems: (rows) => rows.map(fillItem),
-};
-
-const fundingPayments: ListDef<typeof fundingPayment.$inferSelect, ReturnType<typeof fundingPaymentItem>> = {
-  name: "fundingPayments",
-  key: "fundingPayments",
-  table: fundingPayment,
-  order: [fundingPayment.timestamp, fundingPayment.blockNumber, fundingPayment.logIndex],
-  tiebreakType: "integer",
-  toItems: (rows) => rows.map(fundingPaymentItem),
-};
-
-const transfers: ListDef<typeof transfer.$inferSelect, ReturnType<typeof transferItem>> = {
-  name: "transfers",
-  key: "transfers",
-  table: transfer,
-  order: [transfer.timestamp, transfer.blockNumber, transfer.logIndex],
-  tiebreakType: "integer",
-  toItems: (rows) => rows.map(transferItem),
-};
-
-const liquidations: ListDef<typeof accountLiquidation.$inferSelect, ReturnType<typeof liquidationItem>> = {
-  name: "liquidations",
-  key: "liquidations",
-  table: accountLiquidation,
-  order: [accountLiquidation.timestamp, accountLiquidation.blockNumber, accountLiquidation.logIndex],
-  tiebreakType: "integer",
-  toItems: (rows) => rows.map(liquidationItem),
-};
 
 /** Orders have no log index: (createdAt, createdBlock, orderId), orderId rising with placement. */
 const orderHistory: ListDef<typeof order.$inferSelect, ReturnType<typeof historicalOrderItem>> = {
@@ -144,15 +108,107 @@ const orderHistory: ListDef<typeof order.$inferSelect, ReturnType<typeof histori
   },
 };
 
-// ─── routes ────────────────────────────────────────────────────────────────────────────
+type ListRoute = {
+  path: string;
+  summary: string;
+  data: z.ZodType;
+  name: string;
+  item: z.ZodObject;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  def: ListDef<any, any> | ((m: MarketRow) => ListDef<any, any>);
+} & (
+  | { market: (m: MarketRow) => SQL }
+  /** the account's rows; `marketId` narrows to one market when the table has it */
+  | { account: { accountId: unknown; marketId?: unknown } }
+);
 
-const tradesRoute = list("/markets/{marketId}/trades", "history", "Every fill of the market", MarketPath, H.MarketHistoryQuery, H.TradeList, "TradeListResponse", "MARKET_NOT_FOUND");
-const fundingHistoryRoute = list("/markets/{marketId}/funding/history", "history", "The funding rate and cumulative index at every update", MarketPath, H.MarketHistoryQuery, H.FundingRateList, "FundingRateListResponse", "MARKET_NOT_FOUND");
-const fillsRoute = list("/accounts/{accountId}/fills", "history", "The account's fills: side, maker or taker, price, size, fee", AccountPath, H.AccountHistoryQuery, H.FillList, "FillListResponse", "ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND");
-const fundingPaymentsRoute = list("/accounts/{accountId}/funding-payments", "history", "Every settlement of funding on the account's positions", AccountPath, H.AccountHistoryQuery, H.FundingPaymentList, "FundingPaymentListResponse", "ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND");
-const transfersRoute = list("/accounts/{accountId}/transfers", "history", "Deposits and withdrawals", AccountPath, H.MarketHistoryQuery, H.TransferList, "TransferListResponse", "ACCOUNT_NOT_FOUND");
-const liquidationsRoute = list("/accounts/{accountId}/liquidations", "history", "Liquidations of the account's positions", AccountPath, H.AccountHistoryQuery, H.LiquidationList, "LiquidationListResponse", "ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND");
-const orderHistoryRoute = list("/accounts/{accountId}/orders/history", "history", "Every order with its final status and fill count", AccountPath, H.AccountHistoryQuery, H.HistoricalOrderList, "HistoricalOrderListResponse", "ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND");
+const lists: ListRoute[] = [
+  {
+    path: "/markets/{marketId}/trades",
+    summary: "Every fill of the market",
+    data: H.TradeList,
+    name: "TradeListResponse",
+    item: H.Trade,
+    def: byLog("trades", "trades", trade, (rows) => rows.map(tradeItem)),
+    market: (m) => eq(trade.marketId, m.marketId),
+  },
+  {
+    path: "/markets/{marketId}/funding/history",
+    summary: "The funding rate and cumulative index at every update",
+    data: H.FundingRateList,
+    name: "FundingRateListResponse",
+    item: H.FundingRate,
+    def: (m) => byLog("funding", "funding", fundingHistory, (rows) => rows.map((r) => fundingRateItem(m.marketId, r))),
+    market: (m) => eq(fundingHistory.marketAddress, m.marketAddress),
+  },
+  {
+    path: "/accounts/{accountId}/fills",
+    summary: "The account's fills: side, maker or taker, price, size, fee",
+    data: H.FillList,
+    name: "FillListResponse",
+    item: H.Fill,
+    def: byLog("fills", "fills", accountFill, (rows) => rows.map(fillItem)),
+    account: accountFill,
+  },
+  {
+    path: "/accounts/{accountId}/funding-payments",
+    summary: "Every settlement of funding on the account's positions",
+    data: H.FundingPaymentList,
+    name: "FundingPaymentListResponse",
+    item: H.FundingPayment,
+    def: byLog("fundingPayments", "fundingPayments", fundingPayment, (rows) => rows.map(fundingPaymentItem)),
+    account: fundingPayment,
+  },
+  {
+    path: "/accounts/{accountId}/transfers",
+    summary: "Deposits and withdrawals",
+    data: H.TransferList,
+    name: "TransferListResponse",
+    item: H.Transfer,
+    def: byLog("transfers", "transfers", transfer, (rows) => rows.map(transferItem)),
+    account: { accountId: transfer.accountId },
+  },
+  {
+    path: "/accounts/{accountId}/liquidations",
+    summary: "Liquidations of the account's positions",
+    data: H.LiquidationList,
+    name: "LiquidationListResponse",
+    item: H.Liquidation,
+    def: byLog("liquidations", "liquidations", accountLiquidation, (rows) => rows.map(liquidationItem)),
+    account: accountLiquidation,
+  },
+  {
+    path: "/accounts/{accountId}/orders/history",
+    summary: "Every order with its final status and fill count",
+    data: H.HistoricalOrderList,
+    name: "HistoricalOrderListResponse",
+    item: H.HistoricalOrder,
+    def: orderHistory,
+    account: order,
+  },
+];
+
+const routeOf = (l: ListRoute) => {
+  const isMarket = "market" in l;
+  // a market filter only where the table has a market
+  const query = isMarket || !l.account.marketId ? H.MarketHistoryQuery : H.AccountHistoryQuery;
+  const errors = isMarket ? "MARKET_NOT_FOUND" : l.account.marketId ? "ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND" : "ACCOUNT_NOT_FOUND";
+  return list(l.path, "history", l.summary, isMarket ? MarketPath : AccountPath, query, l.data, l.name, errors);
+};
+
+/** The list's scope (404 for an unknown market or account) and its definition. */
+async function scopeOf(l: ListRoute, param: Record<string, string>, q: Q) {
+  if ("market" in l) {
+    const m = await requireMarket(marketOf(param.marketId!));
+    return { scope: l.market(m), def: typeof l.def === "function" ? l.def(m) : l.def };
+  }
+  const accountId = BigInt(param.accountId!);
+  const marketId = q.marketId ? marketOf(q.marketId) : undefined;
+  await Promise.all([requireAccount(accountId), marketId ? requireMarket(marketId) : undefined]);
+  const cols = l.account;
+  const scope = and(eq(cols.accountId as never, accountId), marketId && cols.marketId ? eq(cols.marketId as never, marketId) : undefined);
+  return { scope, def: l.def as ListDef<unknown, Record<string, unknown>> };
+}
 
 const pnlRoute = createRoute({
   method: "get",
@@ -186,58 +242,17 @@ const candlesRoute = createRoute({
   },
 });
 
-type Q = { from?: bigint; to?: bigint; limit: number; cursor?: string; marketId?: string };
-const marketOf = (raw: string) => raw.toLowerCase() as Hex;
-
-async function accountScope(accountIdRaw: string, q: Q, cols: { accountId: unknown; marketId?: unknown }) {
-  const accountId = BigInt(accountIdRaw);
-  const marketId = q.marketId ? marketOf(q.marketId) : undefined;
-  await Promise.all([requireAccount(accountId), marketId ? requireMarket(marketId) : undefined]);
-  return and(eq(cols.accountId as never, accountId), marketId && cols.marketId ? eq(cols.marketId as never, marketId) : undefined);
+export const historyRoutes = createApiApp();
+for (const l of lists) {
+  const columns = columnsOf(l.item);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one handler shape for every list's route
+  historyRoutes.openapi(routeOf(l), (async (c: any) => {
+    const q = c.req.valid("query") as Q;
+    const { scope, def } = await scopeOf(l, c.req.valid("param") as Record<string, string>, q);
+    return answerList(c as never, def, scope, { from: q.from, to: q.to, limit: q.limit, cursor: q.cursor }, columns);
+  }) as never);
 }
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the list routes share one handler shape
-const valid = (c: any, target: "param" | "query") => c.req.valid(target);
-const rangeOf = (q: Q) => ({ from: q.from, to: q.to, limit: q.limit, cursor: q.cursor });
-
-export const historyRoutes = createApiApp()
-  .openapi(tradesRoute, async (c) => {
-    const marketId = marketOf(valid(c, "param").marketId);
-    await requireMarket(marketId);
-    const q = valid(c, "query") as Q;
-    return answerList(c as never, trades, eq(trade.marketId, marketId), rangeOf(q), columnsOf(H.Trade)) as never;
-  })
-  .openapi(fundingHistoryRoute, async (c) => {
-    const marketId = marketOf(valid(c, "param").marketId);
-    const m = await requireMarket(marketId);
-    const q = valid(c, "query") as Q;
-    return answerList(c as never, fundingRates(marketId), eq(fundingHistory.marketAddress, m.marketAddress), rangeOf(q), columnsOf(H.FundingRate)) as never;
-  })
-  .openapi(fillsRoute, async (c) => {
-    const q = valid(c, "query") as Q;
-    const scope = await accountScope(valid(c, "param").accountId, q, accountFill);
-    return answerList(c as never, fills, scope, rangeOf(q), columnsOf(H.Fill)) as never;
-  })
-  .openapi(fundingPaymentsRoute, async (c) => {
-    const q = valid(c, "query") as Q;
-    const scope = await accountScope(valid(c, "param").accountId, q, fundingPayment);
-    return answerList(c as never, fundingPayments, scope, rangeOf(q), columnsOf(H.FundingPayment)) as never;
-  })
-  .openapi(transfersRoute, async (c) => {
-    const q = valid(c, "query") as Q;
-    const scope = await accountScope(valid(c, "param").accountId, q, { accountId: transfer.accountId });
-    return answerList(c as never, transfers, scope, rangeOf(q), columnsOf(H.Transfer)) as never;
-  })
-  .openapi(liquidationsRoute, async (c) => {
-    const q = valid(c, "query") as Q;
-    const scope = await accountScope(valid(c, "param").accountId, q, accountLiquidation);
-    return answerList(c as never, liquidations, scope, rangeOf(q), columnsOf(H.Liquidation)) as never;
-  })
-  .openapi(orderHistoryRoute, async (c) => {
-    const q = valid(c, "query") as Q;
-    const scope = await accountScope(valid(c, "param").accountId, q, order);
-    return answerList(c as never, orderHistory, scope, rangeOf(q), columnsOf(H.HistoricalOrder)) as never;
-  })
+historyRoutes
   .openapi(pnlRoute, async (c) => {
     const accountId = BigInt(c.req.valid("param").accountId);
     const acc = await requireAccount(accountId);
