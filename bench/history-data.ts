@@ -16,6 +16,8 @@
  * two, on purpose: the target is the depth of a page, not the mix).
  */
 export const HOT_ACCOUNT = 10001n;
+/** the tables it writes */
+export const HISTORY_TABLES = ["account", "trade", "account_fill", "orders", "funding_history", "funding_payment", "transfer", "account_liquidation", "candle"];
 export const ACCOUNTS = 1000;
 
 export type Market = { marketId: string; marketAddress: string };
@@ -138,7 +140,7 @@ export function historySql(p: { schema: string; markets: [Market, Market]; fills
     })),
     {
       name: "analyze",
-      sql: ["account", "trade", "account_fill", "orders", "funding_history", "funding_payment", "transfer", "account_liquidation", "candle"].map((t) => `ANALYZE ${S}.${t}`).join("; "),
+      sql: HISTORY_TABLES.map((t) => `ANALYZE ${S}.${t}`).join("; "),
     },
   ];
 }

@@ -15,7 +15,7 @@ import pg from "pg";
 import type { Hex } from "viem";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "../test/e2e/reads-env.js";
 import type { DbKind } from "../test/e2e/stack.js";
-import { HOT_ACCOUNT, historySql, type Market } from "./history-data.js";
+import { HISTORY_TABLES, HOT_ACCOUNT, historySql, type Market } from "./history-data.js";
 import { cannon, type Load } from "./load.js";
 
 export type HistoryRow = { db: DbKind; list: string; page: "first" | "1,000th"; cold: Load; cached: Load };
@@ -32,24 +32,36 @@ async function generate(v: Venue, ix: Indexer, log: (m: string) => void): Promis
   const statements = historySql({ schema: ix.schema, markets: [v.deployment.markets[0]!, v.deployment.markets[1]!] as [Market, Market], fills, t0 });
   const t = Date.now();
   let exec: (sql: string) => Promise<unknown>;
+  let rows: <R>(sql: string) => Promise<R[]>;
   let close: () => Promise<unknown>;
   if (v.kind === "postgres") {
     const c = new pg.Client({ connectionString: v.databaseUrl! });
     await c.connect();
     exec = (s) => c.query(s);
+    rows = async (s) => (await c.query(s)).rows;
     close = () => c.end();
   } else {
     const { PGlite } = await import("@electric-sql/pglite");
     const db = new PGlite(join(v.base, "pglite-hbench"));
     exec = (s) => db.exec(s);
+    rows = async (s) => (await db.query(s)).rows as never;
     close = () => db.close();
   }
+  const step = async (name: string, sql: string) => {
+    const t1 = Date.now();
+    await exec(sql);
+    log(`    ${name.padEnd(20)} ${((Date.now() - t1) / 1000).toFixed(1)} s`);
+  };
   try {
-    for (const s of statements) {
-      const t1 = Date.now();
-      await exec(s.sql);
-      log(`    ${s.name.padEnd(20)} ${((Date.now() - t1) / 1000).toFixed(1)} s`);
-    }
+    // the secondary indexes are built once after the rows (a sorted build), not row by row
+    const indexes = await rows<{ indexname: string; indexdef: string }>(
+      `SELECT i.relname AS indexname, pg_get_indexdef(i.oid) AS indexdef FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+        JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+        WHERE n.nspname = '${ix.schema}' AND t.relname IN (${HISTORY_TABLES.map((t) => `'${t}'`).join(", ")}) AND NOT x.indisprimary AND NOT x.indisunique`,
+    );
+    await step("drop indexes", indexes.map((i) => `DROP INDEX "${ix.schema}"."${i.indexname}"`).join("; ") || "SELECT 1");
+    for (const s of statements) await step(s.name, s.sql);
+    await step(`create ${indexes.length} indexes`, indexes.map((i) => i.indexdef).join("; ") || "SELECT 1");
   } finally {
     await close();
   }
