@@ -113,3 +113,23 @@ export async function closeRateLimitStores(): Promise<void> {
   redis = undefined;
   await r?.quit().catch(() => undefined);
 }
+
+/**
+ * The RateLimit-* response headers (IETF draft, as hono-rate-limiter's `draft-7` writes them) of a
+ * count taken outside Hono, for the hot paths that answer below it (services/reads/fast.ts,
+ * services/gateway/fast.ts): a flat [name, value, …] list for `writeHead`.
+ */
+export function rateLimitHeaderList(limit: { limit: number; windowMs: number }) {
+  const policy = `${limit.limit};w=${Math.ceil(limit.windowMs / 1000)}`;
+  const limitText = String(limit.limit);
+  return (count: { totalHits: number; resetTime?: Date }): string[] => [
+    "RateLimit-Policy",
+    policy,
+    "RateLimit-Limit",
+    limitText,
+    "RateLimit-Remaining",
+    String(Math.max(0, limit.limit - count.totalHits)),
+    "RateLimit-Reset",
+    String(Math.max(0, Math.ceil(((count.resetTime?.getTime() ?? Date.now()) - Date.now()) / 1000))),
+  ];
+}

@@ -15,6 +15,7 @@ import type { Context } from "hono";
 import { MemoryStore, type Store } from "hono-rate-limiter";
 import { matchedRoutes } from "hono/route";
 import { clientAddress, type TrustedProxies } from "../../core/http/client-address";
+import { rateLimitHeaderList } from "../../core/http/rate-limit";
 import { requestIdOf } from "../../core/http/request-id";
 import type { BlockFeed } from "../../core/indexer/blocks";
 import type { LastWrites } from "../../core/indexer/last-writes";
@@ -65,8 +66,7 @@ export type GatewayFastDeps = {
 
 export function fastGateway({ copies, keys, feed, lastWrites, limit }: GatewayFastDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const counters = limit.store instanceof MemoryStore ? limit.store : undefined;
-  const policy = `${limit.limit};w=${Math.ceil(limit.windowMs / 1000)}`;
-  const limitText = String(limit.limit);
+  const rateHeaders = rateLimitHeaderList(limit);
   const metric = httpDuration();
   return (req, res) => {
     const t0 = performance.now();
@@ -94,14 +94,7 @@ export function fastGateway({ copies, keys, feed, lastWrites, limit }: GatewayFa
       ...copy.head,
       "X-Request-Id",
       requestIdOf(h["x-request-id"]),
-      "RateLimit-Policy",
-      policy,
-      "RateLimit-Limit",
-      limitText,
-      "RateLimit-Remaining",
-      String(limit.limit - count.totalHits),
-      "RateLimit-Reset",
-      String(Math.max(0, Math.ceil((count.resetTime!.getTime() - Date.now()) / 1000))),
+      ...rateHeaders(count),
       "Server-Timing",
       `gateway;dur=${(performance.now() - t0).toFixed(2)}`,
     ];

@@ -14,6 +14,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { MemoryStore, type Store } from "hono-rate-limiter";
 import { clientAddress, type TrustedProxies } from "../../core/http/client-address.js";
+import { rateLimitHeaderList } from "../../core/http/rate-limit.js";
 import { requestIdOf } from "../../core/http/request-id.js";
 import type { BlockFeed } from "../../core/indexer/blocks.js";
 import { EXPOSED_HEADERS } from "../../src/api/lib/cors.js";
@@ -53,8 +54,7 @@ export type FastDeps = {
 /** A node request listener's front: true when it answered the request, false to pass it on. */
 export function fastReads({ store, feed, cors, limit }: FastDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const counters = limit.store instanceof MemoryStore ? limit.store : undefined;
-  const policy = `${limit.limit};w=${Math.ceil(limit.windowMs / 1000)}`;
-  const limitText = String(limit.limit);
+  const rateHeaders = rateLimitHeaderList(limit);
   // request URL → answer key (parameters sorted): bounded memo, cleared when full
   const keys = new Map<string, string>();
   const keyOf = (url: string) => {
@@ -85,14 +85,7 @@ export function fastReads({ store, feed, cors, limit }: FastDeps): (req: Incomin
       "HIT",
       "X-Request-Id",
       requestIdOf(h["x-request-id"]),
-      "RateLimit-Policy",
-      policy,
-      "RateLimit-Limit",
-      limitText,
-      "RateLimit-Remaining",
-      String(limit.limit - count.totalHits),
-      "RateLimit-Reset",
-      String(Math.max(0, Math.ceil((count.resetTime!.getTime() - Date.now()) / 1000))),
+      ...rateHeaders(count),
     ];
     if (cors !== "*" && h.origin && cors.includes(h.origin)) head.push("Access-Control-Allow-Origin", h.origin);
     if (h["if-none-match"] === w.etag) {

@@ -4,20 +4,9 @@
  * the stream service's transactions channel. With Postgres every replica hears every change, so
  * a subscriber needs only one of them.
  */
-export type WriteEvent = {
-  requestId: string;
-  caller: string;
-  kind: string;
-  status: string;
-  transactionHash: string | null;
-  blockNumber: string | null;
-  httpStatus: number | null;
-  code: string | null;
-  message: string | null;
-  clientKey: string | null;
-  parentId: string | null;
-  updatedAt: string;
-};
+import type { WriteEvent } from "../../core/write-event.js";
+
+export type { WriteEvent };
 
 export class WriteEvents {
   private readonly subs = new Set<(json: string) => void>();

@@ -3,20 +3,9 @@
  * write's state change as its row commits, see services/relayer/events.ts), for the
  * transactions channel. One connection per stream service, reopened when lost.
  */
-export type WriteEvent = {
-  requestId: string;
-  caller: string;
-  kind: string;
-  status: string;
-  transactionHash: string | null;
-  blockNumber: string | null;
-  httpStatus: number | null;
-  code: string | null;
-  message: string | null;
-  clientKey: string | null;
-  parentId: string | null;
-  updatedAt: string;
-};
+import type { WriteEvent } from "../../core/write-event.js";
+
+export type { WriteEvent };
 
 export function openWritesFeed(o: { relayerUrl: string; headers: Record<string, string>; onEvent: (e: WriteEvent) => void; onError?: (e: unknown) => void }) {
   const ctrl = new AbortController();
