@@ -16,6 +16,7 @@
  * the revert of a reorg is pushed by our own trigger (`revertSignalSql`), flagged `reverted`.
  */
 import pg from "pg";
+import { readSseData } from "../http/sse.js";
 
 /** Ponder's checkpoint string: 10 digits timestamp, 16 chain id, 16 block number, ... */
 export function decodeCheckpoint(checkpoint: string): { timestamp: bigint; number: bigint } {
@@ -277,23 +278,8 @@ export function sseBlockFeed(o: { url: string; headers?: Record<string, string>;
       try {
         const res = await fetch(`${o.url}/blocks/stream`, { headers: { accept: "text/event-stream", ...o.headers }, signal: ctrl.signal });
         if (!res.ok || !res.body) throw new Error(`GET /blocks/stream answered ${res.status}`);
-        const decoder = new TextDecoder();
-        let buf = "";
         h.setLive(true);
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          buf += decoder.decode(chunk, { stream: true });
-          let end: number;
-          while ((end = buf.indexOf("\n\n")) >= 0) {
-            const frame = buf.slice(0, end);
-            buf = buf.slice(end + 2);
-            const data = frame
-              .split("\n")
-              .filter((l) => l.startsWith("data:"))
-              .map((l) => l.slice(5).trimStart())
-              .join("\n");
-            if (data) h.push(stateFromJson(data));
-          }
-        }
+        await readSseData(res.body, (data) => h.push(stateFromJson(data)));
       } catch (e) {
         if (closed) return;
         o.onError?.(e);

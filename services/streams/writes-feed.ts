@@ -4,6 +4,7 @@
  * transactions channel. One connection per stream service, reopened when lost.
  */
 import type { WriteEvent } from "../../core/write-event.js";
+import { readSseData } from "../../core/http/sse.js";
 
 export type { WriteEvent };
 
@@ -17,22 +18,7 @@ export function openWritesFeed(o: { relayerUrl: string; headers: Record<string, 
         const res = await fetch(`${o.relayerUrl}/internal/transactions/stream`, { headers: { accept: "text/event-stream", ...o.headers }, signal: ctrl.signal });
         if (!res.ok || !res.body) throw new Error(`GET /internal/transactions/stream answered ${res.status}`);
         live = true;
-        const decoder = new TextDecoder();
-        let buf = "";
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          buf += decoder.decode(chunk, { stream: true });
-          let end: number;
-          while ((end = buf.indexOf("\n\n")) >= 0) {
-            const frame = buf.slice(0, end);
-            buf = buf.slice(end + 2);
-            const data = frame
-              .split("\n")
-              .filter((l) => l.startsWith("data:"))
-              .map((l) => l.slice(5).trimStart())
-              .join("\n");
-            if (data) o.onEvent(JSON.parse(data) as WriteEvent);
-          }
-        }
+        await readSseData(res.body, (data) => o.onEvent(JSON.parse(data) as WriteEvent));
       } catch (e) {
         if (closed) return;
         o.onError?.(e);
