@@ -48,7 +48,8 @@ export function createGatewayListener(deps: GatewayDeps & { feed: BlockFeed; las
   const { config } = deps;
   const limitStore = deps.limitStore ?? rateLimitStore(config.redisUrl, "venue:gw:req:");
   const generation = deps.upstreams.integration.generation;
-  const hot = generation ? new HotCopies(generation) : undefined;
+  const carried = deps.upstreams.integration.carried;
+  const hot = generation ? new HotCopies(generation, carried) : undefined;
   const app = createGatewayApp({ ...deps, limitStore, hot });
   const slow = getRequestListener(app.fetch);
   if (!hot) return { app, listener: slow };

@@ -6,7 +6,7 @@
  * snake_case body rendered once per block (`send` keeps it on the reply); the copy is dropped
  * on every new block, but still served while the new block's copy is fetched (once, at the
  * push's block), if the feed moved forward (no revert) and for at most `carryMs`, so the first
- * read after a block is a hit too. Only 200 answers are held; `Cache-Control: no-cache`, a
+ * read after a block is a hit too (on the hot path as well: `carried`). Only 200 answers are held; `Cache-Control: no-cache`, a
  * `min_block` ahead of the feed, or a feed that is down go to the upstream.
  *
  * Read-your-writes: `recordWrites` wraps the relayer upstream and notes, per caller wallet (an
@@ -40,6 +40,9 @@ export function cachedReads(upstream: Upstream, feed: BlockFeed, lastWrites: Las
   let prevUntil = 0;
   let last = feed.current();
   const inflight = new Map<string, Promise<UpstreamReply>>();
+  // the request of each key held (without the caller's headers: a copy is everyone's), so the hot
+  // path can start the next block's fetch itself (`carried`)
+  const requests = new Map<string, UpstreamRequest>();
   feed.subscribe((s) => {
     gen++;
     const forward = advancedFrom(last, s);
@@ -56,7 +59,11 @@ export function cachedReads(upstream: Upstream, feed: BlockFeed, lastWrites: Las
     const n = feed.current().number;
     // the read service may still carry the previous block's answer: ask for this block's
     const p = upstream.call({ ...req, query: { ...req.query, minBlock: n.toString() } }).then((reply) => {
-      if (reply.status === 200 && at === gen && held.size < MAX_HELD && reply.indexedBlock !== null && BigInt(reply.indexedBlock) >= n) held.set(key, { ...reply, ms: 0, heldGen: at });
+      if (reply.status === 200 && at === gen && held.size < MAX_HELD && reply.indexedBlock !== null && BigInt(reply.indexedBlock) >= n) {
+        held.set(key, { ...reply, ms: 0, heldGen: at, heldKey: key });
+        if (requests.size >= MAX_HELD) requests.clear();
+        requests.set(key, { method: "GET", path: req.path, query: req.query });
+      }
       return reply;
     });
     inflight.set(key, p);
@@ -87,7 +94,15 @@ export function cachedReads(upstream: Upstream, feed: BlockFeed, lastWrites: Las
     }
     return pending;
   }
-  return { ...upstream, call, generation: () => gen };
+  /** The hot path's side of the carry-over (Upstream.carried). */
+  function carried(key: string, at: number): boolean {
+    if (at !== gen - 1 || Date.now() >= prevUntil || held.has(key) || !prev.has(key)) return false;
+    const req = requests.get(key);
+    if (!req) return false;
+    if (!inflight.has(key)) void fill(key, req).catch(() => {});
+    return true;
+  }
+  return { ...upstream, call, generation: () => gen, carried };
 }
 
 /** Notes the block of every write the relayer answers as mined, for the caller's later reads. */

@@ -2,7 +2,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { feedHub, type BlockFeed, type IndexedState } from "../../core/indexer/blocks";
 import { memoryLastWrites } from "../../core/indexer/last-writes";
 import { startStandIn, WALLET_A, type StandIn } from "../../test/unit/gateway-standins";
@@ -32,7 +32,7 @@ describe("gateway hot path", () => {
   beforeAll(async () => {
     integration = await startStandIn();
     integration.handle((req, c) => c.json({ success: true, data: { marketId: MARKET, atBlock: String(hub.current().number), path: req.path } }, 200, { "X-Indexed-Block": String(hub.current().number) }));
-    const config = loadGatewayConfig({ INTEGRATION_URL: integration.url, PGLITE_DIR: "memory://", RATE_LIMIT_PER_MINUTE: "20" });
+    const config = loadGatewayConfig({ INTEGRATION_URL: integration.url, PGLITE_DIR: "memory://", RATE_LIMIT_PER_MINUTE: "40" });
     pg = await PGlite.create("memory://");
     const store = await openGatewayStore({ pgliteDir: "memory://", schema: "gw_fast", pglite: pg });
     keys = new KeyStore(store, 60_000);
@@ -74,27 +74,44 @@ describe("gateway hot path", () => {
     expect([first.hot, second.hot, third.hot]).toEqual([false, false, true]);
     expect(third.text).toBe(second.text);
     expect(JSON.parse(third.text)).toMatchObject({ success: true, data: { market_id: MARKET, at_block: "7" } });
-    expect([third.h.get("x-indexed-block"), third.h.get("x-request-id"), third.h.get("ratelimit-remaining")]).toEqual(["7", "r-1", "17"]);
+    expect([third.h.get("x-indexed-block"), third.h.get("x-request-id"), third.h.get("ratelimit-remaining")]).toEqual(["7", "r-1", "37"]);
     expect(integration.requests.length).toBe(1);
     expect((await get(path, { "X-API-Key": key.slice(0, -1) + (key.endsWith("A") ? "B" : "A") })).status).toBe(401);
     expect((await get(path, { "X-API-Key": key, "Cache-Control": "no-cache" })).hot).toBe(false);
     expect((await get(`${path}&min_block=7`)).hot).toBe(false);
+    const before = integration.requests.length;
     hub.push(state(8));
-    const next = await get(path);
-    expect(next.hot).toBe(false); // block 7's bytes are not served for block 8
+    // right after a forward block: block 7's bytes while block 8's copy is fetched (started here)
+    const carried = await get(path);
+    expect([carried.hot, carried.h.get("x-indexed-block"), carried.text]).toEqual([true, "7", second.text]);
+    await vi.waitFor(() => expect(integration.requests.length).toBe(before + 1));
+    expect(integration.requests.at(-1)!.query.minBlock).toBe("8");
+    await new Promise((r) => setTimeout(r, 20));
+    const landed = await get(path); // block 8's copy has landed: the app answers it (and the hot path keeps it)
+    expect([landed.hot, landed.h.get("x-indexed-block")]).toEqual([false, "8"]);
+    const again = await get(path);
+    expect([again.hot, again.h.get("x-indexed-block")]).toEqual([true, "8"]);
+    expect(integration.requests.length).toBe(before + 1);
   });
 
-  it("read-your-writes: a wallet whose last write is not indexed yet goes to the app (which waits for it)", async () => {
-    const path = `/v1/markets/${MARKET}/funding`;
+  it("after a revert nothing is carried over on the hot path; after a forward block, not to a wallet whose last write is newer", async () => {
+    hub.push(state(9)); // the wallet's last write (test above) indexed
+    const path = `/v1/markets/${MARKET}/price`;
     await get(path);
     await get(path);
     expect((await get(path)).hot).toBe(true);
-    await lastWrites.record(WALLET_A, 9n);
-    expect((await get(path)).hot).toBe(false);
+    hub.push(state(10, { state: "s10b", hash: "0x10b", reverted: true }));
+    const afterRevert = await get(path);
+    expect([afterRevert.hot, afterRevert.h.get("x-indexed-block")]).toEqual([false, "10"]);
+    await get(path); // the copy, through the app (captured)
+    expect((await get(path)).hot).toBe(true);
+    await lastWrites.record(WALLET_A, 11n);
+    hub.push(state(11));
+    const mine = await get(path); // block 10's copy is older than the wallet's write at 11: the app
+    expect([mine.hot, mine.h.get("x-indexed-block")]).toEqual([false, "11"]);
   });
 
   it("one per-key limit for both paths: over it the app answers 429", async () => {
-    hub.push(state(9)); // the wallet's last write (test above) indexed
     const path = `/v1/markets/${MARKET}/orderbook?depth=5`;
     await get(path);
     await get(path);

@@ -1,14 +1,16 @@
 /**
  * The gateway's hot path, below Hono: a GET of a read that the app has just answered from the
  * per-block copy (block-cache.ts) is answered again from the bytes it sent, for as long as that
- * block is the current one. Per request only: the API key from the key cache (no lookup), the
+ * block is the current one, and right after a forward block (as the app does) while the new
+ * block's copy is fetched. Per request only: the API key from the key cache (no lookup), the
  * per-key count in the shared rate-limit store, read-your-writes (a wallet whose last write is
- * not indexed yet goes to the app, which waits for it), `X-Request-Id`, `Server-Timing`, the
- * request metric. No validation, no upstream call, no Request/Response objects.
+ * newer than the copy's block goes to the app, which waits for it), `X-Request-Id`,
+ * `Server-Timing`, the request metric. No validation, no Request/Response objects.
  *
  * Everything else falls through to the app: no key or a key not verified lately, a query with
  * `min_block`, `Cache-Control: no-cache`, limits counted in Redis, a key over its limit (the app
- * answers the 429), the feed down, a copy of an older block.
+ * answers the 429), the feed down, a copy of an older block once the current one has landed,
+ * after a revert, or past the carry window.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "hono";
@@ -23,20 +25,23 @@ import { httpDuration } from "../../core/metrics";
 import type { GatewayContext } from "./context";
 import type { KeyStore } from "./keys";
 
-type Copy = { gen: number; body: Buffer; head: string[]; route: string; open: boolean };
+/** `key`: the reply's key in the per-block copy; `block`: its X-Indexed-Block. */
+type Copy = { gen: number; key: string; block: bigint | undefined; body: Buffer; head: string[]; route: string; open: boolean };
 
 /** The bytes of the app's answers from the per-block copy, by request URL (filled by `capture`). */
 export class HotCopies {
   readonly byUrl = new Map<string, Copy>();
   constructor(
     readonly generation: () => number,
+    /** Whether a copy of an older generation may be served now (block-cache.ts `carried`). */
+    readonly carried: (key: string, gen: number) => boolean = () => false,
     private readonly max = 5_000,
   ) {}
 
   /** Middleware side: after the app answered `c`, keep its bytes if they are the current block's copy. */
   capture(c: GatewayContext) {
     const reply = c.get("heldReply");
-    if (!reply?.rendered || c.res.status !== 200 || reply.heldGen !== this.generation()) return;
+    if (!reply?.rendered || c.res.status !== 200 || reply.heldGen !== this.generation() || reply.heldKey === undefined) return;
     const url = c.req.raw.url;
     const key = url.slice(url.indexOf("/", url.indexOf("//") + 2));
     if (!eligibleUrl(key)) return;
@@ -45,7 +50,8 @@ export class HotCopies {
     const head = ["content-type", "application/json", "content-length", String(body.length)];
     if (reply.indexedBlock) head.push("X-Indexed-Block", reply.indexedBlock);
     const route = matchedRoutes(c as unknown as Context).filter((r) => r.method !== "ALL").at(-1)?.path ?? "unmatched";
-    this.byUrl.set(key, { gen: reply.heldGen, body, head, route, open: PUBLIC.test(key) });
+    const block = reply.indexedBlock === null ? undefined : BigInt(reply.indexedBlock);
+    this.byUrl.set(key, { gen: reply.heldGen, key: reply.heldKey, block, body, head, route, open: PUBLIC.test(key) });
   }
 }
 
@@ -73,7 +79,9 @@ export function fastGateway({ copies, keys, feed, lastWrites, limit }: GatewayFa
     const url = req.url;
     if (req.method !== "GET" || !counters || !url) return false;
     const copy = copies.byUrl.get(url);
-    if (!copy || copy.gen !== copies.generation() || !feed.live()) return false;
+    // the current block's copy, or right after a forward block the previous one's until the
+    // current one lands (its fetch started here), as the app serves it
+    if (!copy || !feed.live() || (copy.gen !== copies.generation() && !copies.carried(copy.key, copy.gen))) return false;
     const h = req.headers;
     const cc = h["cache-control"];
     if (cc && /no-cache|no-store/i.test(cc)) return false;
@@ -82,8 +90,9 @@ export function fastGateway({ copies, keys, feed, lastWrites, limit }: GatewayFa
     if (typeof key === "string") {
       const id = keys.cachedIdentity(key);
       if (!id) return false;
+      // read-your-writes: a copy older than the wallet's last write goes to the app (which waits)
       const last = lastWrites.get(id.wallet);
-      if (last !== undefined && last > feed.current().number) return false;
+      if (last !== undefined && (copy.block === undefined || last > copy.block)) return false;
       who = `key:${id.keyId}`;
     } else if (key === undefined && copy.open) {
       who = `ip:${clientAddress(req.socket.remoteAddress, h["x-forwarded-for"] as string | undefined, limit.trusted) ?? "unknown"}`;

@@ -27,8 +27,9 @@ export interface UpstreamReply {
   ms: number;
   /** the gateway's rendering of a success body, kept with a reply held for a block (block-cache.ts) */
   rendered?: string;
-  /** set on a reply held for a block: the block copy's generation (block-cache.ts) */
+  /** set on a reply held for a block: the block copy's generation, and its key there (block-cache.ts) */
   heldGen?: number;
+  heldKey?: string;
 }
 
 export interface Upstream {
@@ -37,6 +38,13 @@ export interface Upstream {
   call(req: UpstreamRequest): Promise<UpstreamReply>;
   /** With a per-block copy (block-cache.ts): its generation, bumped on every pushed block. */
   generation?: () => number;
+  /**
+   * With a per-block copy: whether the copy of `key` held at generation `gen` may be served now
+   * as the previous block's, carried over while the current block's is fetched (which this call
+   * starts if it has not started): true only right after a forward block, within the carry
+   * window, while the current block's copy of `key` has not landed.
+   */
+  carried?: (key: string, gen: number) => boolean;
   /** A GET whose body is streamed back as it comes (exports): the timeout covers the headers only. */
   open?(req: UpstreamRequest): Promise<Response>;
 }
