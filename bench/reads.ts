@@ -19,6 +19,7 @@ import { engineAbi, venueLensAbi } from "../abis/index.js";
 import { freePort } from "../core/chain/anvil.js";
 import { PROJECT_ROOT } from "../core/deployment.js";
 import { startProcess, waitForHttp } from "../scripts/lib/processes.js";
+import { sseBlockFeed } from "../core/indexer/blocks.js";
 import { serviceMain, tsxBin } from "../scripts/lib/services.js";
 import { DEFAULT_ADMIN_TOKEN, devAccount } from "../core/config.js";
 import { startVenue, waitForBlock, type Venue } from "../test/e2e/reads-env.js";
@@ -41,7 +42,92 @@ export type ReadRow = {
   gatewayOverhead: { p50Ms: number; p99Ms: number; ownP50Ms: number; ownP99Ms: number };
 };
 
-export const freshness: { db: DbKind; samples: number; p50Ms: number; p99Ms: number }[] = [];
+export type FreshnessStages = Record<"head" | "receipt" | "ponderPush" | "readsPush" | "visible", { p50Ms: number; p99Ms: number }>;
+export const freshness: { db: DbKind; samples: number; p50Ms: number; p99Ms: number; stages: FreshnessStages }[] = [];
+
+/**
+ * Freshness, mined → visible through the read service: a resting order per sample, its account
+ * read back with `?minBlock=<its block>` as soon as the receipt is in (p50/p99 from the receipt,
+ * as before), and where the time goes, each stage from the moment the transaction was mined (the
+ * earlier of anvil's answer to the send and its newHeads push): anvil's newHeads over its
+ * WebSocket, the receipt, Ponder's block push (its /blocks/stream: the block committed and its
+ * state read), the read service's push (its /blocks/stream), the answer. The hot routes are read
+ * before every sample, so each block rebuilds them as under load.
+ */
+async function freshnessSamples(v: Venue, ponderUrl: string, readsUrl: string, market: Hex, hot: string[], freshPrice: () => Promise<unknown>, log: (m: string) => void) {
+  const seen = { head: [] as [bigint, number][], ponderPush: [] as [bigint, number][], readsPush: [] as [bigint, number][] };
+  const firstAt = (list: [bigint, number][], n: bigint) => list.find(([b]) => b >= n)?.[1];
+  const { WebSocket } = await import("ws");
+  const heads = new WebSocket(v.rpcUrl.replace(/^http/, "ws"));
+  heads.on("open", () => heads.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_subscribe", params: ["newHeads"] })));
+  heads.on("message", (d) => {
+    const m = JSON.parse(String(d)) as { params?: { result?: { number?: string } } };
+    if (m.params?.result?.number) seen.head.push([BigInt(m.params.result.number), performance.now()]);
+  });
+  const record = (url: string, list: [bigint, number][]) => {
+    const f = sseBlockFeed({ url });
+    f.subscribe((s) => list.push([s.number, performance.now()]));
+    return f;
+  };
+  const feeds = [record(ponderUrl, seen.ponderPush), record(readsUrl, seen.readsPush)];
+  const { engine } = v.deployment.contracts;
+  const ms: number[] = [];
+  const stages: Record<keyof FreshnessStages, number[]> = { head: [], receipt: [], ponderPush: [], readsPush: [], visible: [] };
+  let failed = 0;
+  const n = Number(process.env.BENCH_FRESHNESS ?? 50);
+  try {
+    await new Promise((r) => setTimeout(r, 500));
+    let priced = performance.now();
+    for (let k = 0; k < n; k++) {
+      // the index price stays fresh (PriceStale after 60 s) however slowly the samples go
+      if (performance.now() - priced > 30_000) {
+        await freshPrice();
+        priced = performance.now();
+      }
+      await Promise.all(hot.map(async (p) => (await fetch(`${readsUrl}${p}`)).arrayBuffer()));
+      // rotate the prepared accounts: each holds at most 100 open orders per market (TooManyOrders)
+      const w = k % v.accountIds.length;
+      const wallet = v.wallet(w);
+      const args = [{ accountId: v.accountIds[w]!, marketId: market, side: 0, orderType: 1, collateral6: 10_000_000n, leverage: 1n, limitPriceX18: 1_070_000_000_000_000_000n, clientKey: `0x${"0".repeat(64)}` }];
+      let sent: number;
+      let hash: Hex;
+      try {
+        const { request } = await v.client.simulateContract({ address: engine, abi: engineAbi, functionName: "placeOrder", args, account: wallet.account } as never);
+        sent = performance.now();
+        hash = await wallet.writeContract({ ...(request as object), gas: 8_000_000n } as never);
+      } catch (e) {
+        if (++failed > 5) throw e;
+        log(`  freshness sample ${k}: ${(e as Error).message.split("\n")[0]} (skipped)`);
+        continue;
+      }
+      const answered = performance.now();
+      const receipt = await v.client.waitForTransactionReceipt({ hash });
+      const got = performance.now();
+      const res = await fetch(`${readsUrl}/accounts/${v.accountIds[w]}?minBlock=${receipt.blockNumber}`);
+      if (res.status !== 200) throw new Error(`freshness read answered ${res.status}`);
+      await res.arrayBuffer();
+      const visible = performance.now();
+      ms.push(visible - got);
+      const b = receipt.blockNumber;
+      const head = firstAt(seen.head, b);
+      const mined = Math.max(sent, Math.min(answered, head ?? answered));
+      const at = { head, receipt: got, ponderPush: firstAt(seen.ponderPush, b), readsPush: firstAt(seen.readsPush, b), visible };
+      for (const [s, t] of Object.entries(at)) if (t !== undefined) stages[s as keyof FreshnessStages].push(t - mined);
+    }
+  } finally {
+    heads.close();
+    await Promise.all(feeds.map((f) => f.close()));
+  }
+  ms.sort((a, b) => a - b);
+  const out = { samples: ms.length, p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99), stages: {} as FreshnessStages };
+  for (const [s, l] of Object.entries(stages)) {
+    l.sort((a, b) => a - b);
+    out.stages[s as keyof FreshnessStages] = { p50Ms: percentile(l, 50), p99Ms: percentile(l, 99) };
+  }
+  log(`  freshness (mined → visible through the read service): p50 ${out.p50Ms.toFixed(0)} ms, p99 ${out.p99Ms.toFixed(0)} ms over ${ms.length} (from the receipt)`);
+  log(`    stages from mined, p50/p99 ms: ${Object.entries(out.stages).map(([s, q]) => `${s} ${q.p50Ms.toFixed(0)}/${q.p99Ms.toFixed(0)}`).join(", ")}`);
+  return out;
+}
 
 const SIDE = { LONG: 0, SHORT: 1 } as const;
 const TYPE = { MARKET: 0, LIMIT: 1 } as const;
@@ -176,12 +262,13 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
 
     const o = { connections, durationS };
     // warm-up: JIT of every server
-    for (const url of [`${rd.url}${routes[0]!.path}`, `${ix.url}${routes[0]!.path}`, `${bareUrl}/bare/0`]) await cannon(url, { ...o, durationS: 2 });
-    await cannon(`${gwUrl}/v1${routes[0]!.path}`, { ...o, durationS: 2, headers: { "X-API-Key": apiKey } });
+    if (process.env.BENCH_READS_ROWS !== "0") for (const url of [`${rd.url}${routes[0]!.path}`, `${ix.url}${routes[0]!.path}`, `${bareUrl}/bare/0`]) await cannon(url, { ...o, durationS: 2 });
+    if (process.env.BENCH_READS_ROWS !== "0") await cannon(`${gwUrl}/v1${routes[0]!.path}`, { ...o, durationS: 2, headers: { "X-API-Key": apiKey } });
 
     const rows: ReadRow[] = [];
     const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-    for (const [i, r] of routes.entries()) {
+    // BENCH_READS_ROWS=0: the freshness samples only
+    for (const [i, r] of process.env.BENCH_READS_ROWS === "0" ? [] : routes.entries()) {
       const columns = {
         reads: () => cannon(`${rd.url}${r.path}`, { ...o, cpuPgid: rd.proc.pid }),
         readsNoCache: () => cannon(`${rd.url}${r.path}`, { ...o, headers: { "Cache-Control": "no-cache" }, cpuPgid: rd.proc.pid }),
@@ -216,27 +303,8 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     clearInterval(blocks);
     await pricing; // no price update races the samples' orders
     await setPrice(eur, "1.0800"); // and the price is fresh (PriceStale after 60 s)
-    const { place } = sessionActions(v);
-    const ms: number[] = [];
-    let failed = 0;
-    for (let k = 0; k < Number(process.env.BENCH_FRESHNESS ?? 50); k++) {
-      // rotate the prepared accounts: each holds at most 100 open orders per market (TooManyOrders)
-      const w = k % v.accountIds.length;
-      const receipt = await place(w, eur, "LONG", "LIMIT", "10", 1, "1.0700").catch((e: Error) => {
-        if (++failed > 5) throw e;
-        log(`  freshness sample ${k}: ${e.message} (skipped)`);
-        return undefined;
-      });
-      if (!receipt) continue;
-      const mined = performance.now();
-      const res = await fetch(`${rd.url}/accounts/${v.accountIds[w]}?minBlock=${receipt.blockNumber}`);
-      if (res.status !== 200) throw new Error(`freshness read answered ${res.status}`);
-      await res.arrayBuffer();
-      ms.push(performance.now() - mined);
-    }
-    ms.sort((a, b) => a - b);
-    freshness.push({ db: kind, samples: ms.length, p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99) });
-    log(`  freshness (mined → visible through the read service): p50 ${percentile(ms, 50).toFixed(0)} ms, p99 ${percentile(ms, 99).toFixed(0)} ms over ${ms.length}`);
+    const f = await freshnessSamples(v, ix.url, rd.url, eur, routes.map((r) => r.path), () => setPrice(eur, "1.0800"), log);
+    freshness.push({ db: kind, ...f });
     return rows;
   } finally {
     clearInterval(blocks);
@@ -251,6 +319,12 @@ export async function run(): Promise<ReadRow[]> {
   for (const kind of kinds) rows.push(...(await benchDb(kind, console.log)));
   console.log("\n" + markdownTable(rows));
   console.log("¹ the chain has no index of orders by account: the market's 20 newest orders is a lower bound of its cost");
+  console.log("\n| DB | freshness samples | mined → visible from the receipt p50/p99 ms | from mined, p50/p99 ms: anvil's newHeads | receipt | Ponder's push | read service's push | visible |");
+  console.log("|---|---|---|---|---|---|---|---|");
+  for (const f of freshness) {
+    const q = (s: { p50Ms: number; p99Ms: number }) => `${s.p50Ms.toFixed(0)}/${s.p99Ms.toFixed(0)}`;
+    console.log(`| ${f.db} | ${f.samples} | ${f.p50Ms.toFixed(0)}/${f.p99Ms.toFixed(0)} | ${q(f.stages.head)} | ${q(f.stages.receipt)} | ${q(f.stages.ponderPush)} | ${q(f.stages.readsPush)} | ${q(f.stages.visible)} |`);
+  }
   return rows;
 }
 

@@ -74,6 +74,17 @@ export function fastGateway({ copies, keys, feed, lastWrites, limit }: GatewayFa
   const counters = limit.store instanceof MemoryStore ? limit.store : undefined;
   const rateHeaders = rateLimitHeaderList(limit);
   const metric = httpDuration();
+  // one labelled child per route, bound once: no label hashing per request
+  const observers = new Map<string, (seconds: number) => void>();
+  const observerOf = (route: string) => {
+    let o = observers.get(route);
+    if (!o) {
+      const child = metric.labels({ method: "GET", route, status: "200" });
+      o = (s) => child.observe(s);
+      observers.set(route, o);
+    }
+    return o;
+  };
   return (req, res) => {
     const t0 = performance.now();
     const url = req.url;
@@ -109,7 +120,7 @@ export function fastGateway({ copies, keys, feed, lastWrites, limit }: GatewayFa
     ];
     res.writeHead(200, head);
     res.end(copy.body);
-    metric.observe({ method: "GET", route: copy.route, status: "200" }, (performance.now() - t0) / 1000);
+    observerOf(copy.route)((performance.now() - t0) / 1000);
     return true;
   };
 }

@@ -28,6 +28,8 @@ export type AnswerStoreOptions = {
   concurrency: number;
   /** How long after a push the previous block's answer may still be served while its rebuild runs. */
   carryMs?: number;
+  /** Told when a pushed block's rebuilds have all landed: how long after the push, and each rebuild's time (the service logs it at debug). */
+  onSettle?: (o: { block: bigint; ms: number; buildsMs: number[] }) => void;
 };
 
 export class AnswerStore {
@@ -48,6 +50,9 @@ export class AnswerStore {
   private pushedAt = 0;
   private readonly carryMs: number;
   private inFlight = 0;
+  /** When the newest push arrived, and how long each of its rebuilds took (`onSettle`). */
+  private pushedAtPerf = 0;
+  private buildsMs: number[] = [];
   private settleWaiters: (() => void)[] = [];
   private running = 0;
   private readonly queue: (() => void)[] = [];
@@ -102,6 +107,7 @@ export class AnswerStore {
     if (this.inFlight > 0 || this.settledGen === this.gen) return;
     this.settledGen = this.gen;
     this.settledBlock = this.state.number;
+    this.o.onSettle?.({ block: this.state.number, ms: performance.now() - this.pushedAtPerf, buildsMs: this.buildsMs });
     const waiters = this.settleWaiters;
     this.settleWaiters = [];
     for (const w of waiters) w();
@@ -145,8 +151,10 @@ export class AnswerStore {
     const gen = this.gen;
     const minBlock = this.state.number;
     this.inFlight++;
+    const tb = performance.now();
     slot.building = this.limited(() => this.build(slot.path, minBlock))
       .then((b) => {
+        if (gen === this.gen) this.buildsMs.push(performance.now() - tb);
         const a: Answer = { ...b, gen };
         if (a.status === 200) {
           if (slot.answer && slot.answer.gen < gen) slot.prev = slot.answer;
@@ -167,6 +175,8 @@ export class AnswerStore {
   }
 
   private onBlock(s: IndexedState) {
+    this.pushedAtPerf = performance.now();
+    this.buildsMs = [];
     const forward = advancedFrom(this.state, s);
     if (this.settledGen === this.gen) {
       this.carryOver = forward;

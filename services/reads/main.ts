@@ -37,7 +37,13 @@ async function build(path: string, minBlock: bigint) {
   return { status: res.status, body: res.text, block: typeof block === "string" ? block : null };
 }
 
-const store = new AnswerStore(feed, build, { hotMs: cfg.READS_HOT_MS, maxAnswers: cfg.READS_MAX_ANSWERS, concurrency: cfg.READS_REBUILD_CONCURRENCY });
+const store = new AnswerStore(feed, build, {
+  hotMs: cfg.READS_HOT_MS,
+  maxAnswers: cfg.READS_MAX_ANSWERS,
+  concurrency: cfg.READS_REBUILD_CONCURRENCY,
+  // where a block's freshness goes on this side (push → every rebuild landed): LOG_LEVEL=debug
+  onSettle: log.isLevelEnabled("debug") ? (o) => log.debug({ block: String(o.block), ms: Math.round(o.ms), rebuilds: o.buildsMs.map(Math.round) }, "block settled") : undefined,
+});
 // read-your-writes of sign-in sessions: with Postgres the gateway's table, shared by every replica
 const lastWrites =
   cfg.DATABASE_URL && cfg.LAST_WRITE_DB_SCHEMA
