@@ -352,7 +352,7 @@ export const order = onchainTable(
     marginAllocatedWad: t.bigint().notNull(),
     marginReturnedWad: t.bigint().notNull(),
     status: t.text().notNull(), // active | filled | cancelled
-    closeReason: t.text(), // FILLED USER_CANCEL UNFILLED_MARKET REDUCE_ONLY_EXPIRED FILL_CAP LIQUIDATION
+    closeReason: t.text(), // FILLED USER_CANCEL UNFILLED_MARKET REDUCE_ONLY_EXPIRED FILL_CAP LIQUIDATION DUST MARGIN REDUCE_ONLY_SESSION
     createdBlock: t.bigint().notNull(),
     createdAt: t.bigint().notNull(),
     updatedAt: t.bigint().notNull(),

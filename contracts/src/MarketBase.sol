@@ -22,7 +22,7 @@ abstract contract MarketBase is IVenueErrors {
     /// Resting orders per account and market (bounds what a liquidation may have to cancel).
     uint256 internal constant MAX_OPEN_ORDERS = 100;
     /// Makers cancelled instead of filled in one transaction (below initial margin, expired
-    /// reduce-only); a budget apart from the fill cap, so such orders cannot exhaust the cap.
+    /// reduce-only, opening in the pre-close window); a budget apart from the fill cap, so such orders cannot exhaust the cap.
     uint256 internal constant MAX_SKIPS = 100;
     /// Time constant of the mark's premium average (seconds).
     uint256 internal constant MARK_PERIOD = 300;
@@ -93,6 +93,7 @@ abstract contract MarketBase is IVenueErrors {
         uint256 mark; // for the makers' initial-margin check
         bool capped;
         bool liquidation; // own resting orders are cancelled (uncounted) instead of reverting SelfTrade
+        bool window; // not OPEN and not a liquidation: makers may only reduce (REDUCE_ONLY_SESSION)
     }
 
     /// A position change computed before it is written (so a maker failing its margin check can
@@ -172,6 +173,9 @@ abstract contract MarketBase is IVenueErrors {
     /// (reduce-only) the taker's position. Makers are settled per fill; the taker by the caller.
     function _sweep(Sweep memory s, uint256 qty) internal {
         s.remaining = qty;
+        // a liquidation's makers may still open (at the uplifted initial margin): a weak position
+        // taken out of the window is safer than one left to cross the close
+        s.window = !s.liquidation && _session != IMarket.Session.OPEN;
         TickBitmap.Bitmap storage book = s.isBuy ? asks : bids;
         while (s.remaining != 0) {
             if (s.fills >= _params.maxFillsPerTx || s.skips >= MAX_SKIPS) {
@@ -215,10 +219,15 @@ abstract contract MarketBase is IVenueErrors {
                 if (q > room) q = room;
             }
             if (q > makerRemaining) q = makerRemaining;
-            if (mo.reduceOnly) {
+            // outside OPEN (the pre-close window) every maker may only reduce: an order resting
+            // from before must not open exposure across the close
+            if (mo.reduceOnly || s.window) {
                 uint256 room = _reduceRoom(mo.accountId, !s.isBuy);
                 if (room == 0) {
-                    _dropMaker(s, level, mo, m, makerRemaining, IMarket.CloseReason.REDUCE_ONLY_EXPIRED);
+                    _dropMaker(
+                        s, level, mo, m, makerRemaining,
+                        mo.reduceOnly ? IMarket.CloseReason.REDUCE_ONLY_EXPIRED : IMarket.CloseReason.REDUCE_ONLY_SESSION
+                    );
                     ++s.skips;
                     m = next;
                     continue;

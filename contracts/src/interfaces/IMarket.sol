@@ -18,8 +18,10 @@ interface IMarket is IVenueErrors {
     /// Why an order closed with something unfilled.
     /// DUST: a remainder below the minimum order; MARGIN: a maker whose fill would leave its
     /// position below initial margin, or realize a loss beyond its margin (cancelled instead of filled).
+    /// REDUCE_ONLY_SESSION: a resting maker whose fill would open or increase its position while
+    /// the market is not OPEN (the pre-close window; cancelled instead of filled).
     enum CloseReason {
-        FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION, DUST, MARGIN
+        FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION, DUST, MARGIN, REDUCE_ONLY_SESSION
     }
     /// Why a position changed. DELEVERAGE: a counterparty closed by auto-deleveraging at a
     /// liquidated position's bankruptcy price. The insurance fund's own position (account 0,

@@ -142,6 +142,7 @@ contract VenueInvariantTest is VenueInvariantBase {
         assertEq(handler.refusedWhilePaused(), 0, handler.lastTargetViolation());
         assertEq(handler.badDebtOutsideLiquidation(), 0, handler.lastTargetViolation());
         assertEq(handler.reduceOnlyGrew(), 0, handler.lastTargetViolation());
+        assertEq(handler.grewInWindow(), 0, handler.lastTargetViolation());
         _checkCaps(market);
         _checkCaps(gbp);
         assertGe(RiskChecks.surplusSignedWad(engine, lens, token), int256(0), "a pool hides a deficit (WAD)");

@@ -106,6 +106,7 @@ contract VenueHandler is Test {
     uint256 public badDebtWithFundLeft; // bad debt recorded while the insurance fund had money
     uint256 public badDebtOutsideLiquidation; // bad debt grew in a step that liquidated nothing
     uint256 public reduceOnlyGrew; // a reduce-only order increased or flipped its position
+    uint256 public grewInWindow; // a position opened or increased while its market was not OPEN
     /// The current step is a liquidation (the only place bad debt, as rounding dust, may appear).
     bool internal liquidating;
     string public lastTargetViolation;
@@ -369,6 +370,21 @@ contract VenueHandler is Test {
         }
     }
 
+    /// The pre-close window: takers are reduce-only and resting makers may only reduce, so no
+    /// order opens or increases a position while the market is not OPEN (a liquidation's makers
+    /// may, at the uplifted initial margin: docs/CONTRACTS.md "Weekends and gaps").
+    function _checkNoGrowthInWindow(uint256 k, Before memory b) internal {
+        if (session[k] == IMarket.Session.OPEN) return;
+        for (uint256 i; i < accountIds.length; ++i) {
+            int256 s1 = markets[k].getPosition(accountIds[i]).sizeQty;
+            int256 s0 = b.sizes[i];
+            if (s1 != 0 && (s0 == 0 || (s0 > 0) != (s1 > 0) || _abs(s1) > _abs(s0))) {
+                ++grewInWindow;
+                _target("position opened or increased outside OPEN");
+            }
+        }
+    }
+
     function _place(address who, uint256 k, IEngine.PlaceOrderParams memory p, string memory action)
         internal
         returns (bool ok, uint256 orderId, IMarket.OrderStatus st)
@@ -378,6 +394,7 @@ contract VenueHandler is Test {
         try engine.placeOrder(p) returns (uint256 oid, bytes32, uint256, IMarket.OrderStatus s) {
             ++placed;
             _checkBornHealthy(k, b);
+            _checkNoGrowthInWindow(k, b);
             return (true, oid, s);
         } catch (bytes memory r) {
             bytes4 sel = _expect(action, r, _orderRefusals(k));

@@ -108,7 +108,7 @@ contract MarketSessionTest is VenueFixture {
     // ─── REDUCE_ONLY ─────────────────────────────────────────────────────────────────────
 
     function test_reduceOnly_refusesOpeningOrdersAcceptsCloses() public {
-        _limit(carol, c, LONG, 200e6, 10, 1.079e18); // a bid placed before the window
+        _limit(bob, b, LONG, 200e6, 10, 1.079e18); // a bid placed before the window (bob is short 1000)
         _grantKeeper();
         _session(REDUCE_ONLY);
         vm.prank(alice);
@@ -129,6 +129,7 @@ contract MarketSessionTest is VenueFixture {
     }
 
     function test_reduceOnly_upliftMakesPositionLiquidatable() public {
+        // a bid from before the window: a liquidation's maker may open (at the uplifted margin)
         _limit(carol, c, LONG, 200e6, 10, 1.079e18);
         assertFalse(_health(a).isLiquidatable);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.NotLiquidatable.selector, a, EUR));
@@ -141,23 +142,28 @@ contract MarketSessionTest is VenueFixture {
         assertGt(h.equityWad, 0);
         assertEq(_liquidate(a), 1_000e18);
         assertEq(_pos(a).sizeQty, 0);
+        assertEq(_pos(c).sizeQty, 1_000e18, "the liquidation filled carol's bid");
         assertEq(engine.badDebtWad(), 0);
         _checkAll();
     }
 
-    /// A maker's order resting from before the window still fills, but at the uplifted initial
-    /// margin: one that would carry less is cancelled (MARGIN) instead of filled.
-    function test_reduceOnly_upliftRaisesMakersInitialMargin() public {
-        uint256 weak = _limit(carol, c, LONG, 25e6, 40, 1.079e18); // 2.5 % < 6 %
+    /// Orders resting from before the window fill as makers only where they reduce the maker's
+    /// position: carol (flat) is cancelled whatever her margin (REDUCE_ONLY_SESSION), bob (short
+    /// 1000) buys back his short.
+    function test_reduceOnly_restingMakersOnlyReduce() public {
+        uint256 weak = _limit(carol, c, LONG, 25e6, 40, 1.079e18); // 2.5 % < the uplifted 6 %
         uint256 strong = _limit(carol, c, LONG, 200e6, 10, 1.078e18); // 10 % ≥ 6 %
+        uint256 reducing = _limit(bob, b, LONG, 200e6, 10, 1.077e18);
         _grantKeeper();
         _session(REDUCE_ONLY);
         vm.prank(alice);
         engine.closePosition(a, EUR, MKT, 0, bytes32(0));
         assertEq(uint256(_order(weak).status), uint256(IMarket.OrderStatus.CANCELLED));
-        assertEq(_order(weak).filledQty, 0);
-        assertEq(_order(strong).filledQty, 1_000e18);
-        assertEq(_pos(c).sizeQty, 1_000e18);
+        assertEq(uint256(_order(strong).status), uint256(IMarket.OrderStatus.CANCELLED));
+        assertEq(_order(strong).filledQty, 0);
+        assertEq(_pos(c).sizeQty, 0, "no position opened in the window");
+        assertEq(_order(reducing).filledQty, 1_000e18);
+        assertEq(_pos(b).sizeQty, 0);
         assertEq(_pos(a).sizeQty, 0);
         _checkAll();
     }
@@ -286,7 +292,7 @@ contract MarketSessionTest is VenueFixture {
     /// Pause (the guardian) and the session are independent: a paused market in REDUCE_ONLY
     /// still closes; CLOSED refuses the close whatever the pause.
     function test_pausedReduceOnly_closesWork() public {
-        _limit(carol, c, LONG, 200e6, 10, 1.079e18);
+        _limit(bob, b, LONG, 200e6, 10, 1.079e18);
         engine.setMarketActive(EUR, false);
         _grantKeeper();
         _session(REDUCE_ONLY);
