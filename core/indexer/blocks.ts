@@ -17,6 +17,7 @@
  */
 import pg from "pg";
 import { readSseData } from "../http/sse.js";
+import { overlappingReader } from "./overlapping-reader.js";
 
 /** Ponder's checkpoint string: 10 digits timestamp, 16 chain id, 16 block number, ... */
 export function decodeCheckpoint(checkpoint: string): { timestamp: bigint; number: bigint } {
@@ -194,14 +195,18 @@ export function serialReader(read: () => Promise<IndexedState>, push: (s: Indexe
   return refresh;
 }
 
-/** The feed straight from Postgres: LISTEN on a dedicated connection, a small pool for the state reads. */
+/**
+ * The feed straight from Postgres: LISTEN on a dedicated connection, a small pool for the state
+ * reads (a prepared statement, reads overlapping: `revalidate`, a no-cache read's, is one round trip).
+ */
 export function pgBlockFeed(o: { databaseUrl: string; schema: string; safetyPollMs?: number; onError?: (e: unknown) => void }): BlockFeed {
   const h = feedHub();
-  const pool = new pg.Pool({ connectionString: o.databaseUrl, max: 2 });
+  const pool = new pg.Pool({ connectionString: o.databaseUrl, max: 4 });
   let listener: pg.Client | undefined;
   let closed = false;
-  const reverts = revertTracker(async () => stateFromRow((await pool.query<StateRow>(indexedStateSql(o.schema))).rows[0]));
-  const refresh = serialReader(reverts.read, h.push);
+  const stateQuery = { name: "venue_indexed_state", text: indexedStateSql(o.schema) };
+  const reverts = revertTracker(async () => stateFromRow((await pool.query<StateRow>(stateQuery)).rows[0]));
+  const refresh = overlappingReader(reverts.read, h.push);
   // the revert signal's trigger, once Ponder's tables exist (retried by the poll until then)
   let installed = false;
   const install = async () => {
