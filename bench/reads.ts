@@ -8,6 +8,8 @@
  * a separate process (16 connections; the columns take turns, 3 rounds of 3 s, median round);
  * CPU time per request is the server's process group's (from /proc).
  *   npx tsx bench/reads.ts     BENCH_DBS=pglite,postgres BENCH_DURATION_S=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16
+ *     BENCH_FRESHNESS=50 (samples) BENCH_READS_ROWS=0 (freshness only) or a list of rows (1-based, e.g. 1,4)
+ *     BENCH_OVERHEAD_REQUESTS=1000 BENCH_READS_PAIRS=300
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -39,7 +41,8 @@ export type ReadRow = {
   rpc: Load;
   /** the same read through the gateway (/v1, X-API-Key with a high limit), and its added latency (sequential requests, interleaved with the read service's) */
   gateway: Load;
-  gatewayOverhead: { p50Ms: number; p99Ms: number; ownP50Ms: number; ownP99Ms: number };
+  /** `own*`: the gateway's own time (Server-Timing); `hotShare`, `ownHotP99Ms`: the answers of its hot path (below Hono) and their p99 */
+  gatewayOverhead: { p50Ms: number; p99Ms: number; ownP50Ms: number; ownP99Ms: number; hotShare: number; ownHotP99Ms: number };
 };
 
 export type FreshnessStages = Record<"head" | "receipt" | "ponderPush" | "readsPush" | "visible", { p50Ms: number; p99Ms: number }>;
@@ -164,12 +167,15 @@ async function overhead(direct: string, viaGateway: string, headers: Record<stri
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const agent2 = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const own: number[] = []; // the gateway's own time (its Server-Timing), apart from the client's and the network's
+  const ownHot: number[] = []; // of it, the answers of the hot path (their Server-Timing names no upstream)
   const once = (url: string, h: Record<string, string>, a: http.Agent) =>
     new Promise<number>((resolve, reject) => {
       const t0 = performance.now();
       http.get(url, { headers: h, agent: a }, (res) => {
-        const m = /gateway;dur=([\d.]+)/.exec(String(res.headers["server-timing"] ?? ""));
+        const timing = String(res.headers["server-timing"] ?? "");
+        const m = /gateway;dur=([\d.]+)/.exec(timing);
         if (m) own.push(Number(m[1]));
+        if (m && !timing.includes("upstream")) ownHot.push(Number(m[1]));
         res.on("data", () => {}).on("end", () => (res.statusCode === 200 ? resolve(performance.now() - t0) : reject(new Error(`${url}: ${res.statusCode}`))));
       }).on("error", reject);
     });
@@ -184,7 +190,15 @@ async function overhead(direct: string, viaGateway: string, headers: Record<stri
   d.sort((a, b) => a - b);
   g.sort((a, b) => a - b);
   own.sort((a, b) => a - b);
-  return { p50Ms: percentile(g, 50) - percentile(d, 50), p99Ms: percentile(g, 99) - percentile(d, 99), ownP50Ms: percentile(own, 50), ownP99Ms: percentile(own, 99) };
+  ownHot.sort((a, b) => a - b);
+  return {
+    p50Ms: percentile(g, 50) - percentile(d, 50),
+    p99Ms: percentile(g, 99) - percentile(d, 99),
+    ownP50Ms: percentile(own, 50),
+    ownP99Ms: percentile(own, 99),
+    hotShare: ownHot.length / Math.max(1, own.length),
+    ownHotP99Ms: percentile(ownHot, 99),
+  };
 }
 
 /** Every sender's last transaction mined (a loaded machine mines hundreds slowly: no 3-minute bound). */
@@ -267,8 +281,10 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
 
     const rows: ReadRow[] = [];
     const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-    // BENCH_READS_ROWS=0: the freshness samples only
-    for (const [i, r] of process.env.BENCH_READS_ROWS === "0" ? [] : routes.entries()) {
+    // BENCH_READS_ROWS=0: the freshness samples only; BENCH_READS_ROWS=1,4: those rows (1-based) only
+    const rowsWanted = process.env.BENCH_READS_ROWS?.split(",").map(Number);
+    for (const [i, r] of routes.entries()) {
+      if (rowsWanted && !rowsWanted.includes(i + 1)) continue;
       const columns = {
         reads: () => cannon(`${rd.url}${r.path}`, { ...o, cpuPgid: rd.proc.pid }),
         readsNoCache: () => cannon(`${rd.url}${r.path}`, { ...o, headers: { "Cache-Control": "no-cache" }, cpuPgid: rd.proc.pid }),
@@ -295,7 +311,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
       }
       rows.push({ db: kind, route: r.route, call: r.call, reads, readsNoCache, ponder, bare: bareL, rpc, gateway, gatewayOverhead });
       log(
-        `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}× | gateway ${fmt(gateway)} ${cpu(gateway)} ${((100 * gateway.rps) / reads.rps).toFixed(0)} % of reads, overhead p50/p99 ${gatewayOverhead.p50Ms.toFixed(2)}/${gatewayOverhead.p99Ms.toFixed(2)} ms (own time ${gatewayOverhead.ownP50Ms.toFixed(2)}/${gatewayOverhead.ownP99Ms.toFixed(2)} ms)`,
+        `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}× | gateway ${fmt(gateway)} ${cpu(gateway)} ${((100 * gateway.rps) / reads.rps).toFixed(0)} % of reads, overhead p50/p99 ${gatewayOverhead.p50Ms.toFixed(2)}/${gatewayOverhead.p99Ms.toFixed(2)} ms (own time ${gatewayOverhead.ownP50Ms.toFixed(2)}/${gatewayOverhead.ownP99Ms.toFixed(2)} ms; hot path ${(100 * gatewayOverhead.hotShare).toFixed(0)} %, its p99 ${gatewayOverhead.ownHotP99Ms.toFixed(2)} ms)`,
       );
     }
     log(`  load average after the rows: ${load()}`);
@@ -332,12 +348,12 @@ export async function run(): Promise<ReadRow[]> {
 export function markdownTable(rows: ReadRow[]): string {
   const cell = (l: Load) => `${l.rps.toFixed(0)} (${l.p50Ms}/${l.p99Ms})`;
   const lines = [
-    "| DB | Route | read service rps (p50/p99 ms) | CPU/req | no-cache | Ponder's server | bare Hono, separate process | CPU/req | contract view call | call rps (p50/p99) | reads / bare | reads / call | gateway rps (p50/p99) | CPU/req | gateway / reads | gateway overhead p50/p99 ms (own time) |",
+    "| DB | Route | read service rps (p50/p99 ms) | CPU/req | no-cache | Ponder's server | bare Hono, separate process | CPU/req | contract view call | call rps (p50/p99) | reads / bare | reads / call | gateway rps (p50/p99) | CPU/req | gateway / reads | gateway overhead p50/p99 ms, difference (own time; hot path share, its p99) |",
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const r of rows) {
     lines.push(
-      `| ${r.db} | ${r.route} | ${cell(r.reads)} | ${cpu(r.reads)} | ${cell(r.readsNoCache)} | ${cell(r.ponder)} | ${cell(r.bare)} | ${cpu(r.bare)} | \`${r.call}\` | ${cell(r.rpc)} | ${((100 * r.reads.rps) / r.bare.rps).toFixed(0)} % | ${(r.reads.rps / r.rpc.rps).toFixed(1)}× | ${cell(r.gateway)} | ${cpu(r.gateway)} | ${((100 * r.gateway.rps) / r.reads.rps).toFixed(0)} % | ${r.gatewayOverhead.p50Ms.toFixed(2)}/${r.gatewayOverhead.p99Ms.toFixed(2)} (${r.gatewayOverhead.ownP50Ms.toFixed(2)}/${r.gatewayOverhead.ownP99Ms.toFixed(2)}) |`,
+      `| ${r.db} | ${r.route} | ${cell(r.reads)} | ${cpu(r.reads)} | ${cell(r.readsNoCache)} | ${cell(r.ponder)} | ${cell(r.bare)} | ${cpu(r.bare)} | \`${r.call}\` | ${cell(r.rpc)} | ${((100 * r.reads.rps) / r.bare.rps).toFixed(0)} % | ${(r.reads.rps / r.rpc.rps).toFixed(1)}× | ${cell(r.gateway)} | ${cpu(r.gateway)} | ${((100 * r.gateway.rps) / r.reads.rps).toFixed(0)} % | ${r.gatewayOverhead.p50Ms.toFixed(2)}/${r.gatewayOverhead.p99Ms.toFixed(2)} (${r.gatewayOverhead.ownP50Ms.toFixed(2)}/${r.gatewayOverhead.ownP99Ms.toFixed(2)}; ${(100 * r.gatewayOverhead.hotShare).toFixed(0)} %, ${r.gatewayOverhead.ownHotP99Ms.toFixed(2)}) |`,
     );
   }
   return lines.join("\n");
