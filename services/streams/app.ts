@@ -1,16 +1,23 @@
 /**
- * The stream service's HTTP surface beside `/ws`: health, counters, the AsyncAPI document and the
- * reference page (`/live`: one HTML page and one module, its charting libraries served from
- * node_modules: nothing is fetched from elsewhere).
+ * The stream service's HTTP surface beside `/ws`: health, counters (`/stats`, Prometheus'
+ * `/metrics`), the AsyncAPI document and the reference page (`/live`: one HTML page and one
+ * module, its charting libraries served from node_modules: nothing is fetched from elsewhere).
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
+import { metricsHandler } from "../../core/metrics.js";
 import { asyncApiDocument } from "./asyncapi.js";
 
-export type StreamsAppDeps = { ready: () => boolean; stats: () => Record<string, unknown>; markets: () => string[] };
+export type StreamsAppDeps = {
+  ready: () => boolean;
+  stats: () => Record<string, unknown>;
+  markets: () => string[];
+  /** GET /metrics: open (local profile), else only with this admin token (none: never). */
+  metrics?: { open: boolean; adminToken?: string };
+};
 
 const pkg = (name: string) => dirname(createRequire(import.meta.url).resolve(`${name}/package.json`));
 const here = dirname(fileURLToPath(import.meta.url));
@@ -29,6 +36,7 @@ export function createStreamsApp(d: StreamsAppDeps) {
   app.get("/health", (c) => (d.ready() ? c.json({ success: true, data: { status: "ok" } }) : c.json({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: "waiting for the integration API" } }, 503)));
   app.get("/asyncapi.json", (c) => c.json(asyncApiDocument(new URL(c.req.url).origin)));
   app.get("/stats", (c) => c.json({ success: true, data: d.stats() }));
+  app.get("/metrics", metricsHandler(d.metrics ?? { open: false }));
   app.get("/", (c) => c.redirect("/live"));
   app.get("/live", (c) => {
     const ids = JSON.stringify(d.markets()).replace(/</g, "\\u003c");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { applyBookUpdate, orderbook, trades } from "./channels.js";
+import { applyBookUpdate, applyWrite, orderbook, RECENT_WRITES, trades } from "./channels.js";
 
 /** A deterministic PRNG (mulberry32). */
 function prng(seed: number) {
@@ -59,5 +59,21 @@ describe("trades channel", () => {
     // a full window that pushed old fills out is not a reorg
     const d = { trades: [t("e", 13), t("c", 12)], full: true };
     expect(def.orphaned!(b, d)).toBeNull();
+  });
+});
+
+describe("transactions channel", () => {
+  const tx = (i: number, status: string) => ({ requestId: `r${i}`, status });
+  it("keeps every write not final and the last RECENT_WRITES, newest first; a change replaces its write in place", () => {
+    let s = { transactions: [tx(0, "SENT"), ...Array.from({ length: RECENT_WRITES }, (_, i) => tx(i + 1, "CONFIRMED"))] };
+    s = applyWrite(s, tx(99, "QUEUED"));
+    expect(s.transactions.map((t) => t.requestId)).toEqual(["r99", "r0", ...Array.from({ length: RECENT_WRITES }, (_, i) => `r${i + 1}`)]);
+    s = applyWrite(s, tx(0, "CONFIRMED"));
+    expect(s.transactions[1]).toEqual(tx(0, "CONFIRMED"));
+    expect(s.transactions).toHaveLength(RECENT_WRITES + 1); // r99 is open, the 20 newest final (r20 dropped)
+    expect(s.transactions.at(-1)!.requestId).toBe(`r${RECENT_WRITES - 1}`);
+    s = applyWrite(s, tx(99, "FAILED"));
+    expect(s.transactions).toHaveLength(RECENT_WRITES);
+    expect(s.transactions[0]).toEqual(tx(99, "FAILED"));
   });
 });

@@ -18,8 +18,10 @@ export type ChannelDef<S> = {
   diff(prev: S, next: S): unknown;
   /** Data-based reorg detection: the block below which `prev` and `next` agree, when an item `prev` holds vanished. */
   orphaned?(prev: S, next: S): bigint | null;
-  /** Event-driven (transactions): not rebuilt per block; its updates are pushed as events arrive. */
+  /** Event-driven (transactions): not rebuilt per block; its updates are pushed as events arrive, built anew on each subscribe. */
   events?: true;
+  /** An event-driven topic's state after one pushed update (kept current for the next snapshot). */
+  apply?(s: S, data: unknown): S;
 };
 
 const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex id").transform((s) => s.toLowerCase());
@@ -39,10 +41,15 @@ export type ChannelName = SubscribeRequest["channel"];
 export const CHANNELS: ChannelName[] = ["orderbook", "trades", "market", "candles", "account", "transactions"];
 
 /** The topic a request reads (one build per block however many subscribe) and what its messages echo. */
-export function topicOf(r: SubscribeRequest, markets: () => string[], wallet: string | null = null): { key: string; params: Record<string, unknown>; def: ChannelDef<any> } {
+export function topicOf(
+  r: SubscribeRequest,
+  markets: () => string[],
+  wallet: string | null = null,
+  recentWrites: (wallet: string) => Promise<unknown[]> = async () => [],
+): { key: string; params: Record<string, unknown>; def: ChannelDef<any> } {
   switch (r.channel) {
     case "transactions":
-      return { key: `transactions:${wallet}`, params: { wallet }, def: transactions(wallet!) };
+      return { key: `transactions:${wallet}`, params: { wallet }, def: transactions(wallet!, recentWrites) };
     case "orderbook":
       return { key: `orderbook:${r.marketId}:${r.depth}`, params: { marketId: r.marketId, depth: r.depth }, def: orderbook(r.marketId, r.depth) };
     case "trades":
@@ -232,12 +239,33 @@ export function account(accountId: number, markets: () => string[]): ChannelDef<
 
 // ─── transactions ──────────────────────────────────────────────────────────────────────
 
+/** The recent writes a transactions snapshot carries beside every one not final yet. */
+export const RECENT_WRITES = 20;
+const OPEN = new Set(["QUEUED", "SIGNED", "SENT"]);
+type Tx = { requestId: string; status: string } & Record<string, unknown>;
+type Txs = { transactions: Tx[] };
+
+/** A write's change applied to the list (newest first): replaced in place, or added in front; kept: the open ones and the last RECENT_WRITES. */
+export function applyWrite(s: Txs, tx: Tx): Txs {
+  const i = s.transactions.findIndex((t) => t.requestId === tx.requestId);
+  const list = i >= 0 ? s.transactions.map((t, j) => (j === i ? tx : t)) : [tx, ...s.transactions];
+  let recent = 0;
+  return { transactions: list.filter((t) => OPEN.has(t.status) || recent++ < RECENT_WRITES) };
+}
+
 /**
  * The caller's writes (by wallet), from the relayer's events: each state change as it commits
  * (QUEUED, SIGNED, SENT, then CONFIRMED with its block, or REVERTED, FAILED, EXPIRED, CANCELLED
- * with the error code). The snapshot holds none: earlier writes are read with
- * GET /transactions/{requestId}.
+ * with the error code). The snapshot, read from the relayer (`GET /internal/transactions`) on
+ * every subscribe and kept current by the events, holds every write not final yet and the last
+ * RECENT_WRITES, newest first: a client that reconnects sees where its in-flight writes stand.
  */
-export function transactions(wallet: string): ChannelDef<Record<string, never>> {
-  return { events: true, build: async () => ({}), snapshot: () => ({ wallet, transactions: [] }), diff: () => ({}) };
+export function transactions(wallet: string, recent: (wallet: string) => Promise<unknown[]>): ChannelDef<Txs> {
+  return {
+    events: true,
+    build: async () => ({ transactions: (await recent(wallet)) as Tx[] }),
+    snapshot: (s) => ({ wallet, transactions: s.transactions }),
+    diff: () => ({}),
+    apply: (s, data) => (data as Txs).transactions.reduce(applyWrite, s),
+  };
 }

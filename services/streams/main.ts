@@ -9,11 +9,13 @@ import type { Server } from "node:http";
 import pino from "pino";
 import { rawRequest } from "../../core/http/raw-request.js";
 import { openBlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
-import { secret } from "../../core/profiles.js";
+import { profileFromEnv, secret } from "../../core/profiles.js";
 import { createStreamsApp } from "./app.js";
 import { ChainWatch } from "./chain-watch.js";
 import { loadStreamsConfig } from "./config.js";
 import { createStreamServer } from "./server.js";
+import { RECENT_WRITES } from "./channels.js";
+import { streamsMetrics, type UpstreamCause } from "./metrics.js";
 import { Topics, UpstreamError, type AtBlock } from "./topics.js";
 import { openWritesFeed } from "./writes-feed.js";
 
@@ -38,7 +40,12 @@ const feed = openBlockFeed({
   onError: (e) => log.warn({ err: String(e) }, "block feed"),
 });
 
-const read: AtBlock = (minBlock) => async (path) => {
+// (its gauges read the server below at scrape time)
+const metrics = streamsMetrics(() => streams.stats());
+
+/** GETs of the integration API, counted by why they are sent (per block, or on subscribe). */
+const readAt = (cause: UpstreamCause): AtBlock => (minBlock) => async (path) => {
+  metrics.read("integration", cause);
   const url = new URL(cfg.INTEGRATION_URL + path);
   url.searchParams.set("minBlock", minBlock.toString());
   const res = await rawRequest(url, "GET", { accept: "application/json", ...internal }, undefined, cfg.UPSTREAM_TIMEOUT_MS);
@@ -52,6 +59,23 @@ const read: AtBlock = (minBlock) => async (path) => {
   const block = res.headers["x-indexed-block"];
   return { data: body.data, block: BigInt(typeof block === "string" ? block : minBlock) };
 };
+const read = readAt("subscribe");
+const blockRead = readAt("block");
+
+/** The caller's writes not final and its most recent ones (the transactions channel's snapshot). */
+async function recentWrites(wallet: string): Promise<unknown[]> {
+  metrics.read("relayer", "subscribe");
+  const url = `${cfg.RELAYER_URL}/internal/transactions?limit=${RECENT_WRITES}`;
+  const res = await rawRequest(new URL(url), "GET", { accept: "application/json", ...internal, "x-caller-address": wallet }, undefined, cfg.UPSTREAM_TIMEOUT_MS);
+  let body: { success?: boolean; data?: { transactions: unknown[] }; error?: { code: string; message: string } };
+  try {
+    body = JSON.parse(res.text);
+  } catch {
+    throw new UpstreamError(503, "SERVICE_UNAVAILABLE", `the relayer answered ${res.status}, not JSON: retry`);
+  }
+  if (res.status !== 200 || !body.success || !body.data) throw new UpstreamError(503, "SERVICE_UNAVAILABLE", `the relayer answered ${res.status} (${body.error?.code ?? "no data"}): retry`);
+  return body.data.transactions;
+}
 
 let marketIds: string[] = [];
 async function loadMarkets() {
@@ -68,8 +92,9 @@ const writes = openWritesFeed({
   headers: internal,
   onError: (e) => log.warn({ err: String(e) }, "write events"),
   onEvent: (e) => {
+    // followed or kept for resume: its state stays current for the next snapshot
     const t = topics.map.get(`transactions:${e.caller.toLowerCase()}`);
-    if (!t || t.subscribers.size === 0) return;
+    if (!t) return;
     const { caller: _caller, ...tx } = e;
     void t.push(e.blockNumber !== null ? BigInt(e.blockNumber) : feed.current().number, { transactions: [tx] });
   },
@@ -99,7 +124,8 @@ async function onBlock(s: IndexedState) {
           return null;
         },
       );
-      await Promise.all([...topics.map.values()].map((t) => t.onBlock(read, b.number, ancestor)));
+      await Promise.all([...topics.map.values()].map((t) => t.onBlock(blockRead, b.number, ancestor)));
+      metrics.block();
       stats.blocks++;
       stats.lastBlockAt = Date.now();
       topics.sweep();
@@ -113,6 +139,7 @@ feed.subscribe((s) => void onBlock(s).catch((e) => log.warn({ err: String(e) }, 
 const streams = createStreamServer({
   topics,
   read,
+  recentWrites,
   currentBlock: () => feed.current().number,
   markets: () => marketIds,
   limits: {
@@ -128,7 +155,8 @@ const streams = createStreamServer({
   log,
 });
 
-const app = createStreamsApp({ ready: () => marketIds.length > 0 && feed.live(), markets: () => marketIds, stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString(), writeEvents: writes.live(), rssBytes: process.memoryUsage().rss }) });
+const app = createStreamsApp({
+  metrics: { open: profileFromEnv().name === "local", adminToken: process.env.ADMIN_TOKEN }, ready: () => marketIds.length > 0 && feed.live(), markets: () => marketIds, stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString(), writeEvents: writes.live(), rssBytes: process.memoryUsage().rss }) });
 
 async function main() {
   for (;;) {

@@ -24,6 +24,8 @@ export type StreamsLimits = { connectionsPerKey: number; subscriptionsPerConnect
 export type StreamsDeps = {
   topics: Topics;
   read: AtBlock;
+  /** The caller's writes not final and its recent ones, from the relayer (the transactions snapshot). */
+  recentWrites: (wallet: string) => Promise<unknown[]>;
   /** The latest indexed block (a new topic's first build reads at it or later). */
   currentBlock: () => bigint;
   markets: () => string[];
@@ -160,7 +162,7 @@ class Connection {
       }
       if (owner !== this.wallet) return this.error("UNAUTHORIZED", `account ${req.accountId} is not owned by ${this.wallet}`, tag);
     }
-    const { key, params, def } = topicOf(req, this.d.markets, this.wallet);
+    const { key, params, def } = topicOf(req, this.d.markets, this.wallet, this.d.recentWrites);
     const topic = this.d.topics.get(key, req.channel, params, def);
     const id = `s${this.next++}`;
     const sub: Sub = { id, topic, dropNext: false, ...tag, sink: undefined as unknown as Subscriber };

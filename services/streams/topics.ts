@@ -102,10 +102,11 @@ export class Topic {
    */
   join(sub: Subscriber, read: AtBlock, minBlock: bigint, resume?: { epoch: string; seq: number }): Promise<"snapshot" | "resumed"> {
     return this.serial(async () => {
-      if (this.state === undefined) {
+      // an event-driven topic reads its source again: events missed while its feed was down are not carried over
+      if (this.state === undefined || this.def.events) {
         const { state, block } = await this.read(read, minBlock);
         this.state = state;
-        this.block = block;
+        if (block > this.block) this.block = block;
       }
       this.subscribers.add(sub);
       if (resume && resume.epoch === this.epoch && resume.seq <= this.seq) {
@@ -128,7 +129,9 @@ export class Topic {
   /** An event of an event-driven topic (transactions): one update to every subscriber, in order. */
   push(block: bigint, data: unknown): Promise<void> {
     return this.serial(async () => {
+      if (this.state === undefined) return; // its build failed: nothing to update, nobody to tell
       if (this.block < block) this.block = block;
+      if (this.def.apply) this.state = this.def.apply(this.state, data);
       this.emit("update", block, { data });
     });
   }

@@ -119,7 +119,11 @@ describe.skipIf(runnable.length === 0).each(runnable)("streams on $kind", (s: St
 
   it("transactions: the caller's writes as they move (queued, sent, mined with its block; failed with its code), to their owner only", async () => {
     const tx = await c.subscribe({ channel: "transactions" });
-    expect(tx.data).toEqual({ wallet: me.address.toLowerCase(), transactions: [] });
+    // the snapshot: the writes of the session above, newest first, all final by now
+    expect(tx.data!.wallet).toBe(me.address.toLowerCase());
+    const earlier = tx.data!.transactions as { kind: string; status: string }[];
+    expect(earlier.map((t) => t.kind).slice(0, 4)).toEqual(["closePosition", "placeOrder", "cancelOrder", "placeOrder"]);
+    expect(earlier.slice(0, 4).map((t) => t.status)).toEqual(["CONFIRMED", "CONFIRMED", "CONFIRMED", "CONFIRMED"]);
     const other = await StreamClient.open(wsUrl(), { Authorization: `Bearer ${(await issueToken(s.jwtSecret, devAccount(OTHER).address)).token}` });
     const theirs = await other.subscribe({ channel: "transactions" });
     const anon = await StreamClient.open(wsUrl());
@@ -149,6 +153,50 @@ describe.skipIf(runnable.length === 0).each(runnable)("streams on $kind", (s: St
     expect(theirs.events).toEqual([]);
     other.close();
     await write("POST", `/accounts/${accountId}/positions/${eur}/close`, { orderType: "MARKET" });
+  }, 120_000);
+
+  it("transactions: the snapshot carries the caller's writes in flight (and its recent ones), so a client that reconnects sees a write sent before it subscribed, then its mined message", async () => {
+    const auth = { Authorization: `Bearer ${token}` };
+    const first = await StreamClient.open(wsUrl(), auth);
+    const seen = await first.subscribe({ channel: "transactions" });
+    const before = new Set((seen.data!.transactions as { requestId: string }[]).map((t) => t.requestId));
+    const book = (await rest(`/markets/${eur}/orderbook?depth=10`)).data;
+    const low = ((BigInt(book.bids[0]?.price ?? parseUnits("1.079", 18)) * 997n) / 1000n / 10n ** 14n) * 10n ** 14n;
+    const key = `0x${"5e".repeat(31)}02` as Hex;
+    const chain = publicClient(s);
+    const automine = (on: boolean) => chain.request({ method: "evm_setAutomine" as never, params: [on] as never });
+    // nothing is mined meanwhile: the write stays SENT while a second client subscribes
+    await automine(false);
+    let placing: Promise<any> | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
+    let second: StreamClient | undefined;
+    let requestId = "";
+    let snap: SubState;
+    try {
+      placing = write("POST", `/accounts/${accountId}/orders`, { marketId: eur, collateralAmount: "50000000", side: "LONG", leverage: 2, orderType: "LIMIT", limitPrice: low.toString(), clientKey: key });
+      placing.catch(() => {});
+      await first.until(() => seen.events.some((e) => !before.has(e.requestId) && e.status === "SENT"), 30_000);
+      requestId = seen.events.find((e) => !before.has(e.requestId) && e.status === "SENT")!.requestId;
+      second = await StreamClient.open(wsUrl(), auth);
+      snap = await second.subscribe({ channel: "transactions" });
+      const listed = snap.data!.transactions as { requestId: string; status: string; transactionHash: string }[];
+      expect(listed[0]).toMatchObject({ requestId, kind: "placeOrder", status: "SENT", blockNumber: null, clientKey: key, code: null });
+      expect(listed[0]!.transactionHash).toMatch(/^0x[0-9a-f]{64}$/);
+      // and the recent ones, final, as the first client's snapshot had them
+      expect(listed.slice(1, 5)).toEqual((seen.data!.transactions as unknown[]).slice(0, 4));
+    } finally {
+      await automine(true);
+      await chain.request({ method: "evm_mine" as never, params: [] as never });
+    }
+    const placed = await placing!;
+    expect(placed.requestId).toBe(requestId);
+    await second!.until(() => snap.events.some((e) => e.requestId === requestId && e.status === "CONFIRMED"), 30_000);
+    const mined = second!.messages.find((m) => m.channel === "transactions" && m.data?.transactions?.some((e: { requestId: string; status: string }) => e.requestId === requestId && e.status === "CONFIRMED"))!;
+    const receipt = await chain.getTransactionReceipt({ hash: placed.transactionHash });
+    expect(mined.blockNumber).toBe(receipt.blockNumber.toString());
+    expect(snap.gaps).toBe(0);
+    first.close();
+    second!.close();
+    await write("DELETE", `/accounts/${accountId}/orders/${key}?marketId=${eur}`);
   }, 120_000);
 
   it("a dropped message is detected by its sequence number and resumed from the replay buffer", async () => {
@@ -215,7 +263,9 @@ describe.skipIf(runnable.length === 0).each(runnable)("streams on $kind", (s: St
     const w = await StreamClient.open(gw, { "X-API-Key": mine });
     w.send({ op: "subscribe", channel: "transactions" });
     await w.until(() => w.messages.some((m) => m.type === "snapshot"), 20_000);
-    expect(w.messages.find((m) => m.type === "snapshot")!.data).toEqual({ wallet: me.address.toLowerCase(), transactions: [] });
+    const wsnap = w.messages.find((m) => m.type === "snapshot")!.data;
+    expect(wsnap.wallet).toBe(me.address.toLowerCase());
+    expect(wsnap.transactions[0]).toMatchObject({ request_id: expect.any(String), transaction_hash: expect.any(String), block_number: expect.any(String), status: "CONFIRMED" });
     w.close();
     // the AsyncAPI documents: the gateway's beside its OpenAPI (snake_case, /v1/ws, no key needed), the service's camelCase
     const v1 = (await (await fetch(`${s.gatewayUrl}/v1/asyncapi.json`)).json()) as any; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -106,6 +106,8 @@ export function ddl(schema: string): string[] {
     // lane depth and a caller's pending writes are counted on every write (caps: 429)
     `CREATE INDEX IF NOT EXISTS request_open_lane ON "${schema}".request (lane) WHERE status IN ('QUEUED', 'SIGNED', 'SENT')`,
     `CREATE INDEX IF NOT EXISTS request_open_caller ON "${schema}".request (caller) WHERE status IN ('QUEUED', 'SIGNED', 'SENT')`,
+    // a caller's recent writes (the stream service's transactions snapshot)
+    `CREATE INDEX IF NOT EXISTS request_caller_created ON "${schema}".request (caller, created_at DESC)`,
     `CREATE INDEX IF NOT EXISTS request_key_created ON "${schema}".request (created_at) WHERE idempotency_key IS NOT NULL`,
     `CREATE INDEX IF NOT EXISTS tx_attempt_request ON "${schema}".tx_attempt (request_id)`,
     `CREATE TABLE IF NOT EXISTS "${schema}".signer (

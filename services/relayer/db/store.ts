@@ -150,6 +150,21 @@ export class Store {
     return { lane: Number(r?.lane ?? 0), caller: Number(r?.caller ?? 0) };
   }
 
+  /**
+   * The caller's writes not final (all: the per-caller cap bounds them) and its last `limit`,
+   * newest first (the stream service's transactions snapshot; indexes request_open_caller and
+   * request_caller_created).
+   */
+  async recentOf(caller: string, limit: number): Promise<RequestRow[]> {
+    const { requests } = this.t;
+    const [open, recent] = await Promise.all([
+      this.db.select().from(requests).where(and(eq(requests.caller, caller), inArray(requests.status, [...OPEN_STATUSES]))),
+      this.db.select().from(requests).where(eq(requests.caller, caller)).orderBy(desc(requests.createdAt)).limit(limit),
+    ]);
+    const byId = new Map([...recent, ...open].map((r) => [r.id, r]));
+    return [...byId.values()].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : -1));
+  }
+
   /** Rows not final by state, and the age of the oldest (for /health and metrics). */
   async queueStats(): Promise<{ byStatus: Record<string, number>; oldestPendingAt: Date | null }> {
     const { requests } = this.t;

@@ -26,7 +26,7 @@ import { authorize, OPS } from "../ops.js";
 import { errorJson, onError } from "./errors.js";
 import { identifyService, requireScope, sameSecret, selfRegistrationMessage, type ServiceVariables } from "../../../core/auth/service-tokens.js";
 import { operatorTypedData } from "../typed-data.js";
-import type { WriteEvents } from "../events.js";
+import type { WriteEvent, WriteEvents } from "../events.js";
 import { streamSSE } from "hono/streaming";
 
 /** Stable JSON (sorted keys) for the idempotency body hash. */
@@ -71,7 +71,7 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
   // gateway and the integration API act for users (X-Caller-Address); the keeper liquidates.
   app.use("*", identifyService(cfg.serviceTokens));
   app.use("/health", requireScope("health"));
-  for (const path of ["/internal/accounts", "/internal/accounts/*", "/internal/operators/*", "/internal/transactions/*"])
+  for (const path of ["/internal/accounts", "/internal/accounts/*", "/internal/operators/*", "/internal/transactions", "/internal/transactions/*"])
     app.use(path, requireScope("act-for-users"));
   app.use("/internal/liquidations/*", requireScope("liquidate"));
 
@@ -340,6 +340,20 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
     });
   });
 
+  /**
+   * The caller's writes not final and its last `limit` (≤ 100, default 20), newest first, in the
+   * write events' form (the stream service's transactions snapshot: a client that reconnects
+   * sees where its in-flight writes stand).
+   */
+  app.get("/internal/transactions", async (c) => {
+    const caller = callerOf(c).toLowerCase();
+    const raw = c.req.query("limit") ?? "20";
+    const limit = Number(raw);
+    if (!/^\d{1,3}$/.test(raw) || limit < 1 || limit > 100) throw new ApiError("VALIDATION_ERROR", "limit: an integer from 1 to 100");
+    const rows = await store.recentOf(caller, limit);
+    return c.json(ok({ transactions: rows.map(writeEventOf) }));
+  });
+
   app.get("/internal/transactions/:requestId", async (c) => c.json(ok(await statusJson(await ownRow(c, c.req.param("requestId"), false)))));
 
   /**
@@ -414,6 +428,24 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
 }
 
 /** PENDING until mined (QUEUED, SIGNED and SENT alike), then CONFIRMED, REVERTED or FAILED. */
+/** A row in the form of its write events (the NOTIFY payload of db/schema.ts's notify_request), without the caller. */
+function writeEventOf(row: RequestRow): Omit<WriteEvent, "caller"> {
+  const error = (row.response as { success?: boolean; error?: { code?: string; message?: string } } | null)?.error;
+  return {
+    requestId: row.id,
+    kind: row.kind,
+    status: row.status,
+    transactionHash: row.txHash,
+    blockNumber: row.blockNumber !== null ? row.blockNumber.toString() : null,
+    httpStatus: row.httpStatus,
+    code: error?.code ?? null,
+    message: error?.message?.slice(0, 500) ?? null,
+    clientKey: ((row.params as { clientKey?: string } | null)?.clientKey as string | undefined) ?? null,
+    parentId: row.parentId,
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
 function publicStatus(row: Pick<RequestRow, "status">): string {
   return isFinal(row) ? row.status : "PENDING";
 }
