@@ -156,7 +156,7 @@ const streams = createStreamServer({
 });
 
 const app = createStreamsApp({
-  metrics: { open: profileFromEnv().name === "local", adminToken: process.env.ADMIN_TOKEN }, ready: () => marketIds.length > 0 && feed.live(), markets: () => marketIds, stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString(), writeEvents: writes.live(), rssBytes: process.memoryUsage().rss }) });
+  metrics: { open: profileFromEnv().name === "local", adminToken: process.env.ADMIN_TOKEN }, ready: () => marketIds.length > 0 && feed.live(), markets: () => marketIds, stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString(), feed: cfg.DATABASE_URL ? "postgres" : "sse", writeEvents: writes.live(), rssBytes: process.memoryUsage().rss }) });
 
 async function main() {
   for (;;) {

@@ -31,6 +31,8 @@ export class StreamClient {
   readonly subs = new Map<string, SubState>();
   private waiters: { pred: () => boolean; resolve: () => void }[] = [];
   private pendingAcks: { resolve: (m: Msg) => void; inherit?: SubState }[] = [];
+  /** Called after each snapshot or update is applied (tests that keep every state, e.g. to compare replicas). */
+  onApplied?: (s: SubState, m: Msg) => void;
 
   private constructor(readonly ws: WebSocket) {
     // `messages` as sent (snake_case on /v1/ws); the state is kept from their camelCase form
@@ -101,6 +103,11 @@ export class StreamClient {
 
   private apply(s: SubState, m: Msg) {
     if (!s) return;
+    this.applyOne(s, m);
+    if (m.type !== "reorg" && this.subs.get(s.id) === s) this.onApplied?.(s, m);
+  }
+
+  private applyOne(s: SubState, m: Msg) {
     if (m.type === "snapshot") {
       s.epoch = m.epoch;
       s.seq = m.seq;
