@@ -15,7 +15,7 @@ import { ChainWatch } from "./chain-watch.js";
 import { loadStreamsConfig } from "./config.js";
 import { createStreamServer } from "./server.js";
 import { RECENT_WRITES } from "./channels.js";
-import { streamsMetrics, type UpstreamCause } from "./metrics.js";
+import { streamsMetrics, type BlockReads } from "./metrics.js";
 import { Topics, UpstreamError, type AtBlock } from "./topics.js";
 import { openWritesFeed } from "./writes-feed.js";
 
@@ -43,9 +43,12 @@ const feed = openBlockFeed({
 // (its gauges read the server below at scrape time)
 const metrics = streamsMetrics(() => streams.stats());
 
+/** The current block's reads (blocks are processed one at a time), counted with it when done. */
+const tally: BlockReads = { first: 0, reread: 0 };
 /** GETs of the integration API, counted by why they are sent (per block, or on subscribe). */
-const readAt = (cause: UpstreamCause): AtBlock => (minBlock) => async (path) => {
-  metrics.read("integration", cause);
+const readAt = (cause: "block" | "subscribe"): AtBlock => (minBlock, reread) => async (path) => {
+  if (cause === "subscribe") metrics.subscribeRead("integration");
+  else tally[reread ? "reread" : "first"]++;
   const url = new URL(cfg.INTEGRATION_URL + path);
   url.searchParams.set("minBlock", minBlock.toString());
   const res = await rawRequest(url, "GET", { accept: "application/json", ...internal }, undefined, cfg.UPSTREAM_TIMEOUT_MS);
@@ -64,7 +67,7 @@ const blockRead = readAt("block");
 
 /** The caller's writes not final and its most recent ones (the transactions channel's snapshot). */
 async function recentWrites(wallet: string): Promise<unknown[]> {
-  metrics.read("relayer", "subscribe");
+  metrics.subscribeRead("relayer");
   const url = `${cfg.RELAYER_URL}/internal/transactions?limit=${RECENT_WRITES}`;
   const res = await rawRequest(new URL(url), "GET", { accept: "application/json", ...internal, "x-caller-address": wallet }, undefined, cfg.UPSTREAM_TIMEOUT_MS);
   let body: { success?: boolean; data?: { transactions: unknown[] }; error?: { code: string; message: string } };
@@ -124,8 +127,9 @@ async function onBlock(s: IndexedState) {
           return null;
         },
       );
+      tally.first = tally.reread = 0;
       await Promise.all([...topics.map.values()].map((t) => t.onBlock(blockRead, b.number, ancestor)));
-      metrics.block();
+      metrics.block(tally);
       stats.blocks++;
       stats.lastBlockAt = Date.now();
       topics.sweep();

@@ -2,13 +2,15 @@
  * The stream service's Prometheus series (core/metrics.ts serves them at GET /metrics): what one
  * replica costs its upstreams. `venue_streams_upstream_reads_total{upstream,cause}` counts every
  * GET it sends: to the integration API per indexed block (`cause="block"`: one build per followed
- * topic, however many subscribe) or when a topic is first built / an account's owner checked
- * (`cause="subscribe"`), and to the relayer for a transactions snapshot. Divided by
- * `venue_streams_blocks_total` it is the per-block upstream cost of the replica.
+ * topic, however many subscribe; `"block-reread"`: a build's answers named different blocks and
+ * were read again), when a topic is first built or an account's owner checked
+ * (`cause="subscribe"`), and to the relayer for a transactions snapshot. A block's reads are added
+ * when the block is done, with `venue_streams_blocks_total`, so the two divide exactly into the
+ * replica's upstream reads per block.
  */
 import { counter, gauge, initMetrics } from "../../core/metrics.js";
 
-export type UpstreamCause = "block" | "subscribe";
+export type BlockReads = { first: number; reread: number };
 
 export function streamsMetrics(live: () => { connections: number; subscriptions: number; topics: number }) {
   initMetrics("streams");
@@ -27,7 +29,13 @@ export function streamsMetrics(live: () => { connections: number; subscriptions:
       },
     });
   return {
-    read: (upstream: "integration" | "relayer", cause: UpstreamCause) => reads.inc({ upstream, cause }),
-    block: () => blocks.inc(),
+    /** A GET sent when a client subscribes (integration API or relayer). */
+    subscribeRead: (upstream: "integration" | "relayer") => reads.inc({ upstream, cause: "subscribe" }),
+    /** A block is done: its reads, counted with it. */
+    block: (r: BlockReads) => {
+      blocks.inc();
+      reads.inc({ upstream: "integration", cause: "block" }, r.first);
+      reads.inc({ upstream: "integration", cause: "block-reread" }, r.reread);
+    },
   };
 }

@@ -13,8 +13,8 @@ import { randomBytes } from "node:crypto";
 import { snakeKeys } from "../../core/case.js";
 import type { ChannelDef } from "./channels.js";
 
-/** GETs of the integration API at `minBlock` or later: each answer's `data` and the block it describes. */
-export type AtBlock = (minBlock: bigint) => (path: string) => Promise<{ data: unknown; block: bigint }>;
+/** GETs of the integration API at `minBlock` or later: each answer's `data` and the block it describes (`reread`: a build's second try). */
+export type AtBlock = (minBlock: bigint, reread?: boolean) => (path: string) => Promise<{ data: unknown; block: bigint }>;
 
 export type Casing = "camel" | "snake";
 export type FrameType = "snapshot" | "update" | "reorg";
@@ -170,7 +170,7 @@ export class Topic {
     let at = minBlock;
     for (let attempt = 0; ; attempt++) {
       const blocks: bigint[] = [];
-      const r = read(at);
+      const r = read(at, attempt > 0);
       const state = await this.def.build(async (path) => {
         const { data, block } = await r(path);
         blocks.push(block);
