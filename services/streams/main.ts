@@ -160,7 +160,12 @@ const streams = createStreamServer({
 });
 
 const app = createStreamsApp({
-  metrics: { open: profileFromEnv().name === "local", adminToken: process.env.ADMIN_TOKEN }, ready: () => marketIds.length > 0 && feed.live(), markets: () => marketIds, stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString(), feed: cfg.DATABASE_URL ? "postgres" : "sse", writeEvents: writes.live(), rssBytes: process.memoryUsage().rss }) });
+  ready: () => marketIds.length > 0 && feed.live(),
+  markets: () => marketIds,
+  stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString(), feed: cfg.DATABASE_URL ? "postgres" : "sse", writeEvents: writes.live(), rssBytes: process.memoryUsage().rss }),
+  // Prometheus: open locally, else the admin token (none set: no metrics route)
+  metrics: { open: profileFromEnv().name === "local", adminToken: process.env.ADMIN_TOKEN },
+});
 
 async function main() {
   for (;;) {

@@ -427,7 +427,6 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
   return app;
 }
 
-/** PENDING until mined (QUEUED, SIGNED and SENT alike), then CONFIRMED, REVERTED or FAILED. */
 /** A row in the form of its write events (the NOTIFY payload of db/schema.ts's notify_request), without the caller. */
 function writeEventOf(row: RequestRow): Omit<WriteEvent, "caller"> {
   const error = (row.response as { success?: boolean; error?: { code?: string; message?: string } } | null)?.error;
@@ -440,12 +439,13 @@ function writeEventOf(row: RequestRow): Omit<WriteEvent, "caller"> {
     httpStatus: row.httpStatus,
     code: error?.code ?? null,
     message: error?.message?.slice(0, 500) ?? null,
-    clientKey: ((row.params as { clientKey?: string } | null)?.clientKey as string | undefined) ?? null,
+    clientKey: (row.params as { clientKey?: string } | null)?.clientKey ?? null,
     parentId: row.parentId,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
 
+/** PENDING until mined (QUEUED, SIGNED and SENT alike), then CONFIRMED, REVERTED or FAILED. */
 function publicStatus(row: Pick<RequestRow, "status">): string {
   return isFinal(row) ? row.status : "PENDING";
 }
