@@ -5,6 +5,9 @@
  * is passed to Ponder's server unchanged. Answers are the integration API's own bytes: the
  * same envelope, fields, units, errors and `X-Indexed-Block`.
  *
+ * On Postgres the history lists (trades, candles, fills, …) are answered here too, from the
+ * database by a pool of this service's own (history.ts), with Ponder's exact bytes.
+ *
  * `?minBlock=N` waits (bounded) for block N on the block feed, then answers from the store;
  * `Cache-Control: no-cache` revalidates first: the indexed state is read at its source once, and
  * the answer is rebuilt if that state is newer than the held one. Read-your-writes for sign-in
@@ -30,6 +33,7 @@ import { corsOrigins, corsPolicy } from "../../src/api/lib/cors.js";
 import { apiLimitsFromEnv, clientLimitStore, clientRateLimit, type ApiLimits } from "../../src/api/lib/limits.js";
 import type { Answer, AnswerStore } from "./answers.js";
 import { fastReads, wireOf } from "./fast.js";
+import type { HistoryServer } from "./history.js";
 import { answerKey } from "./keys.js";
 
 const ID = "0x[0-9a-fA-F]{64}";
@@ -71,6 +75,8 @@ export type ReadsDeps = {
   /** The per-client limit and its counters (default: from the environment, a store of its own). */
   limits?: ApiLimits;
   limitStore?: Store;
+  /** On Postgres: the history lists answered here (history.ts); absent, Ponder's server answers them. */
+  history?: HistoryServer;
 };
 
 /**
@@ -92,7 +98,7 @@ export function createReadsListener(deps: ReadsDeps) {
   return { app, listener: (req: IncomingMessage, res: ServerResponse) => void (fast(req, res) || slow(req, res)) };
 }
 
-export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWrites, readYourWritesWaitMs = 2_000, limits, limitStore }: ReadsDeps) {
+export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWrites, readYourWritesWaitMs = 2_000, limits, limitStore, history }: ReadsDeps) {
   const app = new Hono();
   const cors = corsOrigins();
   // the integration API's CORS policy on every answer, held or passed through
@@ -107,7 +113,7 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWr
   // are limited by Ponder's server itself
   const lim = limits ?? apiLimitsFromEnv();
   const limit = clientRateLimit(lim, limitStore ?? clientLimitStore(lim));
-  app.use("*", (c, next) => (held(c) ? limit(c, next) : next()));
+  app.use("*", (c, next) => (held(c) || history?.serves(c) ? limit(c, next) : next()));
 
   const serve = (c: Context, a: Answer, cache: "HIT" | "MISS") => {
     const headers: Record<string, string> = { "Content-Type": "application/json", "X-Cache": cache, ETag: wireOf(a, cors).etag };
@@ -165,6 +171,9 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWr
       off();
     }),
   );
+
+  // the history lists, on Postgres: one prepared statement per page on this service's own pool
+  if (history) app.get("*", async (c, next) => (await history.answer(c)) ?? next());
 
   // everything else: Ponder's server, as is
   app.all("*", async (c) => {

@@ -26,6 +26,8 @@ const envSchema = z.object({
    * replica and with the gateway: its schema); without it, the notes stay in this process.
    */
   LAST_WRITE_DB_SCHEMA: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+  /** With DATABASE_URL and DATABASE_SCHEMA: connections of the pool that answers the history lists. */
+  READS_HISTORY_POOL_MAX: z.coerce.number().int().positive().default(8),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

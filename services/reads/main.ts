@@ -11,6 +11,7 @@ import { memoryLastWrites, sharedLastWrites } from "../../core/indexer/last-writ
 import { AnswerStore } from "./answers.js";
 import { createReadsListener } from "./app.js";
 import { loadReadsConfig } from "./config.js";
+import { historyServer } from "./history.js";
 
 const cfg = (() => {
   try {
@@ -49,7 +50,13 @@ const lastWrites =
   cfg.DATABASE_URL && cfg.LAST_WRITE_DB_SCHEMA
     ? await sharedLastWrites({ databaseUrl: cfg.DATABASE_URL, schema: cfg.LAST_WRITE_DB_SCHEMA, log })
     : memoryLastWrites();
+// on Postgres the history lists are answered here (one statement per page); on PGlite by Ponder
+const history =
+  cfg.DATABASE_URL && cfg.DATABASE_SCHEMA
+    ? historyServer({ databaseUrl: cfg.DATABASE_URL, schema: cfg.DATABASE_SCHEMA, feed, minBlockWaitMs: cfg.MIN_BLOCK_WAIT_MS, poolMax: cfg.READS_HISTORY_POOL_MAX })
+    : undefined;
 const { listener } = createReadsListener({
+  history,
   store,
   feed,
   indexerUrl: cfg.INDEXER_URL,
@@ -65,7 +72,7 @@ const server = createServer(listener).listen(cfg.PORT, cfg.HOST, () =>
 
 const shutdown = () => {
   server.close();
-  void Promise.allSettled([feed.close(), "close" in lastWrites ? lastWrites.close() : undefined]).finally(() => process.exit(0));
+  void Promise.allSettled([feed.close(), "close" in lastWrites ? lastWrites.close() : undefined, history?.close()]).finally(() => process.exit(0));
   setTimeout(() => process.exit(0), 3_000).unref();
 };
 process.on("SIGINT", shutdown);

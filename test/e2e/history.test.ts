@@ -33,6 +33,8 @@ function prng(seed: number) {
 describe.each(dbKinds())("history on %s", (kind) => {
   let v: Venue;
   let ix: Indexer;
+  /** the read service in front of Ponder: the integration API's URL, what clients call */
+  let rd: { url: string };
   let EUR: Hex;
   let GBP: Hex;
   let logs: Log[] = [];
@@ -40,7 +42,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
 
   const get = async (path: string, headers: Record<string, string> = {}) => {
     // an idle kept-alive socket may be closed by the server just as it is reused: once more on a new one
-    const res = await fetch(`${ix.url}${path}`, { headers }).catch(() => fetch(`${ix.url}${path}`, { headers }));
+    const res = await fetch(`${rd.url}${path}`, { headers }).catch(() => fetch(`${rd.url}${path}`, { headers }));
     return { status: res.status, body: (await res.json()) as Page };
   };
   /** Every item of a list, page by page. */
@@ -73,10 +75,11 @@ describe.each(dbKinds())("history on %s", (kind) => {
   beforeAll(async () => {
     v = await startVenue(kind);
     ix = await v.startIndexer("history");
+    rd = await v.startReads(ix);
     [EUR, GBP] = v.deployment.markets.map((m) => m.marketId) as [Hex, Hex];
     await runSession(v);
     await randomSession(v, seed);
-    await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }));
+    await waitForBlock(rd.url, await v.client.getBlockNumber({ cacheTime: 0 }));
     logs = await chainLogs();
   }, 400_000);
   afterAll(async () => {
@@ -247,7 +250,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
         const head = await v.client.getBlockNumber({ cacheTime: 0 });
         await place(1, EUR, "LONG", "LIMIT", "100", 5, "1.0560"); // within the band of a mark at 1.055 ± the clamp
         await place(2, EUR, "SHORT", "MARKET", "100", 5);
-        await waitForBlock(ix.url, head + 2n);
+        await waitForBlock(rd.url, head + 2n);
       }
     }
     expect(new Set(seen).size).toBe(seen.length);
@@ -257,7 +260,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
   it("exports stream the whole range as CSV and NDJSON, oldest first", async () => {
     const accountId = v.accountIds[0]!;
     const fills = (await all(`/accounts/${accountId}/fills`, "fills", 1000)).reverse();
-    const csv = await fetch(`${ix.url}/accounts/${accountId}/fills`, { headers: { accept: "text/csv" } });
+    const csv = await fetch(`${rd.url}/accounts/${accountId}/fills`, { headers: { accept: "text/csv" } });
     expect(csv.status).toBe(200);
     expect(csv.headers.get("content-type")).toMatch(/text\/csv/);
     const lines = (await csv.text()).trim().split("\n");
@@ -265,7 +268,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
     expect(lines.length - 1).toBe(fills.length);
     const idCol = lines[0]!.split(",").indexOf("id");
     expect(lines.slice(1).map((l) => l.split(",")[idCol])).toEqual(fills.map((f) => f.id));
-    const nd = await fetch(`${ix.url}/accounts/${accountId}/fills?from=${fills[1]!.timestamp}`, { headers: { accept: "application/x-ndjson" } });
+    const nd = await fetch(`${rd.url}/accounts/${accountId}/fills?from=${fills[1]!.timestamp}`, { headers: { accept: "application/x-ndjson" } });
     const items = (await nd.text()).trim().split("\n").map((l) => JSON.parse(l) as Item);
     expect(items.map((i) => i.id)).toEqual(fills.filter((f) => f.timestamp >= fills[1]!.timestamp).map((f) => f.id));
     // the JSON answer of the same URL is still JSON (exports bypass the response cache)
@@ -275,7 +278,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
 
   it("the gateway serves the same lists under /v1 in snake_case behind the API key, exports included", async () => {
     // the real gateway app over this venue's real Ponder (relayer and keeper are not needed for reads)
-    const gw = await gatewayOverStandIns({ INTEGRATION_URL: ix.url, RATE_LIMIT_PER_MINUTE: "100000" });
+    const gw = await gatewayOverStandIns({ INTEGRATION_URL: rd.url, RATE_LIMIT_PER_MINUTE: "100000" });
     try {
       const accountId = v.accountIds[0]!;
       const call = (path: string, headers: Record<string, string> = {}) => gw.app.request(path, { headers: { "X-API-Key": gw.keyA.key, ...headers } });
@@ -375,7 +378,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
     expect(checked).toBeGreaterThan(6);
     expect(withPositions).toBeGreaterThan(2);
     // the gateway's copy, snake_case
-    const gw = await gatewayOverStandIns({ INTEGRATION_URL: ix.url, RATE_LIMIT_PER_MINUTE: "100000" });
+    const gw = await gatewayOverStandIns({ INTEGRATION_URL: rd.url, RATE_LIMIT_PER_MINUTE: "100000" });
     try {
       const accountId = v.accountIds[1]!;
       const res = await gw.app.request(`/v1/accounts/${accountId}/pnl?resolution=1h&limit=2`, { headers: { "X-API-Key": gw.keyA.key } });
@@ -412,7 +415,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
     for (const p of ["/markets/{marketId}/trades", "/markets/{marketId}/candles", "/markets/{marketId}/funding/history", "/accounts/{accountId}/fills", "/accounts/{accountId}/funding-payments", "/accounts/{accountId}/transfers", "/accounts/{accountId}/liquidations", "/accounts/{accountId}/orders/history", "/accounts/{accountId}/pnl"]) {
       expect(doc.paths, p).toHaveProperty([p]);
     }
-    const gw = await gatewayOverStandIns({ INTEGRATION_URL: ix.url });
+    const gw = await gatewayOverStandIns({ INTEGRATION_URL: rd.url });
     try {
       const v1 = (await (await gw.app.request("/v1/openapi.json")).json()) as { paths: Record<string, { get: { responses: Record<string, unknown> } }> };
       expect(v1.paths["/v1/accounts/{account_id}/fills"]!.get.responses).toHaveProperty("200");
@@ -480,6 +483,76 @@ describe.each(dbKinds())("history on %s", (kind) => {
     }
     expect((await get(`/accounts/999999/fills`)).status).toBe(404);
     expect((await get(`/markets/0x${"ab".repeat(32)}/trades`)).status).toBe(404);
+  });
+  it("the read service answers the history lists itself on Postgres (Ponder's server on PGlite), with Ponder's bytes at the same block", async () => {
+    const a = v.accountIds[0]!;
+    const head = await v.client.getBlockNumber({ cacheTime: 0 });
+    await waitForBlock(rd.url, head);
+    const both = async (path: string) => {
+      const [r, p] = await Promise.all([fetch(`${rd.url}${path}`), fetch(`${ix.url}${path}`, { headers: { "Cache-Control": "no-cache" } })]);
+      return { r, p, rBody: await r.text(), pBody: await p.text() };
+    };
+    const first = JSON.parse((await both(`/accounts/${a}/fills?limit=2`)).rBody) as Page;
+    const tradesFirst = JSON.parse((await both(`/markets/${EUR}/trades?limit=3`)).rBody) as Page;
+    const candlesFirst = JSON.parse((await both(`/markets/${EUR}/candles?resolution=1m&limit=5&from=0`)).rBody) as Page;
+    expect(first.data.nextCursor).toBeTruthy();
+    expect(tradesFirst.data.nextCursor).toBeTruthy();
+    expect(candlesFirst.data.nextCursor).toBeTruthy();
+    const otherList = Buffer.from(JSON.stringify({ l: "fills", k: ["1", "1", "1"] })).toString("base64url");
+    const paths = [
+      `/markets/${EUR}/trades?limit=3`,
+      `/markets/${EUR}/trades?limit=3&cursor=${tradesFirst.data.nextCursor}`,
+      `/markets/${EUR.toUpperCase().replace("0X", "0x")}/trades?limit=2&from=0&to=9999999999`,
+      `/markets/${GBP}/funding/history?limit=4`,
+      `/markets/${EUR}/candles?resolution=1m&limit=5&from=0`,
+      `/markets/${EUR}/candles?resolution=1m&limit=5&from=0&cursor=${candlesFirst.data.nextCursor}`,
+      `/markets/${EUR}/candles?resolution=1h`,
+      `/accounts/${a}/fills?limit=2`,
+      `/accounts/${a}/fills?limit=2&cursor=${first.data.nextCursor}`,
+      `/accounts/${a}/fills?marketId=${GBP}&limit=3`,
+      `/accounts/${a}/funding-payments?limit=3`,
+      `/accounts/${a}/transfers`,
+      `/accounts/${a}/liquidations`,
+      `/accounts/${v.accountIds[3]!}/liquidations?marketId=${EUR}`,
+      `/accounts/${a}/orders/history?limit=5`,
+      `/accounts/${a}/fills?minBlock=${head}`,
+      // errors: the same envelope and status
+      `/accounts/${a}/fills?cursor=nope!`,
+      `/accounts/${a}/fills?cursor=${otherList.replace(/.$/, "A")}`,
+      `/markets/${EUR}/trades?cursor=${otherList}`,
+      `/markets/${EUR}/trades?limit=0`,
+      `/markets/${EUR}/trades?from=20&to=10`,
+      `/markets/${EUR}/trades?page=2`,
+      `/markets/${EUR}/trades?limit=1&limit=2`,
+      `/markets/0x12/trades`,
+      `/markets/0x${"ab".repeat(32)}/trades`,
+      `/markets/0x${"ab".repeat(32)}/trades?cursor=nope!`,
+      `/markets/${EUR}/candles?resolution=2m`,
+      `/markets/${EUR}/candles?resolution=1m&cursor=nope!`,
+      `/accounts/999999/fills`,
+      `/accounts/999999/fills?cursor=nope!`,
+      `/accounts/abc/fills`,
+      `/accounts/${a}/fills?marketId=0x${"ab".repeat(32)}`,
+      `/accounts/${a}/transfers?marketId=${EUR}`,
+      `/accounts/${a}/fills?minBlock=x`,
+    ];
+    for (const path of paths) {
+      const { r, p, rBody, pBody } = await both(path);
+      expect(r.headers.get("x-history-source"), path).toBe(kind === "postgres" ? "reads" : null);
+      expect(p.headers.get("x-history-source"), path).toBeNull();
+      expect(r.status, `${path}: ${rBody}`).toBe(p.status);
+      expect(rBody, path).toBe(pBody);
+      expect(r.headers.get("x-indexed-block"), path).toBe(p.headers.get("x-indexed-block"));
+      if (r.status >= 400) expect((JSON.parse(rBody) as Page).success, path).toBe(false);
+    }
+    // a block not indexed yet: 503 in the envelope after the bounded wait, as Ponder
+    const late = await fetch(`${rd.url}/accounts/${a}/fills?minBlock=${head + 1000n}`);
+    expect(late.status).toBe(503);
+    expect(((await late.json()) as Page).error!.code).toBe("SERVICE_UNAVAILABLE");
+    // exports are Ponder's (streamed), through the read service
+    const csv = await fetch(`${rd.url}/accounts/${a}/fills`, { headers: { accept: "text/csv" } });
+    expect(csv.headers.get("x-history-source")).toBeNull();
+    expect(await csv.text()).toBe(await (await fetch(`${ix.url}/accounts/${a}/fills`, { headers: { accept: "text/csv" } })).text());
   });
 });
 

@@ -12,6 +12,7 @@ import type { SQL } from "drizzle-orm";
 import { decodeUintCursor, encodeCursor } from "../../../core/cursor.js";
 import { ApiError } from "../../../core/errors.js";
 import { MAX_HISTORY_LIMIT } from "../../../core/schemas/history.js";
+import { exportFormatOf, type ExportFormat } from "../../../core/history/lists.js";
 import { readAtIndexedBlock, type IndexedBlockEnv } from "./indexedBlock.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any of the history tables and its columns
@@ -76,15 +77,8 @@ export async function loadPage<Row, Item>(def: ListDef<Row, Item>, scope: SQL | 
   };
 }
 
-export type ExportFormat = "csv" | "ndjson";
-
 /** The export the request asks for by its Accept header, if any. */
-export function exportFormat(c: Context): ExportFormat | undefined {
-  const accept = c.req.header("accept") ?? "";
-  if (/\btext\/csv\b/i.test(accept)) return "csv";
-  if (/\bapplication\/x-ndjson\b/i.test(accept)) return "ndjson";
-  return undefined;
-}
+export const exportFormat = (c: Context): ExportFormat | undefined => exportFormatOf(c.req.header("accept"));
 
 const csvCell = (v: unknown): string => {
   if (v === null || v === undefined) return "";

@@ -14,24 +14,12 @@ import { decodeUintCursor, encodeCursor } from "../../../core/cursor.js";
 import { ApiError } from "../../../core/errors.js";
 import { cumulativeIndexNow, markPrice, pendingFunding, positionHealth } from "../../../core/math/index.js";
 import { ponderSchema } from "./indexedBlock.js";
+import type { PnlPoint } from "../../../core/history/items.js";
 
 export const PNL_RESOLUTIONS = { "1h": 3_600n, "1d": 86_400n } as const;
 export type PnlResolution = keyof typeof PNL_RESOLUTIONS;
 
-export type PnlPoint = {
-  periodStart: bigint;
-  periodEnd: bigint;
-  blockNumber: bigint; // B
-  blockTimestamp: bigint;
-  collateralWad: bigint; // Engine.getAccount(id).totalWad at B
-  equityWad: bigint; // collateral + Σ positionHealth.equityWad
-  unrealizedPnlWad: bigint; // Σ positionHealth.unrealizedPnlWad
-  pendingFundingWad: bigint; // Σ positionHealth.pendingFundingWad
-  realizedPnlWad: bigint; // Σ PositionUpdated.realizedPnlWad up to B
-  fundingPaidWad: bigint; // Σ PositionUpdated.fundingPaidWad up to B (> 0 paid)
-  feesPaidWad: bigint; // Σ PositionUpdated.feeWad up to B
-  openPositions: number;
-};
+export type { PnlPoint };
 
 const floorTo = (t: bigint, len: bigint) => (t < 0n ? -(((-t + len - 1n) / len) * len) : (t / len) * len);
 const ceilTo = (t: bigint, len: bigint) => -floorTo(-t, len);

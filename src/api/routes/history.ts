@@ -13,24 +13,14 @@ import { accountFill, accountLiquidation, candle, fundingHistory, fundingPayment
 import { and, asc, count, desc, eq, gte, inArray, lt } from "ponder";
 import type { SQL } from "drizzle-orm";
 import type { Hex } from "viem";
-import { CANDLE_RESOLUTIONS, emptyCandle, type CandleResolution, type Ohlcv } from "../../../core/candles.js";
-import { decodeUintCursor, encodeCursor } from "../../../core/cursor.js";
-import { ApiError } from "../../../core/errors.js";
+import type { CandleResolution } from "../../../core/candles.js";
+import { candleSeries, candleWindow } from "../../../core/history/candles.js";
 import * as H from "../../../core/schemas/history.js";
 import { createApiApp } from "../lib/app.js";
 import { requireAccount, requireMarket } from "../lib/data.js";
 import { answerList, exportFormat, type ListDef } from "../lib/history.js";
-import {
-  candleItem,
-  fillItem,
-  fundingPaymentItem,
-  fundingRateItem,
-  historicalOrderItem,
-  liquidationItem,
-  pnlItem,
-  transferItem,
-  tradeItem,
-} from "../lib/historyResponses.js";
+import { HISTORY_LISTS, historyQueryOf, type ListSpec } from "../../../core/history/lists.js";
+import { pnlItem } from "../../../core/history/items.js";
 import { indexedBlock, readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { pnlPage } from "../lib/pnl.js";
 import { responseCache } from "../lib/responseCache.js";
@@ -71,175 +61,117 @@ const list = <Q extends z.ZodType, P extends z.ZodType>(path: string, tag: strin
 const columnsOf = (s: z.ZodObject) => Object.keys(s.shape);
 
 // ─── lists ─────────────────────────────────────────────────────────────────────────────
-// Every list is one row of `lists`: its route, its table's order and item, and its scope (a
-// market's rows, or an account's, by market when asked). The list routes are made from it.
+// Every list is one entry of core/history/lists.ts (its route, table, order, scope, cursor and
+// item; the read service serves the same lists from it) plus its OpenAPI description here.
 
 type Q = { from?: bigint; to?: bigint; limit: number; cursor?: string; marketId?: string };
 type MarketRow = Awaited<ReturnType<typeof requireMarket>>;
 const marketOf = (raw: string) => raw.toLowerCase() as Hex;
 
-/** A list ordered by (timestamp, block, log index): the history tables' layout. */
+const tableOf = { trade, fundingHistory, accountFill, fundingPayment, transfer, accountLiquidation, order };
+
+/** The list's paging definition (lib/history.ts) at the scope's market (market lists). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const byLog = <T extends Record<string, any>, I>(name: string, key: string, table: T, toItems: ListDef<T["$inferSelect"], I>["toItems"]): ListDef<T["$inferSelect"], I> => ({
-  name,
-  key,
-  table,
-  order: [table.timestamp, table.blockNumber, table.logIndex],
-  tiebreakType: "integer",
-  toItems,
-});
-
-/** Orders have no log index: (createdAt, createdBlock, orderId), orderId rising with placement. */
-const orderHistory: ListDef<typeof order.$inferSelect, ReturnType<typeof historicalOrderItem>> = {
-  name: "orderHistory",
-  key: "orders",
-  table: order,
-  order: [order.createdAt, order.createdBlock, order.orderId],
-  tiebreakType: "numeric",
-  async toItems(rows) {
-    if (rows.length === 0) return [];
-    const counts = await db
-      .select({ orderId: accountFill.orderId, n: count() })
-      .from(accountFill)
-      .where(inArray(accountFill.orderId, rows.map((r) => r.orderId)))
-      .groupBy(accountFill.orderId);
-    const byId = new Map(counts.map((r) => [r.orderId, Number(r.n)]));
-    return rows.map((r) => historicalOrderItem(r, byId.get(r.orderId) ?? 0));
-  },
-};
-
-type ListRoute = {
-  path: string;
-  summary: string;
-  data: z.ZodType;
-  name: string;
-  item: z.ZodObject;
+function defOf(l: ListSpec, m?: MarketRow): ListDef<any, Record<string, unknown>> {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  def: ListDef<any, any> | ((m: MarketRow) => ListDef<any, any>);
-} & (
-  | { market: (m: MarketRow) => SQL }
-  /** the account's rows; `marketId` narrows to one market when the table has it */
-  | { account: { accountId: unknown; marketId?: unknown } }
-);
+  const table = tableOf[l.table] as any;
+  return {
+    name: l.cursor,
+    key: l.key,
+    table,
+    order: l.order.map((k) => table[k]) as ListDef<unknown, unknown>["order"],
+    tiebreakType: l.tiebreakType,
+    toItems: l.table === "order" ? (rows) => orderItems(l, rows) : (rows) => rows.map((r) => l.item(r, { marketId: m?.marketId })),
+  };
+}
+
+/** Order history: each order with its fill count (one grouped query by the fills' order index). */
+async function orderItems(l: ListSpec, rows: (typeof order.$inferSelect)[]) {
+  if (rows.length === 0) return [];
+  const counts = await db
+    .select({ orderId: accountFill.orderId, n: count() })
+    .from(accountFill)
+    .where(inArray(accountFill.orderId, rows.map((r) => r.orderId)))
+    .groupBy(accountFill.orderId);
+  const byId = new Map(counts.map((r) => [r.orderId, Number(r.n)]));
+  return rows.map((r) => l.item(r, { fillCount: byId.get(r.orderId) ?? 0 }));
+}
+
+type ListRoute = { spec: ListSpec; summary: string; data: z.ZodType; name: string; item: z.ZodObject };
+const spec = (path: string) => HISTORY_LISTS.find((l) => l.path === path)!;
 
 const lists: ListRoute[] = [
-  {
-    path: "/markets/{marketId}/trades",
-    summary: "Every fill of the market",
-    data: H.TradeList,
-    name: "TradeListResponse",
-    item: H.Trade,
-    def: byLog("trades", "trades", trade, (rows) => rows.map(tradeItem)),
-    market: (m) => eq(trade.marketId, m.marketId),
-  },
-  {
-    path: "/markets/{marketId}/funding/history",
-    summary: "The funding rate and cumulative index at every update",
-    data: H.FundingRateList,
-    name: "FundingRateListResponse",
-    item: H.FundingRate,
-    def: (m) => byLog("funding", "funding", fundingHistory, (rows) => rows.map((r) => fundingRateItem(m.marketId, r))),
-    market: (m) => eq(fundingHistory.marketAddress, m.marketAddress),
-  },
-  {
-    path: "/accounts/{accountId}/fills",
-    summary: "The account's fills: side, maker or taker, price, size, fee",
-    data: H.FillList,
-    name: "FillListResponse",
-    item: H.Fill,
-    def: byLog("fills", "fills", accountFill, (rows) => rows.map(fillItem)),
-    account: accountFill,
-  },
-  {
-    path: "/accounts/{accountId}/funding-payments",
-    summary: "Every settlement of funding on the account's positions",
-    data: H.FundingPaymentList,
-    name: "FundingPaymentListResponse",
-    item: H.FundingPayment,
-    def: byLog("fundingPayments", "fundingPayments", fundingPayment, (rows) => rows.map(fundingPaymentItem)),
-    account: fundingPayment,
-  },
-  {
-    path: "/accounts/{accountId}/transfers",
-    summary: "Deposits and withdrawals",
-    data: H.TransferList,
-    name: "TransferListResponse",
-    item: H.Transfer,
-    def: byLog("transfers", "transfers", transfer, (rows) => rows.map(transferItem)),
-    account: { accountId: transfer.accountId },
-  },
-  {
-    path: "/accounts/{accountId}/liquidations",
-    summary: "Liquidations of the account's positions",
-    data: H.LiquidationList,
-    name: "LiquidationListResponse",
-    item: H.Liquidation,
-    def: byLog("liquidations", "liquidations", accountLiquidation, (rows) => rows.map(liquidationItem)),
-    account: accountLiquidation,
-  },
-  {
-    path: "/accounts/{accountId}/orders/history",
-    summary: "Every order with its final status and fill count",
-    data: H.HistoricalOrderList,
-    name: "HistoricalOrderListResponse",
-    item: H.HistoricalOrder,
-    def: orderHistory,
-    account: order,
-  },
+  { spec: spec("/markets/{marketId}/trades"), summary: "Every fill of the market", data: H.TradeList, name: "TradeListResponse", item: H.Trade },
+  { spec: spec("/markets/{marketId}/funding/history"), summary: "The funding rate and cumulative index at every update", data: H.FundingRateList, name: "FundingRateListResponse", item: H.FundingRate },
+  { spec: spec("/accounts/{accountId}/fills"), summary: "The account's fills: side, maker or taker, price, size, fee", data: H.FillList, name: "FillListResponse", item: H.Fill },
+  { spec: spec("/accounts/{accountId}/funding-payments"), summary: "Every settlement of funding on the account's positions", data: H.FundingPaymentList, name: "FundingPaymentListResponse", item: H.FundingPayment },
+  { spec: spec("/accounts/{accountId}/transfers"), summary: "Deposits and withdrawals", data: H.TransferList, name: "TransferListResponse", item: H.Transfer },
+  { spec: spec("/accounts/{accountId}/liquidations"), summary: "Liquidations of the account's positions", data: H.LiquidationList, name: "LiquidationListResponse", item: H.Liquidation },
+  { spec: spec("/accounts/{accountId}/orders/history"), summary: "Every order with its final status and fill count", data: H.HistoricalOrderList, name: "HistoricalOrderListResponse", item: H.HistoricalOrder },
 ];
 
-const routeOf = (l: ListRoute) => {
-  const isMarket = "market" in l;
-  // a market filter only where the table has a market
-  const query = isMarket || !l.account.marketId ? H.MarketHistoryQuery : H.AccountHistoryQuery;
-  const errors = isMarket ? "MARKET_NOT_FOUND" : l.account.marketId ? "ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND" : "ACCOUNT_NOT_FOUND";
-  return list(l.path, "history", l.summary, isMarket ? MarketPath : AccountPath, query, l.data, l.name, errors);
+const routeOf = ({ spec: l, summary, data, name }: ListRoute) => {
+  const isMarket = l.scope === "market";
+  const errors = isMarket ? "MARKET_NOT_FOUND" : l.marketColumn ? "ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND" : "ACCOUNT_NOT_FOUND";
+  return list(l.path, "history", summary, isMarket ? MarketPath : AccountPath, historyQueryOf(l), data, name, errors);
 };
 
 /** The list's scope (404 for an unknown market or account) and its definition. */
-async function scopeOf(l: ListRoute, param: Record<string, string>, q: Q) {
-  if ("market" in l) {
+async function scopeOf(l: ListSpec, param: Record<string, string>, q: Q) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const t = tableOf[l.table] as any;
+  if (l.scope === "market") {
     const m = await requireMarket(marketOf(param.marketId!));
-    return { scope: l.market(m), def: typeof l.def === "function" ? l.def(m) : l.def };
+    return { scope: eq(t[l.scopeColumn], l.scopeColumn === "marketAddress" ? m.marketAddress : m.marketId) as SQL, def: defOf(l, m) };
   }
   const accountId = BigInt(param.accountId!);
   const marketId = q.marketId ? marketOf(q.marketId) : undefined;
   await Promise.all([requireAccount(accountId), marketId ? requireMarket(marketId) : undefined]);
-  const cols = l.account;
-  const scope = and(eq(cols.accountId as never, accountId), marketId && cols.marketId ? eq(cols.marketId as never, marketId) : undefined);
-  return { scope, def: l.def as ListDef<unknown, Record<string, unknown>> };
+  const scope = and(eq(t[l.scopeColumn], accountId), marketId && l.marketColumn ? eq(t[l.marketColumn], marketId) : undefined);
+  return { scope, def: defOf(l) };
 }
 
-const pnlRoute = createRoute({
-  method: "get",
+/** A history route that is not a keyset list (PnL, candles): its params, query and page schema. */
+const periodRoute = <P extends z.ZodObject, R extends z.ZodObject>(r: { path: string; summary: string; description: string; params: P; query: R; data: z.ZodType; name: string; order: string; errors: string }) =>
+  createRoute({
+    method: "get",
+    path: r.path,
+    tags: ["history"],
+    summary: r.summary,
+    description: r.description,
+    middleware: [indexedBlock, responseCache],
+    request: { params: r.params, query: r.query },
+    responses: {
+      200: { description: r.order, headers: readHeaders, content: { "application/json": { schema: envelope(r.data, r.name) } } },
+      ...readErrors,
+      ...notFound(r.errors),
+    },
+  });
+
+const pnlRoute = periodRoute({
   path: "/accounts/{accountId}/pnl",
-  tags: ["history"],
   summary: "Equity, realized and unrealized PnL, funding and fees at each period end",
   description:
     "One point per UTC period of `resolution` whose start is in [from, to), newest first: the account at the last block with a timestamp at or before the period's end, valued as the contracts' views value it at that block (Engine.getAccount, VenueLens.positionHealth). Only periods that ended before the latest indexed block's time and after the account was created.",
-  middleware: [indexedBlock, responseCache],
-  request: { params: AccountPath, query: H.PnlQuery },
-  responses: {
-    200: { description: "PnL points, newest first", headers: readHeaders, content: { "application/json": { schema: envelope(H.PnlList, "PnlListResponse") } } },
-    ...readErrors,
-    ...notFound("ACCOUNT_NOT_FOUND"),
-  },
+  params: AccountPath,
+  query: H.PnlQuery,
+  data: H.PnlList,
+  name: "PnlListResponse",
+  order: "PnL points, newest first",
+  errors: "ACCOUNT_NOT_FOUND",
 });
 
-const candlesRoute = createRoute({
-  method: "get",
+const candlesRoute = periodRoute({
   path: "/markets/{marketId}/candles",
-  tags: ["history"],
   summary: "OHLCV candles, gap-free",
   description:
     "Periods of `resolution` (UTC) whose start is in [from, to), oldest first. A period without trades has open = high = low = close = the previous close and zero volume; periods before the market's first trade are not returned. `to` is capped at the end of the period holding the indexed block (the future has no candles).",
-  middleware: [indexedBlock, responseCache],
-  request: { params: MarketPath, query: H.CandlesQuery },
-  responses: {
-    200: { description: "Candles, oldest first", headers: readHeaders, content: { "application/json": { schema: envelope(H.CandleList, "CandleListResponse") } } },
-    ...readErrors,
-    ...notFound("MARKET_NOT_FOUND"),
-  },
+  params: MarketPath,
+  query: H.CandlesQuery,
+  data: H.CandleList,
+  name: "CandleListResponse",
+  order: "Candles, oldest first",
+  errors: "MARKET_NOT_FOUND",
 });
 
 export const historyRoutes = createApiApp();
@@ -248,7 +180,7 @@ for (const l of lists) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one handler shape for every list's route
   historyRoutes.openapi(routeOf(l), (async (c: any) => {
     const q = c.req.valid("query") as Q;
-    const { scope, def } = await scopeOf(l, c.req.valid("param") as Record<string, string>, q);
+    const { scope, def } = await scopeOf(l.spec, c.req.valid("param") as Record<string, string>, q);
     return answerList(c as never, def, scope, { from: q.from, to: q.to, limit: q.limit, cursor: q.cursor }, columns);
   }) as never);
 }
@@ -271,52 +203,15 @@ historyRoutes
     return c.json({ success: true as const, data }, 200) as never;
   });
 
-const ohlcvOf = (r: typeof candle.$inferSelect): Ohlcv => ({
-  openX18: r.openX18,
-  highX18: r.highX18,
-  lowX18: r.lowX18,
-  closeX18: r.closeX18,
-  baseVolumeQty: r.baseVolumeQty,
-  quoteVolumeWad: r.quoteVolumeWad,
-  tradeCount: r.tradeCount,
-});
-
-/** One page of candles: the indexer's rows for the periods in it, the gaps filled with the previous close. */
+/** One page of candles: the indexer's rows for the periods in it, the gaps filled with the previous close (core/history/candles.ts). */
 export async function candlePage(marketId: Hex, resolution: CandleResolution, q: Q, now: bigint) {
-  const len = CANDLE_RESOLUTIONS[resolution];
-  const cap = now - (now % len) + len; // end of the period holding the indexed block
-  const to = q.to === undefined || q.to > cap ? cap : q.to;
-  if (q.from !== undefined && q.to !== undefined && q.from > q.to) throw new ApiError("VALIDATION_ERROR", "from: must not be after to");
-  const fromRaw = q.from ?? (to - BigInt(q.limit) * len > 0n ? to - BigInt(q.limit) * len : 0n);
-  const from = ((fromRaw + len - 1n) / len) * len; // the first period starting at or after it
-  let pageFrom = from;
-  if (q.cursor !== undefined) {
-    const [next] = decodeUintCursor("candles", q.cursor, 1);
-    if (next! % len !== 0n || next! < from) throw new ApiError("VALIDATION_ERROR", "cursor: not a cursor of this list (pass nextCursor back unchanged)");
-    pageFrom = next!;
-  }
+  const w = candleWindow(resolution, q, now);
+  if (w.pageFrom >= w.to) return candleSeries(marketId, resolution, w, q.limit, undefined, []);
   const scope = and(eq(candle.marketId, marketId), eq(candle.resolution, resolution));
-  const empty = { candles: [], hasMore: false, nextCursor: null };
-  if (pageFrom >= to) return empty;
-  const prev = await db.select().from(candle).where(and(scope, lt(candle.periodStart, pageFrom))).orderBy(desc(candle.periodStart)).limit(1);
-  let close = prev[0]?.closeX18;
-  if (close === undefined) {
-    // no trade before the page: the series starts at the first period with one
-    const first = await db.select().from(candle).where(and(scope, gte(candle.periodStart, pageFrom), lt(candle.periodStart, to))).orderBy(asc(candle.periodStart)).limit(1);
-    if (!first[0]) return empty;
-    pageFrom = first[0].periodStart;
-  }
-  const span = BigInt(q.limit) * len;
-  const pageEnd = pageFrom + span < to ? pageFrom + span : to;
-  const rows = await db.select().from(candle).where(and(scope, gte(candle.periodStart, pageFrom), lt(candle.periodStart, pageEnd))).orderBy(asc(candle.periodStart));
-  const byStart = new Map(rows.map((r) => [r.periodStart, r]));
-  const candles = [];
-  for (let t = pageFrom; t < pageEnd; t += len) {
-    const row = byStart.get(t);
-    const ohlcv = row ? ohlcvOf(row) : emptyCandle(close!);
-    close = ohlcv.closeX18;
-    candles.push(candleItem(marketId, resolution, t, ohlcv));
-  }
-  const hasMore = pageEnd < to;
-  return { candles, hasMore, nextCursor: hasMore ? encodeCursor("candles", [pageEnd]) : null };
+  const [prev, rows] = await Promise.all([
+    db.select({ closeX18: candle.closeX18 }).from(candle).where(and(scope, lt(candle.periodStart, w.pageFrom))).orderBy(desc(candle.periodStart)).limit(1),
+    // at most one row per period: the page's `limit` periods are within the first `limit` rows
+    db.select().from(candle).where(and(scope, gte(candle.periodStart, w.pageFrom), lt(candle.periodStart, w.to))).orderBy(asc(candle.periodStart)).limit(q.limit),
+  ]);
+  return candleSeries(marketId, resolution, w, q.limit, prev[0]?.closeX18, rows);
 }

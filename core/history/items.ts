@@ -1,12 +1,31 @@
-/** History rows → response items (core/schemas/history.ts), in one place. */
+/**
+ * History rows → response items (core/schemas/history.ts), in one place: Ponder's routes
+ * (src/api/routes/history.ts) and the read service's (services/reads/history.ts) both answer
+ * with these, so the two paths give the same bytes.
+ */
 import type { z } from "@hono/zod-openapi";
 import { getAddress, type Hex } from "viem";
-import type { accountFill, accountLiquidation, fundingHistory, fundingPayment, order, trade, transfer } from "ponder:schema";
-import { formatField } from "../../../core/fields.js";
-import { secondsToISO } from "../../../core/units.js";
-import type { Ohlcv } from "../../../core/candles.js";
-import type * as H from "../../../core/schemas/history.js";
-import type { PnlPoint } from "./pnl.js";
+import type { accountFill, accountLiquidation, fundingHistory, fundingPayment, order, trade, transfer } from "../../ponder.schema.js";
+import { formatField } from "../fields.js";
+import { secondsToISO } from "../units.js";
+import type { Ohlcv } from "../candles.js";
+import type * as H from "../schemas/history.js";
+
+/** An account's PnL at one period end (src/api/lib/pnl.ts computes it). */
+export type PnlPoint = {
+  periodStart: bigint;
+  periodEnd: bigint;
+  blockNumber: bigint; // B
+  blockTimestamp: bigint;
+  collateralWad: bigint; // Engine.getAccount(id).totalWad at B
+  equityWad: bigint; // collateral + Σ positionHealth.equityWad
+  unrealizedPnlWad: bigint; // Σ positionHealth.unrealizedPnlWad
+  pendingFundingWad: bigint; // Σ positionHealth.pendingFundingWad
+  realizedPnlWad: bigint; // Σ PositionUpdated.realizedPnlWad up to B
+  fundingPaidWad: bigint; // Σ PositionUpdated.fundingPaidWad up to B (> 0 paid)
+  feesPaidWad: bigint; // Σ PositionUpdated.feeWad up to B
+  openPositions: number;
+};
 
 type Out<T extends z.ZodType> = z.infer<T>;
 type Place = { blockNumber: bigint; logIndex: number; timestamp: bigint; transactionHash: Hex };

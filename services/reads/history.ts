@@ -1,0 +1,312 @@
+/**
+ * The history lists (issue 13) answered by the read service itself when the indexer is on
+ * Postgres: trades, funding history and candles of a market; fills, funding payments, transfers,
+ * liquidations and order history of an account. Ponder's server answers the same routes (and
+ * still does on PGlite, which only its process can open, for exports, and while the block push
+ * is down); this path exists because there every page costs several queries through a pool
+ * shared with indexing, where here it is one prepared statement on a pool of its own.
+ *
+ * Same answer as Ponder's for the same URL at the same block, byte for byte: the same lists
+ * (core/history/lists.ts), items (core/history/items.ts), candle paging (core/history/candles.ts),
+ * cursors, query schemas and errors (the order of the checks included: `minBlock`, then the
+ * query, the path, the 404s, then the cursor and range). One round trip per page: the statement
+ * reads the indexed state (checkpoint + `indexed_head`, as core/indexer/blocks.ts does), the
+ * scope's existence and the page's rows in one snapshot, so the rows belong to the
+ * `X-Indexed-Block` it answers with. `?minBlock=` waits on the block feed, as the held reads do.
+ */
+import pg from "pg";
+import { getTableColumns, getTableName, type Column } from "drizzle-orm";
+import type { Context } from "hono";
+import type { Hex } from "viem";
+import * as tables from "../../ponder.schema.js";
+import type { CandleResolution } from "../../core/candles.js";
+import { decodeUintCursor, encodeCursor } from "../../core/cursor.js";
+import { ApiError } from "../../core/errors.js";
+import { errorResponse } from "../../core/http/errors.js";
+import { candleSeries, candleWindow } from "../../core/history/candles.js";
+import { HISTORY_LISTS, exportFormatOf, historyQueryOf, type ListSpec } from "../../core/history/lists.js";
+import { stateFromRow, waitForIndexedBlock, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
+import * as H from "../../core/schemas/history.js";
+import { validationError } from "../../core/schemas/validation.js";
+import { AccountPath, MarketPath } from "../../src/api/lib/schemas.js";
+
+const MIN_BLOCK_RE = /^\d{1,15}$/;
+/** The header that says this service answered (not Ponder's server). */
+export const SOURCE_HEADER = "X-History-Source";
+
+type Route = { re: RegExp; param: "marketId" | "accountId"; list?: ListSpec };
+const routeRe = (path: string) => new RegExp(`^${path.replace(/\{(marketId|accountId)\}/, "([^/]+)")}$`);
+const ROUTES: Route[] = [
+  ...HISTORY_LISTS.map((l) => ({ re: routeRe(l.path), param: l.scope === "market" ? ("marketId" as const) : ("accountId" as const), list: l })),
+  { re: routeRe("/markets/{marketId}/candles"), param: "marketId" },
+];
+
+const q = (name: string) => `"${name.replaceAll('"', "")}"`;
+const columnsOf = (t: object) => Object.entries(getTableColumns(t as never)) as [string, Column][];
+const sqlName = (t: object, key: string) => {
+  const c = (getTableColumns(t as never) as Record<string, Column>)[key];
+  if (!c) throw new Error(`no column ${key}`);
+  return q(c.name);
+};
+
+/** Row of the statement → the table's row as drizzle gives it (property names, bigints). */
+function rowReader(t: object) {
+  const cols = columnsOf(t).map(([k, c]) => [k, c.name, c] as const);
+  return (raw: Record<string, unknown>) => {
+    const row: Record<string, unknown> = {};
+    for (const [k, name, c] of cols) {
+      const v = raw[name];
+      row[k] = v === null || v === undefined ? null : c.mapFromDriverValue(v);
+    }
+    return row;
+  };
+}
+
+type Statement = { name: string; text: string };
+type Found = { account?: boolean; market?: boolean };
+
+export type HistoryServer = {
+  /** The answer, or undefined when this request is not one of the lists served here. */
+  answer(c: Context): Promise<Response | undefined>;
+  /** Whether this service answers the request (for the per-client limit). */
+  serves(c: Context): boolean;
+  close(): Promise<void>;
+};
+
+export function historyServer(o: { databaseUrl: string; schema: string; feed: BlockFeed; minBlockWaitMs: number; poolMax?: number }): HistoryServer {
+  const pool = new pg.Pool({ connectionString: o.databaseUrl, max: o.poolMax ?? 8, application_name: "venue-reads-history" });
+  pool.on("error", () => {}); // an idle client's error: the next query gets a new one
+  const S = q(o.schema);
+  const T = (t: object) => `${S}.${q(getTableName(t as never))}`;
+  const state = `WITH st AS (SELECT c.latest_checkpoint, h.block_hash, h.log_index FROM ${S}."_ponder_checkpoint" c LEFT JOIN ${S}."indexed_head" h ON h.id = 0 LIMIT 1)`;
+  const stateCols = `st.latest_checkpoint AS "__cp", st.block_hash AS "__hash", st.log_index AS "__log"`;
+  const accountExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(tables.account)} WHERE ${sqlName(tables.account, "accountId")} = ${p})`;
+  const marketExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(tables.market)} WHERE ${sqlName(tables.market, "marketId")} = ${p})`;
+  const statements = new Map<string, Statement>();
+  const readers = new Map<object, ReturnType<typeof rowReader>>();
+  const readerOf = (t: object) => readers.get(t) ?? readers.set(t, rowReader(t)).get(t)!;
+
+  /** One list's statement for the filters present (each variant prepared once per connection). */
+  function listStatement(l: ListSpec, v: { market: boolean; from: boolean; to: boolean; cursor: boolean }): Statement {
+    const id = `h_${l.cursor}_${+v.market}${+v.from}${+v.to}${+v.cursor}`;
+    const known = statements.get(id);
+    if (known) return known;
+    const t = tables[l.table];
+    const c = (k: string) => `t.${sqlName(t, k)}`;
+    let n = 0;
+    const p = (type: string) => `$${++n}::${type}`;
+    const scope = p(l.scope === "account" ? "numeric" : "text");
+    const found = [`${l.scope === "account" ? accountExists(scope) : marketExists(scope)} AS "__found"`];
+    const where = [
+      l.scopeColumn === "marketAddress"
+        ? `${c("marketAddress")} = (SELECT ${sqlName(tables.market, "marketAddress")} FROM ${T(tables.market)} WHERE ${sqlName(tables.market, "marketId")} = ${scope})`
+        : `${c(l.scopeColumn)} = ${scope}`,
+    ];
+    if (v.market) {
+      const m = p("text");
+      found.push(`${marketExists(m)} AS "__found_market"`);
+      where.push(`${c(l.marketColumn!)} = ${m}`);
+    }
+    const [time, block, tie] = l.order.map(c) as [string, string, string];
+    if (v.from) where.push(`${time} >= ${p("numeric")}`);
+    if (v.to) where.push(`${time} < ${p("numeric")}`);
+    if (v.cursor) where.push(`(${time}, ${block}, ${tie}) < (${p("numeric")}, ${p("numeric")}, ${p(l.tiebreakType)})`);
+    // order history: each order's fill count, by the fills' order index
+    const extra = l.table === "order" ? `, (SELECT count(*) FROM ${T(tables.accountFill)} f WHERE f.${sqlName(tables.accountFill, "orderId")} = ${c("orderId")})::int AS "__fill_count"` : "";
+    const text = `${state}
+SELECT ${stateCols}, ${found.join(", ")}, r.* FROM st LEFT JOIN LATERAL (
+  SELECT t.*, true AS "__row"${extra} FROM ${T(t)} t WHERE ${where.join(" AND ")}
+  ORDER BY ${time} DESC, ${block} DESC, ${tie} DESC LIMIT ${p("int")}) r ON true`;
+    const s = { name: id, text };
+    statements.set(id, s);
+    return s;
+  }
+
+  const candle = tables.candle;
+  const cc = (k: string) => sqlName(candle, k);
+  const candleStatement: Statement = {
+    name: "h_candles",
+    text: `${state}
+SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
+  (SELECT ${cc("closeX18")} FROM ${T(candle)} WHERE ${cc("marketId")} = $1::text AND ${cc("resolution")} = $2::text AND ${cc("periodStart")} < $3::numeric
+    ORDER BY ${cc("periodStart")} DESC LIMIT 1) AS "__prev_close",
+  r.* FROM st LEFT JOIN LATERAL (
+  SELECT c.*, true AS "__row" FROM ${T(candle)} c WHERE ${cc("marketId")} = $1::text AND ${cc("resolution")} = $2::text AND ${cc("periodStart")} >= $3::numeric AND ${cc("periodStart")} < $4::numeric
+  ORDER BY ${cc("periodStart")} LIMIT $5::int) r ON true`,
+  };
+  const existsStatement: Statement = {
+    name: "h_exists",
+    text: `SELECT ${accountExists("$1::numeric")} AS "account", ${marketExists("$2::text")} AS "market"`,
+  };
+
+  const run = async (s: Statement, values: unknown[]) => (await pool.query<Record<string, unknown>>({ ...s, values })).rows;
+  const stateOf = (r: Record<string, unknown> | undefined): IndexedState =>
+    stateFromRow(r ? { latest_checkpoint: r.__cp as string | null, block_hash: r.__hash as string | null, log_index: r.__log as number | null } : undefined);
+
+  /** The 404s of the scope, in Ponder's order: the account, then the `marketId` filter's market (or the path's market). */
+  function notFound(found: Found, ids: { accountId?: bigint; marketId?: string }) {
+    if (found.account === false) return new ApiError("ACCOUNT_NOT_FOUND", `account ${ids.accountId} does not exist`);
+    if (found.market === false) return new ApiError("MARKET_NOT_FOUND", `market ${ids.marketId} does not exist`);
+    return undefined;
+  }
+
+  /** A bad cursor or range is answered after the 404s, as Ponder checks them in that order. */
+  async function inputError(err: unknown, ids: { accountId?: bigint; marketId?: string }): Promise<never> {
+    if (!(err instanceof ApiError)) throw err;
+    const [r] = await run(existsStatement, [ids.accountId?.toString() ?? null, ids.marketId ?? null]);
+    throw notFound({ account: ids.accountId === undefined ? undefined : (r!.account as boolean), market: ids.marketId === undefined ? undefined : (r!.market as boolean) }, ids) ?? err;
+  }
+
+  async function listPage(c: Context, l: ListSpec, scopeValue: string, query: { from?: bigint; to?: bigint; limit: number; cursor?: string; marketId?: string }, ids: { accountId?: bigint; marketId?: string }) {
+    let key: bigint[] | undefined;
+    try {
+      key = query.cursor === undefined ? undefined : decodeUintCursor(l.cursor, query.cursor, 3);
+      if (query.from !== undefined && query.to !== undefined && query.from > query.to) throw new ApiError("VALIDATION_ERROR", "from: must not be after to");
+    } catch (e) {
+      return inputError(e, ids);
+    }
+    const market = query.marketId !== undefined && l.marketColumn !== undefined;
+    const s = listStatement(l, { market, from: query.from !== undefined, to: query.to !== undefined, cursor: key !== undefined });
+    const values: unknown[] = [scopeValue];
+    if (market) values.push(query.marketId);
+    if (query.from !== undefined) values.push(query.from.toString());
+    if (query.to !== undefined) values.push(query.to.toString());
+    if (key) values.push(...key.map(String));
+    values.push(query.limit + 1);
+    const rows = await run(s, values);
+    const head = rows[0];
+    c.header("X-Indexed-Block", stateOf(head).number.toString());
+    const missing = notFound(
+      { account: l.scope === "account" ? (head?.__found as boolean) : undefined, market: l.scope === "market" ? (head?.__found as boolean) : market ? (head?.__found_market as boolean) : undefined },
+      ids,
+    );
+    if (missing) throw missing;
+    const read = readerOf(tables[l.table]);
+    const found = rows.filter((r) => r.__row === true);
+    const hasMore = found.length > query.limit;
+    const page = hasMore ? found.slice(0, query.limit) : found;
+    const items = page.map((r) => l.item(read(r), { marketId: ids.marketId as Hex | undefined, fillCount: r.__fill_count as number | undefined }));
+    const last = page.at(-1);
+    const lastRow = last ? read(last) : undefined;
+    const data = {
+      [l.key]: items,
+      hasMore,
+      nextCursor: hasMore && lastRow ? encodeKey(l, lastRow) : null,
+    };
+    return { data, state: stateOf(head) };
+  }
+
+  async function candlePage(c: Context, marketId: string, query: { resolution: CandleResolution; from?: bigint; to?: bigint; limit: number; cursor?: string }) {
+    const ids = { marketId };
+    let now = o.feed.current().timestamp;
+    for (let attempt = 0; ; attempt++) {
+      let w: ReturnType<typeof candleWindow>;
+      try {
+        w = candleWindow(query.resolution, query, now);
+      } catch (e) {
+        return inputError(e, ids);
+      }
+      const rows = await run(candleStatement, [marketId, query.resolution, w.pageFrom.toString(), w.to.toString(), query.limit]);
+      const head = rows[0];
+      c.header("X-Indexed-Block", stateOf(head).number.toString());
+      const missing = notFound({ market: head?.__found as boolean }, ids);
+      if (missing) throw missing;
+      const st = stateOf(head);
+      // the page's bounds depend on the indexed block's time: if the block read differs from the
+      // one the bounds were computed at, and moves them, read again at the block read
+      if (st.timestamp !== now && attempt < 2) {
+        const again = (() => {
+          try {
+            const w2 = candleWindow(query.resolution, query, st.timestamp);
+            return w2.to !== w.to || w2.pageFrom !== w.pageFrom;
+          } catch {
+            return true;
+          }
+        })();
+        now = st.timestamp;
+        if (again) continue;
+      }
+      const read = readerOf(candle);
+      const prev = head?.__prev_close;
+      const data = candleSeries(
+        marketId as Hex,
+        query.resolution,
+        w,
+        query.limit,
+        prev === null || prev === undefined ? undefined : BigInt(prev as string),
+        rows.filter((r) => r.__row === true).map((r) => read(r) as never),
+      );
+      return { data, state: st };
+    }
+  }
+
+  const match = (c: Context): { route: Route; raw: string } | undefined => {
+    if (c.req.method !== "GET" || !o.feed.live() || exportFormatOf(c.req.header("accept"))) return undefined;
+    const path = c.req.path;
+    for (const route of ROUTES) {
+      const m = route.re.exec(path);
+      if (m) return { route, raw: m[1]! };
+    }
+    return undefined;
+  };
+
+  async function answer(c: Context): Promise<Response | undefined> {
+    const hit = match(c);
+    if (!hit) return undefined;
+    c.header(SOURCE_HEADER, "reads");
+    try {
+      // Ponder's order: ?minBlock (route middleware), then the query, then the path
+      const minRaw = c.req.query("minBlock");
+      if (minRaw !== undefined) {
+        if (!MIN_BLOCK_RE.test(minRaw)) throw new ApiError("VALIDATION_ERROR", "minBlock: must be a non-negative integer block number");
+        const min = BigInt(minRaw);
+        if (!(await waitForIndexedBlock(o.feed, min, o.minBlockWaitMs))) {
+          c.header("X-Indexed-Block", o.feed.current().number.toString());
+          throw new ApiError("SERVICE_UNAVAILABLE", `block ${min} is not indexed yet (indexed: ${o.feed.current().number}); retry`);
+        }
+      }
+      // as Ponder's middleware: the block at the start, on every answer after the wait (errors too)
+      c.header("X-Indexed-Block", o.feed.current().number.toString());
+      const { route } = hit;
+      const querySchema = route.list ? historyQueryOf(route.list) : H.CandlesQuery;
+      const rawQuery = Object.fromEntries(Object.entries(c.req.queries()).map(([k, v]) => (v.length === 1 ? [k, v[0]] : [k, v])));
+      const qr = querySchema.safeParse(rawQuery);
+      if (!qr.success) throw validationError(qr.error, "query");
+      let param: string;
+      try {
+        param = decodeURIComponent(hit.raw);
+      } catch {
+        param = hit.raw;
+      }
+      const pr = (route.param === "marketId" ? MarketPath : AccountPath).safeParse({ [route.param]: param });
+      if (!pr.success) throw validationError(pr.error, "param");
+      const query = qr.data as { from?: bigint; to?: bigint; limit: number; cursor?: string; marketId?: string; resolution?: string };
+      let result: { data: unknown; state: IndexedState };
+      if (!route.list) {
+        result = await candlePage(c, param.toLowerCase(), query as never);
+      } else if (route.list.scope === "market") {
+        const marketId = param.toLowerCase();
+        result = await listPage(c, route.list, marketId, query, { marketId });
+      } else {
+        const accountId = BigInt(param);
+        const marketId = query.marketId !== undefined && route.list.marketColumn ? query.marketId.toLowerCase() : undefined;
+        result = await listPage(c, route.list, accountId.toString(), { ...query, marketId }, { accountId, marketId });
+      }
+      return c.body(JSON.stringify({ success: true, data: result.data }), 200, { "Content-Type": "application/json", "X-Cache": "MISS" });
+    } catch (e) {
+      if (e instanceof ApiError) return errorResponse(c, e);
+      throw e;
+    }
+  }
+
+  return {
+    answer,
+    serves: (c) => match(c) !== undefined,
+    close: () => pool.end(),
+  };
+}
+
+/** The cursor after a row: its sort key, as Ponder's lists encode it (src/api/lib/history.ts). */
+function encodeKey(l: ListSpec, row: Record<string, unknown>): string {
+  return encodeCursor(l.cursor, l.order.map((k) => BigInt(row[k] as bigint | number)));
+}
