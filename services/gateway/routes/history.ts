@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { snakeKeys, toSnakeCase } from "../../../core/case";
 import { CANDLE_RESOLUTION_NAMES } from "../../../core/candles";
 import { ApiError } from "../../../core/errors";
+import { exportFormatOf } from "../../../core/history/lists";
 import * as H from "../../../core/schemas/history";
 import { InsuranceFundEventList } from "../../../core/schemas/insurance";
 import type { GatewayApp, GatewayContext, GatewayDeps } from "../context";
@@ -39,19 +40,21 @@ const PnlQuery = z.object({
 
 const EXPORT_NOTE = " `Accept: text/csv` or `application/x-ndjson` streams the whole range (from/to), oldest first.";
 
-type ListSpec = { path: string; upstream: (p: Record<string, string>) => string; summary: string; data: z.ZodType; name: string; account: boolean | "venue"; exportable: boolean; query: z.ZodObject };
+/** Whose list: a market's (`market_id` in the path), an account's (`account_id`), or the venue's (no path parameter). */
+type ListScope = "market" | "account" | "venue";
+type ListSpec = { path: string; upstream: (p: Record<string, string>) => string; summary: string; data: z.ZodType; name: string; scope: ListScope; exportable: boolean; query: z.ZodObject };
 
 const specs: ListSpec[] = [
-  { path: "/v1/markets/{market_id}/trades", upstream: (p) => `/markets/${p.market_id}/trades`, summary: "Every fill of the market, newest first", data: H.TradeList, name: "TradeList", account: false, exportable: true, query: MarketListQuery },
-  { path: "/v1/markets/{market_id}/candles", upstream: (p) => `/markets/${p.market_id}/candles`, summary: "OHLCV candles, oldest first, gap-free (a period without trades: the previous close, zero volume); from inclusive, to exclusive", data: H.CandleList, name: "CandleList", account: false, exportable: false, query: CandlesQuery },
-  { path: "/v1/markets/{market_id}/funding/history", upstream: (p) => `/markets/${p.market_id}/funding/history`, summary: "The funding rate and cumulative index at every update, newest first", data: H.FundingRateList, name: "FundingRateList", account: false, exportable: true, query: MarketListQuery },
-  { path: "/v1/accounts/{account_id}/fills", upstream: (p) => `/accounts/${p.account_id}/fills`, summary: "The account's fills (side, maker or taker, price, size, fee), newest first", data: H.FillList, name: "FillList", account: true, exportable: true, query: AccountListQuery },
-  { path: "/v1/accounts/{account_id}/funding-payments", upstream: (p) => `/accounts/${p.account_id}/funding-payments`, summary: "Every settlement of funding on the account's positions, newest first", data: H.FundingPaymentList, name: "FundingPaymentList", account: true, exportable: true, query: AccountListQuery },
-  { path: "/v1/accounts/{account_id}/transfers", upstream: (p) => `/accounts/${p.account_id}/transfers`, summary: "Deposits and withdrawals, newest first", data: H.TransferList, name: "TransferList", account: true, exportable: true, query: MarketListQuery },
-  { path: "/v1/accounts/{account_id}/liquidations", upstream: (p) => `/accounts/${p.account_id}/liquidations`, summary: "Liquidations of the account's positions, newest first", data: H.LiquidationList, name: "LiquidationList", account: true, exportable: true, query: AccountListQuery },
-  { path: "/v1/accounts/{account_id}/orders/history", upstream: (p) => `/accounts/${p.account_id}/orders/history`, summary: "Every order with its final status and fill count, newest first", data: H.HistoricalOrderList, name: "HistoricalOrderList", account: true, exportable: true, query: AccountListQuery },
-  { path: "/v1/insurance-fund/history", upstream: () => "/insurance-fund/history", summary: "Every change of the insurance fund (donations, liquidation fees in, losses covered, positions taken over), newest first", data: InsuranceFundEventList, name: "InsuranceFundEventList", account: "venue", exportable: true, query: MarketListQuery },
-  { path: "/v1/accounts/{account_id}/pnl", upstream: (p) => `/accounts/${p.account_id}/pnl`, summary: "Equity, realized and unrealized PnL, funding and fees at each period end (the state at the last block at or before it, as the contracts' views value it), newest first; from inclusive, to exclusive on the period start", data: H.PnlList, name: "PnlList", account: true, exportable: false, query: PnlQuery },
+  { path: "/v1/markets/{market_id}/trades", upstream: (p) => `/markets/${p.market_id}/trades`, summary: "Every fill of the market, newest first", data: H.TradeList, name: "TradeList", scope: "market", exportable: true, query: MarketListQuery },
+  { path: "/v1/markets/{market_id}/candles", upstream: (p) => `/markets/${p.market_id}/candles`, summary: "OHLCV candles, oldest first, gap-free (a period without trades: the previous close, zero volume); from inclusive, to exclusive", data: H.CandleList, name: "CandleList", scope: "market", exportable: false, query: CandlesQuery },
+  { path: "/v1/markets/{market_id}/funding/history", upstream: (p) => `/markets/${p.market_id}/funding/history`, summary: "The funding rate and cumulative index at every update, newest first", data: H.FundingRateList, name: "FundingRateList", scope: "market", exportable: true, query: MarketListQuery },
+  { path: "/v1/accounts/{account_id}/fills", upstream: (p) => `/accounts/${p.account_id}/fills`, summary: "The account's fills (side, maker or taker, price, size, fee), newest first", data: H.FillList, name: "FillList", scope: "account", exportable: true, query: AccountListQuery },
+  { path: "/v1/accounts/{account_id}/funding-payments", upstream: (p) => `/accounts/${p.account_id}/funding-payments`, summary: "Every settlement of funding on the account's positions, newest first", data: H.FundingPaymentList, name: "FundingPaymentList", scope: "account", exportable: true, query: AccountListQuery },
+  { path: "/v1/accounts/{account_id}/transfers", upstream: (p) => `/accounts/${p.account_id}/transfers`, summary: "Deposits and withdrawals, newest first", data: H.TransferList, name: "TransferList", scope: "account", exportable: true, query: MarketListQuery },
+  { path: "/v1/accounts/{account_id}/liquidations", upstream: (p) => `/accounts/${p.account_id}/liquidations`, summary: "Liquidations of the account's positions, newest first", data: H.LiquidationList, name: "LiquidationList", scope: "account", exportable: true, query: AccountListQuery },
+  { path: "/v1/accounts/{account_id}/orders/history", upstream: (p) => `/accounts/${p.account_id}/orders/history`, summary: "Every order with its final status and fill count, newest first", data: H.HistoricalOrderList, name: "HistoricalOrderList", scope: "account", exportable: true, query: AccountListQuery },
+  { path: "/v1/insurance-fund/history", upstream: () => "/insurance-fund/history", summary: "Every change of the insurance fund (donations, liquidation fees in, losses covered, positions taken over), newest first", data: InsuranceFundEventList, name: "InsuranceFundEventList", scope: "venue", exportable: true, query: MarketListQuery },
+  { path: "/v1/accounts/{account_id}/pnl", upstream: (p) => `/accounts/${p.account_id}/pnl`, summary: "Equity, realized and unrealized PnL, funding and fees at each period end (the state at the last block at or before it, as the contracts' views value it), newest first; from inclusive, to exclusive on the period start", data: H.PnlList, name: "PnlList", scope: "account", exportable: false, query: PnlQuery },
 ];
 
 /** camelCase query names of the integration API. */
@@ -66,8 +69,8 @@ const upstreamQuery = (q: Record<string, string | undefined>) => ({
 });
 
 const exportAccept = (c: GatewayContext) => {
-  const a = c.req.header("accept") ?? "";
-  return /\btext\/csv\b/i.test(a) ? "text/csv" : /\bapplication\/x-ndjson\b/i.test(a) ? "application/x-ndjson" : undefined;
+  const f = exportFormatOf(c.req.header("accept"));
+  return f === "csv" ? "text/csv" : f === "ndjson" ? "application/x-ndjson" : undefined;
 };
 
 /** The export's lines with snake_case keys: the CSV header line, or every NDJSON object. */
@@ -107,12 +110,12 @@ export function registerHistoryRoutes(app: GatewayApp, { upstreams: { integratio
       tag,
       summary: s.summary,
       description: s.exportable ? `Cursor pagination: pass next_cursor back as cursor.${EXPORT_NOTE}` : "Cursor pagination: pass next_cursor back as cursor.",
-      request: { ...(s.account === "venue" ? {} : { params: s.account ? AccountIdParam : MarketIdParam }), query: s.query },
+      request: { ...(s.scope === "venue" ? {} : { params: s.scope === "account" ? AccountIdParam : MarketIdParam }), query: s.query },
       ok: { status: 200, name: s.name, data: H.snakeSchema(s.data), description: s.summary },
       errors: [404],
     });
     app.openapi(route, async (c) => {
-      const params = (s.account === "venue" ? {} : c.req.valid("param" as never)) as Record<string, string>;
+      const params = (s.scope === "venue" ? {} : c.req.valid("param" as never)) as Record<string, string>;
       const query = upstreamQuery(c.req.valid("query") as Record<string, string | undefined>);
       const path = s.upstream(params);
       const accept = s.exportable ? exportAccept(c) : undefined;
