@@ -14,6 +14,7 @@ import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.
 import { runSession, sessionActions } from "./reads-session.js";
 import { dbKinds } from "./stack.js";
 import { gatewayOverStandIns } from "../unit/gateway-standins.js";
+import { pnlPointsQuery } from "../../src/api/lib/pnlSql.js";
 
 type Item = Record<string, unknown> & { blockNumber: number; logIndex: number; timestamp: number };
 type Page = { success: boolean; data: Record<string, unknown> & { hasMore: boolean; nextCursor: string | null }; error?: { code: string } };
@@ -427,7 +428,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
     }
   });
 
-  it.runIf(kind === "postgres")("every history list is served by an index in its order (no sort, no scan of the table)", async () => {
+  it.runIf(kind === "postgres")("every history list is served by an index in its order (no sort, no scan of the table), and PnL by index lookups", async () => {
     const db = new pg.Client({ connectionString: v.databaseUrl! });
     await db.connect();
     try {
@@ -456,6 +457,22 @@ describe.each(dbKinds())("history on %s", (kind) => {
         const plan = (await db.query(`EXPLAIN ${q}`)).rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
         expect(plan, `${name}:\n${plan}`).toMatch(/Index (Only )?Scan/);
         expect(plan, `${name}:\n${plan}`).not.toMatch(/Seq Scan|Sort/);
+      }
+      // PnL: the route's own statement (src/api/lib/pnlSql.ts) for an account with positions on
+      // both markets at 48 hourly period ends: every table it reads is read by an index lookup
+      const account = v.accountIds[0]!;
+      const { rows: markets } = await db.query(
+        `SELECT m.market_id AS "marketId", m.market_address AS "marketAddress", p.position_id AS "positionId" FROM position p JOIN market m ON m.market_id = p.market_id WHERE p.account_id = $1`,
+        [account.toString()],
+      );
+      expect(markets.length).toBeGreaterThan(0);
+      const now = BigInt(Math.floor(Date.now() / 1000));
+      const ends = Array.from({ length: 48 }, (_, i) => now - (now % 3600n) - BigInt(i) * 3600n);
+      const pnl = pnlPointsQuery(ix.schema, account, ends, markets);
+      const plan = (await db.query(`EXPLAIN ${pnl.text}`, pnl.values)).rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
+      for (const table of ["period_end_block", "margin_update_event", "position_update_event", "funding_update_event", "index_price_event", "book_best_event"]) {
+        expect(plan, `pnl, ${table}:\n${plan}`).toMatch(new RegExp(`Index (Only )?Scan( Backward)? using \\S+ on ${table}\\b`));
+        expect(plan, `pnl:\n${plan}`).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
       }
     } finally {
       await db.end();

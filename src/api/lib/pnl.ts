@@ -8,12 +8,12 @@
 import { db } from "ponder:api";
 import { chainClock, market, position } from "ponder:schema";
 import { eq, sql } from "ponder";
-import type { SQL } from "drizzle-orm";
 import type { Hex } from "viem";
 import { decodeUintCursor, encodeCursor } from "../../../core/cursor.js";
 import { ApiError } from "../../../core/errors.js";
 import { cumulativeIndexNow, markPrice, pendingFunding, positionHealth } from "../../../core/math/index.js";
 import { ponderSchema } from "./indexedBlock.js";
+import { pnlPointsQuery } from "./pnlSql.js";
 import type { PnlPoint } from "../../../core/history/items.js";
 
 export const PNL_RESOLUTIONS = { "1h": 3_600n, "1d": 86_400n } as const;
@@ -83,36 +83,10 @@ async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise
     .from(position)
     .innerJoin(market, eq(market.marketId, position.marketId))
     .where(eq(position.accountId, accountId));
-  const t = (name: string) => sql.raw(`"${ponderSchema()}"."${name}"`);
-  const perMarket: SQL = markets.length
-    ? sql`
-      CROSS JOIN (VALUES ${sql.join(markets.map((m) => sql`(${m.marketId}, ${m.marketAddress}, ${m.positionId})`), sql`, `)}) AS mk(market_id, market_address, position_id)
-      LEFT JOIN LATERAL (SELECT size_qty, open_notional_wad, margin_wad, funding_index_x18, realized_pnl_total_wad, funding_paid_total_wad, fees_paid_total_wad
-        FROM ${t("position_update_event")} WHERE position_id = mk.position_id AND block_number <= blk.block_number
-        ORDER BY block_number DESC, seq DESC LIMIT 1) pu ON true
-      LEFT JOIN LATERAL (SELECT rate_x18_per_hour, cumulative_index_x18, premium_x18, timestamp AS last_update
-        FROM ${t("funding_update_event")} WHERE market_address = mk.market_address AND timestamp <= blk.timestamp
-        ORDER BY timestamp DESC, seq DESC LIMIT 1) fu ON true
-      LEFT JOIN LATERAL (SELECT price_x18 AS index_x18 FROM ${t("index_price_event")} WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
-        ORDER BY timestamp DESC, id DESC LIMIT 1) ip ON true
-      LEFT JOIN LATERAL (SELECT best_bid_x18, best_ask_x18 FROM ${t("book_best_event")} WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
-        ORDER BY timestamp DESC, block_number DESC, log_index DESC LIMIT 1) bb ON true`
-    : sql``;
-  const cols = markets.length
-    ? sql`, mk.market_id, pu.*, fu.*, ip.index_x18, bb.best_bid_x18, bb.best_ask_x18`
-    : sql``;
-  const result = await db.execute(sql`
-    WITH ends AS (SELECT unnest(cast(${`{${ends.join(",")}}`} AS numeric[])) AS p),
-    blk AS (
-      SELECT ends.p, b.block_number, b.timestamp FROM ends
-      JOIN LATERAL (SELECT block_number, timestamp FROM ${t("period_end_block")} WHERE timestamp <= ends.p ORDER BY timestamp DESC LIMIT 1) b ON true
-    )
-    SELECT blk.p, blk.block_number AS b, blk.timestamp AS bt, mg.available_wad, mg.committed_wad ${cols}
-    FROM blk
-    LEFT JOIN LATERAL (SELECT available_wad, committed_wad FROM ${t("margin_update_event")}
-      WHERE account_id = cast(${accountId.toString()} AS numeric) AND block_number <= blk.block_number
-      ORDER BY block_number DESC, seq DESC LIMIT 1) mg ON true
-    ${perMarket}`);
+  const { text, values } = pnlPointsQuery(ponderSchema(), accountId, ends, markets);
+  // the text's $n placeholders → drizzle parameters
+  const parts = text.split(/\$(\d+)/);
+  const result = await db.execute(sql.join(parts.map((part, i) => (i % 2 ? sql`${values[Number(part) - 1]}` : sql.raw(part)))));
   const rows = (result as unknown as { rows: Row[] }).rows;
   const byEnd = new Map<bigint, PnlPoint>();
   for (const r of rows) {
