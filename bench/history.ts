@@ -1,11 +1,15 @@
 /**
  * History benchmark (printed, not asserted; issue 13): 1 million fills written straight into a
- * real indexer's tables (bench/history-data.ts), then each history list of the integration API
- * (Ponder's server) read by autocannon in a separate process, 16 connections for 30 s: its first
- * page and its 1,000th cursor page (limit 100; the cursor found by walking the 999 pages before
- * it), cold (`Cache-Control: no-cache`: the response cache off, every request a query) and cached
- * (the response cache on; the chain is idle, so one read serves the run). Goal on Postgres: p99
- * under 50 ms cold; PGlite figures are reported without a goal.
+ * real indexer's tables (bench/history-data.ts), then each history list read by autocannon in a
+ * separate process, 16 connections for 30 s: its first page and its 1,000th cursor page (limit
+ * 100; the cursor found by walking the 999 pages before it), cold (`Cache-Control: no-cache`: the
+ * response cache off, every request its queries), side by side in one run on the two paths:
+ * **reads**, the read service (the integration API's URL, what clients and the gateway call: on
+ * Postgres it answers these lists itself, on PGlite it passes them to Ponder), and **Ponder**,
+ * Ponder's server directly (the path before the read service answered them).
+ * BENCH_HISTORY_CACHED=1 adds Ponder's cached figures (its response cache on; the chain is idle,
+ * so one read serves the run). Goal on Postgres: p99 under 50 ms cold; PGlite figures are
+ * reported without a goal.
  *   npm run bench -- history     BENCH_DBS=postgres,pglite BENCH_HISTORY_FILLS=1000000 BENCH_DURATION_S=30 BENCH_CONNECTIONS=16
  * PGlite: the indexer stops while the rows are written into its directory, then resumes.
  */
@@ -18,7 +22,7 @@ import type { DbKind } from "../test/e2e/stack.js";
 import { HISTORY_TABLES, HOT_ACCOUNT, historySql, type Market } from "./history-data.js";
 import { cannon, type Load } from "./load.js";
 
-export type HistoryRow = { db: DbKind; list: string; page: "first" | "1,000th"; cold: Load; cached: Load };
+export type HistoryRow = { db: DbKind; list: string; page: "first" | "1,000th"; reads: Load; ponder: Load; ponderCached?: Load };
 
 const DAY = 86_400n;
 /** the deep page (1,000; smaller for a quick look with fewer fills) */
@@ -70,13 +74,13 @@ async function generate(v: Venue, ix: Indexer, log: (m: string) => void): Promis
 }
 
 /** The URL of a list's 1,000th page: the 999 pages before it, walked by their cursors (no shortcut). */
-async function thousandthPage(base: string, path: string, key: string): Promise<{ url: string; items: number }> {
+async function thousandthPage(base: string, path: string, key: string): Promise<{ path: string; items: number }> {
   let cursor: string | null = null;
   const sep = path.includes("?") ? "&" : "?";
   for (let page = 1; ; page++) {
-    const url: string = `${base}${path}${sep}limit=100${cursor ? `&cursor=${cursor}` : ""}`;
-    const body = (await (await fetch(url, { headers: { "Cache-Control": "no-cache" } })).json()) as { data: Record<string, unknown[]> & { nextCursor: string | null } };
-    if (page === DEEP_PAGE) return { url, items: body.data[key]!.length };
+    const pagePath: string = `${path}${sep}limit=100${cursor ? `&cursor=${cursor}` : ""}`;
+    const body = (await (await fetch(`${base}${pagePath}`, { headers: { "Cache-Control": "no-cache" } })).json()) as { data: Record<string, unknown[]> & { nextCursor: string | null } };
+    if (page === DEEP_PAGE) return { path: pagePath, items: body.data[key]!.length };
     if (!body.data.nextCursor) throw new Error(`${path}: only ${page} pages`);
     cursor = body.data.nextCursor;
   }
@@ -110,18 +114,23 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<HistoryR
       { list: "liquidations", path: `/accounts/${a}/liquidations`, key: "liquidations" },
       { list: "order history", path: `/accounts/${a}/orders/history`, key: "orders" },
     ];
+    const rd = await v.startReads(ix);
     const o = { connections, durationS };
-    await cannon(`${ix.url}${lists[0]!.path}`, { ...o, durationS: 2 }); // warm-up (JIT)
+    const cold = { "Cache-Control": "no-cache" };
+    await cannon(`${rd.url}${lists[0]!.path}`, { ...o, durationS: 2, headers: cold }); // warm-up (JIT, prepared statements)
+    await cannon(`${ix.url}${lists[0]!.path}`, { ...o, durationS: 2, headers: cold });
+    const withCached = process.env.BENCH_HISTORY_CACHED === "1";
     const rows: HistoryRow[] = [];
     for (const l of lists) {
-      const first = `${ix.url}${l.path}${l.path.includes("?") ? "&" : "?"}limit=100`;
-      const deep = await thousandthPage(ix.url, l.path, l.key);
+      const first = `${l.path}${l.path.includes("?") ? "&" : "?"}limit=100`;
+      const deep = await thousandthPage(rd.url, l.path, l.key);
       if (deep.items !== 100) throw new Error(`${l.list}: the 1,000th page has ${deep.items} items`);
-      for (const [page, url] of [["first", first], ["1,000th", deep.url]] as const) {
-        const cold = await cannon(url, { ...o, headers: { "Cache-Control": "no-cache" }, cpuPgid: ix.proc.pid });
-        const cached = await cannon(url, { ...o, cpuPgid: ix.proc.pid });
-        rows.push({ db: kind, list: l.list, page, cold, cached });
-        log(`  ${l.list.padEnd(17)} ${page.padEnd(8)} cold ${fmt(cold)}   cached ${fmt(cached)}`);
+      for (const [page, path] of [["first", first], ["1,000th", deep.path]] as const) {
+        const reads = await cannon(`${rd.url}${path}`, { ...o, headers: cold, cpuPgid: rd.proc.pid });
+        const ponder = await cannon(`${ix.url}${path}`, { ...o, headers: cold, cpuPgid: ix.proc.pid });
+        const ponderCached = withCached ? await cannon(`${ix.url}${path}`, { ...o, cpuPgid: ix.proc.pid }) : undefined;
+        rows.push({ db: kind, list: l.list, page, reads, ponder, ponderCached });
+        log(`  ${l.list.padEnd(17)} ${page.padEnd(8)} cold: reads ${fmt(reads)}   Ponder ${fmt(ponder)}${ponderCached ? `   Ponder cached ${fmt(ponderCached)}` : ""}   (load ${loadavg()[0]!.toFixed(1)})`);
       }
     }
     return rows;
@@ -135,11 +144,10 @@ export async function run() {
   const log = (m: string) => console.log(m);
   const rows: HistoryRow[] = [];
   for (const kind of kinds) rows.push(...(await benchDb(kind, log)));
-  console.log("\n| db | list | page | cold p50 / p99 | cold rps | cached p50 / p99 | cached rps |");
-  console.log("|---|---|---|---|---|---|---|");
-  for (const r of rows) {
-    console.log(`| ${r.db} | ${r.list} | ${r.page} | ${r.cold.p50Ms} / ${r.cold.p99Ms} ms | ${r.cold.rps.toFixed(0)} | ${r.cached.p50Ms} / ${r.cached.p99Ms} ms | ${r.cached.rps.toFixed(0)} |`);
-  }
+  const cell = (l?: Load) => (l ? `${l.p50Ms} / ${l.p99Ms} ms | ${l.rps.toFixed(0)}` : "– | –");
+  console.log("\n| db | list | page | reads cold p50 / p99 | reads rps | Ponder cold p50 / p99 | Ponder rps | Ponder cached p50 / p99 | cached rps |");
+  console.log("|---|---|---|---|---|---|---|---|---|");
+  for (const r of rows) console.log(`| ${r.db} | ${r.list} | ${r.page} | ${cell(r.reads)} | ${cell(r.ponder)} | ${cell(r.ponderCached)} |`);
   return rows;
 }
 
