@@ -184,6 +184,8 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
   const call = (what: string, address: Address, abi: Abi, functionName: string, args: readonly unknown[]) =>
     write(what, { address, abi, functionName, args } as never);
 
+  // setConfig re-checks the factory's markets against the oracle bound from now on
+  await call("Oracle.setMarketFactory", oracle.address, oracleAbi, "setMarketFactory", [factory.address]);
   await call("Oracle.setConfig", oracle.address, oracleAbi, "setConfig", [maxAge, opts.maxMoveBps ?? ORACLE_MAX_MOVE_BPS]);
   // The constructor made the deployer an updater; the others join now, before the handover.
   for (const u of new Set((opts.updaters ?? []).filter((u) => u.toLowerCase() !== me.toLowerCase()))) {

@@ -63,6 +63,14 @@ contract MarketFactory is IMarketFactory, AccessControl {
         MarketParamRules.check(p, index, oracle.maxMoveBps());
     }
 
+    function checkOracleBound(address oracle, uint256 maxMoveBps) external view {
+        uint256 n = markets.length;
+        for (uint256 i; i < n; ++i) {
+            IMarket m = IMarket(markets[i]);
+            if (m.oracle() == oracle) MarketParamRules.checkOracleBound(m.params(), maxMoveBps);
+        }
+    }
+
     function marketCount() external view returns (uint256) {
         return markets.length;
     }

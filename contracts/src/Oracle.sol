@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {IOracle} from "./interfaces/IOracle.sol";
 import {IPriceFeed} from "./interfaces/IPriceFeed.sol";
+import {IMarketFactory} from "./interfaces/IMarketFactory.sol";
 import {VenueRoles} from "./governance/VenueRoles.sol";
 
 /// @notice Index prices (X18) per market: pushed by updaters with a bounded move per update, or
@@ -27,6 +28,8 @@ contract Oracle is IOracle, AccessControl {
     uint16 internal maxMove; // 0 until configured: unbounded (unit tests); deployments set it
     mapping(bytes32 => Price) internal prices;
     mapping(bytes32 => IPriceFeed) internal feeds;
+    /// The factory whose markets this oracle prices: `setConfig` re-checks them (set once).
+    IMarketFactory public marketFactory;
 
     constructor(address admin_, uint256 maxAgeSeconds_) {
         _setConfig(maxAgeSeconds_, 0);
@@ -76,8 +79,21 @@ contract Oracle is IOracle, AccessControl {
         }
     }
 
+    /// Issue 10's rule oracle bound + maintenance ≤ 1/leverage holds for every market, not only
+    /// at its creation: a bound that would break it for an existing market is refused
+    /// (`InvalidMarketParams(rule)`, from the factory's check).
     function setConfig(uint256 maxAgeSeconds_, uint256 maxMoveBps_) external onlyRole(PARAMS_ROLE) {
+        IMarketFactory f = marketFactory;
+        if (address(f) != address(0)) f.checkOracleBound(address(this), maxMoveBps_);
         _setConfig(maxAgeSeconds_, maxMoveBps_);
+    }
+
+    /// DEFAULT_ADMIN_ROLE, once (the deployment, before the handover): a later factory could not
+    /// drop markets from the re-check.
+    function setMarketFactory(address factory) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        if (address(marketFactory) != address(0) || factory == address(0)) revert InvalidParameters();
+        marketFactory = IMarketFactory(factory);
+        emit MarketFactorySet(factory);
     }
 
     function setFeed(bytes32 marketId, address feed) external onlyRole(PARAMS_ROLE) {

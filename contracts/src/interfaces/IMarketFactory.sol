@@ -26,6 +26,11 @@ interface IMarketFactory is IVenueErrors {
     /// createMarket's rules as a view (reverts InvalidMarketParams(rule)).
     function checkParams(IMarket.MarketParams calldata p) external view;
 
+    /// The oracle-bound rule (maxMove + maintenance ≤ 1/leverage, maxMove ≠ 0) for every market
+    /// this factory created that reads `oracle`; reverts InvalidMarketParams(rule) on the first
+    /// that breaks it. Oracle.setConfig calls it before it changes the bound.
+    function checkOracleBound(address oracle, uint256 maxMoveBps) external view;
+
     function engine() external view returns (address);
     function marketImplementation() external view returns (address);
     function marketCount() external view returns (uint256);

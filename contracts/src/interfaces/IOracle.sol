@@ -19,6 +19,8 @@ interface IOracle is IVenueErrors {
     );
     event UpdaterSet(address indexed updater, bool allowed);
     event OracleConfigUpdated(uint64 seq, uint256 maxAgeSeconds, uint256 maxMoveBps);
+    /// The factory whose markets `setConfig` re-checks (set once).
+    event MarketFactorySet(address factory);
     /// `feed` 0: the market goes back to pushed prices (the last pushed one, if fresh, applies).
     event FeedSet(uint64 seq, bytes32 indexed marketId, address feed);
 
@@ -33,7 +35,11 @@ interface IOracle is IVenueErrors {
     /// Granting needs DEFAULT_ADMIN_ROLE (the timelock); revoking also GUARDIAN_ROLE (at once).
     function setUpdater(address updater, bool allowed) external;
     /// PARAMS_ROLE (the timelock). maxAge in (0, 2^32); maxMoveBps < 10_000 (0 = unbounded).
+    /// Once a market factory is set, maxMoveBps must keep maxMove + maintenance ≤ 1/leverage for
+    /// every market it created on this oracle (else `InvalidMarketParams(rule)`).
     function setConfig(uint256 maxAgeSeconds, uint256 maxMoveBps) external;
+    /// DEFAULT_ADMIN_ROLE, once: the factory whose markets `setConfig` re-checks.
+    function setMarketFactory(address factory) external;
     /// PARAMS_ROLE (the timelock). Routes a market to an IPriceFeed adapter (0 = pushed prices).
     function setFeed(bytes32 marketId, address feed) external;
 

@@ -100,6 +100,7 @@ abstract contract VenueFixture is Test {
             vm.deployCode("MarketFactory.sol:MarketFactory", abi.encode(address(engine), marketImpl, admin))
         );
         IEngineAdmin(address(engine)).setFactory(address(factory));
+        oracle.setMarketFactory(address(factory));
         oracle.setConfig(MAX_AGE, MAX_MOVE_BPS);
         oracle.setPrice(EUR, EUR_PX);
         oracle.setPrice(GBP, GBP_PX);
