@@ -541,6 +541,7 @@ export const deleverageEvent = onchainTable(
     counterpartyId: t.bigint().notNull(),
     quantityQty: t.bigint().notNull(),
     priceX18: t.bigint().notNull(),
+    notionalWad: t.bigint().notNull(), // quantity × price / 1e18, as settled
     counterpartySizeQty: t.bigint().notNull(),
     counterpartyRealizedPnlWad: t.bigint().notNull(),
     rank: t.bigint().notNull(),

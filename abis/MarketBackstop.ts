@@ -383,6 +383,22 @@ export const marketBackstopAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "count",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
+    ],
+    "name": "TooManyAdlCandidates",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "accountId",
         "type": "uint256"
       },
@@ -437,6 +453,12 @@ export const marketBackstopAbi = [
         "indexed": false,
         "internalType": "uint256",
         "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "notionalWad",
         "type": "uint256"
       },
       {
@@ -606,6 +628,11 @@ export const marketBackstopAbi = [
         "internalType": "uint256",
         "name": "mark",
         "type": "uint256"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "candidates",
+        "type": "uint256[]"
       }
     ],
     "name": "backstop",

@@ -457,6 +457,22 @@ export const marketFactoryAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "count",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
+    ],
+    "name": "TooManyAdlCandidates",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "accountId",
         "type": "uint256"
       },
@@ -741,6 +757,24 @@ export const marketFactoryAbi = [
         "type": "bytes32"
       }
     ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "oracle",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "maxMoveBps",
+        "type": "uint256"
+      }
+    ],
+    "name": "checkOracleBound",
+    "outputs": [],
     "stateMutability": "view",
     "type": "function"
   },

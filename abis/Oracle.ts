@@ -436,6 +436,22 @@ export const oracleAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "count",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
+    ],
+    "name": "TooManyAdlCandidates",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "accountId",
         "type": "uint256"
       },
@@ -550,6 +566,19 @@ export const oracleAbi = [
       }
     ],
     "name": "IndexPriceUpdated",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "address",
+        "name": "factory",
+        "type": "address"
+      }
+    ],
+    "name": "MarketFactorySet",
     "type": "event"
   },
   {
@@ -886,6 +915,19 @@ export const oracleAbi = [
   },
   {
     "inputs": [],
+    "name": "marketFactory",
+    "outputs": [
+      {
+        "internalType": "contract IMarketFactory",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "maxAgeSeconds",
     "outputs": [
       {
@@ -978,6 +1020,19 @@ export const oracleAbi = [
       }
     ],
     "name": "setFeed",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "factory",
+        "type": "address"
+      }
+    ],
+    "name": "setMarketFactory",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"

@@ -163,6 +163,8 @@ export const CONTRACT_ERROR_CODES: Record<string, ErrorCode> = {
   PositionCapExceeded: "POSITION_CAP_EXCEEDED",
   OpenInterestCapExceeded: "OPEN_INTEREST_CAP_EXCEEDED",
   InvalidParameters: "VALIDATION_ERROR",
+  // a liquidation's list of deleveraging candidates longer than the market ranks in one call
+  TooManyAdlCandidates: "VALIDATION_ERROR",
   // OpenZeppelin's Ownable guards the tokens' mint; the venue's roles revert Unauthorized
   OwnableUnauthorizedAccount: "UNAUTHORIZED",
 };

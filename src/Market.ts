@@ -25,7 +25,7 @@ import {
   patchMarketState,
   positionIdOf,
 } from "./store";
-import { recordFill, recordFundingPayment, recordFundingRate, recordLiquidation } from "./history/record";
+import { recordFill, recordFundingPayment, recordFundingRate, recordLiquidation, type LiquidationArgs } from "./history/record";
 import { recordBookBest } from "./history/pnl";
 import type { Hex } from "viem";
 
@@ -246,14 +246,17 @@ on("Market:FundingUpdated", async ({ event, context }) => {
   });
 });
 
-on("Market:Liquidated", async ({ event, context }) => {
-  const a = event.args;
-  const marketId = await marketIdOf(context, event.log.address);
-  await context.db.insert(liquidationEvent).values({
-    id: event.id,
-    seq: BigInt(a.seq),
-    marketId,
+/** A Liquidated event's fields as both of its rows store them (liquidation_event, account_liquidation). */
+function liquidationFields(
+  a: {
+    accountId: bigint; liquidator: Hex; closedQty: bigint; closedNotionalWad: bigint; liquidatorFeeWad: bigint;
+    insuranceFeeWad: bigint; badDebtWad: bigint; remainingSizeQty: bigint;
+  },
+  marketId: Hex,
+): Omit<LiquidationArgs, "kind"> {
+  return {
     accountId: a.accountId,
+    marketId,
     positionId: positionIdOf(a.accountId, marketId),
     liquidator: a.liquidator,
     closedQty: a.closedQty,
@@ -262,23 +265,20 @@ on("Market:Liquidated", async ({ event, context }) => {
     insuranceFeeWad: a.insuranceFeeWad,
     badDebtWad: a.badDebtWad,
     remainingSizeQty: a.remainingSizeQty,
+  };
+}
+
+on("Market:Liquidated", async ({ event, context }) => {
+  const fields = liquidationFields(event.args, await marketIdOf(context, event.log.address));
+  await context.db.insert(liquidationEvent).values({
+    id: event.id,
+    seq: BigInt(event.args.seq),
+    ...fields,
     blockNumber: event.block.number,
     timestamp: event.block.timestamp,
     transactionHash: event.transaction.hash,
   });
-  await recordLiquidation(context, event, {
-    accountId: a.accountId,
-    marketId,
-    positionId: positionIdOf(a.accountId, marketId),
-    kind: "LIQUIDATION",
-    liquidator: a.liquidator,
-    closedQty: a.closedQty,
-    closedNotionalWad: a.closedNotionalWad,
-    liquidatorFeeWad: a.liquidatorFeeWad,
-    insuranceFeeWad: a.insuranceFeeWad,
-    badDebtWad: a.badDebtWad,
-    remainingSizeQty: a.remainingSizeQty,
-  });
+  await recordLiquidation(context, event, { kind: "LIQUIDATION", ...fields });
 });
 
 on("Market:InsuranceTakeover", async ({ event, context }) => {
@@ -314,6 +314,7 @@ on("Market:Deleveraged", async ({ event, context }) => {
     counterpartyId: a.counterpartyId,
     quantityQty: a.quantityQty,
     priceX18: a.priceX18,
+    notionalWad: a.notionalWad,
     counterpartySizeQty: a.counterpartySizeQty,
     counterpartyRealizedPnlWad: a.counterpartyRealizedPnlWad,
     rank: a.rank,
@@ -329,7 +330,7 @@ on("Market:Deleveraged", async ({ event, context }) => {
     kind: "DELEVERAGE",
     liquidator: "0x0000000000000000000000000000000000000000",
     closedQty: a.quantityQty,
-    closedNotionalWad: (a.quantityQty * a.priceX18) / WAD,
+    closedNotionalWad: a.notionalWad,
     liquidatorFeeWad: 0n,
     insuranceFeeWad: 0n,
     badDebtWad: 0n,

@@ -229,9 +229,17 @@ contract Engine is IEngine, AccessControl, EIP712 {
 
     /// Account 0 is the insurance fund's position in each market (docs/CONTRACTS.md "Backstop").
     function liquidatePosition(uint256 accountId, bytes32 marketId) external returns (uint256 closedQty) {
+        return liquidatePositionRanked(accountId, marketId, new uint256[](0));
+    }
+
+    /// `adlCandidates`: whom auto-deleveraging may close if it comes to that (the market ranks
+    /// them; docs/CONTRACTS.md "Backstop"), so it reaches every holder, not only accounts 0 .. 256.
+    function liquidatePositionRanked(uint256 accountId, bytes32 marketId, uint256[] memory adlCandidates)
+        public returns (uint256 closedQty)
+    {
         IMarket m = _market(marketId);
         if (accountId != 0) _requireAccount(accountId);
-        return m.liquidate(accountId, msg.sender);
+        return m.liquidate(accountId, msg.sender, adlCandidates);
     }
 
     /// Liquidates every liquidatable position of the account. A market that cannot liquidate
@@ -243,7 +251,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
         bytes memory firstFailure;
         for (uint256 i; i < n; ++i) {
             bytes32 marketId = _marketIds[i];
-            try IMarket(marketOf[marketId]).liquidate(accountId, msg.sender) {
+            try IMarket(marketOf[marketId]).liquidate(accountId, msg.sender, new uint256[](0)) {
                 ++positionsLiquidated;
             } catch (bytes memory reason) {
                 bytes4 selector = bytes4(reason);

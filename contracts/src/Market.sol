@@ -75,7 +75,7 @@ contract Market is IMarket, MarketBase, Initializable {
         emit ActiveSet(++seq, active);
     }
 
-    function liquidate(uint256, address) external returns (uint256) {
+    function liquidate(uint256, address, uint256[] calldata) external returns (uint256) {
         _delegate();
     }
 

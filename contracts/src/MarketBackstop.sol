@@ -11,14 +11,19 @@ import {MarketBase} from "./MarketBase.sol";
 /// `MarketExtension.liquidate` (so it runs on the market clone's storage, MarketBase layout);
 /// called directly it works on its own empty storage and changes nothing of the venue's.
 contract MarketBackstop is MarketBase {
-    /// Accounts the deleveraging scan reads: 0 (the fund) .. 256. Accounts above it are never
-    /// deleveraged (the liquidation then stays partial; docs/CONTRACTS.md "Backstop").
-    uint256 internal constant MAX_ADL_SCAN = 256;
+    /// Counterparties one liquidation may rank and deleverage (bounds its work: no on-chain
+    /// scan of all holders, which many small positions could make too costly to run).
+    uint256 internal constant MAX_ADL_CANDIDATES = 64;
+    /// Without a supplied list: the accounts the default scan reads, 0 (the fund) .. 256.
+    uint256 internal constant DEFAULT_ADL_SCAN = 256;
 
     /// Closes the rest of the position at its bankruptcy price: the insurance fund takes it over
     /// when it can carry all of it (its position's equity at the mark reaches maintenance with
-    /// the fund's balance), else auto-deleveraging against opposite positions.
-    function backstop(uint256 accountId, uint256 mark) external returns (uint256 qty, uint256 notional, uint256 shortfall) {
+    /// the fund's balance), else auto-deleveraging against opposite positions: `candidates`
+    /// (the liquidator's list, any account ids) or, when empty, accounts 0 .. 256.
+    function backstop(uint256 accountId, uint256 mark, uint256[] calldata candidates)
+        external returns (uint256 qty, uint256 notional, uint256 shortfall)
+    {
         Position storage pos = positions[accountId];
         int256 size = pos.size;
         bool long = size > 0;
@@ -40,7 +45,7 @@ contract MarketBackstop is MarketBase {
                 return (absSize, notional, 0);
             }
         }
-        (qty, notional) = _deleverage(accountId, long, absSize, price, mark);
+        (qty, notional) = _deleverage(accountId, long, absSize, price, mark, _candidates(candidates));
         if (qty != 0) shortfall = _closeAt(accountId, qty, notional);
     }
 
@@ -60,19 +65,32 @@ contract MarketBackstop is MarketBase {
         return st.shortfall;
     }
 
-    /// Auto-deleveraging: ranks the opposite positions in profit at the mark (uPnL net of funding) among accounts
-    /// 0..MAX_ADL_SCAN by profit × leverage (profit × value ÷ equity) and closes them, best first,
-    /// against the liquidated one at `price`; a counterparty that would end below zero at that
-    /// price is passed over. Returns the quantity closed and its notional.
-    function _deleverage(uint256 accountId, bool long, uint256 absSize, uint256 price, uint256 mark)
+    /// The supplied list (at most MAX_ADL_CANDIDATES), or accounts 0 .. min(256, accountCount).
+    function _candidates(uint256[] calldata supplied) internal view returns (uint256[] memory ids) {
+        uint256 n = supplied.length;
+        if (n > MAX_ADL_CANDIDATES) revert TooManyAdlCandidates(n, MAX_ADL_CANDIDATES);
+        if (n != 0) return supplied;
+        n = _engine.accountCount();
+        if (n > DEFAULT_ADL_SCAN) n = DEFAULT_ADL_SCAN;
+        ids = new uint256[](n + 1);
+        for (uint256 i = 1; i <= n; ++i) ids[i] = i;
+    }
+
+    /// Auto-deleveraging: ranks the candidates' opposite positions in profit at the mark (uPnL
+    /// net of funding) by profit × leverage (profit × value ÷ equity) and closes them, best first,
+    /// against the liquidated one at `price`; a candidate that is not such a position (same side,
+    /// flat, not in profit, the liquidated account, a repeat) is passed over, and so is one that
+    /// would end below zero at that price. The ranking is the contract's, whatever the list's
+    /// order (docs/CONTRACTS.md "Backstop"). Returns the quantity closed and its notional.
+    function _deleverage(uint256 accountId, bool long, uint256 absSize, uint256 price, uint256 mark, uint256[] memory cands)
         internal returns (uint256 qty, uint256 notional)
     {
-        uint256 n = _engine.accountCount();
-        if (n > MAX_ADL_SCAN) n = MAX_ADL_SCAN;
-        uint256[] memory ids = new uint256[](n + 1);
-        uint256[] memory scores = new uint256[](n + 1);
+        uint256 n = cands.length;
+        uint256[] memory ids = new uint256[](n);
+        uint256[] memory scores = new uint256[](n);
         uint256 k;
-        for (uint256 i; i <= n; ++i) {
+        for (uint256 x; x < n; ++x) {
+            uint256 i = cands[x];
             Position storage p = positions[i];
             if (i == accountId || p.size == 0 || (p.size > 0) == long) continue;
             VenueMath.Health memory h = _healthOf(p, mark);
@@ -80,6 +98,7 @@ contract MarketBackstop is MarketBase {
             int256 profit = h.equity - int256(uint256(p.margin));
             if (profit <= 0) continue;
             uint256 score = Math.mulDiv(uint256(profit), h.positionValue, uint256(h.equity));
+            if (_listed(ids, k, i)) continue;
             uint256 j = k++;
             while (j != 0 && scores[j - 1] < score) {
                 ids[j] = ids[j - 1];
@@ -98,10 +117,15 @@ contract MarketBackstop is MarketBase {
             Settlement memory st = _computeSettle(c, long, q, cn, 0, 0, false);
             if (st.shortfall != 0) continue;
             _writeSettle(c, st, 0, IMarket.PositionReason.DELEVERAGE);
-            emit IMarket.Deleveraged(++seq, accountId, c, q, price, st.size, st.pnl, r + 1);
+            emit IMarket.Deleveraged(++seq, accountId, c, q, price, cn, st.size, st.pnl, r + 1);
             qty += q;
             notional += cn;
         }
+    }
+
+    function _listed(uint256[] memory ids, uint256 k, uint256 id) internal pure returns (bool) {
+        for (uint256 j; j < k; ++j) if (ids[j] == id) return true;
+        return false;
     }
 
 }

@@ -27,7 +27,7 @@ contract MarketExtension is MarketBase {
     /// can carry it, else closed against the most profitable × levered opposite positions (ADL).
     /// The account's own resting orders met on the way are cancelled and not counted; the
     /// liquidation order never enters the client-key map.
-    function liquidate(uint256 accountId, address liquidator) external returns (uint256 closedQty) {
+    function liquidate(uint256 accountId, address liquidator, uint256[] calldata adlCandidates) external returns (uint256 closedQty) {
         if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
         // closed: the index is the last price before the close; liquidations resume at reopening
         if (_session == IMarket.Session.CLOSED) revert MarketClosed(_marketId);
@@ -76,7 +76,7 @@ contract MarketExtension is MarketBase {
         uint256 notional = s.notional;
         // the backstop takes what the book could not (not when the fill cap or skip budget stopped it)
         if (!s.capped && positions[accountId].size != 0) {
-            (bool ok, bytes memory ret) = backstop.delegatecall(abi.encodeCall(MarketBackstop.backstop, (accountId, mark)));
+            (bool ok, bytes memory ret) = backstop.delegatecall(abi.encodeCall(MarketBackstop.backstop, (accountId, mark, adlCandidates)));
             if (!ok) {
                 assembly {
                     revert(add(ret, 32), mload(ret))

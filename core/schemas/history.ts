@@ -239,7 +239,7 @@ export const Liquidation = z
     id: z.string(),
     marketId: hex("Market id"),
     positionId: hex("Position id"),
-    type: z.string().openapi({ description: "LIQUIDATION (closed through the book); TAKEOVER and DELEVERAGE when the backstop's events are indexed" }),
+    type: z.string().openapi({ description: "LIQUIDATION (the account's position liquidated: book, insurance fund and deleveraging together); DELEVERAGE (the account's position closed by auto-deleveraging at a liquidated position's bankruptcy price: closedNotional is the Deleveraged event's notional)" }),
     liquidator: hex("Who liquidated"),
     closedSize: raw("closedSize"),
     closedSizeFormatted: formatted("closedSize"),

@@ -155,7 +155,16 @@ const LiquidatedAccountIdBody = z
   .openapi({ type: "integer", example: 1 });
 
 export const LiquidatePositionBody = z
-  .object({ accountId: LiquidatedAccountIdBody, marketId: MarketId, validUntil: ValidUntil })
+  .object({
+    accountId: LiquidatedAccountIdBody,
+    marketId: MarketId,
+    adlCandidates: z
+      .array(z.string().regex(/^\d{1,20}$/))
+      .max(64)
+      .optional()
+      .openapi({ description: "Accounts auto-deleveraging may close if the book and the insurance fund cannot take the position (at most 64, any order: the market ranks them). Absent: accounts 0..256" }),
+    validUntil: ValidUntil,
+  })
   .openapi("LiquidatePositionRequest");
 export const LiquidateAccountBody = z.object({ accountId: AccountIdBody, validUntil: ValidUntil }).openapi("LiquidateAccountRequest");
 

@@ -26,8 +26,10 @@ export class RelayerClient {
     for (const result of ["attempted", "done", "pending", "failed"]) liquidations().inc({ result }, 0); // series exist from the start
   }
 
-  liquidatePosition(accountId: bigint, marketId: string, h: ForwardHeaders): Promise<RelayerAnswer> {
-    return this.liquidation("/internal/liquidations/position", { accountId: accountId.toString(), marketId }, h);
+  /** `adlCandidates`: whom auto-deleveraging may close (./liquidation/adl.ts); none: the market's default scan. */
+  liquidatePosition(accountId: bigint, marketId: string, h: ForwardHeaders, adlCandidates: bigint[] = []): Promise<RelayerAnswer> {
+    const body = { accountId: accountId.toString(), marketId, ...(adlCandidates.length ? { adlCandidates: adlCandidates.map(String) } : {}) };
+    return this.liquidation("/internal/liquidations/position", body, h);
   }
 
   liquidateAccount(accountId: bigint, h: ForwardHeaders): Promise<RelayerAnswer> {

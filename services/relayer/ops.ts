@@ -32,7 +32,7 @@ export type Params = {
   };
   cancelOrder: { accountId: string; marketId: Hex; clientKey: Hex };
   closePosition: { accountId: string; marketId: Hex; orderType: "MARKET" | "LIMIT"; limitPrice?: string; clientKey: Hex };
-  liquidatePosition: { accountId: string; marketId: Hex };
+  liquidatePosition: { accountId: string; marketId: Hex; adlCandidates?: string[] };
   liquidateAccount: { accountId: string };
   approveOperator: { owner: Address; operator: Address; expiry: string; deadline: string; signature: Hex };
 };
@@ -313,7 +313,12 @@ export const OPS: { [K in Kind]: Op<K> } = {
     },
     pending: (p) => ({ accountId: Number(p.accountId), marketId: p.marketId, liquidations: null }),
     call: async (chain, p) =>
-      engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "liquidatePosition", args: [BigInt(p.accountId), p.marketId] })),
+      engineCall(
+        chain,
+        p.adlCandidates?.length
+          ? encodeFunctionData({ abi: engineAbi, functionName: "liquidatePositionRanked", args: [BigInt(p.accountId), p.marketId, p.adlCandidates.map(BigInt)] })
+          : encodeFunctionData({ abi: engineAbi, functionName: "liquidatePosition", args: [BigInt(p.accountId), p.marketId] }),
+      ),
     async result(chain, p, logs) {
       const liquidations = await liquidationData(chain, logs);
       const first = liquidations[0];

@@ -95,6 +95,10 @@ interface IEngine is IVenueErrors {
 
     // ─── permissionless ──────────────────────────────────────────────────────────────────
     function liquidatePosition(uint256 accountId, bytes32 marketId) external returns (uint256 closedQty);
+    /// The same with the counterparties auto-deleveraging may close (at most 64, any order: the
+    /// market ranks them by profit × leverage); `liquidatePosition` lets it read accounts 0 .. 256.
+    function liquidatePositionRanked(uint256 accountId, bytes32 marketId, uint256[] calldata adlCandidates)
+        external returns (uint256 closedQty);
     /// Liquidates every liquidatable position of the account; markets that fail are skipped
     /// (LiquidationSkipped). Reverts when none was liquidated (the first failure, else NotLiquidatable).
     function liquidateAccount(uint256 accountId) external returns (uint256 positionsLiquidated);

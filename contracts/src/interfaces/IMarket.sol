@@ -169,11 +169,12 @@ interface IMarket is IVenueErrors {
         uint256 insuranceFundWad
     );
     /// Auto-deleveraging: `counterpartyId` (opposite side, in profit, ranked by profit × leverage)
-    /// closed `quantityQty` against liquidated `accountId` at its bankruptcy price. One per
+    /// closed `quantityQty` against liquidated `accountId` at its bankruptcy price, `notionalWad`
+    /// = quantity × price / 1e18 (rounded against the counterparty, as settled). One per
     /// counterparty. Post-state of the counterparty's position; its realized PnL at that price.
     event Deleveraged(
         uint64 seq, uint256 indexed accountId, uint256 indexed counterpartyId, uint256 quantityQty,
-        uint256 priceX18, int256 counterpartySizeQty, int256 counterpartyRealizedPnlWad, uint256 rank
+        uint256 priceX18, uint256 notionalWad, int256 counterpartySizeQty, int256 counterpartyRealizedPnlWad, uint256 rank
     );
 
 
@@ -193,7 +194,9 @@ interface IMarket is IVenueErrors {
     function closePosition(uint256 accountId, OrderType orderType, uint256 limitPriceX18, bytes32 clientKey, bool byOperator)
         external returns (uint256 orderId, bytes32 key, Side closingSide, uint256 quantityQty);
 
-    function liquidate(uint256 accountId, address liquidator) external returns (uint256 closedQty);
+    /// `adlCandidates`: the counterparties auto-deleveraging may close (any order; the market
+    /// ranks them; at most 64), or empty for accounts 0 .. 256 (docs/CONTRACTS.md "Backstop").
+    function liquidate(uint256 accountId, address liquidator, uint256[] calldata adlCandidates) external returns (uint256 closedQty);
 
     function setActive(bool active) external;
     /// Engine only (SCHEDULE_ROLE): the next session. Leaving CLOSED restarts funding from now.

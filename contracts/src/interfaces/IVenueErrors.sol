@@ -67,4 +67,7 @@ interface IVenueErrors {
     error OpenInterestCapExceeded(uint256 openInterestQty, uint256 maxOpenInterestQty);
     /// INVALID_PARAMETERS: a market or admin parameter out of range.
     error InvalidParameters();
+    /// VALIDATION_ERROR: a liquidation's list of deleveraging candidates is longer than the
+    /// market ranks in one call.
+    error TooManyAdlCandidates(uint256 count, uint256 max);
 }

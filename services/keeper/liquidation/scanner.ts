@@ -13,6 +13,7 @@ import type { Logger } from "pino";
 import type { IndexerReader } from "../indexer/reader.js";
 import type { RelayerAnswer, RelayerClient } from "../relayer-client.js";
 import { healthAt, type PositionRow } from "./health.js";
+import { adlCandidates } from "./adl.js";
 
 /** How long a position that failed for another reason (no liquidity, relayer down) is left alone. */
 const RETRY_AFTER_MS = 5_000;
@@ -52,7 +53,10 @@ export class LiquidationScanner {
     const h = { callerAddress: this.keeperAddress };
     const unreachable = (e: unknown) => ({ status: 0, body: { error: { code: "UNREACHABLE", message: String(e) } } }) as RelayerAnswer;
     const one = async (p: PositionRow) => {
-      const answer = await this.relayer.liquidatePosition(p.accountId, p.marketId, h).catch(unreachable);
+      // named in case the book and the fund cannot take it all (the market ranks them)
+      const m = s.markets.get(p.marketId.toLowerCase() as Hex);
+      const adl = m ? adlCandidates(p, positions, m, s.block.timestamp) : [];
+      const answer = await this.relayer.liquidatePosition(p.accountId, p.marketId, h, adl).catch(unreachable);
       sent++;
       this.record([p], answer, s.block.number);
     };

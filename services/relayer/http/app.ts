@@ -259,7 +259,8 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
   app.post("/internal/liquidations/position", async (c) => {
     const raw = await jsonBody(c);
     const b = parseOrThrow(LiquidatePositionBody, raw);
-    return write(c, "liquidatePosition", { hashOf: raw, params: { accountId: b.accountId, marketId: b.marketId.toLowerCase() as Hex }, validUntil: b.validUntil });
+    const params = { accountId: b.accountId, marketId: b.marketId.toLowerCase() as Hex, ...(b.adlCandidates?.length ? { adlCandidates: b.adlCandidates } : {}) };
+    return write(c, "liquidatePosition", { hashOf: raw, params, validUntil: b.validUntil });
   });
 
   app.post("/internal/liquidations/account", async (c) => {
