@@ -193,6 +193,9 @@ async function main() {
         priceFeed: devAccount(KEY_INDEX.priceFeed).privateKey,
         marketMaker: devAccount(KEY_INDEX.marketMaker).privateKey,
       },
+      // The devnet keeper applies the weekly FX schedule (reduce-only Fri 20:00, closed Fri 21:00 to
+      // Sun 21:00 UTC; docs/CONTRACTS.md "Weekends and gaps"); SCHEDULE_ENABLED=false turns it off.
+      env: { SCHEDULE_ENABLED: process.env.SCHEDULE_ENABLED || "true" },
       logDir,
       log: (m) => say(`  ${m}`),
     });

@@ -29,7 +29,7 @@ function start(): Promise<void> {
   output = "";
   child = spawn(process.execPath, [tsxBin(), join(PROJECT_ROOT, "scripts/start.ts")], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, VENUE_BASE_PORT: String(basePort), VENUE_DIR: dir, PONDER_TELEMETRY_DISABLED: "true" },
+    env: { ...process.env, VENUE_BASE_PORT: String(basePort), VENUE_DIR: dir, PONDER_TELEMETRY_DISABLED: "true", SCHEDULE_ENABLED: "false" },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });
