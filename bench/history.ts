@@ -22,11 +22,13 @@ import type { DbKind } from "../test/e2e/stack.js";
 import { HISTORY_TABLES, HOT_ACCOUNT, historySql, type Market } from "./history-data.js";
 import { cannon, type Load } from "./load.js";
 
-export type HistoryRow = { db: DbKind; list: string; page: "first" | "1,000th"; reads: Load; ponder: Load; ponderCached?: Load };
+export type HistoryRow = { db: DbKind; list: string; page: string; reads: Load; ponder: Load; ponderCached?: Load };
 
 const DAY = 86_400n;
 /** the deep page (1,000; smaller for a quick look with fewer fills) */
 const DEEP_PAGE = Number(process.env.BENCH_HISTORY_DEEP_PAGE ?? 1000);
+/** the deep page's label as printed ("1,000th") */
+const DEEP_LABEL = `${DEEP_PAGE.toLocaleString("en-US")}th`;
 
 /** Runs the generator's statements (pg: one connection; PGlite: its directory, the indexer stopped). */
 async function generate(v: Venue, ix: Indexer, log: (m: string) => void): Promise<bigint> {
@@ -124,8 +126,8 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<HistoryR
     for (const l of lists) {
       const first = `${l.path}${l.path.includes("?") ? "&" : "?"}limit=100`;
       const deep = await thousandthPage(rd.url, l.path, l.key);
-      if (deep.items !== 100) throw new Error(`${l.list}: the 1,000th page has ${deep.items} items`);
-      for (const [page, path] of [["first", first], ["1,000th", deep.path]] as const) {
+      if (deep.items !== 100) throw new Error(`${l.list}: the ${DEEP_LABEL} page has ${deep.items} items`);
+      for (const [page, path] of [["first", first], [DEEP_LABEL, deep.path]] as const) {
         const reads = await cannon(`${rd.url}${path}`, { ...o, headers: cold, cpuPgid: rd.proc.pid });
         const ponder = await cannon(`${ix.url}${path}`, { ...o, headers: cold, cpuPgid: ix.proc.pid });
         const ponderCached = withCached ? await cannon(`${ix.url}${path}`, { ...o, cpuPgid: ix.proc.pid }) : undefined;

@@ -125,7 +125,7 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
       const proc = startProcess(`reads ${ix.schema}`, process.execPath, [tsxBin(), serviceMain("reads")], env, join(base, `reads-${port}.log`), PROJECT_ROOT);
       indexers.push({ url: `http://127.0.0.1:${port}`, schema: ix.schema, proc, stop: () => proc.stop() });
       const url = `http://127.0.0.1:${port}`;
-      await waitForHttp(`${url}/health`, { proc, timeoutMs: 60_000, intervalMs: 50 });
+      await waitForHttp(`${url}/health`, { proc, timeoutMs: 180_000, intervalMs: 50 });
       return { url, proc };
     };
     return {
