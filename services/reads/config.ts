@@ -15,8 +15,17 @@ const envSchema = z.object({
   READS_HOT_MS: z.coerce.number().int().positive().default(10_000),
   /** Most answers held (each costs one rebuild per block while hot). */
   READS_MAX_ANSWERS: z.coerce.number().int().positive().default(2_000),
-  /** Rebuilds in flight at once against the indexer. */
-  READS_REBUILD_CONCURRENCY: z.coerce.number().int().positive().default(8),
+  /**
+   * Rebuilds in flight at once (on Postgres also the connections of the pool that builds them):
+   * a block's hot answers (6–11 in the benchmark, one per route and account read) in one wave.
+   */
+  READS_REBUILD_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  /**
+   * With DATABASE_URL and DATABASE_SCHEMA: where the hot answers are built. `tables`: by this
+   * service, one statement per answer (tables.ts); `indexer`: by a request to Ponder's server, as
+   * on PGlite (kept for comparison and as a fallback).
+   */
+  READS_ANSWERS_FROM: z.enum(["tables", "indexer"]).default("tables"),
   /** Upper bound of `?minBlock=` waits (the integration API's own bound). */
   MIN_BLOCK_WAIT_MS: z.coerce.number().int().positive().default(5_000),
   /** Longest a session's read waits for the block of that wallet's last write (read-your-writes). */

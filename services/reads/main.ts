@@ -1,7 +1,8 @@
 /**
  * The read service (`npm run start:reads`): the integration API's hot reads from memory, one
- * rebuild per indexed block, everything else passed to Ponder's server. Own process, so
- * indexing never queues its answers (docs/ARCHITECTURE.md).
+ * rebuild per indexed block (on Postgres built here from the tables, on PGlite by Ponder's
+ * server), everything else passed to Ponder's server. Own process, so indexing never queues its
+ * answers (docs/ARCHITECTURE.md).
  */
 import { createServer } from "node:http";
 import pino from "pino";
@@ -12,6 +13,7 @@ import { AnswerStore } from "./answers.js";
 import { createReadsListener } from "./app.js";
 import { loadReadsConfig } from "./config.js";
 import { historyServer } from "./history.js";
+import { tableAnswers } from "./tables.js";
 
 const cfg = (() => {
   try {
@@ -30,7 +32,8 @@ const feed = openBlockFeed({
   onError: (e) => log.warn({ err: String(e) }, "block feed"),
 });
 
-async function build(path: string, minBlock: bigint) {
+/** A build through Ponder's server (PGlite, whose database only its process may open). */
+async function buildThroughIndexer(path: string, minBlock: bigint) {
   const url = new URL(cfg.INDEXER_URL + path);
   url.searchParams.set("minBlock", minBlock.toString());
   const res = await rawRequest(url, "GET", { accept: "application/json" }, undefined, cfg.UPSTREAM_TIMEOUT_MS);
@@ -38,7 +41,12 @@ async function build(path: string, minBlock: bigint) {
   return { status: res.status, body: res.text, block: typeof block === "string" ? block : null };
 }
 
-const store = new AnswerStore(feed, build, {
+// on Postgres the hot answers are built here, one statement each; on PGlite by Ponder's server
+const tables =
+  cfg.DATABASE_URL && cfg.DATABASE_SCHEMA && cfg.READS_ANSWERS_FROM === "tables"
+    ? tableAnswers({ databaseUrl: cfg.DATABASE_URL, schema: cfg.DATABASE_SCHEMA, feed, minBlockWaitMs: cfg.MIN_BLOCK_WAIT_MS, poolMax: cfg.READS_REBUILD_CONCURRENCY })
+    : undefined;
+const store = new AnswerStore(feed, tables?.build ?? buildThroughIndexer, {
   hotMs: cfg.READS_HOT_MS,
   maxAnswers: cfg.READS_MAX_ANSWERS,
   concurrency: cfg.READS_REBUILD_CONCURRENCY,
@@ -67,12 +75,12 @@ const { listener } = createReadsListener({
 
 // a plain node server: held answers are written by the listener's hot path, the rest by Hono
 const server = createServer(listener).listen(cfg.PORT, cfg.HOST, () =>
-  log.info({ port: cfg.PORT, feed: cfg.DATABASE_URL ? "postgres LISTEN" : "indexer /blocks/stream" }, "reads listening"),
+  log.info({ port: cfg.PORT, feed: cfg.DATABASE_URL ? "postgres LISTEN" : "indexer /blocks/stream", answers: tables ? "tables" : "indexer" }, "reads listening"),
 );
 
 const shutdown = () => {
   server.close();
-  void Promise.allSettled([feed.close(), "close" in lastWrites ? lastWrites.close() : undefined, history?.close()]).finally(() => process.exit(0));
+  void Promise.allSettled([feed.close(), "close" in lastWrites ? lastWrites.close() : undefined, history?.close(), tables?.close()]).finally(() => process.exit(0));
   setTimeout(() => process.exit(0), 3_000).unref();
 };
 process.on("SIGINT", shutdown);

@@ -275,4 +275,127 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
     const res = await fetch(`${ix.url}/sql/db?sql=${encodeURIComponent(JSON.stringify({ json: { sql: "select 1 as one", params: [], typings: [] } }))}`);
     expect(res.status).toBe(200);
   });
+
+  // last: on Postgres it stops Ponder's server
+  it("every hot route through the read service is Ponder's answer byte for byte (built from the tables on Postgres, by Ponder on PGlite), errors included", async () => {
+    const GBP = v.deployment.markets[1]!.marketId;
+    const { place, setPrice, advance } = sessionActions(v);
+    // an open position on each side (account 3 lifts account 0's best ask), then time for funding to accrue
+    await setPrice(EUR as `0x${string}`, "1.0800");
+    await place(3, EUR as `0x${string}`, "LONG", "MARKET", "100", 10);
+    await advance(120);
+    const rd = await v.startReads(ix);
+    const head = await v.client.getBlockNumber({ cacheTime: 0 });
+    await waitForBlock(rd.url, head);
+    const at = async (base: string, path: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${base}${path}`, { headers });
+      return { status: res.status, text: await res.text(), block: res.headers.get("x-indexed-block") };
+    };
+    const page1 = JSON.parse((await at(ix.url, `/accounts/${acct}/orders?limit=1`)).text).data;
+    expect(page1.nextCursor).toBeTruthy();
+    const a3 = v.accountIds[3]!;
+    const upper = EUR.toUpperCase().replace("0X", "0x");
+    const otherList = Buffer.from(JSON.stringify({ l: "fills", k: ["1", "1"] })).toString("base64url");
+    const paths = [
+      "/markets",
+      `/markets/${EUR}`,
+      `/markets/${upper}`,
+      `/markets/${GBP}`,
+      `/markets/${EUR}/funding`,
+      `/markets/${GBP}/funding`,
+      `/markets/${EUR}/price`,
+      `/markets/${GBP}/price`,
+      `/markets/${EUR}/orderbook`,
+      `/markets/${EUR}/orderbook?depth=1`,
+      `/markets/${EUR}/orderbook?depth=100`,
+      `/markets/${GBP}/orderbook`,
+      `/accounts/${acct}`,
+      `/accounts/${a3}`,
+      `/accounts/${acct}/orders`,
+      `/accounts/${acct}/orders?limit=1`,
+      `/accounts/${acct}/orders?limit=1&cursor=${page1.nextCursor}`,
+      `/accounts/${acct}/orders?status=active&marketId=${upper}&limit=2`,
+      `/accounts/${acct}/orders?marketId=${GBP}`,
+      `/accounts/${a3}/orders?status=filled`,
+      `/accounts/${acct}/positions/${EUR}`,
+      `/accounts/${a3}/positions/${EUR}`,
+      `/accounts/${a3}/positions/${GBP}`,
+      `/accounts/${acct}/positions/${EUR}/funding`,
+      `/accounts/${a3}/positions/${EUR}/funding`,
+      `/accounts/${a3}/positions/${upper}/funding`,
+      `/accounts/${acct}?minBlock=${head}`,
+      // errors: the same status and envelope
+      `/accounts/0`,
+      `/accounts/${"9".repeat(30)}`,
+      "/accounts/999999",
+      "/accounts/999999/orders",
+      "/accounts/999999/orders?cursor=nope!",
+      `/accounts/999999/positions/${EUR}`,
+      `/accounts/999999/positions/${EUR}/funding`,
+      `/accounts/${acct}/positions/${UNKNOWN_MARKET}`,
+      `/accounts/${acct}/positions/${UNKNOWN_MARKET}/funding`,
+      `/accounts/${acct}/orders?marketId=${UNKNOWN_MARKET}`,
+      `/accounts/${acct}/orders?marketId=${UNKNOWN_MARKET}&cursor=nope!`,
+      `/accounts/${acct}/orders?marketId=0x12`,
+      `/accounts/${acct}/orders?status=foo`,
+      `/accounts/${acct}/orders?limit=0`,
+      `/accounts/${acct}/orders?limit=1&limit=2`,
+      `/accounts/${acct}/orders?cursor=nope!`,
+      `/accounts/${acct}/orders?cursor=${otherList}`,
+      `/accounts/${acct}/orders?offset=1`,
+      `/accounts/${acct}?page=2`,
+      `/markets/${UNKNOWN_MARKET}`,
+      `/markets/${UNKNOWN_MARKET}/funding`,
+      `/markets/${UNKNOWN_MARKET}/price`,
+      `/markets/${UNKNOWN_MARKET}/orderbook`,
+      `/markets/${UNKNOWN_MARKET}/orderbook?depth=0`,
+      `/markets/${EUR}/orderbook?depth=0`,
+      `/markets/${EUR}/orderbook?depth=abc`,
+      `/markets/${EUR}/orderbook?depth=101`,
+      `/markets/${EUR}/orderbook?depth=+5`,
+      `/markets/${EUR}/price?depth=3`,
+      "/markets?foo=1",
+      "/markets?minBlock=abc",
+    ];
+    const compare = async (path: string, headers: Record<string, string> = {}) => {
+      for (let attempt = 0; ; attempt++) {
+        const r = await at(rd.url, path, headers);
+        const p = await at(ix.url, path, { "Cache-Control": "no-cache" });
+        // a block indexed between the two reads: read both again
+        if (r.block !== p.block && attempt < 2) continue;
+        expect([path, r.status, r.block], r.text).toEqual([path, p.status, p.block]);
+        expect(r.text, path).toBe(p.text);
+        if (r.status >= 400) expect(JSON.parse(r.text).success, path).toBe(false);
+        return r;
+      }
+    };
+    const statuses = new Set<number>();
+    for (const path of paths) statuses.add((await compare(path)).status);
+    expect([...statuses].sort()).toEqual([200, 400, 404]);
+    // held now: read again (the store's copy) and with no-cache (revalidated at the source)
+    for (const path of paths.slice(0, 27)) {
+      await compare(path);
+      await compare(path, { "Cache-Control": "no-cache" });
+    }
+    // an open position with health on both sides, and a book, so the comparison covers them
+    const pos = JSON.parse((await at(rd.url, `/accounts/${a3}/positions/${EUR}`)).text).data;
+    expect(pos).toMatchObject({ isOpen: true, side: "LONG" });
+    expect(JSON.parse((await at(rd.url, `/accounts/${acct}/positions/${EUR}`)).text).data).toMatchObject({ isOpen: true, side: "SHORT" });
+    expect(JSON.parse((await at(rd.url, `/markets/${EUR}/orderbook`)).text).data.asks.length).toBeGreaterThan(1);
+
+    if (kind !== "postgres") return;
+    // on Postgres the read service needs no Ponder server for these answers: stop it, then a new
+    // block, new keys and no-cache reads are still answered, from the tables
+    const before = await at(rd.url, `/markets/${EUR}/orderbook?depth=2`);
+    await ix.proc.stop();
+    const r = await setPrice(EUR as `0x${string}`, "1.0810");
+    // nothing indexes the new block without Ponder: the state stays, answers are rebuilt from the tables
+    expect((await at(rd.url, `/markets/${EUR}/orderbook?depth=2`, { "Cache-Control": "no-cache" })).text).toBe(before.text);
+    const fresh = await at(rd.url, `/markets/${EUR}/orderbook?depth=3`, { "Cache-Control": "no-cache" });
+    expect([fresh.status, JSON.parse(fresh.text).data.asks.length]).toEqual([200, 3]);
+    expect((await at(rd.url, `/accounts/${a3}/positions/${GBP}/funding`)).status).toBe(200);
+    expect(JSON.parse((await at(rd.url, "/accounts/999998")).text).error.code).toBe("ACCOUNT_NOT_FOUND");
+    expect((await at(rd.url, `/markets/${EUR}/orderbook?depth=0`)).status).toBe(400);
+    expect(Number((await at(rd.url, "/markets")).block)).toBeLessThan(Number(r.blockNumber));
+  });
 });

@@ -3,7 +3,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import { createApiApp } from "../lib/app.js";
 import { findAccountByOwner, requireAccount } from "../lib/data.js";
-import { accountByAddressResponse, accountResponse } from "../lib/responses.js";
+import { accountByAddressResponse, accountResponse } from "../../../core/reads/responses.js";
 import { readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { notFound, readErrors, readHeaders, readMiddleware } from "../lib/routes.js";
 import { Account, AccountByAddress, AccountPath, AddressPath, ReadQuery, envelope } from "../lib/schemas.js";

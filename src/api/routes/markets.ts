@@ -3,7 +3,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import { createApiApp } from "../lib/app.js";
 import { allMarketSnapshots, bookLevels, requireMarket, requireMarketSnapshot } from "../lib/data.js";
-import { fundingResponse, markPriceResponse, marketResponse, orderBookResponse } from "../lib/responses.js";
+import { fundingResponse, markPriceResponse, marketResponse, orderBookResponse } from "../../../core/reads/responses.js";
 import { readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { notFound, readErrors, readHeaders, readMiddleware } from "../lib/routes.js";
 import { Funding, MarkPrice, Market, MarketList, MarketPath, OrderBook, OrderBookQuery, ReadQuery, envelope } from "../lib/schemas.js";

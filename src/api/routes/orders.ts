@@ -8,10 +8,9 @@ import { db } from "ponder:api";
 import { order } from "ponder:schema";
 import { and, count, desc, eq, lt, or } from "ponder";
 import type { Hex } from "viem";
-import { decodeUintCursor, encodeCursor } from "../../../core/cursor.js";
+import { ordersCursorKey, ordersPage } from "../../../core/reads/orders.js";
 import { createApiApp } from "../lib/app.js";
 import { requireAccount, requireMarket } from "../lib/data.js";
-import { orderResponse } from "../lib/responses.js";
 import { readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { notFound, readErrors, readHeaders, readMiddleware } from "../lib/routes.js";
 import { AccountPath, OrderList, OrdersQuery, envelope } from "../lib/schemas.js";
@@ -36,7 +35,7 @@ export const orderRoutes = createApiApp().openapi(listOrders, async (c) => {
   const accountId = BigInt(raw);
   const marketId = q.marketId?.toLowerCase() as Hex | undefined;
   await Promise.all([requireAccount(accountId), marketId ? requireMarket(marketId) : undefined]);
-  const after = q.cursor === undefined ? undefined : decodeUintCursor("orders", q.cursor, 2);
+  const after = q.cursor === undefined ? undefined : ordersCursorKey(q.cursor);
   const where = and(
     eq(order.accountId, accountId),
     marketId ? eq(order.marketId, marketId) : undefined,
@@ -51,15 +50,7 @@ export const orderRoutes = createApiApp().openapi(listOrders, async (c) => {
       db.select().from(order).where(page).orderBy(desc(order.createdBlock), desc(order.orderId)).limit(q.limit + 1),
       db.select({ n: count() }).from(order).where(where),
     ]);
-    const hasMore = rows.length > q.limit;
-    const items = hasMore ? rows.slice(0, q.limit) : rows;
-    const last = items.at(-1);
-    return {
-      orders: items.map(orderResponse),
-      totalCount: Number(total[0]?.n ?? 0),
-      hasMore,
-      nextCursor: hasMore && last ? encodeCursor("orders", [last.createdBlock, last.orderId]) : null,
-    };
+    return ordersPage(rows, Number(total[0]?.n ?? 0), q.limit);
   });
   return c.json({ success: true as const, data }, 200);
 });

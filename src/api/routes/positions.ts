@@ -3,7 +3,7 @@ import { createRoute } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import { createApiApp } from "../lib/app.js";
 import { findPosition, requireAccount, requireMarketSnapshot } from "../lib/data.js";
-import { positionFundingResponse, positionResponse } from "../lib/responses.js";
+import { positionFundingResponse, positionResponse } from "../../../core/reads/responses.js";
 import { readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { notFound, readErrors, readHeaders, readMiddleware } from "../lib/routes.js";
 import { AccountMarketPath, Position, PositionFunding, ReadQuery, envelope } from "../lib/schemas.js";

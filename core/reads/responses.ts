@@ -1,11 +1,13 @@
 /**
- * Rows → response objects, in one place. bigint stays bigint until here; every amount leaves as a
+ * Rows → response objects of the read routes, in one place for both of their servers: Ponder's
+ * routes (src/api/routes/) and the read service's builds on Postgres (services/reads/tables.ts),
+ * so the two give the same bytes. bigint stays bigint until here; every amount leaves as a
  * decimal string with its `...Formatted` (exact, unit from core/fields.ts), `...Percent` or
  * `...ISO` companion.
  */
 import { getAddress, type Hex } from "viem";
 import type { z } from "@hono/zod-openapi";
-import { formatField, formatUnit } from "../../../core/fields.js";
+import { formatField, formatUnit } from "../fields.js";
 import {
 
   WAD,
@@ -22,10 +24,10 @@ import {
   premiumEma,
   premiumSample,
   MARK_PERIOD_SECONDS,
-} from "../../../core/math/index.js";
-import { bpsToPercent, secondsToISO, x18ToPercent } from "../../../core/units.js";
-import type { AccountRow, LevelRow, MarketSnapshot, PositionRow } from "./data.js";
-import type * as S from "./schemas.js";
+} from "../math/index.js";
+import { bpsToPercent, secondsToISO, x18ToPercent } from "../units.js";
+import type * as S from "../../src/api/lib/schemas.js";
+import type { AccountRow, LevelRow, MarketSnapshot, PositionRow } from "./snapshot.js";
 
 type Out<T extends z.ZodType> = z.infer<T>;
 type OrderRow = {

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import type { Hex } from "viem";
+import { cumulativeIndexNow, markPrice } from "../math/index.js";
+import { emptyMarketState, marketSnapshot, type MarketRow } from "./snapshot.js";
+import { ordersPage } from "./orders.js";
+import { decodeUintCursor } from "../cursor.js";
+
+const WAD = 10n ** 18n;
+const market = {
+  marketId: `0x${"11".repeat(32)}` as Hex,
+  marketAddress: `0x${"22".repeat(20)}` as Hex,
+  markClampBps: 50,
+  createdAt: 1_000n,
+  createdBlock: 7n,
+} as MarketRow;
+
+describe("market snapshot (core/reads/snapshot.ts)", () => {
+  it("before any state, price or order: the empty state, zero prices, the mark of nothing", () => {
+    const s = marketSnapshot({ market }, 2_000n);
+    expect(s.state).toEqual(emptyMarketState(market));
+    expect(s.state.fundingLastUpdate).toBe(1_000n);
+    expect(s.state.updatedBlock).toBe(7n);
+    expect([s.indexX18, s.bestBidX18, s.bestAskX18, s.markX18, s.cumulativeIndexNowX18]).toEqual([0n, 0n, 0n, 0n, 0n]);
+  });
+
+  it("computes mark and cumulative index at `now` from the rows, as core/math does", () => {
+    const state = { ...emptyMarketState(market), premiumX18: WAD / 1000n, fundingRateX18PerHour: WAD / 10_000n, cumulativeFundingIndexX18: 5n * WAD, fundingLastUpdate: 1_500n };
+    const rows = { market, state, indexX18: (108n * WAD) / 100n, bestBidX18: (1079n * WAD) / 1000n, bestAskX18: (1082n * WAD) / 1000n };
+    const s = marketSnapshot(rows, 1_800n);
+    expect(s.markX18).toBe(markPrice({ ...rows, markClampBps: 50n, premiumX18: state.premiumX18, lastUpdate: 1_500n, now: 1_800n }));
+    expect(s.cumulativeIndexNowX18).toBe(cumulativeIndexNow({ cumulativeIndexX18: 5n * WAD, rateX18PerHour: WAD / 10_000n, indexX18: rows.indexX18, lastUpdate: 1_500n, now: 1_800n }));
+    expect(s.cumulativeIndexNowX18).toBeGreaterThan(5n * WAD);
+    // at the last update itself nothing has accrued
+    expect(marketSnapshot(rows, 1_500n).cumulativeIndexNowX18).toBe(5n * WAD);
+  });
+});
+
+describe("orders page (core/reads/orders.ts)", () => {
+  const order = (id: number, block: number) =>
+    ({
+      orderId: BigInt(id), marketId: market.marketId, accountId: 1n, clientKey: `0x${"33".repeat(32)}`, side: "LONG", orderType: "LIMIT", reduceOnly: false,
+      priceX18: WAD, originalQty: 10n * WAD, filledQty: 4n * WAD, remainingQty: 6n * WAD, cancelledQty: 0n, marginAllocatedWad: WAD, marginReturnedWad: 0n,
+      status: "active", closeReason: null, createdBlock: BigInt(block), createdAt: 100n, updatedAt: 100n, closedAt: null, transactionHash: "0x",
+    }) as never;
+
+  it("one row more than the limit: hasMore and the cursor of the page's last order", () => {
+    const p = ordersPage([order(9, 5), order(8, 5), order(3, 2)], 7, 2);
+    expect(p.orders.map((o) => o.orderId)).toEqual(["9", "8"]);
+    expect([p.totalCount, p.hasMore]).toEqual([7, true]);
+    expect(decodeUintCursor("orders", p.nextCursor!, 2)).toEqual([5n, 8n]);
+    expect(p.orders[0]!.fillPercent).toBe(40);
+  });
+
+  it("the last page: no cursor", () => {
+    expect(ordersPage([order(3, 2)], 1, 2)).toMatchObject({ hasMore: false, nextCursor: null, totalCount: 1 });
+    expect(ordersPage([], 0, 100)).toEqual({ orders: [], totalCount: 0, hasMore: false, nextCursor: null });
+  });
+});

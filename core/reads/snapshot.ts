@@ -1,0 +1,83 @@
+/**
+ * The market snapshot every time-dependent read value is computed from (index, best bid/ask,
+ * mark, funding accrued to the indexed block's time), from the rows of one indexed state, with
+ * core/math exactly as the contracts' views compute them at that block. One place for both of
+ * its readers: Ponder's routes (src/api/lib/data.ts, drizzle) and the read service's
+ * (services/reads/tables.ts, one statement on Postgres).
+ */
+import type { account, indexPrice, market, marketState, orderBookLevel, position } from "../../ponder.schema.js";
+import { cumulativeIndexNow, markPrice } from "../math/index.js";
+
+export type AccountRow = typeof account.$inferSelect;
+export type MarketRow = typeof market.$inferSelect;
+export type MarketStateRow = typeof marketState.$inferSelect;
+export type PositionRow = typeof position.$inferSelect;
+export type LevelRow = typeof orderBookLevel.$inferSelect;
+export type IndexPriceRow = typeof indexPrice.$inferSelect;
+
+export type MarketSnapshot = {
+  market: MarketRow;
+  state: MarketStateRow;
+  indexX18: bigint;
+  bestBidX18: bigint; // 0 = empty side
+  bestAskX18: bigint;
+  markX18: bigint;
+  /** The contract's cumulativeIndexNow at `now`. */
+  cumulativeIndexNowX18: bigint;
+};
+
+/** A market's state before any of its state events was indexed. */
+export const emptyMarketState = (m: MarketRow): MarketStateRow => ({
+  marketAddress: m.marketAddress,
+  marketId: m.marketId,
+  isActive: true,
+  longOpenInterestQty: 0n,
+  shortOpenInterestQty: 0n,
+  restingBidQty: 0n,
+  restingAskQty: 0n,
+  fundingRateX18PerHour: 0n,
+  premiumComponentX18: 0n,
+  skewComponentX18: 0n,
+  skewX18: 0n,
+  premiumX18: 0n,
+  cumulativeFundingIndexX18: 0n,
+  fundingLastUpdate: m.createdAt,
+  fundingIndexPriceX18: 0n,
+  fundingMarkPriceX18: 0n,
+  orderCount: 0n,
+  session: "OPEN",
+  marginUpliftBps: 10_000,
+  closeUpliftBps: 10_000,
+  sessionUpdatedAt: null,
+  updatedBlock: m.createdBlock,
+});
+
+/** The rows a snapshot is made of (absent: none indexed yet; a best price absent: that side is empty). */
+export type SnapshotRows = { market: MarketRow; state?: MarketStateRow; indexX18?: bigint; bestBidX18?: bigint; bestAskX18?: bigint };
+
+/** The snapshot of a market at time `now` (the indexed block's timestamp). */
+export function marketSnapshot(r: SnapshotRows, now: bigint): MarketSnapshot {
+  const m = r.market;
+  const state = r.state ?? emptyMarketState(m);
+  const indexX18 = r.indexX18 ?? 0n;
+  const bestBidX18 = r.bestBidX18 ?? 0n;
+  const bestAskX18 = r.bestAskX18 ?? 0n;
+  return {
+    market: m,
+    state,
+    indexX18,
+    bestBidX18,
+    bestAskX18,
+    markX18: markPrice({
+      indexX18, bestBidX18, bestAskX18, markClampBps: BigInt(m.markClampBps),
+      premiumX18: state.premiumX18, lastUpdate: state.fundingLastUpdate, now,
+    }),
+    cumulativeIndexNowX18: cumulativeIndexNow({
+      cumulativeIndexX18: state.cumulativeFundingIndexX18,
+      rateX18PerHour: state.fundingRateX18PerHour,
+      indexX18,
+      lastUpdate: state.fundingLastUpdate,
+      now,
+    }),
+  };
+}
