@@ -2,8 +2,9 @@
  * The hot answers: each read route's answer (status 200, the exact body the integration API
  * gives) held in memory, pre-serialized, for the indexed state it was built at. On every new
  * indexed block (the block feed's push) every answer read within `hotMs` is rebuilt at once, by
- * this store, before any client asks; the others are dropped. Builds go to the integration API
- * with `?minBlock=<the pushed block>`, so they cannot describe an older state than the push.
+ * this store, before any client asks; the others are dropped. A build is asked for the pushed
+ * block (`minBlock`: on Postgres one statement of tables.ts, on PGlite a request to the
+ * integration API with `?minBlock=`), so it cannot describe an older state than the push.
  *
  * While the rebuilds run, the previous block's answers are still served (each is that block's
  * exact answer, `X-Indexed-Block` says which) and all routes switch to the new block together

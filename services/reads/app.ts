@@ -1,7 +1,8 @@
 /**
  * The read service's HTTP surface: the integration API's URL for clients. The hot reads (markets,
  * a market's funding, price and book, an account, its positions and orders) are answered from
- * the answer store; every other request (writes, sign-in, OpenAPI, docs, `/sql`, other reads)
+ * the answer store (built from the tables on Postgres, tables.ts; by Ponder's server on PGlite);
+ * every other request (writes, sign-in, OpenAPI, docs, `/sql`, other reads)
  * is passed to Ponder's server unchanged. Answers are the integration API's own bytes: the
  * same envelope, fields, units, errors and `X-Indexed-Block`.
  *
@@ -37,7 +38,7 @@ import type { HistoryServer } from "./history.js";
 import { answerKey } from "./keys.js";
 
 const ID = "0x[0-9a-fA-F]{64}";
-/** The held routes (path parameters are validated by the integration API on the first build). */
+/** The held routes (path parameters are validated by the first build: tables.ts on Postgres, Ponder's route on PGlite). */
 const HOT = new RegExp(`^/(markets(/${ID}(/(funding|orderbook|price))?)?|accounts/[0-9]{1,30}(/(orders|positions/${ID}(/funding)?))?)$`);
 const MIN_BLOCK_RE = /^\d{1,15}$/;
 
