@@ -16,10 +16,11 @@ const envSchema = z.object({
   /** Most answers held (each costs one rebuild per block while hot). */
   READS_MAX_ANSWERS: z.coerce.number().int().positive().default(2_000),
   /**
-   * Rebuilds in flight at once (on Postgres also the connections of the pool that builds them):
-   * a block's hot answers (6–11 in the benchmark, one per route and account read) in one wave.
+   * Rebuilds in flight at once (on Postgres also the connections of the pool that builds them).
+   * A block has 6–11 hot answers in the benchmark; 8 and 16 gave the same freshness there, each
+   * build being one short statement (docs/PERFORMANCE.md, 2026-11-26).
    */
-  READS_REBUILD_CONCURRENCY: z.coerce.number().int().positive().default(16),
+  READS_REBUILD_CONCURRENCY: z.coerce.number().int().positive().default(8),
   /**
    * With DATABASE_URL and DATABASE_SCHEMA: where the hot answers are built. `tables`: by this
    * service, one statement per answer (tables.ts); `indexer`: by a request to Ponder's server, as
