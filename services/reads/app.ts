@@ -35,11 +35,9 @@ import { apiLimitsFromEnv, clientLimitStore, clientRateLimit, type ApiLimits } f
 import type { Answer, AnswerStore } from "./answers.js";
 import { fastReads, wireOf } from "./fast.js";
 import type { HistoryServer } from "./history.js";
-import { answerKey } from "./keys.js";
+import { answerKey, HOT } from "./keys.js";
+import type { FreshRead } from "./tables.js";
 
-const ID = "0x[0-9a-fA-F]{64}";
-/** The held routes (path parameters are validated by the first build: tables.ts on Postgres, Ponder's route on PGlite). */
-const HOT = new RegExp(`^/(markets(/${ID}(/(funding|orderbook|price))?)?|accounts/[0-9]{1,30}(/(orders|positions/${ID}(/funding)?))?)$`);
 const MIN_BLOCK_RE = /^\d{1,15}$/;
 
 export { answerKey };
@@ -78,6 +76,8 @@ export type ReadsDeps = {
   limitStore?: Store;
   /** On Postgres: the history lists answered here (history.ts); absent, Ponder's server answers them. */
   history?: HistoryServer;
+  /** On Postgres: `Cache-Control: no-cache` reads of the hot routes, one statement each, below Hono (tables.ts `fresh`, fast.ts). */
+  fresh?: (key: string, minBlock: bigint) => Promise<FreshRead>;
 };
 
 /**
@@ -89,13 +89,14 @@ export function createReadsListener(deps: ReadsDeps) {
   const limitStore = deps.limitStore ?? clientLimitStore(limits);
   const cors = corsOrigins();
   const app = createReadsApp({ ...deps, limits, limitStore });
+  const slow = getRequestListener(app.fetch);
   const fast = fastReads({
     store: deps.store,
     feed: deps.feed,
     cors,
+    fresh: deps.fresh && { read: deps.fresh, settleWaitMs: deps.minBlockWaitMs, fallback: slow },
     limit: { store: limitStore, limit: limits.RATE_LIMIT_PER_MINUTE, windowMs: 60_000, trusted: trustedProxies(limits.TRUSTED_PROXIES) },
   });
-  const slow = getRequestListener(app.fetch);
   return { app, listener: (req: IncomingMessage, res: ServerResponse) => void (fast(req, res) || slow(req, res)) };
 }
 

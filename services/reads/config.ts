@@ -37,6 +37,12 @@ const envSchema = z.object({
    */
   LAST_WRITE_DB_SCHEMA: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
   /** With DATABASE_URL and DATABASE_SCHEMA: connections of the pool that answers the history lists. */
+  /**
+   * With the tables (Postgres): connections of the pool that answers `Cache-Control: no-cache`
+   * reads (one statement each; reads of one key in one event-loop turn share one), apart from the
+   * rebuilds' so that they never queue behind them.
+   */
+  READS_FRESH_POOL_MAX: z.coerce.number().int().positive().default(16),
   READS_HISTORY_POOL_MAX: z.coerce.number().int().positive().default(8),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

@@ -5,8 +5,14 @@
  * count in the shared rate-limit store, `X-Request-Id`, CORS for a listed origin, a 304 for a
  * matching `If-None-Match`. No database, no validation, no Request/Response objects.
  *
- * Anything else falls through to the Hono app (app.ts), which answers it as before: `no-cache`,
- * `?minBlock=`, a session's `Authorization` (read-your-writes), the internal token, percent-encoded
+ * On Postgres a `Cache-Control: no-cache` read of a hot route is answered here too, from one
+ * statement that reads the indexed state and the answer's rows in one snapshot (tables.ts
+ * `fresh`): the held answer's bytes if it is of that same state, else the statement's answer,
+ * after the feed and the store have caught up with its block when it is newer than theirs (so
+ * the client's next read, of any route, is not of an older block).
+ *
+ * Anything else falls through to the Hono app (app.ts), which answers it as before: `no-cache`
+ * without the tables (PGlite), `?minBlock=`, a session's `Authorization` (read-your-writes), the internal token, percent-encoded
  * paths, limits counted in Redis, a client over its limit (the app answers the 429), an answer not
  * held (first read, a block whose answers are still being rebuilt after a revert), the feed down.
  */
@@ -19,7 +25,8 @@ import { requestIdOf } from "../../core/http/request-id.js";
 import type { BlockFeed } from "../../core/indexer/blocks.js";
 import { EXPOSED_HEADERS } from "../../src/api/lib/cors.js";
 import type { Answer, AnswerStore } from "./answers.js";
-import { answerKey } from "./keys.js";
+import { answerKey, HOT } from "./keys.js";
+import type { FreshRead } from "./tables.js";
 
 /** An answer as written on the wire; made once per answer (`wireOf`). `head`: all but the content headers (a 304 has none). */
 export type Wire = { body: Buffer; etag: string; content: string[]; head: string[] };
@@ -49,10 +56,15 @@ export type FastDeps = {
   cors: "*" | string[];
   /** The per-client limit; its store is the Hono limiter's, so both paths count together (memory only). */
   limit: { store: Store; limit: number; windowMs: number; trusted: TrustedProxies };
+  /**
+   * No-cache reads from the tables (Postgres): `read` (tables.ts `fresh`), the bound of the wait
+   * for the store to settle on a newer block, and the listener that answers if the read fails.
+   */
+  fresh?: { read: (key: string, minBlock: bigint) => Promise<FreshRead>; settleWaitMs: number; fallback: (req: IncomingMessage, res: ServerResponse) => void };
 };
 
 /** A node request listener's front: true when it answered the request, false to pass it on. */
-export function fastReads({ store, feed, cors, limit }: FastDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function fastReads({ store, feed, cors, limit, fresh }: FastDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const counters = limit.store instanceof MemoryStore ? limit.store : undefined;
   const rateHeaders = rateLimitHeaderList(limit);
   // request URL → answer key (parameters sorted): bounded memo, cleared when full
@@ -67,34 +79,70 @@ export function fastReads({ store, feed, cors, limit }: FastDeps): (req: Incomin
     }
     return k;
   };
-  return (req, res) => {
-    const url = req.url;
-    if (req.method !== "GET" || !counters || !url || url.includes("minBlock") || url.includes("%") || !feed.live()) return false;
+  const write = (req: IncomingMessage, res: ServerResponse, a: Answer, cache: "HIT" | "MISS", count: { totalHits: number; resetTime?: Date }) => {
     const h = req.headers;
-    const cc = h["cache-control"];
-    if ((cc && /no-cache|no-store/i.test(cc)) || h.authorization !== undefined || h["x-internal-token"] !== undefined) return false;
-    const a = store.peek(keyOf(url));
-    if (!a) return false;
-    const client = clientAddress(req.socket.remoteAddress, h["x-forwarded-for"] as string | undefined, limit.trusted);
-    const count = counters.increment(`ip:${client ?? "unknown"}`);
-    if (count.totalHits > limit.limit) return false; // the app answers the 429 (with the same count)
     const w = wireOf(a, cors);
-    const head = [
-      ...w.head,
-      "X-Cache",
-      "HIT",
-      "X-Request-Id",
-      requestIdOf(h["x-request-id"]),
-      ...rateHeaders(count),
-    ];
+    const head = [...w.head, "X-Cache", cache, "X-Request-Id", requestIdOf(h["x-request-id"]), ...rateHeaders(count)];
     if (cors !== "*" && h.origin && cors.includes(h.origin)) head.push("Access-Control-Allow-Origin", h.origin);
     if (h["if-none-match"] === w.etag) {
       res.writeHead(304, head);
       res.end();
-      return true;
+      return;
     }
     res.writeHead(a.status, [...w.content, ...head]);
     res.end(w.body);
+  };
+
+  /** A no-cache read: one statement; the held bytes if of the same state, else its own answer once the store has its block. */
+  async function answerFresh(key: string): Promise<Answer> {
+    const f = await fresh!.read(key, feed.current().number);
+    const st = f.state;
+    if (!st) return answerOf(f); // a 400 or a 503: no rows, no block to catch up with
+    let cur = feed.current();
+    if (st.state === cur.state) {
+      const held = store.peek(key);
+      if (held && held.block === st.number.toString()) return held;
+    } else if (st.number >= cur.number) {
+      // newer than the feed has pushed: push it (the store starts its rebuilds)
+      cur = await feed.revalidate();
+    }
+    // answers of an older block may still be served while that block's rebuilds run (carried
+    // over): wait for them (bounded), as the app does, so no later read of this client goes back
+    if (st.number > store.settledBlock || st.state !== cur.state) await store.whenSettled(fresh!.settleWaitMs);
+    return answerOf(f);
+  }
+
+  return (req, res) => {
+    const url = req.url;
+    if (req.method !== "GET" || !counters || !url || url.includes("minBlock") || url.includes("%") || !feed.live()) return false;
+    const h = req.headers;
+    if (h.authorization !== undefined || h["x-internal-token"] !== undefined) return false;
+    const cc = h["cache-control"];
+    const noCache = cc !== undefined && /no-cache|no-store/i.test(cc);
+    const key = keyOf(url);
+    let a: Answer | undefined;
+    if (noCache) {
+      if (!fresh) return false;
+      const qi = url.indexOf("?");
+      if (!HOT.test(qi < 0 ? url : url.slice(0, qi))) return false;
+    } else if (!(a = store.peek(key))) return false;
+    const client = clientAddress(req.socket.remoteAddress, h["x-forwarded-for"] as string | undefined, limit.trusted);
+    const count = counters.increment(`ip:${client ?? "unknown"}`);
+    if (count.totalHits > limit.limit) return false; // the app answers the 429 (with the same count)
+    if (a) write(req, res, a, "HIT", count);
+    else
+      answerFresh(key).then(
+        (b) => write(req, res, b, "MISS", count),
+        () => fresh!.fallback(req, res), // the database unavailable: the app's answer (its 503)
+      );
     return true;
   };
+}
+
+/** The answer of a fresh read, one object per read (its wire form made once for all its callers). */
+const answers = new WeakMap<FreshRead, Answer>();
+function answerOf(f: FreshRead): Answer {
+  let a = answers.get(f);
+  if (!a) answers.set(f, (a = { ...f.built(), gen: -1 }));
+  return a;
 }

@@ -44,7 +44,7 @@ async function buildThroughIndexer(path: string, minBlock: bigint) {
 // on Postgres the hot answers are built here, one statement each; on PGlite by Ponder's server
 const tables =
   cfg.DATABASE_URL && cfg.DATABASE_SCHEMA && cfg.READS_ANSWERS_FROM === "tables"
-    ? tableAnswers({ databaseUrl: cfg.DATABASE_URL, schema: cfg.DATABASE_SCHEMA, feed, minBlockWaitMs: cfg.MIN_BLOCK_WAIT_MS, poolMax: cfg.READS_REBUILD_CONCURRENCY })
+    ? tableAnswers({ databaseUrl: cfg.DATABASE_URL, schema: cfg.DATABASE_SCHEMA, feed, minBlockWaitMs: cfg.MIN_BLOCK_WAIT_MS, poolMax: cfg.READS_REBUILD_CONCURRENCY, freshPoolMax: cfg.READS_FRESH_POOL_MAX })
     : undefined;
 const store = new AnswerStore(feed, tables?.build ?? buildThroughIndexer, {
   hotMs: cfg.READS_HOT_MS,
@@ -65,6 +65,7 @@ const history =
     : undefined;
 const { listener } = createReadsListener({
   history,
+  fresh: tables?.fresh,
   store,
   feed,
   indexerUrl: cfg.INDEXER_URL,

@@ -162,10 +162,20 @@ type Finish = (rows: Raw[], state: IndexedState) => unknown;
 export type TableAnswers = {
   /** AnswerStore's build: the answer of `key` (path and sorted query), at block `minBlock` or later. */
   build(key: string, minBlock: bigint): Promise<Built>;
+  /**
+   * A `Cache-Control: no-cache` read: the answer of `key` read now (one statement, state and rows
+   * in one snapshot), at block `minBlock` or later. Reads of one key asked in the same turn of the
+   * event loop share one statement, started after all of them were asked (each gets a state read
+   * after it arrived). `state`: the snapshot's (absent for a 400 or a 503, which no rows back).
+   */
+  fresh(key: string, minBlock: bigint): Promise<FreshRead>;
   close(): Promise<void>;
 };
 
-export function tableAnswers(o: { databaseUrl: string; schema: string; feed: BlockFeed; minBlockWaitMs: number; poolMax: number }): TableAnswers {
+/** A no-cache read's result; `built()` formats it (once) only if the caller has no equal answer held. */
+export type FreshRead = { state?: IndexedState; built: () => Built };
+
+export function tableAnswers(o: { databaseUrl: string; schema: string; feed: BlockFeed; minBlockWaitMs: number; poolMax: number; freshPoolMax?: number }): TableAnswers {
   const pool = new pg.Pool({ connectionString: o.databaseUrl, max: o.poolMax, application_name: "venue-reads-answers" });
   pool.on("error", () => {}); // an idle client's error: the next query gets a new one
   const S = q(o.schema);
@@ -337,39 +347,87 @@ SELECT st.latest_checkpoint AS "__cp", st.block_hash AS "__hash", st.log_index A
     stateFromRow(r ? { latest_checkpoint: r.__cp as string | null, block_hash: r.__hash as string | null, log_index: r.__log as number | null } : undefined);
   const errorBuilt = (e: ApiError, block: bigint | null): Built => ({ status: e.status, body: JSON.stringify(fail(e.code, e.message)), block: block === null ? null : block.toString() });
 
-  async function build(key: string, minBlock: bigint): Promise<Built> {
+  type Planned = { plan: ReturnType<typeof plan> } | { invalid: ApiError };
+  // key → validated plan (or its 400): validation and statement choice once per key, not per read
+  const plans = new Map<string, Planned>();
+  function planOf(key: string): Planned {
+    let p = plans.get(key);
+    if (p) return p;
     const qi = key.indexOf("?");
     const route = hotRoute(qi < 0 ? key : key.slice(0, qi));
     if (!route) throw new Error(`not a held route: ${key}`);
-    let input: Input;
     try {
-      input = parseInput(route, qi < 0 ? "" : key.slice(qi + 1));
+      p = { plan: plan(parseInput(route, qi < 0 ? "" : key.slice(qi + 1))) };
     } catch (e) {
-      // as Ponder: the block its middleware read before the validators ran
-      if (e instanceof ApiError) return errorBuilt(e, o.feed.current().number);
-      throw e;
+      if (!(e instanceof ApiError)) throw e;
+      p = { invalid: e };
     }
-    const { s, values, finish } = plan(input);
+    if (plans.size >= 10_000) plans.clear();
+    plans.set(key, p);
+    return p;
+  }
+
+  /** The plan's rows and the state they belong to (one snapshot), at block `minBlock` or later; below it after the bound, Ponder's 503. */
+  async function run(p: ReturnType<typeof plan>, minBlock: bigint, on: pg.Pool): Promise<{ rows: Raw[]; st: IndexedState } | Built> {
     const deadline = Date.now() + o.minBlockWaitMs;
     for (;;) {
-      const rows = (await pool.query<Raw>({ ...s, values })).rows;
+      const rows = (await on.query<Raw>({ ...p.s, values: p.values })).rows;
       const st = stateOf(rows[0]);
-      if (st.number < minBlock) {
-        // the database behind the pushed block (a revert since): Ponder's bounded wait, then its 503
-        if (Date.now() < deadline) {
-          await new Promise((r) => setTimeout(r, 25));
-          continue;
-        }
-        return errorBuilt(new ApiError("SERVICE_UNAVAILABLE", `block ${minBlock} is not indexed yet (indexed: ${st.number}); retry`), st.number);
-      }
-      try {
-        return { status: 200, body: JSON.stringify({ success: true, data: finish(rows, st) }), block: st.number.toString() };
-      } catch (e) {
-        if (e instanceof ApiError) return errorBuilt(e, st.number);
-        throw e;
-      }
+      if (st.number >= minBlock) return { rows, st };
+      // the database behind the pushed block (a revert since): Ponder's bounded wait, then its 503
+      if (Date.now() >= deadline) return errorBuilt(new ApiError("SERVICE_UNAVAILABLE", `block ${minBlock} is not indexed yet (indexed: ${st.number}); retry`), st.number);
+      await new Promise((r) => setTimeout(r, 25));
     }
   }
 
-  return { build, close: () => pool.end() };
+  const finished = (p: ReturnType<typeof plan>, rows: Raw[], st: IndexedState): Built => {
+    try {
+      return { status: 200, body: JSON.stringify({ success: true, data: p.finish(rows, st) }), block: st.number.toString() };
+    } catch (e) {
+      if (e instanceof ApiError) return errorBuilt(e, st.number);
+      throw e;
+    }
+  };
+
+  async function build(key: string, minBlock: bigint): Promise<Built> {
+    const p = planOf(key);
+    // as Ponder: the block its middleware read before the validators ran
+    if ("invalid" in p) return errorBuilt(p.invalid, o.feed.current().number);
+    const r = await run(p.plan, minBlock, pool);
+    return "rows" in r ? finished(p.plan, r.rows, r.st) : r;
+  }
+
+  // ─── no-cache reads ───────────────────────────────────────────────────────────────────
+  // their own pool, so that 16+ concurrent readers never queue the per-block rebuilds
+  const freshPool = new pg.Pool({ connectionString: o.databaseUrl, max: o.freshPoolMax ?? 16, application_name: "venue-reads-fresh" });
+  freshPool.on("error", () => {});
+  /** key → the read not started yet (it starts at `setImmediate`): callers of one turn of the event loop share it. */
+  const pending = new Map<string, { min: bigint; read: Promise<FreshRead> }>();
+
+  function fresh(key: string, minBlock: bigint): Promise<FreshRead> {
+    const waiting = pending.get(key);
+    if (waiting) {
+      if (minBlock > waiting.min) waiting.min = minBlock;
+      return waiting.read;
+    }
+    const entry = { min: minBlock, read: undefined as unknown as Promise<FreshRead> };
+    entry.read = new Promise<FreshRead>((resolve, reject) =>
+      setImmediate(() => {
+        pending.delete(key);
+        const p = planOf(key);
+        if ("invalid" in p) return resolve(freshOf(errorBuilt(p.invalid, o.feed.current().number)));
+        run(p.plan, entry.min, freshPool).then((r) => {
+          if (!("rows" in r)) return resolve(freshOf(r));
+          let b: Built | undefined;
+          resolve({ state: r.st, built: () => (b ??= finished(p.plan, r.rows, r.st)) });
+        }, reject);
+      }),
+    );
+    pending.set(key, entry);
+    return entry.read;
+  }
+
+  return { build, fresh, close: () => Promise.all([pool.end(), freshPool.end()]).then(() => {}) };
 }
+
+const freshOf = (b: Built): FreshRead => ({ built: () => b });
