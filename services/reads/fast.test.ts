@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { feedHub, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import { AnswerStore } from "./answers.js";
 import { createReadsListener } from "./app.js";
+import type { FreshRead } from "./tables.js";
 
 const state = (n: number): IndexedState => ({ number: BigInt(n), timestamp: BigInt(n), hash: `0x${n}`, state: `s${n}` });
 
@@ -16,10 +17,11 @@ describe("read service hot path", () => {
     delete process.env.RATE_LIMIT_PER_MINUTE;
   });
 
-  async function start(limit = "1000") {
+  async function start(limit = "1000", db?: { state: IndexedState; reads: number; fail?: boolean }) {
     process.env.RATE_LIMIT_PER_MINUTE = limit;
     const hub = feedHub();
-    const feed: BlockFeed = { ...hub, revalidate: async () => hub.current(), close: async () => {} };
+    // with `db`: the tables' state, which revalidate pushes (as pgBlockFeed does)
+    const feed: BlockFeed = { ...hub, revalidate: async () => (db && hub.push(db.state), hub.current()), close: async () => {} };
     hub.setLive(true);
     hub.push(state(7));
     const builds: string[] = [];
@@ -34,7 +36,17 @@ describe("read service hot path", () => {
       },
       { hotMs: 60_000, maxAnswers: 10, concurrency: 4, carryMs: 60_000 },
     );
-    const { listener } = createReadsListener({ store, feed, indexerUrl: "http://127.0.0.1:9", minBlockWaitMs: 200 });
+    // tables.ts `fresh` as seen from here: one read of the tables' state per call
+    const fresh = db
+      ? async (key: string): Promise<FreshRead> => {
+          db.reads++;
+          await new Promise((r) => setTimeout(r, 5));
+          if (db.fail) throw new Error("database down");
+          const st = db.state;
+          return { state: st, built: () => ({ status: 200, body: `{"success":true,"data":{"path":"${key}","block":${st.number}}}`, block: String(st.number) }) };
+        }
+      : undefined;
+    const { listener } = createReadsListener({ store, feed, indexerUrl: "http://127.0.0.1:9", minBlockWaitMs: 200, fresh });
     server = createServer(listener).listen(0, "127.0.0.1");
     await new Promise((r) => server!.once("listening", r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -102,5 +114,28 @@ describe("read service hot path", () => {
     expect(over.status).toBe(429);
     expect(over.h.get("retry-after")).toBeTruthy();
     expect(JSON.parse(over.text)).toMatchObject({ success: false, error: { code: "RATE_LIMITED" } });
+  });
+
+  it("no-cache reads the tables below Hono: the held bytes at the same state; a newer block only once the store has it", async () => {
+    const db = { state: state(7), reads: 0, fail: false };
+    const w = await start("1000", db);
+    const held = await w.get("/markets"); // built by the store at block 7
+    const same = await w.get("/markets", { "Cache-Control": "no-cache" });
+    expect([same.status, same.h.get("x-cache"), same.text, same.h.get("etag")]).toEqual([200, "MISS", held.text, held.h.get("etag")]);
+    expect(db.reads).toBe(1);
+    // the tables at block 8 before the feed's push: block 8's answer, and the feed and store catch up first
+    db.state = state(8);
+    const newer = await w.get("/markets", { "Cache-Control": "no-cache" });
+    expect([newer.h.get("x-indexed-block"), w.hub.current().number]).toEqual(["8", 8n]);
+    const next = await w.get("/accounts/1"); // another route right after: not of an older block
+    expect(next.h.get("x-indexed-block")).toBe("8");
+    // not a held route: the app (here: Ponder unreachable, its 503), no read of the tables here
+    const before = db.reads;
+    expect((await w.get("/markets/0x12", { "Cache-Control": "no-cache" })).status).toBe(503);
+    expect(db.reads).toBe(before);
+    // the database failing: the app answers (its own revalidation and build)
+    db.fail = true;
+    const fallback = await w.get("/accounts/1", { "Cache-Control": "no-cache" });
+    expect([fallback.status, fallback.h.get("x-indexed-block")]).toEqual([200, "8"]);
   });
 });
