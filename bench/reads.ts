@@ -311,7 +311,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
       }
       rows.push({ db: kind, route: r.route, call: r.call, reads, readsNoCache, ponder, bare: bareL, rpc, gateway, gatewayOverhead });
       log(
-        `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}× | gateway ${fmt(gateway)} ${cpu(gateway)} ${((100 * gateway.rps) / reads.rps).toFixed(0)} % of reads, overhead p50/p99 ${gatewayOverhead.p50Ms.toFixed(2)}/${gatewayOverhead.p99Ms.toFixed(2)} ms (own time ${gatewayOverhead.ownP50Ms.toFixed(2)}/${gatewayOverhead.ownP99Ms.toFixed(2)} ms; hot path ${(100 * gatewayOverhead.hotShare).toFixed(0)} %, its p99 ${gatewayOverhead.ownHotP99Ms.toFixed(2)} ms)`,
+        `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} ${cpu(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}× | gateway ${fmt(gateway)} ${cpu(gateway)} ${((100 * gateway.rps) / reads.rps).toFixed(0)} % of reads, overhead p50/p99 ${gatewayOverhead.p50Ms.toFixed(2)}/${gatewayOverhead.p99Ms.toFixed(2)} ms (own time ${gatewayOverhead.ownP50Ms.toFixed(2)}/${gatewayOverhead.ownP99Ms.toFixed(2)} ms; hot path ${(100 * gatewayOverhead.hotShare).toFixed(0)} %, its p99 ${gatewayOverhead.ownHotP99Ms.toFixed(2)} ms)`,
       );
     }
     log(`  load average after the rows: ${load()}`);
