@@ -122,6 +122,8 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
         env.DATABASE_URL = dbUrl;
         env.DATABASE_SCHEMA = ix.schema;
       }
+      // profiling the read service alone (bench/reads.ts): e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+      if (process.env.BENCH_READS_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_READS_NODE_OPTIONS;
       const proc = startProcess(`reads ${ix.schema}`, process.execPath, [tsxBin(), serviceMain("reads")], env, join(base, `reads-${port}.log`), PROJECT_ROOT);
       indexers.push({ url: `http://127.0.0.1:${port}`, schema: ix.schema, proc, stop: () => proc.stop() });
       const url = `http://127.0.0.1:${port}`;
