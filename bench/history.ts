@@ -31,7 +31,7 @@ const DEEP_PAGE = Number(process.env.BENCH_HISTORY_DEEP_PAGE ?? 1000);
 const DEEP_LABEL = `${DEEP_PAGE.toLocaleString("en-US")}th`;
 
 /** Runs the generator's statements (pg: one connection; PGlite: its directory, the indexer stopped). */
-async function generate(v: Venue, ix: Indexer, log: (m: string) => void): Promise<bigint> {
+export async function generate(v: Venue, ix: Indexer, log: (m: string) => void): Promise<bigint> {
   const fills = Number(process.env.BENCH_HISTORY_FILLS ?? 1_000_000);
   const now = BigInt(Math.floor(Date.now() / 1000));
   const t0 = now - 90n * DAY - (now % DAY); // ~89 days of fills, ending a day before now
@@ -76,7 +76,7 @@ async function generate(v: Venue, ix: Indexer, log: (m: string) => void): Promis
 }
 
 /** The URL of a list's 1,000th page: the 999 pages before it, walked by their cursors (no shortcut). */
-async function thousandthPage(base: string, path: string, key: string): Promise<{ path: string; items: number }> {
+export async function thousandthPage(base: string, path: string, key: string): Promise<{ path: string; items: number }> {
   let cursor: string | null = null;
   const sep = path.includes("?") ? "&" : "?";
   for (let page = 1; ; page++) {
