@@ -21,7 +21,29 @@ export const formatAmount6 = (amount6: bigint) => formatUnits(amount6, 6);
 export const bpsToPercent = (bps: bigint) => formatUnits(bps, 2);
 /** An 18-decimal fraction → percent string: 0.0125e18 → "1.25". */
 export const x18ToPercent = (x18: bigint) => formatUnits(x18 * 100n, 18);
-export const secondsToISO = (seconds: bigint | number) => new Date(Number(seconds) * 1000).toISOString();
+/**
+ * Unix seconds → ISO 8601 UTC ("2026-09-14T17:55:18.000Z", as Date#toISOString). The history
+ * lists print one per row: the date part is kept for the last day seen (a page's rows mostly
+ * share their day), the time of day is arithmetic; other inputs go through Date as before.
+ */
+export function secondsToISO(seconds: bigint | number): string {
+  const s = Number(seconds);
+  if (!Number.isSafeInteger(s) || s < 0 || s >= MAX_ISO_S) return new Date(s * 1000).toISOString();
+  const day = Math.floor(s / 86_400);
+  if (day !== isoDay) {
+    isoDate = new Date(day * 86_400_000).toISOString().slice(0, 11);
+    isoDay = day;
+  }
+  const t = s - day * 86_400;
+  const h = Math.floor(t / 3600);
+  const m = Math.floor(t / 60) % 60;
+  const sec = t % 60;
+  return `${isoDate}${h < 10 ? "0" : ""}${h}:${m < 10 ? "0" : ""}${m}:${sec < 10 ? "0" : ""}${sec}.000Z`;
+}
+/** 10000-01-01T00:00:00Z: from there toISOString prints a 6-digit signed year */
+const MAX_ISO_S = 253_402_300_800;
+let isoDay = -1;
+let isoDate = "";
 
 export const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
 export const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);

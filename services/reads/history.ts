@@ -71,21 +71,23 @@ const colsOf = (t: object): Col[] => columnsOf(t).map(([key, c]) => ({ key, name
 /** The SQL of one row's line, over the alias `r`. */
 const lineSql = (cols: Col[]) =>
   `concat_ws(E'${US}', ${cols.map((c) => (c.nullable ? `coalesce(r.${q(c.name)}::text, E'${NUL_MARK}')` : c.kind === "text" ? `r.${q(c.name)}` : `r.${q(c.name)}::text`)).join(", ")})`;
-/** The rows of a page's text (`bigints`: numeric columns as bigints, else as their decimal strings). */
-function readRows(text: unknown, cols: Col[], bigints = false): Record<string, unknown>[] {
-  if (typeof text !== "string") return [];
-  const n = cols.length;
-  return text.split(RS).map((line) => {
-    const f = line.split(US);
-    const row: Record<string, unknown> = {};
-    for (let i = 0; i < n; i++) {
-      const c = cols[i]!;
-      const v = f[i]!;
-      row[c.key] = v === NUL_MARK ? null : c.kind === "int" ? Number(v) : c.kind === "bool" ? v === "true" : c.kind === "num" && bigints ? BigInt(v) : v;
-    }
-    return row;
-  });
+/**
+ * The builder of a row from its line's fields: one object literal per column set (generated once,
+ * so every row has one shape and each field one conversion, not a keyed store per cell).
+ * `bigints`: numeric columns as bigints, else as their decimal strings.
+ */
+function rowBuilder(cols: Col[], bigints = false): (f: string[]) => Record<string, unknown> {
+  const field = (c: Col, i: number) => {
+    const v = `f[${i}]`;
+    const value = c.kind === "int" ? `Number(${v})` : c.kind === "bool" ? `${v} === "true"` : c.kind === "num" && bigints ? `BigInt(${v})` : v;
+    return c.nullable ? `${v} === N ? null : ${value}` : value;
+  };
+  const body = `return (f) => ({ ${cols.map((c, i) => `${JSON.stringify(c.key)}: ${field(c, i)}`).join(", ")} });`;
+  return new Function("N", body)(NUL_MARK) as (f: string[]) => Record<string, unknown>;
 }
+/** The rows of a page's text. */
+const readRows = (text: unknown, build: (f: string[]) => Record<string, unknown>): Record<string, unknown>[] =>
+  typeof text === "string" ? text.split(RS).map((line) => build(line.split(US))) : [];
 
 type Statement = { name: string; text: string };
 type Found = { account?: boolean; market?: boolean };
@@ -108,10 +110,14 @@ export function historyServer(o: { databaseUrl: string; schema: string; feed: Bl
   const accountExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(tables.account)} WHERE ${sqlName(tables.account, "accountId")} = ${p})`;
   const marketExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(tables.market)} WHERE ${sqlName(tables.market, "marketId")} = ${p})`;
   const statements = new Map<string, Statement>();
-  const listCols = new Map<ListSpec, Col[]>();
-  // order history: each order's fill count, after the table's columns
-  const colsOfList = (l: ListSpec) =>
-    listCols.get(l) ?? listCols.set(l, [...colsOf(tables[l.table]), ...(l.table === "order" ? [{ key: "__fill_count", name: "__fill_count", kind: "int" as const, nullable: false }] : [])]).get(l)!;
+  // each list's columns (order history: each order's fill count after the table's) and row builder
+  const lists = new Map(
+    HISTORY_LISTS.map((l) => {
+      const cols = [...colsOf(tables[l.table]), ...(l.table === "order" ? [{ key: "__fill_count", name: "__fill_count", kind: "int" as const, nullable: false }] : [])];
+      return [l, { cols, build: rowBuilder(cols) }];
+    }),
+  );
+  const colsOfList = (l: ListSpec) => lists.get(l)!.cols;
 
   /** One list's statement for the filters present (each variant prepared once per connection). */
   function listStatement(l: ListSpec, v: { market: boolean; from: boolean; to: boolean; cursor: boolean }): Statement {
@@ -153,6 +159,7 @@ SELECT ${stateCols}, ${found.join(", ")}, (SELECT string_agg(${lineSql(colsOfLis
   const candle = tables.candle;
   const cc = (k: string) => sqlName(candle, k);
   const candleCols = colsOf(candle);
+  const buildCandle = rowBuilder(candleCols, true);
   const candleStatement: Statement = {
     name: "h_candles",
     text: `${state}
@@ -210,7 +217,7 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
       ids,
     );
     if (missing) throw missing;
-    const found = readRows(head?.__rows, colsOfList(l));
+    const found = readRows(head?.__rows, lists.get(l)!.build);
     const hasMore = found.length > query.limit;
     const page = hasMore ? found.slice(0, query.limit) : found;
     const items = page.map((r) => l.item(r, { marketId: ids.marketId as Hex | undefined, fillCount: r.__fill_count as number | undefined }));
@@ -260,7 +267,7 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
         w,
         query.limit,
         prev === null || prev === undefined ? undefined : BigInt(prev as string),
-        readRows(head?.__rows, candleCols, true) as never,
+        readRows(head?.__rows, buildCandle) as never,
       );
       return { data, state: st };
     }
