@@ -20,9 +20,10 @@ import type { Hex } from "viem";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "../test/e2e/reads-env.js";
 import type { DbKind } from "../test/e2e/stack.js";
 import { HISTORY_TABLES, HOT_ACCOUNT, historySql, type Market } from "./history-data.js";
+import { pidsCpuMs } from "./history-pg.js";
 import { cannon, type Load } from "./load.js";
 
-export type HistoryRow = { db: DbKind; list: string; page: string; reads: Load; ponder: Load; ponderCached?: Load };
+export type HistoryRow = { db: DbKind; list: string; page: string; reads: Load; readsPgCpuMs?: number; ponder: Load; ponderCached?: Load };
 
 const DAY = 86_400n;
 /** the deep page (1,000; smaller for a quick look with fewer fills) */
@@ -88,7 +89,10 @@ export async function thousandthPage(base: string, path: string, key: string): P
   }
 }
 
-const fmt = (l: Load) => `${l.p50Ms.toFixed(0).padStart(3)}/${l.p99Ms.toFixed(0).padStart(3)} ms ${l.rps.toFixed(0).padStart(5)} rps${l.non2xx || l.errors ? ` (${l.non2xx} non-2xx, ${l.errors} errors)` : ""}`;
+/** CPU ms per request of the measured process group (the server's node processes; Postgres' own backends not included) */
+const cpu = (l: Load) => (Number.isFinite(l.cpuUsPerRequest) ? (l.cpuUsPerRequest / 1000).toFixed(2) : "–");
+const fmt = (l: Load) =>
+  `${l.p50Ms.toFixed(0).padStart(3)}/${l.p99Ms.toFixed(0).padStart(3)} ms ${l.rps.toFixed(0).padStart(5)} rps ${cpu(l).padStart(5)} ms cpu/req${l.non2xx || l.errors ? ` (${l.non2xx} non-2xx, ${l.errors} errors)` : ""}`;
 
 async function benchDb(kind: DbKind, log: (m: string) => void): Promise<HistoryRow[]> {
   const durationS = Number(process.env.BENCH_DURATION_S ?? 30);
@@ -122,19 +126,27 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<HistoryR
     await cannon(`${rd.url}${lists[0]!.path}`, { ...o, durationS: 2, headers: cold }); // warm-up (JIT, prepared statements)
     await cannon(`${ix.url}${lists[0]!.path}`, { ...o, durationS: 2, headers: cold });
     const withCached = process.env.BENCH_HISTORY_CACHED === "1";
+    // Postgres: the CPU of the read service's history backends too (its pool's application_name)
+    const pgc = kind === "postgres" ? new pg.Client({ connectionString: v.databaseUrl! }) : undefined;
+    await pgc?.connect();
+    const backends = async () => (pgc ? (await pgc.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE application_name = 'venue-reads-history'`)).rows.map((r) => r.pid) : []);
     const rows: HistoryRow[] = [];
     for (const l of lists) {
       const first = `${l.path}${l.path.includes("?") ? "&" : "?"}limit=100`;
       const deep = await thousandthPage(rd.url, l.path, l.key);
       if (deep.items !== 100) throw new Error(`${l.list}: the ${DEEP_LABEL} page has ${deep.items} items`);
       for (const [page, path] of [["first", first], [DEEP_LABEL, deep.path]] as const) {
+        const pids0 = await backends();
+        const pg0 = pidsCpuMs(pids0);
         const reads = await cannon(`${rd.url}${path}`, { ...o, headers: cold, cpuPgid: rd.proc.pid });
+        const readsPgCpuMs = pgc ? (pidsCpuMs([...new Set([...pids0, ...(await backends())])]) - pg0) / reads.requests : undefined;
         const ponder = await cannon(`${ix.url}${path}`, { ...o, headers: cold, cpuPgid: ix.proc.pid });
         const ponderCached = withCached ? await cannon(`${ix.url}${path}`, { ...o, cpuPgid: ix.proc.pid }) : undefined;
-        rows.push({ db: kind, list: l.list, page, reads, ponder, ponderCached });
-        log(`  ${l.list.padEnd(17)} ${page.padEnd(8)} cold: reads ${fmt(reads)}   Ponder ${fmt(ponder)}${ponderCached ? `   Ponder cached ${fmt(ponderCached)}` : ""}   (load ${loadavg()[0]!.toFixed(1)})`);
+        rows.push({ db: kind, list: l.list, page, reads, readsPgCpuMs, ponder, ponderCached });
+        log(`  ${l.list.padEnd(17)} ${page.padEnd(8)} cold: reads ${fmt(reads)}${readsPgCpuMs === undefined ? "" : ` + pg ${readsPgCpuMs.toFixed(2)} ms`}   Ponder ${fmt(ponder)}${ponderCached ? `   Ponder cached ${fmt(ponderCached)}` : ""}   (load ${loadavg()[0]!.toFixed(1)})`);
       }
     }
+    await pgc?.end();
     return rows;
   } finally {
     await v.stop();
@@ -146,10 +158,11 @@ export async function run() {
   const log = (m: string) => console.log(m);
   const rows: HistoryRow[] = [];
   for (const kind of kinds) rows.push(...(await benchDb(kind, log)));
-  const cell = (l?: Load) => (l ? `${l.p50Ms} / ${l.p99Ms} ms | ${l.rps.toFixed(0)}` : "– | –");
-  console.log("\n| db | list | page | reads cold p50 / p99 | reads rps | Ponder cold p50 / p99 | Ponder rps | Ponder cached p50 / p99 | cached rps |");
-  console.log("|---|---|---|---|---|---|---|---|---|");
-  for (const r of rows) console.log(`| ${r.db} | ${r.list} | ${r.page} | ${cell(r.reads)} | ${cell(r.ponder)} | ${cell(r.ponderCached)} |`);
+  const cell = (l?: Load) => (l ? `${l.p50Ms} / ${l.p99Ms} ms | ${l.rps.toFixed(0)} | ${cpu(l)} ms` : "– | – | –");
+  console.log("\n| db | list | page | reads cold p50 / p99 | reads rps | reads cpu/req (node) | reads pg cpu/req | Ponder cold p50 / p99 | Ponder rps | Ponder cpu/req | Ponder cached p50 / p99 | cached rps | cached cpu/req |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  for (const r of rows)
+    console.log(`| ${r.db} | ${r.list} | ${r.page} | ${cell(r.reads)} | ${r.readsPgCpuMs === undefined ? "–" : `${r.readsPgCpuMs.toFixed(2)} ms`} | ${cell(r.ponder)} | ${cell(r.ponderCached)} |`);
   return rows;
 }
 
