@@ -212,6 +212,12 @@ export const marketState = onchainTable("market_state", (t) => ({
   fundingLastUpdate: t.bigint().notNull(), // seconds
   fundingIndexPriceX18: t.bigint("funding_index_price_x18").notNull(), // index and mark at the last funding update
   fundingMarkPriceX18: t.bigint("funding_mark_price_x18").notNull(),
+  // a cancel since the last FundingUpdated made the stored rate stale (FundingRateStale; docs/CONTRACTS.md "Funding"):
+  // the stored rate applies up to rateStaleSince, the stale rate (stored premium, margined sizes after the last cancel) from it
+  rateStaleSince: t.bigint().notNull(), // seconds; 0 = the stored rate is current
+  staleRateX18PerHour: t.bigint("stale_rate_x18_per_hour").notNull(),
+  staleLongQty: t.bigint().notNull(), // margined: long OI + resting bids − reduce-only bids
+  staleShortQty: t.bigint().notNull(),
   orderCount: t.bigint().notNull(),
   // the trading session (MarketSessionChanged; docs/CONTRACTS.md "Weekends and gaps")
   session: t.text().notNull(), // OPEN | REDUCE_ONLY | CLOSED
@@ -312,6 +318,28 @@ export const fundingUpdateEvent = onchainTable(
     cumulativeIndexX18: t.bigint("cumulative_index_x18").notNull(),
     indexPriceX18: t.bigint("index_price_x18").notNull(),
     markPriceX18: t.bigint("mark_price_x18").notNull(),
+    timestamp: t.bigint().notNull(),
+    blockNumber: t.bigint().notNull(),
+  }),
+  (t) => ({ marketIdx: index().on(t.marketAddress, t.timestamp) }),
+);
+
+/**
+ * Every FundingRateStale: a margined cancel marked the stored rate stale from `staleSince`; the
+ * rate in force from then (the stored premium with the margined sizes after this cancel), as the
+ * next accrual applies it. PnL reads the latest one after the latest funding update.
+ */
+export const fundingRateStaleEvent = onchainTable(
+  "funding_rate_stale_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    marketAddress: t.hex().notNull(),
+    seq: t.bigint().notNull(),
+    staleSince: t.bigint().notNull(),
+    longQty: t.bigint().notNull(),
+    shortQty: t.bigint().notNull(),
+    rateX18PerHour: t.bigint("rate_x18_per_hour").notNull(),
+    skewX18: t.bigint("skew_x18").notNull(),
     timestamp: t.bigint().notNull(),
     blockNumber: t.bigint().notNull(),
   }),

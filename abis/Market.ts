@@ -534,6 +534,37 @@ export const marketAbi = [
       },
       {
         "indexed": false,
+        "internalType": "uint64",
+        "name": "staleSince",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "longQty",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "shortQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "FundingRateStale",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
         "internalType": "int256",
         "name": "rateX18PerHour",
         "type": "int256"
@@ -1263,6 +1294,16 @@ export const marketAbi = [
           {
             "internalType": "uint256",
             "name": "lastUpdate",
+            "type": "uint256"
+          },
+          {
+            "internalType": "int256",
+            "name": "rateNowX18PerHour",
+            "type": "int256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "rateStaleSince",
             "type": "uint256"
           }
         ],

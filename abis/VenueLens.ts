@@ -280,6 +280,16 @@ export const venueLensAbi = [
                 "internalType": "uint256",
                 "name": "lastUpdate",
                 "type": "uint256"
+              },
+              {
+                "internalType": "int256",
+                "name": "rateNowX18PerHour",
+                "type": "int256"
+              },
+              {
+                "internalType": "uint256",
+                "name": "rateStaleSince",
+                "type": "uint256"
               }
             ],
             "internalType": "struct IMarket.FundingView",
@@ -509,6 +519,16 @@ export const venueLensAbi = [
               {
                 "internalType": "uint256",
                 "name": "lastUpdate",
+                "type": "uint256"
+              },
+              {
+                "internalType": "int256",
+                "name": "rateNowX18PerHour",
+                "type": "int256"
+              },
+              {
+                "internalType": "uint256",
+                "name": "rateStaleSince",
                 "type": "uint256"
               }
             ],

@@ -3,9 +3,11 @@ import { on } from "./on";
 import {
   deleverageEvent,
   fill,
+  fundingRateStaleEvent,
   fundingUpdateEvent,
   insuranceTakeoverEvent,
   liquidationEvent,
+  market,
   marketSessionEvent,
   openInterestEvent,
   order,
@@ -27,6 +29,7 @@ import {
 } from "./store";
 import { recordFill, recordFundingPayment, recordFundingRate, recordLiquidation, type LiquidationArgs } from "./history/record";
 import { recordBookBest } from "./history/pnl";
+import { fundingRate } from "../core/math/funding";
 import type { Hex } from "viem";
 
 const WAD = 10n ** 18n;
@@ -220,6 +223,7 @@ on("Market:FundingUpdated", async ({ event, context }) => {
     fundingLastUpdate: a.timestamp,
     fundingIndexPriceX18: a.indexPriceX18,
     fundingMarkPriceX18: a.markPriceX18,
+    rateStaleSince: 0n, // an accrual applied any stale rate and recomputed it
   });
   await context.db.insert(fundingUpdateEvent).values({
     id: event.id,
@@ -243,6 +247,37 @@ on("Market:FundingUpdated", async ({ event, context }) => {
     skewComponentX18: a.skewComponentX18,
     indexPriceX18: a.indexPriceX18,
     markPriceX18: a.markPriceX18,
+  });
+});
+
+// A margined cancel: the stored rate applies up to staleSince, from there the rate of the stored
+// premium and the margined sizes after this cancel (docs/CONTRACTS.md "Funding").
+on("Market:FundingRateStale", async ({ event, context }) => {
+  const { seq, staleSince, longQty, shortQty } = event.args;
+  const m = await context.db.find(market, { marketId: await marketIdOf(context, event.log.address) });
+  if (!m) throw new Error(`FundingRateStale from ${event.log.address} before its MarketCreated`);
+  let rate = { rateX18PerHour: 0n, skewX18: 0n };
+  await patchMarketState(context, event.log.address, event.block.number, (row) => {
+    rate = fundingRate({
+      premiumX18: row.premiumX18,
+      longQty,
+      shortQty,
+      skewScaleX18PerHour: m.skewScaleX18PerHour,
+      maxFundingRateX18PerHour: m.maxFundingRateX18PerHour,
+    });
+    return { rateStaleSince: BigInt(staleSince), staleRateX18PerHour: rate.rateX18PerHour, staleLongQty: longQty, staleShortQty: shortQty };
+  });
+  await context.db.insert(fundingRateStaleEvent).values({
+    id: event.id,
+    marketAddress: event.log.address.toLowerCase() as Hex,
+    seq: BigInt(seq),
+    staleSince: BigInt(staleSince),
+    longQty,
+    shortQty,
+    rateX18PerHour: rate.rateX18PerHour,
+    skewX18: rate.skewX18,
+    timestamp: event.block.timestamp,
+    blockNumber: event.block.number,
   });
 });
 
@@ -348,11 +383,16 @@ on("Market:MarketSessionChanged", async ({ event, context }) => {
   let marketId: Hex | null = null;
   await patchMarketState(context, event.log.address, event.block.number, (row) => {
     marketId = row.marketId;
+    // leaving CLOSED restarts funding at this second (no FundingUpdated), and a rate made
+    // stale while closed applies from it, as the contract does
+    const reopened = row.session === "CLOSED" && name !== "CLOSED";
+    const t = event.block.timestamp;
     return {
       session: name,
       marginUpliftBps: Number(marginUpliftBps),
       closeUpliftBps: Number(closeUpliftBps),
-      sessionUpdatedAt: event.block.timestamp,
+      sessionUpdatedAt: t,
+      ...(reopened ? { fundingLastUpdate: t, rateStaleSince: row.rateStaleSince === 0n ? 0n : t } : {}),
     };
   });
   await context.db.insert(marketSessionEvent).values({

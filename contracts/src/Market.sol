@@ -56,8 +56,9 @@ contract Market is IMarket, MarketBase, Initializable {
         (orderId, key, quantityQty,) = _place(accountId, closingSide, orderType, 0, 0, limitPriceX18, clientKey, byOperator);
     }
 
-    /// Works while paused and on a stale price. The rate is recomputed: the skew counts margined
-    /// resting size, which a place-then-cancel must not leave behind.
+    /// Works while paused, closed and on a stale price. The skew counts margined resting size,
+    /// which a place-then-cancel must not leave behind: a margined cancel marks the rate stale
+    /// from this second (no oracle read, no recompute); the next accrual applies it.
     function cancelOrder(uint256 accountId, bytes32 clientKey)
         external onlyEngine returns (uint256 orderId, uint256 marginReturnedWad)
     {
@@ -67,7 +68,12 @@ contract Market is IMarket, MarketBase, Initializable {
         _unlinkFromLevel(o);
         marginReturnedWad = _closeOrder(n, o, OrderStatus.CANCELLED, CloseReason.USER_CANCEL, true);
         orderId = _orderId(n);
-        if (!o.reduceOnly) _poke();
+        if (!o.reduceOnly) {
+            uint64 since = _rateStaleSince;
+            if (since == 0) _rateStaleSince = since = uint64(block.timestamp);
+            (uint256 l, uint256 s) = _marginedQty();
+            emit FundingRateStale(++seq, since, l, s);
+        }
     }
 
     function setActive(bool active) external onlyEngine {
@@ -87,9 +93,9 @@ contract Market is IMarket, MarketBase, Initializable {
         _delegate();
     }
 
-    /// Anyone: accrue funding to now and recompute the rate (`_poke`).
+    /// Anyone: accrue funding to now and recompute the rate (the extension's `_poke`).
     function pokeFunding() external {
-        _poke();
+        _delegate();
     }
 
     // ─── placing ─────────────────────────────────────────────────────────────────────────
@@ -199,7 +205,7 @@ contract Market is IMarket, MarketBase, Initializable {
     }
 
     function params() external view returns (MarketParams memory) {
-        return _params;
+        _delegateView();
     }
 
     function openInterest() external view returns (uint256 longQty, uint256 shortQty) {

@@ -122,6 +122,10 @@ abstract contract MarketBase is IVenueErrors {
     /// 0 = none) cost no cold read on the trading path.
     IMarket.Session internal _session;
     uint16 internal _closeUpliftBps;
+    /// Same slot: the second from which the stored rate is stale (0: it is not). A cancel of
+    /// margined size sets it instead of recomputing the rate (cheap); the next accrual accrues at
+    /// the stored rate up to it and from it at the rate the book then gives (docs/CONTRACTS.md "Funding").
+    uint64 internal _rateStaleSince;
 
     mapping(uint256 => Order) internal orders; // by local n
     mapping(uint256 => mapping(bytes32 => uint256)) internal openByKey; // account → clientKey → n
@@ -591,16 +595,25 @@ abstract contract MarketBase is IVenueErrors {
         return VenueMath.pendingFunding(pos.size, cumulativeIndex - pos.lastFundingIndex);
     }
 
-    /// Accrues funding to now with the stored rate and moves the time-weighted premium towards
-    /// the book's current (pre-trade) premium sample; a no-op within the same second.
+    /// Accrues funding to now (`_indexNow`) and moves the time-weighted premium towards the
+    /// book's current (pre-trade) premium sample; a no-op within the same second. The stale flag
+    /// is cleared by the `_updateRate` that follows every accrual.
     function _accrue(uint256 index) internal {
         FundingState memory f = fundingState;
         if (block.timestamp == f.lastUpdate) return;
         uint256 dt = block.timestamp - f.lastUpdate;
-        fundingState = FundingState(
-            int128(VenueMath.accrue(f.cumulativeIndex, f.rate, index, dt)), f.rate, uint64(block.timestamp)
-        );
+        fundingState = FundingState(int128(_indexNow(f, index)), f.rate, uint64(block.timestamp));
         components.premium = int64(_premiumAfter(index, dt));
+    }
+
+    /// The cumulative index accrued from lastUpdate to now: at the stored rate, or, when a cancel
+    /// made the rate stale, at the stored rate up to that second and from it at the rate of the
+    /// stored premium and the margined book as it is now (what the cancel would have set).
+    function _indexNow(FundingState memory f, uint256 index) internal view returns (int256 c) {
+        uint256 stale = _rateStaleSince;
+        if (stale == 0) return VenueMath.accrue(f.cumulativeIndex, f.rate, index, block.timestamp - f.lastUpdate);
+        c = VenueMath.accrue(f.cumulativeIndex, f.rate, index, stale - f.lastUpdate);
+        return VenueMath.accrue(c, _rateOf(components.premium).rate, index, block.timestamp - stale);
     }
 
     /// The premium average after `dt` seconds with the book as it is now.
@@ -610,31 +623,35 @@ abstract contract MarketBase is IVenueErrors {
         );
     }
 
-    function _cumulativeIndexNow(uint256 index) internal view returns (int256) {
-        FundingState memory f = fundingState;
-        return VenueMath.accrue(f.cumulativeIndex, f.rate, index, block.timestamp - f.lastUpdate);
+    /// The skew's sides: only size that carries margin, positions and margined resting orders
+    /// (reduce-only orders carry none and could steer it for free).
+    function _marginedQty() internal view returns (uint256 l, uint256 s) {
+        l = uint256(longOI) + restingBidQty - restingReduceOnlyBidQty;
+        s = uint256(shortOI) + restingAskQty - restingReduceOnlyAskQty;
     }
 
-    /// Recomputes the rate from the stored premium average and the open-interest skew.
+    /// The rate of `premium` and the margined book as it is now.
+    function _rateOf(int256 premium) internal view returns (VenueMath.Rate memory) {
+        (uint256 l, uint256 s) = _marginedQty();
+        return VenueMath.fundingRate(premium, l, s, _params.skewScaleX18PerHour, _params.maxFundingRateX18PerHour);
+    }
+
+    /// Recomputes the rate from the stored premium average and the margined skew (after an
+    /// accrual to now, so the rate is no longer stale).
     function _updateRate(uint256 index) internal {
         int256 premium = components.premium;
         uint256 mark = VenueMath.markFromPremium(index, premium);
-        // the skew counts only size that carries margin: positions and margined resting orders
-        // (reduce-only orders carry none and could steer it for free)
-        VenueMath.Rate memory r = VenueMath.fundingRate(
-            premium, uint256(longOI) + restingBidQty - restingReduceOnlyBidQty,
-            uint256(shortOI) + restingAskQty - restingReduceOnlyAskQty,
-            _params.skewScaleX18PerHour, _params.maxFundingRateX18PerHour
-        );
+        VenueMath.Rate memory r = _rateOf(premium);
         fundingState.rate = int64(r.rate);
         components = FundingComponents(int64(r.premiumComponent), int64(r.skewComponent), int64(r.skew), int64(premium));
+        _rateStaleSince = 0;
         emit IMarket.FundingUpdated(
             ++seq, r.rate, r.premiumComponent, r.skewComponent, r.skew, premium, fundingState.cumulativeIndex, index,
             mark, block.timestamp
         );
     }
 
-    /// Accrues funding to now and recomputes the rate (pokeFunding, cancel). On a stale (or unset)
+    /// Accrues funding to now and recomputes the rate (pokeFunding, a session's close). On a stale (or unset)
     /// index, or while the market is CLOSED, nothing accrues: the interval is closed without
     /// funding and the premium average is left as it was.
     function _poke() internal {

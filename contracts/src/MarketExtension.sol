@@ -115,6 +115,11 @@ contract MarketExtension is MarketBase {
         return true;
     }
 
+    /// Anyone (through Market.pokeFunding): accrue funding to now and recompute the rate.
+    function pokeFunding() external {
+        _poke();
+    }
+
     // ─── session (docs/CONTRACTS.md "Weekends and gaps") ─────────────────────────────────
 
     /// Funding accrues up to the close and restarts at the reopening: the closed interval pays none.
@@ -122,7 +127,11 @@ contract MarketExtension is MarketBase {
         if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
         IMarket.Session prev = _session;
         if (next == IMarket.Session.CLOSED && prev != IMarket.Session.CLOSED) _poke();
-        if (prev == IMarket.Session.CLOSED && next != IMarket.Session.CLOSED) fundingState.lastUpdate = uint64(block.timestamp);
+        if (prev == IMarket.Session.CLOSED && next != IMarket.Session.CLOSED) {
+            fundingState.lastUpdate = uint64(block.timestamp);
+            // a rate made stale by a cancel while closed applies from the reopening
+            if (_rateStaleSince != 0) _rateStaleSince = uint64(block.timestamp);
+        }
         _session = next;
         _emitSession();
     }
@@ -149,6 +158,11 @@ contract MarketExtension is MarketBase {
     }
 
     // ─── views ───────────────────────────────────────────────────────────────────────────
+
+    /// Served here: its string-carrying struct encoding is bulky, and only views and the factory read it.
+    function params() external view returns (IMarket.MarketParams memory) {
+        return _params;
+    }
 
     function getOrder(uint256 orderId) external view returns (IMarket.OrderView memory v) {
         if (orderId >> 64 != _marketIndex) return v;
@@ -222,7 +236,9 @@ contract MarketExtension is MarketBase {
         v.premiumX18 = c.premium;
         v.cumulativeIndexX18 = f.cumulativeIndex;
         // nothing accrues while closed
-        v.cumulativeIndexNowX18 = _session == IMarket.Session.CLOSED ? f.cumulativeIndex : _cumulativeIndexNow(index);
+        v.cumulativeIndexNowX18 = _session == IMarket.Session.CLOSED ? f.cumulativeIndex : _indexNow(f, index);
         v.lastUpdate = f.lastUpdate;
+        v.rateStaleSince = _rateStaleSince;
+        v.rateNowX18PerHour = v.rateStaleSince == 0 ? int256(f.rate) : _rateOf(c.premium).rate;
     }
 }

@@ -30,16 +30,51 @@ export function fundingRate(p: {
   return { rateX18PerHour, premiumX18, premiumComponentX18, skewX18, skewComponentX18 };
 }
 
-/** cumulativeIndex + rate × index × (now − lastUpdate) / (3600 × 1e18): the view `cumulativeIndexNow`. */
-export function cumulativeIndexNow(p: {
+/** cumulativeIndex + rate × index × dt / (3600 × 1e18): one accrual step (`VenueMath.accrue`). */
+export const accrue = (cumulativeIndexX18: bigint, rateX18PerHour: bigint, indexX18: bigint, dtSeconds: bigint): bigint =>
+  cumulativeIndexX18 + (rateX18PerHour * indexX18 * dtSeconds) / (SECONDS_PER_HOUR * WAD);
+
+/** The stored funding state and what a cancel since the last accrual changed (`FundingRateStale`). */
+export type StoredFunding = {
   cumulativeIndexX18: bigint;
-  rateX18PerHour: bigint;
-  indexX18: bigint;
+  rateX18PerHour: bigint; // stored at lastUpdate
   lastUpdate: bigint;
-  now: bigint;
-}): bigint {
+  /** The second from which the stored rate is stale (a margined cancel since lastUpdate); 0 = not stale. */
+  rateStaleSince?: bigint;
+  /** The rate from rateStaleSince: the stored premium and the margined book after the last cancel. */
+  staleRateX18PerHour?: bigint;
+};
+
+/**
+ * The view `cumulativeIndexNow` (and what the next accrual writes) at `now` with index `indexX18`:
+ * from lastUpdate at the stored rate; when a cancel made the rate stale, at the stored rate up to
+ * rateStaleSince and at the stale rate from it (docs/CONTRACTS.md "Funding"). Nothing accrues
+ * before lastUpdate; pass `now = lastUpdate` while the market is closed.
+ */
+export function cumulativeIndexNow(p: StoredFunding & { indexX18: bigint; now: bigint }): bigint {
   if (p.now <= p.lastUpdate) return p.cumulativeIndexX18;
-  return p.cumulativeIndexX18 + (p.rateX18PerHour * p.indexX18 * (p.now - p.lastUpdate)) / (SECONDS_PER_HOUR * WAD);
+  const stale = p.rateStaleSince ?? 0n;
+  if (stale === 0n) return accrue(p.cumulativeIndexX18, p.rateX18PerHour, p.indexX18, p.now - p.lastUpdate);
+  // the contract keeps lastUpdate ≤ rateStaleSince (a reopening moves both); bounded here all the same
+  const split = stale < p.lastUpdate ? p.lastUpdate : stale > p.now ? p.now : stale;
+  const atStale = accrue(p.cumulativeIndexX18, p.rateX18PerHour, p.indexX18, split - p.lastUpdate);
+  return accrue(atStale, p.staleRateX18PerHour ?? p.rateX18PerHour, p.indexX18, p.now - split);
+}
+
+/**
+ * Funding at `now` as the `funding()` view reports it: the rate in force (`rateNowX18PerHour`:
+ * the stale rate once a cancel made the stored one stale) and the cumulative index accrued to
+ * `now` (none while the market is closed).
+ */
+export function fundingNow(p: StoredFunding & { indexX18: bigint; now: bigint; closed?: boolean }): {
+  rateNowX18PerHour: bigint;
+  cumulativeIndexNowX18: bigint;
+} {
+  const stale = (p.rateStaleSince ?? 0n) !== 0n;
+  return {
+    rateNowX18PerHour: stale ? (p.staleRateX18PerHour ?? p.rateX18PerHour) : p.rateX18PerHour,
+    cumulativeIndexNowX18: cumulativeIndexNow({ ...p, now: p.closed ? p.lastUpdate : p.now }),
+  };
 }
 
 /**

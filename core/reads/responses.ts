@@ -226,7 +226,8 @@ export function marketResponse(snap: MarketSnapshot): Out<typeof S.Market> {
 
 export function fundingResponse(snap: MarketSnapshot): Out<typeof S.Funding> {
   const s = snap.state;
-  const rate = s.fundingRateX18PerHour;
+  const rate = snap.rateNowX18PerHour;
+  const staleSince = s.rateStaleSince === 0n ? null : s.rateStaleSince;
   const pendingIndex = snap.cumulativeIndexNowX18 - s.cumulativeFundingIndexX18;
   const premium = snap.indexX18 === 0n ? 0n : ((snap.markX18 - snap.indexX18) * WAD) / snap.indexX18;
   return {
@@ -241,6 +242,8 @@ export function fundingResponse(snap: MarketSnapshot): Out<typeof S.Funding> {
     pendingFundingFormatted: formatUnit("indexX18", pendingIndex),
     lastUpdate: num(s.fundingLastUpdate),
     lastUpdateISO: secondsToISO(s.fundingLastUpdate),
+    rateStaleSince: staleSince === null ? null : num(staleSince),
+    rateStaleSinceISO: staleSince === null ? null : secondsToISO(staleSince),
     prices: {
       perpPrice: snap.markX18.toString(),
       perpPriceFormatted: formatField("perpPrice", snap.markX18),

@@ -6,7 +6,7 @@
  * (services/reads/tables.ts, one statement on Postgres).
  */
 import type { account, indexPrice, market, marketState, orderBookLevel, position } from "../../ponder.schema.js";
-import { cumulativeIndexNow, markPrice } from "../math/index.js";
+import { fundingNow, markPrice } from "../math/index.js";
 
 export type AccountRow = typeof account.$inferSelect;
 export type MarketRow = typeof market.$inferSelect;
@@ -22,8 +22,10 @@ export type MarketSnapshot = {
   bestBidX18: bigint; // 0 = empty side
   bestAskX18: bigint;
   markX18: bigint;
-  /** The contract's cumulativeIndexNow at `now`. */
+  /** The contract's cumulativeIndexNow at `now` (split at a cancel's stale second; nothing while closed). */
   cumulativeIndexNowX18: bigint;
+  /** The rate in force at `now` (the view's rateNowX18PerHour: the stale rate after a margined cancel). */
+  rateNowX18PerHour: bigint;
 };
 
 /** A market's state before any of its state events was indexed. */
@@ -44,6 +46,10 @@ export const emptyMarketState = (m: MarketRow): MarketStateRow => ({
   fundingLastUpdate: m.createdAt,
   fundingIndexPriceX18: 0n,
   fundingMarkPriceX18: 0n,
+  rateStaleSince: 0n,
+  staleRateX18PerHour: 0n,
+  staleLongQty: 0n,
+  staleShortQty: 0n,
   orderCount: 0n,
   session: "OPEN",
   marginUpliftBps: 10_000,
@@ -72,12 +78,16 @@ export function marketSnapshot(r: SnapshotRows, now: bigint): MarketSnapshot {
       indexX18, bestBidX18, bestAskX18, markClampBps: BigInt(m.markClampBps),
       premiumX18: state.premiumX18, lastUpdate: state.fundingLastUpdate, now,
     }),
-    cumulativeIndexNowX18: cumulativeIndexNow({
+    ...fundingNow({
       cumulativeIndexX18: state.cumulativeFundingIndexX18,
       rateX18PerHour: state.fundingRateX18PerHour,
-      indexX18,
       lastUpdate: state.fundingLastUpdate,
+      // a cancel since the last accrual: the stored rate up to its second, the stale rate from it
+      rateStaleSince: state.rateStaleSince,
+      staleRateX18PerHour: state.staleRateX18PerHour,
+      indexX18,
       now,
+      closed: state.session === "CLOSED",
     }),
   };
 }

@@ -64,6 +64,8 @@ export const FundingData = z
     current_rate_annualized: z.string().openapi({ description: "hourly × 24 × 365, percent" }),
     cumulative_funding: dec("18 decimals"), cumulative_funding_formatted: fmt(), pending_funding: dec("18 decimals"), pending_funding_formatted: fmt(),
     last_update: int("seconds"), last_update_iso: z.string(),
+    rate_stale_since: int("seconds; a cancel made the stored rate stale from then, current_rate applies since (null: not stale)").nullable(),
+    rate_stale_since_iso: z.string().nullable(),
     prices: z.object({ perp_price: dec("18 decimals"), perp_price_formatted: fmt(), index_price: dec("18 decimals"), index_price_formatted: fmt(), premium: dec("18 decimals"), premium_percent: z.string() }),
     components: z.object({ premium_component: dec("18 decimals"), skew_component: dec("18 decimals"), skew: dec("18 decimals"), skew_percent: z.string() }),
     direction: z.enum(["LONGS_PAY", "SHORTS_PAY", "NEUTRAL"]),

@@ -8,7 +8,7 @@ import { formatUnits, getAddress, type Hex } from "viem";
 import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.js";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { dbKinds } from "./stack.js";
-import { runSession, type Session } from "./reads-session.js";
+import { runSession, sessionActions, type Session } from "./reads-session.js";
 
 type Json = Record<string, any>;
 const SIDES = ["LONG", "SHORT"];
@@ -29,6 +29,22 @@ describe.each(dbKinds())("reconciliation on %s", (kind) => {
   const read = <T>(address: Hex, abi: readonly unknown[], functionName: string, args: readonly unknown[] = []) =>
     v.client.readContract({ address, abi, functionName, args, blockNumber: block } as never) as Promise<T>;
   const marketAddress = (marketId: Hex) => v.deployment.markets.find((m) => m.marketId === marketId)!.marketAddress as Hex;
+
+  /** GET /markets/{id}/funding against Market.funding(), markPrice() and the index at `block`. */
+  const expectFundingEqualsView = (f: Json, fv: Json, mark: bigint, index: bigint) => {
+    const rate = fv.rateNowX18PerHour as bigint; // the rate in force (a cancel's stale rate included)
+    expect(f).toMatchObject({
+      currentRate: rate.toString(),
+      cumulativeFunding: fv.cumulativeIndexX18.toString(),
+      pendingFunding: (fv.cumulativeIndexNowX18 - fv.cumulativeIndexX18).toString(),
+      lastUpdate: Number(fv.lastUpdate),
+      rateStaleSince: fv.rateStaleSince === 0n ? null : Number(fv.rateStaleSince),
+      prices: { perpPrice: mark.toString(), indexPrice: index.toString(), premium: (((mark - index) * 10n ** 18n) / index).toString() },
+      components: { premiumComponent: fv.premiumComponentX18.toString(), skewComponent: fv.skewComponentX18.toString(), skew: fv.skewX18.toString() },
+      direction: rate > 0n ? "LONGS_PAY" : rate < 0n ? "SHORTS_PAY" : "NEUTRAL",
+    });
+    expect(f.currentRateAnnualized).toBe(formatUnits(rate * 24n * 365n * 100n, 18));
+  };
 
   beforeAll(async () => {
     v = await startVenue(kind);
@@ -188,16 +204,7 @@ describe.each(dbKinds())("reconciliation on %s", (kind) => {
       const fv = await read<Json>(market, marketAbi, "funding");
       const mark = await read<bigint>(market, marketAbi, "markPrice");
       const [index] = await read<[bigint, bigint]>(v.deployment.contracts.oracle, oracleAbi, "getPrice", [marketId]);
-      expect(f).toMatchObject({
-        currentRate: fv.rateX18PerHour.toString(),
-        cumulativeFunding: fv.cumulativeIndexX18.toString(),
-        pendingFunding: (fv.cumulativeIndexNowX18 - fv.cumulativeIndexX18).toString(),
-        lastUpdate: Number(fv.lastUpdate),
-        prices: { perpPrice: mark.toString(), indexPrice: index.toString(), premium: (((mark - index) * 10n ** 18n) / index).toString() },
-        components: { premiumComponent: fv.premiumComponentX18.toString(), skewComponent: fv.skewComponentX18.toString(), skew: fv.skewX18.toString() },
-        direction: fv.rateX18PerHour > 0n ? "LONGS_PAY" : fv.rateX18PerHour < 0n ? "SHORTS_PAY" : "NEUTRAL",
-      });
-      expect(f.currentRateAnnualized).toBe(formatUnits(fv.rateX18PerHour * 24n * 365n * 100n, 18));
+      expectFundingEqualsView(f, fv, mark, index);
 
       const price = (await api(`/markets/${marketId}/price`)).data;
       expect(price.markPrice).toBe(mark.toString());
@@ -238,5 +245,45 @@ describe.each(dbKinds())("reconciliation on %s", (kind) => {
     const c = await read<Json>(marketAddress(s.markets[0]!), marketAbi, "getPosition", [d]);
     expect(p.size).toBe((c.sizeQty < 0n ? -c.sizeQty : c.sizeQty).toString());
     expect(c.sizeQty).toBe(0n); // fully closed by the liquidation
+  });
+
+  // Last (it moves the compared block): a cancel of margined size marks the rate stale without
+  // accruing; until the next accrual the indexed funding must split at the cancel's second as the
+  // views do (docs/CONTRACTS.md "Funding").
+  it("right after a cancel, before any accrual, funding and pending funding equal the views", async () => {
+    const { send, place, setPrice, advance } = sessionActions(v);
+    const EUR = s.markets[0]!;
+    const market = marketAddress(EUR);
+    const B = 1;
+    const key = `0x${"c5".repeat(32)}` as Hex;
+    await place(B, EUR, "LONG", "LIMIT", "400", 10, "1.0500", key); // a margined bid: it steers the skew
+    await advance(600);
+    await setPrice(EUR, "1.0550");
+    await send(B, "cancelOrder", [v.accountIds[B]!, EUR, key]);
+    await advance(900);
+    await setPrice(EUR, "1.0560"); // an oracle update is no accrual
+    block = await v.client.getBlockNumber({ cacheTime: 0 });
+    await waitForBlock(ix.url, block);
+
+    const fv = await read<Json>(market, marketAbi, "funding");
+    expect(fv.rateStaleSince).toBeGreaterThan(0n); // still stale at this block
+    expect(fv.rateStaleSince).toBeGreaterThan(fv.lastUpdate);
+    expect(fv.rateNowX18PerHour).not.toBe(fv.rateX18PerHour); // the cancel changed the rate in force
+    const mark = await read<bigint>(market, marketAbi, "markPrice");
+    const [index] = await read<[bigint, bigint]>(v.deployment.contracts.oracle, oracleAbi, "getPrice", [EUR]);
+    expectFundingEqualsView((await api(`/markets/${EUR}/funding`)).data, fv, mark, index);
+    let open = 0;
+    for (const id of s.accounts) {
+      const h = await read<Json>(v.deployment.contracts.venueLens, venueLensAbi, "positionHealth", [market, id]);
+      const funding = (await api(`/accounts/${id}/positions/${EUR}/funding`)).data;
+      expect(funding.pendingFunding).toBe((h.pendingFundingWad as bigint).toString());
+      const p = (await api(`/accounts/${id}/positions/${EUR}`)).data;
+      if (!p.isOpen) continue;
+      open++;
+      expect(p.health.unrealizedPnL).toBe(h.unrealizedPnlWad.toString());
+      expect(p.health.marginRatioBps).toBe(Number(h.marginRatioBps));
+      expect(p.health.liquidationPrice).toBe(h.liquidationPriceX18.toString());
+    }
+    expect(open).toBeGreaterThanOrEqual(2);
   });
 });

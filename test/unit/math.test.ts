@@ -4,6 +4,7 @@ import {
   WAD,
   annualizeHourlyRate,
   cumulativeIndexNow,
+  fundingNow,
   entryPrice,
   fillFee,
   fillPercent,
@@ -83,6 +84,29 @@ describe("funding", () => {
     expect(cumulativeIndexNow({ ...base, now: 4600n })).toBe(5n + px("0.000108"));
     expect(cumulativeIndexNow({ ...base, now: 1000n })).toBe(5n);
     expect(cumulativeIndexNow({ ...base, rateX18PerHour: -1n, indexX18: 1n, now: 1001n })).toBe(5n); // -1/3.6e21 → 0
+  });
+  it("a stale rate (a cancel since the last accrual) applies from its second: two steps, each truncating", () => {
+    // docs/CONTRACTS.md "Funding", worked example: 0.01 %/h stored at 1000, a cancel at 4600 leaves
+    // a book whose rate is −0.02 %/h; at 6400: +1 h at 0.01 % then +0.5 h at −0.02 % of 1.08
+    const base = { cumulativeIndexX18: 5n, rateX18PerHour: px("0.0001"), indexX18: px("1.08"), lastUpdate: 1000n };
+    const stale = { ...base, rateStaleSince: 4600n, staleRateX18PerHour: -px("0.0002") };
+    expect(cumulativeIndexNow({ ...stale, now: 4600n })).toBe(5n + px("0.000108"));
+    expect(cumulativeIndexNow({ ...stale, now: 6400n })).toBe(5n);
+    expect(cumulativeIndexNow({ ...stale, now: 8200n })).toBe(5n - px("0.000108"));
+    // not stale (0): the stored rate all along, whatever staleRate says
+    expect(cumulativeIndexNow({ ...base, rateStaleSince: 0n, staleRateX18PerHour: -px("0.0002"), now: 8200n })).toBe(5n + px("0.000216"));
+    // stale from lastUpdate (a cancel in the accrual's second): the stale rate from the start
+    expect(cumulativeIndexNow({ ...stale, rateStaleSince: 1000n, now: 4600n })).toBe(5n - px("0.000216"));
+    // a stale second before lastUpdate (the reopening moved lastUpdate): from lastUpdate
+    expect(cumulativeIndexNow({ ...stale, rateStaleSince: 900n, now: 4600n })).toBe(5n - px("0.000216"));
+    // each step truncates toward zero on its own, as VenueMath.accrue twice: 1 × 1 × 1 s / 3.6e21 → 0 twice
+    const tiny = { cumulativeIndexX18: 0n, rateX18PerHour: 2n * 10n ** 21n, indexX18: 1n, lastUpdate: 0n, staleRateX18PerHour: 2n * 10n ** 21n };
+    expect(cumulativeIndexNow({ ...tiny, now: 2n })).toBe(1n); // one step: 4e21 / 3.6e21
+    expect(cumulativeIndexNow({ ...tiny, rateStaleSince: 1n, now: 2n })).toBe(0n); // two steps of 2e21 / 3.6e21
+    // the view: the rate in force, nothing accrued while closed
+    expect(fundingNow({ ...stale, now: 6400n })).toEqual({ rateNowX18PerHour: -px("0.0002"), cumulativeIndexNowX18: 5n });
+    expect(fundingNow({ ...stale, now: 6400n, closed: true })).toEqual({ rateNowX18PerHour: -px("0.0002"), cumulativeIndexNowX18: 5n });
+    expect(fundingNow({ ...base, now: 4600n })).toEqual({ rateNowX18PerHour: px("0.0001"), cumulativeIndexNowX18: 5n + px("0.000108") });
   });
   it("pending funding: pay rounded up, receive rounded down", () => {
     expect(pendingFunding(1n, 1n, 0n)).toBe(1n); // 1e-36 owed → 1 wei

@@ -100,14 +100,16 @@ interface IMarket is IVenueErrors {
     }
 
     struct FundingView {
-        int256 rateX18PerHour;        // stored rate, applies since lastUpdate
+        int256 rateX18PerHour;        // stored rate, applies since lastUpdate (up to rateStaleSince when set)
         int256 premiumComponentX18;
         int256 skewComponentX18;
         int256 skewX18;               // (L - S) / (L + S), L/S = open interest + resting size per side
         int256 premiumX18;            // (mark - index) / index at the last update
         int256 cumulativeIndexX18;    // as stored at lastUpdate
-        int256 cumulativeIndexNowX18; // accrued to block.timestamp with the current index
+        int256 cumulativeIndexNowX18; // accrued to block.timestamp with the current index (as the next accrual would)
         uint256 lastUpdate;           // seconds
+        int256 rateNowX18PerHour;     // the rate in force now: the stored one, or from rateStaleSince the rate of the stored premium and the margined book now
+        uint256 rateStaleSince;       // seconds; 0 = the stored rate is current (else a cancel made it stale, docs/CONTRACTS.md "Funding")
     }
 
     // ─── events (post-state values) ────────────────────────────────────────────────────────
@@ -144,6 +146,12 @@ interface IMarket is IVenueErrors {
         uint256 feeWad, int256 fundingIndexX18
     );
     event OpenInterestUpdated(uint64 seq, uint256 longQty, uint256 shortQty);
+    /// A cancel changed the margined book: the stored rate applies up to `staleSince` (the first
+    /// such cancel since the last FundingUpdated; a reopening after it moves it to the reopening),
+    /// from there the rate of the stored premium and the margined sizes after this cancel,
+    /// `longQty` = long OI + resting bids − reduce-only bids, `shortQty` likewise; the next
+    /// FundingUpdated writes it (docs/CONTRACTS.md "Funding").
+    event FundingRateStale(uint64 seq, uint64 staleSince, uint256 longQty, uint256 shortQty);
     /// Funding accrued to `timestamp` and the rate that applies from now on.
     event FundingUpdated(
         uint64 seq, int256 rateX18PerHour, int256 premiumComponentX18, int256 skewComponentX18,
@@ -205,7 +213,7 @@ interface IMarket is IVenueErrors {
     /// 1e4 ≤ uplift, maintenance × uplift < 100 %, initial margin × uplift ≤ 100 % (else InvalidParameters).
     function setCloseUplift(uint256 upliftBps) external;
 
-    /// Anyone: accrue funding to now and recompute the rate.
+    /// Anyone: accrue funding to now (applying a stale rate's split) and recompute the rate.
     function pokeFunding() external;
 
     // ─── views ──────────────────────────────────────────────────────────────────────────────

@@ -88,16 +88,62 @@ contract Scenario06FundingAttack is AttackBase {
         assertEq(_rate(market), r0, "margin-free reduce-only size moved the funding rate");
     }
 
-    /// (c) Place and cancel a large bid in one block: the rate must be what it was.
-    function test_attack_cancelLeavesSteeredRate() public {
-        _twoSidedBookWithPosition();
+    function _placeAndCancelLargeBid() internal {
         int256 r0 = _rate(market);
         (bool ok, uint256 oid,) = _tryLimit(carol_, c, EUR, LONG, 50_000e6, 10, 1.071e18, "large bid");
         assertTrue(ok, "setup: large bid");
+        assertTrue(_rate(market) != r0, "setup: the bid steers");
         bytes32 key = market.getOrder(oid).clientKey;
         vm.prank(carol_);
         engine.cancelOrder(c, EUR, key);
-        assertEq(_rate(market), r0, "the rate of a cancelled order's skew survived the cancel");
+    }
+
+    function _warpFresh(uint256 dt) internal {
+        vm.warp(block.timestamp + dt);
+        vm.roll(block.number + 1);
+        _refresh(EUR);
+    }
+
+    /// (c) Place and cancel a large bid in one block: the rate in force must be what it was, and
+    /// after the next accrual the index and the rate equal those of a market where it never
+    /// happened (the cancel only marks the rate stale; the next accrual recomputes it).
+    function test_attack_cancelLeavesSteeredRate() public {
+        _twoSidedBookWithPosition();
+        int256 r0 = _rate(market);
+        uint256 snap = vm.snapshotState();
+        _warpFresh(1 hours);
+        engine.pokeFunding(EUR);
+        IMarket.FundingView memory honest = market.funding();
+        vm.revertToState(snap);
+        _placeAndCancelLargeBid();
+        assertEq(market.funding().rateNowX18PerHour, r0, "the rate of a cancelled order's skew survived the cancel");
+        _warpFresh(1 hours);
+        engine.pokeFunding(EUR);
+        IMarket.FundingView memory f = market.funding();
+        assertEq(f.rateX18PerHour, honest.rateX18PerHour, "rate after the next accrual");
+        assertEq(f.cumulativeIndexX18, honest.cumulativeIndexX18, "funding accrued since the cancel");
+    }
+
+    /// (c) The bid rests a while, then is cancelled: its steered rate applies up to the cancel's
+    /// second only, the rate of the book without it from there.
+    function test_attack_cancelStopsSteeredRateAtItsSecond() public {
+        _twoSidedBookWithPosition();
+        int256 r0 = _rate(market);
+        _warpFresh(10 minutes);
+        (bool ok, uint256 oid,) = _tryLimit(carol_, c, EUR, LONG, 50_000e6, 10, 1.071e18, "large bid");
+        assertTrue(ok, "setup: large bid");
+        IMarket.FundingView memory f0 = market.funding();
+        assertTrue(f0.rateX18PerHour != r0, "setup: the bid steers");
+        _warpFresh(20 minutes);
+        bytes32 key = market.getOrder(oid).clientKey;
+        vm.prank(carol_);
+        engine.cancelOrder(c, EUR, key);
+        int256 rateAfter = market.funding().rateNowX18PerHour;
+        _warpFresh(3 hours);
+        engine.pokeFunding(EUR);
+        int256 steered = f0.rateX18PerHour * int256(EUR_PX) * 20 minutes / int256(3600 * 1e18);
+        int256 rest = rateAfter * int256(EUR_PX) * 3 hours / int256(3600 * 1e18);
+        assertEq(market.funding().cumulativeIndexX18, f0.cumulativeIndexX18 + steered + rest, "steered only up to the cancel");
     }
 
     /// (d) With the index stale, a poke must not accrue funding.

@@ -38,7 +38,7 @@ contract EventsTest is VenueFixture {
         return t == IMarket.OrderPlaced.selector || t == IMarket.OrderFilled.selector || t == IMarket.OrderClosed.selector
             || t == IMarket.LevelUpdated.selector || t == IMarket.PositionUpdated.selector
             || t == IMarket.OpenInterestUpdated.selector || t == IMarket.FundingUpdated.selector
-            || t == IMarket.Liquidated.selector || t == IMarket.ActiveSet.selector;
+            || t == IMarket.Liquidated.selector || t == IMarket.ActiveSet.selector || t == IMarket.FundingRateStale.selector;
     }
 
     bytes32 internal constant OWNERSHIP_TRANSFERRED = keccak256("OwnershipTransferred(address,address)");

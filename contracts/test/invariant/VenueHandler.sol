@@ -107,6 +107,8 @@ contract VenueHandler is Test {
     uint256 public badDebtOutsideLiquidation; // bad debt grew in a step that liquidated nothing
     uint256 public reduceOnlyGrew; // a reduce-only order increased or flipped its position
     uint256 public grewInWindow; // a position opened or increased while its market was not OPEN
+    uint256 public fundingViewDrift; // a poke stored a cumulative index other than the views said
+    uint256 public stalePokes; // pokes that found the rate stale (a cancel since the last accrual)
     /// The current step is a liquidation (the only place bad debt, as rounding dust, may appear).
     bool internal liquidating;
     string public lastTargetViolation;
@@ -502,6 +504,24 @@ contract VenueHandler is Test {
     }
 
     function cancel(uint256 actorSeed, uint256 orderSeed) external step {
+        _cancel(actorSeed, orderSeed);
+    }
+
+    /// A cancel, time passing (fresh feeds unless stale), then a poke of that market: the poke
+    /// writes what the views said just before it (`_checkedPoke`).
+    function cancelThenPoke(uint256 actorSeed, uint256 orderSeed, uint256 secondsSeed) external step {
+        _cancel(actorSeed, orderSeed);
+        uint256 dt = bound(secondsSeed, 0, 1 hours);
+        if (dt != 0) {
+            vm.warp(block.timestamp + dt);
+            vm.roll(block.number + 1);
+            if (!stale[0]) _refresh(0);
+            if (!stale[1]) _refresh(1);
+        }
+        _checkedPoke(actorSeed >> 8 & 1);
+    }
+
+    function _cancel(uint256 actorSeed, uint256 orderSeed) internal {
         (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
         IMarket m = markets[k];
         uint256 n = m.orderCount();
@@ -726,9 +746,29 @@ contract VenueHandler is Test {
     }
 
     function pokeFunding(uint256 marketSeed) external step {
-        uint256 k = marketSeed & 1;
-        try engine.pokeFunding(ids[k]) {}
-        catch (bytes memory r) {
+        _checkedPoke(marketSeed & 1);
+    }
+
+    /// A poke, checked against the views just before it: it stores the view's cumulativeIndexNow
+    /// (the stored index when nothing accrues: stale or unset price, closed market) and clears a
+    /// stale rate (a cancel's; docs/CONTRACTS.md "Funding").
+    function _checkedPoke(uint256 k) internal {
+        IMarket m = markets[k];
+        IMarket.FundingView memory v = m.funding();
+        (uint256 index, uint256 at) = oracle.getPrice(ids[k]);
+        (IMarket.Session s,,) = m.session();
+        bool accrues = index != 0 && s != IMarket.Session.CLOSED && block.timestamp - at <= oracle.maxAgeSeconds();
+        if (v.rateStaleSince != 0) ++stalePokes;
+        try engine.pokeFunding(ids[k]) {
+            IMarket.FundingView memory f = m.funding();
+            if (
+                f.cumulativeIndexX18 != (accrues ? v.cumulativeIndexNowX18 : v.cumulativeIndexX18) || f.rateStaleSince != 0
+                    || f.lastUpdate != block.timestamp || f.rateNowX18PerHour != f.rateX18PerHour
+            ) {
+                ++fundingViewDrift;
+                _target("a poke stored other than the funding views said");
+            }
+        } catch (bytes memory r) {
             _expect("pokeFunding", r, _one(stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff)));
         }
     }

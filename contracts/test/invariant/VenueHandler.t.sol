@@ -49,6 +49,7 @@ contract VenueHandlerTest is VenueFixture {
         else if (k == 24) h.placeReduceOnly(seed, s2 & 1 == 0, int256(s2 >> 128), s2 >> 8);
         else if (k == 25) h.replaySignature(seed, s2);
         else if (k == 26) h.advanceSession(s2);
+        else if (k == 27) h.cancelThenPoke(seed, s2, s2 >> 128);
         else h.liquidate(seed);
     }
 
@@ -136,5 +137,24 @@ contract VenueHandlerTest is VenueFixture {
         assertGt(h.sessionChanges(), 10, "market sessions (pre-close, weekend, reopening)");
         assertGt(h.closedRefusals(), 0, "orders or liquidations refused by the session");
         assertGt(h.placed(), 20, "orders placed");
+    }
+
+    /// Cancels followed by pokes (a stale rate, docs/CONTRACTS.md "Funding") amid the usual walk
+    /// and the sessions: every poke stores what the funding views said just before it.
+    function test_handler_cancelsThenPokes() public {
+        uint256 seed = 11;
+        for (uint256 i; i < 300; ++i) {
+            seed = uint256(keccak256(abi.encode(seed)));
+            uint256 k = i % 4 == 3 ? 27 : i % 25 == 0 ? 26 : seed % 26;
+            this.step(k, uint256(keccak256(abi.encode(seed, 1))));
+            _checkSolvency();
+        }
+        if (h.unexpectedReverts() != 0) {
+            revert(string.concat("unexpected revert in ", h.lastUnexpectedAction(), ": ", vm.toString(h.lastUnexpectedReason())));
+        }
+        assertEq(h.fundingViewDrift(), 0, h.lastTargetViolation());
+        assertGt(h.stalePokes(), 10, "pokes after a cancel made the rate stale");
+        assertGt(h.cancels(), 20, "cancels");
+        assertGt(h.sessionChanges(), 5, "market sessions");
     }
 }

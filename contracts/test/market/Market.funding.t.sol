@@ -193,4 +193,130 @@ contract MarketFundingTest is VenueFixture {
         assertLt(lens.positionHealth(market, a).pendingFundingWad, 0, "longs receive");
         assertGt(lens.positionHealth(market, b).pendingFundingWad, 0, "shorts pay");
     }
+
+    // ─── a cancel marks the rate stale (docs/CONTRACTS.md "Funding") ─────────────────────
+
+    /// The docs' rate of the stored premium and margined sizes `l`, `s` (EUR/USD: skew scale
+    /// 1e14, clamp 1e15 per hour).
+    function _rateOf(uint256 l, uint256 s) internal view returns (int256 rate) {
+        int256 skew = l + s == 0 ? int256(0) : (int256(l) - int256(s)) * 1e18 / int256(l + s);
+        rate = market.funding().premiumX18 / 24 + skew * 1e14 / 1e18;
+        if (rate > 1e15) rate = 1e15;
+        if (rate < -1e15) rate = -1e15;
+    }
+
+    function _accrued(int256 c, int256 rate, uint256 dt) internal pure returns (int256) {
+        return c + rate * int256(EUR_PX) * int256(dt) / int256(3600 * 1e18);
+    }
+
+    function _cancel(address who, uint256 id, uint256 oid) internal {
+        bytes32 key = market.getOrder(oid).clientKey;
+        vm.prank(who);
+        engine.cancelOrder(id, EUR, key);
+    }
+
+    /// The cancel writes only the stale second and an event; the views and the next accrual use
+    /// the stored rate up to that second and the rate of the book after the cancel from it.
+    function test_funding_cancelMarksRateStaleAndNextAccrualSplits() public {
+        _limit(dave, d, LONG, 21.4e6, 10, 1.07e18); // +200 resting bid, stays
+        uint256 oid = _limit(carol, c, LONG, 10.7e6, 10, 1.07e18); // +100, cancelled below
+        IMarket.FundingView memory f0 = market.funding();
+        int256 steered = f0.rateX18PerHour;
+        assertEq(steered, _rateOf(800e18, 500e18));
+        assertEq(f0.rateStaleSince, 0, "a placement leaves the rate current");
+        assertEq(f0.rateNowX18PerHour, steered);
+        _warpFresh(1 hours);
+        uint256 t1 = block.timestamp;
+        vm.expectEmit(address(market));
+        emit IMarket.FundingRateStale(_nextSeq(address(market)) + 2, uint64(t1), 700e18, 500e18);
+        _cancel(carol, c, oid);
+        IMarket.FundingView memory f1 = market.funding();
+        assertEq(f1.rateX18PerHour, steered, "the stored rate is not rewritten");
+        assertEq(f1.lastUpdate, f0.lastUpdate, "nothing accrued");
+        assertEq(f1.cumulativeIndexX18, f0.cumulativeIndexX18);
+        assertEq(f1.rateStaleSince, t1);
+        int256 after_ = _rateOf(700e18, 500e18);
+        assertEq(f1.rateNowX18PerHour, after_, "the rate in force: the book after the cancel");
+        int256 atCancel = _accrued(f0.cumulativeIndexX18, steered, 1 hours);
+        assertEq(f1.cumulativeIndexNowX18, atCancel, "the stored rate up to the cancel's second");
+        _warpFresh(30 minutes);
+        int256 want = _accrued(atCancel, after_, 30 minutes);
+        assertEq(market.funding().cumulativeIndexNowX18, want, "the rate after the cancel from its second");
+        int256 x = int256(500e18) * (want - _pos(a).lastFundingIndexX18);
+        assertEq(lens.positionHealth(market, a).pendingFundingWad, (x - 1) / 1e18 + 1, "pending funding follows the view");
+        engine.pokeFunding(EUR);
+        IMarket.FundingView memory f2 = market.funding();
+        assertEq(f2.cumulativeIndexX18, want, "the next accrual writes what the view said");
+        assertEq(f2.rateStaleSince, 0, "cleared");
+        assertEq(f2.rateX18PerHour, after_);
+        assertEq(f2.lastUpdate, block.timestamp);
+    }
+
+    /// Several cancels: the first one's second stays; the rate after it is the book's after the last.
+    function test_funding_laterCancelsKeepTheFirstStaleSecond() public {
+        _limit(dave, d, LONG, 21.4e6, 10, 1.07e18); // +200, stays
+        uint256 o1 = _limit(carol, c, LONG, 10.7e6, 10, 1.07e18); // +100
+        uint256 o2 = _limit(alice, a, LONG, 10.7e6, 10, 1.07e18); // +100
+        IMarket.FundingView memory f0 = market.funding();
+        _warpFresh(10 minutes);
+        uint256 t1 = block.timestamp;
+        _cancel(carol, c, o1);
+        _warpFresh(10 minutes);
+        vm.recordLogs();
+        _cancel(alice, a, o2);
+        Vm.Log[] memory st = _logs(vm.getRecordedLogs(), address(market), IMarket.FundingRateStale.selector);
+        assertEq(st.length, 1);
+        (, uint64 since, uint256 l, uint256 sh) = abi.decode(st[0].data, (uint64, uint64, uint256, uint256));
+        assertEq(since, t1, "the first cancel's second");
+        assertEq(l, 700e18);
+        assertEq(sh, 500e18);
+        _warpFresh(10 minutes);
+        int256 want = _accrued(_accrued(f0.cumulativeIndexX18, f0.rateX18PerHour, 10 minutes), _rateOf(700e18, 500e18), 20 minutes);
+        assertEq(market.funding().cumulativeIndexNowX18, want);
+        engine.pokeFunding(EUR);
+        assertEq(market.funding().cumulativeIndexX18, want);
+    }
+
+    /// A placement is an accrual too: it applies the split before its own rate change.
+    function test_funding_placementAfterCancelAppliesTheSplit() public {
+        uint256 oid = _limit(carol, c, LONG, 10.7e6, 10, 1.07e18);
+        IMarket.FundingView memory f0 = market.funding();
+        _warpFresh(20 minutes);
+        _cancel(carol, c, oid);
+        _warpFresh(40 minutes);
+        int256 want = _accrued(_accrued(f0.cumulativeIndexX18, f0.rateX18PerHour, 20 minutes), _rateOf(500e18, 500e18), 40 minutes);
+        assertEq(market.funding().cumulativeIndexNowX18, want);
+        _limit(dave, d, SHORT, 10.9e6, 10, 1.09e18);
+        IMarket.FundingView memory f1 = market.funding();
+        assertEq(f1.cumulativeIndexX18, want);
+        assertEq(f1.rateStaleSince, 0);
+        assertEq(f1.rateX18PerHour, _rateOf(500e18, 600e18), "the placement's own book");
+    }
+
+    /// Reduce-only orders carry no margin and are not in the skew: their cancel leaves the rate current.
+    function test_funding_reduceOnlyCancelLeavesTheRateCurrent() public {
+        vm.prank(alice);
+        (uint256 oid,,,) = engine.closePosition(a, EUR, LMT, 1.09e18, bytes32(0));
+        _warpFresh(10 minutes);
+        vm.recordLogs();
+        _cancel(alice, a, oid);
+        assertEq(_logs(vm.getRecordedLogs(), address(market), IMarket.FundingRateStale.selector).length, 0);
+        assertEq(market.funding().rateStaleSince, 0);
+    }
+
+    /// A stale index at the next accrual: today's rule, the interval closes without funding (both
+    /// parts), and the rate is recomputed.
+    function test_funding_staleIndexAfterCancelAccruesNothing() public {
+        uint256 oid = _limit(carol, c, LONG, 10.7e6, 10, 1.07e18);
+        IMarket.FundingView memory f0 = market.funding();
+        _warpFresh(10 minutes);
+        _cancel(carol, c, oid);
+        vm.warp(block.timestamp + MAX_AGE + 10);
+        engine.pokeFunding(EUR);
+        IMarket.FundingView memory f1 = market.funding();
+        assertEq(f1.cumulativeIndexX18, f0.cumulativeIndexX18, "nothing accrued on a stale index");
+        assertEq(f1.lastUpdate, block.timestamp);
+        assertEq(f1.rateStaleSince, 0);
+        assertEq(f1.rateX18PerHour, _rateOf(500e18, 500e18));
+    }
 }

@@ -175,6 +175,7 @@ contract MarketOrdersTest is VenueFixture {
         _market(alice, a, LONG, 54e6, 10); // alice long 500
         engine.pokeFunding(EUR);
         int256 r0 = market.funding().skewX18;
+        int256 rate0 = market.funding().rateX18PerHour;
         // reduce-only asks (no margin) leave the skew as it was
         vm.prank(alice);
         engine.closePosition(a, EUR, LMT, 1.09e18, bytes32(0));
@@ -186,7 +187,12 @@ contract MarketOrdersTest is VenueFixture {
         bytes32 key = market.getOrder(oid).clientKey;
         vm.prank(carol);
         engine.cancelOrder(c, EUR, key);
-        assertEq(market.funding().skewX18, r0, "cancel recomputed the skew");
+        // the cancel marks the rate stale: the rate in force is the book's without the bid
+        assertEq(market.funding().rateStaleSince, block.timestamp, "the cancel marked the rate stale");
+        assertEq(market.funding().rateNowX18PerHour, rate0, "the rate in force after the cancel");
+        engine.pokeFunding(EUR);
+        assertEq(market.funding().skewX18, r0, "the next accrual recomputed the skew");
+        assertEq(market.funding().rateX18PerHour, rate0);
         _checkAll();
     }
 

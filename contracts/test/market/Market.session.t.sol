@@ -255,6 +255,44 @@ contract MarketSessionTest is VenueFixture {
         );
     }
 
+    /// A margined cancel while closed works and marks the rate stale; nothing accrues until the
+    /// reopening, and from the reopening the rate of the book after the cancel applies.
+    function test_closed_cancelMarksRateStaleFromTheReopening() public {
+        uint256 oid = _limit(carol, c, LONG, 500e6, 10, 1.07e18); // margined bid: a skew
+        _grantKeeper();
+        _session(REDUCE_ONLY);
+        vm.warp(block.timestamp + 600);
+        _setPrice(EUR, EUR_PX);
+        _session(CLOSED);
+        IMarket.FundingView memory atClose = market.funding();
+        vm.warp(block.timestamp + 12 hours);
+        _setPrice(EUR, EUR_PX);
+        bytes32 key = market.getOrder(oid).clientKey;
+        vm.prank(carol);
+        (, uint256 returned) = engine.cancelOrder(c, EUR, key);
+        assertEq(returned, 500e18, "the cancel works while closed");
+        IMarket.FundingView memory f = market.funding();
+        assertEq(f.rateStaleSince, block.timestamp, "stale from the cancel");
+        assertEq(f.cumulativeIndexNowX18, atClose.cumulativeIndexX18, "nothing accrues while closed");
+        int256 rateAfter = f.rateNowX18PerHour;
+        assertTrue(rateAfter != atClose.rateX18PerHour, "setup: the cancel changes the rate");
+        vm.warp(block.timestamp + 12 hours);
+        _setPrice(EUR, EUR_PX);
+        _session(OPEN);
+        f = market.funding();
+        assertEq(f.lastUpdate, block.timestamp);
+        assertEq(f.rateStaleSince, block.timestamp, "the stale second moves to the reopening");
+        assertEq(f.cumulativeIndexNowX18, atClose.cumulativeIndexX18);
+        vm.warp(block.timestamp + 3600);
+        _setPrice(EUR, EUR_PX);
+        int256 want = atClose.cumulativeIndexX18 + rateAfter * int256(EUR_PX) * 3600 / int256(3600 * 1e18);
+        assertEq(market.funding().cumulativeIndexNowX18, want, "an hour at the rate after the cancel");
+        engine.pokeFunding(EUR);
+        assertEq(market.funding().cumulativeIndexX18, want);
+        assertEq(market.funding().rateStaleSince, 0);
+        _checkAll();
+    }
+
     function _pendingOf(int256 size, int256 delta) internal pure returns (int256) {
         int256 x = size * delta;
         if (x > 0) return int256((uint256(x) - 1) / 1e18 + 1);

@@ -84,6 +84,8 @@ export class IndexerReader {
           cumulativeFundingIndexX18: marketState.cumulativeFundingIndexX18,
           fundingLastUpdate: marketState.fundingLastUpdate,
           premiumX18: marketState.premiumX18,
+          rateStaleSince: marketState.rateStaleSince,
+          staleRateX18PerHour: marketState.staleRateX18PerHour,
           session: marketState.session,
           marginUpliftBps: marketState.marginUpliftBps,
           stateBlock: marketState.updatedBlock,
@@ -139,6 +141,8 @@ export class IndexerReader {
         cumulativeFundingIndexX18: m.cumulativeFundingIndexX18 ?? 0n,
         fundingLastUpdate: m.fundingLastUpdate ?? 0n,
         premiumX18: m.premiumX18 ?? 0n,
+        rateStaleSince: m.rateStaleSince ?? 0n,
+        staleRateX18PerHour: m.staleRateX18PerHour ?? 0n,
         session: (m.session ?? "OPEN") as MarketContext["session"],
       });
     }

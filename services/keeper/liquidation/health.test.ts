@@ -38,6 +38,15 @@ describe("health at the indexed block", () => {
     expect(h1.equityWad).toBe(h0.equityWad - h1.pendingFundingWad);
   });
 
+  it("a stale rate (a cancel since the last accrual) applies from its second, as the contract's view", () => {
+    // 0.1 %/h stored at 1000; a cancel at 1000 + 1800 leaves a book whose rate is −0.1 %/h
+    const stale = { ...market, fundingRateX18PerHour: 10n ** 15n, rateStaleSince: 2800n, staleRateX18PerHour: -(10n ** 15n) };
+    expect(healthAt(long, stale, 2800n).pendingFundingWad).toBe(24_975n * 10n ** 15n); // half an hour paid
+    expect(healthAt(long, stale, 4600n).pendingFundingWad).toBe(0n); // then half an hour received
+    // closed: nothing accrues whatever the stale rate
+    expect(healthAt(long, { ...stale, session: "CLOSED" }, 9000n).pendingFundingWad).toBe(0n);
+  });
+
   it("aggregates an account: sums, ratio of sums, any position liquidatable", () => {
     const a = healthAt(long, market, 1000n);
     const b = healthAt({ ...long, sizeQty: -long.sizeQty, marginWad: 10n * E18 }, market, 1000n);

@@ -2,7 +2,7 @@
  * A position's health at the latest indexed block, composed from the indexed rows with the
  * contracts' own formulas (`core/math`, docs/CONTRACTS.md "Health and liquidation"): mark from
  * index, best bid/ask and the stored time-weighted premium, the cumulative funding index accrued to the block's timestamp with
- * the current index, pending funding, then `positionHealth`.
+ * the current index (split at a cancel's stale second, as the contract), pending funding, then `positionHealth`.
  */
 import { cumulativeIndexNow, markPrice, pendingFunding, positionHealth, type Health } from "../../../core/math/index.js";
 
@@ -24,6 +24,10 @@ export type MarketContext = {
   fundingLastUpdate: bigint;
   /** The time-weighted premium stored at fundingLastUpdate (FundingUpdated.premiumX18). */
   premiumX18: bigint;
+  /** A cancel made the stored rate stale from this second (FundingRateStale); absent or 0: not stale. */
+  rateStaleSince?: bigint;
+  /** The rate from rateStaleSince (the stored premium, the margined book after the last cancel). */
+  staleRateX18PerHour?: bigint;
   /** The market's session (absent: OPEN). CLOSED: no liquidation, no funding accrual. */
   session?: "OPEN" | "REDUCE_ONLY" | "CLOSED";
 };
@@ -53,6 +57,9 @@ export function healthAt(p: PositionRow, m: MarketContext, timestamp: bigint): H
   const indexNow = cumulativeIndexNow({
     cumulativeIndexX18: m.cumulativeFundingIndexX18,
     rateX18PerHour: m.fundingRateX18PerHour,
+    // a cancel since the last accrual: the stored rate up to its second, the stale rate from it
+    rateStaleSince: m.rateStaleSince,
+    staleRateX18PerHour: m.staleRateX18PerHour,
     indexX18: m.indexPriceX18,
     lastUpdate: m.fundingLastUpdate,
     // nothing accrues while the market is closed

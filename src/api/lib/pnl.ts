@@ -129,7 +129,16 @@ async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise
       lastUpdate,
       now,
     });
-    const indexNow = cumulativeIndexNow({ cumulativeIndexX18: big(r.cumulative_index_x18), rateX18PerHour: big(r.rate_x18_per_hour), indexX18, lastUpdate, now });
+    const indexNow = cumulativeIndexNow({
+      cumulativeIndexX18: big(r.cumulative_index_x18),
+      rateX18PerHour: big(r.rate_x18_per_hour),
+      // a cancel after the last accrual: the stored rate up to its second, the stale rate from it
+      rateStaleSince: big(r.stale_since),
+      staleRateX18PerHour: big(r.stale_rate_x18_per_hour),
+      indexX18,
+      lastUpdate,
+      now,
+    });
     const pending = pendingFunding(sizeQty, indexNow, big(r.funding_index_x18));
     const h = positionHealth({ sizeQty, openNotionalWad: big(r.open_notional_wad), marginWad: big(r.margin_wad) }, mark, pending, BigInt(m.mmBps));
     pt.equityWad += h.equityWad;

@@ -249,7 +249,10 @@ export const MarketList = z.object({ markets: z.array(Market) }).openapi("Market
 export const Funding = z
   .object({
     marketId: hex("Market id"),
-    currentRate: raw("currentRate", "Signed; the rate in force since lastUpdate"),
+    currentRate: raw(
+      "currentRate",
+      "Signed; the rate in force now: the one stored at lastUpdate, or after a cancel of margined size (rateStaleSince) the rate of the stored premium and the book after the cancel (the contract's rateNowX18PerHour)",
+    ),
     currentRateFormatted: formatted("currentRate (per hour)"),
     currentRatePercent: percent("Hourly rate"),
     currentRateAnnualized: percent("Hourly rate × 24 × 365"),
@@ -257,11 +260,15 @@ export const Funding = z
     cumulativeFundingFormatted: formatted("cumulativeFunding"),
     pendingFunding: rawUnit(
       "indexX18",
-      "Index accrued since lastUpdate at the current rate and index price, up to the indexed block's time (cumulativeFunding + pendingFunding = the contract's cumulativeIndexNow)",
+      "Index accrued since lastUpdate at the index price, up to the indexed block's time: at the stored rate, and from rateStaleSince at the current rate (cumulativeFunding + pendingFunding = the contract's cumulativeIndexNow; nothing while the market is closed)",
     ),
     pendingFundingFormatted: formatted("pendingFunding"),
     lastUpdate: seconds("Last funding accrual"),
     lastUpdateISO: iso("Last funding accrual"),
+    rateStaleSince: seconds(
+      "Since when the rate stored at lastUpdate no longer applies (a cancel of margined size; the next accrual stores the current rate); null when it does",
+    ).nullable(),
+    rateStaleSinceISO: iso("rateStaleSince").nullable(),
     prices: z.object({
       perpPrice: raw("perpPrice", "The mark price now"),
       perpPriceFormatted: formatted("perpPrice"),
@@ -271,8 +278,8 @@ export const Funding = z
       premiumPercent: percent("premium"),
     }),
     components: z.object({
-      premiumComponent: raw("premiumComponent", "Premium part of the current rate (premium at lastUpdate / 24)"),
-      skewComponent: raw("skewComponent", "Skew part of the current rate"),
+      premiumComponent: raw("premiumComponent", "Premium part of the rate stored at lastUpdate (premium at lastUpdate / 24)"),
+      skewComponent: raw("skewComponent", "Skew part of the rate stored at lastUpdate"),
       skew: raw("skew", "(L − S) / (L + S) at lastUpdate, L/S = open interest + resting size per side"),
       skewPercent: percent("skew"),
     }),
