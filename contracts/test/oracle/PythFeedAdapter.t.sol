@@ -31,7 +31,7 @@ contract PythFeedAdapterTest is VenueFixture {
 
     function setUp() public override {
         super.setUp();
-        oracle.setConfig(60, 500);
+        oracle.setConfig(60, 100); // the most EUR/USD at 50x takes (OracleMarketBound)
         pyth = new MockPyth();
         adapter = IPriceFeed(
             vm.deployCode("PythFeedAdapter.sol:PythFeedAdapter", abi.encode(address(pyth), PRICE_ID, uint256(50)))
