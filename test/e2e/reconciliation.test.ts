@@ -256,7 +256,11 @@ describe.each(dbKinds())("reconciliation on %s", (kind) => {
     const market = marketAddress(EUR);
     const B = 1;
     const key = `0x${"c5".repeat(32)}` as Hex;
-    await place(B, EUR, "LONG", "LIMIT", "400", 10, "1.0500", key); // a margined bid: it steers the skew
+    await setPrice(EUR, "1.0550"); // fresh again (the devnet oracle's bound is 60 s)
+    // a margined bid 0.3 % below the mark (inside the band, below every ask): it steers the skew
+    const markNow = (await v.client.readContract({ address: market, abi: marketAbi, functionName: "markPrice" })) as bigint;
+    const tick = 10n ** 13n;
+    await place(B, EUR, "LONG", "LIMIT", "400", 10, formatUnits(((markNow * 997n) / 1000n / tick) * tick, 18), key);
     await advance(600);
     await setPrice(EUR, "1.0550");
     await send(B, "cancelOrder", [v.accountIds[B]!, EUR, key]);
