@@ -10,7 +10,7 @@
  *   npx tsx bench/reads.ts     BENCH_DBS=pglite,postgres BENCH_DURATION_S=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16
  *     BENCH_FRESHNESS=50 (samples) BENCH_READS_ROWS=0 (freshness only) or a list of rows (1-based, e.g. 1,4)
  *     BENCH_OVERHEAD_REQUESTS=1000 BENCH_READS_PAIRS=300
- *     BENCH_READS_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=/tmp/prof" (the read service's node options: a CPU profile of it)
+ *     BENCH_READS_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (the read service's node flags: a CPU profile of it)
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import http from "node:http";

@@ -122,9 +122,11 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
         env.DATABASE_URL = dbUrl;
         env.DATABASE_SCHEMA = ix.schema;
       }
-      // profiling the read service alone (bench/reads.ts): e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
-      if (process.env.BENCH_READS_NODE_OPTIONS) env.NODE_OPTIONS = process.env.BENCH_READS_NODE_OPTIONS;
-      const proc = startProcess(`reads ${ix.schema}`, process.execPath, [tsxBin(), serviceMain("reads")], env, join(base, `reads-${port}.log`), PROJECT_ROOT);
+      // the read service's own node flags (bench/reads.ts), e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof":
+      // node itself runs it then, with tsx as its loader (not tsx's CLI, whose child would not get them)
+      const flags = process.env.BENCH_READS_NODE_ARGS?.split(/\s+/).filter(Boolean);
+      const args = flags?.length ? [...flags, "--import", "tsx", serviceMain("reads")] : [tsxBin(), serviceMain("reads")];
+      const proc = startProcess(`reads ${ix.schema}`, process.execPath, args, env, join(base, `reads-${port}.log`), PROJECT_ROOT);
       indexers.push({ url: `http://127.0.0.1:${port}`, schema: ix.schema, proc, stop: () => proc.stop() });
       const url = `http://127.0.0.1:${port}`;
       await waitForHttp(`${url}/health`, { proc, timeoutMs: 180_000, intervalMs: 50 });
