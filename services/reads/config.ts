@@ -43,6 +43,13 @@ const envSchema = z.object({
    * rebuilds' so that they never queue behind them.
    */
   READS_FRESH_POOL_MAX: z.coerce.number().int().positive().default(16),
+  /**
+   * With the tables (Postgres): who answers `Cache-Control: no-cache`. `app`: the Hono app (one
+   * state read shared by the requests of one event-loop turn, the held answer if current);
+   * `tables`: below Hono, one answer statement per key and turn (fast.ts). `app` stays the
+   * default: in the 2026-11-26 13:40–13:55 runs `tables` cost more CPU per request (PERFORMANCE.md).
+   */
+  READS_NO_CACHE_FROM: z.enum(["app", "tables"]).default("app"),
   READS_HISTORY_POOL_MAX: z.coerce.number().int().positive().default(8),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

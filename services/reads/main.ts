@@ -65,7 +65,7 @@ const history =
     : undefined;
 const { listener } = createReadsListener({
   history,
-  fresh: tables?.fresh,
+  fresh: cfg.READS_NO_CACHE_FROM === "tables" ? tables?.fresh : undefined,
   store,
   feed,
   indexerUrl: cfg.INDEXER_URL,
