@@ -8,9 +8,8 @@ import type { Context } from "ponder:registry";
 import { bookBest, bookBestEvent, chainClock, orderBookLevel, periodEndBlock } from "ponder:schema";
 import { and, asc, desc, eq } from "ponder";
 import type { Hex } from "viem";
+import { endsAnHour } from "../../core/history/period-end";
 import type { EventPlace } from "./record";
-
-const HOUR = 3_600n;
 
 /** After a level changed (`order_book_level` already updated): the new best of its side, if it moved. */
 export async function recordBookBest(context: Context, e: EventPlace, marketId: Hex, side: "LONG" | "SHORT", priceX18: bigint, totalQty: bigint) {
@@ -46,10 +45,10 @@ export async function recordBookBest(context: Context, e: EventPlace, marketId: 
   });
 }
 
-/** Every block: when it is the first after an hour boundary, the block before is that hour's end. */
+/** Every block: the block before it is the state at every hour end H with last ≤ H < this block. */
 export async function tickClock(context: Context, block: { number: bigint; timestamp: bigint }) {
   const last = await context.db.find(chainClock, { id: 0 });
-  if (last && last.timestamp / HOUR < block.timestamp / HOUR) {
+  if (last && endsAnHour(last.timestamp, block.timestamp)) {
     await context.db.insert(periodEndBlock).values({ blockNumber: last.blockNumber, timestamp: last.timestamp, nextTimestamp: block.timestamp });
   }
   const now = { blockNumber: block.number, timestamp: block.timestamp };
