@@ -7,6 +7,7 @@ import type { Context } from "ponder:registry";
 import { marketState } from "ponder:schema";
 import type { Hex } from "viem";
 export { positionIdOf } from "../core/math/ids";
+import { EMPTY_MARKET_STATE } from "../core/reads/snapshot";
 
 export const SIDES = ["LONG", "SHORT"] as const;
 export const ORDER_TYPES = ["MARKET", "LIMIT"] as const;
@@ -26,31 +27,11 @@ export const enumName = <T extends readonly string[]>(names: T, value: number | 
 type MarketStateRow = typeof marketState.$inferInsert;
 type MarketStatePatch = Partial<Omit<MarketStateRow, "marketAddress">>;
 
-const EMPTY_MARKET_STATE: Omit<typeof marketState.$inferSelect, "marketAddress" | "updatedBlock"> = {
+// A market is active from initialization until ActiveSet(false); funding starts at its first event.
+const EMPTY_MARKET_STATE_ROW: Omit<typeof marketState.$inferSelect, "marketAddress" | "updatedBlock"> = {
+  ...EMPTY_MARKET_STATE,
   marketId: null,
-  isActive: true, // a market is active from initialization until ActiveSet(false)
-  longOpenInterestQty: 0n,
-  shortOpenInterestQty: 0n,
-  restingBidQty: 0n,
-  restingAskQty: 0n,
-  fundingRateX18PerHour: 0n,
-  premiumComponentX18: 0n,
-  skewComponentX18: 0n,
-  skewX18: 0n,
-  premiumX18: 0n,
-  cumulativeFundingIndexX18: 0n,
   fundingLastUpdate: 0n,
-  fundingIndexPriceX18: 0n,
-  fundingMarkPriceX18: 0n,
-  rateStaleSince: 0n,
-  staleRateX18PerHour: 0n,
-  staleLongQty: 0n,
-  staleShortQty: 0n,
-  orderCount: 0n,
-  session: "OPEN",
-  marginUpliftBps: 10_000,
-  closeUpliftBps: 10_000,
-  sessionUpdatedAt: null,
 };
 
 /** Sets fields of a market's live state, creating the row on the market's first event. */
@@ -62,11 +43,11 @@ export async function patchMarketState(
 ) {
   const address = marketAddress.toLowerCase() as Hex;
   const existing = await context.db.find(marketState, { marketAddress: address });
-  const values = typeof patch === "function" ? patch(existing ?? { ...EMPTY_MARKET_STATE, marketAddress: address, updatedBlock: blockNumber }) : patch;
+  const values = typeof patch === "function" ? patch(existing ?? { ...EMPTY_MARKET_STATE_ROW, marketAddress: address, updatedBlock: blockNumber }) : patch;
   if (existing) {
     await context.db.update(marketState, { marketAddress: address }).set({ ...values, updatedBlock: blockNumber });
   } else {
-    await context.db.insert(marketState).values({ ...EMPTY_MARKET_STATE, ...values, marketAddress: address, updatedBlock: blockNumber });
+    await context.db.insert(marketState).values({ ...EMPTY_MARKET_STATE_ROW, ...values, marketAddress: address, updatedBlock: blockNumber });
   }
 }
 

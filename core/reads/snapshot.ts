@@ -28,10 +28,8 @@ export type MarketSnapshot = {
   rateNowX18PerHour: bigint;
 };
 
-/** A market's state before any of its state events was indexed. */
-export const emptyMarketState = (m: MarketRow): MarketStateRow => ({
-  marketAddress: m.marketAddress,
-  marketId: m.marketId,
+/** A market's state fields before any of its state events (the indexer's first row starts from them). */
+export const EMPTY_MARKET_STATE = {
   isActive: true,
   longOpenInterestQty: 0n,
   shortOpenInterestQty: 0n,
@@ -43,7 +41,6 @@ export const emptyMarketState = (m: MarketRow): MarketStateRow => ({
   skewX18: 0n,
   premiumX18: 0n,
   cumulativeFundingIndexX18: 0n,
-  fundingLastUpdate: m.createdAt,
   fundingIndexPriceX18: 0n,
   fundingMarkPriceX18: 0n,
   rateStaleSince: 0n,
@@ -55,6 +52,14 @@ export const emptyMarketState = (m: MarketRow): MarketStateRow => ({
   marginUpliftBps: 10_000,
   closeUpliftBps: 10_000,
   sessionUpdatedAt: null,
+} satisfies Partial<MarketStateRow>;
+
+/** A market's state before any of its state events was indexed. */
+export const emptyMarketState = (m: MarketRow): MarketStateRow => ({
+  ...EMPTY_MARKET_STATE,
+  marketAddress: m.marketAddress,
+  marketId: m.marketId,
+  fundingLastUpdate: m.createdAt,
   updatedBlock: m.createdBlock,
 });
 
