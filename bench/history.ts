@@ -7,7 +7,7 @@
  * **reads**, the read service (the integration API's URL, what clients and the gateway call: on
  * Postgres it answers these lists itself, on PGlite it passes them to Ponder), and **Ponder**,
  * Ponder's server directly (the path before the read service answered them).
- * BENCH_HISTORY_CACHED=1 adds Ponder's cached figures (its response cache on; the chain is idle,
+ * BENCH_HISTORY_PONDER=0 leaves Ponder's column out (the read service alone, half the run). BENCH_HISTORY_CACHED=1 adds Ponder's cached figures (its response cache on; the chain is idle,
  * so one read serves the run). Goal on Postgres: p99 under 50 ms cold; PGlite figures are
  * reported without a goal.
  *   npm run bench -- history     BENCH_DBS=postgres,pglite BENCH_HISTORY_FILLS=1000000 BENCH_DURATION_S=30 BENCH_CONNECTIONS=16
@@ -23,7 +23,7 @@ import { HISTORY_TABLES, HOT_ACCOUNT, historySql, type Market } from "./history-
 import { pidsCpuMs } from "./history-pg.js";
 import { cannon, type Load } from "./load.js";
 
-export type HistoryRow = { db: DbKind; list: string; page: string; reads: Load; readsPgCpuMs?: number; ponder: Load; ponderCached?: Load };
+export type HistoryRow = { db: DbKind; list: string; page: string; reads: Load; readsPgCpuMs?: number; ponder?: Load; ponderCached?: Load };
 
 const DAY = 86_400n;
 /** the deep page (1,000; smaller for a quick look with fewer fills) */
@@ -126,6 +126,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<HistoryR
     await cannon(`${rd.url}${lists[0]!.path}`, { ...o, durationS: 2, headers: cold }); // warm-up (JIT, prepared statements)
     await cannon(`${ix.url}${lists[0]!.path}`, { ...o, durationS: 2, headers: cold });
     const withCached = process.env.BENCH_HISTORY_CACHED === "1";
+    const withPonder = process.env.BENCH_HISTORY_PONDER !== "0"; // 0: the read service alone (half the run)
     // Postgres: the CPU of the read service's history backends too (its pool's application_name)
     const pgc = kind === "postgres" ? new pg.Client({ connectionString: v.databaseUrl! }) : undefined;
     await pgc?.connect();
@@ -140,10 +141,10 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<HistoryR
         const pg0 = pidsCpuMs(pids0);
         const reads = await cannon(`${rd.url}${path}`, { ...o, headers: cold, cpuPgid: rd.proc.pid });
         const readsPgCpuMs = pgc ? (pidsCpuMs([...new Set([...pids0, ...(await backends())])]) - pg0) / reads.requests : undefined;
-        const ponder = await cannon(`${ix.url}${path}`, { ...o, headers: cold, cpuPgid: ix.proc.pid });
+        const ponder = withPonder ? await cannon(`${ix.url}${path}`, { ...o, headers: cold, cpuPgid: ix.proc.pid }) : undefined;
         const ponderCached = withCached ? await cannon(`${ix.url}${path}`, { ...o, cpuPgid: ix.proc.pid }) : undefined;
         rows.push({ db: kind, list: l.list, page, reads, readsPgCpuMs, ponder, ponderCached });
-        log(`  ${l.list.padEnd(17)} ${page.padEnd(8)} cold: reads ${fmt(reads)}${readsPgCpuMs === undefined ? "" : ` + pg ${readsPgCpuMs.toFixed(2)} ms`}   Ponder ${fmt(ponder)}${ponderCached ? `   Ponder cached ${fmt(ponderCached)}` : ""}   (load ${loadavg()[0]!.toFixed(1)})`);
+        log(`  ${l.list.padEnd(17)} ${page.padEnd(8)} cold: reads ${fmt(reads)}${readsPgCpuMs === undefined ? "" : ` + pg ${readsPgCpuMs.toFixed(2)} ms`}   ${ponder ? `Ponder ${fmt(ponder)}` : ""}${ponderCached ? `   Ponder cached ${fmt(ponderCached)}` : ""}   (load ${loadavg()[0]!.toFixed(1)})`);
       }
     }
     await pgc?.end();
