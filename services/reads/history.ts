@@ -15,7 +15,7 @@
  * `X-Indexed-Block` it answers with. `?minBlock=` waits on the block feed, as the held reads do.
  */
 import pg from "pg";
-import { getTableColumns, getTableName, type Column } from "drizzle-orm";
+import { getTableName, type Column } from "drizzle-orm";
 import type { Context } from "hono";
 import type { Hex } from "viem";
 import * as tables from "../../ponder.schema.js";
@@ -25,10 +25,11 @@ import { ApiError } from "../../core/errors.js";
 import { errorResponse } from "../../core/http/errors.js";
 import { candleSeries, candleWindow } from "../../core/history/candles.js";
 import { HISTORY_LISTS, exportFormatOf, historyQueryOf, type ListSpec } from "../../core/history/lists.js";
-import { stateFromRow, waitForIndexedBlock, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
+import { waitForIndexedBlock, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import * as H from "../../core/schemas/history.js";
 import { validationError } from "../../core/schemas/validation.js";
 import { AccountPath, MarketPath } from "../../src/api/lib/schemas.js";
+import { colName, columnsOf, q, stateCols, stateCte, stateOfRow } from "./sql.js";
 
 const MIN_BLOCK_RE = /^\d{1,15}$/;
 /** The header that says this service answered (not Ponder's server). */
@@ -41,13 +42,6 @@ const ROUTES: Route[] = [
   { re: routeRe("/markets/{marketId}/candles"), param: "marketId" },
 ];
 
-const q = (name: string) => `"${name.replaceAll('"', "")}"`;
-const columnsOf = (t: object) => Object.entries(getTableColumns(t as never)) as [string, Column][];
-const sqlName = (t: object, key: string) => {
-  const c = (getTableColumns(t as never) as Record<string, Column>)[key];
-  if (!c) throw new Error(`no column ${key}`);
-  return q(c.name);
-};
 
 /**
  * A page's rows travel as one text value (string_agg of one line per row, its fields joined by
@@ -105,10 +99,9 @@ export function historyServer(o: { databaseUrl: string; schema: string; feed: Bl
   pool.on("error", () => {}); // an idle client's error: the next query gets a new one
   const S = q(o.schema);
   const T = (t: object) => `${S}.${q(getTableName(t as never))}`;
-  const state = `WITH st AS (SELECT c.latest_checkpoint, h.block_hash, h.log_index FROM ${S}."_ponder_checkpoint" c LEFT JOIN ${S}."indexed_head" h ON h.id = 0 LIMIT 1)`;
-  const stateCols = `st.latest_checkpoint AS "__cp", st.block_hash AS "__hash", st.log_index AS "__log"`;
-  const accountExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(tables.account)} WHERE ${sqlName(tables.account, "accountId")} = ${p})`;
-  const marketExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(tables.market)} WHERE ${sqlName(tables.market, "marketId")} = ${p})`;
+  const state = stateCte(o.schema);
+  const accountExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(tables.account)} WHERE ${colName(tables.account, "accountId")} = ${p})`;
+  const marketExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(tables.market)} WHERE ${colName(tables.market, "marketId")} = ${p})`;
   const statements = new Map<string, Statement>();
   // each list's columns (order history: each order's fill count after the table's) and row builder
   const lists = new Map(
@@ -125,14 +118,14 @@ export function historyServer(o: { databaseUrl: string; schema: string; feed: Bl
     const known = statements.get(id);
     if (known) return known;
     const t = tables[l.table];
-    const c = (k: string) => `t.${sqlName(t, k)}`;
+    const c = (k: string) => `t.${colName(t, k)}`;
     let n = 0;
     const p = (type: string) => `$${++n}::${type}`;
     const scope = p(l.scope === "account" ? "numeric" : "text");
     const found = [`${l.scope === "account" ? accountExists(scope) : marketExists(scope)} AS "__found"`];
     const where = [
       l.scopeColumn === "marketAddress"
-        ? `${c("marketAddress")} = (SELECT ${sqlName(tables.market, "marketAddress")} FROM ${T(tables.market)} WHERE ${sqlName(tables.market, "marketId")} = ${scope})`
+        ? `${c("marketAddress")} = (SELECT ${colName(tables.market, "marketAddress")} FROM ${T(tables.market)} WHERE ${colName(tables.market, "marketId")} = ${scope})`
         : `${c(l.scopeColumn)} = ${scope}`,
     ];
     if (v.market) {
@@ -145,8 +138,8 @@ export function historyServer(o: { databaseUrl: string; schema: string; feed: Bl
     if (v.to) where.push(`${time} < ${p("numeric")}`);
     if (v.cursor) where.push(`(${time}, ${block}, ${tie}) < (${p("numeric")}, ${p("numeric")}, ${p(l.tiebreakType)})`);
     // order history: each order's fill count, by the fills' order index
-    const extra = l.table === "order" ? `, (SELECT count(*) FROM ${T(tables.accountFill)} f WHERE f.${sqlName(tables.accountFill, "orderId")} = ${c("orderId")})::int AS "__fill_count"` : "";
-    const [rt, rb, rk] = l.order.map((k) => `r.${sqlName(t, k)}`);
+    const extra = l.table === "order" ? `, (SELECT count(*) FROM ${T(tables.accountFill)} f WHERE f.${colName(tables.accountFill, "orderId")} = ${c("orderId")})::int AS "__fill_count"` : "";
+    const [rt, rb, rk] = l.order.map((k) => `r.${colName(t, k)}`);
     const text = `${state}
 SELECT ${stateCols}, ${found.join(", ")}, (SELECT string_agg(${lineSql(colsOfList(l))}, E'${RS}' ORDER BY ${rt} DESC, ${rb} DESC, ${rk} DESC) FROM (
   SELECT t.*${extra} FROM ${T(t)} t WHERE ${where.join(" AND ")}
@@ -157,7 +150,7 @@ SELECT ${stateCols}, ${found.join(", ")}, (SELECT string_agg(${lineSql(colsOfLis
   }
 
   const candle = tables.candle;
-  const cc = (k: string) => sqlName(candle, k);
+  const cc = (k: string) => colName(candle, k);
   const candleCols = colsOf(candle);
   const buildCandle = rowBuilder(candleCols, true);
   const candleStatement: Statement = {
@@ -176,8 +169,6 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
   };
 
   const run = async (s: Statement, values: unknown[]) => (await pool.query<Record<string, unknown>>({ ...s, values })).rows;
-  const stateOf = (r: Record<string, unknown> | undefined): IndexedState =>
-    stateFromRow(r ? { latest_checkpoint: r.__cp as string | null, block_hash: r.__hash as string | null, log_index: r.__log as number | null } : undefined);
 
   /** The 404s of the scope, in Ponder's order: the account, then the `marketId` filter's market (or the path's market). */
   function notFound(found: Found, ids: { accountId?: bigint; marketId?: string }) {
@@ -211,7 +202,7 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
     values.push(query.limit + 1);
     const rows = await run(s, values);
     const head = rows[0];
-    c.header("X-Indexed-Block", stateOf(head).number.toString());
+    c.header("X-Indexed-Block", stateOfRow(head).number.toString());
     const missing = notFound(
       { account: l.scope === "account" ? (head?.__found as boolean) : undefined, market: l.scope === "market" ? (head?.__found as boolean) : market ? (head?.__found_market as boolean) : undefined },
       ids,
@@ -227,7 +218,7 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
       hasMore,
       nextCursor: hasMore && lastRow ? encodeKey(l, lastRow) : null,
     };
-    return { data, state: stateOf(head) };
+    return { data, state: stateOfRow(head) };
   }
 
   async function candlePage(c: Context, marketId: string, query: { resolution: CandleResolution; from?: bigint; to?: bigint; limit: number; cursor?: string }) {
@@ -242,10 +233,10 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
       }
       const rows = await run(candleStatement, [marketId, query.resolution, w.pageFrom.toString(), w.to.toString(), query.limit]);
       const head = rows[0];
-      c.header("X-Indexed-Block", stateOf(head).number.toString());
+      c.header("X-Indexed-Block", stateOfRow(head).number.toString());
       const missing = notFound({ market: head?.__found as boolean }, ids);
       if (missing) throw missing;
-      const st = stateOf(head);
+      const st = stateOfRow(head);
       // the page's bounds depend on the indexed block's time: if the block read differs from the
       // one the bounds were computed at, and moves them, read again at the block read
       if (st.timestamp !== now && attempt < 2) {

@@ -18,12 +18,13 @@
  */
 import pg from "pg";
 import { getTableColumns, getTableName, type Column } from "drizzle-orm";
+import { colName, columnsOf, q, stateCols, stateCte, stateOfRow } from "./sql.js";
 import type { z } from "zod";
 import type { Hex } from "viem";
 import * as tables from "../../ponder.schema.js";
 import { ApiError } from "../../core/errors.js";
 import { fail } from "../../core/envelope.js";
-import { stateFromRow, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
+import { type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import { accountNotFound, marketNotFound } from "../../core/reads/errors.js";
 import { ordersCursorKey, ordersPage } from "../../core/reads/orders.js";
 import {
@@ -128,13 +129,6 @@ export function parseInput(route: HotRoute, search: string): Input {
 
 // ─── statements ─────────────────────────────────────────────────────────────────────────
 
-const q = (name: string) => `"${name.replaceAll('"', "")}"`;
-const columnsOf = (t: object) => Object.entries(getTableColumns(t as never)) as [string, Column][];
-const colName = (t: object, key: string) => {
-  const c = (getTableColumns(t as never) as Record<string, Column>)[key];
-  if (!c) throw new Error(`no column ${key}`);
-  return q(c.name);
-};
 
 /** `alias`'s columns of table `t`, each renamed `prefix` + its SQL name (tables joined in one row). */
 const selectAs = (t: object, alias: string, prefix: string) => columnsOf(t).map(([, c]) => `${alias}.${q(c.name)} AS ${q(prefix + c.name)}`).join(", ");
@@ -187,8 +181,8 @@ export function tableAnswers(o: { databaseUrl: string; schema: string; feed: Blo
 
   // the indexed state, in the statement's snapshot; `(SELECT 1)` keeps one row before any checkpoint
   const head = (extra: string[] = []) =>
-    `WITH st AS (SELECT c.latest_checkpoint, h.block_hash, h.log_index FROM ${S}."_ponder_checkpoint" c LEFT JOIN ${S}."indexed_head" h ON h.id = 0 LIMIT 1)
-SELECT st.latest_checkpoint AS "__cp", st.block_hash AS "__hash", st.log_index AS "__log"${extra.map((e) => `, ${e}`).join("")}`;
+    `${stateCte(o.schema)}
+SELECT ${stateCols}${extra.map((e) => `, ${e}`).join("")}`;
   const from = `FROM (SELECT 1) one LEFT JOIN st ON true`;
   const accountExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(account)} WHERE ${colName(account, "accountId")} = ${p})`;
   const marketExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(market)} WHERE ${m("marketId")} = ${p})`;
@@ -343,8 +337,6 @@ SELECT st.latest_checkpoint AS "__cp", st.block_hash AS "__hash", st.log_index A
     }
   }
 
-  const stateOf = (r: Raw | undefined): IndexedState =>
-    stateFromRow(r ? { latest_checkpoint: r.__cp as string | null, block_hash: r.__hash as string | null, log_index: r.__log as number | null } : undefined);
   const errorBuilt = (e: ApiError, block: bigint | null): Built => ({ status: e.status, body: JSON.stringify(fail(e.code, e.message)), block: block === null ? null : block.toString() });
 
   type Planned = { plan: ReturnType<typeof plan> } | { invalid: ApiError };
@@ -372,7 +364,7 @@ SELECT st.latest_checkpoint AS "__cp", st.block_hash AS "__hash", st.log_index A
     const deadline = Date.now() + o.minBlockWaitMs;
     for (;;) {
       const rows = (await on.query<Raw>({ ...p.s, values: p.values })).rows;
-      const st = stateOf(rows[0]);
+      const st = stateOfRow(rows[0]);
       if (st.number >= minBlock) return { rows, st };
       // the database behind the pushed block (a revert since): Ponder's bounded wait, then its 503
       if (Date.now() >= deadline) return errorBuilt(new ApiError("SERVICE_UNAVAILABLE", `block ${minBlock} is not indexed yet (indexed: ${st.number}); retry`), st.number);
