@@ -40,6 +40,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
   let GBP: Hex;
   let logs: Log[] = [];
   const seed = Number(process.env.HISTORY_SEED ?? Date.now() % 100_000);
+  let closure: Closure;
 
   const get = async (path: string, headers: Record<string, string> = {}) => {
     // an idle kept-alive socket may be closed by the server just as it is reused: once more on a new one
@@ -73,6 +74,30 @@ describe.each(dbKinds())("history on %s", (kind) => {
     }>;
   const marketOf = (address: Hex) => v.deployment.markets.find((m) => m.marketAddress.toLowerCase() === address.toLowerCase())!.marketId;
 
+  const blockTime = async (n: bigint) => (await v.client.getBlock({ blockNumber: n })).timestamp;
+  /** What the contracts' views answer for the account at block B, in the PnL point's fields. */
+  const viewsAt = async (accountId: bigint, B: bigint) => {
+    const { engine, venueLens } = v.deployment.contracts;
+    const positionEvents = decoded("PositionUpdated");
+    const acc = await v.client.readContract({ address: engine, abi: engineAbi, functionName: "getAccount", args: [accountId], blockNumber: B });
+    const states = await v.client.readContract({ address: venueLens, abi: venueLensAbi, functionName: "positions", args: [engine, accountId], blockNumber: B });
+    const open = states.filter((s) => s.position.sizeQty !== 0n);
+    const sum = (f: (s: (typeof open)[number]) => bigint) => open.reduce((a, s) => a + f(s), 0n);
+    const settled = positionEvents.filter((e) => e.args.accountId === accountId && e.blockNumber <= B);
+    const total = (k: string) => settled.reduce((a, e) => a + (e.args[k] as bigint), 0n);
+    const expected = {
+      collateral: acc.totalWad.toString(),
+      equity: (acc.totalWad + sum((s) => s.health.equityWad)).toString(),
+      unrealizedPnL: sum((s) => s.health.unrealizedPnlWad).toString(),
+      pendingFunding: sum((s) => s.health.pendingFundingWad).toString(),
+      realizedPnL: total("realizedPnlWad").toString(),
+      fundingPaid: total("fundingPaidWad").toString(),
+      feesPaid: total("feeWad").toString(),
+      openPositions: open.length,
+    };
+    return { expected, open };
+  };
+
   beforeAll(async () => {
     v = await startVenue(kind);
     ix = await v.startIndexer("history");
@@ -80,6 +105,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
     [EUR, GBP] = v.deployment.markets.map((m) => m.marketId) as [Hex, Hex];
     await runSession(v);
     await randomSession(v, seed);
+    closure = await closureSession(v);
     await waitForBlock(rd.url, await v.client.getBlockNumber({ cacheTime: 0 }));
     logs = await chainLogs();
   }, 400_000);
@@ -323,10 +349,33 @@ describe.each(dbKinds())("history on %s", (kind) => {
     }
   });
 
+  it("PnL through market closures equals the views: no funding while CLOSED, none for the closed interval after a reopening", async () => {
+    const eur = v.deployment.markets[0]!.marketAddress as Hex;
+    const ends = closure.ends.map((e) => e.end);
+    for (const accountId of closure.accountIds) {
+      const points = await all(`/accounts/${accountId}/pnl?resolution=1h&from=${ends[0]! - 3600n}&to=${ends.at(-1)! - 3599n}`, "pnl", 4);
+      expect(points.map((p) => BigInt(p.endedAt as number))).toEqual([...ends].reverse());
+      for (const p of points) {
+        const e = closure.ends.find((x) => x.end === BigInt(p.endedAt as number))!;
+        const B = BigInt(p.blockNumber);
+        expect(await blockTime(B + 1n)).toBeGreaterThan(e.end);
+        if (e.atEnd) expect(BigInt(p.blockTimestamp as number), `a session change stamped ${e.end}`).toBe(e.end);
+        const [state] = await v.client.readContract({ address: eur, abi: marketAbi, functionName: "session", blockNumber: B });
+        expect(state, `session at period end ${e.end}`).toBe(SESSION[e.session]);
+        const { expected, open } = await viewsAt(accountId, B);
+        expect(open.some((s) => s.marketId === EUR), `account ${accountId} holds EUR at ${e.end}`).toBe(true);
+        const got = Object.fromEntries(Object.keys(expected).map((k) => [k, p[k]]));
+        expect(got, `account ${accountId} at block ${B} (period end ${e.end}, ${e.session})`).toEqual(expected);
+      }
+    }
+    // the read service passes PnL to Ponder: the same bytes
+    const path = `/accounts/${closure.accountIds[0]}/pnl?resolution=1h&from=${ends[0]! - 3600n}&to=${ends.at(-1)! - 3599n}`;
+    const [r, p] = await Promise.all([fetch(`${rd.url}${path}`), fetch(`${ix.url}${path}`, { headers: { "Cache-Control": "no-cache" } })]);
+    expect(r.headers.get("x-history-source")).toBeNull();
+    expect(await r.text()).toBe(await p.text());
+  });
+
   it("PnL at each period end equals the contract views at that period's last block", async () => {
-    const { engine, venueLens } = v.deployment.contracts;
-    const positionEvents = decoded("PositionUpdated");
-    const blockTime = async (n: bigint) => (await v.client.getBlock({ blockNumber: n })).timestamp;
     let checked = 0;
     let withPositions = 0;
     for (const accountId of v.accountIds.slice(0, 6)) {
@@ -341,22 +390,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
         expect(await blockTime(B)).toBe(BigInt(p.blockTimestamp as number));
         expect(BigInt(p.blockTimestamp as number)).toBeLessThanOrEqual(BigInt(p.endedAt as number));
         expect(await blockTime(B + 1n)).toBeGreaterThan(BigInt(p.endedAt as number));
-        const acc = await v.client.readContract({ address: engine, abi: engineAbi, functionName: "getAccount", args: [accountId], blockNumber: B });
-        const states = await v.client.readContract({ address: venueLens, abi: venueLensAbi, functionName: "positions", args: [engine, accountId], blockNumber: B });
-        const open = states.filter((s) => s.position.sizeQty !== 0n);
-        const sum = (f: (s: (typeof open)[number]) => bigint) => open.reduce((a, s) => a + f(s), 0n);
-        const settled = positionEvents.filter((e) => e.args.accountId === accountId && e.blockNumber <= B);
-        const total = (k: string) => settled.reduce((a, e) => a + (e.args[k] as bigint), 0n);
-        const expected = {
-          collateral: acc.totalWad.toString(),
-          equity: (acc.totalWad + sum((s) => s.health.equityWad)).toString(),
-          unrealizedPnL: sum((s) => s.health.unrealizedPnlWad).toString(),
-          pendingFunding: sum((s) => s.health.pendingFundingWad).toString(),
-          realizedPnL: total("realizedPnlWad").toString(),
-          fundingPaid: total("fundingPaidWad").toString(),
-          feesPaid: total("feeWad").toString(),
-          openPositions: open.length,
-        };
+        const { expected, open } = await viewsAt(accountId, B);
         const got = Object.fromEntries(Object.keys(expected).map((k) => [k, p[k]]));
         expect(got, `account ${accountId} at block ${B} (period end ${p.endedAt})`).toEqual(expected);
         checked++;
@@ -596,4 +630,71 @@ async function randomSession(v: Venue, seed: number) {
       await setPrice(markets[1]!, mids[1]!);
     }
   }
+}
+
+type Closure = { accountIds: bigint[]; ends: Array<{ end: bigint; session: keyof typeof SESSION; atEnd?: boolean }> };
+const SESSION = { OPEN: 0, REDUCE_ONLY: 1, CLOSED: 2 } as const;
+
+/**
+ * The weekly schedule on EUR/USD with an open position (accounts 1 long, 2 short) and explicit
+ * block times: REDUCE_ONLY mid-hour, CLOSED exactly on an hour, the index moves and a margined
+ * cancel makes the rate stale while closed, the reopening exactly on a later hour (that hour's
+ * last block), then a second closure from mid-hour to mid-hour. Returns the hour ends around
+ * them, each with the session in force at its last block.
+ */
+async function closureSession(v: Venue): Promise<Closure> {
+  const { send, place, setPrice, rpc } = sessionActions(v);
+  const EUR = v.deployment.markets[0]!.marketId as Hex;
+  const HOUR = 3600n;
+  const at = async (t: bigint) => rpc("evm_setNextBlockTimestamp", [Number(t)]);
+  const session = (s: number) => send(-1, "setMarketSession", [EUR, s]);
+  const key = `0x${"c1".repeat(32)}` as Hex;
+  // a fresh index and a position for both accounts, then a margined bid that rests (cancelled while closed)
+  await setPrice(EUR, "1.0550");
+  await place(1, EUR, "LONG", "LIMIT", "400", 5, "1.0560");
+  await place(2, EUR, "SHORT", "MARKET", "400", 5);
+  await place(1, EUR, "LONG", "LIMIT", "200", 5, "1.0520", key);
+  const now = (await v.client.getBlock()).timestamp;
+  const h0 = now - (now % HOUR) + 2n * HOUR; // an hour end at least an hour ahead
+  await at(h0 - 1800n);
+  await session(1); // REDUCE_ONLY: funding accrues as before
+  await at(h0 + HOUR - 20n);
+  await setPrice(EUR, "1.0560"); // fresh for the close's accrual
+  await at(h0 + HOUR);
+  await session(2); // CLOSED exactly on the hour (h0 + 1h's last block)
+  await at(h0 + HOUR + 600n);
+  await setPrice(EUR, "1.0600"); // the index moves while closed
+  await at(h0 + HOUR + 1200n);
+  await send(1, "cancelOrder", [v.accountIds[1]!, EUR, key]); // the rate is stale from here, applied from the reopening
+  await at(h0 + 2n * HOUR + 1800n);
+  await setPrice(EUR, "1.0620");
+  await at(h0 + 3n * HOUR);
+  await session(0); // reopened exactly on the hour (h0 + 3h's last block)
+  await at(h0 + 3n * HOUR + 900n);
+  await setPrice(EUR, "1.0610"); // fresh, no accrual: h0 + 4h values the reopening's lastUpdate and stale rate
+  await at(h0 + 4n * HOUR + 600n);
+  await setPrice(EUR, "1.0600");
+  await place(1, EUR, "LONG", "LIMIT", "100", 5, "1.0610"); // an accrual after the reopening
+  await place(2, EUR, "SHORT", "MARKET", "100", 5);
+  await at(h0 + 4n * HOUR + 1500n);
+  await session(2); // a second closure, from mid-hour to mid-hour (its poke on a stale index accrues nothing)
+  await at(h0 + 6n * HOUR + 700n);
+  await setPrice(EUR, "1.0590");
+  await at(h0 + 6n * HOUR + 1000n);
+  await session(0);
+  await at(h0 + 7n * HOUR + 300n);
+  await setPrice(EUR, "1.0580");
+  await rpc("evm_mine"); // h0 + 7h's period is final once a later block exists
+  const ends: Closure["ends"] = [
+    { end: h0 - HOUR, session: "OPEN" },
+    { end: h0, session: "REDUCE_ONLY" },
+    { end: h0 + HOUR, session: "CLOSED", atEnd: true }, // the closing block itself
+    { end: h0 + 2n * HOUR, session: "CLOSED" }, // inside, after a cancel
+    { end: h0 + 3n * HOUR, session: "OPEN", atEnd: true }, // the reopening block itself
+    { end: h0 + 4n * HOUR, session: "OPEN" }, // after it, nothing accrued since
+    { end: h0 + 5n * HOUR, session: "CLOSED" },
+    { end: h0 + 6n * HOUR, session: "CLOSED" },
+    { end: h0 + 7n * HOUR, session: "OPEN" },
+  ];
+  return { accountIds: [v.accountIds[1]!, v.accountIds[2]!], ends };
 }
