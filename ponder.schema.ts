@@ -227,7 +227,12 @@ export const marketState = onchainTable("market_state", (t) => ({
   updatedBlock: t.bigint().notNull(),
 }));
 
-/** Every MarketSessionChanged: the market schedule's history (session switches, uplift changes). */
+/**
+ * Every MarketSessionChanged: the market schedule's history (session switches, uplift changes).
+ * `fundingLastUpdate` is the market's funding lastUpdate after the event: a reopening (leaving
+ * CLOSED) restarts funding at its second without a FundingUpdated, so PnL at a past block reads
+ * the session in force and that second here (the last row at or before it, by `marketIdx`).
+ */
 export const marketSessionEvent = onchainTable(
   "market_session_event",
   (t) => ({
@@ -238,12 +243,13 @@ export const marketSessionEvent = onchainTable(
     session: t.text().notNull(),
     marginUpliftBps: t.integer().notNull(),
     closeUpliftBps: t.integer().notNull(),
+    fundingLastUpdate: t.bigint().notNull(),
     blockNumber: t.bigint().notNull(),
     logIndex: t.integer().notNull(),
     timestamp: t.bigint().notNull(),
     transactionHash: t.hex().notNull(),
   }),
-  (t) => ({ marketIdx: index().on(t.marketId, t.timestamp) }),
+  (t) => ({ marketIdx: index().on(t.marketId, t.timestamp, t.seq) }),
 );
 
 /** Latest index price per market (Oracle). */

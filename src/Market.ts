@@ -381,12 +381,14 @@ on("Market:MarketSessionChanged", async ({ event, context }) => {
   const { seq, session, marginUpliftBps, closeUpliftBps } = event.args;
   const name = enumName(SESSIONS, session);
   let marketId: Hex | null = null;
+  let fundingLastUpdate = 0n;
   await patchMarketState(context, event.log.address, event.block.number, (row) => {
     marketId = row.marketId;
     // leaving CLOSED restarts funding at this second (no FundingUpdated), and a rate made
     // stale while closed applies from it, as the contract does
     const reopened = row.session === "CLOSED" && name !== "CLOSED";
     const t = event.block.timestamp;
+    fundingLastUpdate = reopened ? t : row.fundingLastUpdate;
     return {
       session: name,
       marginUpliftBps: Number(marginUpliftBps),
@@ -403,6 +405,7 @@ on("Market:MarketSessionChanged", async ({ event, context }) => {
     session: name,
     marginUpliftBps: Number(marginUpliftBps),
     closeUpliftBps: Number(closeUpliftBps),
+    fundingLastUpdate,
     blockNumber: event.block.number,
     logIndex: event.log.logIndex,
     timestamp: event.block.timestamp,

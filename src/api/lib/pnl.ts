@@ -11,7 +11,7 @@ import { eq, sql } from "ponder";
 import type { Hex } from "viem";
 import { decodeUintCursor, encodeCursor } from "../../../core/cursor.js";
 import { ApiError } from "../../../core/errors.js";
-import { cumulativeIndexNow, markPrice, pendingFunding, positionHealth } from "../../../core/math/index.js";
+import { fundingNow, markPrice, pendingFunding, positionHealth } from "../../../core/math/index.js";
 import { ponderSchema } from "./indexedBlock.js";
 import { pnlPointsQuery } from "./pnlSql.js";
 import type { PnlPoint } from "../../../core/history/items.js";
@@ -119,7 +119,9 @@ async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise
     const m = markets.find((x) => x.marketId === r.market_id)!;
     const now = pt.blockTimestamp;
     const indexX18 = big(r.index_x18);
-    const lastUpdate = big(r.last_update);
+    // a reopening restarts funding at its second (no FundingUpdated): the later of the two;
+    // while CLOSED nothing accrues (the premium average still moves the mark)
+    const lastUpdate = maxB(big(r.last_update), big(r.session_last_update));
     const mark = markPrice({
       indexX18,
       bestBidX18: big(r.best_bid_x18),
@@ -129,15 +131,16 @@ async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise
       lastUpdate,
       now,
     });
-    const indexNow = cumulativeIndexNow({
+    const { cumulativeIndexNowX18: indexNow } = fundingNow({
       cumulativeIndexX18: big(r.cumulative_index_x18),
       rateX18PerHour: big(r.rate_x18_per_hour),
-      // a cancel after the last accrual: the stored rate up to its second, the stale rate from it
+      // a cancel after the last accrual: the stored rate up to its second (or the reopening), the stale rate from it
       rateStaleSince: big(r.stale_since),
       staleRateX18PerHour: big(r.stale_rate_x18_per_hour),
       indexX18,
       lastUpdate,
       now,
+      closed: r.session === "CLOSED",
     });
     const pending = pendingFunding(sizeQty, indexNow, big(r.funding_index_x18));
     const h = positionHealth({ sizeQty, openNotionalWad: big(r.open_notional_wad), marginWad: big(r.margin_wad) }, mark, pending, BigInt(m.mmBps));

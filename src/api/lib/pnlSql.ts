@@ -2,7 +2,8 @@
  * The PnL query's text (src/api/lib/pnl.ts): per period end, the block B at or before it, and the
  * last row at or before B of each history table the account's state is valued from, each by one
  * index lookup (a market's last FundingRateStale counts only after its last FundingUpdated: a
- * cancel's stale rate that no accrual has applied yet). Plain SQL with `$n` parameters, apart from Ponder's `db`, so that the EXPLAIN
+ * cancel's stale rate that no accrual has applied yet; its last MarketSessionChanged gives the
+ * session in force and the funding lastUpdate a reopening set, which no FundingUpdated records). Plain SQL with `$n` parameters, apart from Ponder's `db`, so that the EXPLAIN
  * test (test/e2e/history.test.ts) checks the very statement the route runs.
  */
 export type PnlMarket = { marketId: string; marketAddress: string; positionId: string };
@@ -28,13 +29,16 @@ export function pnlPointsQuery(schema: string, accountId: bigint, ends: bigint[]
       LEFT JOIN LATERAL (SELECT stale_since, rate_x18_per_hour AS stale_rate_x18_per_hour, seq AS stale_seq
         FROM ${t("funding_rate_stale_event")} WHERE market_address = mk.market_address AND timestamp <= blk.timestamp
         ORDER BY timestamp DESC, seq DESC LIMIT 1) st ON st.stale_seq > fu.funding_seq
+      LEFT JOIN LATERAL (SELECT session, funding_last_update AS session_last_update FROM ${t("market_session_event")}
+        WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
+        ORDER BY timestamp DESC, seq DESC LIMIT 1) se ON true
       LEFT JOIN LATERAL (SELECT price_x18 AS index_x18 FROM ${t("index_price_event")} WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
         ORDER BY timestamp DESC, id DESC LIMIT 1) ip ON true
       LEFT JOIN LATERAL (SELECT best_bid_x18, best_ask_x18 FROM ${t("book_best_event")} WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
         ORDER BY timestamp DESC, block_number DESC, log_index DESC LIMIT 1) bb ON true`
     : "";
   const cols = markets.length
-    ? `, mk.market_id, pu.*, fu.*, st.stale_since, st.stale_rate_x18_per_hour, ip.index_x18, bb.best_bid_x18, bb.best_ask_x18`
+    ? `, mk.market_id, pu.*, fu.*, st.stale_since, st.stale_rate_x18_per_hour, se.session, se.session_last_update, ip.index_x18, bb.best_bid_x18, bb.best_ask_x18`
     : "";
   const text = `
     WITH ends AS (SELECT unnest(cast(${endsP} AS numeric[])) AS p),
