@@ -17,27 +17,40 @@ describe("read service hot path", () => {
     delete process.env.RATE_LIMIT_PER_MINUTE;
   });
 
-  async function start(limit = "1000", db?: { state: IndexedState; reads: number; fail?: boolean }) {
+  /** `db`: the tables' state; `tables`: no-cache reads them with one statement (`fresh`), else through the feed. */
+  async function start(limit = "1000", db?: { state: IndexedState; reads: number; stateReads?: number; fail?: boolean }, tables = true) {
     process.env.RATE_LIMIT_PER_MINUTE = limit;
     const hub = feedHub();
     // with `db`: the tables' state, which revalidate pushes (as pgBlockFeed does)
-    const feed: BlockFeed = { ...hub, revalidate: async () => (db && hub.push(db.state), hub.current()), close: async () => {} };
+    const feed: BlockFeed = {
+      ...hub,
+      revalidate: async () => {
+        if (db) {
+          db.stateReads = (db.stateReads ?? 0) + 1;
+          hub.push(db.state);
+        }
+        return hub.current();
+      },
+      close: async () => {},
+    };
     hub.setLive(true);
     hub.push(state(7));
     const builds: string[] = [];
     let hold: Promise<void> | undefined;
+    let failBuilds = false;
     const store = new AnswerStore(
       feed,
       async (path) => {
         builds.push(path);
         await hold;
+        if (failBuilds) throw new Error("indexer down");
         const n = hub.current().number;
         return { status: 200, body: `{"success":true,"data":{"path":"${path}","block":${n}}}`, block: String(n) };
       },
       { hotMs: 60_000, maxAnswers: 10, concurrency: 4, carryMs: 60_000 },
     );
     // tables.ts `fresh` as seen from here: one read of the tables' state per call
-    const fresh = db
+    const fresh = db && tables
       ? async (key: string): Promise<FreshRead> => {
           db.reads++;
           await new Promise((r) => setTimeout(r, 5));
@@ -62,7 +75,7 @@ describe("read service hot path", () => {
           res.on("data", (d: Buffer) => (length += d.length)).on("end", () => resolve({ status: res.statusCode!, block: res.headers["x-indexed-block"], length }));
         }).on("error", reject),
       );
-    return { hub, store, builds, get, conditional, holdBuilds: (p?: Promise<void>) => (hold = p) };
+    return { hub, store, builds, get, conditional, holdBuilds: (p?: Promise<void>) => (hold = p), failBuilds: (f: boolean) => (failBuilds = f) };
   }
 
   it("serves a held answer from its prebuilt bytes: block, ETag, 304, request id, limits", async () => {
@@ -82,7 +95,7 @@ describe("read service hot path", () => {
     expect(w.builds).toEqual(["/markets?a=1&b=2"]);
   });
 
-  it("a new block's answer once rebuilt; no-cache and ?minBlock go to the app; a revert is never carried over", async () => {
+  it("a new block's answer once rebuilt; ?minBlock goes to the app; a revert is never carried over", async () => {
     const w = await start();
     await w.get("/markets");
     let release!: () => void;
@@ -103,6 +116,32 @@ describe("read service hot path", () => {
     expect(w.builds.length).toBe(3);
     const fresh = await w.get("/markets", { "Cache-Control": "no-cache" });
     expect(fresh.h.get("x-cache")).toBe("MISS");
+  });
+
+  it("no-cache below Hono without the tables, as the app: the state re-read, the held bytes while it has not moved, the newer block's rebuild; counted once when the app answers", async () => {
+    const db = { state: state(7), reads: 0, stateReads: 0 };
+    const w = await start("1000", db, false);
+    const noCache = { "Cache-Control": "no-cache" };
+    const held = await w.get("/markets"); // built by the app's path
+    const same = await w.get("/markets", noCache);
+    expect([same.status, same.h.get("x-cache"), same.text, same.h.get("etag"), same.h.get("x-indexed-block")]).toEqual([200, "MISS", held.text, held.h.get("etag"), "7"]);
+    expect([db.stateReads, db.reads, w.builds]).toEqual([1, 0, ["/markets"]]); // one state read, not rebuilt
+    expect(Number(same.h.get("ratelimit-remaining"))).toBe(998); // written below Hono, counted with the app's
+    // the tables at block 8 before the feed's push: the re-read pushes it, the answer is block 8's
+    db.state = state(8);
+    const newer = await w.get("/markets", noCache);
+    expect([newer.h.get("x-indexed-block"), w.hub.current().number, w.builds.length]).toEqual(["8", 8n, 2]);
+    const hit = await w.get("/markets");
+    expect([hit.h.get("x-cache"), hit.h.get("x-indexed-block")]).toEqual(["HIT", "8"]);
+    // the build failing: the app's answer (503 in the envelope), and the client counted once
+    const left = Number(hit.h.get("ratelimit-remaining"));
+    w.failBuilds(true);
+    db.state = state(9);
+    const failed = await w.get("/markets", noCache);
+    expect([failed.status, JSON.parse(failed.text).error?.code]).toEqual([503, "SERVICE_UNAVAILABLE"]);
+    w.failBuilds(false);
+    const back = await w.get("/markets", noCache);
+    expect([back.status, back.h.get("x-indexed-block"), Number(back.h.get("ratelimit-remaining"))]).toEqual([200, "9", left - 2]);
   });
 
   it("both paths count in one per-client limit; over it, the app answers 429", async () => {

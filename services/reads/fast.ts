@@ -5,14 +5,16 @@
  * count in the shared rate-limit store, `X-Request-Id`, CORS for a listed origin, a 304 for a
  * matching `If-None-Match`. No database, no validation, no Request/Response objects.
  *
- * On Postgres a `Cache-Control: no-cache` read of a hot route is answered here too, from one
- * statement that reads the indexed state and the answer's rows in one snapshot (tables.ts
- * `fresh`): the held answer's bytes if it is of that same state, else the statement's answer,
- * after the feed and the store have caught up with its block when it is newer than theirs (so
- * the client's next read, of any route, is not of an older block).
+ * A `Cache-Control: no-cache` read of a hot route is answered here too, as the app would: the
+ * indexed state re-read at its source (the feed's `revalidate`: one small state read shared by the
+ * callers of an event-loop turn), then the store's answer of that state (the held bytes when it has
+ * not moved, else its rebuild, waited for with the block's other rebuilds so that the client's next
+ * read, of any route, is not of an older block). With `READS_NO_CACHE_FROM=tables` (Postgres) it
+ * is one statement that reads the state and the answer's rows in one snapshot instead (tables.ts
+ * `fresh`); measured dearer per read than the state read (docs/PERFORMANCE.md), so not the default.
  *
- * Anything else falls through to the Hono app (app.ts), which answers it as before: `no-cache`
- * without the tables (PGlite), `?minBlock=`, a session's `Authorization` (read-your-writes), the internal token, percent-encoded
+ * Anything else falls through to the Hono app (app.ts), which answers it as before: `?minBlock=`,
+ * a session's `Authorization` (read-your-writes), the internal token, percent-encoded
  * paths, limits counted in Redis, a client over its limit (the app answers the 429), an answer not
  * held (first read, a block whose answers are still being rebuilt after a revert), the feed down.
  */
@@ -57,14 +59,18 @@ export type FastDeps = {
   /** The per-client limit; its store is the Hono limiter's, so both paths count together (memory only). */
   limit: { store: Store; limit: number; windowMs: number; trusted: TrustedProxies };
   /**
-   * No-cache reads from the tables (Postgres): `read` (tables.ts `fresh`), the bound of the wait
-   * for the store to settle on a newer block, and the listener that answers if the read fails.
+   * No-cache reads: `read`, one statement from the tables (tables.ts `fresh`; absent: the feed's
+   * state read, then the store), the bound of the wait for the store to settle on a newer block,
+   * and the app's listener, which answers if the read fails.
    */
-  fresh?: { read: (key: string, minBlock: bigint) => Promise<FreshRead>; settleWaitMs: number; fallback: (req: IncomingMessage, res: ServerResponse) => void };
+  noCache: { read?: (key: string, minBlock: bigint) => Promise<FreshRead>; settleWaitMs: number; fallback: (req: IncomingMessage, res: ServerResponse) => void };
 };
 
+/** Requests this path counted against the client's limit and then passed to the app (which must not count them again). */
+export const countedHere = new WeakSet<IncomingMessage>();
+
 /** A node request listener's front: true when it answered the request, false to pass it on. */
-export function fastReads({ store, feed, cors, limit, fresh }: FastDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function fastReads({ store, feed, cors, limit, noCache }: FastDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const counters = limit.store instanceof MemoryStore ? limit.store : undefined;
   const rateHeaders = rateLimitHeaderList(limit);
   // request URL → answer key (parameters sorted): bounded memo, cleared when full
@@ -93,9 +99,17 @@ export function fastReads({ store, feed, cors, limit, fresh }: FastDeps): (req: 
     res.end(w.body);
   };
 
-  /** A no-cache read: one statement; the held bytes if of the same state, else its own answer once the store has its block. */
-  async function answerFresh(key: string): Promise<Answer> {
-    const f = await fresh!.read(key, feed.current().number);
+  /** A no-cache read, as the app's: the state re-read, then the store's answer of it (held, or rebuilt with its block's other answers). */
+  async function answerRevalidated(key: string): Promise<Answer> {
+    await feed.revalidate();
+    const a = await store.get(key, key);
+    if (a.gen === store.gen) await store.whenSettled(noCache.settleWaitMs);
+    return a;
+  }
+
+  /** A no-cache read from the tables: one statement; the held bytes if of the same state, else its own answer once the store has its block. */
+  async function answerFresh(read: NonNullable<FastDeps["noCache"]["read"]>, key: string): Promise<Answer> {
+    const f = await read(key, feed.current().number);
     const st = f.state;
     if (!st) return answerOf(f); // a 400 or a 503: no rows, no block to catch up with
     let cur = feed.current();
@@ -108,7 +122,7 @@ export function fastReads({ store, feed, cors, limit, fresh }: FastDeps): (req: 
     }
     // answers of an older block may still be served while that block's rebuilds run (carried
     // over): wait for them (bounded), as the app does, so no later read of this client goes back
-    if (st.number > store.settledBlock || st.state !== cur.state) await store.whenSettled(fresh!.settleWaitMs);
+    if (st.number > store.settledBlock || st.state !== cur.state) await store.whenSettled(noCache.settleWaitMs);
     return answerOf(f);
   }
 
@@ -118,11 +132,10 @@ export function fastReads({ store, feed, cors, limit, fresh }: FastDeps): (req: 
     const h = req.headers;
     if (h.authorization !== undefined || h["x-internal-token"] !== undefined) return false;
     const cc = h["cache-control"];
-    const noCache = cc !== undefined && /no-cache|no-store/i.test(cc);
+    const revalidate = cc !== undefined && /no-cache|no-store/i.test(cc);
     const key = keyOf(url);
     let a: Answer | undefined;
-    if (noCache) {
-      if (!fresh) return false;
+    if (revalidate) {
       const qi = url.indexOf("?");
       if (!HOT.test(qi < 0 ? url : url.slice(0, qi))) return false;
     } else if (!(a = store.peek(key))) return false;
@@ -131,9 +144,13 @@ export function fastReads({ store, feed, cors, limit, fresh }: FastDeps): (req: 
     if (count.totalHits > limit.limit) return false; // the app answers the 429 (with the same count)
     if (a) write(req, res, a, "HIT", count);
     else
-      answerFresh(key).then(
+      (noCache.read ? answerFresh(noCache.read, key) : answerRevalidated(key)).then(
         (b) => write(req, res, b, "MISS", count),
-        () => fresh!.fallback(req, res), // the database unavailable: the app's answer (its 503)
+        () => {
+          // the state or the build unavailable: the app's answer (its 503), counted once
+          countedHere.add(req);
+          noCache.fallback(req, res);
+        },
       );
     return true;
   };
