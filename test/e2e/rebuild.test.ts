@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dumpTables, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { dbKinds } from "./stack.js";
-import { runSession } from "./reads-session.js";
+import { runSession, sessionActions } from "./reads-session.js";
 
 describe.each(dbKinds())("rebuild from events on %s", (kind) => {
   let v: Venue;
@@ -15,6 +15,12 @@ describe.each(dbKinds())("rebuild from events on %s", (kind) => {
     v = await startVenue(kind);
     live = await v.startIndexer("live"); // indexes the session as it happens
     await runSession(v);
+    // a closure and its reopening: the session rows carry the funding lastUpdate the reopening set
+    const { send, advance } = sessionActions(v);
+    const EUR = v.deployment.markets[0]!.marketId;
+    await send(-1, "setMarketSession", [EUR, 2]);
+    await advance(900);
+    await send(-1, "setMarketSession", [EUR, 0]);
   }, 300_000);
   afterAll(async () => {
     await v?.stop();
@@ -28,5 +34,6 @@ describe.each(dbKinds())("rebuild from events on %s", (kind) => {
     const [a, b] = await Promise.all([dumpTables(live.url), dumpTables(rebuilt.url)]);
     expect(Object.values(a).reduce((n, rows) => n + rows.length, 0)).toBeGreaterThan(100);
     for (const table of Object.keys(a)) expect(b[table], table).toEqual(a[table]);
+    expect(a.marketSessionEvent!.some((r) => r.includes('"session":"CLOSED"'))).toBe(true);
   });
 });
