@@ -12,7 +12,7 @@
  *     BENCH_OVERHEAD_REQUESTS=1000 BENCH_READS_PAIRS=300
  *     BENCH_READS_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (the read service's node flags: a CPU profile of it)
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,7 +29,7 @@ import { startVenue, waitForBlock, type Venue } from "../test/e2e/reads-env.js";
 import { sessionActions } from "../test/e2e/reads-session.js";
 import type { DbKind } from "../test/e2e/stack.js";
 import { orderSender, percentile } from "./indexing.js";
-import { cannon, type Load } from "./load.js";
+import { cannon, groupCpuMs, type Load } from "./load.js";
 
 export type ReadRow = {
   db: DbKind;
@@ -47,7 +47,16 @@ export type ReadRow = {
 };
 
 export type FreshnessStages = Record<"head" | "receipt" | "ponderPush" | "readsPush" | "visible", { p50Ms: number; p99Ms: number }>;
-export const freshness: { db: DbKind; samples: number; p50Ms: number; p99Ms: number; stages: FreshnessStages }[] = [];
+export const freshness: {
+  db: DbKind;
+  samples: number;
+  p50Ms: number;
+  p99Ms: number;
+  stages: FreshnessStages;
+  /** Ponder's "Indexed block" durations of the samples' blocks */
+  indexedBlock: { p50Ms: number; p99Ms: number };
+  cpuMsPerSample: { ponder: number; reads: number };
+}[] = [];
 
 /**
  * Freshness, mined → visible through the read service: a resting order per sample, its account
@@ -58,7 +67,16 @@ export const freshness: { db: DbKind; samples: number; p50Ms: number; p99Ms: num
  * state read), the read service's push (its /blocks/stream), the answer. The hot routes are read
  * before every sample, so each block rebuilds them as under load.
  */
-async function freshnessSamples(v: Venue, ponderUrl: string, readsUrl: string, market: Hex, hot: string[], freshPrice: () => Promise<unknown>, log: (m: string) => void) {
+async function freshnessSamples(
+  v: Venue,
+  ix: { url: string; pid: number; logFile: string },
+  rd: { url: string; pid: number },
+  market: Hex,
+  hot: string[],
+  freshPrice: () => Promise<unknown>,
+  log: (m: string) => void,
+) {
+  const [ponderUrl, readsUrl] = [ix.url, rd.url];
   const seen = { head: [] as [bigint, number][], ponderPush: [] as [bigint, number][], readsPush: [] as [bigint, number][] };
   const firstAt = (list: [bigint, number][], n: bigint) => list.find(([b]) => b >= n)?.[1];
   const { WebSocket } = await import("ws");
@@ -79,6 +97,8 @@ async function freshnessSamples(v: Venue, ponderUrl: string, readsUrl: string, m
   const stages: Record<keyof FreshnessStages, number[]> = { head: [], receipt: [], ponderPush: [], readsPush: [], visible: [] };
   let failed = 0;
   const n = Number(process.env.BENCH_FRESHNESS ?? 50);
+  const blocks: bigint[] = [];
+  const cpu0 = [groupCpuMs(ix.pid), groupCpuMs(rd.pid)];
   try {
     await new Promise((r) => setTimeout(r, 500));
     let priced = performance.now();
@@ -113,6 +133,7 @@ async function freshnessSamples(v: Venue, ponderUrl: string, readsUrl: string, m
       const visible = performance.now();
       ms.push(visible - got);
       const b = receipt.blockNumber;
+      blocks.push(b);
       const head = firstAt(seen.head, b);
       const mined = Math.max(sent, Math.min(answered, head ?? answered));
       const at = { head, receipt: got, ponderPush: firstAt(seen.ponderPush, b), readsPush: firstAt(seen.readsPush, b), visible };
@@ -122,15 +143,43 @@ async function freshnessSamples(v: Venue, ponderUrl: string, readsUrl: string, m
     heads.close();
     await Promise.all(feeds.map((f) => f.close()));
   }
+  // CPU of Ponder's and the read service's process groups per sample (each sample is one block,
+  // with the hot routes read before it): less sensitive to the machine's load than the latencies
+  const cpuPerSample = [groupCpuMs(ix.pid) - cpu0[0]!, groupCpuMs(rd.pid) - cpu0[1]!].map((c) => c / Math.max(1, ms.length)) as [number, number];
+  // Ponder's own "Indexed block" durations (head → block committed) of the samples' blocks
+  const indexed = indexedBlockDurations(ix.logFile, new Set(blocks));
   ms.sort((a, b) => a - b);
-  const out = { samples: ms.length, p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99), stages: {} as FreshnessStages };
+  const out = {
+    samples: ms.length,
+    p50Ms: percentile(ms, 50),
+    p99Ms: percentile(ms, 99),
+    stages: {} as FreshnessStages,
+    indexedBlock: { p50Ms: percentile(indexed, 50), p99Ms: percentile(indexed, 99) },
+    cpuMsPerSample: { ponder: cpuPerSample[0], reads: cpuPerSample[1] },
+  };
   for (const [s, l] of Object.entries(stages)) {
     l.sort((a, b) => a - b);
     out.stages[s as keyof FreshnessStages] = { p50Ms: percentile(l, 50), p99Ms: percentile(l, 99) };
   }
   log(`  freshness (mined → visible through the read service): p50 ${out.p50Ms.toFixed(0)} ms, p99 ${out.p99Ms.toFixed(0)} ms over ${ms.length} (from the receipt)`);
   log(`    stages from mined, p50/p99 ms: ${Object.entries(out.stages).map(([s, q]) => `${s} ${q.p50Ms.toFixed(0)}/${q.p99Ms.toFixed(0)}`).join(", ")}`);
+  log(`    Ponder's "Indexed block" p50/p99 ${out.indexedBlock.p50Ms.toFixed(0)}/${out.indexedBlock.p99Ms.toFixed(0)} ms over ${indexed.length}; CPU per sample: Ponder ${cpuPerSample[0].toFixed(0)} ms, read service ${cpuPerSample[1].toFixed(0)} ms`);
   return out;
+}
+
+/** Ponder's "Indexed block" durations (its JSON log) of the given blocks, sorted. */
+function indexedBlockDurations(logFile: string, blocks: Set<bigint>): number[] {
+  const out: number[] = [];
+  for (const line of readFileSync(logFile, "utf8").split("\n")) {
+    if (!line.includes('"Indexed block"')) continue;
+    try {
+      const o = JSON.parse(line) as { number: number; duration: number };
+      if (blocks.has(BigInt(o.number))) out.push(o.duration);
+    } catch {
+      // a partial line
+    }
+  }
+  return out.sort((a, b) => a - b);
 }
 
 const SIDE = { LONG: 0, SHORT: 1 } as const;
@@ -320,7 +369,15 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     clearInterval(blocks);
     await pricing; // no price update races the samples' orders
     await setPrice(eur, "1.0800"); // and the price is fresh (PriceStale after 60 s)
-    const f = await freshnessSamples(v, ix.url, rd.url, eur, routes.map((r) => r.path), () => setPrice(eur, "1.0800"), log);
+    const f = await freshnessSamples(
+      v,
+      { url: ix.url, pid: ix.proc.pid, logFile: ix.proc.logFile },
+      { url: rd.url, pid: rd.proc.pid },
+      eur,
+      routes.map((r) => r.path),
+      () => setPrice(eur, "1.0800"),
+      log,
+    );
     freshness.push({ db: kind, ...f });
     return rows;
   } finally {
@@ -336,11 +393,11 @@ export async function run(): Promise<ReadRow[]> {
   for (const kind of kinds) rows.push(...(await benchDb(kind, console.log)));
   console.log("\n" + markdownTable(rows));
   console.log("¹ the chain has no index of orders by account: the market's 20 newest orders is a lower bound of its cost");
-  console.log("\n| DB | freshness samples | mined → visible from the receipt p50/p99 ms | from mined, p50/p99 ms: anvil's newHeads | receipt | Ponder's push | read service's push | visible |");
-  console.log("|---|---|---|---|---|---|---|---|");
+  console.log("\n| DB | freshness samples | mined → visible from the receipt p50/p99 ms | from mined, p50/p99 ms: anvil's newHeads | receipt | Ponder's push | read service's push | visible | Ponder's \"Indexed block\" p50/p99 ms | CPU ms per sample: Ponder / read service |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const f of freshness) {
     const q = (s: { p50Ms: number; p99Ms: number }) => `${s.p50Ms.toFixed(0)}/${s.p99Ms.toFixed(0)}`;
-    console.log(`| ${f.db} | ${f.samples} | ${f.p50Ms.toFixed(0)}/${f.p99Ms.toFixed(0)} | ${q(f.stages.head)} | ${q(f.stages.receipt)} | ${q(f.stages.ponderPush)} | ${q(f.stages.readsPush)} | ${q(f.stages.visible)} |`);
+    console.log(`| ${f.db} | ${f.samples} | ${f.p50Ms.toFixed(0)}/${f.p99Ms.toFixed(0)} | ${q(f.stages.head)} | ${q(f.stages.receipt)} | ${q(f.stages.ponderPush)} | ${q(f.stages.readsPush)} | ${q(f.stages.visible)} | ${q(f.indexedBlock)} | ${f.cpuMsPerSample.ponder.toFixed(0)} / ${f.cpuMsPerSample.reads.toFixed(0)} |`);
   }
   return rows;
 }

@@ -105,7 +105,11 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
         env.INDEXER_PGLITE_DIR = join(base, `pglite-${name}`);
         mkdirSync(env.INDEXER_PGLITE_DIR, { recursive: true });
       }
-      const args = [ponderBin(), "start", "--schema", schema, "-p", String(port), "-H", "127.0.0.1", "--log-format", "json"];
+      // the benchmark's knobs (bench/reads.ts): Ponder's node flags (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
+      // and extra CLI arguments (e.g. "--log-level trace")
+      const nodeFlags = process.env.BENCH_PONDER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+      const extra = process.env.BENCH_PONDER_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+      const args = [...nodeFlags, ponderBin(), "start", "--schema", schema, "-p", String(port), "-H", "127.0.0.1", "--log-format", "json", ...extra];
       const proc = startProcess(`ponder ${name}`, process.execPath, args, env, join(base, `ponder-${name}.log`), PROJECT_ROOT);
       const indexer: Indexer = { url: `http://127.0.0.1:${port}`, schema, proc, stop: () => proc.stop() };
       indexers.push(indexer);
