@@ -16,6 +16,7 @@ import { installApiLimits } from "./lib/limits.js";
 import { guardPonderMetrics } from "./lib/metrics.js";
 import { sqlCostGuard, sqlGuard, type ExplainCost } from "./lib/sqlGuard.js";
 import { blockStreamRoutes } from "./lib/blockStream.js";
+import { relaxPgliteCommits } from "./lib/pglite.js";
 import { accountRoutes } from "./routes/accounts.js";
 import { authRoutes } from "./routes/auth.js";
 import { marketRoutes } from "./routes/markets.js";
@@ -26,6 +27,9 @@ import { insuranceRoutes } from "./routes/insurance.js";
 import { writeRoutes } from "./routes/writes.js";
 
 const app = createApiApp();
+
+// PGlite (the default): block commits return without waiting for the disk (src/api/lib/pglite.ts)
+void relaxPgliteCommits().catch((e) => console.error("PGlite: SET synchronous_commit failed", e));
 
 app.use(corsPolicy());
 // a client's X-Request-Id is kept only when short and plain (≤ 255 of [A-Za-z0-9_=-]), else replaced

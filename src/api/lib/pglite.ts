@@ -1,0 +1,17 @@
+/**
+ * Ponder's embedded PGlite (the default database, `npm start`): one Postgres session in this
+ * process, used by indexing and by the API alike. PGlite 0.2 commits synchronously with
+ * `wal_sync_method = open_datasync`: every live block's COMMIT waited for an O_DSYNC write of
+ * its WAL, on the path of every indexed block (PERFORMANCE.md, 2026-11-26 16:00–16:40 UTC).
+ * `synchronous_commit = off` on that session lets a commit return once its WAL is in memory. It
+ * changes durability only, never visibility or atomicity: a crash can lose the last commits, each
+ * a whole block with Ponder's checkpoint in the same transaction, so Ponder re-indexes them from
+ * the chain on restart; the database stays consistent. Postgres (DATABASE_URL) is left as it is.
+ * `PGLITE_SYNCHRONOUS_COMMIT=on` keeps PGlite's synchronous commits.
+ */
+export async function relaxPgliteCommits(): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Ponder's driver is internal (as in blockStream.ts)
+  const driver = (globalThis as any).PONDER_DATABASE?.driver as { dialect: string; instance?: { exec: (q: string) => Promise<unknown> } } | undefined;
+  if (driver?.dialect !== "pglite" || !driver.instance || process.env.PGLITE_SYNCHRONOUS_COMMIT === "on") return;
+  await driver.instance.exec("SET synchronous_commit = off");
+}
