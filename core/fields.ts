@@ -3,7 +3,7 @@
  * formatter (`...Formatted` companions) and the OpenAPI descriptions both read it, so a field's
  * documented unit is the unit it is formatted with.
  */
-import { formatUnits } from "viem";
+import { formatUnits } from "./units.js";
 
 export const UNITS = {
   amount6: { decimals: 6, text: "deposit-token base units (6 decimals)" },

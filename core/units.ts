@@ -5,15 +5,36 @@
  *   priceX18 prices (18 decimals), qty base-asset quantities (18 decimals)
  *   rateX18  funding rate per hour (18 decimals)
  *   bps      basis points (100 = 1 %)
- * `...Formatted` companions are exact decimals (viem's formatUnits: no floats).
+ * `...Formatted` companions are exact decimals (`formatUnits`: viem's output, no floats).
  */
-import { formatUnits } from "viem";
 
 export const WAD = 10n ** 18n;
 export const AMOUNT6_TO_WAD = 10n ** 12n;
 export const BPS = 10_000n;
 
 export const toWad = (amount6: bigint) => amount6 * AMOUNT6_TO_WAD;
+
+/**
+ * An integer in base units → its exact decimal string with `decimals` places, trailing zeros and
+ * a bare point dropped: viem's `formatUnits` to the byte (a test compares them), done on the
+ * digits without its padStart and trailing-zero regex. Also takes the integer's decimal string
+ * (the history lists keep Postgres' numeric text and never build the bigint).
+ */
+export function formatUnits(value: bigint | string, decimals: number): string {
+  let s = typeof value === "string" ? value : value.toString();
+  let sign = "";
+  if (s.charCodeAt(0) === 45 /* - */) {
+    sign = "-";
+    s = s.slice(1);
+  }
+  if (decimals <= 0) return sign + s;
+  const n = s.length;
+  const intLen = n - decimals;
+  let end = n; // the fraction's digits end before the trailing zeros
+  while (end > 0 && end > intLen && s.charCodeAt(end - 1) === 48 /* 0 */) end--;
+  if (intLen > 0) return end > intLen ? `${sign}${s.slice(0, intLen)}.${s.slice(intLen, end)}` : sign + s.slice(0, intLen);
+  return end === 0 ? `${sign}0` : `${sign}0.${"0".repeat(-intLen)}${s.slice(0, end)}`;
+}
 
 export const formatWad = (wad: bigint) => formatUnits(wad, 18);
 export const formatAmount6 = (amount6: bigint) => formatUnits(amount6, 6);

@@ -50,7 +50,7 @@ const ROUTES: Route[] = [
  * table's text columns are ids, hex and enums written by the indexer (never these control
  * characters). Numeric columns stay the decimal strings Postgres prints for numeric(78) (what
  * `BigInt(x).toString()` gives): the items (core/history/items.ts) format them as they do
- * bigints (`toString`, viem's formatUnits, `Number`), so the bigints are never built.
+ * bigints (`toString`, core/units.ts formatUnits, `Number`), so the bigints are never built.
  */
 const US = "\x1f";
 const RS = "\x1e";
