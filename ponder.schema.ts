@@ -383,6 +383,9 @@ export const order = onchainTable(
     filledQty: t.bigint().notNull(),
     remainingQty: t.bigint().notNull(), // 0 once closed
     cancelledQty: t.bigint().notNull(),
+    // its fills so far (the order history's fillCount), counted by the fill handler so that a
+    // history page reads it instead of counting account_fill rows per order
+    fillCount: t.integer().notNull(),
     marginAllocatedWad: t.bigint().notNull(),
     marginReturnedWad: t.bigint().notNull(),
     status: t.text().notNull(), // active | filled | cancelled

@@ -50,6 +50,7 @@ on("Market:OrderPlaced", async ({ event, context }) => {
     filledQty: 0n,
     remainingQty: a.quantityQty,
     cancelledQty: 0n,
+    fillCount: 0,
     marginAllocatedWad: a.marginWad,
     marginReturnedWad: 0n,
     status: "active",
@@ -97,10 +98,11 @@ on("Market:OrderFilled", async ({ event, context }) => {
     makerFeeWad: a.makerFeeWad,
     takerFeeWad: a.takerFeeWad,
   });
-  // post-fill quantities come with the event; OrderClosed follows when an order leaves the book
+  // post-fill quantities come with the event; OrderClosed follows when an order leaves the book.
+  // fillCount: the order's account fills so far (one per fill on each side)
   const t = event.block.timestamp;
-  await context.db.update(order, { orderId: a.makerOrderId }).set({ filledQty: a.makerFilledQty, remainingQty: a.makerRemainingQty, updatedAt: t });
-  await context.db.update(order, { orderId: a.takerOrderId }).set({ filledQty: a.takerFilledQty, remainingQty: a.takerRemainingQty, updatedAt: t });
+  await context.db.update(order, { orderId: a.makerOrderId }).set((o) => ({ filledQty: a.makerFilledQty, remainingQty: a.makerRemainingQty, updatedAt: t, fillCount: o.fillCount + 1 }));
+  await context.db.update(order, { orderId: a.takerOrderId }).set((o) => ({ filledQty: a.takerFilledQty, remainingQty: a.takerRemainingQty, updatedAt: t, fillCount: o.fillCount + 1 }));
 });
 
 on("Market:OrderClosed", async ({ event, context }) => {

@@ -164,7 +164,7 @@ export function liquidationItem(r: typeof accountLiquidation.$inferSelect): Out<
   };
 }
 
-export function historicalOrderItem(r: typeof order.$inferSelect, fillCount: number): Out<typeof H.HistoricalOrder> {
+export function historicalOrderItem(r: typeof order.$inferSelect): Out<typeof H.HistoricalOrder> {
   return {
     orderId: r.orderId.toString(),
     clientKey: r.clientKey,
@@ -182,7 +182,7 @@ export function historicalOrderItem(r: typeof order.$inferSelect, fillCount: num
     filledQuantityFormatted: formatField("filledQuantity", r.filledQty),
     cancelledQuantity: r.cancelledQty.toString(),
     cancelledQuantityFormatted: formatField("cancelledQuantity", r.cancelledQty),
-    fillCount,
+    fillCount: r.fillCount,
     createdBlock: Number(r.createdBlock),
     createdAt: Number(r.createdAt),
     createdAtISO: secondsToISO(r.createdAt),

@@ -32,9 +32,9 @@ export type ListSpec = {
   scopeColumn: string;
   /** account lists: the column a `marketId` filter selects on (absent: no filter) */
   marketColumn?: string;
-  /** the row's item; `marketId` is the scope's market (market lists), `fillCount` the order's fills (order history) */
+  /** the row's item; `marketId` is the scope's market (market lists) */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each list's own row type
-  item(row: any, ctx: { marketId?: Hex; fillCount?: number }): Record<string, unknown>;
+  item(row: any, ctx: { marketId?: Hex }): Record<string, unknown>;
 };
 
 const byLog = ["timestamp", "blockNumber", "logIndex"] as [string, string, string];
@@ -55,7 +55,7 @@ export const HISTORY_LISTS: ListSpec[] = [
     item: (r: Row<"accountLiquidation">) => I.liquidationItem(r) },
   // orders have no log index: (createdAt, createdBlock, orderId), orderId rising with placement
   { path: "/accounts/{accountId}/orders/history", scope: "account", cursor: "orderHistory", key: "orders", table: "order", order: ["createdAt", "createdBlock", "orderId"], tiebreakType: "numeric", scopeColumn: "accountId", marketColumn: "marketId",
-    item: (r: Row<"order">, ctx) => I.historicalOrderItem(r, ctx.fillCount ?? 0) },
+    item: (r: Row<"order">) => I.historicalOrderItem(r) },
 ];
 
 /** The list's query: a market filter only where the table has a market. */

@@ -95,6 +95,7 @@ export function createReadsListener(deps: ReadsDeps) {
     feed: deps.feed,
     cors,
     noCache: { read: deps.fresh, settleWaitMs: deps.minBlockWaitMs, fallback: slow },
+    history: deps.history && { server: deps.history, fallback: slow },
     limit: { store: limitStore, limit: limits.RATE_LIMIT_PER_MINUTE, windowMs: 60_000, trusted: trustedProxies(limits.TRUSTED_PROXIES) },
   });
   return { app, listener: (req: IncomingMessage, res: ServerResponse) => void (fast(req, res) || slow(req, res)) };

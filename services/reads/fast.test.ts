@@ -5,6 +5,9 @@ import { feedHub, type BlockFeed, type IndexedState } from "../../core/indexer/b
 import { AnswerStore } from "./answers.js";
 import { createReadsListener } from "./app.js";
 import type { FreshRead } from "./tables.js";
+import { ApiError } from "../../core/errors.js";
+import { errorResponse } from "../../core/http/errors.js";
+import { SOURCE_HEADER, type HistoryServer } from "./history.js";
 
 const state = (n: number): IndexedState => ({ number: BigInt(n), timestamp: BigInt(n), hash: `0x${n}`, state: `s${n}` });
 
@@ -18,7 +21,7 @@ describe("read service hot path", () => {
   });
 
   /** `db`: the tables' state; `tables`: no-cache reads them with one statement (`fresh`), else through the feed. */
-  async function start(limit = "1000", db?: { state: IndexedState; reads: number; stateReads?: number; fail?: boolean }, tables = true) {
+  async function start(limit = "1000", db?: { state: IndexedState; reads: number; stateReads?: number; fail?: boolean }, tables = true, history?: HistoryServer) {
     process.env.RATE_LIMIT_PER_MINUTE = limit;
     const hub = feedHub();
     // with `db`: the tables' state, which revalidate pushes (as pgBlockFeed does)
@@ -59,7 +62,7 @@ describe("read service hot path", () => {
           return { state: st, built: () => ({ status: 200, body: `{"success":true,"data":{"path":"${key}","block":${st.number}}}`, block: String(st.number) }) };
         }
       : undefined;
-    const { listener } = createReadsListener({ store, feed, indexerUrl: "http://127.0.0.1:9", minBlockWaitMs: 200, fresh });
+    const { listener } = createReadsListener({ store, feed, indexerUrl: "http://127.0.0.1:9", minBlockWaitMs: 200, fresh, history });
     server = createServer(listener).listen(0, "127.0.0.1");
     await new Promise((r) => server!.once("listening", r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -176,5 +179,51 @@ describe("read service hot path", () => {
     db.fail = true;
     const fallback = await w.get("/accounts/1", { "Cache-Control": "no-cache" });
     expect([fallback.status, fallback.h.get("x-indexed-block")]).toEqual([200, "8"]);
+  });
+
+  it("a history page below Hono has the Hono path's headers and bytes; a page that is not a plain 200 is the app's", async () => {
+    // history.ts as seen from here: account 1 has a page, account 2 does not exist
+    const body = '{"success":true,"data":{"fills":[],"hasMore":false,"nextCursor":null}}';
+    let plainReads = 0;
+    const pageOf = (path: string) => (/^\/accounts\/(%31|1)\/fills$/.test(path) ? "ok" : /^\/accounts\/2\/fills$/.test(path) ? "missing" : undefined);
+    const history: HistoryServer = {
+      serves: (c) => pageOf(c.req.path) !== undefined,
+      answer: async (c) => {
+        const p = pageOf(c.req.path);
+        if (!p || c.req.header("accept") === "text/csv") return undefined; // an export: Ponder's
+        c.header(SOURCE_HEADER, "reads");
+        c.header("X-Indexed-Block", "7");
+        if (p === "missing") return errorResponse(c, new ApiError("ACCOUNT_NOT_FOUND", "account 2 does not exist"));
+        return c.body(body, 200, { "Content-Type": "application/json", "X-Cache": "MISS" });
+      },
+      plain: (url) => {
+        const p = pageOf(url.split("?")[0]!);
+        if (!p) return undefined;
+        return async () => {
+          plainReads++;
+          if (p === "missing") throw new ApiError("ACCOUNT_NOT_FOUND", "account 2 does not exist");
+          return { body, block: "7" };
+        };
+      },
+      close: async () => {},
+    };
+    const w = await start("1000", undefined, true, history);
+    const fast = await w.get("/accounts/1/fills?limit=2", { "X-Request-Id": "trace-2" });
+    expect(plainReads).toBe(1);
+    const slow = await w.get("/accounts/%31/fills?limit=2", { "X-Request-Id": "trace-2" }); // percent-encoded: the app's
+    expect(plainReads).toBe(1);
+    expect([fast.status, fast.text]).toEqual([slow.status, slow.text]);
+    const headers = (h: Headers) => [...h.entries()].filter(([k]) => !["date", "connection", "keep-alive", "ratelimit-remaining"].includes(k)).sort();
+    expect(headers(fast.h)).toEqual(headers(slow.h));
+    expect(fast.h.get("x-request-id")).toBe("trace-2");
+    expect(Number(slow.h.get("ratelimit-remaining"))).toBe(Number(fast.h.get("ratelimit-remaining")) - 1); // each counted once
+    // a 404: the app answers it, the client counted once
+    const missing = await w.get("/accounts/2/fills");
+    expect(plainReads).toBe(2);
+    expect([missing.status, missing.h.get(SOURCE_HEADER), missing.h.get("x-indexed-block")]).toEqual([404, "reads", "7"]);
+    expect(Number(missing.h.get("ratelimit-remaining"))).toBe(Number(slow.h.get("ratelimit-remaining")) - 1);
+    // an export: the app's (here Ponder is unreachable: its 503), not read here
+    expect((await w.get("/accounts/1/fills", { Accept: "text/csv" })).status).toBe(503);
+    expect(plainReads).toBe(2);
   });
 });

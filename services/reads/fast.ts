@@ -13,6 +13,12 @@
  * is one statement that reads the state and the answer's rows in one snapshot instead (tables.ts
  * `fresh`); measured dearer per read than the state read (docs/PERFORMANCE.md), so not the default.
  *
+ * On Postgres a GET of a history list (history.ts `plain`: trades, fills, candles, …; not an
+ * export) is answered here too when it is a plain 200: one statement, its JSON written with the
+ * headers the Hono path gives it (CORS, `X-Request-Id`, the limit's `RateLimit-*`, `X-Cache: MISS`,
+ * `X-History-Source`, `X-Indexed-Block`); a 400, 404 or 503 is left to the Hono path, which answers
+ * it as before (the client counted once).
+ *
  * Anything else falls through to the Hono app (app.ts), which answers it as before: `?minBlock=`,
  * a session's `Authorization` (read-your-writes), the internal token, percent-encoded
  * paths, limits counted in Redis, a client over its limit (the app answers the 429), an answer not
@@ -26,7 +32,9 @@ import { rateLimitHeaderList } from "../../core/http/rate-limit.js";
 import { requestIdOf } from "../../core/http/request-id.js";
 import type { BlockFeed } from "../../core/indexer/blocks.js";
 import { EXPOSED_HEADERS } from "../../src/api/lib/cors.js";
+import { exportFormatOf } from "../../core/history/lists.js";
 import type { Answer, AnswerStore } from "./answers.js";
+import { SOURCE_HEADER, type HistoryServer } from "./history.js";
 import { answerKey, HOT } from "./keys.js";
 import type { FreshRead } from "./tables.js";
 
@@ -64,13 +72,15 @@ export type FastDeps = {
    * and the app's listener, which answers if the read fails.
    */
   noCache: { read?: (key: string, minBlock: bigint) => Promise<FreshRead>; settleWaitMs: number; fallback: (req: IncomingMessage, res: ServerResponse) => void };
+  /** The history lists (Postgres), and the listener that answers what is not a plain page. */
+  history?: { server: Pick<HistoryServer, "plain">; fallback: (req: IncomingMessage, res: ServerResponse) => void };
 };
 
 /** Requests this path counted against the client's limit and then passed to the app (which must not count them again). */
 export const countedHere = new WeakSet<IncomingMessage>();
 
 /** A node request listener's front: true when it answered the request, false to pass it on. */
-export function fastReads({ store, feed, cors, limit, noCache }: FastDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function fastReads({ store, feed, cors, limit, noCache, history }: FastDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const counters = limit.store instanceof MemoryStore ? limit.store : undefined;
   const rateHeaders = rateLimitHeaderList(limit);
   // request URL → answer key (parameters sorted): bounded memo, cleared when full
@@ -97,6 +107,17 @@ export function fastReads({ store, feed, cors, limit, noCache }: FastDeps): (req
     }
     res.writeHead(a.status, [...w.content, ...head]);
     res.end(w.body);
+  };
+
+  // a history page's headers that do not depend on the request
+  const historyHead = ["Content-Type", "application/json", "Access-Control-Expose-Headers", EXPOSED_HEADERS, ...(cors === "*" ? ["Access-Control-Allow-Origin", "*"] : ["Vary", "Origin"])];
+  const writePage = (req: IncomingMessage, res: ServerResponse, p: { body: string; block: string }, count: { totalHits: number; resetTime?: Date }) => {
+    const h = req.headers;
+    const body = Buffer.from(p.body);
+    const head = [...historyHead, "Content-Length", String(body.length), "X-Cache", "MISS", SOURCE_HEADER, "reads", "X-Indexed-Block", p.block, "X-Request-Id", requestIdOf(h["x-request-id"]), ...rateHeaders(count)];
+    if (cors !== "*" && h.origin && cors.includes(h.origin)) head.push("Access-Control-Allow-Origin", h.origin);
+    res.writeHead(200, head);
+    res.end(body);
   };
 
   /** A no-cache read, as the app's: the state re-read, then the store's answer of it (held, or rebuilt with its block's other answers). */
@@ -131,6 +152,21 @@ export function fastReads({ store, feed, cors, limit, noCache }: FastDeps): (req
     if (req.method !== "GET" || !counters || !url || url.includes("minBlock") || url.includes("%") || !feed.live()) return false;
     const h = req.headers;
     if (h.authorization !== undefined || h["x-internal-token"] !== undefined) return false;
+    if (history) {
+      const page = exportFormatOf(h.accept) ? undefined : history.server.plain(url);
+      if (page) {
+        const client = `ip:${clientAddress(req.socket.remoteAddress, h["x-forwarded-for"] as string | undefined, limit.trusted) ?? "unknown"}`;
+        const count = counters.increment(client);
+        // over the limit, or not a plain 200: the app answers (its 429, 400, 404, 503), counting the client again
+        const fallback = () => {
+          counters.decrement(client);
+          history.fallback(req, res);
+        };
+        if (count.totalHits > limit.limit) fallback();
+        else page().then((p) => writePage(req, res, p, count), fallback);
+        return true;
+      }
+    }
     const cc = h["cache-control"];
     const revalidate = cc !== undefined && /no-cache|no-store/i.test(cc);
     const key = keyOf(url);

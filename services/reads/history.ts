@@ -86,9 +86,19 @@ const readRows = (text: unknown, build: (f: string[]) => Record<string, unknown>
 type Statement = { name: string; text: string };
 type Found = { account?: boolean; market?: boolean };
 
+/** A plain page read below Hono (fast.ts): its JSON body and the block it is of. */
+export type PlainPage = { body: string; block: string };
+
 export type HistoryServer = {
   /** The answer, or undefined when this request is not one of the lists served here. */
   answer(c: Context): Promise<Response | undefined>;
+  /**
+   * Below Hono (fast.ts): a GET of `url` (path and query, no `minBlock`, no percent-encoding, not an
+   * export, the block push live): undefined when it is not one of the lists, else the read of its
+   * page, which rejects (an ApiError, the database) when it is not a plain 200: the Hono path
+   * answers those.
+   */
+  plain(url: string): (() => Promise<PlainPage>) | undefined;
   /** Whether this service answers the request (for the per-client limit). */
   serves(c: Context): boolean;
   close(): Promise<void>;
@@ -103,10 +113,10 @@ export function historyServer(o: { databaseUrl: string; schema: string; feed: Bl
   const accountExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(tables.account)} WHERE ${colName(tables.account, "accountId")} = ${p})`;
   const marketExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(tables.market)} WHERE ${colName(tables.market, "marketId")} = ${p})`;
   const statements = new Map<string, Statement>();
-  // each list's columns (order history: each order's fill count after the table's) and row builder
+  // each list's columns and row builder (order history: the fill count is the order row's)
   const lists = new Map(
     HISTORY_LISTS.map((l) => {
-      const cols = [...colsOf(tables[l.table]), ...(l.table === "order" ? [{ key: "__fill_count", name: "__fill_count", kind: "int" as const, nullable: false }] : [])];
+      const cols = colsOf(tables[l.table]);
       return [l, { cols, build: rowBuilder(cols) }];
     }),
   );
@@ -137,12 +147,10 @@ export function historyServer(o: { databaseUrl: string; schema: string; feed: Bl
     if (v.from) where.push(`${time} >= ${p("numeric")}`);
     if (v.to) where.push(`${time} < ${p("numeric")}`);
     if (v.cursor) where.push(`(${time}, ${block}, ${tie}) < (${p("numeric")}, ${p("numeric")}, ${p(l.tiebreakType)})`);
-    // order history: each order's fill count, by the fills' order index
-    const extra = l.table === "order" ? `, (SELECT count(*) FROM ${T(tables.accountFill)} f WHERE f.${colName(tables.accountFill, "orderId")} = ${c("orderId")})::int AS "__fill_count"` : "";
     const [rt, rb, rk] = l.order.map((k) => `r.${colName(t, k)}`);
     const text = `${state}
 SELECT ${stateCols}, ${found.join(", ")}, (SELECT string_agg(${lineSql(colsOfList(l))}, E'${RS}' ORDER BY ${rt} DESC, ${rb} DESC, ${rk} DESC) FROM (
-  SELECT t.*${extra} FROM ${T(t)} t WHERE ${where.join(" AND ")}
+  SELECT t.* FROM ${T(t)} t WHERE ${where.join(" AND ")}
   ORDER BY ${time} DESC, ${block} DESC, ${tie} DESC LIMIT ${p("int")}) r) AS "__rows" FROM st`;
     const s = { name: id, text };
     statements.set(id, s);
@@ -184,7 +192,9 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
     throw notFound({ account: ids.accountId === undefined ? undefined : (r!.account as boolean), market: ids.marketId === undefined ? undefined : (r!.market as boolean) }, ids) ?? err;
   }
 
-  async function listPage(c: Context, l: ListSpec, scopeValue: string, query: { from?: bigint; to?: bigint; limit: number; cursor?: string; marketId?: string }, ids: { accountId?: bigint; marketId?: string }) {
+  type SetBlock = (block: string) => void;
+
+  async function listPage(setBlock: SetBlock, l: ListSpec, scopeValue: string, query: { from?: bigint; to?: bigint; limit: number; cursor?: string; marketId?: string }, ids: { accountId?: bigint; marketId?: string }) {
     let key: bigint[] | undefined;
     try {
       key = query.cursor === undefined ? undefined : decodeUintCursor(l.cursor, query.cursor, 3);
@@ -202,7 +212,7 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
     values.push(query.limit + 1);
     const rows = await run(s, values);
     const head = rows[0];
-    c.header("X-Indexed-Block", stateOfRow(head).number.toString());
+    setBlock(stateOfRow(head).number.toString());
     const missing = notFound(
       { account: l.scope === "account" ? (head?.__found as boolean) : undefined, market: l.scope === "market" ? (head?.__found as boolean) : market ? (head?.__found_market as boolean) : undefined },
       ids,
@@ -211,7 +221,7 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
     const found = readRows(head?.__rows, lists.get(l)!.build);
     const hasMore = found.length > query.limit;
     const page = hasMore ? found.slice(0, query.limit) : found;
-    const items = page.map((r) => l.item(r, { marketId: ids.marketId as Hex | undefined, fillCount: r.__fill_count as number | undefined }));
+    const items = page.map((r) => l.item(r, { marketId: ids.marketId as Hex | undefined }));
     const lastRow = page.at(-1);
     const data = {
       [l.key]: items,
@@ -221,7 +231,7 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
     return { data, state: stateOfRow(head) };
   }
 
-  async function candlePage(c: Context, marketId: string, query: { resolution: CandleResolution; from?: bigint; to?: bigint; limit: number; cursor?: string }) {
+  async function candlePage(setBlock: SetBlock, marketId: string, query: { resolution: CandleResolution; from?: bigint; to?: bigint; limit: number; cursor?: string }) {
     const ids = { marketId };
     let now = o.feed.current().timestamp;
     for (let attempt = 0; ; attempt++) {
@@ -233,7 +243,7 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
       }
       const rows = await run(candleStatement, [marketId, query.resolution, w.pageFrom.toString(), w.to.toString(), query.limit]);
       const head = rows[0];
-      c.header("X-Indexed-Block", stateOfRow(head).number.toString());
+      setBlock(stateOfRow(head).number.toString());
       const missing = notFound({ market: head?.__found as boolean }, ids);
       if (missing) throw missing;
       const st = stateOfRow(head);
@@ -264,15 +274,60 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
     }
   }
 
-  const match = (c: Context): { route: Route; raw: string } | undefined => {
-    if (c.req.method !== "GET" || !o.feed.live() || exportFormatOf(c.req.header("accept"))) return undefined;
-    const path = c.req.path;
+  type Hit = { route: Route; raw: string };
+  const matchPath = (path: string): Hit | undefined => {
     for (const route of ROUTES) {
       const m = route.re.exec(path);
       if (m) return { route, raw: m[1]! };
     }
     return undefined;
   };
+  const match = (c: Context): Hit | undefined =>
+    c.req.method !== "GET" || !o.feed.live() || exportFormatOf(c.req.header("accept")) ? undefined : matchPath(c.req.path);
+
+  /** The page's data: the query checked, then the path (Ponder's order), then the page read. */
+  async function pageOf(hit: Hit, rawQuery: Record<string, string | string[]>, setBlock: SetBlock): Promise<unknown> {
+    const { route } = hit;
+    const querySchema = route.list ? historyQueryOf(route.list) : H.CandlesQuery;
+    const qr = querySchema.safeParse(rawQuery);
+    if (!qr.success) throw validationError(qr.error, "query");
+    let param: string;
+    try {
+      param = decodeURIComponent(hit.raw);
+    } catch {
+      param = hit.raw;
+    }
+    const pr = (route.param === "marketId" ? MarketPath : AccountPath).safeParse({ [route.param]: param });
+    if (!pr.success) throw validationError(pr.error, "param");
+    const query = qr.data as { from?: bigint; to?: bigint; limit: number; cursor?: string; marketId?: string; resolution?: string };
+    if (!route.list) return (await candlePage(setBlock, param.toLowerCase(), query as never)).data;
+    if (route.list.scope === "market") {
+      const marketId = param.toLowerCase();
+      return (await listPage(setBlock, route.list, marketId, query, { marketId })).data;
+    }
+    const accountId = BigInt(param);
+    const marketId = query.marketId !== undefined && route.list.marketColumn ? query.marketId.toLowerCase() : undefined;
+    return (await listPage(setBlock, route.list, accountId.toString(), { ...query, marketId }, { accountId, marketId })).data;
+  }
+  const bodyOf = (data: unknown) => JSON.stringify({ success: true, data });
+
+  function plain(url: string): (() => Promise<PlainPage>) | undefined {
+    const qi = url.indexOf("?");
+    const hit = matchPath(qi < 0 ? url : url.slice(0, qi));
+    if (!hit) return undefined;
+    return async () => {
+      // as Hono's c.req.queries(): every key's values, decoded as URLSearchParams does
+      const rawQuery: Record<string, string | string[]> = {};
+      if (qi >= 0)
+        for (const [k, v] of new URLSearchParams(url.slice(qi + 1))) {
+          const had = rawQuery[k];
+          rawQuery[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];
+        }
+      let block = "";
+      const data = await pageOf(hit, rawQuery, (b) => (block = b));
+      return { body: bodyOf(data), block };
+    };
+  }
 
   async function answer(c: Context): Promise<Response | undefined> {
     const hit = match(c);
@@ -291,32 +346,9 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
       }
       // as Ponder's middleware: the block at the start, on every answer after the wait (errors too)
       c.header("X-Indexed-Block", o.feed.current().number.toString());
-      const { route } = hit;
-      const querySchema = route.list ? historyQueryOf(route.list) : H.CandlesQuery;
       const rawQuery = Object.fromEntries(Object.entries(c.req.queries()).map(([k, v]) => (v.length === 1 ? [k, v[0]] : [k, v])));
-      const qr = querySchema.safeParse(rawQuery);
-      if (!qr.success) throw validationError(qr.error, "query");
-      let param: string;
-      try {
-        param = decodeURIComponent(hit.raw);
-      } catch {
-        param = hit.raw;
-      }
-      const pr = (route.param === "marketId" ? MarketPath : AccountPath).safeParse({ [route.param]: param });
-      if (!pr.success) throw validationError(pr.error, "param");
-      const query = qr.data as { from?: bigint; to?: bigint; limit: number; cursor?: string; marketId?: string; resolution?: string };
-      let result: { data: unknown; state: IndexedState };
-      if (!route.list) {
-        result = await candlePage(c, param.toLowerCase(), query as never);
-      } else if (route.list.scope === "market") {
-        const marketId = param.toLowerCase();
-        result = await listPage(c, route.list, marketId, query, { marketId });
-      } else {
-        const accountId = BigInt(param);
-        const marketId = query.marketId !== undefined && route.list.marketColumn ? query.marketId.toLowerCase() : undefined;
-        result = await listPage(c, route.list, accountId.toString(), { ...query, marketId }, { accountId, marketId });
-      }
-      return c.body(JSON.stringify({ success: true, data: result.data }), 200, { "Content-Type": "application/json", "X-Cache": "MISS" });
+      const data = await pageOf(hit, rawQuery, (b) => c.header("X-Indexed-Block", b));
+      return c.body(bodyOf(data), 200, { "Content-Type": "application/json", "X-Cache": "MISS" });
     } catch (e) {
       if (e instanceof ApiError) return errorResponse(c, e);
       throw e;
@@ -325,6 +357,7 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
 
   return {
     answer,
+    plain,
     serves: (c) => match(c) !== undefined,
     close: () => pool.end(),
   };

@@ -594,6 +594,12 @@ describe.each(dbKinds())("history on %s", (kind) => {
       expect(r.status, `${path}: ${rBody}`).toBe(p.status);
       expect(rBody, path).toBe(pBody);
       expect(r.headers.get("x-indexed-block"), path).toBe(p.headers.get("x-indexed-block"));
+      // a page answered below Hono (fast.ts) carries the headers the Hono path gives
+      expect(r.headers.get("content-type"), path).toMatch(/^application\/json/);
+      expect(r.headers.get("x-request-id"), path).toBeTruthy();
+      expect(r.headers.get("access-control-expose-headers"), path).toContain("X-Indexed-Block");
+      if (kind === "postgres") expect(r.headers.get("ratelimit-limit"), path).toBeTruthy();
+      if (kind === "postgres" && r.status === 200) expect(r.headers.get("x-cache"), path).toBe("MISS");
       if (r.status >= 400) expect((JSON.parse(rBody) as Page).success, path).toBe(false);
     }
     // a block not indexed yet: 503 in the envelope after the bounded wait, as Ponder

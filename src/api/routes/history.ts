@@ -10,7 +10,7 @@ import { createRoute, type z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
 import { db } from "ponder:api";
 import { accountFill, accountLiquidation, candle, fundingHistory, fundingPayment, order, trade, transfer } from "ponder:schema";
-import { and, asc, count, desc, eq, gte, inArray, lt } from "ponder";
+import { and, asc, desc, eq, gte, lt } from "ponder";
 import type { SQL } from "drizzle-orm";
 import type { Hex } from "viem";
 import type { CandleResolution } from "../../../core/candles.js";
@@ -81,20 +81,9 @@ function defOf(l: ListSpec, m?: MarketRow): ListDef<any, Record<string, unknown>
     table,
     order: l.order.map((k) => table[k]) as ListDef<unknown, unknown>["order"],
     tiebreakType: l.tiebreakType,
-    toItems: l.table === "order" ? (rows) => orderItems(l, rows) : (rows) => rows.map((r) => l.item(r, { marketId: m?.marketId })),
+    // order history: each order's fill count is its row's (counted by the fill handler)
+    toItems: (rows) => rows.map((r) => l.item(r, { marketId: m?.marketId })),
   };
-}
-
-/** Order history: each order with its fill count (one grouped query by the fills' order index). */
-async function orderItems(l: ListSpec, rows: (typeof order.$inferSelect)[]) {
-  if (rows.length === 0) return [];
-  const counts = await db
-    .select({ orderId: accountFill.orderId, n: count() })
-    .from(accountFill)
-    .where(inArray(accountFill.orderId, rows.map((r) => r.orderId)))
-    .groupBy(accountFill.orderId);
-  const byId = new Map(counts.map((r) => [r.orderId, Number(r.n)]));
-  return rows.map((r) => l.item(r, { fillCount: byId.get(r.orderId) ?? 0 }));
 }
 
 type ListRoute = { spec: ListSpec; summary: string; data: z.ZodType; name: string; item: z.ZodObject };
