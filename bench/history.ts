@@ -13,7 +13,9 @@
  *   npm run bench -- history     BENCH_DBS=postgres,pglite BENCH_HISTORY_FILLS=1000000 BENCH_DURATION_S=30 BENCH_CONNECTIONS=16
  * PGlite: the indexer stops while the rows are written into its directory, then resumes.
  */
+import { createRequire } from "node:module";
 import { loadavg } from "node:os";
+import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 import pg from "pg";
 import type { Hex } from "viem";
@@ -48,7 +50,9 @@ export async function generate(v: Venue, ix: Indexer, log: (m: string) => void):
     rows = async (s) => (await c.query(s)).rows;
     close = () => c.end();
   } else {
-    const { PGlite } = await import("@electric-sql/pglite");
+    // Ponder's own PGlite (0.2): the project's newer one cannot open the directory Ponder wrote
+    const ponderRequire = createRequire(new URL("../node_modules/ponder/package.json", import.meta.url));
+    const { PGlite } = (await import(pathToFileURL(ponderRequire.resolve("@electric-sql/pglite")).href)) as typeof import("@electric-sql/pglite");
     const db = new PGlite(join(v.base, "pglite-hbench"));
     exec = (s) => db.exec(s);
     rows = async (s) => (await db.query(s)).rows as never;

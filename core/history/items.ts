@@ -28,6 +28,21 @@ export type PnlPoint = {
 };
 
 type Out<T extends z.ZodType> = z.infer<T>;
+
+/**
+ * EIP-55 form of an address (viem's getAddress: a keccak per call), remembered: a page of
+ * liquidations names the same few liquidators on every row. Bounded, cleared when full.
+ */
+const checksums = new Map<string, Hex>();
+function checksummed(address: string): Hex {
+  let a = checksums.get(address);
+  if (a === undefined) {
+    a = getAddress(address);
+    if (checksums.size >= 10_000) checksums.clear();
+    checksums.set(address, a);
+  }
+  return a;
+}
 type Place = { blockNumber: bigint; logIndex: number; timestamp: bigint; transactionHash: Hex };
 
 const place = (r: Place) => ({
@@ -150,7 +165,7 @@ export function liquidationItem(r: typeof accountLiquidation.$inferSelect): Out<
     marketId: r.marketId,
     positionId: r.positionId,
     type: r.kind,
-    liquidator: getAddress(r.liquidator),
+    liquidator: checksummed(r.liquidator),
     closedSize: r.closedQty.toString(),
     closedSizeFormatted: formatField("closedSize", r.closedQty),
     closedNotional: r.closedNotionalWad.toString(),
