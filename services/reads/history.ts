@@ -68,12 +68,12 @@ const lineSql = (cols: Col[]) =>
 /**
  * The builder of a row from its line's fields: one object literal per column set (generated once,
  * so every row has one shape and each field one conversion, not a keyed store per cell).
- * `bigints`: numeric columns as bigints, else as their decimal strings.
+ * `bigints`: the numeric columns built as bigints (the others stay their decimal strings).
  */
-function rowBuilder(cols: Col[], bigints = false): (f: string[]) => Record<string, unknown> {
+function rowBuilder(cols: Col[], bigints: string[] = []): (f: string[]) => Record<string, unknown> {
   const field = (c: Col, i: number) => {
     const v = `f[${i}]`;
-    const value = c.kind === "int" ? `Number(${v})` : c.kind === "bool" ? `${v} === "true"` : c.kind === "num" && bigints ? `BigInt(${v})` : v;
+    const value = c.kind === "int" ? `Number(${v})` : c.kind === "bool" ? `${v} === "true"` : c.kind === "num" && bigints.includes(c.key) ? `BigInt(${v})` : v;
     return c.nullable ? `${v} === N ? null : ${value}` : value;
   };
   const body = `return (f) => ({ ${cols.map((c, i) => `${JSON.stringify(c.key)}: ${field(c, i)}`).join(", ")} });`;
@@ -160,7 +160,9 @@ SELECT ${stateCols}, ${found.join(", ")}, (SELECT string_agg(${lineSql(colsOfLis
   const candle = tables.candle;
   const cc = (k: string) => colName(candle, k);
   const candleCols = colsOf(candle);
-  const buildCandle = rowBuilder(candleCols, true);
+  // the series steps through the periods by arithmetic on their starts; the prices and volumes
+  // are only printed (and an empty period repeats the previous close): decimal strings
+  const buildCandle = rowBuilder(candleCols, ["periodStart"]);
   const candleStatement: Statement = {
     name: "h_candles",
     text: `${state}
@@ -267,7 +269,7 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
         query.resolution,
         w,
         query.limit,
-        prev === null || prev === undefined ? undefined : BigInt(prev as string),
+        (prev ?? undefined) as bigint | undefined, // its decimal string, printed as the bigint would be
         readRows(head?.__rows, buildCandle) as never,
       );
       return { data, state: st };
