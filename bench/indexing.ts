@@ -34,6 +34,10 @@ export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorte
 /** Sends placeOrder from wallet `w` with its own nonce sequence (no simulation: speed). */
 export function orderSender(v: Venue, maxInFlight = 24) {
   const next = new Map<number, Promise<number>>();
+  // a wallet's sends go out one after another, in nonce order: anvil can leave a transaction
+  // queued for good when it arrives before its predecessor (seen: 124 of a maker's orders queued
+  // behind a nonce the chain had already reached, the bench waiting on their receipts for ever)
+  const lanes = new Map<number, Promise<unknown>>();
   // bounded concurrency: hundreds of simultaneous sends time out on a busy machine
   let inFlight = 0;
   const waiting: (() => void)[] = [];
@@ -51,18 +55,26 @@ export function orderSender(v: Venue, maxInFlight = 24) {
     const prev = next.get(w) ?? v.client.getTransactionCount({ address: wallet.account.address, blockTag: "pending" }).then((n) => n - 1);
     const mine = prev.then((n) => n + 1);
     next.set(w, mine);
-    const nonce = await mine;
-    await acquire();
-    const hash = await wallet.writeContract({
-      address: v.deployment.contracts.engine,
-      abi: engineAbi,
-      functionName: "placeOrder",
-      args: [{ accountId: v.accountIds[w]!, marketId, side, orderType: type, collateral6: usd6(collateral), leverage, limitPriceX18: px(price), clientKey: `0x${"0".repeat(64)}` }],
-      gas: 3_000_000n,
-      nonce,
-      chain: null,
-    } as never).finally(release);
-    return hash;
+    const sent = (lanes.get(w) ?? Promise.resolve()).then(async () => {
+      const nonce = await mine;
+      await acquire();
+      return wallet
+        .writeContract({
+          address: v.deployment.contracts.engine,
+          abi: engineAbi,
+          functionName: "placeOrder",
+          args: [{ accountId: v.accountIds[w]!, marketId, side, orderType: type, collateral6: usd6(collateral), leverage, limitPriceX18: px(price), clientKey: `0x${"0".repeat(64)}` }],
+          gas: 3_000_000n,
+          // far above any base fee a full-block burst reaches: a fee under the base fee is queued, not mined
+          maxFeePerGas: 100_000_000_000n,
+          maxPriorityFeePerGas: 1_000_000_000n,
+          nonce,
+          chain: null,
+        } as never)
+        .finally(release);
+    });
+    lanes.set(w, sent.catch(() => {}));
+    return sent as Promise<Hex>;
   };
 }
 
