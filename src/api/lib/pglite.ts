@@ -2,7 +2,7 @@
  * Ponder's embedded PGlite (the default database, `npm start`): one Postgres session in this
  * process, used by indexing and by the API alike. PGlite 0.2 commits synchronously with
  * `wal_sync_method = open_datasync`: every live block's COMMIT waited for an O_DSYNC write of
- * its WAL, on the path of every indexed block (PERFORMANCE.md, 2026-11-26 16:00–16:40 UTC).
+ * its WAL, on the path of every indexed block (docs/PERFORMANCE.md, "Freshness on PGlite and Ponder's block commit").
  * `synchronous_commit = off` on that session lets a commit return once its WAL is in memory. It
  * changes durability only, never visibility or atomicity: a crash can lose the last commits, each
  * a whole block with Ponder's checkpoint in the same transaction, so Ponder re-indexes them from
