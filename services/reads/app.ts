@@ -33,7 +33,7 @@ import { trustedProxies } from "../../core/http/client-address.js";
 import { corsOrigins, corsPolicy } from "../../src/api/lib/cors.js";
 import { apiLimitsFromEnv, clientLimitStore, clientRateLimit, type ApiLimits } from "../../src/api/lib/limits.js";
 import type { Answer, AnswerStore } from "./answers.js";
-import { countedHere, fastReads, wireOf } from "./fast.js";
+import { fastReads, wireOf } from "./fast.js";
 import type { HistoryServer } from "./history.js";
 import { answerKey, HOT } from "./keys.js";
 import type { FreshRead } from "./tables.js";
@@ -116,9 +116,7 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWr
   // are limited by Ponder's server itself
   const lim = limits ?? apiLimitsFromEnv();
   const limit = clientRateLimit(lim, limitStore ?? clientLimitStore(lim));
-  // (a request the hot path counted before passing it here is not counted again)
-  const counted = (c: Context) => countedHere.has((c.env as { incoming?: IncomingMessage } | undefined)?.incoming as IncomingMessage);
-  app.use("*", (c, next) => ((held(c) || history?.serves(c)) && !counted(c) ? limit(c, next) : next()));
+  app.use("*", (c, next) => (held(c) || history?.serves(c) ? limit(c, next) : next()));
 
   const serve = (c: Context, a: Answer, cache: "HIT" | "MISS") => {
     const headers: Record<string, string> = { "Content-Type": "application/json", "X-Cache": cache, ETag: wireOf(a, cors).etag };

@@ -76,9 +76,6 @@ export type FastDeps = {
   history?: { server: Pick<HistoryServer, "plain">; fallback: (req: IncomingMessage, res: ServerResponse) => void };
 };
 
-/** Requests this path counted against the client's limit and then passed to the app (which must not count them again). */
-export const countedHere = new WeakSet<IncomingMessage>();
-
 /** A node request listener's front: true when it answered the request, false to pass it on. */
 export function fastReads({ store, feed, cors, limit, noCache, history }: FastDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const counters = limit.store instanceof MemoryStore ? limit.store : undefined;
@@ -175,16 +172,16 @@ export function fastReads({ store, feed, cors, limit, noCache, history }: FastDe
       const qi = url.indexOf("?");
       if (!HOT.test(qi < 0 ? url : url.slice(0, qi))) return false;
     } else if (!(a = store.peek(key))) return false;
-    const client = clientAddress(req.socket.remoteAddress, h["x-forwarded-for"] as string | undefined, limit.trusted);
-    const count = counters.increment(`ip:${client ?? "unknown"}`);
+    const client = `ip:${clientAddress(req.socket.remoteAddress, h["x-forwarded-for"] as string | undefined, limit.trusted) ?? "unknown"}`;
+    const count = counters.increment(client);
     if (count.totalHits > limit.limit) return false; // the app answers the 429 (with the same count)
     if (a) write(req, res, a, "HIT", count);
     else
       (noCache.read ? answerFresh(noCache.read, key) : answerRevalidated(key)).then(
         (b) => write(req, res, b, "MISS", count),
         () => {
-          // the state or the build unavailable: the app's answer (its 503), counted once
-          countedHere.add(req);
+          // the state or the build unavailable: the app's answer (its 503), which counts the client (once: as history's fallback)
+          counters.decrement(client);
           noCache.fallback(req, res);
         },
       );
