@@ -66,8 +66,3 @@ const MAX_ISO_S = 253_402_300_800;
 let isoDay = -1;
 let isoDate = "";
 
-export const minBig = (a: bigint, b: bigint) => (a < b ? a : b);
-export const maxBig = (a: bigint, b: bigint) => (a > b ? a : b);
-export const absBig = (a: bigint) => (a < 0n ? -a : a);
-/** Ceiling division for non-negative operands. */
-export const divUp = (a: bigint, b: bigint) => (a === 0n ? 0n : (a - 1n) / b + 1n);

@@ -11,7 +11,7 @@ import { eq, sql } from "ponder";
 import type { Hex } from "viem";
 import { decodeUintCursor, encodeCursor } from "../../../core/cursor.js";
 import { ApiError } from "../../../core/errors.js";
-import { fundingNow, markPrice, pendingFunding, positionHealth } from "../../../core/math/index.js";
+import { fundingNow, markPrice, max, min, pendingFunding, positionHealth } from "../../../core/math/index.js";
 import { ponderSchema } from "./indexedBlock.js";
 import { pnlPointsQuery } from "./pnlSql.js";
 import type { PnlPoint } from "../../../core/history/items.js";
@@ -38,17 +38,15 @@ export function pnlPeriods(p: {
   limit: number;
 }): bigint[] {
   let hi = floorTo(p.latestBlockTime - p.len - 1n, p.len); // start + len < latest block time
-  if (p.to !== undefined) hi = minB(hi, floorTo(p.to - 1n, p.len));
-  if (p.after !== undefined) hi = minB(hi, p.after - p.len);
+  if (p.to !== undefined) hi = min(hi, floorTo(p.to - 1n, p.len));
+  if (p.after !== undefined) hi = min(hi, p.after - p.len);
   let lo = ceilTo(p.accountCreatedAt - p.len, p.len); // start + len ≥ creation
-  if (p.from !== undefined) lo = maxB(lo, ceilTo(p.from, p.len));
+  if (p.from !== undefined) lo = max(lo, ceilTo(p.from, p.len));
   if (lo < 0n) lo = 0n;
   const out: bigint[] = [];
   for (let s = hi; s >= lo && out.length <= p.limit; s -= p.len) out.push(s);
   return out;
 }
-const minB = (a: bigint, b: bigint) => (a < b ? a : b);
-const maxB = (a: bigint, b: bigint) => (a > b ? a : b);
 
 type Row = Record<string, string | number | null>;
 const big = (v: string | number | null | undefined) => (v === null || v === undefined ? 0n : BigInt(v));
@@ -121,7 +119,7 @@ async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise
     const indexX18 = big(r.index_x18);
     // a reopening restarts funding at its second (no FundingUpdated): the later of the two;
     // while CLOSED nothing accrues (the premium average still moves the mark)
-    const lastUpdate = maxB(big(r.last_update), big(r.session_last_update));
+    const lastUpdate = max(big(r.last_update), big(r.session_last_update));
     const mark = markPrice({
       indexX18,
       bestBidX18: big(r.best_bid_x18),
