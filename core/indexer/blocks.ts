@@ -10,7 +10,8 @@
  *   - `pgBlockFeed`: `LISTEN` on Postgres directly (DATABASE_URL), any number of replicas;
  *   - `sseBlockFeed`: the integration API's `GET /blocks/stream` (server-sent events), which
  *     Ponder's process feeds from the same NOTIFY (in-process on PGlite, which no other
- *     process may open).
+ *     process may open); its `revalidate` asks a thread of Ponder's process that indexing does
+ *     not block, when Ponder advertises one (`STATE_URL_HEADER`).
  * No query runs per request: only one per pushed block, `revalidate()` on demand, and one every
  * `safetyPollMs` (1 s) in case a push was missed: Ponder sends none for blocks of its backfill;
  * the revert of a reorg is pushed by our own trigger (`revertSignalSql`), flagged `reverted`.
@@ -270,19 +271,44 @@ export function pgBlockFeed(o: { databaseUrl: string; schema: string; safetyPoll
 }
 
 /**
+ * The header of Ponder's `/blocks/current` and `/blocks/stream` that names a server answering
+ * `GET /blocks/current` from a thread that indexing does not block (PGlite: src/api/lib/stateServer.ts).
+ */
+export const STATE_URL_HEADER = "X-Indexed-State-Url";
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+const isLoopback = (url: string) => {
+  try {
+    return LOOPBACK.has(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+};
+
+/**
  * The feed through the integration API: `GET {url}/blocks/stream` sends the state at once and
- * then on every new indexed block; reconnects after a drop. `revalidate` asks
- * `GET {url}/blocks/current` (one state read in Ponder's process).
+ * then on every new indexed block; reconnects after a drop. `revalidate` asks the state server
+ * the API advertises (`STATE_URL_HEADER`, used only when both are on this host), else, or when it
+ * does not answer 200, `GET {url}/blocks/current` (one state read in Ponder's process).
  */
 export function sseBlockFeed(o: { url: string; headers?: Record<string, string>; onError?: (e: unknown) => void }): BlockFeed {
   const h = feedHub();
   const ctrl = new AbortController();
   let closed = false;
+  // the advertised state server; one that could not be reached is skipped for a while
+  const local = isLoopback(o.url);
+  let direct: string | undefined;
+  let unreachable = { url: "", until: 0 };
+  const learn = (res: Response) => {
+    const u = res.headers.get(STATE_URL_HEADER) ?? undefined;
+    direct = local && u && isLoopback(u) ? u : undefined;
+  };
   const run = async () => {
     while (!closed) {
       try {
         const res = await fetch(`${o.url}/blocks/stream`, { headers: { accept: "text/event-stream", ...o.headers }, signal: ctrl.signal });
         if (!res.ok || !res.body) throw new Error(`GET /blocks/stream answered ${res.status}`);
+        learn(res);
         h.setLive(true);
         await readSseData(res.body, (data) => h.push(stateFromJson(data)));
       } catch (e) {
@@ -295,8 +321,21 @@ export function sseBlockFeed(o: { url: string; headers?: Record<string, string>;
   };
   void run();
   const revalidate = serialReader(async () => {
+    const d = direct;
+    if (d && !(unreachable.url === d && Date.now() < unreachable.until)) {
+      try {
+        const res = await fetch(d, { signal: AbortSignal.timeout(1_000) });
+        const text = await res.text();
+        // not 200: no state there yet, or a revert not read yet; Ponder's route answers
+        if (res.ok) return stateFromJson(text);
+      } catch (e) {
+        unreachable = { url: d, until: Date.now() + 5_000 };
+        o.onError?.(e);
+      }
+    }
     const res = await fetch(`${o.url}/blocks/current`, { headers: o.headers });
     if (!res.ok) throw new Error(`GET /blocks/current answered ${res.status}`);
+    learn(res);
     return stateFromJson(await res.text());
   }, h.push);
   return {

@@ -231,6 +231,29 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
     // no-cache revalidates against the indexed state: the same answer while nothing changed
     const fresh = await at(rd.url, `/markets/${EUR}/orderbook`, { "Cache-Control": "no-cache" });
     expect([fresh.status, fresh.text]).toEqual([200, after.text]);
+    // PGlite: Ponder's process serves the indexed state from a thread indexing does not block
+    // (src/api/lib/stateServer.ts), advertised on /blocks/*, its bytes Ponder's; the read
+    // service's no-cache reads revalidate there. Postgres: none (the read service reads Postgres)
+    const cur = await fetch(`${ix.url}/blocks/current`);
+    const stateUrl = cur.headers.get("x-indexed-state-url");
+    const stream = new AbortController();
+    const streamed = await fetch(`${ix.url}/blocks/stream`, { signal: stream.signal });
+    stream.abort();
+    expect(streamed.headers.get("x-indexed-state-url")).toBe(stateUrl);
+    if (kind === "pglite") {
+      expect(stateUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/blocks\/current$/);
+      expect(await (await fetch(stateUrl!)).text()).toBe(await cur.text());
+    } else expect(stateUrl).toBeNull();
+    // a no-cache read follows a new block without ?minBlock: Ponder's bytes and block
+    const next = await sessionActions(v).place(2, EUR as `0x${string}`, "SHORT", "LIMIT", "200", 10, "1.0890");
+    let seen = fresh;
+    for (const deadline = Date.now() + 10_000; Number(seen.block) < Number(next.blockNumber) && Date.now() < deadline; ) {
+      seen = await at(rd.url, `/markets/${EUR}/orderbook`, { "Cache-Control": "no-cache" });
+    }
+    expect(Number(seen.block)).toBeGreaterThanOrEqual(Number(next.blockNumber));
+    const ponderAt = await at(ix.url, `/markets/${EUR}/orderbook`, { "Cache-Control": "no-cache" });
+    expect([seen.status, seen.block, seen.text]).toEqual([200, ponderAt.block, ponderAt.text]);
+    expect(JSON.parse(seen.text).data.asks.length).toBe(JSON.parse(after.text).data.asks.length + 1);
     // a block far ahead: bounded wait, then 503 as from the integration API
     const late = await at(rd.url, `/markets?minBlock=${r.blockNumber + 1000n}`);
     expect([late.status, JSON.parse(late.text).error.code]).toEqual([503, "SERVICE_UNAVAILABLE"]);

@@ -10,14 +10,20 @@
  * while nobody listens but that one LISTEN; a reorg's revert is pushed by our trigger (flagged
  * `reverted`, core/indexer/blocks.ts revertSignalSql); a slow poll (1 s) covers what Ponder does
  * not push (the backfill's blocks).
+ *
+ * On PGlite the database runs in this process's one thread, so a request here waits behind each
+ * indexed block's transaction: each pushed state is also written to shared memory that a worker
+ * thread serves as `GET /blocks/current` (stateServer.ts), whose URL both routes advertise
+ * (`STATE_URL_HEADER`) for `sseBlockFeed.revalidate`. `INDEXER_STATE_WORKER=off` disables it.
  */
 import { createApiApp } from "./app.js";
 import { streamSSE } from "hono/streaming";
 import pg from "pg";
 import { sql } from "ponder";
 import { db } from "ponder:api";
-import { feedHub, liveQueryChannel, revertSignalSql, revertTracker, revertedChannel, serialReader, stateToJson, type IndexedState } from "../../../core/indexer/blocks.js";
+import { feedHub, liveQueryChannel, revertSignalSql, revertTracker, revertedChannel, serialReader, STATE_URL_HEADER, stateToJson, type IndexedState } from "../../../core/indexer/blocks.js";
 import { ponderSchema, readIndexedBlock } from "./indexedBlock.js";
+import { startStateServer, type StateServer } from "./stateServer.js";
 
 const SAFETY_POLL_MS = 1_000;
 const KEEPALIVE_MS = 15_000;
@@ -28,9 +34,33 @@ type Driver = PgliteDriver | { dialect: "postgres" };
 const feed = feedHub();
 let started = false;
 let dialect: Driver["dialect"] | undefined;
+let stateServer: StateServer | undefined;
 /** One state read at a time; pushes during a read share the one read after it; reverts flagged. */
 const reverts = revertTracker(readIndexedBlock);
-const refresh = serialReader(reverts.read, feed.push);
+// from a revert's signal until a state read started after it is pushed, the state held is
+// possibly the orphaned branch's: not served from memory (here nor by the state server)
+let signals = 0;
+let readAt = 0;
+let holding = false;
+const refresh = serialReader(
+  () => {
+    readAt = signals;
+    return reverts.read();
+  },
+  (s) => {
+    feed.push(s);
+    if (readAt !== signals || !holding) return;
+    holding = false;
+    stateServer?.hold(false);
+  },
+);
+function revertSignalled() {
+  signals++;
+  holding = true;
+  stateServer?.hold(true);
+  reverts.reverted();
+  void refresh().catch(() => {});
+}
 
 async function listenPostgres(channel: string) {
   for (;;) {
@@ -38,8 +68,8 @@ async function listenPostgres(channel: string) {
       const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
       const lost = new Promise<void>((resolve) => c.on("error", () => resolve()));
       c.on("notification", (n) => {
-        if (n.channel === revertedChannel(ponderSchema())) reverts.reverted();
-        void refresh().catch(() => {});
+        if (n.channel === revertedChannel(ponderSchema())) revertSignalled();
+        else void refresh().catch(() => {});
       });
       await c.connect();
       await c.query(`LISTEN "${channel}"`);
@@ -69,10 +99,16 @@ function start() {
   const channel = liveQueryChannel(ponderSchema());
   if (driver.dialect === "pglite") {
     void driver.instance.listen(channel, () => void refresh().catch(() => {}));
-    void driver.instance.listen(revertedChannel(ponderSchema()), () => {
-      reverts.reverted();
-      void refresh().catch(() => {});
-    });
+    void driver.instance.listen(revertedChannel(ponderSchema()), revertSignalled);
+    // the state served from a thread indexing does not block (on Postgres the read service reads the database itself)
+    if (process.env.INDEXER_STATE_WORKER !== "off") {
+      const g = globalThis as unknown as { venueStateServer?: StateServer };
+      void g.venueStateServer?.close(); // a reload of this module (ponder dev)
+      const server = (g.venueStateServer = stateServer = startStateServer());
+      // first, so the state is in shared memory before any stream sends it
+      feed.subscribe(server.publish);
+      if (feed.current().state) server.publish(feed.current());
+    }
   } else void listenPostgres(channel);
   // PGlite: the revert signal's trigger (core/indexer/blocks.ts), retried until Ponder's tables exist
   let installed = driver.dialect !== "pglite";
@@ -90,16 +126,25 @@ function start() {
   }, SAFETY_POLL_MS).unref();
 }
 
+/** The state server's URL in a response's headers, once it listens (a stream waits for it, briefly). */
+async function advertise(c: { header: (name: string, value: string) => void }, wait: boolean) {
+  if (wait && stateServer && !stateServer.url()) await Promise.race([stateServer.ready, new Promise((r) => setTimeout(r, 2_000))]);
+  const url = stateServer?.url();
+  if (url) c.header(STATE_URL_HEADER, url);
+}
+
 export const blockStreamRoutes = createApiApp()
   .get("/blocks/current", async (c) => {
     start();
     // PGlite lives in this process: its NOTIFY reaches the feed as the commit returns, so the
-    // feed's state is the committed one (the safety poll covers reverts); Postgres is read
-    const s = dialect === "pglite" && feed.current().state ? feed.current() : await refresh();
+    // feed's state is the committed one (a revert's is read first); Postgres is read
+    const s = dialect === "pglite" && feed.current().state && !holding ? feed.current() : await refresh();
+    await advertise(c, false);
     return c.body(stateToJson(s), 200, { "Content-Type": "application/json", "Cache-Control": "no-store" });
   })
-  .get("/blocks/stream", (c) => {
+  .get("/blocks/stream", async (c) => {
     start();
+    await advertise(c, true);
     return streamSSE(c, async (stream) => {
       let last = "";
       const send = (s: IndexedState) => {
