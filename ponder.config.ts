@@ -31,6 +31,8 @@ const wsUrl = wsUpstream ? await startHeadsRelay(wsUpstream) : "";
 // eth_getBlockByNumber per block with events) is bound by that pace, not by the node or the
 // handlers (docs/PERFORMANCE.md). Listing the URL N times gives N such budgets, used in turn.
 // Default 16 on the local anvil (in memory, same host), 1 elsewhere (a provider's own limits).
+// With 16 the pace still binds a backfill of many small blocks; with 64, Ponder's own thread does
+// (docs/PERFORMANCE.md, 2026-11-26 19:56).
 const fanout = Math.max(1, Number(process.env.RPC_FANOUT ?? (isLocal ? 16 : 1)));
 const rpc = fanout > 1 ? Array.from({ length: fanout }, () => rpcUrl) : rpcUrl;
 const deployment = loadDeployment({ chainId });
