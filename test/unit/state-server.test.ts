@@ -101,7 +101,9 @@ describe("indexed state from a worker thread", () => {
     expect((await fetch(url.replace("/blocks/current", "/other"))).status).toBe(404);
   });
 
-  it("answers while the main thread is blocked for 200 ms, never a torn state (a server in the main thread waits)", async () => {
+  // timing-based: on a loaded CI machine the child may get too few requests into the 200 ms
+  // window (failed once in the full suite, 2026-11-26); a retry measures again, the assertions stay
+  it("answers while the main thread is blocked for 200 ms, never a torn state (a server in the main thread waits)", { retry: 2 }, async () => {
     const { s, url } = await server();
     s.publish(A);
     const valid = (a: { status: number; text: string }) => a.status === 200 && (a.text === stateToJson(A) || a.text === stateToJson(B));
