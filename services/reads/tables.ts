@@ -1,157 +1,26 @@
 /**
  * The hot answers built from the indexed tables by the read service itself, on Postgres: the
  * markets list, a market, its funding, price and book, an account, its orders, a position and its
- * funding (the routes AnswerStore holds, app.ts `HOT`). Each build is one prepared statement on a
- * pool of this service's own that reads the indexed state (checkpoint + `indexed_head`, as
- * core/indexer/blocks.ts does) and the answer's rows in one snapshot, so the answer belongs to
- * the `X-Indexed-Block` it carries: one Postgres round trip per answer, where the build through
- * Ponder's server (main.ts `buildThroughIndexer`, still used on PGlite) is an HTTP request served
- * by the indexer's one thread (its state, rows, then state again).
+ * funding (the routes AnswerStore holds, app.ts `HOT`). Each build is one prepared statement of
+ * plans.ts (`withState`) on a pool of this service's own that reads the indexed state
+ * (checkpoint + `indexed_head`, as core/indexer/blocks.ts does) and the answer's rows in one
+ * snapshot, so the answer belongs to the `X-Indexed-Block` it carries: one Postgres round trip
+ * per answer. On PGlite the same plans run inside Ponder's process instead (batch.ts, one request
+ * and one transaction per block's builds), as no other process may open its database.
  *
- * Same bytes as Ponder's routes for the same URL at the same block: the same query and path
- * schemas (src/api/lib/schemas.ts), checked in Ponder's order (query, then path), the same
- * snapshot (core/reads/snapshot.ts), formatting (core/reads/responses.ts, core/reads/orders.ts),
- * 404s (core/reads/errors.ts) and envelope; the 404s before a bad cursor, as Ponder checks them.
+ * Same bytes as Ponder's routes for the same URL at the same block (plans.ts).
  * `minBlock`: a build never answers a block below the one it was asked for (the pushed block);
  * if the database is behind it (a revert after the push) it reads again until the bound, then
  * answers Ponder's 503.
  */
 import pg from "pg";
-import { getTableColumns, getTableName, type Column } from "drizzle-orm";
-import { colName, columnsOf, q, stateCols, stateCte, stateOfRow } from "./sql.js";
-import type { z } from "zod";
-import type { Hex } from "viem";
-import * as tables from "../../ponder.schema.js";
 import { ApiError } from "../../core/errors.js";
-import { fail } from "../../core/envelope.js";
 import { type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
-import { accountNotFound, marketNotFound } from "../../core/reads/errors.js";
-import { ordersCursorKey, ordersPage } from "../../core/reads/orders.js";
-import {
-  accountResponse,
-  fundingResponse,
-  markPriceResponse,
-  marketResponse,
-  orderBookResponse,
-  positionFundingResponse,
-  positionResponse,
-} from "../../core/reads/responses.js";
-import { marketSnapshot, type LevelRow, type MarketRow, type MarketSnapshot, type MarketStateRow, type PositionRow } from "../../core/reads/snapshot.js";
-import { validationError } from "../../core/schemas/validation.js";
-import { AccountMarketPath, AccountPath, MarketPath, OrderBookQuery, OrdersQuery, ReadQuery } from "../../src/api/lib/schemas.js";
 import type { Built } from "./answers.js";
+import { answerPlans, errorBuilt, type Executor, type Plan, type Raw } from "./plans.js";
+import { stateOfRow } from "./sql.js";
 
-// ─── routes (pure) ───────────────────────────────────────────────────────────────────────
-
-export type HotRoute =
-  | { kind: "markets" }
-  | { kind: "market" | "funding" | "price" | "orderbook"; marketId: string }
-  | { kind: "account" | "orders"; accountId: string }
-  | { kind: "position" | "positionFunding"; accountId: string; marketId: string };
-
-const SEG = "([^/]+)";
-const PATTERNS: [RegExp, (m: RegExpExecArray) => HotRoute][] = [
-  [/^\/markets$/, () => ({ kind: "markets" })],
-  [new RegExp(`^/markets/${SEG}$`), (m) => ({ kind: "market", marketId: m[1]! })],
-  [new RegExp(`^/markets/${SEG}/(funding|price|orderbook)$`), (m) => ({ kind: m[2] as "funding" | "price" | "orderbook", marketId: m[1]! })],
-  [new RegExp(`^/accounts/${SEG}$`), (m) => ({ kind: "account", accountId: m[1]! })],
-  [new RegExp(`^/accounts/${SEG}/orders$`), (m) => ({ kind: "orders", accountId: m[1]! })],
-  [new RegExp(`^/accounts/${SEG}/positions/${SEG}$`), (m) => ({ kind: "position", accountId: m[1]!, marketId: m[2]! })],
-  [new RegExp(`^/accounts/${SEG}/positions/${SEG}/funding$`), (m) => ({ kind: "positionFunding", accountId: m[1]!, marketId: m[2]! })],
-];
-
-/** The hot route of a path (the path part of an answer key), if it is one. */
-export function hotRoute(path: string): HotRoute | undefined {
-  for (const [re, make] of PATTERNS) {
-    const m = re.exec(path);
-    if (m) return make(m);
-  }
-  return undefined;
-}
-
-/** The query as Hono's validator gives it to zod: a repeated parameter as a list, the others as strings. */
-export function queryObject(search: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {};
-  for (const [k, v] of new URLSearchParams(search)) {
-    const had = out[k];
-    out[k] = had === undefined ? v : Array.isArray(had) ? [...had, v] : [had, v];
-  }
-  return out;
-}
-
-type Input =
-  | { kind: "markets" }
-  | { kind: "market" | "funding" | "price"; marketId: Hex }
-  | { kind: "orderbook"; marketId: Hex; depth: number }
-  | { kind: "account"; accountId: bigint }
-  | { kind: "orders"; accountId: bigint; marketId?: Hex; status?: string; limit: number; cursor?: string }
-  | { kind: "position" | "positionFunding"; accountId: bigint; marketId: Hex };
-
-const parseWith = <S extends z.ZodType>(schema: S, value: unknown, target: "query" | "param"): z.output<S> => {
-  const r = schema.safeParse(value);
-  if (!r.success) throw validationError(r.error, target);
-  return r.data;
-};
-
-/** The route's input, validated as Ponder's route does (its schemas; query first, then the path): 400 VALIDATION_ERROR. */
-export function parseInput(route: HotRoute, search: string): Input {
-  const query = queryObject(search);
-  const lower = (id: string) => id.toLowerCase() as Hex;
-  switch (route.kind) {
-    case "markets":
-      parseWith(ReadQuery, query, "query");
-      return route;
-    case "market":
-    case "funding":
-    case "price":
-      parseWith(ReadQuery, query, "query");
-      return { kind: route.kind, marketId: lower(parseWith(MarketPath, { marketId: route.marketId }, "param").marketId) };
-    case "orderbook": {
-      const { depth } = parseWith(OrderBookQuery, query, "query");
-      return { kind: "orderbook", marketId: lower(parseWith(MarketPath, { marketId: route.marketId }, "param").marketId), depth };
-    }
-    case "account":
-      parseWith(ReadQuery, query, "query");
-      return { kind: "account", accountId: BigInt(parseWith(AccountPath, { accountId: route.accountId }, "param").accountId) };
-    case "orders": {
-      const q = parseWith(OrdersQuery, query, "query");
-      const accountId = BigInt(parseWith(AccountPath, { accountId: route.accountId }, "param").accountId);
-      return { kind: "orders", accountId, marketId: q.marketId === undefined ? undefined : lower(q.marketId), status: q.status, limit: q.limit, cursor: q.cursor };
-    }
-    case "position":
-    case "positionFunding": {
-      parseWith(ReadQuery, query, "query");
-      const p = parseWith(AccountMarketPath, { accountId: route.accountId, marketId: route.marketId }, "param");
-      return { kind: route.kind, accountId: BigInt(p.accountId), marketId: lower(p.marketId) };
-    }
-  }
-}
-
-// ─── statements ─────────────────────────────────────────────────────────────────────────
-
-
-/** `alias`'s columns of table `t`, each renamed `prefix` + its SQL name (tables joined in one row). */
-const selectAs = (t: object, alias: string, prefix: string) => columnsOf(t).map(([, c]) => `${alias}.${q(c.name)} AS ${q(prefix + c.name)}`).join(", ");
-
-/** The statement's row → the table's row as drizzle gives it (property names, bigints); undefined when `key` is null (no row joined). */
-function rowReader<R>(t: object, prefix: string, key: string) {
-  const cols = columnsOf(t).map(([k, c]) => [k, prefix + c.name, c] as const);
-  const keyName = prefix + (getTableColumns(t as never) as Record<string, Column>)[key]!.name;
-  return (raw: Record<string, unknown>): R | undefined => {
-    if (raw[keyName] === null || raw[keyName] === undefined) return undefined;
-    const row: Record<string, unknown> = {};
-    for (const [k, name, c] of cols) {
-      const v = raw[name];
-      row[k] = v === null || v === undefined ? null : c.mapFromDriverValue(v);
-    }
-    return row as R;
-  };
-}
-
-type Statement = { name: string; text: string };
-type Raw = Record<string, unknown>;
-/** What a build makes of its statement's rows (throws the 404s). */
-type Finish = (rows: Raw[], state: IndexedState) => unknown;
+export { hotRoute, parseInput, queryObject, type HotRoute } from "./plans.js";
 
 export type TableAnswers = {
   /** AnswerStore's build: the answer of `key` (path and sorted query), at block `minBlock` or later. */
@@ -172,198 +41,18 @@ export type FreshRead = { state?: IndexedState; built: () => Built };
 export function tableAnswers(o: { databaseUrl: string; schema: string; feed: BlockFeed; minBlockWaitMs: number; poolMax: number; freshPoolMax?: number }): TableAnswers {
   const pool = new pg.Pool({ connectionString: o.databaseUrl, max: o.poolMax, application_name: "venue-reads-answers" });
   pool.on("error", () => {}); // an idle client's error: the next query gets a new one
-  const S = q(o.schema);
-  const T = (t: object) => `${S}.${q(getTableName(t as never))}`;
-  const { market, marketState, indexPrice, orderBookLevel: level, account, position, order } = tables;
-  const m = (k: string) => colName(market, k);
-  const lv = (k: string) => colName(level, k);
-  const od = (k: string) => colName(order, k);
-
-  // the indexed state, in the statement's snapshot; `(SELECT 1)` keeps one row before any checkpoint
-  const head = (extra: string[] = []) =>
-    `${stateCte(o.schema)}
-SELECT ${stateCols}${extra.map((e) => `, ${e}`).join("")}`;
-  const from = `FROM (SELECT 1) one LEFT JOIN st ON true`;
-  const accountExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(account)} WHERE ${colName(account, "accountId")} = ${p})`;
-  const marketExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(market)} WHERE ${m("marketId")} = ${p})`;
-  const best = (side: "LONG" | "SHORT") =>
-    `(SELECT l.${lv("priceX18")} FROM ${T(level)} l WHERE l.${lv("marketId")} = mk.${m("marketId")} AND l.${lv("side")} = '${side}' ORDER BY l.${lv("priceX18")} ${side === "LONG" ? "DESC" : "ASC"} LIMIT 1)`;
-  // a market with its state, index price and best prices: the snapshot's rows (data.ts snapshotOf)
-  const snapshotRows = (where: string) => `SELECT ${selectAs(market, "mk", "m.")}, ${selectAs(marketState, "s", "s.")},
-    ip.${colName(indexPrice, "priceX18")} AS "ip", ${best("LONG")} AS "bb", ${best("SHORT")} AS "ba"
-  FROM ${T(market)} mk
-  LEFT JOIN ${T(marketState)} s ON s.${colName(marketState, "marketAddress")} = mk.${m("marketAddress")}
-  LEFT JOIN ${T(indexPrice)} ip ON ip.${colName(indexPrice, "marketId")} = mk.${m("marketId")}${where ? `\n  WHERE ${where}` : ""}`;
-  const readMarket = rowReader<MarketRow>(market, "m.", "marketId");
-  const readState = rowReader<MarketStateRow>(marketState, "s.", "marketAddress");
-  const readLevel = rowReader<LevelRow>(level, "", "marketId");
-  const readAccount = rowReader<typeof account.$inferSelect>(account, "a.", "accountId");
-  const readPosition = rowReader<PositionRow>(position, "p.", "accountId");
-  const readOrder = rowReader<typeof order.$inferSelect>(order, "o.", "orderId");
-  const big = (v: unknown) => (v === null || v === undefined ? undefined : BigInt(v as string));
-  const snapshotOf = (r: Raw, now: bigint): MarketSnapshot | undefined => {
-    const mr = readMarket(r);
-    return mr && marketSnapshot({ market: mr, state: readState(r), indexX18: big(r.ip), bestBidX18: big(r.bb), bestAskX18: big(r.ba) }, now);
-  };
-
-  const statements = {
-    markets: { name: "a_markets", text: `${head(["r.*"])} ${from} LEFT JOIN LATERAL (${snapshotRows("")}) r ON true ORDER BY r."m.${getTableColumns(market).marketIndex.name}"` },
-    market: { name: "a_market", text: `${head(["r.*"])} ${from} LEFT JOIN LATERAL (${snapshotRows(`mk.${m("marketId")} = $1::text`)}) r ON true` },
-    orderbook: {
-      name: "a_orderbook",
-      text: `${head([`${marketExists("$1::text")} AS "__found"`, "r.*"])} ${from} LEFT JOIN LATERAL (
-  (SELECT l.*, 0 AS "__side" FROM ${T(level)} l WHERE l.${lv("marketId")} = $1::text AND l.${lv("side")} = 'LONG' ORDER BY l.${lv("priceX18")} DESC LIMIT $2::int)
-  UNION ALL
-  (SELECT l.*, 1 AS "__side" FROM ${T(level)} l WHERE l.${lv("marketId")} = $1::text AND l.${lv("side")} = 'SHORT' ORDER BY l.${lv("priceX18")} ASC LIMIT $2::int)) r ON true`,
-    },
-    account: { name: "a_account", text: `${head([selectAs(account, "a", "a.")])} ${from} LEFT JOIN ${T(account)} a ON a.${colName(account, "accountId")} = $1::numeric` },
-    position: {
-      name: "a_position",
-      text: `${head([`${accountExists("$1::numeric")} AS "__account"`, "r.*", selectAs(position, "p", "p.")])} ${from}
-  LEFT JOIN LATERAL (${snapshotRows(`mk.${m("marketId")} = $2::text`)}) r ON true
-  LEFT JOIN ${T(position)} p ON p.${colName(position, "accountId")} = $1::numeric AND p.${colName(position, "marketId")} = $2::text`,
-    },
-  } satisfies Record<string, Statement>;
-
-  /** The orders statement for the filters present (each variant prepared once per connection). */
-  const ordersStatements = new Map<string, Statement>();
-  function ordersStatement(v: { market: boolean; status: boolean; cursor: boolean }): Statement {
-    const name = `a_orders_${+v.market}${+v.status}${+v.cursor}`;
-    const known = ordersStatements.get(name);
-    if (known) return known;
-    let n = 1;
-    const p = (type: string) => `$${++n}::${type}`;
-    const where = [`t.${od("accountId")} = $1::numeric`];
-    const extra = [`${accountExists("$1::numeric")} AS "__account"`];
-    if (v.market) {
-      const mp = p("text");
-      where.push(`t.${od("marketId")} = ${mp}`);
-      extra.push(`${marketExists(mp)} AS "__market"`);
-    }
-    if (v.status) where.push(`t.${od("status")} = ${p("text")}`);
-    const page = v.cursor ? [...where, `(t.${od("createdBlock")}, t.${od("orderId")}) < (${p("numeric")}, ${p("numeric")})`] : where;
-    extra.push(`(SELECT count(*) FROM ${T(order)} t WHERE ${where.join(" AND ")}) AS "__total"`, "r.*");
-    const text = `${head(extra)} ${from} LEFT JOIN LATERAL (
-  SELECT ${selectAs(order, "t", "o.")} FROM ${T(order)} t WHERE ${page.join(" AND ")}
-  ORDER BY t.${od("createdBlock")} DESC, t.${od("orderId")} DESC LIMIT ${p("int")}) r ON true
-  ORDER BY r."o.${getTableColumns(order).createdBlock.name}" DESC, r."o.${getTableColumns(order).orderId.name}" DESC`;
-    const s = { name, text };
-    ordersStatements.set(name, s);
-    return s;
-  }
-
-  const one = <T>(rows: Raw[], read: (r: Raw) => T | undefined): T[] => rows.map(read).filter((x): x is T => x !== undefined);
-
-  /** The statement, its values and what to make of its rows, for a validated input. */
-  function plan(input: Input): { s: Statement; values: unknown[]; finish: Finish } {
-    switch (input.kind) {
-      case "markets":
-        return { s: statements.markets, values: [], finish: (rows, st) => ({ markets: rows.map((r) => snapshotOf(r, st.timestamp)).filter((x) => x !== undefined).map(marketResponse) }) };
-      case "market":
-      case "funding":
-      case "price": {
-        const kind = input.kind;
-        const respond = (snap: MarketSnapshot, st: IndexedState) => (kind === "market" ? marketResponse(snap) : kind === "funding" ? fundingResponse(snap) : markPriceResponse(snap, st));
-        return {
-          s: statements.market,
-          values: [input.marketId],
-          finish: (rows, st) => {
-            const snap = snapshotOf(rows[0]!, st.timestamp);
-            if (!snap) throw marketNotFound(input.marketId);
-            return respond(snap, st);
-          },
-        };
-      }
-      case "orderbook":
-        return {
-          s: statements.orderbook,
-          values: [input.marketId, input.depth],
-          finish: (rows, st) => {
-            if (rows[0]!.__found !== true) throw marketNotFound(input.marketId);
-            const side = (n: number, desc: boolean) =>
-              one(rows.filter((r) => r.__side === n), readLevel).sort((a, b) => (a.priceX18 === b.priceX18 ? 0 : (a.priceX18 < b.priceX18) === desc ? 1 : -1));
-            return orderBookResponse(input.marketId, side(0, true), side(1, false), st);
-          },
-        };
-      case "account":
-        return {
-          s: statements.account,
-          values: [input.accountId.toString()],
-          finish: (rows) => {
-            const a = readAccount(rows[0]!);
-            if (!a) throw accountNotFound(input.accountId);
-            return accountResponse(a);
-          },
-        };
-      case "position":
-      case "positionFunding":
-        return {
-          s: statements.position,
-          values: [input.accountId.toString(), input.marketId],
-          finish: (rows, st) => {
-            const r = rows[0]!;
-            if (r.__account !== true) throw accountNotFound(input.accountId);
-            const snap = snapshotOf(r, st.timestamp);
-            if (!snap) throw marketNotFound(input.marketId);
-            return (input.kind === "position" ? positionResponse : positionFundingResponse)(input.accountId, snap, readPosition(r));
-          },
-        };
-      case "orders": {
-        // Ponder answers the 404s before a bad cursor: read them first, the cursor's error after
-        let after: [bigint, bigint] | undefined;
-        let cursorError: unknown;
-        try {
-          after = input.cursor === undefined ? undefined : ordersCursorKey(input.cursor);
-        } catch (e) {
-          cursorError = e;
-        }
-        const values: unknown[] = [input.accountId.toString()];
-        if (input.marketId !== undefined) values.push(input.marketId);
-        if (input.status !== undefined) values.push(input.status);
-        if (after) values.push(...after.map(String));
-        values.push(cursorError ? 0 : input.limit + 1);
-        return {
-          s: ordersStatement({ market: input.marketId !== undefined, status: input.status !== undefined, cursor: after !== undefined }),
-          values,
-          finish: (rows) => {
-            const r = rows[0]!;
-            if (r.__account !== true) throw accountNotFound(input.accountId);
-            if (input.marketId !== undefined && r.__market !== true) throw marketNotFound(input.marketId);
-            if (cursorError) throw cursorError;
-            return ordersPage(one(rows, readOrder), Number(r.__total), input.limit);
-          },
-        };
-      }
-    }
-  }
-
-  const errorBuilt = (e: ApiError, block: bigint | null): Built => ({ status: e.status, body: JSON.stringify(fail(e.code, e.message)), block: block === null ? null : block.toString() });
-
-  type Planned = { plan: ReturnType<typeof plan> } | { invalid: ApiError };
-  // key → validated plan (or its 400): validation and statement choice once per key, not per read
-  const plans = new Map<string, Planned>();
-  function planOf(key: string): Planned {
-    let p = plans.get(key);
-    if (p) return p;
-    const qi = key.indexOf("?");
-    const route = hotRoute(qi < 0 ? key : key.slice(0, qi));
-    if (!route) throw new Error(`not a held route: ${key}`);
-    try {
-      p = { plan: plan(parseInput(route, qi < 0 ? "" : key.slice(qi + 1))) };
-    } catch (e) {
-      if (!(e instanceof ApiError)) throw e;
-      p = { invalid: e };
-    }
-    if (plans.size >= 10_000) plans.clear();
-    plans.set(key, p);
-    return p;
-  }
+  // each statement reads the indexed state too (one snapshot per answer: plans.ts `withState`)
+  const plans = answerPlans({ schema: o.schema, withState: true });
+  const planOf = plans.planOf;
+  // a named statement: prepared once per connection of the pool
+  const on = (pool: pg.Pool): Executor => async (s, values) => (await pool.query<Raw>({ ...s, values })).rows;
+  const buildExec = on(pool);
 
   /** The plan's rows and the state they belong to (one snapshot), at block `minBlock` or later; below it after the bound, Ponder's 503. */
-  async function run(p: ReturnType<typeof plan>, minBlock: bigint, on: pg.Pool): Promise<{ rows: Raw[]; st: IndexedState } | Built> {
+  async function run(p: Plan, minBlock: bigint, exec: Executor): Promise<{ rows: Raw[]; st: IndexedState } | Built> {
     const deadline = Date.now() + o.minBlockWaitMs;
     for (;;) {
-      const rows = (await on.query<Raw>({ ...p.s, values: p.values })).rows;
+      const rows = await exec(p.s, p.values);
       const st = stateOfRow(rows[0]);
       if (st.number >= minBlock) return { rows, st };
       // the database behind the pushed block (a revert since): Ponder's bounded wait, then its 503
@@ -372,20 +61,13 @@ SELECT ${stateCols}${extra.map((e) => `, ${e}`).join("")}`;
     }
   }
 
-  const finished = (p: ReturnType<typeof plan>, rows: Raw[], st: IndexedState): Built => {
-    try {
-      return { status: 200, body: JSON.stringify({ success: true, data: p.finish(rows, st) }), block: st.number.toString() };
-    } catch (e) {
-      if (e instanceof ApiError) return errorBuilt(e, st.number);
-      throw e;
-    }
-  };
+  const finished = plans.finished;
 
   async function build(key: string, minBlock: bigint): Promise<Built> {
     const p = planOf(key);
     // as Ponder: the block its middleware read before the validators ran
     if ("invalid" in p) return errorBuilt(p.invalid, o.feed.current().number);
-    const r = await run(p.plan, minBlock, pool);
+    const r = await run(p.plan, minBlock, buildExec);
     return "rows" in r ? finished(p.plan, r.rows, r.st) : r;
   }
 
@@ -393,6 +75,7 @@ SELECT ${stateCols}${extra.map((e) => `, ${e}`).join("")}`;
   // their own pool, so that 16+ concurrent readers never queue the per-block rebuilds
   const freshPool = new pg.Pool({ connectionString: o.databaseUrl, max: o.freshPoolMax ?? 16, application_name: "venue-reads-fresh" });
   freshPool.on("error", () => {});
+  const freshExec = on(freshPool);
   /** key → the read not started yet (it starts at `setImmediate`): callers of one turn of the event loop share it. */
   const pending = new Map<string, { min: bigint; read: Promise<FreshRead> }>();
 
@@ -408,7 +91,7 @@ SELECT ${stateCols}${extra.map((e) => `, ${e}`).join("")}`;
         pending.delete(key);
         const p = planOf(key);
         if ("invalid" in p) return resolve(freshOf(errorBuilt(p.invalid, o.feed.current().number)));
-        run(p.plan, entry.min, freshPool).then((r) => {
+        run(p.plan, entry.min, freshExec).then((r) => {
           if (!("rows" in r)) return resolve(freshOf(r));
           let b: Built | undefined;
           resolve({ state: r.st, built: () => (b ??= finished(p.plan, r.rows, r.st)) });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../core/errors.js";
-import { hotRoute, parseInput, queryObject } from "./tables.js";
+import { hotRoute, parseInput, queryObject } from "./plans.js";
 
 const M = `0x${"ab".repeat(32)}`;
 
@@ -15,7 +15,7 @@ const errorOf = (f: () => unknown) => {
 };
 
 // The read service's own builds on Postgres validate as Ponder's routes do: same schemas, query first.
-describe("hot routes of the table builds (services/reads/tables.ts)", () => {
+describe("hot routes of the answer plans (services/reads/plans.ts)", () => {
   it("names every held route and nothing else", () => {
     expect(hotRoute("/markets")).toEqual({ kind: "markets" });
     expect(hotRoute(`/markets/${M}`)).toEqual({ kind: "market", marketId: M });
