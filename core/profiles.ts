@@ -138,6 +138,15 @@ export function secret(name: SecretName, env: Env = process.env): string {
   return env[name] || DEFAULT_SECRETS[name];
 }
 
+/**
+ * Whether this process was given `name` as its profile requires (always in `local`): then
+ * `secret(name)` returns it, else it throws. For a secret a process only compares against when
+ * present (another service's token), never one it needs.
+ */
+export function configured(name: SecretName, env: Env = process.env): boolean {
+  return secretProblem(profileFromEnv(env), name, env) === null;
+}
+
 /** Problems with the given secrets (default: all) under this profile (empty when fine). */
 export function secretProblems(profile: Profile, env: Env = process.env, names: readonly SecretName[] = Object.keys(DEFAULT_SECRETS) as SecretName[]): string[] {
   return names.map((n) => secretProblem(profile, n, env)).filter((p): p is string => p !== null);

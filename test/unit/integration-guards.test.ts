@@ -1,7 +1,8 @@
 /** The integration API's guards outside Ponder (CORS policy, /sql access and cost, Ponder's /metrics). */
 import { Hono } from "hono";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { ApiError } from "../../core/errors";
+import { DEFAULT_SECRETS } from "../../core/profiles";
 import { corsOrigins, corsPolicy } from "../../src/api/lib/cors";
 import { guardPonderMetrics } from "../../src/api/lib/metrics";
 import { apiLimitsFromEnv, clientRateLimit } from "../../src/api/lib/limits";
@@ -91,5 +92,43 @@ describe("Ponder's /metrics", () => {
     const text = await metrics.getMetrics();
     expect(text).toContain("ponder_indexing_total 42");
     expect(text).toMatch(/venue_rate_limit_rejections_total\{limiter="integration"\} \d+/);
+  });
+});
+
+describe("the per-client limit and the services' tokens", () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
+  // the indexer's process outside local: given INTEGRATION_TOKEN and KEEPER_TOKEN (INDEXER_SECRETS), not GATEWAY_TOKEN
+  const indexerEnv = { PROFILE: "production", CHAIN_ID: "1", INTEGRATION_TOKEN: "i".repeat(20), KEEPER_TOKEN: "k".repeat(20), GATEWAY_TOKEN: "" };
+  const app = () => {
+    const a = new Hono();
+    a.onError(onError as never);
+    a.use(clientRateLimit(apiLimitsFromEnv({ RATE_LIMIT_PER_MINUTE: "1" })));
+    a.get("/markets", (c) => c.json({ ok: true }));
+    return a;
+  };
+  const get = (a: Hono, token?: string) => a.request("/markets", { headers: token ? { "X-Internal-Token": token } : {} });
+
+  it("a token this process lacks matches nothing (no throw, no 500); the integration and keeper tokens are not counted", async () => {
+    for (const [k, v] of Object.entries(indexerEnv)) vi.stubEnv(k, v);
+    const a = app();
+    // an unknown token (or the gateway's, which this process was not given) is an ordinary client: counted
+    expect((await get(a, "g".repeat(20))).status).toBe(200);
+    expect((await get(a, "g".repeat(20))).status).toBe(429);
+    for (let i = 0; i < 3; i++) {
+      expect((await get(a, "i".repeat(20))).status).toBe(200);
+      expect((await get(a, "k".repeat(20))).status).toBe(200);
+    }
+    expect((await get(a)).status).toBe(429);
+  });
+
+  it("in local every service's default token is known, the integration token's too", async () => {
+    vi.stubEnv("PROFILE", "local");
+    const a = app();
+    for (let i = 0; i < 3; i++) expect((await get(a, DEFAULT_SECRETS.INTEGRATION_TOKEN)).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await get(a, DEFAULT_SECRETS.GATEWAY_TOKEN)).status).toBe(200);
+    expect((await get(a)).status).toBe(200);
+    expect((await get(a)).status).toBe(429);
   });
 });

@@ -3,8 +3,8 @@
  * starve indexing): a body limit (413), a per-client rate limit with the gateway's `RateLimit-*`
  * and `Retry-After` headers, a tighter one on the unauthenticated route that costs a chain read
  * (`GET /operators/typed-data`), and 405 for a wrong method. The venue's own services (the
- * gateway, the keeper) carry the internal token and are not counted here: the gateway limits its
- * clients itself.
+ * gateway, the keeper, the read service) carry their internal token and are not counted here:
+ * the gateway limits its clients itself, the read service its own.
  */
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { except } from "hono/combine";
@@ -15,7 +15,7 @@ import { clientAddressOf, trustedProxies } from "../../../core/http/client-addre
 import { methodNotAllowed } from "../../../core/http/method-not-allowed.js";
 import { rateLimit, rateLimitStore } from "../../../core/http/rate-limit.js";
 import { sameSecret } from "../../../core/auth/service-tokens.js";
-import { secret } from "../../../core/profiles.js";
+import { configured, secret, type SecretName } from "../../../core/profiles.js";
 
 const envSchema = z.object({
   /** Requests per client address per minute (the same variable as the gateway's per-key limit). */
@@ -38,11 +38,18 @@ export function apiLimitsFromEnv(env: Record<string, string | undefined> = proce
   return parsed.data;
 }
 
-/** A request from one of the venue's services that read here (the gateway's or the keeper's token). */
+/** The venue's services that read here: the gateway, the keeper, the read service (the integration token: POST /internal/answers). */
+const SERVICE_TOKENS: readonly SecretName[] = ["GATEWAY_TOKEN", "KEEPER_TOKEN", "INTEGRATION_TOKEN"];
+
+/**
+ * A request from one of them. Outside `local` this process may lack some of these tokens (the
+ * indexer is given INTEGRATION_TOKEN and KEEPER_TOKEN, not GATEWAY_TOKEN), and `secret()` throws
+ * for a missing one: such a token matches nothing instead.
+ */
 function fromService(c: Context): boolean {
   const given = c.req.header("X-Internal-Token");
   if (!given) return false;
-  return (["GATEWAY_TOKEN", "KEEPER_TOKEN"] as const).some((name) => sameSecret(given, secret(name)));
+  return SERVICE_TOKENS.some((name) => configured(name) && sameSecret(given, secret(name)));
 }
 
 /** The per-client limit's counters (the read service's fast path counts in the same store). */
