@@ -4,7 +4,9 @@
  * caller may do (its scopes):
  *   gateway       acts for the authenticated owner of an API key (X-Caller-Address), asks
  *                 whether a wallet is registered, liquidates through the keeper, reads health
- *   integration   acts for the wallet of a SIWE session (X-Caller-Address), reads health
+ *   integration   acts for the wallet of a SIWE session (X-Caller-Address), reads health; also the
+ *                 read service's token, which asks Ponder's process for a block's held answers
+ *                 (POST /internal/answers)
  *   keeper        liquidates, pokes funding, cancels orders past their owner's dead-man deadline
  *                 and executes triggers (scopes ready for those relayer routes), reads /sql, health
  *   registration  registers one wallet that proves it holds the key (the keeper, itself) in the
@@ -25,6 +27,7 @@ export const SCOPES = [
   "registry:read",
   "registry:self",
   "sql:read",
+  "answers:build",
   "health",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -33,7 +36,7 @@ export type ServiceCaller = "gateway" | "integration" | "keeper" | "registration
 
 export const CALLERS: Record<ServiceCaller, { env: SecretName; scopes: readonly Scope[] }> = {
   gateway: { env: "GATEWAY_TOKEN", scopes: ["act-for-users", "liquidate", "registry:read", "health"] },
-  integration: { env: "INTEGRATION_TOKEN", scopes: ["act-for-users", "health"] },
+  integration: { env: "INTEGRATION_TOKEN", scopes: ["act-for-users", "answers:build", "health"] },
   keeper: { env: "KEEPER_TOKEN", scopes: ["liquidate", "funding:poke", "orders:cancel-expired", "triggers:execute", "sql:read", "health"] },
   registration: { env: "REGISTRATION_TOKEN", scopes: ["registry:self"] },
 };

@@ -22,11 +22,13 @@ const envSchema = z.object({
    */
   READS_REBUILD_CONCURRENCY: z.coerce.number().int().positive().default(8),
   /**
-   * With DATABASE_URL and DATABASE_SCHEMA: where the hot answers are built. `tables`: by this
-   * service, one statement per answer (tables.ts); `indexer`: by a request to Ponder's server, as
-   * on PGlite (kept for comparison and as a fallback).
+   * Where the hot answers are built. `tables`: by this service, one statement per answer on a
+   * pool of its own (tables.ts; needs DATABASE_URL and DATABASE_SCHEMA, and is then the default);
+   * `batch`: by Ponder's process, the builds of one event-loop turn (a block's) in one request and
+   * one transaction (batch.ts; the default without a database, i.e. on PGlite); `indexer`: one
+   * request to Ponder's route per answer (kept for comparison and as a fallback).
    */
-  READS_ANSWERS_FROM: z.enum(["tables", "indexer"]).default("tables"),
+  READS_ANSWERS_FROM: z.enum(["tables", "batch", "indexer"]).optional(),
   /** Upper bound of `?minBlock=` waits (the integration API's own bound). */
   MIN_BLOCK_WAIT_MS: z.coerce.number().int().positive().default(5_000),
   /** Longest a session's read waits for the block of that wallet's last write (read-your-writes). */
@@ -55,7 +57,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
-export type ReadsConfig = z.infer<typeof envSchema>;
+export type ReadsConfig = Omit<z.infer<typeof envSchema>, "READS_ANSWERS_FROM"> & { READS_ANSWERS_FROM: "tables" | "batch" | "indexer" };
 
 export function loadReadsConfig(env: Record<string, string | undefined> = process.env): ReadsConfig {
   const parsed = envSchema.safeParse(env);
@@ -63,5 +65,8 @@ export function loadReadsConfig(env: Record<string, string | undefined> = proces
     const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new Error(`invalid read-service configuration: ${msg}`);
   }
-  return { ...parsed.data, INDEXER_URL: parsed.data.INDEXER_URL.replace(/\/$/, "") };
+  const d = parsed.data;
+  const withTables = !!(d.DATABASE_URL && d.DATABASE_SCHEMA);
+  if (d.READS_ANSWERS_FROM === "tables" && !withTables) throw new Error("invalid read-service configuration: READS_ANSWERS_FROM=tables needs DATABASE_URL and DATABASE_SCHEMA");
+  return { ...d, READS_ANSWERS_FROM: d.READS_ANSWERS_FROM ?? (withTables ? "tables" : "batch"), INDEXER_URL: d.INDEXER_URL.replace(/\/$/, "") };
 }

@@ -1,7 +1,7 @@
 /**
  * The read service (`npm run start:reads`): the integration API's hot reads from memory, one
  * rebuild per indexed block (on Postgres built here from the tables, on PGlite by Ponder's
- * server), everything else passed to Ponder's server. Own process, so indexing never queues its
+ * process, a block's in one request), everything else passed to Ponder's server. Own process, so indexing never queues its
  * answers (docs/ARCHITECTURE.md).
  */
 import { createServer } from "node:http";
@@ -14,6 +14,9 @@ import { createReadsListener } from "./app.js";
 import { loadReadsConfig } from "./config.js";
 import { historyServer } from "./history.js";
 import { tableAnswers } from "./tables.js";
+import { batchBuilds } from "./batch.js";
+import { MAX_ANSWER_PATHS } from "./plans.js";
+import { secret, type SecretName } from "../../core/profiles.js";
 
 const cfg = (() => {
   try {
@@ -24,6 +27,16 @@ const cfg = (() => {
   }
 })();
 const log = pino({ name: "reads", level: cfg.LOG_LEVEL });
+
+/** A secret this process needs (outside local: set, not a default), or a one-line refusal to start. */
+function startupSecret(name: SecretName): string {
+  try {
+    return secret(name);
+  } catch (e) {
+    process.stderr.write(`reads: ${(e as Error).message}\n`);
+    process.exit(1);
+  }
+}
 
 const feed = openBlockFeed({
   databaseUrl: cfg.DATABASE_URL,
@@ -41,15 +54,21 @@ async function buildThroughIndexer(path: string, minBlock: bigint) {
   return { status: res.status, body: res.text, block: typeof block === "string" ? block : null };
 }
 
-// on Postgres the hot answers are built here, one statement each; on PGlite by Ponder's server
+// on Postgres the hot answers are built here, one statement each; on PGlite by Ponder's process,
+// a block's in one request (batch.ts), or one request per answer (`indexer`)
 const tables =
   cfg.DATABASE_URL && cfg.DATABASE_SCHEMA && cfg.READS_ANSWERS_FROM === "tables"
     ? tableAnswers({ databaseUrl: cfg.DATABASE_URL, schema: cfg.DATABASE_SCHEMA, feed, minBlockWaitMs: cfg.MIN_BLOCK_WAIT_MS, poolMax: cfg.READS_REBUILD_CONCURRENCY, freshPoolMax: cfg.READS_FRESH_POOL_MAX })
     : undefined;
-const store = new AnswerStore(feed, tables?.build ?? buildThroughIndexer, {
+const batch =
+  cfg.READS_ANSWERS_FROM === "batch"
+    ? batchBuilds({ indexerUrl: cfg.INDEXER_URL, token: startupSecret("INTEGRATION_TOKEN"), timeoutMs: cfg.UPSTREAM_TIMEOUT_MS, single: buildThroughIndexer })
+    : undefined;
+const store = new AnswerStore(feed, tables?.build ?? batch?.build ?? buildThroughIndexer, {
   hotMs: cfg.READS_HOT_MS,
   maxAnswers: cfg.READS_MAX_ANSWERS,
-  concurrency: cfg.READS_REBUILD_CONCURRENCY,
+  // batched: a request's worth of builds at once (with 8, a block's 11 answers took two requests, one after the other)
+  concurrency: batch ? Math.max(cfg.READS_REBUILD_CONCURRENCY, MAX_ANSWER_PATHS) : cfg.READS_REBUILD_CONCURRENCY,
   // where a block's freshness goes on this side (push → every rebuild landed): LOG_LEVEL=debug
   onSettle: log.isLevelEnabled("debug") ? (o) => log.debug({ block: String(o.block), ms: Math.round(o.ms), rebuilds: o.buildsMs.map(Math.round) }, "block settled") : undefined,
 });
@@ -76,7 +95,7 @@ const { listener } = createReadsListener({
 
 // a plain node server: held answers are written by the listener's hot path, the rest by Hono
 const server = createServer(listener).listen(cfg.PORT, cfg.HOST, () =>
-  log.info({ port: cfg.PORT, feed: cfg.DATABASE_URL ? "postgres LISTEN" : "indexer /blocks/stream", answers: tables ? "tables" : "indexer" }, "reads listening"),
+  log.info({ port: cfg.PORT, feed: cfg.DATABASE_URL ? "postgres LISTEN" : "indexer /blocks/stream", answers: cfg.READS_ANSWERS_FROM }, "reads listening"),
 );
 
 const shutdown = () => {

@@ -122,6 +122,9 @@ export function parseInput(route: HotRoute, search: string): Input {
   }
 }
 
+/** Most keys in one request of a block's answers (batch.ts → POST /internal/answers). */
+export const MAX_ANSWER_PATHS = 50;
+
 /** Whether `key` (path and query) is a held route's: the only keys `planOf` takes. */
 export const isHotKey = (key: string) => {
   const qi = key.indexOf("?");

@@ -18,6 +18,7 @@ import { sqlCostGuard, sqlGuard, type ExplainCost } from "./lib/sqlGuard.js";
 import { blockStreamRoutes } from "./lib/blockStream.js";
 import { relaxPgliteCommits } from "./lib/pglite.js";
 import { accountRoutes } from "./routes/accounts.js";
+import { answersRoutes } from "./routes/answers.js";
 import { authRoutes } from "./routes/auth.js";
 import { marketRoutes } from "./routes/markets.js";
 import { orderRoutes } from "./routes/orders.js";
@@ -68,9 +69,9 @@ const explainCost: ExplainCost = async ({ sql, params }) => {
 app.use("/sql/*", sqlGuard(), sqlCostGuard(explainCost), client({ db, schema }));
 guardPonderMetrics(app);
 
-// one list of every resource (reads, writes, sign-in), all at the root
+// one list of every resource (reads, writes, sign-in; the read service's POST /internal/answers), all at the root
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each sub-app has its own Env
-const resources: OpenAPIHono<any, any, any>[] = [accountRoutes, positionRoutes, orderRoutes, marketRoutes, historyRoutes, insuranceRoutes, authRoutes, writeRoutes];
+const resources: OpenAPIHono<any, any, any>[] = [accountRoutes, positionRoutes, orderRoutes, marketRoutes, historyRoutes, insuranceRoutes, authRoutes, writeRoutes, answersRoutes];
 for (const routes of resources) app.route("/", routes);
 
 app.doc31("/openapi.json", {

@@ -1,0 +1,100 @@
+/**
+ * `POST /internal/answers`: a block's held answers in one request, for the read service
+ * (services/reads/batch.ts), which on PGlite cannot open the database itself. Body
+ * `{ minBlock, paths }` (≤ MAX_ANSWER_PATHS keys: path and sorted query of a held route); answer
+ * `{ success, data: { block, answers: [{ status, body, block }] } }`, one per path in order, each
+ * the exact bytes Ponder's own route gives for that URL at that block (services/reads/plans.ts).
+ *
+ * Everything is read in ONE transaction: the indexed state once, then one statement per distinct
+ * plan, so every answer belongs to the one state and block it carries. On PGlite the database is
+ * one session in this thread and a transaction holds its lock, so no block commits between the
+ * statements; on Postgres one connection of Ponder's read-only pool in a REPEATABLE READ snapshot.
+ * Where the read service used to ask each answer from its route (~4 statements each, the state
+ * read twice), a block's rebuilds cost one request and about one statement per answer here.
+ *
+ * `minBlock`: as a read's `?minBlock=` (indexedBlock.ts): while the state is below it, read
+ * again every 25 ms (outside any transaction, so indexing goes on) until MIN_BLOCK_WAIT_MS, then
+ * the 503 envelope with `X-Indexed-Block`. Only for the integration token (the read service's):
+ * 401 without or with an unknown `X-Internal-Token`, 403 with another service's; not counted by
+ * the per-client limit (limits.ts). Bad input is a 400 envelope.
+ */
+import { z } from "zod";
+import { ApiError } from "../../../core/errors.js";
+import { ok } from "../../../core/envelope.js";
+import { callerTokens, identifyService, requireScope, CALLERS, type ServiceCaller, type ServiceVariables } from "../../../core/auth/service-tokens.js";
+import { configured } from "../../../core/profiles.js";
+import { parseOrThrow } from "../../../core/schemas/validation.js";
+import { answerPlans, answersAt, isHotKey, MAX_ANSWER_PATHS, type AnswerPlans, type Executor } from "../../../services/reads/plans.js";
+import { createApiApp } from "../lib/app.js";
+import { MIN_BLOCK_WAIT_MS, ponderSchema } from "../lib/indexedBlock.js";
+
+const POLL_MS = 25;
+
+export const AnswersBody = z.strictObject({
+  minBlock: z.union([z.string().regex(/^\d{1,15}$/, "must be a non-negative integer block number"), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)]),
+  paths: z
+    .array(z.string().max(2_048).refine(isHotKey, "must be a held route's path (and sorted query)"))
+    .min(1)
+    .max(MAX_ANSWER_PATHS),
+});
+
+type Transaction = <T>(work: (exec: Executor) => Promise<T>) => Promise<T>;
+type PgClient = { query: (q: string | { text: string; values?: unknown[] }) => Promise<{ rows: Record<string, unknown>[] }>; release: () => void };
+type Driver =
+  | { dialect: "pglite"; instance: { transaction: <T>(f: (tx: { query: (text: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }> }) => Promise<T>) => Promise<T> } }
+  | { dialect: "postgres"; readonly: { connect: () => Promise<PgClient> } };
+
+/** One transaction of Ponder's database (its driver is internal, as in blockStream.ts and index.ts's explainCost). */
+function transactionOf(driver: Driver): Transaction {
+  if (driver.dialect === "pglite") {
+    // PGlite's transaction(): BEGIN … COMMIT under its lock, which every other query of this
+    // process (indexing's block transactions included) waits for
+    return (work) => driver.instance.transaction((tx) => work(async (s, values) => (await tx.query(s.text, values)).rows));
+  }
+  return async (work) => {
+    const client = await driver.readonly.connect();
+    try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      const out = await work(async (s, values) => (await client.query({ text: s.text, values })).rows);
+      await client.query("COMMIT");
+      return out;
+    } catch (e) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw e;
+    } finally {
+      client.release();
+    }
+  };
+}
+
+// made at the first request: Ponder sets its schema and database before it serves
+let plans: AnswerPlans | undefined;
+let transaction: Transaction | undefined;
+
+/** The callers whose tokens this process was given (outside local the indexer has no gateway token): an unknown one is 401. */
+const known = (Object.keys(CALLERS) as ServiceCaller[]).filter((c) => configured(CALLERS[c].env));
+
+export const answersRoutes = createApiApp<{ Variables: ServiceVariables }>();
+answersRoutes.post(
+  "/internal/answers",
+  identifyService(callerTokens(known)),
+  requireScope("answers:build"),
+  async (c) => {
+    const raw = await c.req.json().catch(() => {
+      throw new ApiError("VALIDATION_ERROR", "body: must be JSON");
+    });
+    const body = parseOrThrow(AnswersBody, raw);
+    const minBlock = BigInt(body.minBlock);
+    plans ??= answerPlans({ schema: ponderSchema(), withState: false });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Ponder's driver is internal
+    transaction ??= transactionOf((globalThis as any).PONDER_DATABASE.driver as Driver);
+    const deadline = Date.now() + MIN_BLOCK_WAIT_MS;
+    for (;;) {
+      const { state, answers } = await transaction((exec) => answersAt(plans!, body.paths, minBlock, exec));
+      c.header("X-Indexed-Block", state.number.toString());
+      if (answers) return c.json(ok({ block: state.number.toString(), answers }), 200);
+      if (Date.now() >= deadline) throw new ApiError("SERVICE_UNAVAILABLE", `block ${minBlock} is not indexed yet (indexed: ${state.number}); retry`);
+      await new Promise((r) => setTimeout(r, POLL_MS));
+    }
+  },
+);
