@@ -35,8 +35,8 @@ export type Venue = {
   wallet: (index: number) => ReturnType<typeof walletClientFor>;
   /** Starts a Ponder on this chain with its own schema (and PGlite directory). */
   startIndexer: (name: string, opts?: { waitReady?: boolean }) => Promise<Indexer>;
-  /** Starts the read service (services/reads) in front of an indexer of this venue. */
-  startReads: (ix: Indexer) => Promise<{ url: string; proc: Proc }>;
+  /** Starts the read service (services/reads) in front of an indexer of this venue (`env`: its extra settings). */
+  startReads: (ix: Indexer, env?: Record<string, string>) => Promise<{ url: string; proc: Proc }>;
   /** the venue's own Postgres database (null on PGlite) */
   databaseUrl: string | null;
   stop: () => Promise<void>;
@@ -116,7 +116,7 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
       await waitForHttp(`${indexer.url}/${opts.waitReady === false ? "health" : "ready"}`, { proc, timeoutMs: 300_000, intervalMs: 50 });
       return indexer;
     };
-    const startReads = async (ix: Indexer) => {
+    const startReads = async (ix: Indexer, extraEnv: Record<string, string> = {}) => {
       const port = await freePort();
       // the same high configured limit as the indexer's (tests and benches are one client)
       const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", INDEXER_URL: ix.url, LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000" };
@@ -126,6 +126,7 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
         env.DATABASE_URL = dbUrl;
         env.DATABASE_SCHEMA = ix.schema;
       }
+      Object.assign(env, extraEnv);
       // the read service's own node flags (bench/reads.ts), e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof":
       // node itself runs it then, with tsx as its loader (not tsx's CLI, whose child would not get them)
       const flags = process.env.BENCH_READS_NODE_ARGS?.split(/\s+/).filter(Boolean);
