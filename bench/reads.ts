@@ -11,6 +11,10 @@
  *     BENCH_FRESHNESS=50 (samples) BENCH_READS_ROWS=0 (freshness only) or a list of rows (1-based, e.g. 1,4)
  *     BENCH_OVERHEAD_REQUESTS=1000 BENCH_READS_PAIRS=300
  *     BENCH_READS_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (the read service's node flags: a CPU profile of it)
+ *     BENCH_ANSWERS_FROM=indexer,batch: after the rows, the freshness samples A/B, one read service
+ *       per variant (READS_ANSWERS_FROM) at a time in front of the same Ponder, interleaved
+ *       BENCH_AB_ROUNDS=2 times (BENCH_FRESHNESS samples each); on PGlite also the statements per
+ *       sample (bench/pglite-statements-hook.mjs in Ponder's process)
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -56,6 +60,11 @@ export const freshness: {
   /** Ponder's "Indexed block" durations of the samples' blocks */
   indexedBlock: { p50Ms: number; p99Ms: number };
   cpuMsPerSample: { ponder: number; reads: number };
+  /** the A/B's variant (READS_ANSWERS_FROM) and the load average at its start */
+  variant?: string;
+  load?: string;
+  /** PGlite statements per sample and the time inside PGlite per sample (the hook's counts) */
+  pglite?: { statements: number; ms: number };
 }[] = [];
 
 /**
@@ -75,6 +84,7 @@ async function freshnessSamples(
   hot: string[],
   freshPrice: () => Promise<unknown>,
   log: (m: string) => void,
+  statementsFile?: string,
 ) {
   const [ponderUrl, readsUrl] = [ix.url, rd.url];
   const seen = { head: [] as [bigint, number][], ponderPush: [] as [bigint, number][], readsPush: [] as [bigint, number][] };
@@ -99,6 +109,9 @@ async function freshnessSamples(
   const n = Number(process.env.BENCH_FRESHNESS ?? 50);
   const blocks: bigint[] = [];
   const cpu0 = [groupCpuMs(ix.pid), groupCpuMs(rd.pid)];
+  const counts = () => (statementsFile ? (JSON.parse(readFileSync(statementsFile, "utf8")) as { statements: number; ms: number }) : undefined);
+  await new Promise((r) => setTimeout(r, 300)); // the hook writes every 250 ms
+  const counts0 = counts();
   try {
     await new Promise((r) => setTimeout(r, 500));
     let priced = performance.now();
@@ -146,6 +159,9 @@ async function freshnessSamples(
   // CPU of Ponder's and the read service's process groups per sample (each sample is one block,
   // with the hot routes read before it): less sensitive to the machine's load than the latencies
   const cpuPerSample = [groupCpuMs(ix.pid) - cpu0[0]!, groupCpuMs(rd.pid) - cpu0[1]!].map((c) => c / Math.max(1, ms.length)) as [number, number];
+  await new Promise((r) => setTimeout(r, 300));
+  const counts1 = counts();
+  const pglite = counts0 && counts1 ? { statements: (counts1.statements - counts0.statements) / Math.max(1, ms.length), ms: (counts1.ms - counts0.ms) / Math.max(1, ms.length) } : undefined;
   // Ponder's own "Indexed block" durations (head → block committed) of the samples' blocks
   const indexed = indexedBlockDurations(ix.logFile, new Set(blocks));
   ms.sort((a, b) => a - b);
@@ -156,6 +172,7 @@ async function freshnessSamples(
     stages: {} as FreshnessStages,
     indexedBlock: { p50Ms: percentile(indexed, 50), p99Ms: percentile(indexed, 99) },
     cpuMsPerSample: { ponder: cpuPerSample[0], reads: cpuPerSample[1] },
+    pglite,
   };
   for (const [s, l] of Object.entries(stages)) {
     l.sort((a, b) => a - b);
@@ -163,7 +180,7 @@ async function freshnessSamples(
   }
   log(`  freshness (mined → visible through the read service): p50 ${out.p50Ms.toFixed(0)} ms, p99 ${out.p99Ms.toFixed(0)} ms over ${ms.length} (from the receipt)`);
   log(`    stages from mined, p50/p99 ms: ${Object.entries(out.stages).map(([s, q]) => `${s} ${q.p50Ms.toFixed(0)}/${q.p99Ms.toFixed(0)}`).join(", ")}`);
-  log(`    Ponder's "Indexed block" p50/p99 ${out.indexedBlock.p50Ms.toFixed(0)}/${out.indexedBlock.p99Ms.toFixed(0)} ms over ${indexed.length}; CPU per sample: Ponder ${cpuPerSample[0].toFixed(0)} ms, read service ${cpuPerSample[1].toFixed(0)} ms`);
+  log(`    Ponder's "Indexed block" p50/p99 ${out.indexedBlock.p50Ms.toFixed(0)}/${out.indexedBlock.p99Ms.toFixed(0)} ms over ${indexed.length}; CPU per sample: Ponder ${cpuPerSample[0].toFixed(0)} ms, read service ${cpuPerSample[1].toFixed(0)} ms${pglite ? `; PGlite per sample: ${pglite.statements.toFixed(1)} statements, ${pglite.ms.toFixed(1)} ms inside it` : ""}`);
   return out;
 }
 
@@ -269,6 +286,13 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
   let blocks: NodeJS.Timeout | undefined;
   try {
     const { eur, gbp } = await generate(v, log);
+    // the A/B of how the read service builds its answers (READS_ANSWERS_FROM), and on PGlite the statements it costs
+    const variants = process.env.BENCH_ANSWERS_FROM?.split(",").map((x) => x.trim()).filter(Boolean);
+    const statementsFile = variants && kind === "pglite" ? join(mkdtempSync(join(tmpdir(), "bench-pglite-")), "statements.json") : undefined;
+    if (statementsFile) {
+      process.env.BENCH_PGLITE_STATEMENTS_FILE = statementsFile;
+      process.env.BENCH_PONDER_NODE_ARGS = `${process.env.BENCH_PONDER_NODE_ARGS ?? ""} --import ${join(PROJECT_ROOT, "bench", "pglite-statements-hook.mjs")}`;
+    }
     const ix = await v.startIndexer("rbench");
     await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }), 600_000);
     const rd = await v.startReads(ix);
@@ -378,7 +402,26 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
       () => setPrice(eur, "1.0800"),
       log,
     );
-    freshness.push({ db: kind, ...f });
+    freshness.push({ db: kind, ...f, variant: variants ? `default (${kind === "pglite" ? "batch" : "tables"}), warm-up` : undefined, load: load() });
+    if (variants) {
+      // one read service at a time in front of the same Ponder (two would both rebuild every block)
+      await rd.proc.stop();
+      const abRounds = Number(process.env.BENCH_AB_ROUNDS ?? 2);
+      for (let round = 0; round < abRounds; round++) {
+        for (const variant of variants) {
+          const at = load();
+          log(`  A/B round ${round + 1}, READS_ANSWERS_FROM=${variant} (load average ${at})`);
+          const rv = await v.startReads(ix, { READS_ANSWERS_FROM: variant });
+          try {
+            await waitForBlock(rv.url, await v.client.getBlockNumber({ cacheTime: 0 }));
+            const fv = await freshnessSamples(v, { url: ix.url, pid: ix.proc.pid, logFile: ix.proc.logFile }, { url: rv.url, pid: rv.proc.pid }, eur, routes.map((r) => r.path), () => setPrice(eur, "1.0800"), log, statementsFile);
+            freshness.push({ db: kind, ...fv, variant: `${variant} (round ${round + 1})`, load: at });
+          } finally {
+            await rv.proc.stop();
+          }
+        }
+      }
+    }
     return rows;
   } finally {
     clearInterval(blocks);
@@ -393,11 +436,14 @@ export async function run(): Promise<ReadRow[]> {
   for (const kind of kinds) rows.push(...(await benchDb(kind, console.log)));
   console.log("\n" + markdownTable(rows));
   console.log("¹ the chain has no index of orders by account: the market's 20 newest orders is a lower bound of its cost");
-  console.log("\n| DB | freshness samples | mined → visible from the receipt p50/p99 ms | from mined, p50/p99 ms: anvil's newHeads | receipt | Ponder's push | read service's push | visible | Ponder's \"Indexed block\" p50/p99 ms | CPU ms per sample: Ponder / read service |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  const ab = freshness.some((f) => f.variant);
+  console.log(`\n| DB |${ab ? " answers from (load average) |" : ""} freshness samples | mined → visible from the receipt p50/p99 ms | from mined, p50/p99 ms: anvil's newHeads | receipt | Ponder's push | read service's push | visible | Ponder's "Indexed block" p50/p99 ms | CPU ms per sample: Ponder / read service |${ab ? " PGlite statements / ms per sample |" : ""}`);
+  console.log(`|---|${ab ? "---|---|" : ""}---|---|---|---|---|---|---|---|---|`);
   for (const f of freshness) {
     const q = (s: { p50Ms: number; p99Ms: number }) => `${s.p50Ms.toFixed(0)}/${s.p99Ms.toFixed(0)}`;
-    console.log(`| ${f.db} | ${f.samples} | ${f.p50Ms.toFixed(0)}/${f.p99Ms.toFixed(0)} | ${q(f.stages.head)} | ${q(f.stages.receipt)} | ${q(f.stages.ponderPush)} | ${q(f.stages.readsPush)} | ${q(f.stages.visible)} | ${q(f.indexedBlock)} | ${f.cpuMsPerSample.ponder.toFixed(0)} / ${f.cpuMsPerSample.reads.toFixed(0)} |`);
+    const abCells = ab ? ` ${f.variant ?? ""} (${f.load ?? ""}) |` : "";
+    const pgCells = ab ? ` ${f.pglite ? `${f.pglite.statements.toFixed(1)} / ${f.pglite.ms.toFixed(1)}` : "–"} |` : "";
+    console.log(`| ${f.db} |${abCells} ${f.samples} | ${f.p50Ms.toFixed(0)}/${f.p99Ms.toFixed(0)} | ${q(f.stages.head)} | ${q(f.stages.receipt)} | ${q(f.stages.ponderPush)} | ${q(f.stages.readsPush)} | ${q(f.stages.visible)} | ${q(f.indexedBlock)} | ${f.cpuMsPerSample.ponder.toFixed(0)} / ${f.cpuMsPerSample.reads.toFixed(0)} |${pgCells}`);
   }
   return rows;
 }
