@@ -3,8 +3,8 @@
  * gives) held in memory, pre-serialized, for the indexed state it was built at. On every new
  * indexed block (the block feed's push) every answer read within `hotMs` is rebuilt at once, by
  * this store, before any client asks; the others are dropped. A build is asked for the pushed
- * block (`minBlock`: on Postgres one statement of tables.ts, on PGlite a request to the
- * integration API with `?minBlock=`), so it cannot describe an older state than the push.
+ * block (`minBlock`: on Postgres one statement of tables.ts, on PGlite the block's builds in one
+ * request to Ponder's process, batch.ts), so it cannot describe an older state than the push.
  *
  * While the rebuilds run, the previous block's answers are still served (each is that block's
  * exact answer, `X-Indexed-Block` says which) and all routes switch to the new block together
