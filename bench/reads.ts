@@ -393,17 +393,18 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     clearInterval(blocks);
     await pricing; // no price update races the samples' orders
     await setPrice(eur, "1.0800"); // and the price is fresh (PriceStale after 60 s)
-    const f = await freshnessSamples(
-      v,
-      { url: ix.url, pid: ix.proc.pid, logFile: ix.proc.logFile },
-      { url: rd.url, pid: rd.proc.pid },
-      eur,
-      routes.map((r) => r.path),
-      () => setPrice(eur, "1.0800"),
-      log,
-    );
-    freshness.push({ db: kind, ...f, variant: variants ? `default (${kind === "pglite" ? "batch" : "tables"}), warm-up` : undefined, load: load() });
-    if (variants) {
+    if (!variants) {
+      const f = await freshnessSamples(
+        v,
+        { url: ix.url, pid: ix.proc.pid, logFile: ix.proc.logFile },
+        { url: rd.url, pid: rd.proc.pid },
+        eur,
+        routes.map((r) => r.path),
+        () => setPrice(eur, "1.0800"),
+        log,
+      );
+      freshness.push({ db: kind, ...f });
+    } else {
       // one read service at a time in front of the same Ponder (two would both rebuild every block)
       await rd.proc.stop();
       const abRounds = Number(process.env.BENCH_AB_ROUNDS ?? 2);
@@ -414,6 +415,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
           const rv = await v.startReads(ix, { READS_ANSWERS_FROM: variant });
           try {
             await waitForBlock(rv.url, await v.client.getBlockNumber({ cacheTime: 0 }));
+            await setPrice(eur, "1.0800"); // fresh (PriceStale after 60 s): a start on a loaded machine takes a while
             const fv = await freshnessSamples(v, { url: ix.url, pid: ix.proc.pid, logFile: ix.proc.logFile }, { url: rv.url, pid: rv.proc.pid }, eur, routes.map((r) => r.path), () => setPrice(eur, "1.0800"), log, statementsFile);
             freshness.push({ db: kind, ...fv, variant: `${variant} (round ${round + 1})`, load: at });
           } finally {
