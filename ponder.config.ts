@@ -30,10 +30,10 @@ const wsUrl = wsUpstream ? await startHeadsRelay(wsUpstream) : "";
 // and growing 5 % at a time (to 500): a backfill of a chain of many small blocks (one
 // eth_getBlockByNumber per block with events) is bound by that pace, not by the node or the
 // handlers (docs/PERFORMANCE.md). Listing the URL N times gives N such budgets, used in turn.
-// Default 16 on the local anvil (in memory, same host), 1 elsewhere (a provider's own limits).
-// With 16 the pace still binds a backfill of many small blocks; with 64, Ponder's own thread does
-// (docs/PERFORMANCE.md, 2026-11-26 19:56).
-const fanout = Math.max(1, Number(process.env.RPC_FANOUT ?? (isLocal ? 16 : 1)));
+// Default 64 on the local anvil (in memory, same host), 1 elsewhere (a provider's own limits).
+// With 16 the pace still bound a backfill of many small blocks; with 64, Ponder's own thread does
+// (docs/PERFORMANCE.md, 2026-11-26 19:56 and 23:11); the e2e suites pass with 64.
+const fanout = Math.max(1, Number(process.env.RPC_FANOUT ?? (isLocal ? 64 : 1)));
 const rpc = fanout > 1 ? Array.from({ length: fanout }, () => rpcUrl) : rpcUrl;
 const deployment = loadDeployment({ chainId });
 const startBlock = deployment.deployBlock;
