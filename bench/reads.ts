@@ -109,7 +109,7 @@ async function freshnessSamples(
   const n = Number(process.env.BENCH_FRESHNESS ?? 50);
   const blocks: bigint[] = [];
   const cpu0 = [groupCpuMs(ix.pid), groupCpuMs(rd.pid)];
-  const counts = () => (statementsFile ? (JSON.parse(readFileSync(statementsFile, "utf8")) as { statements: number; ms: number }) : undefined);
+  const counts = () => (statementsFile ? (JSON.parse(readFileSync(statementsFile, "utf8")) as { statements: number; ms: number; byKind?: Record<string, [number, number]> }) : undefined);
   await new Promise((r) => setTimeout(r, 300)); // the hook writes every 250 ms
   const counts0 = counts();
   try {
@@ -162,6 +162,11 @@ async function freshnessSamples(
   await new Promise((r) => setTimeout(r, 300));
   const counts1 = counts();
   const pglite = counts0 && counts1 ? { statements: (counts1.statements - counts0.statements) / Math.max(1, ms.length), ms: (counts1.ms - counts0.ms) / Math.max(1, ms.length) } : undefined;
+  if (counts0?.byKind && counts1?.byKind) {
+    // statements per sample by kind (their first words), the costliest first
+    const per = Object.entries(counts1.byKind).map(([k, [n, t]]) => [k, (n - (counts0.byKind![k]?.[0] ?? 0)) / Math.max(1, ms.length), (t - (counts0.byKind![k]?.[1] ?? 0)) / Math.max(1, ms.length)] as const);
+    for (const [k, n, t] of per.filter(([, n]) => n > 0).sort((a, b) => b[2] - a[2]).slice(0, 16)) log(`      PGlite per sample: ${n.toFixed(1)} × ${k}, ${t.toFixed(1)} ms`);
+  }
   // Ponder's own "Indexed block" durations (head → block committed) of the samples' blocks
   const indexed = indexedBlockDurations(ix.logFile, new Set(blocks));
   ms.sort((a, b) => a - b);
