@@ -43,7 +43,9 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
     ix = await v.startIndexer("reads");
     EUR = v.deployment.markets[0]!.marketId;
     acct = v.accountIds[0]!;
-    const { place } = sessionActions(v);
+    const { place, setPrice } = sessionActions(v);
+    // a fresh index first: the indexer may take longer to start than the oracle's staleness bound (60 s on a devnet)
+    await setPrice(EUR as `0x${string}`, "1.0800");
     await place(0, EUR as `0x${string}`, "SHORT", "LIMIT", "1000", 10, "1.0850");
     await place(1, EUR as `0x${string}`, "LONG", "LIMIT", "1000", 10, "1.0750");
     await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }));
