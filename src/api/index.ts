@@ -17,6 +17,7 @@ import { guardPonderMetrics } from "./lib/metrics.js";
 import { sqlCostGuard, sqlGuard, type ExplainCost } from "./lib/sqlGuard.js";
 import { blockStreamRoutes } from "./lib/blockStream.js";
 import { relaxPgliteCommits } from "./lib/pglite.js";
+import { installPgliteGate } from "./lib/pgliteGate.js";
 import { accountRoutes } from "./routes/accounts.js";
 import { answersRoutes } from "./routes/answers.js";
 import { authRoutes } from "./routes/auth.js";
@@ -29,7 +30,10 @@ import { writeRoutes } from "./routes/writes.js";
 
 const app = createApiApp();
 
-// PGlite (the default): block commits return without waiting for the disk (src/api/lib/pglite.ts)
+// PGlite (the default): no read sees part of a block (Ponder's PGlite "transactions" are not
+// transactions: src/api/lib/pgliteGate.ts); installed before Ponder starts indexing
+installPgliteGate();
+// PGlite: block commits return without waiting for the disk (src/api/lib/pglite.ts)
 void relaxPgliteCommits().catch((e) => console.error("PGlite: SET synchronous_commit failed", e));
 
 app.use(corsPolicy());

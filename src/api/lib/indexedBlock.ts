@@ -9,6 +9,7 @@ import { db } from "ponder:api";
 import { sql } from "ponder";
 import { ApiError } from "../../../core/errors.js";
 import { indexedStateSql, stateFromRow, type IndexedState, type StateRow } from "../../../core/indexer/blocks.js";
+import { pgliteGate } from "./pgliteGate.js";
 
 export const MIN_BLOCK_WAIT_MS = 5_000;
 const POLL_MS = 25;
@@ -69,15 +70,31 @@ export const indexedBlock = createMiddleware<IndexedBlockEnv>(async function ind
 
 /**
  * Runs a read so that everything it loads belongs to one indexed state: the checkpoint is read
- * again afterwards, and if anything was indexed meanwhile (Ponder commits a block's rows with its
- * checkpoint), the read runs again at the new state (at most 3 times; then the last answer
- * stands, not marked consistent). Time-dependent values use `block.timestamp`. A consistent
- * answer sets `consistentAt`, which lets the response cache keep it.
+ * again afterwards, and if anything was indexed meanwhile (Postgres commits a block's rows with its
+ * checkpoint in one transaction), the read runs again at the new state; after 3 tries, 503 rather
+ * than an answer of two blocks. On PGlite the state is read with the rows, indexing held off in
+ * between (pgliteGate.ts: there a block's statements commit one by one). Time-dependent values
+ * use `block.timestamp`. An answer sets `consistentAt`, which lets the response cache keep it.
  */
 export async function readAtIndexedBlock<T>(
   c: { var: { indexed: IndexedBlock }; set: (k: "indexed" | "consistentAt", v: IndexedBlock) => void; header: (k: string, v: string) => void },
   load: (block: IndexedBlock) => Promise<T>,
 ): Promise<T> {
+  const at = (b: IndexedBlock) => {
+    c.set("indexed", b);
+    c.header("X-Indexed-Block", b.number.toString());
+  };
+  const gate = pgliteGate();
+  if (gate) {
+    // PGlite: the state and the rows read with indexing held off in between (pgliteGate.ts), one try
+    return gate.shared(async () => {
+      const block = await readIndexedBlock();
+      const result = await load(block);
+      if (block.state !== c.var.indexed.state) at(block);
+      c.set("consistentAt", block);
+      return result;
+    });
+  }
   let block = c.var.indexed;
   for (let attempt = 0; ; attempt++) {
     const result = await load(block);
@@ -86,9 +103,9 @@ export async function readAtIndexedBlock<T>(
       c.set("consistentAt", block);
       return result;
     }
-    if (attempt === 2) return result;
+    // a block landed during each try: no answer rather than one of two blocks
+    if (attempt === 2) throw new ApiError("SERVICE_UNAVAILABLE", "new blocks were indexed during each read; retry");
     block = after;
-    c.set("indexed", block);
-    c.header("X-Indexed-Block", block.number.toString());
+    at(block);
   }
 }

@@ -4,9 +4,10 @@
  * `wal_sync_method = open_datasync`: every live block's COMMIT waited for an O_DSYNC write of
  * its WAL, on the path of every indexed block (docs/PERFORMANCE.md, "Freshness on PGlite and Ponder's block commit").
  * `synchronous_commit = off` on that session lets a commit return once its WAL is in memory. It
- * changes durability only, never visibility or atomicity: a crash can lose the last commits, each
- * a whole block with Ponder's checkpoint in the same transaction, so Ponder re-indexes them from
- * the chain on restart; the database stays consistent. Postgres (DATABASE_URL) is left as it is.
+ * changes durability only, never visibility or atomicity: a crash can lose the last commits (on
+ * PGlite a block is several autocommitted statements, the checkpoint last: pgliteGate.ts), and
+ * Ponder's crash recovery reverts a block's rows past the checkpoint and re-indexes it from the
+ * chain on restart. Postgres (DATABASE_URL) is left as it is.
  * `PGLITE_SYNCHRONOUS_COMMIT=on` keeps PGlite's synchronous commits.
  */
 export async function relaxPgliteCommits(): Promise<void> {
