@@ -6,9 +6,9 @@
  * the exact bytes Ponder's own route gives for that URL at that block (services/reads/plans.ts).
  *
  * Everything is read in ONE transaction: the indexed state once, then one statement per distinct
- * plan, so every answer belongs to the one state and block it carries. On PGlite the database is
- * one session in this thread and a transaction holds its lock, so no block commits between the
- * statements; on Postgres one connection of Ponder's read-only pool in a REPEATABLE READ snapshot.
+ * plan, so every answer belongs to the one state and block it carries. On PGlite the transaction
+ * holds PGlite's lock and the block gate's shared hold (src/api/lib/pgliteGate.ts), so no part of a
+ * block commits between its statements; on Postgres one connection of Ponder's read-only pool in a REPEATABLE READ snapshot.
  * Where the read service used to ask each answer from its route (~4 statements each, the state
  * read twice), a block's rebuilds cost one request and about one statement per answer here.
  *
@@ -47,8 +47,8 @@ type Driver =
 /** One transaction of Ponder's database (its driver is internal, as in blockStream.ts and index.ts's explainCost). */
 function transactionOf(driver: Driver): Transaction {
   if (driver.dialect === "pglite") {
-    // PGlite's transaction(): BEGIN … COMMIT under its lock, which every other query of this
-    // process (indexing's block transactions included) waits for
+    // PGlite's transaction(): BEGIN … COMMIT under its lock, and under pgliteGate.ts's shared hold,
+    // so it never runs between two of a block's statements (Ponder's PGlite "transactions" autocommit each)
     return (work) => driver.instance.transaction((tx) => work(async (s, values) => (await tx.query(s.text, values)).rows));
   }
   return async (work) => {
