@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Hex } from "viem";
 import { chainConfig, KEY_INDEX, roleKey, type ChainConfig } from "../../core/config.js";
-import { assertProfileSecrets, KEEPER_SECRETS, profileFromEnv, secret, secretProblems, type AccessPolicy } from "../../core/profiles.js";
+import { assertProfileSecrets, configured, KEEPER_SECRETS, profileFromEnv, secret, type AccessPolicy } from "../../core/profiles.js";
 
 const bool = z
   .enum(["true", "false", "1", "0", ""])
@@ -118,6 +118,6 @@ export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperCo
     deployerKey: marketMakerEnabled ? roleKey("DEPLOYER_PRIVATE_KEY", KEY_INDEX.deployer, env) : unused,
     keeperToken: secret("KEEPER_TOKEN", env),
     gatewayToken: secret("GATEWAY_TOKEN", env),
-    registrationToken: secretProblems(profile, env, ["REGISTRATION_TOKEN"]).length ? null : secret("REGISTRATION_TOKEN", env),
+    registrationToken: configured("REGISTRATION_TOKEN", env) ? secret("REGISTRATION_TOKEN", env) : null,
   };
 }

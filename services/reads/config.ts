@@ -2,6 +2,7 @@
  * Read-service configuration from the environment (names per docs/SERVICES.md; units in the names).
  */
 import { z } from "zod";
+import { assertProfileSecrets, profileFromEnv } from "../../core/profiles.js";
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(42068),
@@ -68,5 +69,8 @@ export function loadReadsConfig(env: Record<string, string | undefined> = proces
   const d = parsed.data;
   const withTables = !!(d.DATABASE_URL && d.DATABASE_SCHEMA);
   if (d.READS_ANSWERS_FROM === "tables" && !withTables) throw new Error("invalid read-service configuration: READS_ANSWERS_FROM=tables needs DATABASE_URL and DATABASE_SCHEMA");
-  return { ...d, READS_ANSWERS_FROM: d.READS_ANSWERS_FROM ?? (withTables ? "tables" : "batch"), INDEXER_URL: d.INDEXER_URL.replace(/\/$/, "") };
+  const answersFrom = d.READS_ANSWERS_FROM ?? (withTables ? "tables" : "batch");
+  // batched builds authenticate with the integration token (POST /internal/answers)
+  if (answersFrom === "batch") assertProfileSecrets(profileFromEnv(env), env, ["INTEGRATION_TOKEN"]);
+  return { ...d, READS_ANSWERS_FROM: answersFrom, INDEXER_URL: d.INDEXER_URL.replace(/\/$/, "") };
 }

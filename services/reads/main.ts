@@ -16,7 +16,7 @@ import { historyServer } from "./history.js";
 import { tableAnswers } from "./tables.js";
 import { batchBuilds } from "./batch.js";
 import { MAX_ANSWER_PATHS } from "./plans.js";
-import { secret, type SecretName } from "../../core/profiles.js";
+import { secret } from "../../core/profiles.js";
 
 const cfg = (() => {
   try {
@@ -27,16 +27,6 @@ const cfg = (() => {
   }
 })();
 const log = pino({ name: "reads", level: cfg.LOG_LEVEL });
-
-/** A secret this process needs (outside local: set, not a default), or a one-line refusal to start. */
-function startupSecret(name: SecretName): string {
-  try {
-    return secret(name);
-  } catch (e) {
-    process.stderr.write(`reads: ${(e as Error).message}\n`);
-    process.exit(1);
-  }
-}
 
 const feed = openBlockFeed({
   databaseUrl: cfg.DATABASE_URL,
@@ -62,7 +52,7 @@ const tables =
     : undefined;
 const batch =
   cfg.READS_ANSWERS_FROM === "batch"
-    ? batchBuilds({ indexerUrl: cfg.INDEXER_URL, token: startupSecret("INTEGRATION_TOKEN"), timeoutMs: cfg.UPSTREAM_TIMEOUT_MS, single: buildThroughIndexer })
+    ? batchBuilds({ indexerUrl: cfg.INDEXER_URL, token: secret("INTEGRATION_TOKEN"), timeoutMs: cfg.UPSTREAM_TIMEOUT_MS, single: buildThroughIndexer })
     : undefined;
 const store = new AnswerStore(feed, tables?.build ?? batch?.build ?? buildThroughIndexer, {
   hotMs: cfg.READS_HOT_MS,
