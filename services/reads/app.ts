@@ -37,6 +37,7 @@ import { fastReads, wireOf } from "./fast.js";
 import type { HistoryServer } from "./history.js";
 import { answerKey, HOT } from "./keys.js";
 import type { FreshRead } from "./tables.js";
+import { blockNotIndexed } from "../../core/reads/errors.js";
 
 const MIN_BLOCK_RE = /^\d{1,15}$/;
 
@@ -138,7 +139,7 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWr
       const min = BigInt(minRaw);
       if (!(await waitForIndexedBlock(feed, min, minBlockWaitMs))) {
         c.header("X-Indexed-Block", feed.current().number.toString());
-        return errorResponse(c, new ApiError("SERVICE_UNAVAILABLE", `block ${min} is not indexed yet (indexed: ${feed.current().number}); retry`));
+        return errorResponse(c, blockNotIndexed(min, feed.current().number));
       }
     }
     let min = minRaw === undefined ? undefined : BigInt(minRaw);

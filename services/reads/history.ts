@@ -30,6 +30,7 @@ import * as H from "../../core/schemas/history.js";
 import { validationError } from "../../core/schemas/validation.js";
 import { AccountPath, MarketPath } from "../../src/api/lib/schemas.js";
 import { colName, columnsOf, q, stateCols, stateCte, stateOfRow } from "./sql.js";
+import { blockNotIndexed } from "../../core/reads/errors.js";
 
 const MIN_BLOCK_RE = /^\d{1,15}$/;
 /** The header that says this service answered (not Ponder's server). */
@@ -343,7 +344,7 @@ SELECT ${stateCols}, ${marketExists("$1::text")} AS "__found",
         const min = BigInt(minRaw);
         if (!(await waitForIndexedBlock(o.feed, min, o.minBlockWaitMs))) {
           c.header("X-Indexed-Block", o.feed.current().number.toString());
-          throw new ApiError("SERVICE_UNAVAILABLE", `block ${min} is not indexed yet (indexed: ${o.feed.current().number}); retry`);
+          throw blockNotIndexed(min, o.feed.current().number);
         }
       }
       // as Ponder's middleware: the block at the start, on every answer after the wait (errors too)

@@ -14,11 +14,11 @@
  * answers Ponder's 503.
  */
 import pg from "pg";
-import { ApiError } from "../../core/errors.js";
 import { type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import type { Built } from "./answers.js";
 import { answerPlans, errorBuilt, type Executor, type Plan, type Raw } from "./plans.js";
 import { stateOfRow } from "./sql.js";
+import { blockNotIndexed } from "../../core/reads/errors.js";
 
 export { hotRoute, parseInput, queryObject, type HotRoute } from "./plans.js";
 
@@ -56,7 +56,7 @@ export function tableAnswers(o: { databaseUrl: string; schema: string; feed: Blo
       const st = stateOfRow(rows[0]);
       if (st.number >= minBlock) return { rows, st };
       // the database behind the pushed block (a revert since): Ponder's bounded wait, then its 503
-      if (Date.now() >= deadline) return errorBuilt(new ApiError("SERVICE_UNAVAILABLE", `block ${minBlock} is not indexed yet (indexed: ${st.number}); retry`), st.number);
+      if (Date.now() >= deadline) return errorBuilt(blockNotIndexed(minBlock, st.number), st.number);
       await new Promise((r) => setTimeout(r, 25));
     }
   }

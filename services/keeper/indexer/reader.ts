@@ -7,7 +7,7 @@ import { and, desc, eq, ne, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import { indexedBlock, schema, type IndexedBlock, type IndexerDb } from "./sql-client.js";
 import type { MarketContext, PositionRow } from "../liquidation/health.js";
-import { ApiError } from "../../../core/errors.js";
+import { blockNotIndexed } from "../../../core/reads/errors.js";
 
 export type AccountRow = typeof schema.account.$inferSelect;
 export type LiquidationRow = typeof schema.liquidationEvent.$inferSelect;
@@ -55,7 +55,7 @@ export class IndexerReader {
       const b = await this.block();
       if (b.number >= minBlock) return b;
       if (Date.now() >= deadline) {
-        throw new ApiError("SERVICE_UNAVAILABLE", `block ${minBlock} is not indexed yet (indexed: ${b.number}); retry`);
+        throw blockNotIndexed(minBlock, b.number);
       }
       await new Promise((r) => setTimeout(r, 50));
     }

@@ -10,6 +10,7 @@ import { sql } from "ponder";
 import { ApiError } from "../../../core/errors.js";
 import { indexedStateSql, stateFromRow, type IndexedState, type StateRow } from "../../../core/indexer/blocks.js";
 import { pgliteGate } from "./pgliteGate.js";
+import { blockNotIndexed } from "../../../core/reads/errors.js";
 
 export const MIN_BLOCK_WAIT_MS = 5_000;
 const POLL_MS = 25;
@@ -58,7 +59,7 @@ export const indexedBlock = createMiddleware<IndexedBlockEnv>(async function ind
   while (block.number < minBlock) {
     if (Date.now() >= deadline) {
       c.header("X-Indexed-Block", block.number.toString());
-      throw new ApiError("SERVICE_UNAVAILABLE", `block ${minBlock} is not indexed yet (indexed: ${block.number}); retry`);
+      throw blockNotIndexed(minBlock, block.number);
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
     block = await getIndexedBlock();

@@ -27,6 +27,7 @@ import { parseOrThrow } from "../../../core/schemas/validation.js";
 import { answerPlans, answersAt, isHotKey, MAX_ANSWER_PATHS, type AnswerPlans, type Executor } from "../../../services/reads/plans.js";
 import { createApiApp } from "../lib/app.js";
 import { MIN_BLOCK_WAIT_MS, ponderSchema } from "../lib/indexedBlock.js";
+import { blockNotIndexed } from "../../../core/reads/errors.js";
 
 const POLL_MS = 25;
 
@@ -93,7 +94,7 @@ answersRoutes.post(
       const { state, answers } = await transaction((exec) => answersAt(plans!, body.paths, minBlock, exec));
       c.header("X-Indexed-Block", state.number.toString());
       if (answers) return c.json(ok({ block: state.number.toString(), answers }), 200);
-      if (Date.now() >= deadline) throw new ApiError("SERVICE_UNAVAILABLE", `block ${minBlock} is not indexed yet (indexed: ${state.number}); retry`);
+      if (Date.now() >= deadline) throw blockNotIndexed(minBlock, state.number);
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   },
