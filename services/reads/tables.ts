@@ -18,7 +18,7 @@ import { type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js"
 import type { Built } from "./answers.js";
 import { answerPlans, errorBuilt, type Executor, type Plan, type Raw } from "./plans.js";
 import { stateOfRow } from "./sql.js";
-import { blockNotIndexed } from "../../core/reads/errors.js";
+import { waitForMinBlock } from "../../core/reads/min-block.js";
 
 export { hotRoute, parseInput, queryObject, type HotRoute } from "./plans.js";
 
@@ -50,15 +50,13 @@ export function tableAnswers(o: { databaseUrl: string; schema: string; feed: Blo
 
   /** The plan's rows and the state they belong to (one snapshot), at block `minBlock` or later; below it after the bound, Ponder's 503. */
   async function run(p: Plan, minBlock: bigint, exec: Executor): Promise<{ rows: Raw[]; st: IndexedState } | Built> {
-    const deadline = Date.now() + o.minBlockWaitMs;
-    for (;;) {
+    // the database behind the pushed block (a revert since): Ponder's bounded wait, then its 503
+    const w = await waitForMinBlock(async () => {
       const rows = await exec(p.s, p.values);
       const st = stateOfRow(rows[0]);
-      if (st.number >= minBlock) return { rows, st };
-      // the database behind the pushed block (a revert since): Ponder's bounded wait, then its 503
-      if (Date.now() >= deadline) return errorBuilt(blockNotIndexed(minBlock, st.number), st.number);
-      await new Promise((r) => setTimeout(r, 25));
-    }
+      return { block: st.number, value: { rows, st } };
+    }, minBlock, o.minBlockWaitMs);
+    return w.error ? errorBuilt(w.error, w.block) : w.value;
   }
 
   const finished = plans.finished;

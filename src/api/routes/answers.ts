@@ -12,7 +12,7 @@
  * Where the read service used to ask each answer from its route (~4 statements each, the state
  * read twice), a block's rebuilds cost one request and about one statement per answer here.
  *
- * `minBlock`: as a read's `?minBlock=` (indexedBlock.ts): while the state is below it, read
+ * `minBlock`: as a read's `?minBlock=` (core/reads/min-block.ts): while the state is below it, read
  * again every 25 ms (outside any transaction, so indexing goes on) until MIN_BLOCK_WAIT_MS, then
  * the 503 envelope with `X-Indexed-Block`. Only for the integration token (the read service's):
  * 401 without or with an unknown `X-Internal-Token`, 403 with another service's; not counted by
@@ -27,9 +27,7 @@ import { parseOrThrow } from "../../../core/schemas/validation.js";
 import { answerPlans, answersAt, isHotKey, MAX_ANSWER_PATHS, type AnswerPlans, type Executor } from "../../../services/reads/plans.js";
 import { createApiApp } from "../lib/app.js";
 import { MIN_BLOCK_WAIT_MS, ponderSchema } from "../lib/indexedBlock.js";
-import { blockNotIndexed } from "../../../core/reads/errors.js";
-
-const POLL_MS = 25;
+import { waitForMinBlock } from "../../../core/reads/min-block.js";
 
 export const AnswersBody = z.strictObject({
   minBlock: z.union([z.string().regex(/^\d{1,15}$/, "must be a non-negative integer block number"), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)]),
@@ -88,14 +86,13 @@ answersRoutes.post(
     const minBlock = BigInt(body.minBlock);
     plans ??= answerPlans({ schema: ponderSchema(), withState: false });
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Ponder's driver is internal
-    transaction ??= transactionOf((globalThis as any).PONDER_DATABASE.driver as Driver);
-    const deadline = Date.now() + MIN_BLOCK_WAIT_MS;
-    for (;;) {
-      const { state, answers } = await transaction((exec) => answersAt(plans!, body.paths, minBlock, exec));
-      c.header("X-Indexed-Block", state.number.toString());
-      if (answers) return c.json(ok({ block: state.number.toString(), answers }), 200);
-      if (Date.now() >= deadline) throw blockNotIndexed(minBlock, state.number);
-      await new Promise((r) => setTimeout(r, POLL_MS));
-    }
+    const tx = (transaction ??= transactionOf((globalThis as any).PONDER_DATABASE.driver as Driver));
+    const w = await waitForMinBlock(async () => {
+      const { state, answers } = await tx((exec) => answersAt(plans!, body.paths, minBlock, exec));
+      return { block: state.number, value: answers };
+    }, minBlock, MIN_BLOCK_WAIT_MS);
+    c.header("X-Indexed-Block", w.block.toString());
+    if (w.error) throw w.error;
+    return c.json(ok({ block: w.block.toString(), answers: w.value! }), 200); // at minBlock or later: answered
   },
 );
