@@ -10,10 +10,10 @@ import { sql } from "ponder";
 import { ApiError } from "../../../core/errors.js";
 import { indexedStateSql, stateFromRow, type IndexedState, type StateRow } from "../../../core/indexer/blocks.js";
 import { pgliteGate } from "./pgliteGate.js";
-import { blockNotIndexed } from "../../../core/reads/errors.js";
+import { pgSnapshot } from "./pgSnapshot.js";
+import { waitForMinBlock } from "../../../core/reads/min-block.js";
 
 export const MIN_BLOCK_WAIT_MS = 5_000;
-const POLL_MS = 25;
 
 /**
  * `state` identifies the indexed state exactly: the checkpoint (block, time) plus the last
@@ -54,59 +54,42 @@ export const indexedBlock = createMiddleware<IndexedBlockEnv>(async function ind
     throw new ApiError("VALIDATION_ERROR", "minBlock: must be a non-negative integer block number");
   }
   const minBlock = raw === undefined ? 0n : BigInt(raw);
-  let block = await getIndexedBlock();
-  const deadline = Date.now() + MIN_BLOCK_WAIT_MS;
-  while (block.number < minBlock) {
-    if (Date.now() >= deadline) {
-      c.header("X-Indexed-Block", block.number.toString());
-      throw blockNotIndexed(minBlock, block.number);
-    }
-    await new Promise((r) => setTimeout(r, POLL_MS));
-    block = await getIndexedBlock();
-  }
-  c.set("indexed", block);
-  c.header("X-Indexed-Block", block.number.toString());
+  const w = await waitForMinBlock(async () => {
+    const b = await getIndexedBlock();
+    return { block: b.number, value: b };
+  }, minBlock, MIN_BLOCK_WAIT_MS);
+  c.header("X-Indexed-Block", w.block.toString());
+  if (w.error) throw w.error;
+  c.set("indexed", w.value);
   await next();
 });
 
 /**
- * Runs a read so that everything it loads belongs to one indexed state: the checkpoint is read
- * again afterwards, and if anything was indexed meanwhile (Postgres commits a block's rows with its
- * checkpoint in one transaction), the read runs again at the new state; after 3 tries, 503 rather
- * than an answer of two blocks. On PGlite the state is read with the rows, indexing held off in
- * between (pgliteGate.ts: there a block's statements commit one by one). Time-dependent values
+ * Runs a read so that everything it loads belongs to one indexed state, read with the rows: on
+ * Postgres in one read-only REPEATABLE READ snapshot (pgSnapshot.ts: the state, then every
+ * statement of the API's `db` in the load, on one connection), on PGlite with indexing held off
+ * in between (pgliteGate.ts: there a block's statements commit one by one). One try: a block
+ * indexed meanwhile is simply not seen, so no retry and no 503 for it. When the state moved since
+ * the middleware's read, the answer carries its own (`X-Indexed-Block`). Time-dependent values
  * use `block.timestamp`. An answer sets `consistentAt`, which lets the response cache keep it.
  */
 export async function readAtIndexedBlock<T>(
   c: { var: { indexed: IndexedBlock }; set: (k: "indexed" | "consistentAt", v: IndexedBlock) => void; header: (k: string, v: string) => void },
   load: (block: IndexedBlock) => Promise<T>,
 ): Promise<T> {
-  const at = (b: IndexedBlock) => {
-    c.set("indexed", b);
-    c.header("X-Indexed-Block", b.number.toString());
+  const at = async (block: IndexedBlock) => {
+    const result = await load(block);
+    if (block.state !== c.var.indexed.state) {
+      c.set("indexed", block);
+      c.header("X-Indexed-Block", block.number.toString());
+    }
+    c.set("consistentAt", block);
+    return result;
   };
   const gate = pgliteGate();
-  if (gate) {
-    // PGlite: the state and the rows read with indexing held off in between (pgliteGate.ts), one try
-    return gate.shared(async () => {
-      const block = await readIndexedBlock();
-      const result = await load(block);
-      if (block.state !== c.var.indexed.state) at(block);
-      c.set("consistentAt", block);
-      return result;
-    });
-  }
-  let block = c.var.indexed;
-  for (let attempt = 0; ; attempt++) {
-    const result = await load(block);
-    const after = await readIndexedBlock();
-    if (after.state === block.state) {
-      c.set("consistentAt", block);
-      return result;
-    }
-    // a block landed during each try: no answer rather than one of two blocks
-    if (attempt === 2) throw new ApiError("SERVICE_UNAVAILABLE", "new blocks were indexed during each read; retry");
-    block = after;
-    at(block);
-  }
+  if (gate) return gate.shared(async () => at(await readIndexedBlock()));
+  const snapshot = pgSnapshot();
+  if (snapshot) return snapshot(indexedStateSql(ponderSchema()), (rows) => at(stateFromRow(rows[0] as StateRow | undefined)));
+  // PGlite with PGLITE_BLOCK_GATE=off (A/B only): no guarantee
+  return at(await readIndexedBlock());
 }
