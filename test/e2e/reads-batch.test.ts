@@ -10,10 +10,10 @@ import { DEFAULT_SECRETS } from "../../core/profiles.js";
 import { answerKey } from "../../services/reads/keys.js";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { sessionActions } from "./reads-session.js";
+import { hotErrors, hotOk } from "./helpers/hot-urls.js";
 import { dbKinds } from "./stack.js";
 
 type Built = { status: number; body: string; block: string | null };
-const UNKNOWN_MARKET = `0x${"ab".repeat(32)}`;
 
 describe.each(dbKinds())("POST /internal/answers and batch builds on %s", (kind) => {
   let v: Venue;
@@ -97,47 +97,10 @@ describe.each(dbKinds())("POST /internal/answers and batch builds on %s", (kind)
   it("each answer is Ponder's own route's bytes for that URL at the same block (200, 400 and 404), in one state", async () => {
     const page1 = JSON.parse((await at(ix.url, `/accounts/${acct}/orders?limit=1`)).text).data;
     expect(page1.nextCursor).toBeTruthy();
-    const upper = EUR.toUpperCase().replace("0X", "0x");
-    const urls = [
-      "/markets",
-      `/markets/${EUR}`,
-      `/markets/${upper}`,
-      `/markets/${GBP}`,
-      `/markets/${EUR}/funding`,
-      `/markets/${EUR}/price`,
-      `/markets/${GBP}/price`,
-      `/markets/${EUR}/orderbook`,
-      `/markets/${EUR}/orderbook?depth=1`,
-      `/markets/${EUR}/orderbook?depth=100`,
-      `/accounts/${acct}`,
-      `/accounts/${a3}`,
-      `/accounts/${acct}/orders`,
-      `/accounts/${acct}/orders?limit=1`,
-      `/accounts/${acct}/orders?limit=1&cursor=${page1.nextCursor}`,
-      `/accounts/${acct}/orders?status=active&marketId=${upper}&limit=2`,
-      `/accounts/${a3}/orders?status=filled`,
-      `/accounts/${acct}/positions/${EUR}`,
-      `/accounts/${a3}/positions/${EUR}`,
-      `/accounts/${a3}/positions/${GBP}`,
-      `/accounts/${a3}/positions/${EUR}/funding`,
-      `/accounts/${acct}/positions/${EUR}/funding`,
-      // errors: the same status and envelope
-      `/accounts/0`,
-      "/accounts/999999",
-      "/accounts/999999/orders?cursor=nope!",
-      `/accounts/999999/positions/${EUR}`,
-      `/accounts/${acct}/positions/${UNKNOWN_MARKET}/funding`,
-      `/accounts/${acct}/orders?marketId=${UNKNOWN_MARKET}&cursor=nope!`,
-      `/accounts/${acct}/orders?status=foo`,
-      `/accounts/${acct}/orders?limit=1&limit=2`,
-      `/accounts/${acct}/orders?cursor=nope!`,
-      `/accounts/${acct}?page=2`,
-      `/markets/${UNKNOWN_MARKET}/orderbook`,
-      `/markets/${EUR}/orderbook?depth=0`,
-      `/markets/${EUR}/orderbook?depth=%2B5`,
-      `/markets/${EUR}/price?depth=3`,
-      "/markets?foo=1",
-    ];
+    // the list reads.test.ts reads too (helpers/hot-urls.ts; at most 50 paths here), and a plus
+    // sign encoded (reads.test.ts sends it as typed)
+    const ids = { EUR, GBP, acct, a3, cursor: page1.nextCursor as string };
+    const urls = [...hotOk(ids), ...hotErrors(ids), `/markets/${EUR}/orderbook?depth=%2B5`];
     const keys = urls.map((u) => {
       const qi = u.indexOf("?");
       return qi < 0 ? u : answerKey(u.slice(0, qi), u.slice(qi + 1));
