@@ -11,6 +11,8 @@
  *     BENCH_FRESHNESS=50 (samples) BENCH_READS_ROWS=0 (freshness only) or a list of rows (1-based, e.g. 1,4)
  *     BENCH_OVERHEAD_REQUESTS=1000 BENCH_READS_PAIRS=300
  *     BENCH_READS_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (the read service's node flags: a CPU profile of it)
+ *     BENCH_AB="a:VENUE_X=1,READS_Y=2;b:VENUE_X=0": the same A/B, each variant's VENUE_* and PGLITE_*
+ *       switches set in the running Ponder (its POST /bench/env, BENCH=1) and READS_* in its read service
  *     BENCH_ANSWERS_FROM=indexer,batch: after the rows, the freshness samples A/B, one read service
  *       per variant (READS_ANSWERS_FROM) at a time in front of the same Ponder, interleaved
  *       BENCH_AB_ROUNDS=2 times (BENCH_FRESHNESS samples each); on PGlite also the statements per
@@ -189,6 +191,31 @@ async function freshnessSamples(
   return out;
 }
 
+/**
+ * The A/B's variants: BENCH_AB="name:KEY=value,KEY2=value;name2:KEY=value" (VENUE_* and PGLITE_*
+ * set in Ponder's process through its POST /bench/env between the variants, READS_* in the read
+ * service's environment at its start), or BENCH_ANSWERS_FROM=indexer,batch (READS_ANSWERS_FROM).
+ */
+function abVariants(): { name: string; ponder: Record<string, string>; reads: Record<string, string> }[] | undefined {
+  const ab = process.env.BENCH_AB?.split(";").map((x) => x.trim()).filter(Boolean);
+  if (ab?.length) {
+    return ab.map((spec) => {
+      const [name, list = ""] = spec.split(":", 2) as [string, string?];
+      const ponder: Record<string, string> = {};
+      const reads: Record<string, string> = {};
+      for (const kv of list.split(",").map((x) => x.trim()).filter(Boolean)) {
+        const [k, v = ""] = kv.split("=", 2) as [string, string?];
+        if (k.startsWith("READS_")) reads[k] = v;
+        else if (/^(VENUE_|PGLITE_)/.test(k)) ponder[k] = v;
+        else throw new Error(`BENCH_AB: ${k} is neither a read service's (READS_*) nor Ponder's (VENUE_*, PGLITE_*) switch`);
+      }
+      return { name: name.trim(), ponder, reads };
+    });
+  }
+  const from = process.env.BENCH_ANSWERS_FROM?.split(",").map((x) => x.trim()).filter(Boolean);
+  return from?.map((x) => ({ name: `READS_ANSWERS_FROM=${x}`, ponder: {}, reads: { READS_ANSWERS_FROM: x } }));
+}
+
 /** Ponder's "Indexed block" durations (its JSON log) of the given blocks, sorted. */
 function indexedBlockDurations(logFile: string, blocks: Set<bigint>): number[] {
   const out: number[] = [];
@@ -292,7 +319,8 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
   try {
     const { eur, gbp } = await generate(v, log);
     // the A/B of how the read service builds its answers (READS_ANSWERS_FROM), and on PGlite the statements it costs
-    const variants = process.env.BENCH_ANSWERS_FROM?.split(",").map((x) => x.trim()).filter(Boolean);
+    const variants = abVariants();
+    if (variants) process.env.BENCH = "1"; // Ponder's POST /bench/env (src/api/index.ts)
     const statementsFile = variants && kind === "pglite" ? join(mkdtempSync(join(tmpdir(), "bench-pglite-")), "statements.json") : undefined;
     if (statementsFile) {
       process.env.BENCH_PGLITE_STATEMENTS_FILE = statementsFile;
@@ -413,16 +441,21 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
       // one read service at a time in front of the same Ponder (two would both rebuild every block)
       await rd.proc.stop();
       const abRounds = Number(process.env.BENCH_AB_ROUNDS ?? 2);
+      // every switch any variant sets: a variant that does not name one leaves it unset
+      const switches = new Set(variants.flatMap((x) => Object.keys(x.ponder)));
       for (let round = 0; round < abRounds; round++) {
         for (const variant of variants) {
           const at = load();
-          log(`  A/B round ${round + 1}, READS_ANSWERS_FROM=${variant} (load average ${at})`);
-          const rv = await v.startReads(ix, { READS_ANSWERS_FROM: variant });
+          log(`  A/B round ${round + 1}, ${variant.name} (load average ${at})`);
+          const ponderEnv = Object.fromEntries([...switches].map((k) => [k, variant.ponder[k] ?? null]));
+          const set = await fetch(`${ix.url}/bench/env`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ponderEnv) });
+          if (set.status !== 200) throw new Error(`POST /bench/env: ${set.status} ${await set.text()}`);
+          const rv = await v.startReads(ix, variant.reads);
           try {
             await waitForBlock(rv.url, await v.client.getBlockNumber({ cacheTime: 0 }));
             await setPrice(eur, "1.0800"); // fresh (PriceStale after 60 s): a start on a loaded machine takes a while
             const fv = await freshnessSamples(v, { url: ix.url, pid: ix.proc.pid, logFile: ix.proc.logFile }, { url: rv.url, pid: rv.proc.pid }, eur, routes.map((r) => r.path), () => setPrice(eur, "1.0800"), log, statementsFile);
-            freshness.push({ db: kind, ...fv, variant: `${variant} (round ${round + 1})`, load: at });
+            freshness.push({ db: kind, ...fv, variant: `${variant.name} (round ${round + 1})`, load: at });
           } finally {
             await rv.proc.stop();
           }
@@ -444,7 +477,7 @@ export async function run(): Promise<ReadRow[]> {
   console.log("\n" + markdownTable(rows));
   console.log("¹ the chain has no index of orders by account: the market's 20 newest orders is a lower bound of its cost");
   const ab = freshness.some((f) => f.variant);
-  console.log(`\n| DB |${ab ? " answers from (load average) |" : ""} freshness samples | mined → visible from the receipt p50/p99 ms | from mined, p50/p99 ms: anvil's newHeads | receipt | Ponder's push | read service's push | visible | Ponder's "Indexed block" p50/p99 ms | CPU ms per sample: Ponder / read service |${ab ? " PGlite statements / ms per sample |" : ""}`);
+  console.log(`\n| DB |${ab ? " variant (load average) |" : ""} freshness samples | mined → visible from the receipt p50/p99 ms | from mined, p50/p99 ms: anvil's newHeads | receipt | Ponder's push | read service's push | visible | Ponder's "Indexed block" p50/p99 ms | CPU ms per sample: Ponder / read service |${ab ? " PGlite statements / ms per sample |" : ""}`);
   console.log(`|---|${ab ? "---|---|" : ""}---|---|---|---|---|---|---|---|---|`);
   for (const f of freshness) {
     const q = (s: { p50Ms: number; p99Ms: number }) => `${s.p50Ms.toFixed(0)}/${s.p99Ms.toFixed(0)}`;

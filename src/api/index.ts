@@ -94,6 +94,17 @@ app.route("/", blockStreamRoutes);
 if (process.env.BENCH === "1") {
   // baseline for bench/reads.ts: the same server, no database
   app.get("/bench/bare", (c) => c.json({ success: true, data: { ok: true } }));
+  // the A/B of bench/reads.ts (BENCH_AB): switches read per block by this process (the Ponder
+  // patch's VENUE_*, PGLITE_*), set between the variants' samples, so they share one Ponder
+  app.post("/bench/env", async (c) => {
+    const set = (await c.req.json()) as Record<string, string | null>;
+    for (const [k, v] of Object.entries(set)) {
+      if (!/^(VENUE_|PGLITE_)[A-Z0-9_]+$/.test(k)) return c.json({ success: false, error: `not a switch: ${k}` }, 400);
+      if (v === null) delete process.env[k];
+      else process.env[k] = String(v);
+    }
+    return c.json({ success: true, data: set });
+  });
 }
 
 // Ponder mounts this app inside its own (which keeps /health, /ready, /status, /metrics first);
