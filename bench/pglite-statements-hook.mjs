@@ -1,7 +1,8 @@
 /**
  * `node --import ./bench/pglite-statements-hook.mjs` in Ponder's process (BENCH_PONDER_NODE_ARGS):
  * counts the statements PGlite runs (protocol messages Parse and Query) and the time spent inside
- * its `execProtocolRaw` (the WASM Postgres and its file sync), written every 250 ms as JSON to
+ * its `execProtocolRaw` (the WASM Postgres and its file sync; wall time, and the process's CPU time
+ * over the same calls, `cpuMs`, less sensitive to the machine's load), written every 250 ms as JSON to
  * BENCH_PGLITE_STATEMENTS_FILE, so bench/reads.ts can report statements per block.
  */
 import { writeFileSync } from "node:fs";
@@ -14,7 +15,7 @@ if (file) {
   // the copy Ponder imports (its own dependency), so the patch reaches its instance
   const { PGlite } = await import(pathToFileURL(join(process.cwd(), "node_modules/ponder/node_modules/@electric-sql/pglite/dist/index.js")).href);
   // byKind: statement count and ms (its own messages until the next statement) by the text's first words
-  const counts = { statements: 0, ms: 0, byKind: {} };
+  const counts = { statements: 0, ms: 0, cpuMs: 0, byKind: {} };
   let kind = "other";
   const text = (m) => {
     // Parse: 'P', int32 length, name\0, query\0; Query: 'Q', int32 length, query\0
@@ -36,17 +37,23 @@ if (file) {
   const raw = PGlite.prototype.execProtocolRaw;
   PGlite.prototype.execProtocolRaw = async function (message, opts) {
     const t = performance.now();
+    const c0 = process.cpuUsage();
     if (message[0] === 0x50 || message[0] === 0x51) {
       counts.statements++;
       kind = kindOf(text(message));
-      (counts.byKind[kind] ??= [0, 0])[0]++;
+      (counts.byKind[kind] ??= [0, 0, 0])[0]++;
     }
     try {
       return await raw.call(this, message, opts);
     } finally {
       const d = performance.now() - t;
+      const c = process.cpuUsage(c0);
+      const cpu = (c.user + c.system) / 1000;
       counts.ms += d;
-      (counts.byKind[kind] ??= [0, 0])[1] += d;
+      counts.cpuMs += cpu;
+      const k = (counts.byKind[kind] ??= [0, 0, 0]);
+      k[1] += d;
+      k[2] = (k[2] ?? 0) + cpu;
     }
   };
   setInterval(() => writeFileSync(file, JSON.stringify(counts)), 250).unref();

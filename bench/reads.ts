@@ -65,8 +65,8 @@ export const freshness: {
   /** the A/B's variant (READS_ANSWERS_FROM) and the load average at its start */
   variant?: string;
   load?: string;
-  /** PGlite statements per sample and the time inside PGlite per sample (the hook's counts) */
-  pglite?: { statements: number; ms: number };
+  /** PGlite statements per sample and the time inside PGlite per sample, wall and CPU (the hook's counts) */
+  pglite?: { statements: number; ms: number; cpuMs: number };
 }[] = [];
 
 /**
@@ -111,7 +111,7 @@ async function freshnessSamples(
   const n = Number(process.env.BENCH_FRESHNESS ?? 50);
   const blocks: bigint[] = [];
   const cpu0 = [groupCpuMs(ix.pid), groupCpuMs(rd.pid)];
-  const counts = () => (statementsFile ? (JSON.parse(readFileSync(statementsFile, "utf8")) as { statements: number; ms: number; byKind?: Record<string, [number, number]> }) : undefined);
+  const counts = () => (statementsFile ? (JSON.parse(readFileSync(statementsFile, "utf8")) as { statements: number; ms: number; cpuMs?: number; byKind?: Record<string, [number, number, number?]> }) : undefined);
   await new Promise((r) => setTimeout(r, 300)); // the hook writes every 250 ms
   const counts0 = counts();
   try {
@@ -163,11 +163,21 @@ async function freshnessSamples(
   const cpuPerSample = [groupCpuMs(ix.pid) - cpu0[0]!, groupCpuMs(rd.pid) - cpu0[1]!].map((c) => c / Math.max(1, ms.length)) as [number, number];
   await new Promise((r) => setTimeout(r, 300));
   const counts1 = counts();
-  const pglite = counts0 && counts1 ? { statements: (counts1.statements - counts0.statements) / Math.max(1, ms.length), ms: (counts1.ms - counts0.ms) / Math.max(1, ms.length) } : undefined;
+  const pglite =
+    counts0 && counts1
+      ? {
+          statements: (counts1.statements - counts0.statements) / Math.max(1, ms.length),
+          ms: (counts1.ms - counts0.ms) / Math.max(1, ms.length),
+          cpuMs: ((counts1.cpuMs ?? 0) - (counts0.cpuMs ?? 0)) / Math.max(1, ms.length),
+        }
+      : undefined;
   if (counts0?.byKind && counts1?.byKind) {
     // statements per sample by kind (their first words), the costliest first
-    const per = Object.entries(counts1.byKind).map(([k, [n, t]]) => [k, (n - (counts0.byKind![k]?.[0] ?? 0)) / Math.max(1, ms.length), (t - (counts0.byKind![k]?.[1] ?? 0)) / Math.max(1, ms.length)] as const);
-    for (const [k, n, t] of per.filter(([, n]) => n > 0).sort((a, b) => b[2] - a[2]).slice(0, 16)) log(`      PGlite per sample: ${n.toFixed(1)} × ${k}, ${t.toFixed(1)} ms`);
+    const per = Object.entries(counts1.byKind).map(
+      ([k, [n, t, c]]) =>
+        [k, (n - (counts0.byKind![k]?.[0] ?? 0)) / Math.max(1, ms.length), (t - (counts0.byKind![k]?.[1] ?? 0)) / Math.max(1, ms.length), ((c ?? 0) - (counts0.byKind![k]?.[2] ?? 0)) / Math.max(1, ms.length)] as const,
+    );
+    for (const [k, n, t, c] of per.filter(([, n]) => n > 0).sort((a, b) => b[2] - a[2]).slice(0, 16)) log(`      PGlite per sample: ${n.toFixed(1)} × ${k}, ${t.toFixed(1)} ms (CPU ${c.toFixed(1)} ms)`);
   }
   // Ponder's own "Indexed block" durations (head → block committed) of the samples' blocks
   const indexed = indexedBlockDurations(ix.logFile, new Set(blocks));
@@ -187,7 +197,7 @@ async function freshnessSamples(
   }
   log(`  freshness (mined → visible through the read service): p50 ${out.p50Ms.toFixed(0)} ms, p99 ${out.p99Ms.toFixed(0)} ms over ${ms.length} (from the receipt)`);
   log(`    stages from mined, p50/p99 ms: ${Object.entries(out.stages).map(([s, q]) => `${s} ${q.p50Ms.toFixed(0)}/${q.p99Ms.toFixed(0)}`).join(", ")}`);
-  log(`    Ponder's "Indexed block" p50/p99 ${out.indexedBlock.p50Ms.toFixed(0)}/${out.indexedBlock.p99Ms.toFixed(0)} ms over ${indexed.length}; CPU per sample: Ponder ${cpuPerSample[0].toFixed(0)} ms, read service ${cpuPerSample[1].toFixed(0)} ms${pglite ? `; PGlite per sample: ${pglite.statements.toFixed(1)} statements, ${pglite.ms.toFixed(1)} ms inside it` : ""}`);
+  log(`    Ponder's "Indexed block" p50/p99 ${out.indexedBlock.p50Ms.toFixed(0)}/${out.indexedBlock.p99Ms.toFixed(0)} ms over ${indexed.length}; CPU per sample: Ponder ${cpuPerSample[0].toFixed(0)} ms, read service ${cpuPerSample[1].toFixed(0)} ms${pglite ? `; PGlite per sample: ${pglite.statements.toFixed(1)} statements, ${pglite.ms.toFixed(1)} ms inside it (CPU ${pglite.cpuMs.toFixed(1)} ms)` : ""}`);
   return out;
 }
 
@@ -477,12 +487,12 @@ export async function run(): Promise<ReadRow[]> {
   console.log("\n" + markdownTable(rows));
   console.log("¹ the chain has no index of orders by account: the market's 20 newest orders is a lower bound of its cost");
   const ab = freshness.some((f) => f.variant);
-  console.log(`\n| DB |${ab ? " variant (load average) |" : ""} freshness samples | mined → visible from the receipt p50/p99 ms | from mined, p50/p99 ms: anvil's newHeads | receipt | Ponder's push | read service's push | visible | Ponder's "Indexed block" p50/p99 ms | CPU ms per sample: Ponder / read service |${ab ? " PGlite statements / ms per sample |" : ""}`);
+  console.log(`\n| DB |${ab ? " variant (load average) |" : ""} freshness samples | mined → visible from the receipt p50/p99 ms | from mined, p50/p99 ms: anvil's newHeads | receipt | Ponder's push | read service's push | visible | Ponder's "Indexed block" p50/p99 ms | CPU ms per sample: Ponder / read service |${ab ? " PGlite per sample: statements / ms inside it / its CPU ms |" : ""}`);
   console.log(`|---|${ab ? "---|---|" : ""}---|---|---|---|---|---|---|---|---|`);
   for (const f of freshness) {
     const q = (s: { p50Ms: number; p99Ms: number }) => `${s.p50Ms.toFixed(0)}/${s.p99Ms.toFixed(0)}`;
     const abCells = ab ? ` ${f.variant ?? ""} (${f.load ?? ""}) |` : "";
-    const pgCells = ab ? ` ${f.pglite ? `${f.pglite.statements.toFixed(1)} / ${f.pglite.ms.toFixed(1)}` : "–"} |` : "";
+    const pgCells = ab ? ` ${f.pglite ? `${f.pglite.statements.toFixed(1)} / ${f.pglite.ms.toFixed(1)} / ${f.pglite.cpuMs.toFixed(1)}` : "–"} |` : "";
     console.log(`| ${f.db} |${abCells} ${f.samples} | ${f.p50Ms.toFixed(0)}/${f.p99Ms.toFixed(0)} | ${q(f.stages.head)} | ${q(f.stages.receipt)} | ${q(f.stages.ponderPush)} | ${q(f.stages.readsPush)} | ${q(f.stages.visible)} | ${q(f.indexedBlock)} | ${f.cpuMsPerSample.ponder.toFixed(0)} / ${f.cpuMsPerSample.reads.toFixed(0)} |${pgCells}`);
   }
   return rows;
