@@ -84,7 +84,7 @@ describe.each(dbKinds())("SQL over HTTP follows the blocks on %s", (kind) => {
       await new Promise((r) => setTimeout(r, 1_500)); // the stream is open on the server
       for (const [i, p] of ["1.0820", "1.0830", "1.0840"].entries()) {
         // a block of other tables first (kept, not emptied, while nothing references them)
-        await actions.place(i % 2, EUR, i % 2 === 0 ? "SHORT" : "LONG", "LIMIT", "100", 10, i % 2 === 0 ? "1.0950" : "1.0750");
+        await actions.place(i % 2, EUR, i % 2 === 0 ? "SHORT" : "LONG", "LIMIT", "100", 10, i % 2 === 0 ? "1.0900" : "1.0750");
         await indexed();
         await actions.setPrice(EUR, p);
         await waitFor(px(p));
