@@ -133,12 +133,8 @@ export const isHotKey = (key: string) => {
 
 // ─── statements ─────────────────────────────────────────────────────────────────────────
 
-/**
- * `name`: a driver that prepares statements (pg) keeps one per name and connection. `mergeable`:
- * what its rows say does not depend on their order (one row, or rows the finish sorts itself), so
- * several keys' runs of it can be one statement (`answersAt`).
- */
-export type Statement = { name: string; text: string; mergeable?: true };
+/** `name`: a driver that prepares statements (pg) keeps one per name and connection. */
+export type Statement = { name: string; text: string };
 export type Raw = Record<string, unknown>;
 /** Runs one statement: its text and parameters → its rows as objects (column name → driver value). */
 export type Executor = (s: Statement, values: unknown[]) => Promise<Raw[]>;
@@ -221,25 +217,22 @@ export function answerPlans(o: { schema: string; withState: boolean }): AnswerPl
 
   const statements = {
     markets: { name: named("markets"), text: `${head(["r.*"])} ${from} LEFT JOIN LATERAL (${snapshotRows("")}) r ON true ORDER BY r."m.${getTableColumns(market).marketIndex.name}"` },
-    market: { name: named("market"), mergeable: true, text: `${head(["r.*"])} ${from} LEFT JOIN LATERAL (${snapshotRows(`mk.${m("marketId")} = $1::text`)}) r ON true` },
+    market: { name: named("market"), text: `${head(["r.*"])} ${from} LEFT JOIN LATERAL (${snapshotRows(`mk.${m("marketId")} = $1::text`)}) r ON true` },
     orderbook: {
       name: named("orderbook"),
-      mergeable: true,
       text: `${head([`${marketExists("$1::text")} AS "__found"`, "r.*"])} ${from} LEFT JOIN LATERAL (
   (SELECT l.*, 0 AS "__side" FROM ${T(level)} l WHERE l.${lv("marketId")} = $1::text AND l.${lv("side")} = 'LONG' ORDER BY l.${lv("priceX18")} DESC LIMIT $2::int)
   UNION ALL
   (SELECT l.*, 1 AS "__side" FROM ${T(level)} l WHERE l.${lv("marketId")} = $1::text AND l.${lv("side")} = 'SHORT' ORDER BY l.${lv("priceX18")} ASC LIMIT $2::int)) r ON true`,
     },
-    account: { name: named("account"), mergeable: true, text: `${head([selectAs(account, "a", "a.")])} ${from} LEFT JOIN ${T(account)} a ON a.${colName(account, "accountId")} = $1::numeric` },
+    account: { name: named("account"), text: `${head([selectAs(account, "a", "a.")])} ${from} LEFT JOIN ${T(account)} a ON a.${colName(account, "accountId")} = $1::numeric` },
     position: {
       name: named("position"),
-      mergeable: true,
       text: `${head([`${accountExists("$1::numeric")} AS "__account"`, "r.*", selectAs(position, "p", "p.")])} ${from}
   LEFT JOIN LATERAL (${snapshotRows(`mk.${m("marketId")} = $2::text`)}) r ON true
   LEFT JOIN ${T(position)} p ON p.${colName(position, "accountId")} = $1::numeric AND p.${colName(position, "marketId")} = $2::text`,
     },
   } satisfies Record<string, Statement>;
-  // one row each (market, account, position: a LEFT JOIN from one row), or rows the finish sorts (the book)
 
   /** The orders statement for the filters present (each variant prepared once per connection). */
   const ordersStatements = new Map<string, Statement>();
@@ -401,62 +394,21 @@ export async function answersAt(
   keys: readonly string[],
   minBlock: bigint,
   exec: Executor,
-  o: { merge?: boolean } = {},
 ): Promise<{ state: IndexedState; answers?: Built[] }> {
   const state = plans.stateOf(await exec(plans.stateStatement, []));
   if (state.number < minBlock) return { state };
-  const planned = keys.map((key) => plans.planOf(key));
-  // each distinct run (statement and values) once; a mergeable statement's runs together
   const runs = new Map<string, Promise<Raw[]>>();
-  const sameOf = (p: Plan) => `${p.s.name}\u0000${JSON.stringify(p.values)}`;
-  if (o.merge ?? true) {
-    const groups = new Map<string, { s: Statement; values: unknown[][]; same: string[] }>();
-    for (const p of planned) {
-      if ("invalid" in p || !p.plan.s.mergeable) continue;
-      const same = sameOf(p.plan);
-      let g = groups.get(p.plan.s.name);
-      if (!g) groups.set(p.plan.s.name, (g = { s: p.plan.s, values: [], same: [] }));
-      if (g.same.includes(same)) continue;
-      g.same.push(same);
-      g.values.push(p.plan.values);
-    }
-    for (const g of groups.values()) {
-      if (g.values.length < 2) continue;
-      const all = exec(mergedStatement(g.s), [JSON.stringify(g.values.map((vs) => vs.map((v) => (v === null || v === undefined ? null : String(v)))))]);
-      g.same.forEach((same, i) =>
-        runs.set(
-          same,
-          all.then((rows) => rows.filter((r) => Number(r.__i) === i + 1)),
-        ),
-      );
-    }
-  }
   const answers: Built[] = [];
-  for (const p of planned) {
+  for (const key of keys) {
+    const p = plans.planOf(key);
     if ("invalid" in p) {
       answers.push(errorBuilt(p.invalid, state.number));
       continue;
     }
-    const same = sameOf(p.plan);
+    const same = `${p.plan.s.name}\u0000${JSON.stringify(p.plan.values)}`;
     let rows = runs.get(same);
     if (!rows) runs.set(same, (rows = exec(p.plan.s, p.plan.values)));
     answers.push(plans.finished(p.plan, await rows, state));
   }
   return { state, answers };
-}
-
-const merged = new Map<string, Statement>();
-/**
- * Several runs of a mergeable statement as one: its text once per element of the JSON array `$1`
- * (each element the run's values as strings, `$n` → the element's n-th, cast as the statement
- * casts it), each row carrying its run's position (`__i`, from 1). The same rows per run as the
- * statement run alone, in no set order (a mergeable statement's finish does not depend on it).
- */
-export function mergedStatement(s: Statement): Statement {
-  let m = merged.get(s.name);
-  if (m) return m;
-  const inner = s.text.replace(/\$(\d+)/g, (_, n: string) => `(u.e->>${Number(n) - 1})`);
-  m = { name: `${s.name}_m`, text: `SELECT u."__i", r.* FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS u(e, "__i") CROSS JOIN LATERAL (${inner}) r` };
-  merged.set(s.name, m);
-  return m;
 }

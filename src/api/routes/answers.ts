@@ -6,8 +6,7 @@
  * the exact bytes Ponder's own route gives for that URL at that block (services/reads/plans.ts).
  *
  * Everything is read in ONE transaction: the indexed state once, then one statement per distinct
- * plan (the runs of a plan whose rows' order does not matter, e.g. several accounts, merged into
- * one: plans.ts `mergedStatement`), so every answer belongs to the one state and block it carries. On PGlite the transaction
+ * plan, so every answer belongs to the one state and block it carries. On PGlite the transaction
  * holds PGlite's lock and the block gate's shared hold (src/api/lib/pgliteGate.ts), so no part of a
  * block commits between its statements; on Postgres one connection of Ponder's read-only pool in a REPEATABLE READ snapshot.
  * Where the read service used to ask each answer from its route (~4 statements each, the state
@@ -88,10 +87,8 @@ answersRoutes.post(
     plans ??= answerPlans({ schema: ponderSchema(), withState: false });
     // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Ponder's driver is internal
     const tx = (transaction ??= transactionOf((globalThis as any).PONDER_DATABASE.driver as Driver));
-    // VENUE_ANSWERS_MERGE=0: one statement per distinct run, as before the merge (for A/B)
-    const merge = process.env.VENUE_ANSWERS_MERGE !== "0";
     const w = await waitForMinBlock(async () => {
-      const { state, answers } = await tx((exec) => answersAt(plans!, body.paths, minBlock, exec, { merge }));
+      const { state, answers } = await tx((exec) => answersAt(plans!, body.paths, minBlock, exec));
       return { block: state.number, value: answers };
     }, minBlock, MIN_BLOCK_WAIT_MS);
     c.header("X-Indexed-Block", w.block.toString());
