@@ -35,7 +35,8 @@ export function parseVariants(spec: string): Variant[] {
         rest
           .split(",")
           .filter(Boolean)
-          .map((kv) => kv.split("=", 2) as [string, string]),
+          // at the first "=" only: a value may hold more (PONDER_NODE_ARGS=--max-semi-space-size=64)
+          .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)] as [string, string]),
       );
       return { label: label.trim(), env };
     });
