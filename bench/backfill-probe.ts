@@ -112,6 +112,19 @@ export function cpuSeconds(pid: number): number | undefined {
   }
 }
 
+/**
+ * The main thread's scheduler figures (/proc/<pid>/schedstat, Linux with schedstats): seconds on a
+ * CPU and seconds runnable but waiting for one (the machine's other processes held the cores).
+ */
+export function schedSeconds(pid: number): { run: number; wait: number } | undefined {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/schedstat`, "utf8").trim().split(" ").map(Number);
+    return Number.isFinite(run) && Number.isFinite(wait) ? { run: run! / 1e9, wait: wait! / 1e9 } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The pid of the process listening on 127.0.0.1:`port` whose command line mentions `needle`. */
 export function pidByCmdline(needle: string, port: number): number | undefined {
   for (const d of readdirSync("/proc")) {
@@ -125,12 +138,17 @@ export function pidByCmdline(needle: string, port: number): number | undefined {
 }
 
 /**
- * CPU seconds used by named processes, and by the Postgres backends of one database (their pids
+ * CPU seconds used by named processes (and the first one's main thread: on a CPU, waiting for
+ * one), and by the Postgres backends of one database (their pids
  * from pg_stat_activity, sampled every `everyMs` so a backend that exits keeps its last figure).
  */
 export function startCpuSampler(procs: Record<string, number>, databaseUrl: string | null, everyMs = 500) {
   const base = Object.fromEntries(Object.entries(procs).map(([k, pid]) => [k, cpuSeconds(pid) ?? 0]));
   const lastSeen = { ...base };
+  // the first process's main thread: on a CPU, and waiting for one
+  const [mainName, mainPid] = Object.entries(procs)[0] ?? [];
+  const schedBase = mainPid ? schedSeconds(mainPid) : undefined;
+  let schedLast = schedBase;
   const pgBase = new Map<number, number>();
   const pgLast = new Map<number, number>();
   const client = databaseUrl ? new pg.Client({ connectionString: databaseUrl }) : undefined;
@@ -150,6 +168,7 @@ export function startCpuSampler(procs: Record<string, number>, databaseUrl: stri
   };
   const sample = () => {
     for (const [k, pid] of Object.entries(procs)) lastSeen[k] = cpuSeconds(pid) ?? lastSeen[k]!;
+    if (mainPid) schedLast = schedSeconds(mainPid) ?? schedLast;
   };
   const ready = client?.connect().then(async () => {
     ownPid = (await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
@@ -171,6 +190,10 @@ export function startCpuSampler(procs: Record<string, number>, databaseUrl: stri
       await client?.end().catch(() => {});
       const out: Record<string, number> = {};
       for (const k of Object.keys(procs)) out[k] = lastSeen[k]! - base[k]!;
+      if (schedBase && schedLast) {
+        out[`${mainName} main thread`] = schedLast.run - schedBase.run;
+        out[`${mainName} main thread waiting for a CPU`] = schedLast.wait - schedBase.wait;
+      }
       let pgSum = 0;
       for (const [pid, b] of pgBase) if (pid !== ownPid) pgSum += (pgLast.get(pid) ?? b) - b;
       if (client) out.postgres = pgSum;

@@ -8,9 +8,13 @@
  * process, which adds a hop: compare probed runs with probed runs only).
  *   BENCH_PAIRS=1000 BENCH_BACKFILL_VARIANTS="a:RPC_FANOUT=64;b:RPC_FANOUT=16" BENCH_BACKFILL_ROUNDS=2 npx tsx bench/backfill.ts
  *   BENCH_BACKFILL_CPU_PROF=/tmp/prof: a V8 CPU profile of Ponder per run (--cpu-prof).
+ *   BENCH_BACKFILL_GC=1: V8's collections in Ponder's process per run (bench/gc-stats-hook.mjs).
+ * Ponder's node flags: PONDER_NODE_ARGS in a variant (scripts/lib/services.ts's default otherwise).
+ * Ponder's CPU is its process's; "main thread" is its JavaScript thread on a CPU, and "waiting for
+ * a CPU" the time that thread was runnable while the machine's other processes held the cores.
  */
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -62,7 +66,16 @@ export function metricsSummary(text: string): string[] {
   ];
 }
 
-type RunSet = { variants: string; rounds?: number; alternate?: boolean; probe?: boolean; prof?: string; metrics?: boolean };
+type RunSet = { variants: string; rounds?: number; alternate?: boolean; probe?: boolean; prof?: string; metrics?: boolean; gc?: boolean };
+
+/** bench/gc-stats-hook.mjs's file of one Ponder process: collections by kind, pause ms, peak heap. */
+function gcSummary(dir: string): string {
+  const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.startsWith("gc-")) : [];
+  if (files.length === 0) return "GC: no figures";
+  const s = JSON.parse(readFileSync(join(dir, files[0]!), "utf8")) as { gc: Record<string, { count: number; ms: number }>; peakHeapMB: number };
+  const kinds = Object.entries(s.gc).map(([k, g]) => `${k} ${g.count} (${(g.ms / 1000).toFixed(2)} s)`);
+  return `GC pauses: ${kinds.join(", ")}; peak heap ${s.peakHeapMB.toFixed(0)} MB`;
+}
 
 async function main() {
   process.env.PONDER_TELEMETRY_DISABLED = "true";
@@ -73,6 +86,7 @@ async function main() {
     probe: process.env.BENCH_BACKFILL_PROBE === "1",
     prof: process.env.BENCH_BACKFILL_CPU_PROF,
     metrics: process.env.BENCH_BACKFILL_METRICS === "1",
+    gc: process.env.BENCH_BACKFILL_GC === "1",
   };
   // BENCH_BACKFILL_WATCH=<file>: after the first set, keep the chain and run each JSON line
   // ({"variants": "...", "rounds": 2, "probe": true, ...}) appended to that file; "quit" ends
@@ -102,7 +116,7 @@ async function main() {
         await db.connect();
         await db.query("DROP SCHEMA IF EXISTS ponder_sync CASCADE");
         await db.end();
-        const touched = [...Object.keys(v.env), "BENCH_RPC_PROXY_URL", "BENCH_PONDER_NODE_ARGS"];
+        const touched = [...Object.keys(v.env), "BENCH_RPC_PROXY_URL", "BENCH_PONDER_NODE_ARGS", "BENCH_GC_STATS_DIR"];
         const saved = Object.fromEntries(touched.map((k) => [k, process.env[k]]));
         Object.assign(process.env, v.env);
         const nodeArgs = [baseNodeArgs];
@@ -115,6 +129,11 @@ async function main() {
           const dir = join(profDir, `${v.label}-${runNo}`);
           mkdirSync(dir, { recursive: true });
           nodeArgs.push(`--cpu-prof --cpu-prof-dir=${dir}`);
+        }
+        const gcDir = set.gc ? mkdtempSync(join(tmpdir(), "bf-gc-")) : undefined;
+        if (gcDir) {
+          process.env.BENCH_GC_STATS_DIR = gcDir;
+          nodeArgs.push(`--import ${join(here, "gc-stats-hook.mjs")}`);
         }
         process.env.BENCH_PONDER_NODE_ARGS = nodeArgs.join(" ");
         const loadBefore = load();
@@ -151,6 +170,10 @@ async function main() {
           `CPU: ${cpuText}, bench process ${((benchCpu.user + benchCpu.system) / 1e6).toFixed(1)} s; load ${loadBefore} → ${load()})`;
         console.log(line);
         rows.push(line);
+        if (gcDir) {
+          await new Promise((r) => setTimeout(r, 1100)); // the hook writes every second
+          console.log(`  ${gcSummary(gcDir)}`);
+        }
         if (set.metrics) for (const l of metricsSummary(metrics)) console.log(`  ${l}`);
         if (probe && proxy) {
           const r = proxy.report();
