@@ -8,7 +8,7 @@
 import { spawn } from "node:child_process";
 import { loadDeployment, PROJECT_ROOT, serializeDeployment } from "../core/deployment.js";
 import { indexerSchemaName } from "./lib/indexer-schema.js";
-import { ponderBin } from "./lib/services.js";
+import { ponderBin, ponderNodeArgs } from "./lib/services.js";
 import { publicClientFor } from "./lib/clients.js";
 import { assertProfileSecrets, INDEXER_SECRETS, profileFromEnv } from "../core/profiles.js";
 import { siweConfig } from "../core/auth/siwe.js";
@@ -27,7 +27,8 @@ async function main() {
   }
   const port = process.env.PORT ?? "42069";
   const host = process.env.HOST ?? "127.0.0.1";
-  const args = [ponderBin(), "start", "--schema", schema, "-p", port, "-H", host, ...process.argv.slice(2)];
+  // Node's flags for Ponder (PONDER_NODE_ARGS; scripts/lib/services.ts)
+  const args = [...ponderNodeArgs(), ponderBin(), "start", "--schema", schema, "-p", port, "-H", host, ...process.argv.slice(2)];
   console.log(`ponder start --schema ${schema} on http://${host}:${port}`);
   const child = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,

@@ -57,6 +57,17 @@ export function ponderBin(): string {
     if (dirname(dir) === dir) throw new Error("ponder is not installed (run npm install)");
   }
 }
+/**
+ * Node's flags for Ponder's process (every start: `npm start`, `npm run start:indexer`, the tests
+ * and the benches): PONDER_NODE_ARGS (space-separated), else DEFAULT_PONDER_NODE_ARGS (none).
+ * bench/backfill.ts compares flags per variant (`PONDER_NODE_ARGS=--max-semi-space-size=64`). A
+ * larger young generation cut the backfill's scavenges 3.5× but not Ponder's CPU, and JSON-RPC
+ * batching cost more: neither is the default (docs/PERFORMANCE.md, backfill runs of 2026-11-27).
+ */
+export const DEFAULT_PONDER_NODE_ARGS = "";
+export function ponderNodeArgs(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.PONDER_NODE_ARGS ?? DEFAULT_PONDER_NODE_ARGS).split(/\s+/).filter(Boolean);
+}
 export function tsxBin(): string {
   return join(require.resolve("tsx/package.json").replace(/package\.json$/, ""), "dist/cli.mjs");
 }
@@ -135,7 +146,7 @@ function spawnService(o: ServicesOptions, s: ServiceName): Proc {
   const env = envFor(o, s);
   const logFile = join(o.logDir, `${s}.log`);
   if (s === "indexer") {
-    const args = [ponderBin(), "start", "--schema", o.indexerSchema, "-p", String(o.ports.indexer), "-H", "127.0.0.1", "--log-format", "json"];
+    const args = [...ponderNodeArgs(env), ponderBin(), "start", "--schema", o.indexerSchema, "-p", String(o.ports.indexer), "-H", "127.0.0.1", "--log-format", "json"];
     if (o.viewsSchema && o.db.kind === "postgres") args.push("--views-schema", o.viewsSchema);
     return startProcess("indexer (ponder)", process.execPath, args, env, logFile, PROJECT_ROOT);
   }

@@ -17,7 +17,7 @@ import { deployVenue, writeDeployment } from "../../scripts/deploy.js";
 import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
 import { DEMO_MINT_6, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
-import { ponderBin, serviceMain, tsxBin } from "../../scripts/lib/services.js";
+import { ponderBin, ponderNodeArgs, serviceMain, tsxBin } from "../../scripts/lib/services.js";
 import { createDatabase, databaseUrl, dropDatabase, type DbKind } from "./stack.js";
 
 export type Indexer = { url: string; schema: string; proc: Proc; stop: () => Promise<void> };
@@ -109,7 +109,7 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
       // and extra CLI arguments (e.g. "--log-level trace")
       const nodeFlags = process.env.BENCH_PONDER_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
       const extra = process.env.BENCH_PONDER_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-      const args = [...nodeFlags, ponderBin(), "start", "--schema", schema, "-p", String(port), "-H", "127.0.0.1", "--log-format", "json", ...extra];
+      const args = [...ponderNodeArgs(env), ...nodeFlags, ponderBin(), "start", "--schema", schema, "-p", String(port), "-H", "127.0.0.1", "--log-format", "json", ...extra];
       const proc = startProcess(`ponder ${name}`, process.execPath, args, env, join(base, `ponder-${name}.log`), PROJECT_ROOT);
       const indexer: Indexer = { url: `http://127.0.0.1:${port}`, schema, proc, stop: () => proc.stop() };
       indexers.push(indexer);
