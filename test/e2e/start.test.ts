@@ -70,6 +70,10 @@ function groupAlive(pid: number): boolean {
 
 afterAll(async () => {
   if (child && child.exitCode === null) {
+    // a test that failed mid-way (e.g. a start that timed out): Ctrl-C first, as start.ts stops
+    // its services (each in its own process group) only then; a SIGKILL of its group alone left
+    // anvil, Ponder and the services running for the rest of the suite
+    await stop().catch(() => {});
     try {
       process.kill(-child.pid!, "SIGKILL");
     } catch {}
