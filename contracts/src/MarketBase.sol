@@ -595,13 +595,22 @@ abstract contract MarketBase is IVenueErrors {
         return VenueMath.pendingFunding(pos.size, cumulativeIndex - pos.lastFundingIndex);
     }
 
+    /// Seconds from `t` to now; 0 when `t` is not in the past. On chain a block's timestamp never
+    /// goes back, but an eth_call may run at a timestamp below that of the state it reads (anvil
+    /// simulating on `latest` while a block lands): no time has passed then, never a panic 0x11
+    /// that would fail every simulated order, cancel or liquidation of the market.
+    function _since(uint256 t) internal view returns (uint256) {
+        return block.timestamp > t ? block.timestamp - t : 0;
+    }
+
     /// Accrues funding to now (`_indexNow`) and moves the time-weighted premium towards the
-    /// book's current (pre-trade) premium sample; a no-op within the same second. The stale flag
-    /// is cleared by the `_updateRate` that follows every accrual.
+    /// book's current (pre-trade) premium sample; a no-op within the same second (or at a
+    /// timestamp behind the last accrual: `_since`). The stale flag is cleared by the
+    /// `_updateRate` that follows every accrual.
     function _accrue(uint256 index) internal {
         FundingState memory f = fundingState;
-        if (block.timestamp == f.lastUpdate) return;
-        uint256 dt = block.timestamp - f.lastUpdate;
+        uint256 dt = _since(f.lastUpdate);
+        if (dt == 0) return;
         fundingState = FundingState(int128(_indexNow(f, index)), f.rate, uint64(block.timestamp));
         components.premium = int64(_premiumAfter(index, dt));
     }
@@ -610,10 +619,15 @@ abstract contract MarketBase is IVenueErrors {
     /// made the rate stale, at the stored rate up to that second and from it at the rate of the
     /// stored premium and the margined book as it is now (what the cancel would have set).
     function _indexNow(FundingState memory f, uint256 index) internal view returns (int256 c) {
+        uint256 last = f.lastUpdate;
+        // a call behind the last accrual (`_since`): no time has passed
+        if (block.timestamp <= last) return f.cumulativeIndex;
         uint256 stale = _rateStaleSince;
-        if (stale == 0) return VenueMath.accrue(f.cumulativeIndex, f.rate, index, block.timestamp - f.lastUpdate);
-        c = VenueMath.accrue(f.cumulativeIndex, f.rate, index, stale - f.lastUpdate);
-        return VenueMath.accrue(c, _rateOf(components.premium).rate, index, block.timestamp - stale);
+        if (stale == 0) return VenueMath.accrue(f.cumulativeIndex, f.rate, index, block.timestamp - last);
+        // lastUpdate ≤ rateStaleSince ≤ now on chain; bounded all the same (as core/math/funding.ts)
+        uint256 split = stale < last ? last : stale > block.timestamp ? block.timestamp : stale;
+        c = VenueMath.accrue(f.cumulativeIndex, f.rate, index, split - last);
+        return VenueMath.accrue(c, _rateOf(components.premium).rate, index, block.timestamp - split);
     }
 
     /// The premium average after `dt` seconds with the book as it is now.
@@ -657,7 +671,7 @@ abstract contract MarketBase is IVenueErrors {
     function _poke() internal {
         (uint256 index, uint256 updatedAt) = _oracle.getPrice(_marketId);
         // closed for the session break: funding does not accrue either
-        if (index == 0 || _session == IMarket.Session.CLOSED || block.timestamp - updatedAt > _oracle.maxAgeSeconds()) {
+        if (index == 0 || _session == IMarket.Session.CLOSED || _since(updatedAt) > _oracle.maxAgeSeconds()) {
             fundingState.lastUpdate = uint64(block.timestamp);
         } else {
             _accrue(index);
@@ -677,8 +691,8 @@ abstract contract MarketBase is IVenueErrors {
 
     /// The mark a transaction would see now (views).
     function _markNow(uint256 index) internal view returns (uint256) {
-        uint256 last = fundingState.lastUpdate;
-        return VenueMath.markFromPremium(index, block.timestamp == last ? components.premium : _premiumAfter(index, block.timestamp - last));
+        uint256 dt = _since(fundingState.lastUpdate);
+        return VenueMath.markFromPremium(index, dt == 0 ? components.premium : _premiumAfter(index, dt));
     }
 
     /// Best bid (`bid`) or best ask price; 0 when that side is empty.
