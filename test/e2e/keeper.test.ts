@@ -83,16 +83,24 @@ describe.skipIf(runnable.length === 0).each(runnable)("keeper jobs ($kind)", (s:
     const moved = ((start * 1005n) / 1000n / 10n ** 13n) * 10n ** 13n; // +0.5 %, on the tick
     const setPrice = async (p: bigint) => {
       const hash = await deployer.writeContract({ address: oracle, abi: oracleAbi, functionName: "setPrice", args: [id, p] });
-      await client.waitForTransactionReceipt({ hash });
+      return (await client.waitForTransactionReceipt({ hash })).blockNumber;
     };
     try {
-      await setPrice(moved);
-      await until("the ladder around the new index", async () => {
+      const from = await setPrice(moved);
+      const to = await until("the ladder around the new index", async () => {
         const [index] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [id] });
         if (index < (moved * 995n) / 1000n) return undefined; // the feed re-anchors at the move, never back
-        const [bid, ask] = await client.readContract({ address: venueLens, abi: venueLensAbi, functionName: "bestPrices", args: [eur.marketAddress] });
-        return bid > 0n && bid < index && ask > index && ask - bid <= (index * 100n) / 10_000n;
+        const block = await client.getBlockNumber();
+        const [bid, ask] = await client.readContract({ address: venueLens, abi: venueLensAbi, functionName: "bestPrices", args: [eur.marketAddress], blockNumber: block });
+        return bid > 0n && bid < index && ask > index && ask - bid <= (index * 100n) / 10_000n ? block : undefined;
       }, 60_000);
+      // The maker places a level's new order before it cancels the old one (and cancels a stale
+      // order first only where a new one would trade with it): through the whole re-quote of the
+      // 0.5 % move (every level stale, new bids above old asks) both sides had orders at every block.
+      for (let b = from - 1n; b <= to; b++) {
+        const [bid, ask] = await client.readContract({ address: venueLens, abi: venueLensAbi, functionName: "bestPrices", args: [eur.marketAddress], blockNumber: b });
+        expect({ block: b, bid: bid > 0n, ask: ask > 0n, crossed: bid > 0n && ask > 0n && bid >= ask }).toEqual({ block: b, bid: true, ask: true, crossed: false });
+      }
     } finally {
       await setPrice(start);
     }

@@ -88,10 +88,17 @@ describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($
       const [, ask] = await client.readContract({ address: venueLens, abi: venueLensAbi, functionName: "bestPrices", args: [eur.marketAddress] });
       return ask > 0n;
     });
-    const r = await write(traderWallet, {
+    // The simulation and the mined order may see different books (a re-quote, the price feed):
+    // an order that reverted on chain is simulated and sent again, for up to 15 s.
+    const order = {
       address: engine, abi: engineAbi, functionName: "placeOrder",
       args: [{ accountId, marketId, side: 0, orderType: 0, collateral6: parseUnits("1000", 6), leverage: 40n, limitPriceX18: 0n, clientKey: `0x${"00".repeat(32)}` }],
-    });
+    } as const;
+    const r = await until("the 40x long mined", async () => {
+      const { request } = await client.simulateContract({ ...order, account: traderWallet.account });
+      const receipt = await client.waitForTransactionReceipt({ hash: await traderWallet.writeContract(request as any) });
+      return receipt.status === "success" ? receipt : undefined;
+    }, 15_000);
     const pos = await client.readContract({ address: eur.marketAddress, abi: marketAbi, functionName: "getPosition", args: [accountId], blockNumber: r.blockNumber });
     expect(pos.sizeQty > 0n).toBe(true);
     sizeQty = pos.sizeQty;

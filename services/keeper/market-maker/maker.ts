@@ -10,7 +10,7 @@ import { depositTokenAbi, engineAbi, marketAbi, oracleAbi } from "../../../abis/
 import { AMOUNT6_TO_WAD } from "../../../core/units.js";
 import { errorName, type Signer } from "../chain/clients.js";
 import type { ChainMarket, MarketDirectory } from "../chain/markets.js";
-import { desiredQuotes, planRequote, quoteClientKey, type Quote, type QuoteParams, type RestingOrder } from "./quotes.js";
+import { desiredQuotes, planRequote, quoteClientKey, SLOTS, type Quote, type QuoteParams, type RestingOrder, type Slot } from "./quotes.js";
 
 const ORDER_STATUS_ACTIVE = 1;
 const ORDER_TYPE_LIMIT = 1;
@@ -85,7 +85,7 @@ export class MarketMaker {
     this.log.info({ deposited: need6.toString() }, "market maker deposit topped up");
   }
 
-  /** One round over every market: keep, cancel, place. Returns the number of transactions sent. */
+  /** One round over every market: keep, place, cancel (see `planRequote` for the order). Returns the number of transactions sent. */
   async round(): Promise<number> {
     if (this.accountId === 0n) await this.setup();
     let sent = 0;
@@ -121,42 +121,43 @@ export class MarketMaker {
     if (index === 0n || updatedAt === 0n) return 0;
     const p = this.quoteParams(m);
     const wanted = desiredQuotes(index, p);
-    const resting = new Map<string, RestingOrder>();
+    const resting = new Map<string, RestingOrder[]>();
     await Promise.all(
       wanted.map(async (q) => {
-        const r = await this.restingOrder(m, q);
-        if (r) resting.set(`${q.side}:${q.level}`, r);
+        const orders = await Promise.all(SLOTS.map((slot) => this.restingOrder(m, q, slot)));
+        resting.set(`${q.side}:${q.level}`, orders.filter((r) => r !== undefined));
       }),
     );
-    const plan = planRequote(wanted, (q) => resting.get(`${q.side}:${q.level}`), p);
+    const plan = planRequote(wanted, (q) => resting.get(`${q.side}:${q.level}`) ?? [], p);
     let sent = 0;
-    for (const q of plan.cancel) {
-      try {
-        await this.maker.write({
-          address: this.venue.engine, abi: engineAbi, functionName: "cancelOrder",
-          args: [this.accountId, m.marketId, quoteClientKey(m.marketId, q.side, q.level)],
-        });
-        sent++;
-      } catch (e) {
-        // Filled in between: nothing to cancel.
-        if (errorName(e) !== "OrderNotFound") throw e;
+    for (const step of plan.steps) {
+      const q = step.quote;
+      const clientKey = quoteClientKey(m.marketId, q.side, q.level, step.slot);
+      if (step.kind === "cancel") {
+        try {
+          await this.maker.write({
+            address: this.venue.engine, abi: engineAbi, functionName: "cancelOrder", args: [this.accountId, m.marketId, clientKey],
+          });
+          sent++;
+        } catch (e) {
+          // Filled in between: nothing to cancel.
+          if (errorName(e) !== "OrderNotFound") throw e;
+        }
+        continue;
       }
-    }
-    for (const q of plan.place) {
       try {
         await this.maker.write({
           address: this.venue.engine, abi: engineAbi, functionName: "placeOrder",
           args: [{
             accountId: this.accountId, marketId: m.marketId, side: q.side, orderType: ORDER_TYPE_LIMIT,
-            collateral6: q.collateral6, leverage: p.leverage, limitPriceX18: q.priceX18,
-            clientKey: quoteClientKey(m.marketId, q.side, q.level),
+            collateral6: q.collateral6, leverage: p.leverage, limitPriceX18: q.priceX18, clientKey,
           }],
         });
         sent++;
       } catch (e) {
         const name = errorName(e);
-        // A level the book cannot take now (band, self-trade against a level not yet cancelled):
-        // the next round tries again.
+        // A level the book cannot take now (band, a crossing order not yet cancelled): the next
+        // round tries again.
         if (name === "InvalidPrice" || name === "SelfTrade" || name === "ClientKeyInUse") {
           this.log.debug({ market: m.symbol, err: name, price: q.priceX18.toString() }, "quote skipped");
           continue;
@@ -170,14 +171,14 @@ export class MarketMaker {
     return sent;
   }
 
-  private async restingOrder(m: ChainMarket, q: Quote): Promise<RestingOrder | undefined> {
-    const key: Hex = quoteClientKey(m.marketId, q.side, q.level);
+  private async restingOrder(m: ChainMarket, q: Quote, slot: Slot): Promise<RestingOrder | undefined> {
+    const key: Hex = quoteClientKey(m.marketId, q.side, q.level, slot);
     const orderId = await this.client.readContract({
       address: m.address, abi: marketAbi, functionName: "orderIdOf", args: [this.accountId, key],
     });
     if (orderId === 0n) return undefined;
     const o = await this.client.readContract({ address: m.address, abi: marketAbi, functionName: "getOrder", args: [orderId] });
     if (Number(o.status) !== ORDER_STATUS_ACTIVE) return undefined;
-    return { priceX18: o.priceX18, remainingQty: o.remainingQty };
+    return { slot, priceX18: o.priceX18, remainingQty: o.remainingQty };
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   collateralFor, desiredQuotes, orderQty, planRequote, quoteClientKey, SIDE_LONG, SIDE_SHORT,
-  type Quote, type QuoteParams, type RestingOrder,
+  type Quote, type QuoteParams, type RequotePlan, type RestingOrder,
 } from "./quotes.js";
 
 const E18 = 10n ** 18n;
@@ -46,44 +46,47 @@ describe("desiredQuotes", () => {
 
   it("gives each (market, side, level) its own stable client key", () => {
     const m = ("0x" + "11".repeat(32)) as `0x${string}`;
-    const keys = new Set([0, 1, 2].flatMap((l) => [quoteClientKey(m, SIDE_LONG, l), quoteClientKey(m, SIDE_SHORT, l)]));
-    expect(keys.size).toBe(6);
+    const keys = new Set([0, 1, 2].flatMap((l) => ([0, 1] as const).flatMap((slot) => [quoteClientKey(m, SIDE_LONG, l, slot), quoteClientKey(m, SIDE_SHORT, l, slot)])));
+    expect(keys.size).toBe(12);
     expect(quoteClientKey(m, SIDE_LONG, 0)).toBe(quoteClientKey(m, SIDE_LONG, 0));
     expect(quoteClientKey(("0x" + "22".repeat(32)) as `0x${string}`, SIDE_LONG, 0)).not.toBe(quoteClientKey(m, SIDE_LONG, 0));
   });
 });
 
 describe("planRequote", () => {
-  const key = (q: Quote) => `${q.side}:${q.level}`;
-  const restingFrom = (qs: Quote[], f: (q: Quote) => RestingOrder | undefined = (q) => ({ priceX18: q.priceX18, remainingQty: q.qty })) => {
-    const m = new Map(qs.map((q) => [key(q), f(q)] as const));
-    return (q: Quote) => m.get(key(q));
+  const key = (q: Pick<Quote, "side" | "level">) => `${q.side}:${q.level}`;
+  const restingFrom = (
+    qs: Quote[],
+    f: (q: Quote) => Omit<RestingOrder, "slot"> | undefined = (q) => ({ priceX18: q.priceX18, remainingQty: q.qty }),
+  ) => {
+    const m = new Map(qs.map((q) => {
+      const r = f(q);
+      return [key(q), r ? [{ slot: 0 as const, ...r }] : []] as const;
+    }));
+    return (q: Quote) => m.get(key(q)) ?? [];
   };
+  const places = (plan: RequotePlan) => plan.steps.filter((s) => s.kind === "place");
+  const cancels = (plan: RequotePlan) => plan.steps.filter((s) => s.kind === "cancel");
 
   it("places every level on a fresh start", () => {
-    const plan = planRequote(desiredQuotes(INDEX, p), () => undefined, p);
-    expect(plan.place).toHaveLength(6);
-    expect(plan.cancel).toHaveLength(0);
+    const plan = planRequote(desiredQuotes(INDEX, p), () => [], p);
+    expect(places(plan)).toHaveLength(6);
+    expect(cancels(plan)).toHaveLength(0);
   });
 
   it("does nothing while the index has not moved", () => {
     const qs = desiredQuotes(INDEX, p);
     const plan = planRequote(qs, restingFrom(qs), p);
     expect(plan.keep).toHaveLength(6);
-    expect(plan.place.length + plan.cancel.length).toBe(0);
+    expect(plan.steps).toHaveLength(0);
   });
 
-  it("keeps quotes through a small move, re-quotes through a large one", () => {
+  it("keeps quotes through a small move; through a large one places every level in the free slot before cancelling", () => {
     const before = desiredQuotes(INDEX, p);
     const small = planRequote(desiredQuotes(INDEX + INDEX / 10_000n, p), restingFrom(before), p); // 1 bp
     expect(small.keep).toHaveLength(6);
     const large = planRequote(desiredQuotes(INDEX + (INDEX * 10n) / 10_000n, p), restingFrom(before), p); // 10 bps
-    expect(large.cancel).toHaveLength(6);
-    expect(large.place).toHaveLength(6);
-    // after the move, no new bid reaches a kept (or new) ask: the ladder cannot self-trade
-    const bids = large.place.filter((q) => q.side === SIDE_LONG).map((q) => q.priceX18);
-    const asks = large.place.filter((q) => q.side === SIDE_SHORT).map((q) => q.priceX18);
-    expect(bids.every((b) => asks.every((a) => b < a))).toBe(true);
+    expect(large.steps.map((s) => `${s.kind}:${s.slot}`)).toEqual([...Array(6).fill("place:1"), ...Array(6).fill("cancel:0")]);
   });
 
   it("replenishes a level that is mostly filled, and places a level that was filled away", () => {
@@ -96,8 +99,74 @@ describe("planRequote", () => {
             : { priceX18: q.priceX18, remainingQty: q.qty }),
       p,
     );
-    expect(plan.cancel.map(key)).toEqual([`${SIDE_SHORT}:0`]);
-    expect(plan.place.map(key).sort()).toEqual([`${SIDE_LONG}:0`, `${SIDE_SHORT}:0`].sort());
+    expect(plan.steps.map((s) => `${s.kind}:${key(s.quote)}:${s.slot}`)).toEqual([
+      `place:${SIDE_LONG}:0:0`, `place:${SIDE_SHORT}:0:1`, `cancel:${SIDE_SHORT}:0:0`,
+    ]);
     expect(plan.keep).toHaveLength(4);
+  });
+
+  it("cancels a duplicate beside a kept order, and frees slot 0 first when both slots hold stale orders", () => {
+    const qs = desiredQuotes(INDEX, p);
+    const far = (q: Quote) => (q.side === SIDE_LONG ? q.priceX18 - 100n * TICK : q.priceX18 + 100n * TICK);
+    const plan = planRequote(qs, (q) =>
+      q.level === 0 && q.side === SIDE_LONG ? [{ slot: 0, priceX18: far(q), remainingQty: q.qty }, { slot: 1, priceX18: q.priceX18, remainingQty: q.qty }]
+        : q.level === 0 ? [{ slot: 0, priceX18: far(q), remainingQty: q.qty }, { slot: 1, priceX18: far(q), remainingQty: q.qty }]
+          : [{ slot: 1, priceX18: q.priceX18, remainingQty: q.qty }], p);
+    expect(plan.keep).toHaveLength(5);
+    expect(plan.steps.map((s) => `${s.kind}:${key(s.quote)}:${s.slot}`)).toEqual([
+      `cancel:${SIDE_SHORT}:0:0`, `place:${SIDE_SHORT}:0:0`, `cancel:${SIDE_LONG}:0:0`, `cancel:${SIDE_SHORT}:0:1`,
+    ]);
+  });
+
+  // Property: whatever the maker holds and however far the index jumps, sending the steps in order
+  // never leaves a side of its book empty (when it held both before), never places an order that
+  // crosses one of its own resting orders or reuses an occupied slot, and ends with exactly one
+  // order per wanted level, at the wanted price or a kept one.
+  it("never empties a side, never self-crosses, ends with the wanted ladder (random moves and fills)", () => {
+    let seed = 0x5eed_1234n;
+    const rand = (n: number) => {
+      seed = (seed * 6_364_136_223_846_793_005n + 1_442_695_040_888_963_407n) % 2n ** 64n;
+      return Number((seed >> 33n) % BigInt(n));
+    };
+    for (let run = 0; run < 500; run++) {
+      const params = { ...p, levels: 1 + rand(4) };
+      type Held = { side: Quote["side"]; level: number; slot: 0 | 1; priceX18: bigint; remainingQty: bigint };
+      let book: Held[] = [];
+      let index = INDEX;
+      for (let round = 0; round < 6; round++) {
+        // The index moves by up to ±300 bps (larger than the spread: the ladder crosses its old self).
+        const bps = BigInt(rand(601) - 300);
+        index = index + (index * bps) / 10_000n;
+        const wanted = desiredQuotes(index, params);
+        // Takers fill some resting orders partly or fully.
+        book = book.flatMap((o) => {
+          const r = rand(5);
+          return r === 0 ? [] : r === 1 ? [{ ...o, remainingQty: o.remainingQty / 3n }] : [o];
+        });
+        const plan = planRequote(wanted, (q) => book.filter((o) => o.side === q.side && o.level === q.level), params);
+        const hadBoth = [SIDE_LONG, SIDE_SHORT].every((side) => book.some((o) => o.side === side));
+        for (const step of plan.steps) {
+          const q = step.quote;
+          if (step.kind === "place") {
+            expect(book.some((o) => o.side === q.side && o.level === q.level && o.slot === step.slot)).toBe(false);
+            const crossed = book.some((o) => o.side !== q.side && (q.side === SIDE_LONG ? q.priceX18 >= o.priceX18 : q.priceX18 <= o.priceX18));
+            expect(crossed).toBe(false);
+            book.push({ side: q.side, level: q.level, slot: step.slot, priceX18: q.priceX18, remainingQty: q.qty });
+          } else {
+            const before = book.length;
+            book = book.filter((o) => !(o.side === q.side && o.level === q.level && o.slot === step.slot));
+            expect(book.length).toBe(before - 1);
+          }
+          if (hadBoth) for (const side of [SIDE_LONG, SIDE_SHORT]) expect(book.some((o) => o.side === side)).toBe(true);
+        }
+        expect(book.length).toBe(wanted.length);
+        for (const q of wanted) {
+          const held = book.filter((o) => o.side === q.side && o.level === q.level);
+          expect(held).toHaveLength(1);
+          const diff = held[0]!.priceX18 > q.priceX18 ? held[0]!.priceX18 - q.priceX18 : q.priceX18 - held[0]!.priceX18;
+          expect(diff * 10_000n <= q.priceX18 * params.requoteBps).toBe(true);
+        }
+      }
+    }
   });
 });

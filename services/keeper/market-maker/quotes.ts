@@ -33,16 +33,31 @@ export type Quote = {
   qty: bigint;
 };
 
-export type RestingOrder = { priceX18: bigint; remainingQty: bigint };
+export type Slot = 0 | 1;
+export const SLOTS: readonly Slot[] = [0, 1];
 
-/** A fixed client key per (market, side, level): the maker finds its orders again after a restart. */
-export function quoteClientKey(marketId: Hex, side: Side, level: number): Hex {
-  return keccak256(
-    encodeAbiParameters(
-      [{ type: "string" }, { type: "bytes32" }, { type: "uint8" }, { type: "uint16" }],
-      ["venue-market-maker", marketId, side, level],
-    ),
-  );
+export type RestingOrder = { slot: Slot; priceX18: bigint; remainingQty: bigint };
+
+/**
+ * Two fixed client keys per (market, side, level), slots 0 and 1: a re-quote places the new order
+ * in the free slot before it cancels the old one, so a side of the book is never empty while the
+ * maker moves it. Fixed keys let the maker find its orders again after a restart; slot 0 keeps the
+ * key of the single-slot maker, whose orders are then found too.
+ */
+export function quoteClientKey(marketId: Hex, side: Side, level: number, slot: Slot = 0): Hex {
+  return slot === 0
+    ? keccak256(
+      encodeAbiParameters(
+        [{ type: "string" }, { type: "bytes32" }, { type: "uint8" }, { type: "uint16" }],
+        ["venue-market-maker", marketId, side, level],
+      ),
+    )
+    : keccak256(
+      encodeAbiParameters(
+        [{ type: "string" }, { type: "bytes32" }, { type: "uint8" }, { type: "uint16" }, { type: "uint8" }],
+        ["venue-market-maker", marketId, side, level, slot],
+      ),
+    );
 }
 
 const floorTo = (x: bigint, step: bigint) => (x / step) * step;
@@ -93,36 +108,68 @@ function quote(side: Side, level: number, priceX18: bigint, p: QuoteParams): Quo
   return { side, level, priceX18, collateral6, qty: orderQty(collateral6, p.leverage, priceX18, p.lotQty) };
 }
 
+/** One transaction of a re-quote: place `quote` in `slot`, or cancel the order resting there. */
+export type Step =
+  | { kind: "place"; quote: Quote; slot: Slot }
+  | { kind: "cancel"; quote: Quote; slot: Slot; priceX18: bigint };
+
 export type RequotePlan = {
-  /** Levels whose resting order must go (cancel first: frees margin and avoids self-trades). */
-  cancel: Quote[];
-  place: Quote[];
+  /** In the order to send them: see `planRequote`. */
+  steps: Step[];
   keep: Quote[];
 };
 
+const crosses = (side: Side, priceX18: bigint, other: { side: Side; priceX18: bigint }) =>
+  side !== other.side && (side === SIDE_LONG ? priceX18 >= other.priceX18 : priceX18 <= other.priceX18);
+
 /**
  * Keeps a resting order when its price is within `requoteBps` of the wanted price and at least half
- * its quantity remains; otherwise cancels it (if resting) and places the wanted quote. A kept bid is
- * then below index × (1 − (spread − requote)/1e4) < index, a kept ask above it: still no self-cross.
+ * its quantity remains; otherwise places the wanted quote in a free slot and cancels the old order
+ * after it (a level's other slot, or a duplicate beside a kept order, is cancelled too). A kept bid
+ * is below index × (1 − (spread − requote)/1e4) < index, a kept ask above it: no self-cross.
+ *
+ * Steps are ordered so that the maker's side of the book never empties and it never trades with
+ * itself: first the places that cross none of its resting orders, then the cancels of stale orders
+ * that a remaining place would cross (only after a move of more than about twice the spread, when
+ * the other side already holds its new levels), then the remaining places, then the other cancels.
  */
 export function planRequote(
   wanted: Quote[],
-  resting: (q: Quote) => RestingOrder | undefined,
+  resting: (q: Quote) => RestingOrder[],
   p: Pick<QuoteParams, "requoteBps">,
 ): RequotePlan {
-  const plan: RequotePlan = { cancel: [], place: [], keep: [] };
+  type Place = Extract<Step, { kind: "place" }>;
+  type Cancel = Extract<Step, { kind: "cancel" }>;
+  const keep: Quote[] = [];
+  const cancels: Cancel[] = [];
+  /** Each place with the cancels that must be sent before it. */
+  const places: { step: Place; after: Cancel[] }[] = [];
   for (const q of wanted) {
-    const r = resting(q);
-    if (r && r.remainingQty > 0n) {
+    const orders = resting(q).filter((r) => r.remainingQty > 0n);
+    const good = orders.find((r) => {
       const diff = r.priceX18 > q.priceX18 ? r.priceX18 - q.priceX18 : q.priceX18 - r.priceX18;
-      const closeEnough = diff * 10_000n <= q.priceX18 * p.requoteBps;
-      if (closeEnough && r.remainingQty * 2n >= q.qty) {
-        plan.keep.push(q);
-        continue;
-      }
-      plan.cancel.push(q);
+      return diff * 10_000n <= q.priceX18 * p.requoteBps && r.remainingQty * 2n >= q.qty;
+    });
+    const mine = orders.filter((r) => r !== good).map((r): Cancel => ({ kind: "cancel", quote: q, slot: r.slot, priceX18: r.priceX18 }));
+    cancels.push(...mine);
+    if (good) {
+      keep.push(q);
+      continue;
     }
-    plan.place.push(q);
+    const free = SLOTS.find((slot) => !orders.some((r) => r.slot === slot));
+    // Both slots hold stale orders: the one in slot 0 goes first.
+    places.push({ step: { kind: "place", quote: q, slot: free ?? 0 }, after: free === undefined ? mine.filter((c) => c.slot === 0) : [] });
   }
-  return plan;
+  for (const pl of places) {
+    const { side, priceX18 } = pl.step.quote;
+    pl.after.push(...cancels.filter((c) => crosses(side, priceX18, { side: c.quote.side, priceX18: c.priceX18 }) && !pl.after.includes(c)));
+  }
+  const first = new Set(places.flatMap((pl) => pl.after));
+  const steps: Step[] = [
+    ...places.filter((pl) => pl.after.length === 0).map((pl) => pl.step),
+    ...cancels.filter((c) => first.has(c)),
+    ...places.filter((pl) => pl.after.length > 0).map((pl) => pl.step),
+    ...cancels.filter((c) => !first.has(c)),
+  ];
+  return { steps, keep };
 }
