@@ -45,6 +45,8 @@ export type ReadRow = {
   readsNoCache: Load;
   ponder: Load;
   bare: Load;
+  /** the load generator's ceiling: fixed bytes from a socket server in the bare route's process (bare-server.ts) */
+  ceiling: Load;
   rpc: Load;
   /** the same read through the gateway (/v1, X-API-Key with a high limit), and its added latency (sequential requests, interleaved with the read service's) */
   gateway: Load;
@@ -365,9 +367,11 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     const dir = mkdtempSync(join(tmpdir(), "bench-bare-"));
     writeFileSync(join(dir, "bodies.json"), JSON.stringify(bodies));
     const barePort = await freePort();
-    const bare = startProcess("bare", process.execPath, [tsxBin(), join(PROJECT_ROOT, "bench", "bare-server.ts")], { ...process.env, PORT: String(barePort), BENCH_BARE_BODIES: join(dir, "bodies.json") }, join(dir, "bare.log"), PROJECT_ROOT);
+    const ceilingPort = await freePort();
+    const bare = startProcess("bare", process.execPath, [tsxBin(), join(PROJECT_ROOT, "bench", "bare-server.ts")], { ...process.env, PORT: String(barePort), CEILING_PORT: String(ceilingPort), BENCH_BARE_BODIES: join(dir, "bodies.json") }, join(dir, "bare.log"), PROJECT_ROOT);
     stops.push(() => bare.stop());
     const bareUrl = `http://127.0.0.1:${barePort}`;
+    const ceilingUrl = `http://127.0.0.1:${ceilingPort}`;
     await waitForHttp(`${bareUrl}/health`, { proc: bare });
 
     // the gateway in front of the read service (its own PGlite key store), a key with a high limit
@@ -407,6 +411,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
         readsNoCache: () => cannon(`${rd.url}${r.path}`, { ...o, headers: { "Cache-Control": "no-cache" }, cpuPgid: rd.proc.pid }),
         ponder: () => cannon(`${ix.url}${r.path}`, { ...o, cpuPgid: ix.proc.pid }),
         bare: () => cannon(`${bareUrl}/bare/${i}`, { ...o, cpuPgid: bare.pid }),
+        ceiling: () => cannon(`${ceilingUrl}/bare/${i}`, o),
         gateway: () => cannon(`${gwUrl}/v1${r.path}`, { ...o, headers: { "X-API-Key": apiKey }, cpuPgid: gw.pid }),
         rpc: () =>
           cannon(v.rpcUrl, {
@@ -418,17 +423,17 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
       };
       // the columns take turns, `rounds` times, so a burst of load elsewhere on the machine
       // hits them alike; each column reports its median round (by requests/s)
-      const runs: Record<keyof typeof columns, Load[]> = { reads: [], readsNoCache: [], ponder: [], bare: [], rpc: [], gateway: [] };
+      const runs: Record<keyof typeof columns, Load[]> = { reads: [], readsNoCache: [], ponder: [], bare: [], ceiling: [], rpc: [], gateway: [] };
       for (let k = 0; k < rounds; k++) for (const [name, f] of Object.entries(columns)) runs[name as keyof typeof columns].push(await f());
       const median = (ls: Load[]) => [...ls].sort((a, b) => a.rps - b.rps)[Math.floor(ls.length / 2)]!;
-      const [reads, readsNoCache, ponder, bareL, rpc, gateway] = [runs.reads, runs.readsNoCache, runs.ponder, runs.bare, runs.rpc, runs.gateway].map(median) as [Load, Load, Load, Load, Load, Load];
+      const [reads, readsNoCache, ponder, bareL, ceiling, rpc, gateway] = [runs.reads, runs.readsNoCache, runs.ponder, runs.bare, runs.ceiling, runs.rpc, runs.gateway].map(median) as [Load, Load, Load, Load, Load, Load, Load];
       const gatewayOverhead = await overhead(`${rd.url}${r.path}`, `${gwUrl}/v1${r.path}`, { "X-API-Key": apiKey });
-      for (const [name, l] of Object.entries({ reads, readsNoCache, ponder, bare: bareL, rpc, gateway })) {
+      for (const [name, l] of Object.entries({ reads, readsNoCache, ponder, bare: bareL, ceiling, rpc, gateway })) {
         if (l.non2xx || l.errors) log(`  !! ${r.route} ${name}: ${l.non2xx} non-2xx, ${l.errors} errors`);
       }
-      rows.push({ db: kind, route: r.route, call: r.call, reads, readsNoCache, ponder, bare: bareL, rpc, gateway, gatewayOverhead });
+      rows.push({ db: kind, route: r.route, call: r.call, reads, readsNoCache, ponder, bare: bareL, ceiling, rpc, gateway, gatewayOverhead });
       log(
-        `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} ${cpu(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}× | gateway ${fmt(gateway)} ${cpu(gateway)} ${((100 * gateway.rps) / reads.rps).toFixed(0)} % of reads, overhead p50/p99 ${gatewayOverhead.p50Ms.toFixed(2)}/${gatewayOverhead.p99Ms.toFixed(2)} ms (own time ${gatewayOverhead.ownP50Ms.toFixed(2)}/${gatewayOverhead.ownP99Ms.toFixed(2)} ms; hot path ${(100 * gatewayOverhead.hotShare).toFixed(0)} %, its p99 ${gatewayOverhead.ownHotP99Ms.toFixed(2)} ms)`,
+        `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} ${cpu(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ceiling ${fmt(ceiling)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}× (ceiling/RPC ${(ceiling.rps / rpc.rps).toFixed(1)}×) | gateway ${fmt(gateway)} ${cpu(gateway)} ${((100 * gateway.rps) / reads.rps).toFixed(0)} % of reads, overhead p50/p99 ${gatewayOverhead.p50Ms.toFixed(2)}/${gatewayOverhead.p99Ms.toFixed(2)} ms (own time ${gatewayOverhead.ownP50Ms.toFixed(2)}/${gatewayOverhead.ownP99Ms.toFixed(2)} ms; hot path ${(100 * gatewayOverhead.hotShare).toFixed(0)} %, its p99 ${gatewayOverhead.ownHotP99Ms.toFixed(2)} ms)`,
       );
     }
     log(`  load average after the rows: ${load()}`);
@@ -486,6 +491,7 @@ export async function run(): Promise<ReadRow[]> {
   for (const kind of kinds) rows.push(...(await benchDb(kind, console.log)));
   console.log("\n" + markdownTable(rows));
   console.log("¹ the chain has no index of orders by account: the market's 20 newest orders is a lower bound of its cost");
+  console.log("² fixed response bytes from a socket server that parses only the request line (bench/bare-server.ts): the most the load generator can take from any server here; reads / call cannot exceed ceiling / call");
   const ab = freshness.some((f) => f.variant);
   console.log(`\n| DB |${ab ? " variant (load average) |" : ""} freshness samples | mined → visible from the receipt p50/p99 ms | from mined, p50/p99 ms: anvil's newHeads | receipt | Ponder's push | read service's push | visible | Ponder's "Indexed block" p50/p99 ms | CPU ms per sample: Ponder / read service |${ab ? " PGlite per sample: statements / ms inside it / its CPU ms |" : ""}`);
   console.log(`|---|${ab ? "---|---|" : ""}---|---|---|---|---|---|---|---|---|`);
@@ -502,12 +508,12 @@ export async function run(): Promise<ReadRow[]> {
 export function markdownTable(rows: ReadRow[]): string {
   const cell = (l: Load) => `${l.rps.toFixed(0)} (${l.p50Ms}/${l.p99Ms})`;
   const lines = [
-    "| DB | Route | read service rps (p50/p99 ms) | CPU/req | no-cache | Ponder's server | bare Hono, separate process | CPU/req | contract view call | call rps (p50/p99) | reads / bare | reads / call | gateway rps (p50/p99) | CPU/req | gateway / reads | gateway overhead p50/p99 ms, difference (own time; hot path share, its p99) |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    "| DB | Route | read service rps (p50/p99 ms) | CPU/req | no-cache | Ponder's server | bare Hono, separate process | CPU/req | load generator's ceiling² | contract view call | call rps (p50/p99) | reads / bare | reads / call | ceiling / call | gateway rps (p50/p99) | CPU/req | gateway / reads | gateway overhead p50/p99 ms, difference (own time; hot path share, its p99) |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const r of rows) {
     lines.push(
-      `| ${r.db} | ${r.route} | ${cell(r.reads)} | ${cpu(r.reads)} | ${cell(r.readsNoCache)} | ${cell(r.ponder)} | ${cell(r.bare)} | ${cpu(r.bare)} | \`${r.call}\` | ${cell(r.rpc)} | ${((100 * r.reads.rps) / r.bare.rps).toFixed(0)} % | ${(r.reads.rps / r.rpc.rps).toFixed(1)}× | ${cell(r.gateway)} | ${cpu(r.gateway)} | ${((100 * r.gateway.rps) / r.reads.rps).toFixed(0)} % | ${r.gatewayOverhead.p50Ms.toFixed(2)}/${r.gatewayOverhead.p99Ms.toFixed(2)} (${r.gatewayOverhead.ownP50Ms.toFixed(2)}/${r.gatewayOverhead.ownP99Ms.toFixed(2)}; ${(100 * r.gatewayOverhead.hotShare).toFixed(0)} %, ${r.gatewayOverhead.ownHotP99Ms.toFixed(2)}) |`,
+      `| ${r.db} | ${r.route} | ${cell(r.reads)} | ${cpu(r.reads)} | ${cell(r.readsNoCache)} | ${cell(r.ponder)} | ${cell(r.bare)} | ${cpu(r.bare)} | ${cell(r.ceiling)} | \`${r.call}\` | ${cell(r.rpc)} | ${((100 * r.reads.rps) / r.bare.rps).toFixed(0)} % | ${(r.reads.rps / r.rpc.rps).toFixed(1)}× | ${(r.ceiling.rps / r.rpc.rps).toFixed(1)}× | ${cell(r.gateway)} | ${cpu(r.gateway)} | ${((100 * r.gateway.rps) / r.reads.rps).toFixed(0)} % | ${r.gatewayOverhead.p50Ms.toFixed(2)}/${r.gatewayOverhead.p99Ms.toFixed(2)} (${r.gatewayOverhead.ownP50Ms.toFixed(2)}/${r.gatewayOverhead.ownP99Ms.toFixed(2)}; ${(100 * r.gatewayOverhead.hotShare).toFixed(0)} %, ${r.gatewayOverhead.ownHotP99Ms.toFixed(2)}) |`,
     );
   }
   return lines.join("\n");
