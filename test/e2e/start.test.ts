@@ -7,10 +7,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { engineAbi, marketAbi, oracleAbi } from "../../abis/index.js";
-import { rpcAnswers, freePort } from "../../core/chain/anvil.js";
+import { rpcAnswers } from "../../core/chain/anvil.js";
 import { devAccount } from "../../core/config.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
 import { publicClientFor } from "../../scripts/lib/clients.js";
@@ -24,6 +25,27 @@ const dir = mkdtempSync(join(tmpdir(), "venue-start-"));
 let basePort = 0;
 let child: ChildProcess | undefined;
 let output = "";
+
+/**
+ * A base port whose next `n` ports are free now, below the kernel's ephemeral range (32768 and
+ * up here): there an outgoing connection of another test can take one of them at any moment (a
+ * CI run failed with EADDRINUSE on the read service's port).
+ */
+async function freeRunOfPorts(n: number): Promise<number> {
+  const bindable = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const srv = createServer();
+      srv.once("error", () => resolve(false));
+      srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+    });
+  for (let tries = 0; tries < 50; tries++) {
+    const base = 20_000 + Math.floor(Math.random() * 12_000);
+    let ok = true;
+    for (let i = 0; i < n && ok; i++) ok = await bindable(base + i);
+    if (ok) return base;
+  }
+  throw new Error(`no ${n} consecutive free ports in 20000–32000`);
+}
 
 function start(): Promise<void> {
   output = "";
@@ -85,8 +107,7 @@ describe("npm start", () => {
   let local: LocalJson;
 
   it("comes up and writes local.json", async () => {
-    // five consecutive free ports are likely above a random free one; start verifies anvil's
-    basePort = 20_000 + ((await freePort()) % 20_000);
+    basePort = await freeRunOfPorts(8);
     await start();
     local = JSON.parse(readFileSync(join(dir, "local.json"), "utf8"));
     expect(local.chainId).toBe(31337);

@@ -176,9 +176,9 @@ for (const l of lists) {
 historyRoutes
   .openapi(pnlRoute, async (c) => {
     const accountId = BigInt(c.req.valid("param").accountId);
-    const acc = await requireAccount(accountId);
     const q = c.req.valid("query");
     const data = await readAtIndexedBlock(c as never, async () => {
+      const acc = await requireAccount(accountId);
       const page = await pnlPage({ accountId, createdAt: acc.createdAt, resolution: q.resolution, from: q.from, to: q.to, limit: q.limit, cursor: q.cursor });
       return { pnl: page.points.map(pnlItem), hasMore: page.hasMore, nextCursor: page.nextCursor };
     });
@@ -186,9 +186,11 @@ historyRoutes
   })
   .openapi(candlesRoute, async (c) => {
     const marketId = marketOf(c.req.valid("param").marketId);
-    await requireMarket(marketId);
     const q = c.req.valid("query");
-    const data = await readAtIndexedBlock(c as never, (b) => candlePage(marketId, q.resolution as CandleResolution, q, b.timestamp));
+    const data = await readAtIndexedBlock(c as never, async (b) => {
+      await requireMarket(marketId);
+      return candlePage(marketId, q.resolution as CandleResolution, q, b.timestamp);
+    });
     return c.json({ success: true as const, data }, 200) as never;
   });
 

@@ -84,8 +84,8 @@ export const marketRoutes = createApiApp()
   .openapi(getOrderBook, async (c) => {
     const marketId = idOf(c.req.valid("param").marketId);
     const { depth } = c.req.valid("query");
-    await requireMarket(marketId);
     const data = await readAtIndexedBlock(c, async (b) => {
+      await requireMarket(marketId);
       const [bids, asks] = await Promise.all([bookLevels(marketId, "LONG", depth), bookLevels(marketId, "SHORT", depth)]);
       return orderBookResponse(marketId, bids, asks, b);
     });
