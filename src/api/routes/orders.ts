@@ -34,18 +34,19 @@ export const orderRoutes = createApiApp().openapi(listOrders, async (c) => {
   const q = c.req.valid("query");
   const accountId = BigInt(raw);
   const marketId = q.marketId?.toLowerCase() as Hex | undefined;
-  const after = q.cursor === undefined ? undefined : ordersCursorKey(q.cursor);
   const where = and(
     eq(order.accountId, accountId),
     marketId ? eq(order.marketId, marketId) : undefined,
     q.status ? eq(order.status, q.status) : undefined,
   );
-  const page = after
-    ? and(where, or(lt(order.createdBlock, after[0]!), and(eq(order.createdBlock, after[0]!), lt(order.orderId, after[1]!))))
-    : where;
   // the 404s read the same indexed state as the page
   const data = await readAtIndexedBlock(c, async () => {
     await Promise.all([requireAccount(accountId), marketId ? requireMarket(marketId) : undefined]);
+    // a 404 goes before a bad cursor's 400
+    const after = q.cursor === undefined ? undefined : ordersCursorKey(q.cursor);
+    const page = after
+      ? and(where, or(lt(order.createdBlock, after[0]!), and(eq(order.createdBlock, after[0]!), lt(order.orderId, after[1]!))))
+      : where;
     const [rows, total] = await Promise.all([
       // one more than the page says whether another follows
       db.select().from(order).where(page).orderBy(desc(order.createdBlock), desc(order.orderId)).limit(q.limit + 1),
