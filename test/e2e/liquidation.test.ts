@@ -42,10 +42,13 @@ describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($
   let startPrice = 0n;
   let sizeQty = 0n;
 
-  const write = async (w: typeof traderWallet, req: any) => {
+  /** Simulated, sent, mined: the receipt, whatever its status. */
+  const send = async (w: typeof traderWallet, req: any) => {
     const { request } = await client.simulateContract({ ...req, account: w.account });
-    const hash = await w.writeContract(request as any);
-    const r = await client.waitForTransactionReceipt({ hash });
+    return client.waitForTransactionReceipt({ hash: await w.writeContract(request as any) });
+  };
+  const write = async (w: typeof traderWallet, req: any) => {
+    const r = await send(w, req);
     expect(r.status).toBe("success");
     return r;
   };
@@ -95,8 +98,7 @@ describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($
       args: [{ accountId, marketId, side: 0, orderType: 0, collateral6: parseUnits("1000", 6), leverage: 40n, limitPriceX18: 0n, clientKey: `0x${"00".repeat(32)}` }],
     } as const;
     const r = await until("the 40x long mined", async () => {
-      const { request } = await client.simulateContract({ ...order, account: traderWallet.account });
-      const receipt = await client.waitForTransactionReceipt({ hash: await traderWallet.writeContract(request as any) });
+      const receipt = await send(traderWallet, order);
       return receipt.status === "success" ? receipt : undefined;
     }, 15_000);
     const pos = await client.readContract({ address: eur.marketAddress, abi: marketAbi, functionName: "getPosition", args: [accountId], blockNumber: r.blockNumber });

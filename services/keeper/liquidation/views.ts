@@ -4,11 +4,11 @@
  * where bigints become strings.
  */
 import type { Health } from "../../../core/math/index.js";
+import { abs } from "../../../core/math/ints.js";
 import { bpsToPercent, formatWad, secondsToISO } from "../../../core/units.js";
 import type { AccountHealth, MarketContext, PositionRow } from "./health.js";
 import type { AccountRow, LiquidationRow } from "../indexer/reader.js";
 
-const abs = (x: bigint) => (x < 0n ? -x : x);
 const f18 = formatWad; // prices, quantities and WAD amounts all carry 18 decimals
 
 export type HealthResponse = ReturnType<typeof healthResponse>;

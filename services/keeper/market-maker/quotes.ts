@@ -3,6 +3,7 @@
  * which orders to cancel or place to get there. Chain access lives in `maker.ts`.
  */
 import { encodeAbiParameters, keccak256, type Hex } from "viem";
+import { abs } from "../../../core/math/ints.js";
 import { toWad } from "../../../core/units.js";
 
 export const SIDE_LONG = 0; // a bid
@@ -146,10 +147,7 @@ export function planRequote(
   const places: { step: Place; after: Cancel[] }[] = [];
   for (const q of wanted) {
     const orders = resting(q).filter((r) => r.remainingQty > 0n);
-    const good = orders.find((r) => {
-      const diff = r.priceX18 > q.priceX18 ? r.priceX18 - q.priceX18 : q.priceX18 - r.priceX18;
-      return diff * 10_000n <= q.priceX18 * p.requoteBps && r.remainingQty * 2n >= q.qty;
-    });
+    const good = orders.find((r) => abs(r.priceX18 - q.priceX18) * 10_000n <= q.priceX18 * p.requoteBps && r.remainingQty * 2n >= q.qty);
     const mine = orders.filter((r) => r !== good).map((r): Cancel => ({ kind: "cancel", quote: q, slot: r.slot, priceX18: r.priceX18 }));
     cancels.push(...mine);
     if (good) {
