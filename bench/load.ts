@@ -1,12 +1,20 @@
 /**
- * Load generation for the HTTP benchmarks: autocannon in a separate process (so the load
- * generator never shares a core's event loop with what it measures), and the CPU time a
- * server's process group spent meanwhile (from /proc, Linux only).
+ * Load generation for the HTTP benchmarks: a load generator in a separate process (so it never
+ * shares a core's event loop with what it measures), and the CPU time a server's process group
+ * spent meanwhile (from /proc, Linux only).
+ *
+ * `BENCH_LOADGEN`: `wrk` (C, one thread; Debian's `wrk` package; the default when it is on PATH)
+ * or `autocannon` (Node, from the npm packages; the default otherwise). On a 2-core machine the
+ * generator takes its share of the cores from the servers it measures, and autocannon spends more
+ * per request than wrk, and more the more header bytes a response has (it parses them in JS): with
+ * it the fastest servers were bound by the generator, and the gateway, whose answers carry a
+ * few more headers, measured 61–63 % of the read service where wrk measures 102–105 %.
  */
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { accessSync, constants, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
 const autocannonBin = () => join(dirname(require.resolve("autocannon/package.json")), "autocannon.js");
@@ -53,16 +61,65 @@ export type LoadOptions = {
   cpuPgid?: number;
 };
 
+export type LoadGenerator = "autocannon" | "wrk";
+
+const onPath = (bin: string) =>
+  (process.env.PATH ?? "").split(delimiter).some((d) => {
+    try {
+      accessSync(join(d, bin), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+
+export function loadGenerator(): LoadGenerator {
+  const g = process.env.BENCH_LOADGEN ?? (onPath("wrk") ? "wrk" : "autocannon");
+  if (g !== "autocannon" && g !== "wrk") throw new Error(`BENCH_LOADGEN: autocannon or wrk, not ${g}`);
+  return g;
+}
+
 export async function cannon(url: string, o: LoadOptions = {}): Promise<Load> {
+  return loadGenerator() === "wrk" ? wrk(url, o) : autocannon(url, o);
+}
+
+async function run(file: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise<string>((resolve, reject) =>
+    execFile(file, args, { maxBuffer: 16 * 1024 * 1024, env }, (err, stdout, stderr) => (err ? reject(new Error(`${file}: ${stderr || err.message}`)) : resolve(stdout))),
+  );
+}
+
+/** wrk, one thread, its report as JSON from bench/wrk-report.lua (latency in µs). */
+async function wrk(url: string, o: LoadOptions): Promise<Load> {
+  const args = ["-t", "1", "-c", String(o.connections ?? 16), "-d", `${o.durationS ?? 5}s`, "-s", join(dirname(fileURLToPath(import.meta.url)), "wrk-report.lua")];
+  for (const [k, v] of Object.entries(o.headers ?? {})) args.push("-H", `${k}: ${v}`);
+  args.push(url);
+  const env = { ...process.env, WRK_METHOD: o.method ?? "GET", ...(o.body !== undefined ? { WRK_BODY: o.body } : {}) };
+  const cpu0 = o.cpuPgid ? groupCpuMs(o.cpuPgid) : 0;
+  const out = await run("wrk", args, env);
+  const cpu1 = o.cpuPgid ? groupCpuMs(o.cpuPgid) : 0;
+  const line = out.split("\n").find((l) => l.startsWith("{\"requests\""));
+  if (!line) throw new Error(`wrk: no report in ${out}`);
+  const r = JSON.parse(line) as { requests: number; durationUs: number; non2xx: number; errors: number; p50Us: number; p99Us: number };
+  return {
+    rps: r.requests / (r.durationUs / 1e6),
+    p50Ms: r.p50Us / 1000,
+    p99Ms: r.p99Us / 1000,
+    requests: r.requests,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    cpuUsPerRequest: o.cpuPgid && r.requests ? ((cpu1 - cpu0) * 1000) / r.requests : NaN,
+  };
+}
+
+async function autocannon(url: string, o: LoadOptions): Promise<Load> {
   const args = [autocannonBin(), "-j", "-n", "-c", String(o.connections ?? 16), "-d", String(o.durationS ?? 5)];
   if (o.method) args.push("-m", o.method);
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push("-H", `${k}=${v}`);
   if (o.body !== undefined) args.push("-b", o.body);
   args.push(url);
   const cpu0 = o.cpuPgid ? groupCpuMs(o.cpuPgid) : 0;
-  const out = await new Promise<string>((resolve, reject) =>
-    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => (err ? reject(new Error(`autocannon: ${stderr || err.message}`)) : resolve(stdout))),
-  );
+  const out = await run(process.execPath, args);
   const cpu1 = o.cpuPgid ? groupCpuMs(o.cpuPgid) : 0;
   const r = JSON.parse(out) as {
     requests: { average: number; total: number };

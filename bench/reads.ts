@@ -4,13 +4,15 @@
  * (services/reads, the integration API's URL) as clients read it and with
  * `Cache-Control: no-cache`, Ponder's own server (the previous path), a bare Hono route in a
  * separate process serving the same body, and the cheapest contract view call for the same
- * answer (one `eth_call` on the same anvil, named per row). The load generator is autocannon in
- * a separate process (16 connections; the columns take turns, 3 rounds of 3 s, median round);
- * CPU time per request is the server's process group's (from /proc).
+ * answer (one `eth_call` on the same anvil, named per row). The load generator runs in a
+ * separate process (16 connections; the columns take turns, 3 rounds of 3 s, median round):
+ * autocannon, or wrk with BENCH_LOADGEN=wrk (bench/load.ts); CPU time per request is the
+ * server's process group's (from /proc).
  *   npx tsx bench/reads.ts     BENCH_DBS=pglite,postgres BENCH_DURATION_S=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16
  *     BENCH_FRESHNESS=50 (samples) BENCH_READS_ROWS=0 (freshness only) or a list of rows (1-based, e.g. 1,4)
  *     BENCH_OVERHEAD_REQUESTS=1000 BENCH_READS_PAIRS=300
  *     BENCH_READS_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (the read service's node flags: a CPU profile of it)
+ *     BENCH_GATEWAY_NODE_ARGS (the same for the gateway)
  *     BENCH_AB="a:VENUE_X=1,READS_Y=2;b:VENUE_X=0": the same A/B, each variant's VENUE_* and PGLITE_*
  *       switches set in the running Ponder (its POST /bench/env, BENCH=1) and READS_* in its read service
  *     BENCH_ANSWERS_FROM=indexer,batch: after the rows, the freshness samples A/B, one read service
@@ -35,7 +37,7 @@ import { startVenue, waitForBlock, type Venue } from "../test/e2e/reads-env.js";
 import { sessionActions } from "../test/e2e/reads-session.js";
 import type { DbKind } from "../test/e2e/stack.js";
 import { orderSender, percentile } from "./indexing.js";
-import { cannon, groupCpuMs, type Load } from "./load.js";
+import { cannon, groupCpuMs, loadGenerator, type Load } from "./load.js";
 
 export type ReadRow = {
   db: DbKind;
@@ -324,7 +326,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
   const durationS = Number(process.env.BENCH_DURATION_S ?? 3);
   const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
   const load = () => loadavg().map((l) => l.toFixed(1)).join(" ");
-  log(`\n-- ${kind} (load average ${load()})`);
+  log(`\n-- ${kind} (load average ${load()}; load generator ${loadGenerator()})`);
   const v = await startVenue(kind);
   const stops: (() => Promise<void>)[] = [() => v.stop()];
   let blocks: NodeJS.Timeout | undefined;
@@ -379,7 +381,10 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     const gwEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(gwPort), HOST: "127.0.0.1", INTEGRATION_URL: rd.url, PGLITE_DIR: join(dir, "gateway-db"), RATE_LIMIT_PER_MINUTE: "1000000000", LOG_LEVEL: "warn", PROFILE: "local" };
     delete gwEnv.DATABASE_URL;
     delete gwEnv.REDIS_URL;
-    const gw = startProcess("gateway", process.execPath, [tsxBin(), serviceMain("gateway")], gwEnv, join(dir, "gateway.log"), PROJECT_ROOT);
+    // BENCH_GATEWAY_NODE_ARGS: the gateway's own node flags (node runs it with tsx as its loader, as the read service's)
+    const gwFlags = process.env.BENCH_GATEWAY_NODE_ARGS?.split(/\s+/).filter(Boolean);
+    const gwArgs = gwFlags?.length ? [...gwFlags, "--import", "tsx", serviceMain("gateway")] : [tsxBin(), serviceMain("gateway")];
+    const gw = startProcess("gateway", process.execPath, gwArgs, gwEnv, join(dir, "gateway.log"), PROJECT_ROOT);
     stops.push(() => gw.stop());
     const gwUrl = `http://127.0.0.1:${gwPort}`;
     await waitForHttp(`${gwUrl}/v1/markets`, { proc: gw, timeoutMs: 120_000 });
