@@ -126,19 +126,28 @@ export function exportList<Row, Item extends Record<string, unknown>>(
   });
 }
 
-/** A list route's answer: a JSON page (read at one indexed state), or the export the client asked for. */
+/**
+ * A list route's answer: a JSON page, or the export the client asked for. `list` resolves the
+ * list and its scope, checking that the scope exists (its 404): for a page inside the same
+ * indexed-state read as the rows, so the 404 and the rows belong to one block (a reorg that
+ * removes an account never answers its empty page as a 200); an export streams in several reads
+ * anyway and checks once before.
+ */
 export async function answerList<Row, Item extends Record<string, unknown>>(
   c: Context<IndexedBlockEnv>,
-  def: ListDef<Row, Item>,
-  scope: SQL | undefined,
+  list: () => Promise<{ def: ListDef<Row, Item>; scope: SQL | undefined }>,
   r: Range,
   columns: string[],
 ) {
   const format = exportFormat(c);
   if (format) {
+    const { def, scope } = await list();
     if (r.cursor !== undefined) throw new ApiError("VALIDATION_ERROR", "cursor: an export streams the whole range; send from/to instead");
     return exportList(c, def, scope, r, format, columns);
   }
-  const data = await readAtIndexedBlock(c as never, () => loadPage(def, scope, r));
+  const data = await readAtIndexedBlock(c as never, async () => {
+    const { def, scope } = await list();
+    return loadPage(def, scope, r);
+  });
   return c.json({ success: true as const, data }, 200);
 }

@@ -169,8 +169,7 @@ for (const l of lists) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one handler shape for every list's route
   historyRoutes.openapi(routeOf(l), (async (c: any) => {
     const q = c.req.valid("query") as Q;
-    const { scope, def } = await scopeOf(l.spec, c.req.valid("param") as Record<string, string>, q);
-    return answerList(c as never, def, scope, { from: q.from, to: q.to, limit: q.limit, cursor: q.cursor }, columns);
+    return answerList(c as never, () => scopeOf(l.spec, c.req.valid("param") as Record<string, string>, q), { from: q.from, to: q.to, limit: q.limit, cursor: q.cursor }, columns);
   }) as never);
 }
 historyRoutes

@@ -109,5 +109,5 @@ export const insuranceRoutes = createApiApp()
   })
   .openapi(getHistory, async (c) => {
     const q = c.req.valid("query");
-    return answerList(c as never, events, undefined, { from: q.from, to: q.to, limit: q.limit, cursor: q.cursor }, Object.keys(I.InsuranceFundEvent.shape)) as never;
+    return answerList(c as never, async () => ({ def: events, scope: undefined }), { from: q.from, to: q.to, limit: q.limit, cursor: q.cursor }, Object.keys(I.InsuranceFundEvent.shape)) as never;
   });
