@@ -11,6 +11,8 @@
  *   npx tsx bench/reads.ts     BENCH_DBS=pglite,postgres BENCH_DURATION_S=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16
  *     BENCH_FRESHNESS=50 (samples) BENCH_READS_ROWS=0 (freshness only) or a list of rows (1-based, e.g. 1,4)
  *     BENCH_OVERHEAD_REQUESTS=1000 BENCH_READS_PAIRS=300
+ *     BENCH_SPRAY=N: during the freshness samples another process keeps N distinct valid URLs of
+ *       the hot routes (book depths, order page sizes) held in the read service (bench/spray.ts)
  *     BENCH_READS_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (the read service's node flags: a CPU profile of it)
  *     BENCH_GATEWAY_NODE_ARGS (the same for the gateway)
  *     BENCH_AB="a:VENUE_X=1,READS_Y=2;b:VENUE_X=0": the same A/B, each variant's VENUE_* and PGLITE_*
@@ -114,6 +116,16 @@ async function freshnessSamples(
   let failed = 0;
   const n = Number(process.env.BENCH_FRESHNESS ?? 50);
   const blocks: bigint[] = [];
+  // BENCH_SPRAY=N: meanwhile another client keeps N distinct URLs of the hot routes held (bench/spray.ts)
+  const sprayKeys = Number(process.env.BENCH_SPRAY ?? 0);
+  const sprayLog = join(tmpdir(), `bench-spray-${process.pid}-${Date.now()}.log`);
+  const spray = sprayKeys
+    ? startProcess("spray", process.execPath, [tsxBin(), join(PROJECT_ROOT, "bench", "spray.ts")], { ...process.env, SPRAY_URL: readsUrl, SPRAY_MARKETS: v.deployment.markets.map((m) => m.marketId).join(","), SPRAY_ACCOUNTS: v.accountIds.join(","), SPRAY_KEYS: String(sprayKeys) }, sprayLog, PROJECT_ROOT)
+    : undefined;
+  if (spray) {
+    for (let t = 0; t < 600 && !/"ok"/.test(readFileSync(sprayLog, "utf8")); t++) await new Promise((r) => setTimeout(r, 100));
+    log(`  spray: ${readFileSync(sprayLog, "utf8").trim()} (every URL read again every 5 s)`);
+  }
   const cpu0 = [groupCpuMs(ix.pid), groupCpuMs(rd.pid)];
   const counts = () => (statementsFile ? (JSON.parse(readFileSync(statementsFile, "utf8")) as { statements: number; ms: number; cpuMs?: number; byKind?: Record<string, [number, number, number?]> }) : undefined);
   await new Promise((r) => setTimeout(r, 300)); // the hook writes every 250 ms
@@ -161,6 +173,7 @@ async function freshnessSamples(
   } finally {
     heads.close();
     await Promise.all(feeds.map((f) => f.close()));
+    await spray?.stop();
   }
   // CPU of Ponder's and the read service's process groups per sample (each sample is one block,
   // with the hot routes read before it): less sensitive to the machine's load than the latencies

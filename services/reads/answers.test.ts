@@ -4,25 +4,32 @@ import { AnswerStore } from "./answers.js";
 
 const state = (n: number): IndexedState => ({ number: BigInt(n), timestamp: BigInt(n), hash: `0x${n}`, state: `s${n}` });
 
-function world() {
+function world(o: { eagerMax?: number; eagerBytes?: number; maxAnswers?: number; concurrency?: number } = {}) {
   const hub = feedHub();
   const feed: BlockFeed = { ...hub, revalidate: async () => hub.current(), close: async () => {} };
   hub.setLive(true);
   hub.push(state(1));
   const builds: { path: string; minBlock: bigint }[] = [];
-  const releases: (() => void)[] = [];
+  const releases: { path: string; go: () => void }[] = [];
   let hold = false;
   const store = new AnswerStore(
     feed,
     async (path, minBlock) => {
       builds.push({ path, minBlock });
-      if (hold) await new Promise<void>((r) => releases.push(r));
+      if (hold) await new Promise<void>((go) => releases.push({ path, go }));
       return { status: path.includes("missing") ? 404 : 200, body: `${path}@${hub.current().number}`, block: String(hub.current().number) };
     },
-    { hotMs: 60_000, maxAnswers: 10, concurrency: 4 },
+    { hotMs: 60_000, maxAnswers: 10, eagerMax: 100, concurrency: 8, ...o },
   );
-  return { hub, store, builds, holdBuilds: (v: boolean) => (hold = v), release: () => releases.shift()?.() };
+  /** Lets the oldest held build finish (of `path` if given). */
+  const release = (path?: string) => {
+    const i = path === undefined ? 0 : releases.findIndex((r) => r.path === path);
+    if (i >= 0) releases.splice(i, 1)[0]!.go();
+  };
+  return { hub, store, builds, holdBuilds: (v: boolean) => (hold = v), release };
 }
+
+const tick = () => new Promise((r) => setTimeout(r, 5));
 
 describe("AnswerStore", () => {
   it("builds once, serves from memory, rebuilds once per pushed block (not per request)", async () => {
@@ -103,5 +110,95 @@ describe("AnswerStore", () => {
     expect(w.store.peek("/missing")).toBeUndefined();
     expect(w.store.size).toBe(0);
     expect(EMPTY_STATE.state).toBe("");
+  });
+  it("a push rebuilds at most eagerMax answers, the most read; the others are built when next read", async () => {
+    const w = world({ eagerMax: 2 });
+    const reads = { "/a": 5, "/b": 3, "/c": 1, "/d": 1 };
+    for (const [k, n] of Object.entries(reads)) {
+      await w.store.get(k, k);
+      for (let i = 1; i < n; i++) w.store.peek(k);
+    }
+    const before = w.builds.length;
+    w.holdBuilds(true);
+    w.hub.push(state(2));
+    expect(w.builds.slice(before).map((b) => b.path).sort()).toEqual(["/a", "/b"]);
+    expect(w.store.peek("/c")?.body).toBe("/c@1"); // carried over with the rest of block 1 while block 2's rebuilds run
+    w.release("/a");
+    w.release("/b");
+    await tick();
+    expect([w.store.settledBlock, w.store.peek("/a")?.body, w.store.peek("/c")]).toEqual([2n, "/a@2", undefined]);
+    w.holdBuilds(false);
+    expect((await w.store.get("/c", "/c")).body).toBe("/c@2"); // built when read, at the current block
+    expect(w.builds.length).toBe(before + 3);
+  });
+
+  it("however many distinct keys are read, a push costs at most eagerMax builds", async () => {
+    const w = world({ eagerMax: 3, maxAnswers: 1_000 });
+    await w.store.get("/markets", "/markets");
+    for (let i = 0; i < 5; i++) w.store.peek("/markets"); // the popular answer
+    for (let i = 0; i < 200; i++) await w.store.get(`/markets?junk=${i}`, `/markets?junk=${i}`);
+    for (let block = 2; block <= 5; block++) {
+      const before = w.builds.length;
+      w.hub.push(state(block));
+      await tick();
+      expect(w.builds.length - before).toBeLessThanOrEqual(3);
+      expect(w.store.peek("/markets")?.body).toBe(`/markets@${block}`); // still rebuilt eagerly, the most read
+    }
+  });
+
+  it("builds of keys read meanwhile never hold back the switch to a block (a stream of new keys cannot starve it)", async () => {
+    const w = world({ eagerMax: 1 });
+    await w.store.get("/a", "/a");
+    for (let i = 0; i < 3; i++) w.store.peek("/a");
+    w.holdBuilds(true);
+    const slow = w.store.get("/new", "/new"); // an on-demand build, still running at the push
+    w.hub.push(state(2)); // /a ranks first: the only eager rebuild
+    let settled = false;
+    void w.store.whenSettled(60_000).then(() => (settled = true));
+    w.release("/a");
+    await tick();
+    expect([settled, w.store.settledBlock, w.store.peek("/a")?.body]).toEqual([true, 2n, "/a@2"]);
+    w.holdBuilds(false);
+    w.release("/new");
+    expect((await slow).body).toBe("/new@2");
+  });
+
+  it("a full store makes room for a new key by dropping the answer read longest ago", async () => {
+    const w = world({ maxAnswers: 3 });
+    for (const k of ["/a", "/b", "/c"]) await w.store.get(k, k);
+    await tick();
+    w.store.peek("/a");
+    await w.store.get("/d", "/d");
+    expect(w.store.size).toBe(3);
+    expect([w.store.peek("/a")?.body, w.store.peek("/b"), w.store.peek("/d")?.body]).toEqual(["/a@1", undefined, "/d@1"]);
+  });
+  it("a push's eager rebuilds go before builds of reads waiting for their turn", async () => {
+    const w = world({ eagerMax: 1, concurrency: 1 });
+    await w.store.get("/a", "/a");
+    for (let i = 0; i < 3; i++) w.store.peek("/a");
+    w.holdBuilds(true);
+    const x1 = w.store.get("/x1", "/x1"); // runs
+    const x2 = w.store.get("/x2", "/x2"); // waits for a turn
+    w.hub.push(state(2)); // /a's rebuild waits too, but before /x2
+    const before = w.builds.length;
+    w.release("/x1");
+    await tick();
+    expect(w.builds.slice(before).map((b) => b.path)).toEqual(["/a"]);
+    w.holdBuilds(false);
+    w.release("/a");
+    await Promise.all([x1, x2]);
+    expect(w.store.peek("/a")?.body).toBe("/a@2");
+  });
+  it("a push's eager rebuilds are bounded in bytes too: a huge answer is built when next read", async () => {
+    const big = `/big${"x".repeat(40)}`;
+    const w = world({ eagerBytes: 20 });
+    for (const k of [big, "/a", "/b"]) await w.store.get(k, k);
+    for (let i = 0; i < 5; i++) w.store.peek(big); // the most read, but 46 bytes
+    const before = w.builds.length;
+    w.hub.push(state(2));
+    await tick();
+    expect(w.builds.slice(before).map((b) => b.path).sort()).toEqual(["/a", "/b"]);
+    expect(w.store.peek(big)).toBeUndefined();
+    expect((await w.store.get(big, big)).body).toBe(`${big}@2`);
   });
 });

@@ -1,8 +1,15 @@
 /**
  * The hot answers: each read route's answer (status 200, the exact body the integration API
  * gives) held in memory, pre-serialized, for the indexed state it was built at. On every new
- * indexed block (the block feed's push) every answer read within `hotMs` is rebuilt at once, by
- * this store, before any client asks; the others are dropped. A build is asked for the pushed
+ * indexed block (the block feed's push) the answers read within `hotMs` are rebuilt at once, by
+ * this store, before any client asks: the most read, at most `eagerMax` of them and `eagerBytes`
+ * of answers; the others are built when next read, and answers nobody read within `hotMs` are
+ * dropped. So a block costs a bounded amount of builds however many distinct URLs clients read
+ * (every book depth, every page size of an account's orders): reading many keys once cannot
+ * multiply into a rebuild of each at every block,
+ * and the switch to a block waits only for its eager rebuilds, which go before any build of a
+ * read waiting for its turn, never for builds of keys read meanwhile (a steady stream of new keys
+ * cannot hold every answer back). A build is asked for the pushed
  * block (`minBlock`: on Postgres one statement of tables.ts, on PGlite the block's builds in one
  * request to Ponder's process, batch.ts), so it cannot describe an older state than the push.
  *
@@ -21,11 +28,24 @@ export type Built = { status: number; body: string; block: string | null };
 export type Answer = Built & { gen: number };
 
 /** `prev`: the answer `answer` replaced, kept while it may still be carried over. */
-type Slot = { path: string; answer?: Answer; prev?: Answer; building?: Promise<Answer>; dirty: boolean; readAt: number };
+/** `hits`: reads since the last push, plus half of the count before it (the eager rebuilds' rank). */
+type Slot = { path: string; answer?: Answer; prev?: Answer; building?: Promise<Answer>; dirty: boolean; readAt: number; hits: number };
+
+/** The benchmark has 6–11 hot answers per block; a venue with many markets and active accounts a few hundred. */
+export const DEFAULT_EAGER_MAX = 256;
+export const DEFAULT_EAGER_BYTES = 256 * 1024;
 
 export type AnswerStoreOptions = {
   hotMs: number;
   maxAnswers: number;
+  /** Most answers rebuilt at a push, before any client asks (the most read); the others are built when next read. */
+  eagerMax?: number;
+  /**
+   * Most bytes of answers (their last bodies' length: the rows read and formatted) rebuilt at a
+   * push: a block's eager work is bounded by cost, not only by count, so a few huge answers (a
+   * 1,000-order page) cannot hold the switch to a block back.
+   */
+  eagerBytes?: number;
   concurrency: number;
   /** How long after a push the previous block's answer may still be served while its rebuild runs. */
   carryMs?: number;
@@ -50,13 +70,18 @@ export class AnswerStore {
   private carryOver = false;
   private pushedAt = 0;
   private readonly carryMs: number;
-  private inFlight = 0;
+  private readonly eagerMax: number;
+  private readonly eagerBytes: number;
+  /** The newest push's eager rebuilds not landed yet: the switch to its block waits for these only. */
+  private readonly awaited = new Set<Slot>();
   /** When the newest push arrived, and how long each of its rebuilds took (`onSettle`). */
   private pushedAtPerf = 0;
   private buildsMs: number[] = [];
   private settleWaiters: (() => void)[] = [];
   private running = 0;
+  /** Builds waiting for a turn: a push's eager rebuilds go before builds of reads (`urgent`). */
   private readonly queue: (() => void)[] = [];
+  private readonly urgentQueue: (() => void)[] = [];
 
   constructor(
     private readonly feed: BlockFeed,
@@ -66,6 +91,8 @@ export class AnswerStore {
     this.state = feed.current();
     this.settledBlock = this.state.number;
     this.carryMs = o.carryMs ?? 2_000;
+    this.eagerMax = o.eagerMax ?? DEFAULT_EAGER_MAX;
+    this.eagerBytes = o.eagerBytes ?? DEFAULT_EAGER_BYTES;
     feed.subscribe((s) => this.onBlock(s));
   }
 
@@ -89,6 +116,7 @@ export class AnswerStore {
     if (!a) return undefined;
     if (min !== undefined && (a.block === null || BigInt(a.block) < min)) return undefined;
     slot.readAt = Date.now();
+    slot.hits++;
     return a;
   }
 
@@ -105,7 +133,7 @@ export class AnswerStore {
   }
 
   private settle() {
-    if (this.inFlight > 0 || this.settledGen === this.gen) return;
+    if (this.awaited.size > 0 || this.settledGen === this.gen) return;
     this.settledGen = this.gen;
     this.settledBlock = this.state.number;
     this.o.onSettle?.({ block: this.state.number, ms: performance.now() - this.pushedAtPerf, buildsMs: this.buildsMs });
@@ -120,6 +148,7 @@ export class AnswerStore {
     const a = slot?.answer;
     if (!a || a.gen !== this.gen) return undefined;
     slot.readAt = Date.now();
+    slot.hits++;
     return a;
   }
 
@@ -133,27 +162,27 @@ export class AnswerStore {
       if (held) return held;
       let slot = this.slots.get(key);
       if (!slot) {
-        const fresh: Slot = { path, dirty: false, readAt: Date.now() };
-        if (this.slots.size < this.o.maxAnswers) this.slots.set(key, fresh);
+        const fresh: Slot = { path, dirty: false, readAt: Date.now(), hits: 0 };
+        if (this.slots.size < this.o.maxAnswers || this.evictOne()) this.slots.set(key, fresh);
         slot = fresh;
       }
       slot.readAt = Date.now();
+      if (attempt === 0) slot.hits++;
       const a = await (slot.building ?? this.rebuild(key, slot));
       // a push during the build makes it one state old: wait for the next (bounded)
       if (a.gen === this.gen || a.status !== 200 || attempt === 2) return a;
     }
   }
 
-  private rebuild(key: string, slot: Slot): Promise<Answer> {
+  private rebuild(key: string, slot: Slot, urgent = false): Promise<Answer> {
     if (slot.building) {
       slot.dirty = true;
       return slot.building;
     }
     const gen = this.gen;
     const minBlock = this.state.number;
-    this.inFlight++;
     const tb = performance.now();
-    slot.building = this.limited(() => this.build(slot.path, minBlock))
+    slot.building = this.limited(() => this.build(slot.path, minBlock), urgent)
       .then((b) => {
         if (gen === this.gen) this.buildsMs.push(performance.now() - tb);
         const a: Answer = { ...b, gen };
@@ -164,15 +193,26 @@ export class AnswerStore {
         return a;
       })
       .finally(() => {
-        this.inFlight--;
         slot.building = undefined;
+        // dirty: a push came during the build (its answer is a block old); the next one is awaited instead
         if (slot.dirty && this.slots.get(key) === slot) {
           slot.dirty = false;
-          void this.rebuild(key, slot).catch(() => {});
+          void this.rebuild(key, slot, true).catch(() => {});
+          return;
         }
+        this.awaited.delete(slot);
         this.settle();
       });
     return slot.building;
+  }
+
+  /** Makes room for a new key: drops the answer read longest ago (not one being built). */
+  private evictOne(): boolean {
+    let oldest: [string, Slot] | undefined;
+    for (const e of this.slots) if (!e[1].building && (!oldest || e[1].readAt < oldest[1].readAt)) oldest = e;
+    if (!oldest) return false;
+    this.slots.delete(oldest[0]);
+    return true;
   }
 
   private onBlock(s: IndexedState) {
@@ -185,25 +225,39 @@ export class AnswerStore {
     } else this.carryOver &&= forward;
     this.state = s;
     this.gen++;
+    // the previous push's rebuilds not landed yet are superseded: those ranked eager again are
+    // marked dirty below and awaited through their next build
+    this.awaited.clear();
     const cold = Date.now() - this.o.hotMs;
+    const hot: [string, Slot][] = [];
     for (const [key, slot] of this.slots) {
-      if (slot.readAt < cold) {
-        if (!slot.building) this.slots.delete(key);
-        continue;
+      if (slot.readAt >= cold) hot.push([key, slot]);
+      else if (!slot.building) this.slots.delete(key);
+    }
+    hot.sort(([, a], [, b]) => b.hits - a.hits || b.readAt - a.readAt);
+    let eager = 0;
+    let bytes = 0;
+    for (const [key, slot] of hot) {
+      const size = slot.answer?.body.length ?? 0;
+      if (eager < this.eagerMax && bytes + size <= this.eagerBytes) {
+        eager++;
+        bytes += size;
+        this.awaited.add(slot);
+        void this.rebuild(key, slot, true).catch(() => this.slots.delete(key));
       }
-      void this.rebuild(key, slot).catch(() => this.slots.delete(key));
+      slot.hits >>= 1;
     }
     this.settle();
   }
 
-  private async limited<T>(task: () => Promise<T>): Promise<T> {
-    if (this.running >= this.o.concurrency) await new Promise<void>((r) => this.queue.push(r));
+  private async limited<T>(task: () => Promise<T>, urgent: boolean): Promise<T> {
+    if (this.running >= this.o.concurrency) await new Promise<void>((r) => (urgent ? this.urgentQueue : this.queue).push(r));
     this.running++;
     try {
       return await task();
     } finally {
       this.running--;
-      this.queue.shift()?.();
+      (this.urgentQueue.shift() ?? this.queue.shift())?.();
     }
   }
 }

@@ -3,6 +3,7 @@
  */
 import { z } from "zod";
 import { assertProfileSecrets, profileFromEnv } from "../../core/profiles.js";
+import { DEFAULT_EAGER_BYTES, DEFAULT_EAGER_MAX } from "./answers.js";
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(42068),
@@ -14,8 +15,15 @@ const envSchema = z.object({
   DATABASE_SCHEMA: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
   /** An answer nobody read for this long is dropped at the next block instead of being rebuilt. */
   READS_HOT_MS: z.coerce.number().int().positive().default(10_000),
-  /** Most answers held (each costs one rebuild per block while hot). */
+  /** Most answers held (the one read longest ago makes room for a new one). */
   READS_MAX_ANSWERS: z.coerce.number().int().positive().default(2_000),
+  /**
+   * Most answers rebuilt at each block before anyone asks (the most read); the others are built
+   * when next read. Bounds a block's work whatever number of URLs clients read.
+   */
+  READS_EAGER_MAX: z.coerce.number().int().positive().default(DEFAULT_EAGER_MAX),
+  /** The same bound in bytes of answers (their last bodies): a few huge answers cannot hold a block back. */
+  READS_EAGER_BYTES: z.coerce.number().int().positive().default(DEFAULT_EAGER_BYTES),
   /**
    * Rebuilds in flight at once (on Postgres also the connections of the pool that builds them).
    * A block has 6–11 hot answers in the benchmark; 8 and 16 gave the same freshness there, each

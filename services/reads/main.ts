@@ -57,6 +57,8 @@ const batch =
 const store = new AnswerStore(feed, tables?.build ?? batch?.build ?? buildThroughIndexer, {
   hotMs: cfg.READS_HOT_MS,
   maxAnswers: cfg.READS_MAX_ANSWERS,
+  eagerMax: cfg.READS_EAGER_MAX,
+  eagerBytes: cfg.READS_EAGER_BYTES,
   // batched: a request's worth of builds at once (with 8, a block's 11 answers took two requests, one after the other)
   concurrency: batch ? Math.max(cfg.READS_REBUILD_CONCURRENCY, MAX_ANSWER_PATHS) : cfg.READS_REBUILD_CONCURRENCY,
   // where a block's freshness goes on this side (push → every rebuild landed): LOG_LEVEL=debug
