@@ -6,16 +6,16 @@
  * of answers; the others are built when next read, and answers nobody read within `hotMs` are
  * dropped. So a block costs a bounded amount of builds however many distinct URLs clients read
  * (every book depth, every page size of an account's orders): reading many keys once cannot
- * multiply into a rebuild of each at every block,
- * and the switch to a block waits only for its eager rebuilds, which go before any build of a
- * read waiting for its turn, never for builds of keys read meanwhile (a steady stream of new keys
- * cannot hold every answer back). A build is asked for the pushed
- * block (`minBlock`: on Postgres one statement of tables.ts, on PGlite the block's builds in one
- * request to Ponder's process, batch.ts), so it cannot describe an older state than the push.
+ * multiply into a rebuild of each at every block. The switch to a block waits only for its eager
+ * rebuilds, which go before any build of a read waiting for its turn, never for builds of keys
+ * read meanwhile (a steady stream of new keys cannot hold every answer back). A build is asked
+ * for the pushed block (`minBlock`: on Postgres one statement of tables.ts, on PGlite the block's
+ * builds in one request to Ponder's process, batch.ts), so it cannot describe an older state
+ * than the push.
  *
  * While the rebuilds run, the previous block's answers are still served (each is that block's
  * exact answer, `X-Indexed-Block` says which) and all routes switch to the new block together
- * once every rebuild has landed, so the first read after a block costs what every other read
+ * once every eager rebuild has landed, so the first read after a block costs what every other read
  * costs: only if the new state follows the old one forward (a higher block, no revert seen:
  * `advancedFrom`), for at most `carryMs`, and never to a `?minBlock=` above its block. After a
  * revert (a reorg) nothing is carried over: a request waits for its answer's rebuild and never
@@ -27,8 +27,10 @@ export type Built = { status: number; body: string; block: string | null };
 /** `gen`: the feed generation the build started at (a build of gen g describes state g or newer). */
 export type Answer = Built & { gen: number };
 
-/** `prev`: the answer `answer` replaced, kept while it may still be carried over. */
-/** `hits`: reads since the last push, plus half of the count before it (the eager rebuilds' rank). */
+/**
+ * `prev`: the answer `answer` replaced, kept while it may still be carried over. `hits`: reads
+ * since the last push, plus half of the count before it (the eager rebuilds' rank).
+ */
 type Slot = { path: string; answer?: Answer; prev?: Answer; building?: Promise<Answer>; dirty: boolean; readAt: number; hits: number };
 
 /** The benchmark has 6–11 hot answers per block; a venue with many markets and active accounts a few hundred. */
