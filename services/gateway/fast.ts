@@ -26,7 +26,7 @@ import type { GatewayContext } from "./context";
 import type { KeyStore } from "./keys";
 
 /** `key`: the reply's key in the per-block copy; `block`: its X-Indexed-Block. */
-type Copy = { gen: number; key: string; block: bigint | undefined; body: Buffer; head: string[]; route: string; open: boolean };
+export type Copy = { gen: number; key: string; block: bigint | undefined; body: Buffer; head: string[]; route: string; open: boolean };
 
 /** The bytes of the app's answers from the per-block copy, by request URL (filled by `capture`). */
 export class HotCopies {
@@ -45,13 +45,23 @@ export class HotCopies {
     const url = c.req.raw.url;
     const key = url.slice(url.indexOf("/", url.indexOf("//") + 2));
     if (!eligibleUrl(key)) return;
-    if (this.byUrl.size >= this.max) this.byUrl.clear();
     const body = Buffer.from(reply.rendered);
     const head = ["content-type", "application/json", "content-length", String(body.length)];
     if (reply.indexedBlock) head.push("X-Indexed-Block", reply.indexedBlock);
     const route = matchedRoutes(c as unknown as Context).filter((r) => r.method !== "ALL").at(-1)?.path ?? "unmatched";
     const block = reply.indexedBlock === null ? undefined : BigInt(reply.indexedBlock);
-    this.byUrl.set(key, { gen: reply.heldGen, key: reply.heldKey, block, body, head, route, open: PUBLIC.test(key) });
+    this.keep(key, { gen: reply.heldGen, key: reply.heldKey, block, body, head, route, open: PUBLIC.test(key) });
+  }
+
+  /**
+   * A URL's newest copy goes last (a URL read at every block is captured again at every block),
+   * so when full the URL captured longest ago makes room: a client reading many URLs churns its
+   * own copies, not every copy (a clear did).
+   */
+  keep(url: string, copy: Copy) {
+    this.byUrl.delete(url);
+    if (this.byUrl.size >= this.max) this.byUrl.delete(this.byUrl.keys().next().value!);
+    this.byUrl.set(url, copy);
   }
 }
 
