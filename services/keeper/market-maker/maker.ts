@@ -89,14 +89,17 @@ export class MarketMaker {
   async round(): Promise<number> {
     if (this.accountId === 0n) await this.setup();
     let sent = 0;
+    let short = false;
     for (const m of await this.markets.list()) {
       try {
-        sent += await this.quoteMarket(m);
+        const r = await this.quoteMarket(m);
+        sent += r.sent;
+        short ||= r.short;
       } catch (e) {
         this.log.warn({ market: m.symbol, err: errorName(e) }, "quoting failed");
-        if (errorName(e) === "InsufficientMargin") await this.topUp().catch(() => undefined);
       }
     }
+    if (short) await this.topUp().catch((e) => this.log.warn({ err: errorName(e) }, "top-up failed"));
     return sent;
   }
 
@@ -114,11 +117,12 @@ export class MarketMaker {
     };
   }
 
-  private async quoteMarket(m: ChainMarket): Promise<number> {
+  /** `short`: a place failed for want of margin (the round tops up at its end; the next one places again). */
+  private async quoteMarket(m: ChainMarket): Promise<{ sent: number; short: boolean }> {
     const [index, updatedAt] = await this.client.readContract({
       address: this.venue.oracle, abi: oracleAbi, functionName: "getPrice", args: [m.marketId],
     });
-    if (index === 0n || updatedAt === 0n) return 0;
+    if (index === 0n || updatedAt === 0n) return { sent: 0, short: false };
     const p = this.quoteParams(m);
     const wanted = desiredQuotes(index, p);
     const resting = new Map<string, RestingOrder[]>();
@@ -130,6 +134,7 @@ export class MarketMaker {
     );
     const plan = planRequote(wanted, (q) => resting.get(`${q.side}:${q.level}`) ?? [], p);
     let sent = 0;
+    let short = false;
     for (const step of plan.steps) {
       const q = step.quote;
       const clientKey = quoteClientKey(m.marketId, q.side, q.level, step.slot);
@@ -162,13 +167,19 @@ export class MarketMaker {
           this.log.debug({ market: m.symbol, err: name, price: q.priceX18.toString() }, "quote skipped");
           continue;
         }
+        // Out of margin: the plan's cancels still run (they free the margin of stale orders; a
+        // throw here left them resting, and the next round short again).
+        if (name === "InsufficientMargin") {
+          short = true;
+          continue;
+        }
         throw e;
       }
     }
     if (sent > 0) {
       this.log.debug({ market: m.symbol, index: index.toString(), kept: plan.keep.length, sent }, "re-quoted");
     }
-    return sent;
+    return { sent, short };
   }
 
   private async restingOrder(m: ChainMarket, q: Quote, slot: Slot): Promise<RestingOrder | undefined> {
