@@ -79,8 +79,15 @@ export function loadGenerator(): LoadGenerator {
   return g;
 }
 
+let chosen: LoadGenerator | undefined;
+
 export async function cannon(url: string, o: LoadOptions = {}): Promise<Load> {
-  return loadGenerator() === "wrk" ? wrk(url, o) : autocannon(url, o);
+  chosen ??= loadGenerator();
+  const cpu0 = o.cpuPgid ? groupCpuMs(o.cpuPgid) : 0;
+  const l = await (chosen === "wrk" ? wrk(url, o) : autocannon(url, o));
+  // the server's CPU while the generator ran
+  const cpuMs = o.cpuPgid ? groupCpuMs(o.cpuPgid) - cpu0 : NaN;
+  return { ...l, cpuUsPerRequest: l.requests ? (cpuMs * 1000) / l.requests : NaN };
 }
 
 async function run(file: string, args: string[], env?: NodeJS.ProcessEnv): Promise<string> {
@@ -90,14 +97,12 @@ async function run(file: string, args: string[], env?: NodeJS.ProcessEnv): Promi
 }
 
 /** wrk, one thread, its report as JSON from bench/wrk-report.lua (latency in µs). */
-async function wrk(url: string, o: LoadOptions): Promise<Load> {
+async function wrk(url: string, o: LoadOptions): Promise<Omit<Load, "cpuUsPerRequest">> {
   const args = ["-t", "1", "-c", String(o.connections ?? 16), "-d", `${o.durationS ?? 5}s`, "-s", join(dirname(fileURLToPath(import.meta.url)), "wrk-report.lua")];
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push("-H", `${k}: ${v}`);
   args.push(url);
   const env = { ...process.env, WRK_METHOD: o.method ?? "GET", ...(o.body !== undefined ? { WRK_BODY: o.body } : {}) };
-  const cpu0 = o.cpuPgid ? groupCpuMs(o.cpuPgid) : 0;
   const out = await run("wrk", args, env);
-  const cpu1 = o.cpuPgid ? groupCpuMs(o.cpuPgid) : 0;
   const line = out.split("\n").find((l) => l.startsWith("{\"requests\""));
   if (!line) throw new Error(`wrk: no report in ${out}`);
   const r = JSON.parse(line) as { requests: number; durationUs: number; non2xx: number; errors: number; p50Us: number; p99Us: number };
@@ -108,19 +113,16 @@ async function wrk(url: string, o: LoadOptions): Promise<Load> {
     requests: r.requests,
     non2xx: r.non2xx,
     errors: r.errors,
-    cpuUsPerRequest: o.cpuPgid && r.requests ? ((cpu1 - cpu0) * 1000) / r.requests : NaN,
   };
 }
 
-async function autocannon(url: string, o: LoadOptions): Promise<Load> {
+async function autocannon(url: string, o: LoadOptions): Promise<Omit<Load, "cpuUsPerRequest">> {
   const args = [autocannonBin(), "-j", "-n", "-c", String(o.connections ?? 16), "-d", String(o.durationS ?? 5)];
   if (o.method) args.push("-m", o.method);
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push("-H", `${k}=${v}`);
   if (o.body !== undefined) args.push("-b", o.body);
   args.push(url);
-  const cpu0 = o.cpuPgid ? groupCpuMs(o.cpuPgid) : 0;
   const out = await run(process.execPath, args);
-  const cpu1 = o.cpuPgid ? groupCpuMs(o.cpuPgid) : 0;
   const r = JSON.parse(out) as {
     requests: { average: number; total: number };
     latency: { p50: number; p99: number };
@@ -136,6 +138,5 @@ async function autocannon(url: string, o: LoadOptions): Promise<Load> {
     requests: served,
     non2xx: r.non2xx,
     errors: r.errors,
-    cpuUsPerRequest: o.cpuPgid && served ? ((cpu1 - cpu0) * 1000) / served : NaN,
   };
 }

@@ -15,6 +15,8 @@
  *       the hot routes (book depths, order page sizes) held in the read service (bench/spray.ts)
  *     BENCH_READS_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (the read service's node flags: a CPU profile of it)
  *     BENCH_GATEWAY_NODE_ARGS (the same for the gateway)
+ *     BENCH_NODE_CEILING=1: two more columns, Node's own HTTP server doing no work (bench/node-server.ts)
+ *       in one process and in one per core (node:cluster): what any Node server reaches here
  *     BENCH_AB="a:VENUE_X=1,READS_Y=2;b:VENUE_X=0": the same A/B, each variant's VENUE_* and PGLITE_*
  *       switches set in the running Ponder (its POST /bench/env, BENCH=1) and READS_* in its read service
  *     BENCH_ANSWERS_FROM=indexer,batch: after the rows, the freshness samples A/B, one read service
@@ -24,7 +26,7 @@
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { loadavg, tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { encodeFunctionData, type Hex } from "viem";
@@ -52,6 +54,8 @@ export type ReadRow = {
   /** the load generator's ceiling: fixed bytes from a socket server in the bare route's process (bare-server.ts) */
   ceiling: Load;
   rpc: Load;
+  /** BENCH_NODE_CEILING=1: Node's HTTP server doing no work, one process and one per core (node-server.ts) */
+  node?: { one: Load; all: Load; workers: number };
   /** the same read through the gateway (/v1, X-API-Key with a high limit), and its added latency (sequential requests, interleaved with the read service's) */
   gateway: Load;
   /** `own*`: the gateway's own time (Server-Timing); `hotShare`, `ownHotP99Ms`: the answers of its hot path (below Hono) and their p99 */
@@ -388,6 +392,21 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     const bareUrl = `http://127.0.0.1:${barePort}`;
     const ceilingUrl = `http://127.0.0.1:${ceilingPort}`;
     await waitForHttp(`${bareUrl}/health`, { proc: bare });
+    // BENCH_NODE_CEILING=1: Node's own server doing no work, one process and one per core
+    const nodeWorkers = availableParallelism();
+    const nodeServers =
+      process.env.BENCH_NODE_CEILING === "1"
+        ? await Promise.all(
+            [1, nodeWorkers].map(async (workers) => {
+              const port = await freePort();
+              const p = startProcess(`node-${workers}`, process.execPath, [tsxBin(), join(PROJECT_ROOT, "bench", "node-server.ts")], { ...process.env, PORT: String(port), NODE_WORKERS: String(workers), BENCH_BARE_BODIES: join(dir, "bodies.json") }, join(dir, `node-${workers}.log`), PROJECT_ROOT);
+              stops.push(() => p.stop());
+              const url = `http://127.0.0.1:${port}`;
+              await waitForHttp(`${url}/health`, { proc: p });
+              return { url, pid: p.pid };
+            }),
+          )
+        : undefined;
 
     // the gateway in front of the read service (its own PGlite key store), a key with a high limit
     const gwPort = await freePort();
@@ -430,6 +449,10 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
         ponder: () => cannon(`${ix.url}${r.path}`, { ...o, cpuPgid: ix.proc.pid }),
         bare: () => cannon(`${bareUrl}/bare/${i}`, { ...o, cpuPgid: bare.pid }),
         ceiling: () => cannon(`${ceilingUrl}/bare/${i}`, o),
+        ...(nodeServers && {
+          nodeOne: () => cannon(`${nodeServers[0]!.url}/bare/${i}`, { ...o, cpuPgid: nodeServers[0]!.pid }),
+          nodeAll: () => cannon(`${nodeServers[1]!.url}/bare/${i}`, { ...o, cpuPgid: nodeServers[1]!.pid }),
+        }),
         gateway: () => cannon(`${gwUrl}/v1${r.path}`, { ...o, headers: { "X-API-Key": apiKey }, cpuPgid: gw.pid }),
         rpc: () =>
           cannon(v.rpcUrl, {
@@ -441,18 +464,20 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
       };
       // the columns take turns, `rounds` times, so a burst of load elsewhere on the machine
       // hits them alike; each column reports its median round (by requests/s)
-      const runs: Record<keyof typeof columns, Load[]> = { reads: [], readsNoCache: [], ponder: [], bare: [], ceiling: [], rpc: [], gateway: [] };
-      for (let k = 0; k < rounds; k++) for (const [name, f] of Object.entries(columns)) runs[name as keyof typeof columns].push(await f());
+      const runs: Record<string, Load[]> = Object.fromEntries(Object.keys(columns).map((k) => [k, []]));
+      for (let k = 0; k < rounds; k++) for (const [name, f] of Object.entries(columns)) runs[name]!.push(await f());
       const median = (ls: Load[]) => [...ls].sort((a, b) => a.rps - b.rps)[Math.floor(ls.length / 2)]!;
-      const [reads, readsNoCache, ponder, bareL, ceiling, rpc, gateway] = [runs.reads, runs.readsNoCache, runs.ponder, runs.bare, runs.ceiling, runs.rpc, runs.gateway].map(median) as [Load, Load, Load, Load, Load, Load, Load];
+      const [reads, readsNoCache, ponder, bareL, ceiling, rpc, gateway] = [runs.reads!, runs.readsNoCache!, runs.ponder!, runs.bare!, runs.ceiling!, runs.rpc!, runs.gateway!].map(median) as [Load, Load, Load, Load, Load, Load, Load];
       const gatewayOverhead = await overhead(`${rd.url}${r.path}`, `${gwUrl}/v1${r.path}`, { "X-API-Key": apiKey });
       for (const [name, l] of Object.entries({ reads, readsNoCache, ponder, bare: bareL, ceiling, rpc, gateway })) {
         if (l.non2xx || l.errors) log(`  !! ${r.route} ${name}: ${l.non2xx} non-2xx, ${l.errors} errors`);
       }
-      rows.push({ db: kind, route: r.route, call: r.call, reads, readsNoCache, ponder, bare: bareL, ceiling, rpc, gateway, gatewayOverhead });
+      const node = nodeServers && { one: median(runs.nodeOne!), all: median(runs.nodeAll!), workers: nodeWorkers };
+      rows.push({ db: kind, route: r.route, call: r.call, reads, readsNoCache, ponder, bare: bareL, ceiling, rpc, gateway, gatewayOverhead, node });
       log(
         `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} ${cpu(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ceiling ${fmt(ceiling)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}× (ceiling/RPC ${(ceiling.rps / rpc.rps).toFixed(1)}×) | gateway ${fmt(gateway)} ${cpu(gateway)} ${((100 * gateway.rps) / reads.rps).toFixed(0)} % of reads, overhead p50/p99 ${gatewayOverhead.p50Ms.toFixed(2)}/${gatewayOverhead.p99Ms.toFixed(2)} ms (own time ${gatewayOverhead.ownP50Ms.toFixed(2)}/${gatewayOverhead.ownP99Ms.toFixed(2)} ms; hot path ${(100 * gatewayOverhead.hotShare).toFixed(0)} %, its p99 ${gatewayOverhead.ownHotP99Ms.toFixed(2)} ms)`,
       );
+      if (node) log(`  ${"".padEnd(28)} node:http doing no work: 1 process ${fmt(node.one)} ${cpu(node.one)} (${(node.one.rps / rpc.rps).toFixed(1)}× the call), ${node.workers} processes ${fmt(node.all)} ${cpu(node.all)} (${(node.all.rps / rpc.rps).toFixed(1)}×)`);
     }
     log(`  load average after the rows: ${load()}`);
     // freshness: mined → visible through the read service (a resting order read back with ?minBlock)
@@ -510,6 +535,7 @@ export async function run(): Promise<ReadRow[]> {
   console.log("\n" + markdownTable(rows));
   console.log("¹ the chain has no index of orders by account: the market's 20 newest orders is a lower bound of its cost");
   console.log("² fixed response bytes from a socket server that parses only the request line (bench/bare-server.ts): the most the load generator can take from any server here; reads / call cannot exceed ceiling / call");
+  if (rows.some((r) => r.node)) console.log("\n" + nodeCeilingTable(rows));
   const ab = freshness.some((f) => f.variant);
   console.log(`\n| DB |${ab ? " variant (load average) |" : ""} freshness samples | mined → visible from the receipt p50/p99 ms | from mined, p50/p99 ms: anvil's newHeads | receipt | Ponder's push | read service's push | visible | Ponder's "Indexed block" p50/p99 ms | CPU ms per sample: Ponder / read service |${ab ? " PGlite per sample: statements / ms inside it / its CPU ms |" : ""}`);
   console.log(`|---|${ab ? "---|---|" : ""}---|---|---|---|---|---|---|---|---|`);
@@ -533,6 +559,20 @@ export function markdownTable(rows: ReadRow[]): string {
     lines.push(
       `| ${r.db} | ${r.route} | ${cell(r.reads)} | ${cpu(r.reads)} | ${cell(r.readsNoCache)} | ${cell(r.ponder)} | ${cell(r.bare)} | ${cpu(r.bare)} | ${cell(r.ceiling)} | \`${r.call}\` | ${cell(r.rpc)} | ${((100 * r.reads.rps) / r.bare.rps).toFixed(0)} % | ${(r.reads.rps / r.rpc.rps).toFixed(1)}× | ${(r.ceiling.rps / r.rpc.rps).toFixed(1)}× | ${cell(r.gateway)} | ${cpu(r.gateway)} | ${((100 * r.gateway.rps) / r.reads.rps).toFixed(0)} % | ${r.gatewayOverhead.p50Ms.toFixed(2)}/${r.gatewayOverhead.p99Ms.toFixed(2)} (${r.gatewayOverhead.ownP50Ms.toFixed(2)}/${r.gatewayOverhead.ownP99Ms.toFixed(2)}; ${(100 * r.gatewayOverhead.hotShare).toFixed(0)} %, ${r.gatewayOverhead.ownHotP99Ms.toFixed(2)}) |`,
     );
+  }
+  return lines.join("\n");
+}
+
+/** BENCH_NODE_CEILING=1: what Node's own HTTP server reaches doing no work, against the call and the read service. */
+export function nodeCeilingTable(rows: ReadRow[]): string {
+  const x = (l: Load, r: ReadRow) => `${l.rps.toFixed(0)} (${(l.rps / r.rpc.rps).toFixed(1)}×)`;
+  const lines = [
+    "| DB | Route | contract view call rps | read service rps (× the call) | node:http doing no work, 1 process (× the call) | CPU/req | node:http, one process per core (× the call) | CPU/req | load generator's ceiling (× the call) |",
+    "|---|---|---|---|---|---|---|---|---|",
+  ];
+  for (const r of rows) {
+    if (!r.node) continue;
+    lines.push(`| ${r.db} | ${r.route} | ${r.rpc.rps.toFixed(0)} | ${x(r.reads, r)} | ${x(r.node.one, r)} | ${cpu(r.node.one)} | ${x(r.node.all, r)} (${r.node.workers}) | ${cpu(r.node.all)} | ${x(r.ceiling, r)} |`);
   }
   return lines.join("\n");
 }
