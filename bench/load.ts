@@ -51,6 +51,17 @@ export function groupCpuMs(pgid: number): number {
   return (ticks * 1000) / CLK_TCK;
 }
 
+/** utime + stime (ms) of one process, all its threads (anvil runs outside our process groups). */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+  } catch {
+    return NaN;
+  }
+}
+
 export type LoadOptions = {
   connections?: number;
   durationS?: number;
@@ -59,6 +70,8 @@ export type LoadOptions = {
   body?: string;
   /** process group whose CPU time is divided by the requests served */
   cpuPgid?: number;
+  /** or one process's (with its threads) */
+  cpuPid?: number;
 };
 
 export type LoadGenerator = "autocannon" | "wrk";
@@ -83,10 +96,11 @@ let chosen: LoadGenerator | undefined;
 
 export async function cannon(url: string, o: LoadOptions = {}): Promise<Load> {
   chosen ??= loadGenerator();
-  const cpu0 = o.cpuPgid ? groupCpuMs(o.cpuPgid) : 0;
+  const cpuNow = () => (o.cpuPgid ? groupCpuMs(o.cpuPgid) : o.cpuPid ? processCpuMs(o.cpuPid) : NaN);
+  const cpu0 = cpuNow();
   const l = await (chosen === "wrk" ? wrk(url, o) : autocannon(url, o));
   // the server's CPU while the generator ran
-  const cpuMs = o.cpuPgid ? groupCpuMs(o.cpuPgid) - cpu0 : NaN;
+  const cpuMs = cpuNow() - cpu0;
   return { ...l, cpuUsPerRequest: l.requests ? (cpuMs * 1000) / l.requests : NaN };
 }
 

@@ -9,7 +9,7 @@
  * autocannon, or wrk with BENCH_LOADGEN=wrk (bench/load.ts); CPU time per request is the
  * server's process group's (from /proc).
  *   npx tsx bench/reads.ts     BENCH_DBS=pglite,postgres BENCH_DURATION_S=3 BENCH_ROUNDS=3 BENCH_CONNECTIONS=16
- *     BENCH_FRESHNESS=50 (samples) BENCH_READS_ROWS=0 (freshness only) or a list of rows (1-based, e.g. 1,4)
+ *     BENCH_FRESHNESS=50 (samples, after BENCH_FRESHNESS_WARMUP=3 not counted) BENCH_READS_ROWS=0 (freshness only) or a list of rows (1-based, e.g. 1,4)
  *     BENCH_OVERHEAD_REQUESTS=1000 BENCH_READS_PAIRS=300
  *     BENCH_SPRAY=N: during the freshness samples another process keeps N distinct valid URLs of
  *       the hot routes (book depths, order page sizes) held in the read service (bench/spray.ts)
@@ -130,14 +130,17 @@ async function freshnessSamples(
     for (let t = 0; t < 600 && !/"ok"/.test(readFileSync(sprayLog, "utf8")); t++) await new Promise((r) => setTimeout(r, 100));
     log(`  spray: ${readFileSync(sprayLog, "utf8").trim()} (every URL read again every 5 s)`);
   }
-  const cpu0 = [groupCpuMs(ix.pid), groupCpuMs(rd.pid)];
+  let cpu0 = [groupCpuMs(ix.pid), groupCpuMs(rd.pid)];
   const counts = () => (statementsFile ? (JSON.parse(readFileSync(statementsFile, "utf8")) as { statements: number; ms: number; cpuMs?: number; byKind?: Record<string, [number, number, number?]> }) : undefined);
   await new Promise((r) => setTimeout(r, 300)); // the hook writes every 250 ms
-  const counts0 = counts();
+  let counts0 = counts();
+  // BENCH_FRESHNESS_WARMUP (3) samples first, not counted: the first blocks after a start run
+  // cold paths (a 6-event block took 93–180 ms on Postgres where the rest took 14–47)
+  const warm = Number(process.env.BENCH_FRESHNESS_WARMUP ?? 3);
   try {
     await new Promise((r) => setTimeout(r, 500));
     let priced = performance.now();
-    for (let k = 0; k < n; k++) {
+    for (let k = -warm; k < n; k++) {
       // the index price stays fresh (PriceStale after 60 s) however slowly the samples go
       if (performance.now() - priced > 30_000) {
         await freshPrice();
@@ -145,7 +148,7 @@ async function freshnessSamples(
       }
       await Promise.all(hot.map(async (p) => (await fetch(`${readsUrl}${p}`)).arrayBuffer()));
       // rotate the prepared accounts: each holds at most 100 open orders per market (TooManyOrders)
-      const w = k % v.accountIds.length;
+      const w = (k + warm) % v.accountIds.length;
       const wallet = v.wallet(w);
       const args = [{ accountId: v.accountIds[w]!, marketId: market, side: 0, orderType: 1, collateral6: 10_000_000n, leverage: 1n, limitPriceX18: 1_070_000_000_000_000_000n, clientKey: `0x${"0".repeat(64)}` }];
       let sent: number;
@@ -166,6 +169,13 @@ async function freshnessSamples(
       if (res.status !== 200) throw new Error(`freshness read answered ${res.status}`);
       await res.arrayBuffer();
       const visible = performance.now();
+      if (k < 0) {
+        if (k === -1) {
+          if (statementsFile) await new Promise((r) => setTimeout(r, 300)); // the hook writes every 250 ms
+          [cpu0, counts0] = [[groupCpuMs(ix.pid), groupCpuMs(rd.pid)], counts()];
+        }
+        continue;
+      }
       ms.push(visible - got);
       const b = receipt.blockNumber;
       blocks.push(b);
@@ -460,6 +470,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
             method: "POST",
             headers: { "content-type": "application/json" },
             body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_call", params: [r.tx, "latest"] }),
+            cpuPid: v.anvilPid,
           }),
       };
       // the columns take turns, `rounds` times, so a burst of load elsewhere on the machine
@@ -475,7 +486,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
       const node = nodeServers && { one: median(runs.nodeOne!), all: median(runs.nodeAll!), workers: nodeWorkers };
       rows.push({ db: kind, route: r.route, call: r.call, reads, readsNoCache, ponder, bare: bareL, ceiling, rpc, gateway, gatewayOverhead, node });
       log(
-        `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} ${cpu(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ceiling ${fmt(ceiling)} | ${r.call} ${fmt(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}× (ceiling/RPC ${(ceiling.rps / rpc.rps).toFixed(1)}×) | gateway ${fmt(gateway)} ${cpu(gateway)} ${((100 * gateway.rps) / reads.rps).toFixed(0)} % of reads, overhead p50/p99 ${gatewayOverhead.p50Ms.toFixed(2)}/${gatewayOverhead.p99Ms.toFixed(2)} ms (own time ${gatewayOverhead.ownP50Ms.toFixed(2)}/${gatewayOverhead.ownP99Ms.toFixed(2)} ms; hot path ${(100 * gatewayOverhead.hotShare).toFixed(0)} %, its p99 ${gatewayOverhead.ownHotP99Ms.toFixed(2)} ms)`,
+        `  ${r.route.padEnd(28)} reads ${fmt(reads)} ${cpu(reads)} | no-cache ${fmt(readsNoCache)} ${cpu(readsNoCache)} | Ponder ${fmt(ponder)} | bare ${fmt(bareL)} ${cpu(bareL)} | ceiling ${fmt(ceiling)} | ${r.call} ${fmt(rpc)} ${cpu(rpc)} | reads/bare ${((100 * reads.rps) / bareL.rps).toFixed(0)} % | reads/RPC ${(reads.rps / rpc.rps).toFixed(1)}× (ceiling/RPC ${(ceiling.rps / rpc.rps).toFixed(1)}×) | gateway ${fmt(gateway)} ${cpu(gateway)} ${((100 * gateway.rps) / reads.rps).toFixed(0)} % of reads, overhead p50/p99 ${gatewayOverhead.p50Ms.toFixed(2)}/${gatewayOverhead.p99Ms.toFixed(2)} ms (own time ${gatewayOverhead.ownP50Ms.toFixed(2)}/${gatewayOverhead.ownP99Ms.toFixed(2)} ms; hot path ${(100 * gatewayOverhead.hotShare).toFixed(0)} %, its p99 ${gatewayOverhead.ownHotP99Ms.toFixed(2)} ms)`,
       );
       if (node) log(`  ${"".padEnd(28)} node:http doing no work: 1 process ${fmt(node.one)} ${cpu(node.one)} (${(node.one.rps / rpc.rps).toFixed(1)}× the call), ${node.workers} processes ${fmt(node.all)} ${cpu(node.all)} (${(node.all.rps / rpc.rps).toFixed(1)}×)`);
     }
@@ -552,12 +563,12 @@ export async function run(): Promise<ReadRow[]> {
 export function markdownTable(rows: ReadRow[]): string {
   const cell = (l: Load) => `${l.rps.toFixed(0)} (${l.p50Ms}/${l.p99Ms})`;
   const lines = [
-    "| DB | Route | read service rps (p50/p99 ms) | CPU/req | no-cache | Ponder's server | bare Hono, separate process | CPU/req | load generator's ceiling² | contract view call | call rps (p50/p99) | reads / bare | reads / call | ceiling / call | gateway rps (p50/p99) | CPU/req | gateway / reads | gateway overhead p50/p99 ms, difference (own time; hot path share, its p99) |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    "| DB | Route | read service rps (p50/p99 ms) | CPU/req | no-cache | Ponder's server | bare Hono, separate process | CPU/req | load generator's ceiling² | contract view call | call rps (p50/p99) | anvil's CPU/call | reads / bare | reads / call | ceiling / call | gateway rps (p50/p99) | CPU/req | gateway / reads | gateway overhead p50/p99 ms, difference (own time; hot path share, its p99) |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   ];
   for (const r of rows) {
     lines.push(
-      `| ${r.db} | ${r.route} | ${cell(r.reads)} | ${cpu(r.reads)} | ${cell(r.readsNoCache)} | ${cell(r.ponder)} | ${cell(r.bare)} | ${cpu(r.bare)} | ${cell(r.ceiling)} | \`${r.call}\` | ${cell(r.rpc)} | ${((100 * r.reads.rps) / r.bare.rps).toFixed(0)} % | ${(r.reads.rps / r.rpc.rps).toFixed(1)}× | ${(r.ceiling.rps / r.rpc.rps).toFixed(1)}× | ${cell(r.gateway)} | ${cpu(r.gateway)} | ${((100 * r.gateway.rps) / r.reads.rps).toFixed(0)} % | ${r.gatewayOverhead.p50Ms.toFixed(2)}/${r.gatewayOverhead.p99Ms.toFixed(2)} (${r.gatewayOverhead.ownP50Ms.toFixed(2)}/${r.gatewayOverhead.ownP99Ms.toFixed(2)}; ${(100 * r.gatewayOverhead.hotShare).toFixed(0)} %, ${r.gatewayOverhead.ownHotP99Ms.toFixed(2)}) |`,
+      `| ${r.db} | ${r.route} | ${cell(r.reads)} | ${cpu(r.reads)} | ${cell(r.readsNoCache)} | ${cell(r.ponder)} | ${cell(r.bare)} | ${cpu(r.bare)} | ${cell(r.ceiling)} | \`${r.call}\` | ${cell(r.rpc)} | ${cpu(r.rpc)} | ${((100 * r.reads.rps) / r.bare.rps).toFixed(0)} % | ${(r.reads.rps / r.rpc.rps).toFixed(1)}× | ${(r.ceiling.rps / r.rpc.rps).toFixed(1)}× | ${cell(r.gateway)} | ${cpu(r.gateway)} | ${((100 * r.gateway.rps) / r.reads.rps).toFixed(0)} % | ${r.gatewayOverhead.p50Ms.toFixed(2)}/${r.gatewayOverhead.p99Ms.toFixed(2)} (${r.gatewayOverhead.ownP50Ms.toFixed(2)}/${r.gatewayOverhead.ownP99Ms.toFixed(2)}; ${(100 * r.gatewayOverhead.hotShare).toFixed(0)} %, ${r.gatewayOverhead.ownHotP99Ms.toFixed(2)}) |`,
     );
   }
   return lines.join("\n");

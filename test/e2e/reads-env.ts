@@ -25,6 +25,8 @@ export type Indexer = { url: string; schema: string; proc: Proc; stop: () => Pro
 export type Venue = {
   kind: DbKind;
   rpcUrl: string;
+  /** anvil's process (its CPU time, for the benchmarks) */
+  anvilPid: number;
   chainId: number;
   deployment: Deployment;
   deploymentFile: string;
@@ -140,6 +142,7 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
     return {
       kind,
       rpcUrl,
+      anvilPid: anvil.pid,
       chainId,
       deployment,
       deploymentFile,
