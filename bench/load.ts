@@ -32,34 +32,34 @@ export type Load = {
 
 const CLK_TCK = 100;
 
+/** A process's pgrp and utime + stime (clock ticks, all its threads), from /proc; undefined once it has gone. */
+function procStat(pid: number | string): { pgrp: number; ticks: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // fields after the command name (which may contain spaces): state ppid pgrp ... utime(14) stime(15)
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { pgrp: Number(f[2]), ticks: Number(f[11]) + Number(f[12]) };
+}
+
 /** utime + stime (ms) of every process in the process group `pgid` (our services are started detached). */
 export function groupCpuMs(pgid: number): number {
   let ticks = 0;
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    // fields after the command name (which may contain spaces): state ppid pgrp ... utime(14) stime(15)
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(f[2]) !== pgid) continue;
-    ticks += Number(f[11]) + Number(f[12]);
+    const st = procStat(entry);
+    if (st?.pgrp === pgid) ticks += st.ticks;
   }
   return (ticks * 1000) / CLK_TCK;
 }
 
 /** utime + stime (ms) of one process, all its threads (anvil runs outside our process groups). */
 export function processCpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
-  } catch {
-    return NaN;
-  }
+  const st = procStat(pid);
+  return st ? (st.ticks * 1000) / CLK_TCK : NaN;
 }
 
 export type LoadOptions = {

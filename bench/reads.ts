@@ -130,10 +130,13 @@ async function freshnessSamples(
     for (let t = 0; t < 600 && !/"ok"/.test(readFileSync(sprayLog, "utf8")); t++) await new Promise((r) => setTimeout(r, 100));
     log(`  spray: ${readFileSync(sprayLog, "utf8").trim()} (every URL read again every 5 s)`);
   }
-  let cpu0 = [groupCpuMs(ix.pid), groupCpuMs(rd.pid)];
   const counts = () => (statementsFile ? (JSON.parse(readFileSync(statementsFile, "utf8")) as { statements: number; ms: number; cpuMs?: number; byKind?: Record<string, [number, number, number?]> }) : undefined);
-  await new Promise((r) => setTimeout(r, 300)); // the hook writes every 250 ms
-  let counts0 = counts();
+  // what the counted samples' CPU and PGlite statements are measured from
+  const baseline = async () => {
+    if (statementsFile) await new Promise((r) => setTimeout(r, 300)); // the hook writes every 250 ms
+    return { cpu: [groupCpuMs(ix.pid), groupCpuMs(rd.pid)], counts: counts() };
+  };
+  let start = await baseline();
   // BENCH_FRESHNESS_WARMUP (3) samples first, not counted: the first blocks after a start run
   // cold paths (a 6-event block took 93–180 ms on Postgres where the rest took 14–47)
   const warm = Number(process.env.BENCH_FRESHNESS_WARMUP ?? 3);
@@ -170,10 +173,7 @@ async function freshnessSamples(
       await res.arrayBuffer();
       const visible = performance.now();
       if (k < 0) {
-        if (k === -1) {
-          if (statementsFile) await new Promise((r) => setTimeout(r, 300)); // the hook writes every 250 ms
-          [cpu0, counts0] = [[groupCpuMs(ix.pid), groupCpuMs(rd.pid)], counts()];
-        }
+        if (k === -1) start = await baseline();
         continue;
       }
       ms.push(visible - got);
@@ -191,6 +191,7 @@ async function freshnessSamples(
   }
   // CPU of Ponder's and the read service's process groups per sample (each sample is one block,
   // with the hot routes read before it): less sensitive to the machine's load than the latencies
+  const { cpu: cpu0, counts: counts0 } = start;
   const cpuPerSample = [groupCpuMs(ix.pid) - cpu0[0]!, groupCpuMs(rd.pid) - cpu0[1]!].map((c) => c / Math.max(1, ms.length)) as [number, number];
   await new Promise((r) => setTimeout(r, 300));
   const counts1 = counts();
