@@ -55,8 +55,29 @@ export function foundryBinary(tool: "anvil" | "forge"): string | null {
 /** Path of the anvil binary for this platform, or null if the platform package is missing. */
 export const anvilBinary = () => foundryBinary("anvil");
 
-/** A TCP port that is free right now on 127.0.0.1. */
-export function freePort(): Promise<number> {
+/**
+ * A port allocator that never hands out the same port twice. The OS may offer a port again once
+ * its probe socket is closed, before the service it was meant for listens: two services started
+ * side by side were once given the same one (a CI run: the streams service failed with
+ * EADDRINUSE on its relayer's port).
+ */
+export function portAllocator(probe: () => Promise<number>): () => Promise<number> {
+  const handedOut = new Set<number>();
+  return async () => {
+    for (let i = 0; i < 100; i++) {
+      const port = await probe();
+      if (handedOut.has(port)) continue;
+      handedOut.add(port);
+      return port;
+    }
+    throw new Error("freePort: the OS offered only ports handed out before");
+  };
+}
+
+/** A TCP port that is free right now on 127.0.0.1 and not handed out before by this process. */
+export const freePort = portAllocator(osFreePort);
+
+function osFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.unref();
