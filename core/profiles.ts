@@ -5,6 +5,7 @@
  * otherwise (`assertProfileSecrets`), and `secret()` throws rather than fall back to a default.
  */
 import { DEFAULT_ADMIN_TOKEN, LOCAL_CHAIN_ID } from "./config";
+import { defaultUrl } from "./ports.js";
 
 export const PROFILE_NAMES = ["local", "development", "production"] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
@@ -33,8 +34,8 @@ export interface Profile {
 export const PROFILES: Record<ProfileName, Profile> = {
   local: {
     name: "local",
-    gatewayBaseUrl: "http://127.0.0.1:8080",
-    integrationBaseUrl: "http://127.0.0.1:42069",
+    gatewayBaseUrl: defaultUrl("gateway"),
+    integrationBaseUrl: defaultUrl("reads"),
     accessPolicy: "open",
     demoWallets: true,
     priceFeed: true,

@@ -2,14 +2,15 @@
  * Read-service configuration from the environment (names per docs/SERVICES.md; units in the names).
  */
 import { z } from "zod";
+import { DEFAULT_PORTS, defaultUrl } from "../../core/ports.js";
 import { assertProfileSecrets, profileFromEnv } from "../../core/profiles.js";
 import { DEFAULT_EAGER_BYTES, DEFAULT_EAGER_MAX } from "./answers.js";
 
 const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(42068),
+  PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORTS.reads),
   HOST: z.string().default("127.0.0.1"),
   /** Ponder's own server (indexer + integration API): answers are built there, everything else is proxied to it. */
-  INDEXER_URL: z.string().url().default("http://127.0.0.1:42069"),
+  INDEXER_URL: z.string().url().default(defaultUrl("indexer")),
   /** With Postgres, the indexer's database and schema: the block feed then LISTENs there directly. */
   DATABASE_URL: z.string().optional(),
   DATABASE_SCHEMA: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { chainConfig, KEY_INDEX, roleKey } from "../../core/config.js";
+import { DEFAULT_PORTS } from "../../core/ports.js";
 import { assertProfileSecrets, profileFromEnv, RELAYER_SECRETS, secret } from "../../core/profiles.js";
 import { callerTokens, type KnownToken } from "../../core/auth/service-tokens.js";
 
@@ -13,7 +14,7 @@ export const CRASH_STEPS = ["queued", "signed", "broadcast", "receipt"] as const
 export type CrashStep = (typeof CRASH_STEPS)[number];
 
 const relayerEnv = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(42070),
+  PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORTS.relayer),
   HOST: z.string().default("127.0.0.1"),
   DATABASE_URL: z.string().optional(),
   /** Postgres schema of the relayer's tables (tests use a unique one). */
