@@ -83,6 +83,33 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+describe("npm start with a port taken", () => {
+  it("names a port another program holds, with the fix, before starting anything", async () => {
+    // the issue's case: another program's outgoing connection on the indexer's port (a plain
+    // socket: Node's own client sockets set SO_REUSEADDR when given a local port, which lets a
+    // listener share it and hides the case)
+    const target: Server = createServer((sock) => sock.on("error", () => {}));
+    await new Promise<void>((r) => target.listen(0, "127.0.0.1", () => r()));
+    const port = (target.address() as { port: number }).port;
+    // ports no process used before (a port in TIME_WAIT cannot be bound without SO_REUSEADDR)
+    basePort = (await freeBasePort(20_000 + Math.floor(Math.random() * 100) * 100))!;
+    const holder = spawn("python3", ["-c", HOLD_PORT, String(basePort + 5), String(port)], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((r, j) => {
+      holder.stdout!.once("data", () => r());
+      holder.once("exit", (code) => j(new Error(`the port holder exited with ${code}`)));
+    });
+    try {
+      await expect(start()).rejects.toThrow(/exited with 1/);
+      expect(output).toContain(`${basePort + 5} (indexer) is in use by another program`);
+      expect(output).toMatch(/VENUE_BASE_PORT=\d+ npm start/);
+      expect(output).not.toContain("anvil       starting");
+    } finally {
+      holder.kill("SIGKILL");
+      await new Promise((r) => target.close(r));
+    }
+  });
+});
+
 describe("npm start", () => {
   let local: LocalJson;
 
@@ -174,29 +201,6 @@ describe("npm start", () => {
     const client = publicClientFor(local.rpcUrl, local.chainId);
     expect(await client.readContract({ address: again.contracts.oracle as `0x${string}`, abi: oracleAbi, functionName: "maxAgeSeconds" })).toBe(60n);
     expect(await stop()).toBe(0);
-  });
-
-  it("names a port another program holds, with the fix, before starting anything", async () => {
-    // the issue's case: another program's outgoing connection on the indexer's port (a plain
-    // socket: Node's own client sockets set SO_REUSEADDR when given a local port, which lets a
-    // listener share it and hides the case)
-    const target: Server = createServer((sock) => sock.on("error", () => {}));
-    await new Promise<void>((r) => target.listen(0, "127.0.0.1", () => r()));
-    const port = (target.address() as { port: number }).port;
-    const holder = spawn("python3", ["-c", HOLD_PORT, String(basePort + 5), String(port)], { stdio: ["ignore", "pipe", "inherit"] });
-    await new Promise<void>((r, j) => {
-      holder.stdout!.once("data", () => r());
-      holder.once("exit", (code) => j(new Error(`the port holder exited with ${code}`)));
-    });
-    try {
-      await expect(start()).rejects.toThrow(/exited with 1/);
-      expect(output).toContain(`${basePort + 5} (indexer) is in use by another program`);
-      expect(output).toMatch(/VENUE_BASE_PORT=\d+ npm start/);
-      expect(output).not.toContain("anvil       starting");
-    } finally {
-      holder.kill("SIGKILL");
-      await new Promise((r) => target.close(r));
-    }
   });
 });
 
