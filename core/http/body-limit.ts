@@ -24,20 +24,27 @@ export const bodyLimitEnvelope = (maxBytes: number): MiddlewareHandler =>
     },
   });
 
+export type OversizedBodyOptions = {
+  /** routes without the limit */
+  exempt?: (path: string) => boolean;
+  /** headers of the answer besides the envelope's (e.g. CORS, so that a browser can read the 413) */
+  headers?: (req: IncomingMessage) => Record<string, string>;
+};
+
 /**
  * For a node listener, before its Hono app: a request declaring a `Content-Length` over `maxBytes`
- * is answered 413 here (true), its body never read. `exempt(path)`: routes without the limit.
- * A chunked body (no length) is left to `bodyLimitEnvelope`.
+ * is answered 413 here (true), its body never read. A chunked body (no length) is left to
+ * `bodyLimitEnvelope`.
  */
-export function refuseOversizedBody(req: IncomingMessage, res: ServerResponse, maxBytes: number, exempt: (path: string) => boolean = () => false): boolean {
+export function refuseOversizedBody(req: IncomingMessage, res: ServerResponse, maxBytes: number, o: OversizedBodyOptions = {}): boolean {
   const length = req.headers["content-length"];
   if (length === undefined || !/^\d+$/.test(length) || Number(length) <= maxBytes) return false;
   const url = req.url ?? "/";
   const q = url.indexOf("?");
-  if (exempt(q < 0 ? url : url.slice(0, q))) return false;
+  if (o.exempt?.(q < 0 ? url : url.slice(0, q))) return false;
   const err = tooLarge(maxBytes);
   const body = JSON.stringify(fail(err.code, err.message));
-  res.writeHead(err.status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+  res.writeHead(err.status, { ...o.headers?.(req), "Content-Type": "application/json", "Content-Length": String(Buffer.byteLength(body)) });
   res.end(body);
   return true;
 }

@@ -116,7 +116,12 @@ export function createReadsListener(deps: ReadsDeps) {
     limit: { store: limitStore, limit: limits.RATE_LIMIT_PER_MINUTE, windowMs: 60_000, trusted: trustedProxies(limits.TRUSTED_PROXIES) },
   });
   // a declared body over the limit: 413 before anything, the connection kept (core/http/body-limit.ts)
-  const oversized = (req: IncomingMessage, res: ServerResponse) => refuseOversizedBody(req, res, limits.BODY_LIMIT_BYTES, SQL_PATH);
+  const corsOf = (req: IncomingMessage): Record<string, string> => {
+    if (cors === "*") return { "Access-Control-Allow-Origin": "*" };
+    const origin = req.headers.origin;
+    return origin && cors.includes(origin) ? { "Access-Control-Allow-Origin": origin, Vary: "Origin" } : { Vary: "Origin" };
+  };
+  const oversized = (req: IncomingMessage, res: ServerResponse) => refuseOversizedBody(req, res, limits.BODY_LIMIT_BYTES, { exempt: SQL_PATH, headers: corsOf });
   return { app, listener: (req: IncomingMessage, res: ServerResponse) => void (oversized(req, res) || fast(req, res) || slow(req, res)) };
 }
 
