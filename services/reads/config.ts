@@ -64,6 +64,8 @@ const envSchema = z.object({
   READS_NO_CACHE_FROM: z.enum(["app", "tables"]).default("app"),
   READS_HISTORY_POOL_MAX: z.coerce.number().int().positive().default(8),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** The relayer: the writes of sign-in sessions go there from here (core/relayer-client.ts, which reads it and WRITE_TIMEOUT_MS). */
+  RELAYER_URL: z.string().url().default(defaultUrl("relayer")),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -79,7 +81,8 @@ export function loadReadsConfig(env: Record<string, string | undefined> = proces
   const withTables = !!(d.DATABASE_URL && d.DATABASE_SCHEMA);
   if (d.READS_ANSWERS_FROM === "tables" && !withTables) throw new Error("invalid read-service configuration: READS_ANSWERS_FROM=tables needs DATABASE_URL and DATABASE_SCHEMA");
   const answersFrom = d.READS_ANSWERS_FROM ?? (withTables ? "tables" : "batch");
-  // batched builds authenticate with the integration token (POST /internal/answers)
-  if (answersFrom === "batch") assertProfileSecrets(profileFromEnv(env), env, ["INTEGRATION_TOKEN"]);
+  // the integration token: on what is passed to Ponder (and batched builds, POST /internal/answers)
+  // and on the writes sent to the relayer; JWT_SECRET verifies the sessions' bearer tokens
+  assertProfileSecrets(profileFromEnv(env), env, ["INTEGRATION_TOKEN", "JWT_SECRET"]);
   return { ...d, READS_ANSWERS_FROM: answersFrom, INDEXER_URL: d.INDEXER_URL.replace(/\/$/, "") };
 }
