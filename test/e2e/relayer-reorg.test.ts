@@ -66,7 +66,7 @@ function follow(url: string) {
 
 const metric = async (url: string, name: string) => {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
   return line === undefined ? undefined : Number(line.split(" ")[1]);
 };
 
@@ -211,7 +211,7 @@ describe("the relayer after the chain rewinds (private anvil)", () => {
       await rpc(chain.rpcUrl, "evm_setAutomine", [false]);
       const k = await deposit(relayer.url, 2, 1_300_003n);
       expect(k.status).toBe(202);
-      await until("k sent", async () => (await status(relayer.url, k.body.data.requestId)).nonce !== null && (await rpc(chain.rpcUrl, "eth_getTransactionByHash", [(await status(relayer.url, k.body.data.requestId)).transactionHash])) !== null);
+      await until("k sent", async () => (await status(relayer!.url, k.body.data.requestId)).nonce !== null && (await rpc(chain.rpcUrl, "eth_getTransactionByHash", [(await status(relayer!.url, k.body.data.requestId)).transactionHash])) !== null);
       const stored = BigInt((await relayerCall(relayer.url, "GET", "/health")).body.data.nextNonce);
       expect(stored).toBe(n0 + 3n);
       await relayer.stop();
