@@ -11,6 +11,7 @@ import type { Hex } from "viem";
 import { engineAbi } from "../../abis/index.js";
 import { startAnvil, type Anvil } from "../../core/chain/anvil.js";
 import { readSseData } from "../../core/http/sse.js";
+import { walletClientFor } from "../../scripts/lib/clients.js";
 import { dropSchema, INTERNAL_TOKEN, POSTGRES_URL, RELAYER, relayerCall, rpc, startRelayer, startTestChain, uniqueSchema, type RelayerProc, type TestChain } from "./relayer-harness.js";
 
 let chain: TestChain;
@@ -195,6 +196,35 @@ describe("the relayer after the chain rewinds (private anvil)", () => {
       expect(await metric(relayer.url, "venue_relayer_degraded")).toBe(0);
     } finally {
       await rpc(chain.rpcUrl, "evm_setAutomine", [true]).catch(() => {});
+      await relayer.stop();
+    }
+  });
+
+  it("(e) a nonce gap (the rewind removed a foreign use of the signer's key below our write): filled with a no-op, the write mined again once", async () => {
+    const relayer = await startRelayer(chain, db, { WRITE_TIMEOUT_MS: "40000", REBROADCAST_AFTER_MS: "500" }, { name: "gap" });
+    try {
+      const snap = await rpc(chain.rpcUrl, "evm_snapshot");
+      const n = await chainNonce();
+      // the signer's key used outside the relayer: nonce n taken behind its back
+      const foreign = walletClientFor(chain.rpcUrl, 31337, RELAYER.privateKey);
+      await chain.client.waitForTransactionReceipt({ hash: await foreign.sendTransaction({ to: RELAYER.address, value: 0n, chain: null, nonce: Number(n) }) });
+      // the relayer's write finds n used by someone else and is signed again at n + 1
+      const y = await deposit(relayer.url, 0, 1_500_001n);
+      expect(y.status).toBe(200);
+      const first = await status(relayer.url, y.body.data.requestId);
+      expect(first.nonce).toBe(Number(n) + 1);
+      await rpc(chain.rpcUrl, "evm_revert", [snap]);
+      // n is free again and nothing of ours holds it: Y (same signed transaction at n + 1) would wait forever without the fill
+      const again = await until("mined again", async () => {
+        const s = await status(relayer.url, y.body.data.requestId);
+        return s.transactionStatus === "CONFIRMED" && s.reorgs === 1 ? s : null;
+      });
+      expect(again.transactionHash).toBe(first.transactionHash);
+      expect(again.nonce).toBe(Number(n) + 1);
+      expect(await executions(chain.accounts[0]!.accountId, 1_500_001n)).toBe(1);
+      expect(await metric(relayer.url, "venue_relayer_nonce_gap_fills_total")).toBeGreaterThanOrEqual(1);
+      expect((await relayerCall(relayer.url, "GET", "/health")).body.data.nextNonce).toBe(String(await chainNonce()));
+    } finally {
       await relayer.stop();
     }
   });
