@@ -247,7 +247,13 @@ export class Relayer {
     await this.broadcast(id, signed.tx);
     const ms = (a: number, b: number) => Math.round(b - a);
     this.log.debug({ requestId: id, checkMs: ms(t0, t1), simulateMs: ms(t1, t2), signMs: ms(t2, t3), sendMs: ms(t3, performance.now()) }, "pipeline timings");
-    await this.waitFinal(id, LANE_HOLD_MAX_MS, true);
+    // The lane is held until mined; a write sent back to the queue meanwhile (its nonce used by
+    // someone else) runs again here, in its lane (submit() skips rows this process holds).
+    const out = await this.waitFinal(id, LANE_HOLD_MAX_MS, true, true);
+    if (out?.status === "QUEUED" && !this.stopped) {
+      const again = await this.store.get(id);
+      if (again?.status === "QUEUED") await this.process(again);
+    }
   }
 
   /** eth_estimateGas from the relayer: the simulation. A revert becomes the spec's error. */
@@ -358,9 +364,10 @@ export class Relayer {
   /**
    * The outcome once final, or the row as it is after `timeoutMs`. This process's finals arrive
    * by event (no query); rows another process finishes are polled (status only). `fresh`: the
-   * caller knows the row is not final yet (skips the first read).
+   * caller knows the row is not final yet (skips the first read). `untilRequeued`: also returns
+   * when the row is seen QUEUED again (sent back to the queue for a new nonce).
    */
-  async waitFinal(id: string, timeoutMs: number, fresh = false): Promise<Outcome | undefined> {
+  async waitFinal(id: string, timeoutMs: number, fresh = false, untilRequeued = false): Promise<Outcome | undefined> {
     const deadline = Date.now() + timeoutMs;
     let outcome: Outcome | undefined;
     let wake = () => {};
@@ -371,7 +378,8 @@ export class Relayer {
     this.finals.on(id, onFinal);
     try {
       let status: string | undefined = fresh ? "QUEUED" : await this.store.status(id);
-      while (!outcome && status && !(FINAL_STATUSES as string[]).includes(status) && Date.now() < deadline) {
+      let read = !fresh;
+      while (!outcome && status && !(FINAL_STATUSES as string[]).includes(status) && !(untilRequeued && read && status === "QUEUED") && Date.now() < deadline) {
         const wait = Math.min(this.active.has(id) ? 2_000 : 1_000, deadline - Date.now());
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, wait);
@@ -380,7 +388,10 @@ export class Relayer {
             resolve();
           };
         });
-        if (!outcome) status = await this.store.status(id);
+        if (!outcome) {
+          status = await this.store.status(id);
+          read = true;
+        }
       }
     } finally {
       this.finals.off(id, onFinal);
