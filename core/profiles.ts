@@ -29,6 +29,12 @@ export interface Profile {
   openSql: boolean;
   /** Every secret a process uses must be set and differ from the local defaults. */
   requireSecrets: boolean;
+  /**
+   * Blocks (the including one counts as 1) after which a mined write is `final` (`CONFIRMATIONS`
+   * overrides). The HTTP answer comes at inclusion and never waits for them; a reorg deeper than
+   * this is still handled, and counted as a finality violation.
+   */
+  confirmations: number;
 }
 
 export const PROFILES: Record<ProfileName, Profile> = {
@@ -42,6 +48,7 @@ export const PROFILES: Record<ProfileName, Profile> = {
     marketMaker: true,
     openSql: true,
     requireSecrets: false,
+    confirmations: 1,
   },
   development: {
     name: "development",
@@ -53,6 +60,7 @@ export const PROFILES: Record<ProfileName, Profile> = {
     marketMaker: false,
     openSql: false,
     requireSecrets: true,
+    confirmations: 6,
   },
   production: {
     name: "production",
@@ -64,6 +72,7 @@ export const PROFILES: Record<ProfileName, Profile> = {
     marketMaker: false,
     openSql: false,
     requireSecrets: true,
+    confirmations: 12,
   },
 };
 
