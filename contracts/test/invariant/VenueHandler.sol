@@ -8,6 +8,7 @@ import {IOracle} from "../../src/interfaces/IOracle.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
 import {IDepositToken, ILens} from "../utils/VenueFixture.sol";
 import {RiskChecks} from "../utils/RiskChecks.sol";
+import {Vm} from "../utils/Vm.sol";
 
 /// Random walks over the venue for the invariant tests. Actors deposit, withdraw, place limit and
 /// market orders (with derived or chosen client keys, as owner or through an operator), cancel,
@@ -110,7 +111,7 @@ contract VenueHandler is Test {
     uint256 public fundingViewDrift; // a poke stored a cumulative index other than the views said
     uint256 public stalePokes; // pokes that found the rate stale (a cancel since the last accrual)
     uint256 public repeatedLiquidationCalls; // issue 26: calls after one that closed 0 (cancelled only)
-    uint256 public chosenGained; // issue 26: an ADL counterparty named by the liquidator gained
+    uint256 public chosenGained; // issue 26: a solvent rest deleveraged away from the mark
     /// The current step is a liquidation (the only place bad debt, as rounding dust, may appear).
     bool internal liquidating;
     string public lastTargetViolation;
@@ -886,17 +887,20 @@ contract VenueHandler is Test {
     }
 
     /// Issue 26: a liquidator names an account of its choice (an actor's) as the only ADL
-    /// candidate. Being chosen is worth nothing: the named account's value at the mark may not
-    /// grow by the call (the rest is closed at the mark while solvent, no fee to anyone chosen).
+    /// candidate. Being chosen is worth nothing: while the rest is solvent at the mark (and no
+    /// book fill came first, which could leave it bankrupt), a counterparty the backstop closes
+    /// is closed at the mark, not at the bankruptcy price.
     function liquidateRanked(uint256 actorSeed, uint256 namedSeed) external step {
         liquidating = true;
         (, uint256 id, uint256 k) = _pick(actorSeed);
         (, uint256 named,) = _pick(namedSeed);
         IMarket m = markets[k];
         if (named == id || m.getPosition(id).sizeQty == 0 || !lens.positionHealth(m, id).isLiquidatable) return;
-        uint256 before = RiskChecks.accountValueWad(engine, lens, named);
+        bool solvent = RiskChecks.equityWad(m, lens, id) > 0;
+        uint256 mark = m.markPrice();
         uint256[] memory list = new uint256[](1);
         list[0] = named;
+        vm.getRecordedLogs(); // only this call's logs below
         vm.prank(KEEPER);
         try engine.liquidatePositionRanked(id, ids[k], list) {
             ++liquidations;
@@ -911,10 +915,17 @@ contract VenueHandler is Test {
             _expect("liquidatePositionRanked", r, allowed);
             return;
         }
-        // 1e6 wei: the lens's rounding of a position's value
-        if (RiskChecks.accountValueWad(engine, lens, named) > before + 1e6) {
-            ++chosenGained;
-            _target("a counterparty named by the liquidator gained by being chosen");
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        bool bookFill;
+        for (uint256 j; j < logs.length; ++j) {
+            if (logs[j].emitter != address(m) || logs[j].topics.length == 0) continue;
+            if (logs[j].topics[0] == IMarket.OrderFilled.selector) bookFill = true;
+            if (logs[j].topics[0] != IMarket.Deleveraged.selector || !solvent || bookFill) continue;
+            (,, uint256 price,,,,) = abi.decode(logs[j].data, (uint64, uint256, uint256, uint256, int256, int256, uint256));
+            if (price != mark) {
+                ++chosenGained;
+                _target("a solvent rest was deleveraged away from the mark");
+            }
         }
     }
 
