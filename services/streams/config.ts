@@ -2,6 +2,7 @@
  * Stream-service configuration from the environment (names per docs/SERVICES.md; units in the names).
  */
 import { z } from "zod";
+import { assertProfileSecrets, profileFromEnv, STREAMS_SECRETS } from "../../core/profiles.js";
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(42073),
@@ -32,7 +33,9 @@ const envSchema = z.object({
 
 export type StreamsConfig = z.infer<typeof envSchema>;
 
+/** Parses the environment; throws with a readable message on bad values or (outside `local`) missing or default secrets. */
 export function loadStreamsConfig(env: Record<string, string | undefined> = process.env): StreamsConfig {
+  assertProfileSecrets(profileFromEnv(env), env, STREAMS_SECRETS);
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");

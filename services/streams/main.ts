@@ -161,6 +161,7 @@ const streams = createStreamServer({
 
 const app = createStreamsApp({
   ready: () => marketIds.length > 0 && feed.live(),
+  writeEvents: () => writes.live(),
   markets: () => marketIds,
   stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString(), feed: cfg.DATABASE_URL ? "postgres" : "sse", writeEvents: writes.live(), rssBytes: process.memoryUsage().rss }),
   // Prometheus: open locally, else the admin token (none set: no metrics route)
