@@ -2,9 +2,11 @@
  * `/v1/ws`: the stream service behind the API key, in snake_case. The key comes in the upgrade's
  * `X-API-Key` header (a bad one is refused with 401 before the upgrade) or, for browsers (which
  * cannot set headers), in the first message: `{"op":"auth","api_key":"vgw_…"}` within 10 s.
- * The gateway then opens the stream service's `/ws` with its internal token and the key's wallet
- * and id (the stream service limits connections per key and checks account ownership by that
- * wallet) and relays messages both ways.
+ * Once the client's handshake is complete (never before: a malformed upgrade opens nothing), the
+ * gateway opens the stream service's `/ws` with its internal token and the key's wallet and id
+ * (the stream service limits connections per key and checks account ownership by that wallet)
+ * and relays messages both ways; a refusal there (e.g. the key's connection limit) reaches the
+ * client as an `error` message and a close, and the upstream connection ends with the client's.
  */
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
@@ -51,26 +53,46 @@ export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl:
     up.on("error", end);
   };
 
+  /**
+   * The client's handshake is complete: open the stream service's connection for the key. What the
+   * client sends meanwhile is passed on after; a client gone meanwhile closes the upstream one; a
+   * refusal reaches the client as an `error` message and a close (1013 when it may retry).
+   */
+  const attach = async (client: WebSocket, id: ApiKeyIdentity, greet: boolean) => {
+    const early: WebSocket.RawData[] = [];
+    const hold = (d: WebSocket.RawData) => early.push(d);
+    client.on("message", hold);
+    let up: WebSocket;
+    try {
+      up = await connect(id);
+    } catch (e) {
+      const { status, body } = e as { status: number; body: string };
+      const err = (() => {
+        try {
+          return (JSON.parse(body) as { error: { code: string; message: string } }).error;
+        } catch {
+          return { code: "UPSTREAM_ERROR", message: "the stream service is unavailable; retry" };
+        }
+      })();
+      if (client.readyState !== client.OPEN) return;
+      client.send(JSON.stringify({ type: "error", ...err }));
+      client.close(status === 429 || status >= 500 ? 1013 : 1008, status === 429 ? "too many connections" : "try again later");
+      return;
+    }
+    client.off("message", hold);
+    if (client.readyState !== client.OPEN) return up.terminate(); // the client went while it opened
+    pipe(client, up);
+    if (greet) client.send(JSON.stringify({ type: "authenticated", wallet: id.wallet }));
+    for (const d of early) up.send(d, { binary: false });
+  };
+
   const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const key = req.headers["x-api-key"];
     if (typeof key === "string" && key !== "") {
       const id = await o.keys.verify(key);
       if (!id) return refuse(socket, 401, "UNAUTHENTICATED", "invalid or revoked API key");
-      let up: WebSocket;
-      try {
-        up = await connect(id);
-      } catch (e) {
-        const { status, body } = e as { status: number; body: string };
-        const err = (() => {
-          try {
-            return (JSON.parse(body) as { error: { code: string; message: string } }).error;
-          } catch {
-            return { code: "UPSTREAM_ERROR", message: "the stream service refused the connection" };
-          }
-        })();
-        return refuse(socket, status, err.code, err.message);
-      }
-      wss.handleUpgrade(req, socket, head, (client) => pipe(client, up));
+      // the client's handshake first (a malformed one is answered 400 here and opens nothing upstream)
+      wss.handleUpgrade(req, socket, head, (client) => void attach(client, id, false));
       return;
     }
     // browsers: the key in the first message
@@ -82,7 +104,7 @@ export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl:
       const timer = setTimeout(() => fail(`send {"op":"auth","api_key":"…"} first (within ${AUTH_WAIT_MS / 1000} s), or the key in the X-API-Key header of the upgrade`), AUTH_WAIT_MS);
       client.once("message", async (data) => {
         clearTimeout(timer);
-        // what the client sends while the stream connection opens is passed on after it
+        // what the client sends while the key is checked is passed on after it
         const early: WebSocket.RawData[] = [];
         const hold = (d: WebSocket.RawData) => early.push(d);
         client.on("message", hold);
@@ -94,18 +116,11 @@ export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl:
         }
         if (m?.op !== "auth" || typeof m.api_key !== "string") return fail('the first message must be {"op":"auth","api_key":"…"}');
         const id = await o.keys.verify(m.api_key);
+        client.off("message", hold);
         if (!id) return fail("invalid or revoked API key");
-        try {
-          const up = await connect(id);
-          client.off("message", hold);
-          pipe(client, up);
-          client.send(JSON.stringify({ type: "authenticated", wallet: id.wallet }));
-          for (const d of early) up.send(d, { binary: false });
-        } catch (e) {
-          const { body } = e as { body: string };
-          client.send(body.startsWith("{") ? JSON.stringify({ type: "error", ...(JSON.parse(body) as { error: object }).error }) : JSON.stringify({ type: "error", code: "UPSTREAM_ERROR", message: "the stream service is unavailable" }));
-          client.close(1013, "try again later");
-        }
+        const attached = attach(client, id, true);
+        for (const d of early) client.emit("message", d, false);
+        await attached;
       });
     });
   };

@@ -2,6 +2,7 @@
  * Stream-service configuration from the environment (names per docs/SERVICES.md; units in the names).
  */
 import { z } from "zod";
+import { trustedProxies } from "../../core/http/client-address.js";
 import { assertProfileSecrets, profileFromEnv, STREAMS_SECRETS } from "../../core/profiles.js";
 
 const envSchema = z.object({
@@ -27,6 +28,8 @@ const envSchema = z.object({
   STREAMS_REPLAY_MESSAGES: z.coerce.number().int().positive().default(256),
   /** `{"op":"testDrop"}` skips the next message of a subscription (tests of gap detection only). */
   STREAMS_TEST_HOOKS: z.enum(["0", "1"]).default("0"),
+  /** Reverse proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client: anonymous connections are counted per that client address (core/http/client-address.ts). */
+  TRUSTED_PROXIES: z.string().optional(),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
@@ -41,5 +44,6 @@ export function loadStreamsConfig(env: Record<string, string | undefined> = proc
     const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new Error(`invalid stream-service configuration: ${msg}`);
   }
+  trustedProxies(parsed.data.TRUSTED_PROXIES); // a bad entry stops the start, not the first connection
   return { ...parsed.data, INTEGRATION_URL: parsed.data.INTEGRATION_URL.replace(/\/$/, ""), RELAYER_URL: parsed.data.RELAYER_URL.replace(/\/$/, "") };
 }

@@ -7,6 +7,7 @@
 import { serve } from "@hono/node-server";
 import type { Server } from "node:http";
 import pino from "pino";
+import { trustedProxies } from "../../core/http/client-address.js";
 import { rawRequest } from "../../core/http/raw-request.js";
 import { openBlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import { profileFromEnv, secret } from "../../core/profiles.js";
@@ -153,6 +154,7 @@ const streams = createStreamServer({
     pingIntervalMs: cfg.STREAMS_PING_INTERVAL_MS,
     maxPayloadBytes: 16 * 1024,
   },
+  trustedProxies: trustedProxies(cfg.TRUSTED_PROXIES),
   jwtSecret: () => secret("JWT_SECRET"),
   gatewayToken: () => secret("GATEWAY_TOKEN"),
   testHooks: cfg.STREAMS_TEST_HOOKS === "1",

@@ -15,6 +15,7 @@ import { z } from "zod";
 import { camelKeys } from "../../core/case.js";
 import { verifyToken } from "../../core/auth/siwe.js";
 import { sameSecret } from "../../core/auth/service-tokens.js";
+import { clientAddress, type TrustedProxies } from "../../core/http/client-address.js";
 import { SubscribeRequest, topicOf, type ChannelName } from "./channels.js";
 import type { AtBlock, Casing, Frame, Subscriber, Topic, Topics } from "./topics.js";
 import { UpstreamError } from "./topics.js";
@@ -30,6 +31,8 @@ export type StreamsDeps = {
   currentBlock: () => bigint;
   markets: () => string[];
   limits: StreamsLimits;
+  /** Peers whose X-Forwarded-For names the client (TRUSTED_PROXIES): anonymous connections count per client address. */
+  trustedProxies: TrustedProxies;
   jwtSecret: () => string;
   gatewayToken: () => string;
   testHooks: boolean;
@@ -249,7 +252,7 @@ export function createStreamServer(d: StreamsDeps) {
       wallet = h("x-venue-wallet")?.toLowerCase() ?? null;
       identity = `key:${h("x-venue-key-id") ?? "anonymous"}`;
     } else {
-      identity = `ip:${req.socket.remoteAddress ?? "unknown"}`;
+      identity = `ip:${clientAddress(req.socket.remoteAddress, h("x-forwarded-for"), d.trustedProxies) ?? "unknown"}`;
       const auth = h("authorization");
       if (auth) {
         const m = /^Bearer\s+([A-Za-z0-9\-_.]+)\s*$/i.exec(auth);
@@ -262,11 +265,12 @@ export function createStreamServer(d: StreamsDeps) {
         }
       }
     }
-    const n = perKey.get(identity) ?? 0;
-    if (n >= d.limits.connectionsPerKey)
+    if ((perKey.get(identity) ?? 0) >= d.limits.connectionsPerKey)
       return refuse(socket, 429, "RATE_LIMITED", `at most ${d.limits.connectionsPerKey} connections per key: close one first (one connection carries up to ${d.limits.subscriptionsPerConnection} subscriptions)`);
-    perKey.set(identity, n + 1);
+    // counted once established (ws calls back synchronously after the check above, or never: a
+    // handshake it refuses, e.g. without Sec-WebSocket-Key, is answered 400 and counts nothing)
     wss.handleUpgrade(req, socket, head, (ws) => {
+      perKey.set(identity, (perKey.get(identity) ?? 0) + 1);
       const c = new Connection(ws, identity, casing, wallet, d);
       conns.add(c);
       ws.on("pong", () => (c.alive = true));
