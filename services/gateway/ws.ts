@@ -11,6 +11,8 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import WebSocket, { WebSocketServer } from "ws";
+import type { KeyRevocations } from "../../core/auth/key-revocations";
+import { WS_CLOSE } from "../../core/ws/close-codes";
 import type { ApiKeyIdentity, KeyStore } from "./keys";
 
 const AUTH_WAIT_MS = 10_000;
@@ -23,7 +25,10 @@ function refuse(socket: Duplex, status: number, code: string, message: string) {
 
 type Log = { warn: (o: object, m: string) => void };
 
-export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl: string; gatewayToken: string; log: Log }) {
+/** How often the keys of open sockets are checked again (a revocation on a replica without a shared Redis; the key cache bounds it). */
+const RECHECK_MS = 1_000;
+
+export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl: string; gatewayToken: string; revocations?: KeyRevocations; log: Log }) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 });
   const upstreamUrl = `${o.streamsUrl.replace(/^http/, "ws")}/ws`;
 
@@ -40,6 +45,35 @@ export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl:
       up.once("error", () => reject({ status: 502, body: JSON.stringify({ success: false, error: { code: "UPSTREAM_ERROR", message: "the stream service is unavailable; retry" } }) }));
     });
 
+  /** The open clients by key id, with their clear key (checked again now and then). */
+  const byKey = new Map<string, Map<WebSocket, string>>();
+  const track = (client: WebSocket, id: ApiKeyIdentity, key: string) => {
+    const set = byKey.get(id.keyId) ?? new Map<WebSocket, string>();
+    byKey.set(id.keyId, set.set(client, key));
+    client.once("close", () => {
+      set.delete(client);
+      if (set.size === 0 && byKey.get(id.keyId) === set) byKey.delete(id.keyId);
+    });
+  };
+  /** A revoked key's sockets: an `error` message, then close 4401 (their upstream connections close with them). */
+  const closeKey = (keyId: string) => {
+    for (const client of byKey.get(keyId)?.keys() ?? []) {
+      if (client.readyState !== client.OPEN) continue;
+      client.send(JSON.stringify({ type: "error", code: "UNAUTHENTICATED", message: "the API key was revoked" }));
+      client.close(WS_CLOSE.UNAUTHENTICATED, "API key revoked");
+    }
+  };
+  o.revocations?.subscribe(closeKey);
+  // without a shared Redis a revocation on another replica reaches this one through the key store
+  const recheck = setInterval(() => {
+    for (const [keyId, clients] of byKey) {
+      const key = clients.values().next().value;
+      if (key === undefined || o.keys.cachedIdentity(key)) continue;
+      o.keys.verify(key).then((id) => id === null && closeKey(keyId), (e) => o.log.warn({ err: String(e) }, "ws key check"));
+    }
+  }, RECHECK_MS);
+  recheck.unref();
+
   const pipe = (client: WebSocket, up: WebSocket) => {
     up.on("message", (data, isBinary) => client.readyState === client.OPEN && client.send(data, { binary: isBinary }));
     client.on("message", (data, isBinary) => up.readyState === up.OPEN && up.send(data, { binary: isBinary }));
@@ -49,7 +83,7 @@ export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl:
     };
     client.on("close", end);
     client.on("error", end);
-    up.on("close", (code) => client.readyState === client.OPEN && client.close(code === 1005 || code === 1006 ? 1011 : code, "stream closed"));
+    up.on("close", (code, reason) => client.readyState === client.OPEN && client.close(code === 1005 || code === 1006 ? 1011 : code, reason.toString() || "stream closed"));
     up.on("error", end);
   };
 
@@ -58,7 +92,7 @@ export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl:
    * client sends meanwhile is passed on after; a client gone meanwhile closes the upstream one; a
    * refusal reaches the client as an `error` message and a close (1013 when it may retry).
    */
-  const attach = async (client: WebSocket, id: ApiKeyIdentity, greet: boolean) => {
+  const attach = async (client: WebSocket, id: ApiKeyIdentity, key: string, greet: boolean) => {
     const early: WebSocket.RawData[] = [];
     const hold = (d: WebSocket.RawData) => early.push(d);
     client.on("message", hold);
@@ -82,6 +116,7 @@ export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl:
     client.off("message", hold);
     if (client.readyState !== client.OPEN) return up.terminate(); // the client went while it opened
     pipe(client, up);
+    track(client, id, key);
     if (greet) client.send(JSON.stringify({ type: "authenticated", wallet: id.wallet }));
     for (const d of early) up.send(d, { binary: false });
   };
@@ -92,7 +127,7 @@ export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl:
       const id = await o.keys.verify(key);
       if (!id) return refuse(socket, 401, "UNAUTHENTICATED", "invalid or revoked API key");
       // the client's handshake first (a malformed one is answered 400 here and opens nothing upstream)
-      wss.handleUpgrade(req, socket, head, (client) => void attach(client, id, false));
+      wss.handleUpgrade(req, socket, head, (client) => void attach(client, id, key, false));
       return;
     }
     // browsers: the key in the first message
@@ -118,7 +153,7 @@ export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl:
         const id = await o.keys.verify(m.api_key);
         client.off("message", hold);
         if (!id) return fail("invalid or revoked API key");
-        const attached = attach(client, id, true);
+        const attached = attach(client, id, m.api_key, true);
         for (const d of early) client.emit("message", d, false);
         await attached;
       });
@@ -133,5 +168,10 @@ export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl:
       socket.destroy();
     });
   });
-  return { close: () => wss.close() };
+  return {
+    close: () => {
+      clearInterval(recheck);
+      wss.close();
+    },
+  };
 }

@@ -30,6 +30,8 @@ const envSchema = z.object({
   STREAMS_TEST_HOOKS: z.enum(["0", "1"]).default("0"),
   /** Reverse proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client: anonymous connections are counted per that client address (core/http/client-address.ts). */
   TRUSTED_PROXIES: z.string().optional(),
+  /** With Redis (the gateways' REDIS_URL): API-key revocations published there close the key's connections here (4401). */
+  REDIS_URL: z.string().optional(),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });

@@ -8,6 +8,7 @@ import { serve } from "@hono/node-server";
 import type { Server } from "node:http";
 import pino from "pino";
 import { trustedProxies } from "../../core/http/client-address.js";
+import { keyRevocations } from "../../core/auth/key-revocations.js";
 import { rawRequest } from "../../core/http/raw-request.js";
 import { openBlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import { profileFromEnv, secret } from "../../core/profiles.js";
@@ -161,6 +162,10 @@ const streams = createStreamServer({
   log,
 });
 
+// API-key revocations from any gateway (Redis pub/sub): the key's connections here close with 4401
+const revocations = keyRevocations(cfg.REDIS_URL || undefined, (e) => log.warn({ err: String(e) }, "key revocations (redis)"));
+revocations.subscribe((keyId) => streams.closeKey(keyId));
+
 const app = createStreamsApp({
   ready: () => marketIds.length > 0 && feed.live(),
   writeEvents: () => writes.live(),
@@ -193,6 +198,7 @@ async function main() {
   const shutdown = () => {
     streams.close();
     writes.close();
+    void revocations.close();
     server.close();
     void feed.close().finally(() => process.exit(0));
     setTimeout(() => process.exit(0), 3_000).unref();

@@ -16,6 +16,7 @@ import { camelKeys } from "../../core/case.js";
 import { verifyToken } from "../../core/auth/siwe.js";
 import { sameSecret } from "../../core/auth/service-tokens.js";
 import { clientAddress, type TrustedProxies } from "../../core/http/client-address.js";
+import { WS_CLOSE } from "../../core/ws/close-codes.js";
 import { SubscribeRequest, topicOf, type ChannelName } from "./channels.js";
 import type { AtBlock, Casing, Frame, Subscriber, Topic, Topics } from "./topics.js";
 import { UpstreamError } from "./topics.js";
@@ -53,6 +54,7 @@ class Connection {
   private last = Date.now();
   alive = true;
   private strikes = 0;
+  private expiry: NodeJS.Timeout | undefined;
 
   constructor(
     readonly ws: WebSocket,
@@ -77,6 +79,21 @@ class Connection {
 
   error(code: string, message: string, extra: Record<string, unknown> = {}) {
     this.send({ type: "error", code, message, ...extra });
+  }
+
+  /** An `error` message, then the close (what the client already has queued goes first). */
+  end(code: number, reason: string, message: string) {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.error("UNAUTHENTICATED", message);
+    this.ws.close(code, reason);
+  }
+
+  /** The sign-in token's expiry (unix seconds) ends the connection: close 4401 (sign in again and reconnect). */
+  expireAt(seconds: number) {
+    clearTimeout(this.expiry);
+    const ms = Math.min(Math.max(0, seconds * 1000 - Date.now()), 2 ** 31 - 1);
+    this.expiry = setTimeout(() => this.end(WS_CLOSE.UNAUTHENTICATED, "sign-in token expired", "the sign-in token expired: sign in again (POST /auth/login) and reconnect"), ms);
+    this.expiry.unref();
   }
 
   /** A token bucket refilled at the limit per second; past it the message is refused, and a flood closes the connection. */
@@ -136,7 +153,9 @@ class Connection {
     if (!a.success) return this.error("VALIDATION_ERROR", issues(a.error));
     if (this.casing === "snake") return this.error("VALIDATION_ERROR", "this connection is authenticated by its API key");
     try {
-      this.wallet = (await verifyToken(this.d.jwtSecret(), a.data.token)).address.toLowerCase();
+      const t = await verifyToken(this.d.jwtSecret(), a.data.token);
+      this.wallet = t.address.toLowerCase();
+      this.expireAt(t.expiresAt);
       this.send({ type: "authenticated", wallet: this.wallet });
     } catch (e) {
       this.error("UNAUTHENTICATED", (e as Error).message);
@@ -205,6 +224,7 @@ class Connection {
   }
 
   close() {
+    clearTimeout(this.expiry);
     for (const id of [...this.subs.keys()]) this.drop(id);
   }
 }
@@ -245,6 +265,7 @@ export function createStreamServer(d: StreamsDeps) {
     let identity: string;
     let casing: Casing = "camel";
     let wallet: string | null = null;
+    let expiresAt: number | null = null;
     const internal = h("x-internal-token");
     if (internal !== undefined) {
       if (!sameSecret(internal, d.gatewayToken())) return refuse(socket, 401, "UNAUTHENTICATED", "invalid internal token");
@@ -258,7 +279,9 @@ export function createStreamServer(d: StreamsDeps) {
         const m = /^Bearer\s+([A-Za-z0-9\-_.]+)\s*$/i.exec(auth);
         try {
           if (!m) throw new Error("Authorization: expected Bearer <token>");
-          wallet = (await verifyToken(d.jwtSecret(), m[1]!)).address.toLowerCase();
+          const t = await verifyToken(d.jwtSecret(), m[1]!);
+          wallet = t.address.toLowerCase();
+          expiresAt = t.expiresAt;
           identity = `wallet:${wallet}`;
         } catch (e) {
           return refuse(socket, 401, "UNAUTHENTICATED", (e as Error).message);
@@ -273,6 +296,7 @@ export function createStreamServer(d: StreamsDeps) {
       perKey.set(identity, (perKey.get(identity) ?? 0) + 1);
       const c = new Connection(ws, identity, casing, wallet, d);
       conns.add(c);
+      if (expiresAt !== null) c.expireAt(expiresAt);
       ws.on("pong", () => (c.alive = true));
       ws.on("message", (data, isBinary) => {
         c.alive = true;
@@ -295,6 +319,10 @@ export function createStreamServer(d: StreamsDeps) {
     handleUpgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => {
       socket.on("error", () => {});
       void handleUpgrade(req, socket, head).catch(() => socket.destroy());
+    },
+    /** A revoked API key's connections (the gateway's, by key id): close 4401. */
+    closeKey(keyId: string) {
+      for (const c of conns) if (c.identity === `key:${keyId}`) c.end(WS_CLOSE.UNAUTHENTICATED, "API key revoked", "the API key was revoked");
     },
     stats: () => ({ connections: conns.size, subscriptions: [...conns].reduce((a, c) => a + c.subs.size, 0), topics: d.topics.map.size }),
     close() {
