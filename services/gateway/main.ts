@@ -58,7 +58,7 @@ async function main() {
   });
 
   // /v1/ws: the stream service behind the API key (snake_case)
-  const ws = attachWebSocket(server as Server, { keys, streamsUrl: config.streamsUrl, gatewayToken: config.gatewayToken, revocations, log });
+  const ws = attachWebSocket(server as Server, { keys, streamsUrl: config.streamsUrl, gatewayToken: config.gatewayToken, revocations, maxBufferBytes: config.wsMaxBufferBytes, log });
 
   let closing = false;
   const shutdown = (signal: string) => {

@@ -13,6 +13,7 @@ import type { Duplex } from "node:stream";
 import WebSocket, { WebSocketServer } from "ws";
 import type { KeyRevocations } from "../../core/auth/key-revocations";
 import { WS_CLOSE } from "../../core/ws/close-codes";
+import { sendBounded } from "../../core/ws/send-buffer";
 import type { ApiKeyIdentity, KeyStore } from "./keys";
 
 const AUTH_WAIT_MS = 10_000;
@@ -27,9 +28,28 @@ type Log = { warn: (o: object, m: string) => void };
 
 /** How often the keys of open sockets are checked again (a revocation on a replica without a shared Redis; the key cache bounds it). */
 const RECHECK_MS = 1_000;
+/** The gateway pings its clients this often; one that answered no ping since the last is dropped. */
+const PING_INTERVAL_MS = 30_000;
 
-export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl: string; gatewayToken: string; revocations?: KeyRevocations; log: Log }) {
+export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl: string; gatewayToken: string; revocations?: KeyRevocations; maxBufferBytes: number; log: Log }) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 });
+  // liveness by pongs (the stream service pings the gateway's upstream connection, not the client)
+  const answered = new WeakSet<WebSocket>();
+  wss.on("connection", (client) => {
+    answered.add(client);
+    client.on("pong", () => answered.add(client));
+  });
+  const ping = setInterval(() => {
+    for (const client of wss.clients) {
+      if (!answered.has(client)) {
+        client.terminate();
+        continue;
+      }
+      answered.delete(client);
+      client.ping();
+    }
+  }, PING_INTERVAL_MS);
+  ping.unref();
   const upstreamUrl = `${o.streamsUrl.replace(/^http/, "ws")}/ws`;
 
   /** The stream service's connection for a key; rejects with the status and body it refused with. */
@@ -75,7 +95,10 @@ export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl:
   recheck.unref();
 
   const pipe = (client: WebSocket, up: WebSocket) => {
-    up.on("message", (data, isBinary) => client.readyState === client.OPEN && client.send(data, { binary: isBinary }));
+    // a client that does not read is closed past its send buffer (1008 "slow consumer"), its upstream with it
+    up.on("message", (data, isBinary) => {
+      if (!sendBounded(client, data as Buffer, o.maxBufferBytes, isBinary)) up.terminate();
+    });
     client.on("message", (data, isBinary) => up.readyState === up.OPEN && up.send(data, { binary: isBinary }));
     const end = () => {
       if (up.readyState === up.OPEN || up.readyState === up.CONNECTING) up.terminate();
@@ -171,6 +194,7 @@ export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl:
   return {
     close: () => {
       clearInterval(recheck);
+      clearInterval(ping);
       wss.close();
     },
   };

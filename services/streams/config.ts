@@ -2,6 +2,7 @@
  * Stream-service configuration from the environment (names per docs/SERVICES.md; units in the names).
  */
 import { z } from "zod";
+import { DEFAULT_WS_MAX_BUFFER_BYTES } from "../../core/ws/send-buffer.js";
 import { trustedProxies } from "../../core/http/client-address.js";
 import { assertProfileSecrets, profileFromEnv, STREAMS_SECRETS } from "../../core/profiles.js";
 
@@ -24,6 +25,8 @@ const envSchema = z.object({
   STREAMS_MAX_MESSAGES_PER_SECOND: z.coerce.number().int().positive().default(20),
   /** Server pings every this long; a connection that answered none since the last is closed. */
   STREAMS_PING_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
+  /** A connection's send buffer: a message that would take it past this closes the connection with 1008 "slow consumer" (1 MiB). */
+  WS_MAX_BUFFER_BYTES: z.coerce.number().int().positive().default(DEFAULT_WS_MAX_BUFFER_BYTES),
   /** Messages kept per topic for `resume` (a gap longer than this gets a fresh snapshot). */
   STREAMS_REPLAY_MESSAGES: z.coerce.number().int().positive().default(256),
   /** `{"op":"testDrop"}` skips the next message of a subscription (tests of gap detection only). */

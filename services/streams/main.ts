@@ -154,6 +154,7 @@ const streams = createStreamServer({
     messagesPerSecond: cfg.STREAMS_MAX_MESSAGES_PER_SECOND,
     pingIntervalMs: cfg.STREAMS_PING_INTERVAL_MS,
     maxPayloadBytes: 16 * 1024,
+    maxBufferBytes: cfg.WS_MAX_BUFFER_BYTES,
   },
   trustedProxies: trustedProxies(cfg.TRUSTED_PROXIES),
   jwtSecret: () => secret("JWT_SECRET"),

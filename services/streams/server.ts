@@ -17,11 +17,20 @@ import { verifyToken } from "../../core/auth/siwe.js";
 import { sameSecret } from "../../core/auth/service-tokens.js";
 import { clientAddress, type TrustedProxies } from "../../core/http/client-address.js";
 import { WS_CLOSE } from "../../core/ws/close-codes.js";
+import { sendBounded } from "../../core/ws/send-buffer.js";
 import { SubscribeRequest, topicOf, type ChannelName } from "./channels.js";
 import type { AtBlock, Casing, Frame, Subscriber, Topic, Topics } from "./topics.js";
 import { UpstreamError } from "./topics.js";
 
-export type StreamsLimits = { connectionsPerKey: number; subscriptionsPerConnection: number; messagesPerSecond: number; pingIntervalMs: number; maxPayloadBytes: number };
+export type StreamsLimits = {
+  connectionsPerKey: number;
+  subscriptionsPerConnection: number;
+  messagesPerSecond: number;
+  pingIntervalMs: number;
+  maxPayloadBytes: number;
+  /** A connection's send buffer (bytes not yet taken by the socket): past it, close 1008 "slow consumer". */
+  maxBufferBytes: number;
+};
 
 export type StreamsDeps = {
   topics: Topics;
@@ -45,6 +54,9 @@ const Unsubscribe = z.strictObject({ op: z.literal("unsubscribe"), subscriptionI
 const Auth = z.strictObject({ op: z.literal("auth"), token: z.string().max(4096) });
 const TestDrop = z.strictObject({ op: z.literal("testDrop"), subscriptionId: z.string().max(32) });
 
+/** What a connection needs: the service's deps, and where it counts a slow-consumer close. */
+type ConnectionDeps = StreamsDeps & { onSlowConsumer: () => void };
+
 type Sub = { id: string; topic: Topic; sink: Subscriber; tag?: string; dropNext: boolean };
 
 class Connection {
@@ -61,7 +73,7 @@ class Connection {
     readonly identity: string,
     readonly casing: Casing,
     public wallet: string | null,
-    private readonly d: StreamsDeps,
+    private readonly d: ConnectionDeps,
   ) {
     this.tokens = d.limits.messagesPerSecond;
   }
@@ -74,7 +86,12 @@ class Connection {
     if (this.ws.readyState !== this.ws.OPEN) return;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(o)) out[this.key(k)] = v;
-    this.ws.send(JSON.stringify(out));
+    this.write(JSON.stringify(out));
+  }
+
+  /** Every message goes out here: past the send buffer's limit the connection closes with 1008 "slow consumer" instead. */
+  write(text: string) {
+    if (!sendBounded(this.ws, text, this.d.limits.maxBufferBytes)) this.d.onSlowConsumer();
   }
 
   error(code: string, message: string, extra: Record<string, unknown> = {}) {
@@ -109,9 +126,10 @@ class Connection {
   }
 
   async onMessage(raw: string) {
+    if (this.ws.readyState !== this.ws.OPEN) return; // closing: nothing more is answered
     if (!this.allow()) {
       this.error("RATE_LIMITED", `more than ${this.d.limits.messagesPerSecond} messages per second: message ignored; slow down`);
-      if (++this.strikes > this.d.limits.messagesPerSecond * 5) this.ws.close(1008, "message rate limit exceeded");
+      if (++this.strikes > this.d.limits.messagesPerSecond * 5) this.ws.close(WS_CLOSE.POLICY, "message rate limit exceeded");
       return;
     }
     let msg: unknown;
@@ -194,7 +212,7 @@ class Connection {
           sub.dropNext = false;
           return;
         }
-        if (this.ws.readyState === this.ws.OPEN) this.ws.send(`{"${this.key("subscriptionId")}":"${id}",${f.tail(this.casing)}`);
+        this.write(`{"${this.key("subscriptionId")}":"${id}",${f.tail(this.casing)}`);
       },
       fail: (_t: Topic, code: string, message: string) => {
         this.drop(id);
@@ -244,6 +262,8 @@ export function createStreamServer(d: StreamsDeps) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: d.limits.maxPayloadBytes });
   const conns = new Set<Connection>();
   const perKey = new Map<string, number>();
+  let slowConsumerCloses = 0;
+  const cd: ConnectionDeps = { ...d, onSlowConsumer: () => void slowConsumerCloses++ };
 
   const ping = setInterval(() => {
     for (const c of conns) {
@@ -294,12 +314,13 @@ export function createStreamServer(d: StreamsDeps) {
     // handshake it refuses, e.g. without Sec-WebSocket-Key, is answered 400 and counts nothing)
     wss.handleUpgrade(req, socket, head, (ws) => {
       perKey.set(identity, (perKey.get(identity) ?? 0) + 1);
-      const c = new Connection(ws, identity, casing, wallet, d);
+      const c = new Connection(ws, identity, casing, wallet, cd);
       conns.add(c);
       if (expiresAt !== null) c.expireAt(expiresAt);
       ws.on("pong", () => (c.alive = true));
+      // liveness is the pong to the last ping (sending messages does not count: a client that
+      // keeps talking but never answers pings is dropped)
       ws.on("message", (data, isBinary) => {
-        c.alive = true;
         if (isBinary) return c.error("VALIDATION_ERROR", "binary messages are not accepted: send JSON text");
         void c.onMessage(data.toString()).catch((e) => d.log.warn({ err: String(e) }, "message"));
       });
@@ -324,7 +345,7 @@ export function createStreamServer(d: StreamsDeps) {
     closeKey(keyId: string) {
       for (const c of conns) if (c.identity === `key:${keyId}`) c.end(WS_CLOSE.UNAUTHENTICATED, "API key revoked", "the API key was revoked");
     },
-    stats: () => ({ connections: conns.size, subscriptions: [...conns].reduce((a, c) => a + c.subs.size, 0), topics: d.topics.map.size }),
+    stats: () => ({ slowConsumerCloses, connections: conns.size, subscriptions: [...conns].reduce((a, c) => a + c.subs.size, 0), topics: d.topics.map.size }),
     close() {
       clearInterval(ping);
       for (const c of conns) c.ws.terminate();
