@@ -133,7 +133,8 @@ export function attachWebSocket(server: Server, o: { keys: KeyStore; streamsUrl:
       })();
       if (client.readyState !== client.OPEN) return;
       client.send(JSON.stringify({ type: "error", ...err }));
-      client.close(status === 429 || status >= 500 ? 1013 : 1008, status === 429 ? "too many connections" : "try again later");
+      const retry = status === 429 || status >= 500;
+      client.close(retry ? WS_CLOSE.TRY_AGAIN_LATER : WS_CLOSE.POLICY, status === 429 ? "too many connections" : retry ? "try again later" : "refused");
       return;
     }
     client.off("message", hold);
