@@ -97,6 +97,8 @@ export const RELAYER_SECRETS: readonly SecretName[] = ["GATEWAY_TOKEN", "INTEGRA
 export const GATEWAY_SECRETS: readonly SecretName[] = ["GATEWAY_TOKEN", "ADMIN_TOKEN"];
 /** The keeper: its own token and the gateway's (which may liquidate through it); REGISTRATION_TOKEN is optional. */
 export const KEEPER_SECRETS: readonly SecretName[] = ["KEEPER_TOKEN", "GATEWAY_TOKEN"];
+/** The stream service: checks sign-in tokens, and the gateway's token (its /v1/ws connections carry it; it reads upstream with it). */
+export const STREAMS_SECRETS: readonly SecretName[] = ["JWT_SECRET", "GATEWAY_TOKEN"];
 
 /** Minimum length of a secret outside `local`. */
 export const MIN_SECRET_LENGTH = 16;

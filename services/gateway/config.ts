@@ -6,6 +6,7 @@ import { z } from "zod";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../../core/http/body-limit";
 import { trustedProxies } from "../../core/http/client-address";
 import { DEFAULT_PORTS, defaultUrl } from "../../core/ports.js";
+import { DEFAULT_WS_MAX_BUFFER_BYTES } from "../../core/ws/send-buffer";
 import { assertProfileSecrets, GATEWAY_SECRETS, profileFromEnv, secret, type Profile } from "../../core/profiles";
 
 const envSchema = z.object({
@@ -42,6 +43,8 @@ const envSchema = z.object({
   REDIS_URL: z.string().url().optional().or(z.literal("").transform(() => undefined)),
   /** A caller's read waits at most this long for the block of its last write (read-your-writes). */
   READ_YOUR_WRITES_WAIT_MS: z.coerce.number().int().min(0).default(2_000),
+  /** `/v1/ws`: a client's send buffer; past it the gateway closes it with 1008 "slow consumer" (1 MiB). */
+  WS_MAX_BUFFER_BYTES: z.coerce.number().int().positive().default(DEFAULT_WS_MAX_BUFFER_BYTES),
   LOG_LEVEL: z.string().default("info"),
 });
 
@@ -68,6 +71,7 @@ export interface GatewayConfig {
   gatewayToken: string;
   adminToken: string;
   logLevel: string;
+  wsMaxBufferBytes: number;
 }
 
 /** Parses the environment; throws with a readable message on bad values or unsafe secrets. */
@@ -110,5 +114,6 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
     gatewayToken: secret("GATEWAY_TOKEN", env),
     adminToken: secret("ADMIN_TOKEN", env),
     logLevel: e.LOG_LEVEL,
+    wsMaxBufferBytes: e.WS_MAX_BUFFER_BYTES,
   };
 }

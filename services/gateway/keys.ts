@@ -3,11 +3,13 @@
  * wallet. Verified keys are cached in this process for `cacheMs` (revocation through this
  * process is immediate; on other replicas it takes at most `cacheMs`), by the key as sent: a
  * cached key is never hashed again (its SHA-256 was ~5 % of the hot path's CPU), and the process
- * holds each request's clear key anyway.
+ * holds each request's clear key anyway. With `revocations` (core/auth/key-revocations.ts) a
+ * revocation is published to every replica, which forgets the key at once and closes its sockets.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Address } from "viem";
+import type { KeyRevocations } from "../../core/auth/key-revocations";
 import type { GatewayStore } from "./db/open";
 
 /** `vgw_` + 43 base64url characters (32 random bytes). */
@@ -35,7 +37,15 @@ export class KeyStore {
   constructor(
     private readonly store: GatewayStore,
     private readonly cacheMs = 5_000,
-  ) {}
+    private readonly revocations?: KeyRevocations,
+  ) {
+    revocations?.subscribe((keyId) => this.forget(keyId));
+  }
+
+  /** Drops a key's cached identity (a revocation here or on another replica). */
+  forget(keyId: string) {
+    for (const [key, entry] of this.cache) if (entry.identity.keyId === keyId) this.cache.delete(key);
+  }
 
   /** Makes a key for `wallet`; the clear key is in the answer only. */
   async create(wallet: Address, label?: string): Promise<{ key: string; record: ApiKeyRecord }> {
@@ -67,7 +77,8 @@ export class KeyStore {
       .set({ revokedAt: new Date() })
       .where(and(eq(apiKey.keyId, keyId), isNull(apiKey.revokedAt)));
     const [row] = await this.store.db.select().from(apiKey).where(eq(apiKey.keyId, keyId));
-    for (const [key, entry] of this.cache) if (entry.identity.keyId === keyId) this.cache.delete(key);
+    this.forget(keyId);
+    if (row?.revokedAt) await this.revocations?.publish(keyId);
     return row ? toRecord(row) : null;
   }
 

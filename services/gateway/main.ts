@@ -15,6 +15,7 @@ import { cachedReads, recordWrites } from "./block-cache";
 import { sseBlockFeed } from "../../core/indexer/blocks";
 import type { Server } from "node:http";
 import { attachWebSocket } from "./ws";
+import { keyRevocations } from "../../core/auth/key-revocations";
 
 async function main() {
   let config: GatewayConfig;
@@ -43,7 +44,9 @@ async function main() {
     relayer: recordWrites(createUpstream("relayer", config.relayerUrl, config.timeouts.relayerMs, internal), lastWrites),
     keeper: createUpstream("keeper", config.keeperUrl, config.timeouts.keeperMs, internal),
   };
-  const keys = new KeyStore(store, config.keyCacheMs);
+  // revocations reach every replica on the shared Redis (their caches and open sockets)
+  const revocations = keyRevocations(config.redisUrl, (e) => log.warn({ err: String(e) }, "key revocations (redis)"));
+  const keys = new KeyStore(store, config.keyCacheMs, revocations);
   const { listener } = createGatewayListener({ config, store, keys, log, upstreams, feed, lastWrites });
 
   // a plain node server: reads from the per-block copy are written by the listener's hot path, the rest by Hono
@@ -55,7 +58,7 @@ async function main() {
   });
 
   // /v1/ws: the stream service behind the API key (snake_case)
-  const ws = attachWebSocket(server as Server, { keys, streamsUrl: config.streamsUrl, gatewayToken: config.gatewayToken, log });
+  const ws = attachWebSocket(server as Server, { keys, streamsUrl: config.streamsUrl, gatewayToken: config.gatewayToken, revocations, maxBufferBytes: config.wsMaxBufferBytes, log });
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -65,7 +68,7 @@ async function main() {
     void feed.close();
     ws.close();
     server.close(() => {
-      Promise.all([store.close(), closeRateLimitStores()]).finally(() => process.exit(0));
+      Promise.all([store.close(), closeRateLimitStores(), revocations.close()]).finally(() => process.exit(0));
     });
     setTimeout(() => process.exit(0), 5_000).unref();
   };

@@ -13,6 +13,8 @@ import { asyncApiDocument } from "./asyncapi.js";
 
 export type StreamsAppDeps = {
   ready: () => boolean;
+  /** Whether the relayer's write-events feed (the transactions channel) is connected: else /health says degraded. */
+  writeEvents: () => boolean;
   stats: () => Record<string, unknown>;
   markets: () => string[];
   /** GET /metrics: open (local profile), else only with this admin token (none: never). */
@@ -33,7 +35,12 @@ const read = (file: string) => cache.get(file) ?? (cache.set(file, readFileSync(
 
 export function createStreamsApp(d: StreamsAppDeps) {
   const app = new Hono();
-  app.get("/health", (c) => (d.ready() ? c.json({ success: true, data: { status: "ok" } }) : c.json({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: "waiting for the integration API" } }, 503)));
+  // 503 until the markets and the block feed are read; 200 after, `degraded` while the write-events feed is down
+  app.get("/health", (c) => {
+    if (!d.ready()) return c.json({ success: false, error: { code: "SERVICE_UNAVAILABLE", message: "waiting for the integration API" } }, 503);
+    const writeEvents = d.writeEvents() ? "up" : "down";
+    return c.json({ success: true, data: { service: "streams", status: writeEvents === "up" ? "ok" : "degraded", services: { integration: "up", writeEvents } } });
+  });
   app.get("/asyncapi.json", (c) => c.json(asyncApiDocument(new URL(c.req.url).origin)));
   app.get("/stats", (c) => c.json({ success: true, data: d.stats() }));
   app.get("/metrics", metricsHandler(d.metrics ?? { open: false }));

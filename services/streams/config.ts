@@ -3,6 +3,9 @@
  */
 import { z } from "zod";
 import { DEFAULT_PORTS, defaultUrl } from "../../core/ports.js";
+import { DEFAULT_WS_MAX_BUFFER_BYTES } from "../../core/ws/send-buffer.js";
+import { trustedProxies } from "../../core/http/client-address.js";
+import { assertProfileSecrets, profileFromEnv, STREAMS_SECRETS } from "../../core/profiles.js";
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORTS.streams),
@@ -23,21 +26,30 @@ const envSchema = z.object({
   STREAMS_MAX_MESSAGES_PER_SECOND: z.coerce.number().int().positive().default(20),
   /** Server pings every this long; a connection that answered none since the last is closed. */
   STREAMS_PING_INTERVAL_MS: z.coerce.number().int().positive().default(30_000),
+  /** A connection's send buffer: a message that would take it past this closes the connection with 1008 "slow consumer" (1 MiB). */
+  WS_MAX_BUFFER_BYTES: z.coerce.number().int().positive().default(DEFAULT_WS_MAX_BUFFER_BYTES),
   /** Messages kept per topic for `resume` (a gap longer than this gets a fresh snapshot). */
   STREAMS_REPLAY_MESSAGES: z.coerce.number().int().positive().default(256),
   /** `{"op":"testDrop"}` skips the next message of a subscription (tests of gap detection only). */
   STREAMS_TEST_HOOKS: z.enum(["0", "1"]).default("0"),
+  /** Reverse proxies (addresses or CIDRs, comma-separated) whose X-Forwarded-For names the client: anonymous connections are counted per that client address (core/http/client-address.ts). */
+  TRUSTED_PROXIES: z.string().optional(),
+  /** With Redis (the gateways' REDIS_URL): API-key revocations published there close the key's connections here (4401). */
+  REDIS_URL: z.string().optional(),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
 export type StreamsConfig = z.infer<typeof envSchema>;
 
+/** Parses the environment; throws with a readable message on bad values or (outside `local`) missing or default secrets. */
 export function loadStreamsConfig(env: Record<string, string | undefined> = process.env): StreamsConfig {
+  assertProfileSecrets(profileFromEnv(env), env, STREAMS_SECRETS);
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     const msg = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new Error(`invalid stream-service configuration: ${msg}`);
   }
+  trustedProxies(parsed.data.TRUSTED_PROXIES); // a bad entry stops the start, not the first connection
   return { ...parsed.data, INTEGRATION_URL: parsed.data.INTEGRATION_URL.replace(/\/$/, ""), RELAYER_URL: parsed.data.RELAYER_URL.replace(/\/$/, "") };
 }

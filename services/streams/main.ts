@@ -7,6 +7,8 @@
 import { serve } from "@hono/node-server";
 import type { Server } from "node:http";
 import pino from "pino";
+import { trustedProxies } from "../../core/http/client-address.js";
+import { keyRevocations } from "../../core/auth/key-revocations.js";
 import { rawRequest } from "../../core/http/raw-request.js";
 import { openBlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import { profileFromEnv, secret } from "../../core/profiles.js";
@@ -152,15 +154,22 @@ const streams = createStreamServer({
     messagesPerSecond: cfg.STREAMS_MAX_MESSAGES_PER_SECOND,
     pingIntervalMs: cfg.STREAMS_PING_INTERVAL_MS,
     maxPayloadBytes: 16 * 1024,
+    maxBufferBytes: cfg.WS_MAX_BUFFER_BYTES,
   },
+  trustedProxies: trustedProxies(cfg.TRUSTED_PROXIES),
   jwtSecret: () => secret("JWT_SECRET"),
   gatewayToken: () => secret("GATEWAY_TOKEN"),
   testHooks: cfg.STREAMS_TEST_HOOKS === "1",
   log,
 });
 
+// API-key revocations from any gateway (Redis pub/sub): the key's connections here close with 4401
+const revocations = keyRevocations(cfg.REDIS_URL || undefined, (e) => log.warn({ err: String(e) }, "key revocations (redis)"));
+revocations.subscribe((keyId) => streams.closeKey(keyId));
+
 const app = createStreamsApp({
   ready: () => marketIds.length > 0 && feed.live(),
+  writeEvents: () => writes.live(),
   markets: () => marketIds,
   stats: () => ({ ...streams.stats(), ...stats, indexedBlock: feed.current().number.toString(), feed: cfg.DATABASE_URL ? "postgres" : "sse", writeEvents: writes.live(), rssBytes: process.memoryUsage().rss }),
   // Prometheus: open locally, else the admin token (none set: no metrics route)
@@ -190,6 +199,7 @@ async function main() {
   const shutdown = () => {
     streams.close();
     writes.close();
+    void revocations.close();
     server.close();
     void feed.close().finally(() => process.exit(0));
     setTimeout(() => process.exit(0), 3_000).unref();

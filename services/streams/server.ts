@@ -15,11 +15,22 @@ import { z } from "zod";
 import { camelKeys } from "../../core/case.js";
 import { verifyToken } from "../../core/auth/siwe.js";
 import { sameSecret } from "../../core/auth/service-tokens.js";
+import { clientAddress, type TrustedProxies } from "../../core/http/client-address.js";
+import { WS_CLOSE } from "../../core/ws/close-codes.js";
+import { sendBounded } from "../../core/ws/send-buffer.js";
 import { SubscribeRequest, topicOf, type ChannelName } from "./channels.js";
 import type { AtBlock, Casing, Frame, Subscriber, Topic, Topics } from "./topics.js";
 import { UpstreamError } from "./topics.js";
 
-export type StreamsLimits = { connectionsPerKey: number; subscriptionsPerConnection: number; messagesPerSecond: number; pingIntervalMs: number; maxPayloadBytes: number };
+export type StreamsLimits = {
+  connectionsPerKey: number;
+  subscriptionsPerConnection: number;
+  messagesPerSecond: number;
+  pingIntervalMs: number;
+  maxPayloadBytes: number;
+  /** A connection's send buffer (bytes not yet taken by the socket): past it, close 1008 "slow consumer". */
+  maxBufferBytes: number;
+};
 
 export type StreamsDeps = {
   topics: Topics;
@@ -30,6 +41,8 @@ export type StreamsDeps = {
   currentBlock: () => bigint;
   markets: () => string[];
   limits: StreamsLimits;
+  /** Peers whose X-Forwarded-For names the client (TRUSTED_PROXIES): anonymous connections count per client address. */
+  trustedProxies: TrustedProxies;
   jwtSecret: () => string;
   gatewayToken: () => string;
   testHooks: boolean;
@@ -41,6 +54,9 @@ const Unsubscribe = z.strictObject({ op: z.literal("unsubscribe"), subscriptionI
 const Auth = z.strictObject({ op: z.literal("auth"), token: z.string().max(4096) });
 const TestDrop = z.strictObject({ op: z.literal("testDrop"), subscriptionId: z.string().max(32) });
 
+/** What a connection needs: the service's deps, and where it counts a slow-consumer close. */
+type ConnectionDeps = StreamsDeps & { onSlowConsumer: () => void };
+
 type Sub = { id: string; topic: Topic; sink: Subscriber; tag?: string; dropNext: boolean };
 
 class Connection {
@@ -50,13 +66,14 @@ class Connection {
   private last = Date.now();
   alive = true;
   private strikes = 0;
+  private expiry: NodeJS.Timeout | undefined;
 
   constructor(
     readonly ws: WebSocket,
     readonly identity: string,
     readonly casing: Casing,
     public wallet: string | null,
-    private readonly d: StreamsDeps,
+    private readonly d: ConnectionDeps,
   ) {
     this.tokens = d.limits.messagesPerSecond;
   }
@@ -69,11 +86,31 @@ class Connection {
     if (this.ws.readyState !== this.ws.OPEN) return;
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(o)) out[this.key(k)] = v;
-    this.ws.send(JSON.stringify(out));
+    this.write(JSON.stringify(out));
+  }
+
+  /** Every message goes out here: past the send buffer's limit the connection closes with 1008 "slow consumer" instead. */
+  write(text: string) {
+    if (!sendBounded(this.ws, text, this.d.limits.maxBufferBytes)) this.d.onSlowConsumer();
   }
 
   error(code: string, message: string, extra: Record<string, unknown> = {}) {
     this.send({ type: "error", code, message, ...extra });
+  }
+
+  /** An `error` message, then the close (what the client already has queued goes first). */
+  end(code: number, reason: string, message: string) {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.error("UNAUTHENTICATED", message);
+    this.ws.close(code, reason);
+  }
+
+  /** The sign-in token's expiry (unix seconds) ends the connection: close 4401 (sign in again and reconnect). */
+  expireAt(seconds: number) {
+    clearTimeout(this.expiry);
+    const ms = Math.min(Math.max(0, seconds * 1000 - Date.now()), 2 ** 31 - 1);
+    this.expiry = setTimeout(() => this.end(WS_CLOSE.UNAUTHENTICATED, "sign-in token expired", "the sign-in token expired: sign in again (POST /auth/login) and reconnect"), ms);
+    this.expiry.unref();
   }
 
   /** A token bucket refilled at the limit per second; past it the message is refused, and a flood closes the connection. */
@@ -89,9 +126,10 @@ class Connection {
   }
 
   async onMessage(raw: string) {
+    if (this.ws.readyState !== this.ws.OPEN) return; // closing: nothing more is answered
     if (!this.allow()) {
       this.error("RATE_LIMITED", `more than ${this.d.limits.messagesPerSecond} messages per second: message ignored; slow down`);
-      if (++this.strikes > this.d.limits.messagesPerSecond * 5) this.ws.close(1008, "message rate limit exceeded");
+      if (++this.strikes > this.d.limits.messagesPerSecond * 5) this.ws.close(WS_CLOSE.POLICY, "message rate limit exceeded");
       return;
     }
     let msg: unknown;
@@ -133,7 +171,9 @@ class Connection {
     if (!a.success) return this.error("VALIDATION_ERROR", issues(a.error));
     if (this.casing === "snake") return this.error("VALIDATION_ERROR", "this connection is authenticated by its API key");
     try {
-      this.wallet = (await verifyToken(this.d.jwtSecret(), a.data.token)).address.toLowerCase();
+      const t = await verifyToken(this.d.jwtSecret(), a.data.token);
+      this.wallet = t.address.toLowerCase();
+      this.expireAt(t.expiresAt);
       this.send({ type: "authenticated", wallet: this.wallet });
     } catch (e) {
       this.error("UNAUTHENTICATED", (e as Error).message);
@@ -172,7 +212,7 @@ class Connection {
           sub.dropNext = false;
           return;
         }
-        if (this.ws.readyState === this.ws.OPEN) this.ws.send(`{"${this.key("subscriptionId")}":"${id}",${f.tail(this.casing)}`);
+        this.write(`{"${this.key("subscriptionId")}":"${id}",${f.tail(this.casing)}`);
       },
       fail: (_t: Topic, code: string, message: string) => {
         this.drop(id);
@@ -202,6 +242,7 @@ class Connection {
   }
 
   close() {
+    clearTimeout(this.expiry);
     for (const id of [...this.subs.keys()]) this.drop(id);
   }
 }
@@ -221,6 +262,8 @@ export function createStreamServer(d: StreamsDeps) {
   const wss = new WebSocketServer({ noServer: true, maxPayload: d.limits.maxPayloadBytes });
   const conns = new Set<Connection>();
   const perKey = new Map<string, number>();
+  let slowConsumerCloses = 0;
+  const cd: ConnectionDeps = { ...d, onSlowConsumer: () => void slowConsumerCloses++ };
 
   const ping = setInterval(() => {
     for (const c of conns) {
@@ -242,6 +285,7 @@ export function createStreamServer(d: StreamsDeps) {
     let identity: string;
     let casing: Casing = "camel";
     let wallet: string | null = null;
+    let expiresAt: number | null = null;
     const internal = h("x-internal-token");
     if (internal !== undefined) {
       if (!sameSecret(internal, d.gatewayToken())) return refuse(socket, 401, "UNAUTHENTICATED", "invalid internal token");
@@ -249,29 +293,34 @@ export function createStreamServer(d: StreamsDeps) {
       wallet = h("x-venue-wallet")?.toLowerCase() ?? null;
       identity = `key:${h("x-venue-key-id") ?? "anonymous"}`;
     } else {
-      identity = `ip:${req.socket.remoteAddress ?? "unknown"}`;
+      identity = `ip:${clientAddress(req.socket.remoteAddress, h("x-forwarded-for"), d.trustedProxies) ?? "unknown"}`;
       const auth = h("authorization");
       if (auth) {
         const m = /^Bearer\s+([A-Za-z0-9\-_.]+)\s*$/i.exec(auth);
         try {
           if (!m) throw new Error("Authorization: expected Bearer <token>");
-          wallet = (await verifyToken(d.jwtSecret(), m[1]!)).address.toLowerCase();
+          const t = await verifyToken(d.jwtSecret(), m[1]!);
+          wallet = t.address.toLowerCase();
+          expiresAt = t.expiresAt;
           identity = `wallet:${wallet}`;
         } catch (e) {
           return refuse(socket, 401, "UNAUTHENTICATED", (e as Error).message);
         }
       }
     }
-    const n = perKey.get(identity) ?? 0;
-    if (n >= d.limits.connectionsPerKey)
+    if ((perKey.get(identity) ?? 0) >= d.limits.connectionsPerKey)
       return refuse(socket, 429, "RATE_LIMITED", `at most ${d.limits.connectionsPerKey} connections per key: close one first (one connection carries up to ${d.limits.subscriptionsPerConnection} subscriptions)`);
-    perKey.set(identity, n + 1);
+    // counted once established (ws calls back synchronously after the check above, or never: a
+    // handshake it refuses, e.g. without Sec-WebSocket-Key, is answered 400 and counts nothing)
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const c = new Connection(ws, identity, casing, wallet, d);
+      perKey.set(identity, (perKey.get(identity) ?? 0) + 1);
+      const c = new Connection(ws, identity, casing, wallet, cd);
       conns.add(c);
+      if (expiresAt !== null) c.expireAt(expiresAt);
       ws.on("pong", () => (c.alive = true));
+      // liveness is the pong to the last ping (sending messages does not count: a client that
+      // keeps talking but never answers pings is dropped)
       ws.on("message", (data, isBinary) => {
-        c.alive = true;
         if (isBinary) return c.error("VALIDATION_ERROR", "binary messages are not accepted: send JSON text");
         void c.onMessage(data.toString()).catch((e) => d.log.warn({ err: String(e) }, "message"));
       });
@@ -292,7 +341,11 @@ export function createStreamServer(d: StreamsDeps) {
       socket.on("error", () => {});
       void handleUpgrade(req, socket, head).catch(() => socket.destroy());
     },
-    stats: () => ({ connections: conns.size, subscriptions: [...conns].reduce((a, c) => a + c.subs.size, 0), topics: d.topics.map.size }),
+    /** A revoked API key's connections (the gateway's, by key id): close 4401. */
+    closeKey(keyId: string) {
+      for (const c of conns) if (c.identity === `key:${keyId}`) c.end(WS_CLOSE.UNAUTHENTICATED, "API key revoked", "the API key was revoked");
+    },
+    stats: () => ({ slowConsumerCloses, connections: conns.size, subscriptions: [...conns].reduce((a, c) => a + c.subs.size, 0), topics: d.topics.map.size }),
     close() {
       clearInterval(ping);
       for (const c of conns) c.ws.terminate();

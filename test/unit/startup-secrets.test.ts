@@ -17,6 +17,7 @@ const ENTRIES = {
   relayer: "services/relayer/main.ts",
   gateway: "services/gateway/main.ts",
   keeper: "services/keeper/main.ts",
+  streams: "services/streams/main.ts",
 } as const;
 
 /** What each process must be given outside local (its own token, the tokens it checks, ...). */
@@ -25,6 +26,7 @@ const NEEDS = {
   relayer: ["GATEWAY_TOKEN", "INTEGRATION_TOKEN", "KEEPER_TOKEN", "REGISTRATION_TOKEN", "ADMIN_TOKEN"],
   gateway: ["GATEWAY_TOKEN", "ADMIN_TOKEN"],
   keeper: ["KEEPER_TOKEN", "GATEWAY_TOKEN"],
+  streams: ["JWT_SECRET", "GATEWAY_TOKEN"],
 } as const;
 
 function run(entry: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
