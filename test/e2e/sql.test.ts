@@ -78,7 +78,8 @@ describe.each(dbKinds())("docs/SQL.md queries on %s", (kind) => {
     s = await runSession(v);
     await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }));
     const counted = await createIndexerDb(ix.url, { internalToken: secret("KEEPER_TOKEN", { ...process.env, PROFILE: "local" }) }).execute(sql.raw(`SELECT count(*) AS n FROM ${TABLE}`));
-    rowsOf = Number((counted as unknown as { rows: Row[] }).rows[0]!.n);
+    const rows = counted as unknown as { rows: Row[] } | Row[];
+    rowsOf = Number((Array.isArray(rows) ? rows : rows.rows)[0]!.n);
   }, 300_000);
   afterAll(async () => {
     await v?.stop();
@@ -217,8 +218,8 @@ describe.each(dbKinds())("docs/SQL.md queries on %s", (kind) => {
       stop = true;
       await attacker;
     }
-    // every hostile answer so far a 4xx (none pending forever is not asserted: Postgres' take up to SQL_TIMEOUT_MS)
+    // every hostile answer so far a 4xx: 400, or 429 past SQL_MAX_CONCURRENT (Postgres' slow ones take up to SQL_TIMEOUT_MS)
     expect(answers.length).toBeGreaterThan(0);
-    for (const status of answers) expect(status).toBe(400);
+    for (const status of answers) expect([400, 429]).toContain(status);
   });
 });

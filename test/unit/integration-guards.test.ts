@@ -87,6 +87,24 @@ describe("/sql", () => {
     expect(explained).toBe(0);
   });
 
+  it("at most SQL_MAX_CONCURRENT queries run at once (429 past it); refused ones never count", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const a = new Hono();
+    a.onError(onError as never);
+    a.use("/sql/*", sqlGuard({ open: true }), sqlQueryGuard({ catalog: tableCatalog(schema), dialect: () => "postgres", explain: async () => 1, maxConcurrent: 1 }));
+    a.get("/sql/db", async (c) => (await held, c.json({ rows: [] })));
+    const first = a.request(url("select 1"));
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await a.request(url("select repeat('x', 9)"))).status).toBe(400); // judged before the cap
+    const second = await a.request(url("select 2"));
+    expect(second.status).toBe(429);
+    expect(await second.json()).toMatchObject({ error: { code: "RATE_LIMITED", message: expect.stringContaining("SQL_MAX_CONCURRENT") } });
+    release();
+    expect((await first).status).toBe(200);
+    expect((await a.request(url("select 3"))).status).toBe(200);
+  });
+
   it("Ponder's text failures leave as envelopes (a statement timeout: SQL_TIMEOUT)", async () => {
     const r = await app(sqlGuard({ open: true })).request(url("select 'fails'"));
     expect(r.status).toBe(400);

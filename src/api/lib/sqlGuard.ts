@@ -32,11 +32,15 @@ export function sqlGuard(opts: { open?: boolean; token?: string } = {}) {
 export type ExplainCost = (query: SqlQuery) => Promise<number>;
 export type SqlQuery = { sql: string; params: unknown[] };
 
+function positiveInt(name: string, fallback: number): number {
+  const n = Number(process.env[name] || fallback);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (got ${process.env[name]})`);
+  return n;
+}
+
 /** SQL_TIMEOUT_MS (default 5 s): Postgres' `statement_timeout` of every `/sql/db` and `/sql/live` statement. */
-export function sqlTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
-  const ms = Number(env.SQL_TIMEOUT_MS || 5_000);
-  if (!Number.isInteger(ms) || ms <= 0) throw new Error(`SQL_TIMEOUT_MS must be a positive integer of milliseconds (got ${env.SQL_TIMEOUT_MS})`);
-  return ms;
+export function sqlTimeoutMs(): number {
+  return positiveInt("SQL_TIMEOUT_MS", 5_000);
 }
 
 /** The largest `sql` parameter read (Node's own header limit is 16 KiB, so longer URLs never get here). */
@@ -74,6 +78,8 @@ export type SqlQueryGuardOptions = {
   /** Postgres: the planner's cost of an already validated query */
   explain: ExplainCost;
   maxCost?: number;
+  /** SQL_MAX_CONCURRENT (default 2): anyone's /sql queries running at once */
+  maxConcurrent?: number;
 };
 
 /**
@@ -85,16 +91,33 @@ export type SqlQueryGuardOptions = {
  * - on Postgres: `EXPLAIN`ed (nothing runs) and refused above `maxCost` (SQL_MAX_COST), and every
  *   statement Ponder runs for /sql has `statement_timeout` = SQL_TIMEOUT_MS (the Ponder patch's
  *   SET LOCAL in its read-only transaction): a slow one answers 400 SQL_TIMEOUT.
+ * At most `maxConcurrent` (SQL_MAX_CONCURRENT) such queries run at once, else 429 RATE_LIMITED:
+ * on Postgres they share Ponder's read-only pool (a few connections) with /status, /ready and every
+ * API read, which statements of up to SQL_TIMEOUT_MS each would otherwise queue behind.
  * Ponder's own refusals and failures (500 text/plain upstream) leave as envelopes. The keeper's
- * queries (`sqlService`, set by sqlGuard) skip the shape and the price, not the timeout.
+ * queries (`sqlService`, set by sqlGuard) skip the shape, the price and the cap, not the timeout.
  */
 export function sqlQueryGuard(opts: SqlQueryGuardOptions) {
   const maxCost = opts.maxCost ?? Number(process.env.SQL_MAX_COST || 10_000_000);
+  const maxConcurrent = opts.maxConcurrent ?? positiveInt("SQL_MAX_CONCURRENT", 2);
   (globalThis as { VENUE_SQL_TIMEOUT_MS?: number }).VENUE_SQL_TIMEOUT_MS = sqlTimeoutMs();
+  let running = 0;
   return createMiddleware<{ Variables: SqlGuardVariables }>(async function sqlQueryGuard(c, next) {
     if (!SQL_ROUTES.has(c.req.path)) return next();
-    if (!c.get("sqlService")) await judge(readQuery(c.req.query("sql")));
-    await next();
+    const query = c.get("sqlService") ? undefined : readQuery(c.req.query("sql"));
+    // the parse tree first (no database), then the cap, then the price (an EXPLAIN on Postgres)
+    if (query) await judge(query);
+    const capped = query !== undefined;
+    if (capped) {
+      if (running >= maxConcurrent) throw new ApiError("RATE_LIMITED", `sql: at most ${maxConcurrent} /sql queries run at once (SQL_MAX_CONCURRENT): retry`);
+      running++;
+    }
+    try {
+      if (query && opts.dialect() === "postgres") await price(query);
+      await next(); // for /sql/live: until its first answer, when the stream opens
+    } finally {
+      if (capped) running--;
+    }
     // Ponder answers its refusals and failures as text (a failed /sql/live throws): envelopes here
     if (c.error) {
       const failure = c.error instanceof ApiError ? c.error : sqlFailure(500, c.error.message);
@@ -125,8 +148,10 @@ export function sqlQueryGuard(opts: SqlQueryGuardOptions) {
           `sql: on PGlite /sql answers only ${shape}; run this query on Postgres (start with DATABASE_URL; docs/SQL.md)`,
         );
       }
-      return;
     }
+  }
+
+  async function price(query: SqlQuery) {
     let cost: number;
     try {
       cost = await opts.explain(query);
