@@ -88,7 +88,7 @@ export const freshness: {
  * state read), the read service's push (its /blocks/stream), the answer. The hot routes are read
  * before every sample, so each block rebuilds them as under load.
  */
-async function freshnessSamples(
+export async function freshnessSamples(
   v: Venue,
   ix: { url: string; pid: number; logFile: string },
   rd: { url: string; pid: number },

@@ -45,6 +45,10 @@ export const ERROR_CODES = {
   NOT_CANCELLABLE: 409,
   /** the relayer's signer is low on ether: writes are refused until it is funded (nothing queued) */
   RELAYER_OUT_OF_FUNDS: 503,
+  /** `/sql` on PGlite: the query is not of the bounded shape PGlite answers (one table, indexed equality, LIMIT ≤ 1000) */
+  SQL_NOT_SUPPORTED_ON_PGLITE: 400,
+  /** `/sql` on Postgres: the statement ran longer than SQL_TIMEOUT_MS and was cancelled */
+  SQL_TIMEOUT: 400,
   // HTTP / infrastructure
   VALIDATION_ERROR: 400,
   UNAUTHENTICATED: 401,
@@ -103,6 +107,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   CANCELLED: "The write was cancelled by its caller before it was mined.",
   NOT_CANCELLABLE: "The write is already final (mined, reverted, failed or expired): nothing to cancel.",
   RELAYER_OUT_OF_FUNDS: "The relayer's signer is low on ether: writes are refused (nothing queued) until it is funded.",
+  SQL_NOT_SUPPORTED_ON_PGLITE: "`/sql` on PGlite (which cannot stop a running statement) answers only one venue table, a WHERE with an equality on an indexed column, LIMIT ≤ 1000, no joins or subqueries; run anything else on Postgres (`DATABASE_URL`, docs/SQL.md).",
+  SQL_TIMEOUT: "`/sql` on Postgres: the statement ran longer than `SQL_TIMEOUT_MS` (default 5 s) and was cancelled; narrow the query (an indexed filter, a LIMIT).",
   VALIDATION_ERROR: "Malformed input: the message names the field (wrong type, not an integer string, beyond uint256, unknown enum or parameter).",
   UNAUTHENTICATED: "Missing, invalid or expired credentials: bearer token (integration API), X-API-Key (gateway), service or admin token (internal).",
   INSUFFICIENT_SCOPE: "Internal APIs: the calling service's token is valid but its scopes do not include this route.",

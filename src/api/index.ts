@@ -14,7 +14,8 @@ import { notFound, onError } from "./lib/errors.js";
 import { docsRoutes } from "./lib/docs.js";
 import { installApiLimits } from "./lib/limits.js";
 import { guardPonderMetrics } from "./lib/metrics.js";
-import { sqlCostGuard, sqlGuard, type ExplainCost } from "./lib/sqlGuard.js";
+import { sqlGuard, sqlQueryGuard, type ExplainCost } from "./lib/sqlGuard.js";
+import { tableCatalog } from "./lib/sqlPolicy.js";
 import { blockStreamRoutes } from "./lib/blockStream.js";
 import { relaxPgliteCommits } from "./lib/pglite.js";
 import { installPgliteGate } from "./lib/pgliteGate.js";
@@ -43,34 +44,20 @@ app.use(requestId());
 installApiLimits(app);
 
 /**
- * The planner's cost of a /sql query, on the database Ponder's client() runs it on. PGlite (0.2)
- * ships with `enable_seqscan = off`, which adds the planner's disable_cost (1e10) to every Seq Scan:
- * any full read of a table, even of a few rows (the keeper's list of markets), was priced above
- * SQL_MAX_COST and refused. So on PGlite the EXPLAIN runs in a transaction of its one connection
- * with `SET LOCAL enable_seqscan = on` (Postgres' default): the budget prices the work a query does,
- * not PGlite's plan preference, and a cross join stays far above it. PGlite's own transaction, as
- * Ponder's client() reaches the driver: drizzle's transaction on Ponder's read-only db did not carry
- * the SET LOCAL (checked: the EXPLAIN still saw `off`).
+ * The planner's cost of a /sql query on Postgres (only queries already judged from their parse
+ * tree get here: src/api/lib/sqlGuard.ts; PGlite answers only a bounded shape and plans nothing).
  */
 const explainCost: ExplainCost = async ({ sql, params }) => {
-  const text = `EXPLAIN (FORMAT JSON) ${sql}`;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Ponder's driver and drizzle's session are internal; Ponder's client() uses them the same way
-  const driver = (globalThis as any).PONDER_DATABASE?.driver;
-  const result =
-    driver?.dialect === "pglite"
-      ? // eslint-disable-next-line @typescript-eslint/no-explicit-any -- PGlite's transaction handle
-        await driver.instance.transaction(async (tx: any) => {
-          await tx.exec("SET LOCAL enable_seqscan = on");
-          return tx.query(text, params);
-        })
-      : // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        await (db as any)._.session.prepareQuery({ sql: text, params }, undefined, undefined, false).execute();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- drizzle's session is internal; Ponder's client() uses it the same way
+  const result = await (db as any)._.session.prepareQuery({ sql: `EXPLAIN (FORMAT JSON) ${sql}`, params }, undefined, undefined, false).execute();
   const rows = (result?.rows ?? result) as Array<Record<string, unknown>>;
   const plan = Object.values(rows[0] ?? {})[0];
   const parsed = (typeof plan === "string" ? JSON.parse(plan) : plan) as Array<{ Plan: { "Total Cost": number } }>;
   return parsed[0]!.Plan["Total Cost"];
 };
-app.use("/sql/*", sqlGuard(), sqlCostGuard(explainCost), client({ db, schema }));
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Ponder's driver is internal; Ponder's client() reads it the same way
+const sqlDialect = () => ((globalThis as any).PONDER_DATABASE?.driver?.dialect === "pglite" ? "pglite" : "postgres");
+app.use("/sql/*", sqlGuard(), sqlQueryGuard({ catalog: tableCatalog(schema), dialect: sqlDialect, explain: explainCost }), client({ db, schema }));
 guardPonderMetrics(app);
 
 // one list of every resource (reads, writes, sign-in; the read service's POST /internal/answers), all at the root

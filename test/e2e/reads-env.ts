@@ -7,7 +7,8 @@
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createClient } from "@ponder/client";
+import { secret } from "../../core/profiles.js";
+import { createIndexerDb } from "../../services/keeper/indexer/sql-client.js";
 import * as schema from "../../ponder.schema.js";
 import type { Hex, PublicClient } from "viem";
 import { startAnvil, freePort, type Anvil } from "../../core/chain/anvil.js";
@@ -178,12 +179,15 @@ export async function waitForBlock(url: string, block: bigint | number, timeoutM
   }
 }
 
-/** Every indexed table, read through the indexer's SQL over HTTP (works on PGlite and Postgres). */
+/**
+ * Every indexed table, read through the indexer's SQL over HTTP (works on PGlite and Postgres) as
+ * the venue's own statements (the keeper's client and token: whole tables are not PGlite's /sql shape).
+ */
 export async function dumpTables(url: string): Promise<Record<string, string[]>> {
-  const client = createClient(`${url}/sql`, { schema });
+  const db = createIndexerDb(url, { internalToken: secret("KEEPER_TOKEN", { ...process.env, PROFILE: "local" }) });
   const out: Record<string, string[]> = {};
   for (const [name, table] of Object.entries(schema)) {
-    const rows = (await client.db.select().from(table as never)) as Record<string, unknown>[];
+    const rows = (await db.select().from(table as never)) as Record<string, unknown>[];
     // stable, comparable rows: bigints as strings, sorted
     out[name] = rows.map((r) => JSON.stringify(r, (_k, v) => (typeof v === "bigint" ? v.toString() : v))).sort();
   }

@@ -7,10 +7,14 @@
  * on a table that several blocks did not write (so the table was kept, not emptied, in between)
  * must still be dropped by the block that writes it, and a live query must see each update.
  * Would fail if a block's NOTIFY missed a table it wrote. Both databases (Postgres: upstream's).
+ * The queries keep to the shape PGlite answers (one table, an indexed equality, a LIMIT); /sql/live
+ * is judged like /sql/db (issue 27 item 6): a refused live query answers a 4xx envelope, opens no
+ * stream and leaves live queries to others.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createClient } from "@ponder/client";
 import { count, eq } from "drizzle-orm";
+import superjson from "superjson";
 import * as schema from "../../ponder.schema.js";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { dbKinds } from "./stack.js";
@@ -39,8 +43,8 @@ describe.each(dbKinds())("SQL over HTTP follows the blocks on %s", (kind) => {
 
   it("a cached /sql/db result is dropped by the block that writes its table, after blocks that did not", async () => {
     const client = createClient(`${ix.url}/sql`, { schema });
-    const price = async () => (await client.db.select().from(schema.indexPrice).where(eq(schema.indexPrice.marketId, EUR)))[0]?.priceX18;
-    const orders = async () => (await client.db.select({ n: count() }).from(schema.order))[0]!.n;
+    const price = async () => (await client.db.select().from(schema.indexPrice).where(eq(schema.indexPrice.marketId, EUR)).limit(1))[0]?.priceX18;
+    const orders = async () => (await client.db.select({ n: count() }).from(schema.order).where(eq(schema.order.marketId, EUR)).limit(1))[0]!.n;
     expect(await price()).toBe(px("1.0800"));
     const before = await orders();
     // blocks that write the orders and the accounts, not index_price: the cached price stays right
@@ -66,7 +70,7 @@ describe.each(dbKinds())("SQL over HTTP follows the blocks on %s", (kind) => {
     const errors: unknown[] = [];
     // Ponder's /sql/live sends a result when a block changed it (not the first one)
     const live = client.live(
-      (db) => db.select().from(schema.indexPrice).where(eq(schema.indexPrice.marketId, EUR)),
+      (db) => db.select().from(schema.indexPrice).where(eq(schema.indexPrice.marketId, EUR)).limit(1),
       (rows) => {
         const p = (rows as { priceX18: bigint }[])[0]?.priceX18;
         if (p !== undefined && seen.at(-1) !== p) seen.push(p);
@@ -93,5 +97,35 @@ describe.each(dbKinds())("SQL over HTTP follows the blocks on %s", (kind) => {
     } finally {
       live.unsubscribe();
     }
+  });
+
+  it("/sql/live is judged before it streams: hostile queries answer a 4xx envelope, allowed ones still stream", async () => {
+    const live = async (query: string) => {
+      const ac = new AbortController();
+      const timer = setTimeout(() => ac.abort(), 120_000);
+      try {
+        const res = await fetch(`${ix.url}/sql/live?sql=${encodeURIComponent(superjson.stringify({ sql: query, params: [] }))}`, { signal: ac.signal });
+        const type = res.headers.get("content-type") ?? "";
+        return { status: res.status, type, body: type.includes("json") ? await res.json() : type };
+      } finally {
+        clearTimeout(timer);
+        ac.abort();
+      }
+    };
+    const hostile: [string, RegExp][] = [
+      ["SELEC 1", /VALIDATION_ERROR/],
+      [`SELECT repeat('x', 900000000)`, /VALIDATION_ERROR/],
+      [`SELECT * FROM index_price a, index_price b, index_price c, index_price d`, kind === "pglite" ? /SQL_NOT_SUPPORTED_ON_PGLITE/ : /VALIDATION_ERROR|SQL_TIMEOUT/],
+      [`SELECT * FROM index_price WHERE price_x18 = 0 LIMIT 1`, kind === "pglite" ? /SQL_NOT_SUPPORTED_ON_PGLITE/ : /^$/],
+    ];
+    for (const [q, code] of hostile) {
+      const r = await live(q);
+      if (code.source === "^$") continue; // Postgres answers this one (a full read of a tiny table)
+      expect(r.status, q).toBeGreaterThanOrEqual(400);
+      expect(r.status, q).toBeLessThan(500);
+      expect(r.body, q).toMatchObject({ success: false, error: { code: expect.stringMatching(code) } });
+    }
+    const ok = await live(`SELECT * FROM index_price WHERE market_id = '${EUR}' LIMIT 1`);
+    expect(ok).toMatchObject({ status: 200, type: expect.stringContaining("text/event-stream") });
   });
 });

@@ -1,19 +1,29 @@
 /**
  * docs/SQL.md: every query of the guide runs against an indexed trading session, through Ponder's
  * SQL over HTTP (PGlite and Postgres) and, on Postgres, directly in the run's schema (psql's way),
- * and a few answers are checked against what the session did.
+ * and a few answers are checked against what the session did. On PGlite the guide's analytic
+ * queries are the venue's own statements only (the keeper's token); anyone else gets 400
+ * SQL_NOT_SUPPORTED_ON_PGLITE.
+ *
+ * The /sql budget (issue 27 item 6, src/api/lib/sqlGuard.ts): hostile queries of several sizes
+ * are refused with a 4xx envelope, never a 5xx, and nothing refused is planned or run; on Postgres
+ * a slow statement is cut by statement_timeout (SQL_TIMEOUT_MS); indexing keeps advancing while
+ * hostile queries arrive every 100 ms.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { createClient } from "@ponder/client";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import superjson from "superjson";
 import * as schema from "../../ponder.schema.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
-import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { secret } from "../../core/profiles.js";
+import { createIndexerDb } from "../../services/keeper/indexer/sql-client.js";
+import { indexedBlock, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { dbKinds } from "./stack.js";
-import { runSession, type Session } from "./reads-session.js";
+import { runSession, sessionActions, type Session } from "./reads-session.js";
 
 type Row = Record<string, unknown>;
 
@@ -30,25 +40,65 @@ describe.each(dbKinds())("docs/SQL.md queries on %s", (kind) => {
   let ix: Indexer;
   let s: Session;
   const results = new Map<string, Row[]>();
+  /** one /sql request as anyone sends it (no token); `live`: the answer's status and first bytes only */
+  const ask = async (route: "db" | "live", query: string, params: unknown[] = [], raw?: string) => {
+    const url = `${ix.url}/sql/${route}?sql=${raw ?? encodeURIComponent(superjson.stringify({ sql: query, params }))}`;
+    const ac = new AbortController();
+    // generous (≥10× any refusal): a request that hangs fails the test instead of the run
+    const timer = setTimeout(() => ac.abort(), 120_000);
+    try {
+      const res = await fetch(url, { signal: ac.signal });
+      const type = res.headers.get("content-type") ?? "";
+      const body = type.includes("json") ? ((await res.json()) as Row) : type.includes("event-stream") ? "stream" : await res.text();
+      return { status: res.status, type, body };
+    } finally {
+      clearTimeout(timer);
+      ac.abort();
+    }
+  };
+  /** a 4xx envelope with this code (and a message matching `why`) */
+  const refusal = (code: string, why: RegExp = /./) => ({
+    status: 400,
+    type: expect.stringContaining("application/json"),
+    body: { success: false, error: { code, message: expect.stringMatching(why) } },
+  });
+  /** rows of a table the session wrote most (Postgres: sizes the joins below so their real work is huge) */
+  let rowsOf = 0;
+  const TABLE = "margin_update_event";
+  /** a k-way self cross join with a never-true filter no single table can take: runs through all N^k rows */
+  const slowJoin = (k: number) =>
+    `SELECT a0.id FROM ${Array.from({ length: k }, (_, i) => `${TABLE} a${i}`).join(", ")} ` +
+    `WHERE ${Array.from({ length: k }, (_, i) => `a${i}.block_number`).join(" + ")} < 0 LIMIT 1`;
+  /** copies for at least 1e11 combinations (at least 4) */
+  const hugeK = () => Math.max(4, Math.ceil(11 / Math.log10(Math.max(rowsOf, 2))));
 
   beforeAll(async () => {
     v = await startVenue(kind);
     ix = await v.startIndexer("sql");
     s = await runSession(v);
     await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }));
+    const counted = await createIndexerDb(ix.url, { internalToken: secret("KEEPER_TOKEN", { ...process.env, PROFILE: "local" }) }).execute(sql.raw(`SELECT count(*) AS n FROM ${TABLE}`));
+    const rows = counted as unknown as { rows: Row[] } | Row[];
+    rowsOf = Number((Array.isArray(rows) ? rows : rows.rows)[0]!.n);
   }, 300_000);
   afterAll(async () => {
     await v?.stop();
   });
 
-  it("every query runs through /sql", async () => {
+  it("every query runs through /sql (on PGlite: the venue's own statements, with the keeper's token)", async () => {
     const client = createClient(`${ix.url}/sql`, { schema });
+    // the keeper's own client (the local profile's KEEPER_TOKEN, as the indexer under test has it)
+    const venue = createIndexerDb(ix.url, { internalToken: secret("KEEPER_TOKEN", { ...process.env, PROFILE: "local" }) });
     const queries = guideQueries();
     expect([...queries.keys()]).toEqual(
       expect.arrayContaining(["open-interest-over-time", "volume-by-account", "funding-paid-per-position", "liquidations-per-day"]),
     );
     for (const [name, q] of queries) {
-      const r = (await client.db.execute(sql.raw(q))) as unknown as { rows: Row[] } | Row[];
+      if (kind === "pglite") {
+        const refused = await ask("db", q);
+        expect(refused, name).toMatchObject({ status: 400, body: { success: false, error: { code: "SQL_NOT_SUPPORTED_ON_PGLITE" } } });
+      }
+      const r = (await (kind === "pglite" ? venue : client.db).execute(sql.raw(q))) as unknown as { rows: Row[] } | Row[];
       const rows = Array.isArray(r) ? r : r.rows;
       expect(rows.length, name).toBeGreaterThan(0);
       results.set(name, rows);
@@ -82,5 +132,97 @@ describe.each(dbKinds())("docs/SQL.md queries on %s", (kind) => {
     } finally {
       await c.end();
     }
+  });
+
+  it("malformed and oversized queries: a 4xx envelope each, never a 5xx", async () => {
+    expect(await ask("db", "", [], "")).toMatchObject(refusal("VALIDATION_ERROR"));
+    expect(await ask("db", "", [], "not-superjson")).toMatchObject(refusal("VALIDATION_ERROR", /superjson/));
+    for (const q of ["SELEC 1", "select * from", "select 1; select 2", "select 'unterminated"]) {
+      expect(await ask("db", q), q).toMatchObject(refusal("VALIDATION_ERROR"));
+      expect(await ask("live", q), q).toMatchObject(refusal("VALIDATION_ERROR"));
+    }
+    // query text of several sizes past Ponder's 5000 characters (the last past Node's 16 KiB header limit: 431 from Node)
+    for (const n of [5_001, 9_000, 14_000]) {
+      const q = `SELECT * FROM ${TABLE} WHERE id = '${"x".repeat(n)}' LIMIT 1`;
+      expect(await ask("db", q), String(n)).toMatchObject(refusal("VALIDATION_ERROR", /characters/));
+      expect(await ask("live", q), String(n)).toMatchObject(refusal("VALIDATION_ERROR", /characters/));
+    }
+    const huge = await ask("db", `SELECT '${"x".repeat(100_000)}'`);
+    expect(huge.status).toBeGreaterThanOrEqual(400);
+    expect(huge.status).toBeLessThan(500);
+  });
+
+  it("functions off the list are refused before any planning (repeat('x', 900000000) is never evaluated)", async () => {
+    for (const n of [10, 1_000_000, 900_000_000]) {
+      for (const route of ["db", "live"] as const) {
+        const r = await ask(route, `SELECT repeat('x', ${n}) AS x FROM ${TABLE} WHERE id = 'a' LIMIT 1`);
+        expect(r, `${route} ${n}`).toMatchObject(refusal("VALIDATION_ERROR", /repeat is not allowed/));
+      }
+    }
+  });
+
+  it("joins and unindexed filters: on PGlite SQL_NOT_SUPPORTED_ON_PGLITE before planning; on Postgres a 4xx", async () => {
+    const hostile = [
+      `SELECT count(*) AS n FROM ${TABLE} a, ${TABLE} b, ${TABLE} c, ${TABLE} d`,
+      `SELECT id FROM ${TABLE} WHERE transaction_hash = '0xnever' LIMIT 1`,
+      `SELECT id FROM ${TABLE} WHERE account_id = 1`,
+      `SELECT id FROM ${TABLE} WHERE account_id = 1 LIMIT 100000`,
+    ];
+    for (const k of [2, 4, hugeK()]) hostile.push(slowJoin(k));
+    if (kind === "pglite") {
+      for (const q of hostile) {
+        for (const route of ["db", "live"] as const) expect(await ask(route, q), `${route}: ${q}`).toMatchObject(refusal("SQL_NOT_SUPPORTED_ON_PGLITE", /Postgres/));
+      }
+    } else {
+      // Postgres: the cross join's price is refused; the slow LIMIT 1 (cheap to the planner) is cut by statement_timeout
+      const k = hugeK();
+      const cross = `SELECT count(*) AS n FROM ${Array.from({ length: k }, (_, i) => `${TABLE} a${i}`).join(", ")}`;
+      for (const route of ["db", "live"] as const) {
+        expect(await ask(route, cross), `${route} cross join`).toMatchObject(refusal("VALIDATION_ERROR", /SQL_MAX_COST/));
+        expect(await ask(route, slowJoin(k)), `${route} slow join`).toMatchObject(refusal("SQL_TIMEOUT", /SQL_TIMEOUT_MS/));
+      }
+    }
+  });
+
+  it("allowed queries still answer (one table, an indexed equality, a LIMIT), on /sql/db and /sql/live", async () => {
+    const client = createClient(`${ix.url}/sql`, { schema });
+    const rows = await client.db.select().from(schema.marginUpdateEvent).where(eq(schema.marginUpdateEvent.accountId, s.accounts[0]!)).limit(1000);
+    expect(rows.length).toBeGreaterThan(0);
+    const q = `SELECT id, reason FROM ${TABLE} WHERE account_id = $1 ORDER BY seq DESC LIMIT 10`;
+    const db = await ask("db", q, [String(s.accounts[0])]);
+    expect(db.status).toBe(200);
+    expect((db.body as { rows: Row[] }).rows.length).toBeGreaterThan(0);
+    expect(await ask("live", q, [String(s.accounts[0])])).toMatchObject({ status: 200, body: "stream" });
+  });
+
+  it("indexing keeps advancing while hostile queries arrive every 100 ms", async () => {
+    const actions = sessionActions(v);
+    // the cross join: 4-way on PGlite (refused by its shape), sized to be truly huge on Postgres (priced)
+    const k = kind === "pglite" ? 4 : hugeK();
+    const cross = `SELECT count(*) AS n FROM ${Array.from({ length: k }, (_, i) => `${TABLE} a${i}`).join(", ")}`;
+    const hostile = [`SELECT repeat('x', 900000000)`, slowJoin(hugeK()), cross];
+    let stop = false;
+    const answers: number[] = [];
+    const attacker = (async () => {
+      for (let i = 0; !stop; i++) {
+        void ask(i % 2 ? "live" : "db", hostile[i % hostile.length]!).then((r) => answers.push(r.status), () => answers.push(0));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    try {
+      const market = s.markets[0]!;
+      for (const p of ["1.0801", "1.0802", "1.0803"]) {
+        const r = await actions.setPrice(market, p);
+        // liveness, not latency: a block is indexed well within 60 s (≥10× the usual)
+        await waitForBlock(ix.url, r.blockNumber, 60_000);
+      }
+      expect(await indexedBlock(ix.url)).toBeGreaterThanOrEqual(Number(await v.client.getBlockNumber({ cacheTime: 0 })));
+    } finally {
+      stop = true;
+      await attacker;
+    }
+    // every hostile answer so far a 4xx: 400, or 429 past SQL_MAX_CONCURRENT (Postgres' slow ones take up to SQL_TIMEOUT_MS)
+    expect(answers.length).toBeGreaterThan(0);
+    for (const status of answers) expect([400, 429]).toContain(status);
   });
 });

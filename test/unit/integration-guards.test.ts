@@ -6,7 +6,9 @@ import { DEFAULT_SECRETS } from "../../core/profiles";
 import { corsOrigins, corsPolicy } from "../../src/api/lib/cors";
 import { guardPonderMetrics } from "../../src/api/lib/metrics";
 import { apiLimitsFromEnv, clientRateLimit } from "../../src/api/lib/limits";
-import { sqlCostGuard, sqlGuard } from "../../src/api/lib/sqlGuard";
+import { sqlGuard, sqlQueryGuard } from "../../src/api/lib/sqlGuard";
+import { tableCatalog } from "../../src/api/lib/sqlPolicy";
+import * as schema from "../../ponder.schema.js";
 
 const onError = (err: Error, c: { json: (b: unknown, s: number) => Response }) =>
   err instanceof ApiError ? c.json({ success: false, error: { code: err.code, message: err.message } }, err.status) : c.json({}, 500);
@@ -37,11 +39,14 @@ describe("CORS", () => {
 });
 
 describe("/sql", () => {
-  const app = (guard: ReturnType<typeof sqlGuard>, cost = 10) => {
+  let explained = 0;
+  const app = (guard: ReturnType<typeof sqlGuard>, cost = 10, dialect: "pglite" | "postgres" = "postgres") => {
     const a = new Hono();
     a.onError(onError as never);
-    a.use("/sql/*", guard, sqlCostGuard(async () => cost, 1_000));
-    a.get("/sql/db", (c) => c.json({ rows: [] }));
+    const explain = async () => (explained++, cost);
+    a.use("/sql/*", guard, sqlQueryGuard({ catalog: tableCatalog(schema), dialect: () => dialect, explain, maxCost: 1_000 }));
+    // Ponder's client() answers its own refusals and failures as text
+    a.get("/sql/db", (c) => (c.req.query("sql")!.includes("fails") ? c.text("canceling statement due to statement timeout", 500) : c.json({ rows: [] })));
     return a;
   };
   const url = (sql: string) => `/sql/db?sql=${encodeURIComponent(JSON.stringify({ json: { sql, params: [] } }))}`;
@@ -62,6 +67,48 @@ describe("/sql", () => {
     // the keeper's own queries are not priced (their cost may include planner penalties)
     const keeper = app(sqlGuard({ open: true, token: "k".repeat(20) }), 5_000);
     expect((await keeper.request(url("select 1"), { headers: { "X-Internal-Token": "k".repeat(20) } })).status).toBe(200);
+  });
+
+  it("judges before planning: a function off the list is refused without an EXPLAIN", async () => {
+    explained = 0;
+    const r = await app(sqlGuard({ open: true })).request(url("select repeat('x', 900000000)"));
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({ success: false, error: { code: "VALIDATION_ERROR", message: expect.stringContaining("repeat") } });
+    expect(explained).toBe(0);
+  });
+
+  it("PGlite: only the bounded shape, else SQL_NOT_SUPPORTED_ON_PGLITE, never planned", async () => {
+    explained = 0;
+    const pglite = app(sqlGuard({ open: true }), 10, "pglite");
+    const r = await pglite.request(url("select * from orders a, orders b where a.market_id = '1' limit 1"));
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({ error: { code: "SQL_NOT_SUPPORTED_ON_PGLITE", message: expect.stringContaining("Postgres") } });
+    expect((await pglite.request(url("select * from orders where market_id = '1' limit 10"))).status).toBe(200);
+    expect(explained).toBe(0);
+  });
+
+  it("at most SQL_MAX_CONCURRENT queries run at once (429 past it); refused ones never count", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const a = new Hono();
+    a.onError(onError as never);
+    a.use("/sql/*", sqlGuard({ open: true }), sqlQueryGuard({ catalog: tableCatalog(schema), dialect: () => "postgres", explain: async () => 1, maxConcurrent: 1 }));
+    a.get("/sql/db", async (c) => (await held, c.json({ rows: [] })));
+    const first = a.request(url("select 1"));
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await a.request(url("select repeat('x', 9)"))).status).toBe(400); // judged before the cap
+    const second = await a.request(url("select 2"));
+    expect(second.status).toBe(429);
+    expect(await second.json()).toMatchObject({ error: { code: "RATE_LIMITED", message: expect.stringContaining("SQL_MAX_CONCURRENT") } });
+    release();
+    expect((await first).status).toBe(200);
+    expect((await a.request(url("select 3"))).status).toBe(200);
+  });
+
+  it("Ponder's text failures leave as envelopes (a statement timeout: SQL_TIMEOUT)", async () => {
+    const r = await app(sqlGuard({ open: true })).request(url("select 'fails'"));
+    expect(r.status).toBe(400);
+    expect(await r.json()).toMatchObject({ success: false, error: { code: "SQL_TIMEOUT" } });
   });
 });
 
