@@ -14,18 +14,13 @@
  * `POST /accounts`) and to the gateway's `/v1` write routes over a keep-alive agent of one
  * socket: 413 PAYLOAD_TOO_LARGE in the envelope, then the same socket answers the next request.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import http from "node:http";
-import { createRequire } from "node:module";
-import { join } from "node:path";
 import { createSiweMessage } from "viem/siwe";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../core/chain/anvil.js";
+import { startReads, type Extra } from "./helpers/extra-services.js";
 import { stackList, type StackInfo } from "./helpers/stacks.js";
 
-const root = join(import.meta.dirname, "../..");
-const tsx = join(createRequire(import.meta.url).resolve("tsx/package.json"), "../dist/cli.mjs");
 
 type Reply = { status: number; body: { success: boolean; data?: any; error?: { code: string; message: string } }; socketPort: number }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -67,39 +62,17 @@ function request(
 
 describe.each(stackList())("one client does not lock out others ($kind)", (s: StackInfo) => {
   const LIMIT = 30;
-  let child: ChildProcess | undefined;
+  let reads: Extra | undefined;
   let base = "";
 
   beforeAll(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      ...s.tokens,
-      PROFILE: "local",
-      PONDER_TELEMETRY_DISABLED: "true",
-      PORT: String(port),
-      HOST: "127.0.0.1",
-      INDEXER_URL: s.indexerUrl,
-      RELAYER_URL: s.relayerUrl ?? "",
-      RATE_LIMIT_PER_MINUTE: String(LIMIT),
-      // the profile's default: no proxy is trusted, the socket peer is the client
-      TRUSTED_PROXIES: "",
-      LOG_LEVEL: "warn",
-    };
-    for (const k of ["DATABASE_URL", "DATABASE_SCHEMA", "REDIS_URL", "LAST_WRITE_DB_SCHEMA"]) delete env[k];
-    child = spawn(process.execPath, [tsx, "services/reads/main.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "inherit"] });
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const ok = await fetch(`${base}/health`).then((r) => r.ok, () => false);
-      if (ok) break;
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error("the second read service did not start");
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    // the profile's default: no proxy is trusted, the socket peer is the client
+    reads = await startReads(s, { RATE_LIMIT_PER_MINUTE: String(LIMIT), TRUSTED_PROXIES: "" });
+    base = reads.url;
   }, 150_000);
 
-  afterAll(() => {
-    child?.kill("SIGTERM");
+  afterAll(async () => {
+    await reads?.proc.stop();
   });
 
   /** Sign-in of a wallet from a source address: the bearer token. */
