@@ -85,7 +85,7 @@ contract Market is IMarket, MarketBase, Initializable {
         _delegate();
     }
 
-    function setSession(Session) external {
+    function scheduleCalendar(Calendar calldata, uint256) external {
         _delegate();
     }
 
@@ -106,7 +106,7 @@ contract Market is IMarket, MarketBase, Initializable {
     ) internal returns (uint256 orderId, bytes32 key, uint256 qty, OrderStatus status) {
         bool reduceOnly = collateralWad == 0;
         // reduce-only closes keep working while the market is paused and before a close
-        Session session_ = _session;
+        Session session_ = _sessionNow();
         if (session_ == Session.CLOSED) revert MarketClosed(_marketId);
         if (!reduceOnly) {
             if (!_isActive) revert MarketNotActive(_marketId);
@@ -189,6 +189,10 @@ contract Market is IMarket, MarketBase, Initializable {
     }
 
     function session() external view returns (Session, uint256, uint256) {
+        _delegateView();
+    }
+
+    function calendar() external view returns (Calendar memory, Calendar memory, uint256) {
         _delegateView();
     }
 

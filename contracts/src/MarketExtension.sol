@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 import {TickBitmap} from "./libraries/TickBitmap.sol";
 import {VenueMath} from "./libraries/VenueMath.sol";
+import {MarketCalendar} from "./libraries/MarketCalendar.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {MarketBase} from "./MarketBase.sol";
 import {MarketBackstop} from "./MarketBackstop.sol";
@@ -30,7 +31,7 @@ contract MarketExtension is MarketBase {
     function liquidate(uint256 accountId, address liquidator, uint256[] calldata adlCandidates) external returns (uint256 closedQty) {
         if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
         // closed: the index is the last price before the close; liquidations resume at reopening
-        if (_session == IMarket.Session.CLOSED) revert MarketClosed(_marketId);
+        if (_sessionNow() == IMarket.Session.CLOSED) revert MarketClosed(_marketId);
         uint256 index = _oracle.getFreshPrice(_marketId);
         _accrue(index);
         Position storage pos = positions[accountId];
@@ -122,18 +123,28 @@ contract MarketExtension is MarketBase {
 
     // ─── session (docs/CONTRACTS.md "Weekends and gaps") ─────────────────────────────────
 
-    /// Funding accrues up to the close and restarts at the reopening: the closed interval pays none.
-    function setSession(IMarket.Session next) external {
+    /// A calendar change (IMarket.scheduleCalendar; the engine checks the delay): the start is
+    /// OPEN under the new calendar, so no change enters, extends or joins a close.
+    function scheduleCalendar(IMarket.Calendar calldata next, uint256 startsAt) external {
         if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
-        IMarket.Session prev = _session;
-        if (next == IMarket.Session.CLOSED && prev != IMarket.Session.CLOSED) _poke();
-        if (prev == IMarket.Session.CLOSED && next != IMarket.Session.CLOSED) {
-            fundingState.lastUpdate = uint64(block.timestamp);
-            // a rate made stale by a cancel while closed applies from the reopening
-            if (_rateStaleSince != 0) _rateStaleSince = uint64(block.timestamp);
-        }
-        _session = next;
-        _emitSession();
+        uint256 w = _calendar;
+        uint256 pending = uint40(w >> 96);
+        // the next calendar already in force becomes the current one; one not yet in force is replaced
+        if (pending != 0 && block.timestamp >= pending) w >>= 48;
+        w &= type(uint48).max;
+        if (
+            !MarketCalendar.isValid(next) || startsAt < block.timestamp || startsAt > type(uint40).max
+                || MarketCalendar.sessionAt(next, startsAt) != IMarket.Session.OPEN
+        ) revert InvalidParameters();
+        _calendar = w | MarketCalendar.pack(next) << 48 | startsAt << 96;
+        emit IMarket.MarketCalendarScheduled(++seq, MarketCalendar.unpack(w), next, startsAt);
+    }
+
+    function calendar() external view returns (IMarket.Calendar memory, IMarket.Calendar memory next, uint256 startsAt) {
+        uint256 w = _calendar;
+        startsAt = uint40(w >> 96);
+        next = MarketCalendar.unpack(w >> 48);
+        return (MarketCalendar.at(w, block.timestamp), next, startsAt);
     }
 
     /// The uplift covers a typical gap; it may not push maintenance to 100 % nor initial margin past it.
@@ -154,7 +165,7 @@ contract MarketExtension is MarketBase {
 
     function session() public view returns (IMarket.Session, uint256, uint256) {
         uint256 u = _closeUpliftBps;
-        return (_session, _upliftBps(), u == 0 ? BPS : u);
+        return (_sessionNow(), _upliftBps(), u == 0 ? BPS : u);
     }
 
     // ─── views ───────────────────────────────────────────────────────────────────────────
@@ -236,7 +247,9 @@ contract MarketExtension is MarketBase {
         v.premiumX18 = c.premium;
         v.cumulativeIndexX18 = f.cumulativeIndex;
         // nothing accrues while closed
-        v.cumulativeIndexNowX18 = _session == IMarket.Session.CLOSED ? f.cumulativeIndex : _indexNow(f, index);
+        uint256 reopen = _lastReopen();
+        if (f.lastUpdate < reopen) f.lastUpdate = uint64(reopen);
+        v.cumulativeIndexNowX18 = _sessionNow() == IMarket.Session.CLOSED ? f.cumulativeIndex : _indexNow(f, index);
         v.lastUpdate = f.lastUpdate;
         v.rateStaleSince = _rateStaleSince;
         v.rateNowX18PerHour = v.rateStaleSince == 0 ? int256(f.rate) : _rateOf(c.premium).rate;

@@ -65,9 +65,9 @@ contract WeekendGapAttack is AttackBase {
         }
     }
 
+    /// Time moves into the session under EUR/USD's calendar (VenueFixture._toSession).
     function _session(IMarket.Session s) internal {
-        vm.prank(keeper);
-        engine.setMarketSession(EUR, s);
+        _toSession(EUR, s);
     }
 
     /// A close in the window is never refused, except for want of a counterparty: resting makers
@@ -84,6 +84,7 @@ contract WeekendGapAttack is AttackBase {
     /// forge-config: default.fuzz.runs = 64
     function test_fuzz_attack_weekendGap(uint256 seed, uint16 gapBps, bool up, bool mmPullsQuotes) public {
         gapBps = uint16(bound(gapBps, 0, 300));
+        _testCalendar(EUR, 60, 50 * 60); // a one-hour window, a 50-hour weekend
         // Friday: positions at any leverage up to the maximum, either side
         for (uint256 i; i < TRADERS; ++i) {
             uint256 r = uint256(keccak256(abi.encode(seed, i)));
@@ -134,6 +135,7 @@ contract WeekendGapAttack is AttackBase {
     /// at 1× leaves a 45× long below its bankruptcy price at the reopening.
     function test_attack_weekendGapWithoutUpliftReachesTheBackstop() public {
         engine.setMarketCloseUplift(EUR, 10_000);
+        _testCalendar(EUR, 60, 50 * 60);
         _tryMarket(traders[0], traderIds[0], EUR, LONG, 1_000e6, 45, "open");
         _session(IMarket.Session.REDUCE_ONLY);
         _liquidateEverything();
