@@ -1251,12 +1251,12 @@ export const marketAbi = [
           }
         ],
         "internalType": "struct IMarket.Calendar",
-        "name": "",
+        "name": "next",
         "type": "tuple"
       },
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "startsAt",
         "type": "uint256"
       }
     ],
@@ -2122,12 +2122,12 @@ export const marketAbi = [
           }
         ],
         "internalType": "struct IMarket.Calendar",
-        "name": "",
+        "name": "next",
         "type": "tuple"
       },
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "startsAt",
         "type": "uint256"
       }
     ],

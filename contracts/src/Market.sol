@@ -6,6 +6,7 @@ import {IMarket} from "./interfaces/IMarket.sol";
 import {IEngine} from "./interfaces/IEngine.sol";
 import {IOracle} from "./interfaces/IOracle.sol";
 import {VenueMath} from "./libraries/VenueMath.sol";
+import {MarketCalendar} from "./libraries/MarketCalendar.sol";
 import {MarketBase} from "./MarketBase.sol";
 import {MarketExtension} from "./MarketExtension.sol";
 
@@ -85,8 +86,21 @@ contract Market is IMarket, MarketBase, Initializable {
         _delegate();
     }
 
-    function scheduleCalendar(Calendar calldata, uint256) external {
-        _delegate();
+    /// A calendar change (IMarket.scheduleCalendar; the engine checks the delay): the start is
+    /// OPEN under the new calendar, so no change enters, extends or joins a close. Served here,
+    /// not by the extension (room under EIP-170).
+    function scheduleCalendar(Calendar calldata next, uint256 startsAt) external onlyEngine {
+        uint256 w = _calendar;
+        uint256 pending = uint40(w >> 96);
+        // the next calendar already in force becomes the current one; one not yet in force is replaced
+        if (pending != 0 && block.timestamp >= pending) w >>= 48;
+        w &= type(uint48).max;
+        if (
+            !MarketCalendar.isValid(next) || startsAt < block.timestamp || startsAt > type(uint40).max
+                || MarketCalendar.sessionAt(next, startsAt) != Session.OPEN
+        ) revert InvalidParameters();
+        _calendar = w | MarketCalendar.pack(next) << 48 | startsAt << 96;
+        emit MarketCalendarScheduled(++seq, MarketCalendar.unpack(w), next, startsAt);
     }
 
     function setCloseUplift(uint256) external {
@@ -192,8 +206,11 @@ contract Market is IMarket, MarketBase, Initializable {
         _delegateView();
     }
 
-    function calendar() external view returns (Calendar memory, Calendar memory, uint256) {
-        _delegateView();
+    function calendar() external view returns (Calendar memory, Calendar memory next, uint256 startsAt) {
+        uint256 w = _calendar;
+        startsAt = uint40(w >> 96);
+        next = MarketCalendar.unpack(w >> 48);
+        return (MarketCalendar.at(w, block.timestamp), next, startsAt);
     }
 
     function engine() external view returns (address) {

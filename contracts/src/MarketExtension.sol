@@ -4,7 +4,6 @@ pragma solidity ^0.8.28;
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 import {TickBitmap} from "./libraries/TickBitmap.sol";
 import {VenueMath} from "./libraries/VenueMath.sol";
-import {MarketCalendar} from "./libraries/MarketCalendar.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {MarketBase} from "./MarketBase.sol";
 import {MarketBackstop} from "./MarketBackstop.sol";
@@ -122,30 +121,6 @@ contract MarketExtension is MarketBase {
     }
 
     // ─── session (docs/CONTRACTS.md "Weekends and gaps") ─────────────────────────────────
-
-    /// A calendar change (IMarket.scheduleCalendar; the engine checks the delay): the start is
-    /// OPEN under the new calendar, so no change enters, extends or joins a close.
-    function scheduleCalendar(IMarket.Calendar calldata next, uint256 startsAt) external {
-        if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
-        uint256 w = _calendar;
-        uint256 pending = uint40(w >> 96);
-        // the next calendar already in force becomes the current one; one not yet in force is replaced
-        if (pending != 0 && block.timestamp >= pending) w >>= 48;
-        w &= type(uint48).max;
-        if (
-            !MarketCalendar.isValid(next) || startsAt < block.timestamp || startsAt > type(uint40).max
-                || MarketCalendar.sessionAt(next, startsAt) != IMarket.Session.OPEN
-        ) revert InvalidParameters();
-        _calendar = w | MarketCalendar.pack(next) << 48 | startsAt << 96;
-        emit IMarket.MarketCalendarScheduled(++seq, MarketCalendar.unpack(w), next, startsAt);
-    }
-
-    function calendar() external view returns (IMarket.Calendar memory, IMarket.Calendar memory next, uint256 startsAt) {
-        uint256 w = _calendar;
-        startsAt = uint40(w >> 96);
-        next = MarketCalendar.unpack(w >> 48);
-        return (MarketCalendar.at(w, block.timestamp), next, startsAt);
-    }
 
     /// The uplift covers a typical gap; it may not push maintenance to 100 % nor initial margin past it.
     function setCloseUplift(uint256 upliftBps) external {
