@@ -6,11 +6,6 @@ import {IEngine} from "../../src/interfaces/IEngine.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
 
-interface IEngineSchedule {
-    function grantRole(bytes32 role, address account) external;
-    function SCHEDULE_ROLE() external view returns (bytes32);
-}
-
 /// An FX weekend (issue 10 "FX weekends and gaps", docs/CONTRACTS.md "Weekends and gaps") as a
 /// property: traders at any leverage, the pre-close window (reduce-only, margin × 3), the close,
 /// an index gap of up to 3 % either way, the reopening. Steps may be refused; what must hold:
@@ -28,7 +23,6 @@ contract WeekendGapAttack is AttackBase {
     function setUp() public override {
         super.setUp();
         engine.setMarketCloseUplift(EUR, UPLIFT);
-        IEngineSchedule(address(engine)).grantRole(IEngineSchedule(address(engine)).SCHEDULE_ROLE(), keeper);
         address donor = address(0xD0A0);
         token.mint(donor, 2_000e6);
         vm.startPrank(donor);
