@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: runs the `run()` of each benchmark module that exists, one after another
  * (they start their own anvil/services and print their figures; nothing is asserted).
- *   npm run bench                   all of indexing, reads, relayer, gateway, streams, history
+ *   npm run bench                   all of indexing, reads, relayer, gateway, streams, history, start
  *   npm run bench -- reads gateway  only these
  * Gas figures are separate: `npm run bench:gas`.
  */
@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const ALL = ["indexing", "reads", "relayer", "gateway", "streams", "history"] as const;
+const ALL = ["indexing", "reads", "relayer", "gateway", "streams", "history", "start"] as const;
 const here = dirname(fileURLToPath(import.meta.url));
 
 async function main() {

@@ -5,6 +5,7 @@
  * otherwise (`assertProfileSecrets`), and `secret()` throws rather than fall back to a default.
  */
 import { DEFAULT_ADMIN_TOKEN, LOCAL_CHAIN_ID } from "./config";
+import { defaultUrl } from "./ports.js";
 
 export const PROFILE_NAMES = ["local", "development", "production"] as const;
 export type ProfileName = (typeof PROFILE_NAMES)[number];
@@ -28,19 +29,26 @@ export interface Profile {
   openSql: boolean;
   /** Every secret a process uses must be set and differ from the local defaults. */
   requireSecrets: boolean;
+  /**
+   * Blocks (the including one counts as 1) after which a mined write is `final` (`CONFIRMATIONS`
+   * overrides). The HTTP answer comes at inclusion and never waits for them; a reorg deeper than
+   * this is still handled, and counted as a finality violation.
+   */
+  confirmations: number;
 }
 
 export const PROFILES: Record<ProfileName, Profile> = {
   local: {
     name: "local",
-    gatewayBaseUrl: "http://127.0.0.1:8080",
-    integrationBaseUrl: "http://127.0.0.1:42069",
+    gatewayBaseUrl: defaultUrl("gateway"),
+    integrationBaseUrl: defaultUrl("reads"),
     accessPolicy: "open",
     demoWallets: true,
     priceFeed: true,
     marketMaker: true,
     openSql: true,
     requireSecrets: false,
+    confirmations: 1,
   },
   development: {
     name: "development",
@@ -52,6 +60,7 @@ export const PROFILES: Record<ProfileName, Profile> = {
     marketMaker: false,
     openSql: false,
     requireSecrets: true,
+    confirmations: 6,
   },
   production: {
     name: "production",
@@ -63,6 +72,7 @@ export const PROFILES: Record<ProfileName, Profile> = {
     marketMaker: false,
     openSql: false,
     requireSecrets: true,
+    confirmations: 12,
   },
 };
 

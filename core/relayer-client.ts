@@ -5,6 +5,7 @@
  * 503 SERVICE_UNAVAILABLE / 504 UPSTREAM_TIMEOUT envelope, never a 500.
  */
 import { ApiError } from "./errors.js";
+import { defaultUrl } from "./ports.js";
 
 export type RelayerTarget = { url: string; token: string; timeoutMs: number };
 
@@ -22,7 +23,7 @@ export type ForwardRequest = {
 export function relayerTargetFromEnv(env: Record<string, string | undefined>, token: string): RelayerTarget {
   const writeTimeout = Number(env.WRITE_TIMEOUT_MS ?? 15_000);
   return {
-    url: (env.RELAYER_URL ?? "http://127.0.0.1:42070").replace(/\/$/, ""),
+    url: (env.RELAYER_URL ?? defaultUrl("relayer")).replace(/\/$/, ""),
     token,
     // The relayer answers 202 after WRITE_TIMEOUT_MS; leave it room to do so.
     timeoutMs: (Number.isFinite(writeTimeout) ? writeTimeout : 15_000) + 10_000,

@@ -15,5 +15,7 @@ export type WriteEvent = {
   message: string | null;
   clientKey: string | null;
   parentId: string | null;
+  /** Times its receipt left the canonical chain (status REORGED each time, then SENT and mined again). */
+  reorgs: number;
   updatedAt: string;
 };

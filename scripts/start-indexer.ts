@@ -2,7 +2,7 @@
  * `npm run start:indexer`: Ponder (indexer + integration API) alone, against RPC_URL and the
  * deployment file (DEPLOYMENT_FILE or deployments/<CHAIN_ID>.json). Postgres when DATABASE_URL
  * is set, else PGlite in .ponder/ (INDEXER_PGLITE_DIR moves it).
- *   PORT (42069), HOST (127.0.0.1), DATABASE_SCHEMA (default: derived from the code and the
+ *   PORT (24072, core/ports.ts), HOST (127.0.0.1), DATABASE_SCHEMA (default: derived from the code and the
  *   deployment, see scripts/lib/indexer-schema.ts).
  */
 import { spawn } from "node:child_process";
@@ -12,6 +12,7 @@ import { ponderBin, ponderNodeArgs } from "./lib/services.js";
 import { publicClientFor } from "./lib/clients.js";
 import { assertProfileSecrets, INDEXER_SECRETS, profileFromEnv } from "../core/profiles.js";
 import { siweConfig } from "../core/auth/siwe.js";
+import { DEFAULT_PORTS, defaultUrl } from "../core/ports.js";
 
 async function main() {
   // before anything else (ponder.config.ts checks again for a bare `ponder start`)
@@ -21,11 +22,11 @@ async function main() {
   const deployment = loadDeployment({ chainId }); // fails early with a clear message
   let schema = process.env.DATABASE_SCHEMA;
   if (!schema) {
-    const rpcUrl = process.env.RPC_URL ?? "http://127.0.0.1:8545";
+    const rpcUrl = process.env.RPC_URL ?? defaultUrl("anvil");
     const block = await publicClientFor(rpcUrl, chainId).getBlock({ blockNumber: BigInt(deployment.deployBlock) });
     schema = indexerSchemaName(serializeDeployment(deployment) + block.hash + rpcUrl);
   }
-  const port = process.env.PORT ?? "42069";
+  const port = process.env.PORT ?? String(DEFAULT_PORTS.indexer);
   const host = process.env.HOST ?? "127.0.0.1";
   // Node's flags for Ponder (PONDER_NODE_ARGS; scripts/lib/services.ts)
   const args = [...ponderNodeArgs(), ponderBin(), "start", "--schema", schema, "-p", port, "-H", host, ...process.argv.slice(2)];

@@ -12,8 +12,9 @@
  * indexer's tables also as views under VIEWS_SCHEMA, default `venue`, for psql).
  *
  * Env: VENUE_BASE_PORT=N puts anvil on N, the integration API (read service) on N+1, relayer
- * N+2, keeper N+3, gateway N+4, Ponder itself on N+5, the stream service on N+6 (default 8545,
- * 42069, 42070, 42071, 8080, 42072, 42073). VENUE_DIR moves .venue/ (and then Ponder's
+ * N+2, keeper N+3, gateway N+4, Ponder itself on N+5, the stream service on N+6 (defaults in
+ * core/ports.ts; each port is checked right before its process starts and a taken one is named
+ * with the fix). VENUE_DIR moves .venue/ (and then Ponder's
  * PGlite and the deployment file into it too), for running a second venue beside the first.
  * Ctrl-C stops every process (anvil writes its state on the way out).
  */
@@ -31,6 +32,8 @@ import { applyLocalCalendar } from "./lib/local-calendar.js";
 import { FX_WEEK, NO_CLOSE } from "../core/calendar.js";
 import { DEMO_DEPOSIT_6, DEMO_MINT_6, createAccountsInOrder, mintTo, prepareWallet, usd } from "./lib/demo-wallets.js";
 import { startServices, type RunningServices } from "./lib/services.js";
+import { assertPortsFree } from "./lib/ports.js";
+import { venuePorts } from "../core/ports.js";
 import { createApiKey } from "./lib/api-keys.js";
 import { indexerSchemaName } from "./lib/indexer-schema.js";
 import { tailLog } from "./lib/processes.js";
@@ -56,15 +59,9 @@ export type LocalJson = {
   wallets: { address: string; privateKey: string; apiKey: string | null; accountId: number }[];
 };
 
-function ports() {
-  const base = process.env.VENUE_BASE_PORT ? Number(process.env.VENUE_BASE_PORT) : undefined;
-  if (base !== undefined && !(Number.isInteger(base) && base > 0 && base < 65530)) throw new Error("VENUE_BASE_PORT must be a port number");
-  return base
-    ? { anvil: base, reads: base + 1, relayer: base + 2, keeper: base + 3, gateway: base + 4, indexer: base + 5, streams: base + 6 }
-    : { anvil: 8545, reads: 42069, relayer: 42070, keeper: 42071, gateway: 8080, indexer: 42072, streams: 42073 };
-}
-
-const say = (m: string) => console.log(m);
+const t0 = Date.now();
+/** One line per stage as it goes, with the seconds since the start. */
+const say = (m: string) => console.log(`${`[${((Date.now() - t0) / 1000).toFixed(1)} s]`.padEnd(10)} ${m}`);
 
 async function main() {
   const fresh = process.argv.includes("--fresh");
@@ -73,7 +70,7 @@ async function main() {
   const customDir = process.env.VENUE_DIR;
   const dir = resolve(customDir ?? join(PROJECT_ROOT, ".venue"));
   const logDir = join(dir, "logs");
-  const p = ports();
+  const p = venuePorts();
   const deploymentFile = process.env.DEPLOYMENT_FILE
     ? resolve(process.env.DEPLOYMENT_FILE)
     : customDir ? join(dir, "deployment.json") : join(PROJECT_ROOT, "deployments", `${LOCAL_CHAIN_ID}.json`);
@@ -98,6 +95,8 @@ async function main() {
   if (await rpcAnswers(rpcCheck)) {
     throw new Error(`something already answers JSON-RPC on ${rpcCheck}: another venue or anvil is running (stop it, or set VENUE_BASE_PORT)`);
   }
+  // every port now (checked again right before the services start): a taken one fails in seconds
+  await assertPortsFree(p);
 
   let anvil: Anvil | undefined;
   let services: RunningServices | undefined;
@@ -105,7 +104,8 @@ async function main() {
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    say("\nstopping…");
+    console.log();
+    say("stopping…");
     await services?.stop().catch(() => {});
     await anvil?.stop().catch(() => {});
     say("stopped.");

@@ -17,7 +17,8 @@ contract MarketBackstop is MarketBase {
     /// Without a supplied list: the accounts the default scan reads, 0 (the fund) .. 256.
     uint256 internal constant DEFAULT_ADL_SCAN = 256;
 
-    /// Closes the rest of the position at its bankruptcy price: the insurance fund takes it over
+    /// Closes the rest of the position at the mark when it is solvent there (equity > 0; the
+    /// liquidation fee to the fund), else at its bankruptcy price: the insurance fund takes it over
     /// when it can carry all of it (its position's equity at the mark reaches maintenance with
     /// the fund's balance), else auto-deleveraging against opposite positions: `candidates`
     /// (the liquidator's list, any account ids) or, when empty, accounts 0 .. 256.
@@ -27,7 +28,12 @@ contract MarketBackstop is MarketBase {
         Position storage pos = positions[accountId];
         int256 size = pos.size;
         bool long = size > 0;
-        uint256 price = _bankruptcyPrice(size, _healthOf(pos, mark));
+        VenueMath.Health memory h = _healthOf(pos, mark);
+        // a solvent rest closes at the mark (the owner keeps its equity less the liquidation fee,
+        // which goes to the fund; the counterparty gets nothing for being chosen); only a bankrupt
+        // rest goes at the bankruptcy price
+        uint256 feeBps = h.equity > 0 ? _params.liquidationFeeBps : 0;
+        uint256 price = feeBps != 0 ? mark : _bankruptcyPrice(size, h);
         uint256 absSize = VenueMath.abs(size);
         if (accountId != FUND) {
             notional = Math.mulDiv(absSize, price, WAD, long ? Math.Rounding.Ceil : Math.Rounding.Floor);
@@ -35,7 +41,7 @@ contract MarketBackstop is MarketBase {
             uint256 topUp = _fundTopUp(f, mark);
             if (f.shortfall == 0 && topUp <= _engine.insuranceFundWad()) {
                 if (topUp != 0) f = _computeSettle(FUND, long, absSize, notional, topUp, 0, false);
-                _closeAt(accountId, absSize, notional);
+                _closeAt(accountId, absSize, notional, feeBps);
                 _writeSettle(FUND, f, topUp, IMarket.PositionReason.LIQUIDATION);
                 Position storage fp = positions[FUND];
                 emit IMarket.InsuranceTakeover(
@@ -46,7 +52,7 @@ contract MarketBackstop is MarketBase {
             }
         }
         (qty, notional) = _deleverage(accountId, long, absSize, price, mark, _candidates(candidates));
-        if (qty != 0) shortfall = _closeAt(accountId, qty, notional);
+        if (qty != 0) shortfall = _closeAt(accountId, qty, notional, feeBps);
     }
 
     /// Margin the fund must add so its position after `f` has equity ≥ maintenance at the mark.
@@ -58,10 +64,14 @@ contract MarketBackstop is MarketBase {
         return gap > 0 ? uint256(gap) : 0;
     }
 
-    /// Closes `q` of the liquidated position at `notional` (the backstop's price; no fee).
-    function _closeAt(uint256 accountId, uint256 q, uint256 notional) internal returns (uint256) {
-        Settlement memory st = _computeSettle(accountId, positions[accountId].size < 0, q, notional, 0, 0, true);
+    /// Closes `q` of the liquidated position at `notional` (the backstop's price); a solvent
+    /// rest (at the mark) pays the liquidation fee on it, capped at the equity released, all of
+    /// it to the insurance fund (none to the liquidator nor to the counterparty).
+    function _closeAt(uint256 accountId, uint256 q, uint256 notional, uint256 feeBps) internal returns (uint256) {
+        uint256 fee = Math.mulDiv(notional, feeBps, BPS, Math.Rounding.Ceil);
+        Settlement memory st = _computeSettle(accountId, positions[accountId].size < 0, q, notional, 0, fee, true);
         _writeSettle(accountId, st, 0, IMarket.PositionReason.LIQUIDATION);
+        if (st.feeTaken != 0) _engine.collect(0, st.feeTaken);
         return st.shortfall;
     }
 

@@ -26,7 +26,9 @@ contract MarketExtension is MarketBase {
     /// book cannot absorb is taken over by the insurance fund at the bankruptcy price when the fund
     /// can carry it, else closed against the most profitable × levered opposite positions (ADL).
     /// The account's own resting orders met on the way are cancelled and not counted; the
-    /// liquidation order never enters the client-key map.
+    /// liquidation order never enters the client-key map. Makers that cannot fill are cancelled
+    /// (at most MAX_SKIPS a call) and those cancellations stick even when nothing closed: with J
+    /// such orders ahead of depth the position closes within 1 + ⌈J / MAX_SKIPS⌉ calls.
     function liquidate(uint256 accountId, address liquidator, uint256[] calldata adlCandidates) external returns (uint256 closedQty) {
         if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
         // closed: the index is the last price before the close; liquidations resume at reopening
@@ -87,7 +89,9 @@ contract MarketExtension is MarketBase {
             notional += n;
             shortfall += sf;
         }
-        if (closedQty == 0) revert NoLiquidity(_marketId);
+        // a call that only cancelled makers it could not fill (skip budget) does not revert: the
+        // cancellations stick, the next call meets the depth behind them (Liquidated with 0 closed)
+        if (closedQty == 0 && s.skips == 0) revert NoLiquidity(_marketId);
         uint256 liquidatorFee = takenFee / 2;
         if (takenFee != 0) {
             _engine.payLiquidator(liquidator, liquidatorFee);

@@ -7,6 +7,7 @@
  * mining (amounts, clientKey, side, ...) and the rest null.
  */
 import { z } from "@hono/zod-openapi";
+import { TRANSACTION_STATUS } from "./writes.js";
 
 const Dec = (description: string) => z.string().openapi({ description });
 const Hex32 = z.string().openapi({ example: "0x" + "ab".repeat(32) });
@@ -17,6 +18,8 @@ const TxFields = {
   transactionHash: Hex32.openapi({ description: "hash of the mined transaction" }),
   transactionStatus: z.enum(["CONFIRMED"]).openapi({ description: "CONFIRMED: mined and succeeded" }),
   blockNumber: z.int().openapi({ description: "block that includes the transaction" }),
+  confirmations: z.int().openapi({ description: "blocks from the including one to the head, counting it (1 at inclusion: the answer never waits for more)" }),
+  final: z.boolean().openapi({ description: "confirmations ≥ CONFIRMATIONS (set per profile). Until then a reorg may undo the block: the write then goes REORGED and is sent again" }),
 };
 
 const PendingFields = {
@@ -114,12 +117,15 @@ export const TransactionStatusResult = z
   .object({
     requestId: z.string(),
     kind: z.string().openapi({ description: "createAccount, deposit, withdraw, placeOrder, cancelOrder, closePosition, liquidatePosition, liquidateAccount, approveOperator" }),
-    transactionStatus: z.enum(["PENDING", "CONFIRMED", "REVERTED", "FAILED", "EXPIRED", "CANCELLED"]).openapi({
+    transactionStatus: z.enum(TRANSACTION_STATUS).openapi({
       description:
-        "PENDING until mined; CONFIRMED; REVERTED (mined, reverted); FAILED (refused before sending: nothing sent); EXPIRED (validUntil passed: nothing sent, or its nonce went to a no-op that was mined); CANCELLED (the same, at the caller's request)",
+        "PENDING until mined; CONFIRMED; REVERTED (mined, reverted); FAILED (refused before sending: nothing sent); EXPIRED (validUntil passed: nothing sent, or its nonce went to a no-op that was mined); CANCELLED (the same, at the caller's request); REORGED (it was mined, then its block left the canonical chain: the same signed transaction is sent again at the same nonce, then PENDING and mined again, or past validUntil its no-op; blockNumber and result follow the new block)",
     }),
     transactionHash: Hex32.nullable(),
     blockNumber: z.int().nullable(),
+    confirmations: z.int().openapi({ description: "as of the latest head, counting the including block; 0 until mined" }),
+    final: z.boolean().openapi({ description: "confirmations ≥ CONFIRMATIONS (set per profile)" }),
+    reorgs: z.int().openapi({ description: "times its block left the canonical chain (each time REORGED, then sent again)" }),
     nonce: z.int().nullable(),
     transactionHashes: z.array(Hex32).openapi({ description: "every signed attempt (fee bumps add one)" }),
     result: z.any().nullable().openapi({ description: "the write's response data once CONFIRMED; while PENDING, the fields known before mining (the rest null)" }),

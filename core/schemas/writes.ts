@@ -192,6 +192,11 @@ export const ORDER_TYPE_VALUE = { MARKET: 0, LIMIT: 1 } as const;
 export const SIDE_NAME = ["LONG", "SHORT"] as const;
 export const ORDER_TYPE_NAME = ["MARKET", "LIMIT"] as const;
 
-/** Transaction states of a write (GET /transactions/{requestId}). */
-export const TRANSACTION_STATUS = ["QUEUED", "PENDING", "CONFIRMED", "REVERTED", "FAILED", "EXPIRED", "CANCELLED"] as const;
+/**
+ * Transaction states of a write as GET /transactions/{requestId} answers them: PENDING until
+ * mined; CONFIRMED; REVERTED (mined, reverted); FAILED (refused before sending); EXPIRED /
+ * CANCELLED (nothing sent, or its nonce went to a no-op); REORGED (it was mined, the chain
+ * rewound: its same signed transaction is being sent again, then PENDING and mined again).
+ */
+export const TRANSACTION_STATUS = ["PENDING", "REORGED", "CONFIRMED", "REVERTED", "FAILED", "EXPIRED", "CANCELLED"] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUS)[number];

@@ -3,7 +3,7 @@
  * grandchildren such as tsx's node), output to a log file, readiness by HTTP polling.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, readSync } from "node:fs";
 
 export type Proc = {
   name: string;
@@ -76,19 +76,40 @@ export function startProcess(name: string, cmd: string, args: string[], env: Nod
   return proc;
 }
 
+/** What was appended to `file` since it was `fromByte` long (at most `maxBytes` of it). */
+export function logSince(file: string, fromByte: number, maxBytes = 256 * 1024): string {
+  if (!existsSync(file)) return "";
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(maxBytes);
+    const n = readSync(fd, buf, 0, maxBytes, fromByte);
+    return buf.subarray(0, n).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export function tailLog(file: string, lines = 40): string {
   if (!existsSync(file)) return "(no log)";
   return readFileSync(file, "utf8").split("\n").slice(-lines).join("\n");
 }
 
-/** Polls `url` until it answers 200; fails early when `proc` exits. */
-export async function waitForHttp(url: string, opts: { proc?: Proc; timeoutMs?: number; intervalMs?: number; headers?: Record<string, string> } = {}) {
+/**
+ * Polls `url` until it answers 200; fails early when `proc` exits or `failWhen` names a reason
+ * (checked before each poll).
+ */
+export async function waitForHttp(
+  url: string,
+  opts: { proc?: Proc; timeoutMs?: number; intervalMs?: number; headers?: Record<string, string>; failWhen?: () => string | undefined } = {},
+) {
   const deadline = Date.now() + (opts.timeoutMs ?? 120_000);
   let last = "";
   for (;;) {
     if (opts.proc?.exited()) {
       throw new Error(`${opts.proc.name} exited (code ${opts.proc.exitCode()}) before ${url} was ready. Log ${opts.proc.logFile}:\n${tailLog(opts.proc.logFile)}`);
     }
+    const failure = opts.failWhen?.();
+    if (failure) throw new Error(failure);
     try {
       const res = await fetch(url, { headers: opts.headers, signal: AbortSignal.timeout(2_000) });
       if (res.status === 200) return;

@@ -4,13 +4,14 @@
  * the gateway), the relayer, gateway, keeper and stream service.
  * Shared by `npm start` and the e2e harness, so both run the same processes with the same env.
  */
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import type { Hex } from "viem";
 import { PROJECT_ROOT } from "../../core/deployment.js";
 import type { SecretName } from "../../core/profiles.js";
-import { startProcess, waitForHttp, type Proc } from "./processes.js";
+import { logSince, startProcess, waitForHttp, type Proc } from "./processes.js";
+import { assertPortsFree } from "./ports.js";
 
 const require = createRequire(import.meta.url);
 
@@ -90,6 +91,9 @@ export function commonEnv(o: ServicesOptions): NodeJS.ProcessEnv {
     KEEPER_URL: url("keeper"),
     GATEWAY_URL: url("gateway"),
     STREAMS_URL: url("streams"),
+    // the OpenAPI documents' `servers` follow the ports in use
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || url("gateway"),
+    INTEGRATION_PUBLIC_URL: process.env.INTEGRATION_PUBLIC_URL || url("reads"),
     // one policy for every service (core/profiles.ts); the local profile is open unless `env` says otherwise
     ACCESS_POLICY: "open",
     ...o.env,
@@ -153,6 +157,17 @@ function spawnService(o: ServicesOptions, s: ServiceName): Proc {
   return startProcess(s, process.execPath, [tsxBin(), serviceMain(s)], env, logFile, PROJECT_ROOT);
 }
 
+const logSize = (file: string) => (existsSync(file) ? statSync(file).size : 0);
+
+/** The reason to stop waiting for Ponder when its log (since `fromByte`) says `port` was in use. */
+function ponderMovedPort(logFile: string, fromByte: number, port: number): string | undefined {
+  if (!logSince(logFile, fromByte).includes('"msg":"Port in use"')) return undefined;
+  return (
+    `the indexer (Ponder) found port ${port} in use by another program and moved to another port, where nothing would find it; ` +
+    `stop that program or move every venue port with VENUE_BASE_PORT (see README)`
+  );
+}
+
 /**
  * Starts Ponder, the relayer, the gateway and the keeper together and waits for each `/ready`
  * or `/health`. On any failure, stops what it started and throws with the failing service's
@@ -169,10 +184,16 @@ export async function startServices(o: ServicesOptions): Promise<RunningServices
     await Promise.all([...procs].reverse().map((p) => p.stop()));
   };
   try {
+    // right before the processes start: a port another program holds is named now, with the fix
+    await assertPortsFree(o.ports);
     const start = (s: ServiceName, path: string, timeoutMs: number) => {
+      const logStart = logSize(join(o.logDir, `${s}.log`));
       const p = spawnService(o, s);
       procs.push(p);
-      return waitForHttp(url(s) + path, { proc: p, timeoutMs, headers: { "x-internal-token": o.secrets.GATEWAY_TOKEN } }).then(() => {
+      // Ponder moves to the next port when its own is taken (its "Port in use" warning) and would
+      // then never answer on ours: caught from its log instead of waiting out the timeout
+      const failWhen = s === "indexer" ? () => ponderMovedPort(p.logFile, logStart, o.ports.indexer) : undefined;
+      return waitForHttp(url(s) + path, { proc: p, timeoutMs, failWhen, headers: { "x-internal-token": o.secrets.GATEWAY_TOKEN } }).then(() => {
         urls[s] = url(s);
         log(`${s.padEnd(8)} ${url(s)}`);
       });

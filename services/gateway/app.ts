@@ -9,7 +9,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { except } from "hono/combine";
 import { requestId } from "hono/request-id";
-import { bodyLimitEnvelope } from "../../core/http/body-limit";
+import { bodyLimitEnvelope, refuseOversizedBody } from "../../core/http/body-limit";
 import { clientAddressOf, socketAddress, trustedProxies } from "../../core/http/client-address";
 import { methodNotAllowed } from "../../core/http/method-not-allowed";
 import { failureLimit, rateLimit, rateLimitStore } from "../../core/http/rate-limit";
@@ -51,7 +51,9 @@ export function createGatewayListener(deps: GatewayDeps & { feed: BlockFeed; las
   const carried = deps.upstreams.integration.carried;
   const hot = generation ? new HotCopies(generation, carried) : undefined;
   const app = createGatewayApp({ ...deps, limitStore, hot });
-  const slow = getRequestListener(app.fetch);
+  // a declared body over the limit: 413 before anything, the connection kept (core/http/body-limit.ts)
+  const inApp = getRequestListener(app.fetch);
+  const slow = (req: IncomingMessage, res: ServerResponse) => void (refuseOversizedBody(req, res, config.bodyLimitBytes) || inApp(req, res));
   if (!hot) return { app, listener: slow };
   const fast = fastGateway({
     copies: hot,

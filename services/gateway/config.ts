@@ -5,17 +5,18 @@
 import { z } from "zod";
 import { DEFAULT_BODY_LIMIT_BYTES } from "../../core/http/body-limit";
 import { trustedProxies } from "../../core/http/client-address";
+import { DEFAULT_PORTS, defaultUrl } from "../../core/ports.js";
 import { assertProfileSecrets, GATEWAY_SECRETS, profileFromEnv, secret, type Profile } from "../../core/profiles";
 
 const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORTS.gateway),
   HOST: z.string().default("0.0.0.0"),
-  RPC_URL: z.string().url().default("http://127.0.0.1:8545"),
-  INTEGRATION_URL: z.string().url().default("http://127.0.0.1:42069"),
-  RELAYER_URL: z.string().url().default("http://127.0.0.1:42070"),
-  KEEPER_URL: z.string().url().default("http://127.0.0.1:42071"),
+  RPC_URL: z.string().url().default(defaultUrl("anvil")),
+  INTEGRATION_URL: z.string().url().default(defaultUrl("reads")),
+  RELAYER_URL: z.string().url().default(defaultUrl("relayer")),
+  KEEPER_URL: z.string().url().default(defaultUrl("keeper")),
   /** The stream service: `/v1/ws` is piped to its `/ws`. */
-  STREAMS_URL: z.string().url().default("http://127.0.0.1:42073"),
+  STREAMS_URL: z.string().url().default(defaultUrl("streams")),
   DATABASE_URL: z.string().optional(),
   /** Postgres schema of the key store (tests use a unique one). */
   GATEWAY_DB_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).default("gateway"),
@@ -81,7 +82,8 @@ export function loadGatewayConfig(env: Record<string, string | undefined> = proc
   const e = parsed.data;
   trustedProxies(e.TRUSTED_PROXIES); // a bad entry stops the start, not the first request
   return {
-    profile,
+    // a local gateway documents the port it runs on (PUBLIC_BASE_URL still wins)
+    profile: profile.name === "local" && !env.PUBLIC_BASE_URL ? { ...profile, gatewayBaseUrl: `http://127.0.0.1:${e.PORT}` } : profile,
     port: e.PORT,
     host: e.HOST,
     rpcUrl: e.RPC_URL,

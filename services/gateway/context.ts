@@ -5,6 +5,7 @@ import type { RequestIdVariables } from "hono/request-id";
 import type { Logger } from "pino";
 import { snakeKeys } from "../../core/case";
 import { fail } from "../../core/envelope";
+import { CLIENT_IDENTITY_HEADER } from "../../core/http/client-identity";
 import type { Store } from "hono-rate-limiter";
 import type { GatewayConfig } from "./config";
 import type { HotCopies } from "./fast";
@@ -64,11 +65,18 @@ export function send(c: GatewayContext, reply: UpstreamReply, opts: { verbatim?:
   return c.json(fail(code, message ?? code), status as 400);
 }
 
-/** Headers every call to an upstream carries for this request. */
+/**
+ * Headers every call to an upstream carries for this request. The gateway counted it against its
+ * API key: `X-Venue-Client` names that key to the services behind (believed there beside the
+ * gateway's token only), so their per-client limits count the key, not the gateway.
+ */
 export function forwardHeaders(c: GatewayContext, write = false): Record<string, string | undefined> {
   const h: Record<string, string | undefined> = { "X-Request-Id": c.get("requestId") };
   const id = c.get("apiKey");
-  if (id) h["X-Caller-Address"] = id.wallet;
+  if (id) {
+    h["X-Caller-Address"] = id.wallet;
+    h[CLIENT_IDENTITY_HEADER] = `key:${id.keyId}`;
+  }
   if (write) h["Idempotency-Key"] = c.req.header("idempotency-key");
   // a read's `Cache-Control: no-cache` reaches the integration API's response cache
   else h["Cache-Control"] = c.req.header("cache-control");

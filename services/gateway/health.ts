@@ -12,8 +12,8 @@ export type ServiceName = (typeof SERVICES)[number];
 
 export interface ServiceHealth {
   service: ServiceName;
-  /** ok: serving; syncing: up but the backfill is not done; down: unreachable or failing */
-  status: "ok" | "syncing" | "down";
+  /** ok: serving; syncing: up but the backfill is not done; degraded: serving but says so (e.g. the relayer's nonce is stuck); down: unreachable or failing */
+  status: "ok" | "syncing" | "degraded" | "down";
   latencyMs: number;
   error?: string;
   [detail: string]: unknown;
@@ -116,7 +116,8 @@ export async function checkService(name: ServiceName, { config, store }: HealthD
         if (res.status !== 200) {
           return { service: name, status: "down", latencyMs: ms(), error: `/health answered ${res.status}`, details };
         }
-        return { service: name, status: "ok", latencyMs: ms(), details };
+        // the service's own verdict (the relayer: degraded while out of funds or its nonce is stuck)
+        return { service: name, status: details.status === "degraded" ? "degraded" : "ok", latencyMs: ms(), details };
       }
     }
   } catch (err) {

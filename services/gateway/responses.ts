@@ -123,6 +123,8 @@ export const PositionFundingData = z
 const mined = {
   transaction_hash: hex("0x hash"), request_id: z.string().openapi({ description: "relayer request id (GET /v1/transactions/{id})" }),
   transaction_status: z.string().openapi({ description: "CONFIRMED once mined" }), block_number: int().optional(),
+  confirmations: int().optional().openapi({ description: "1 at inclusion (the answer never waits for more)" }),
+  final: z.boolean().optional().openapi({ description: "confirmations ≥ CONFIRMATIONS (per profile); until then a reorg may send the write again (transaction_status REORGED, then PENDING)" }),
 };
 export const AccountCreatedData = z.object({ account_id: int(), account_address: hex("address"), owner: hex("wallet"), ...mined }).openapi("AccountCreated");
 export const DepositData = z

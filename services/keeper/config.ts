@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { Hex } from "viem";
+import { DEFAULT_PORTS, defaultUrl } from "../../core/ports.js";
 import { chainConfig, KEY_INDEX, roleKey, type ChainConfig } from "../../core/config.js";
 import { assertProfileSecrets, configured, KEEPER_SECRETS, profileFromEnv, secret, type AccessPolicy } from "../../core/profiles.js";
 
@@ -13,9 +14,9 @@ const bool = z
 
 const keeperEnv = z.object({
   HOST: z.string().default("127.0.0.1"),
-  PORT: z.coerce.number().int().min(0).max(65535).default(42071),
-  INTEGRATION_URL: z.string().url().default("http://127.0.0.1:42069"),
-  RELAYER_URL: z.string().url().default("http://127.0.0.1:42070"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORTS.keeper),
+  INTEGRATION_URL: z.string().url().default(defaultUrl("indexer")),
+  RELAYER_URL: z.string().url().default(defaultUrl("relayer")),
   /** Optional: outside local, GET /metrics needs it (Authorization: Bearer). */
   ADMIN_TOKEN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),

@@ -1,3 +1,5 @@
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { feedHub, type BlockFeed } from "../../core/indexer/blocks.js";
 import { AnswerStore } from "./answers.js";
@@ -41,6 +43,34 @@ describe("read service limits", () => {
     for (const bad of ["x".repeat(300), 'evil" level=60 msg=forged', "a b"]) {
       const r = await app.request("/markets", { headers: { "X-Request-Id": bad } });
       expect(r.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it("a client's request passed to Ponder carries the service token and the client's identity, never the client's own", async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const upstream = createServer((req, res) => {
+      seen.push(req.headers);
+      res.writeHead(200, { "content-type": "application/json" }).end('{"success":true,"data":{}}');
+    });
+    await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
+    try {
+      const hub = feedHub();
+      const feed: BlockFeed = { ...hub, revalidate: async () => hub.current(), close: async () => {} };
+      const store = new AnswerStore(feed, async () => ({ status: 200, body: "{}", block: "7" }), { hotMs: 60_000, maxAnswers: 10, concurrency: 1 });
+      const app = createReadsApp({ store, feed, indexerUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, minBlockWaitMs: 100, integrationToken: "reads-token" });
+      const forged = { "X-Venue-Client": "ip:192.0.2.1", "X-Internal-Token": "not-a-service-token" };
+      // a wrong token is no service: the client's identity header is replaced, the token too
+      const r = await app.request("/auth/nonce", { headers: forged });
+      expect(r.status).toBe(200);
+      expect(seen.at(-1)!["x-internal-token"]).toBe("reads-token");
+      expect(seen.at(-1)!["x-venue-client"]).toBe("ip:unknown"); // app.request has no socket peer
+      // Ponder's internal routes are not reached with this service's token on a client's behalf
+      const before = seen.length;
+      const internal = await app.request("/internal/answers", { method: "POST", body: "{}", headers: { "content-type": "application/json" } });
+      expect(internal.status).toBe(401);
+      expect(seen.length).toBe(before);
+    } finally {
+      upstream.close();
     }
   });
 });

@@ -2,9 +2,16 @@
  * The read service's HTTP surface: the integration API's URL for clients. The hot reads (markets,
  * a market's funding, price and book, an account, its positions and orders) are answered from
  * the answer store (built from the tables on Postgres, tables.ts; by Ponder's server on PGlite);
- * every other request (writes, sign-in, OpenAPI, docs, `/sql`, other reads)
- * is passed to Ponder's server unchanged. Answers are the integration API's own bytes: the
- * same envelope, fields, units, errors and `X-Indexed-Block`.
+ * the writes of sign-in sessions go straight to the relayer (the integration API's own write
+ * routes, src/api/routes/writes.ts, mounted here: Ponder's process never sees them); every other
+ * request (sign-in, OpenAPI, docs, `/sql`, other reads) is passed to Ponder's server. Answers are
+ * the integration API's own bytes: the same envelope, fields, units, errors and `X-Indexed-Block`.
+ *
+ * This is the first process a client's request reaches: it is counted here, once, against its
+ * client (the address, behind `TRUSTED_PROXIES` the right-most untrusted `X-Forwarded-For`
+ * entry), and its body limited (413) here. What is passed to Ponder carries this service's token
+ * and the client's identity (`X-Venue-Client`), so Ponder neither counts it again nor counts
+ * every client as this service's address.
  *
  * On Postgres the history lists (trades, candles, fills, …) are answered here too, from the
  * database by a pool of this service's own (history.ts), with Ponder's exact bytes.
@@ -21,7 +28,11 @@ import { proxy } from "hono/proxy";
 import { requestId } from "hono/request-id";
 import { streamSSE } from "hono/streaming";
 import { ApiError } from "../../core/errors.js";
-import { socketAddress } from "../../core/http/client-address.js";
+import { clientAddressOf, socketAddress } from "../../core/http/client-address.js";
+import { refuseOversizedBody } from "../../core/http/body-limit.js";
+import { CLIENT_IDENTITY_HEADER, addressIdentity } from "../../core/http/client-identity.js";
+import { secret } from "../../core/profiles.js";
+import { writeRoutes } from "../../src/api/routes/writes.js";
 import { errorResponse } from "../../core/http/errors.js";
 import { stateToJson, waitForIndexedBlock, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import { minedBlock, type LastWrites } from "../../core/indexer/last-writes.js";
@@ -31,7 +42,7 @@ import { getRequestListener } from "@hono/node-server";
 import type { Store } from "hono-rate-limiter";
 import { trustedProxies } from "../../core/http/client-address.js";
 import { corsOrigins, corsPolicy } from "../../src/api/lib/cors.js";
-import { apiLimitsFromEnv, clientLimitStore, clientRateLimit, type ApiLimits } from "../../src/api/lib/limits.js";
+import { SQL_PATH, apiBodyLimit, apiLimitsFromEnv, clientLimitStore, clientRateLimit, fromService, typedDataLimit, type ApiLimits } from "../../src/api/lib/limits.js";
 import type { Answer, AnswerStore } from "./answers.js";
 import { fastReads, wireOf } from "./fast.js";
 import type { HistoryServer } from "./history.js";
@@ -79,7 +90,12 @@ export type ReadsDeps = {
   history?: HistoryServer;
   /** On Postgres: `Cache-Control: no-cache` reads of the hot routes, one statement each, below Hono (tables.ts `fresh`, fast.ts). */
   fresh?: (key: string, minBlock: bigint) => Promise<FreshRead>;
+  /** This service's token on what it passes to Ponder (default: INTEGRATION_TOKEN). */
+  integrationToken?: string;
 };
+
+/** Not counted: health probes, and the block feed the gateway's replicas and the streams follow. */
+const UNCOUNTED = (path: string) => path === "/health" || path === "/ready" || path.startsWith("/blocks/");
 
 /**
  * The service's node request listener: the hot path (fast.ts) for a plain read of a held answer,
@@ -99,10 +115,17 @@ export function createReadsListener(deps: ReadsDeps) {
     history: deps.history && { server: deps.history, fallback: slow },
     limit: { store: limitStore, limit: limits.RATE_LIMIT_PER_MINUTE, windowMs: 60_000, trusted: trustedProxies(limits.TRUSTED_PROXIES) },
   });
-  return { app, listener: (req: IncomingMessage, res: ServerResponse) => void (fast(req, res) || slow(req, res)) };
+  // a declared body over the limit: 413 before anything, the connection kept (core/http/body-limit.ts)
+  const corsOf = (req: IncomingMessage): Record<string, string> => {
+    if (cors === "*") return { "Access-Control-Allow-Origin": "*" };
+    const origin = req.headers.origin;
+    return origin && cors.includes(origin) ? { "Access-Control-Allow-Origin": origin, Vary: "Origin" } : { Vary: "Origin" };
+  };
+  const oversized = (req: IncomingMessage, res: ServerResponse) => refuseOversizedBody(req, res, limits.BODY_LIMIT_BYTES, { exempt: SQL_PATH, headers: corsOf });
+  return { app, listener: (req: IncomingMessage, res: ServerResponse) => void (oversized(req, res) || fast(req, res) || slow(req, res)) };
 }
 
-export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWrites, readYourWritesWaitMs = 2_000, limits, limitStore, history }: ReadsDeps) {
+export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWrites, readYourWritesWaitMs = 2_000, limits, limitStore, history, integrationToken }: ReadsDeps) {
   const app = new Hono();
   const cors = corsOrigins();
   // the integration API's CORS policy on every answer, held or passed through
@@ -113,11 +136,29 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWr
   // answered here: a hot route while the push is live (without it, a held answer could outlive
   // its block unseen, so Ponder answers meanwhile)
   const held = (c: Context) => c.req.method === "GET" && HOT.test(c.req.path) && feed.live();
-  // the integration API's per-client limit on what is answered here; passed-through requests
-  // are limited by Ponder's server itself
+  // the integration API's per-client limit, on every request a client sends (answered here or
+  // passed on): this is the first process that sees it; a service's request (the gateway's, with
+  // its token) was counted by that service
   const lim = limits ?? apiLimitsFromEnv();
   const limit = clientRateLimit(lim, limitStore ?? clientLimitStore(lim));
-  app.use("*", (c, next) => (held(c) || history?.serves(c) ? limit(c, next) : next()));
+  app.use("*", (c, next) => (UNCOUNTED(c.req.path) ? next() : limit(c, next)));
+  app.use("/operators/typed-data", typedDataLimit(lim));
+  // the body limit (413 in the envelope) before anything reads or passes on a body
+  app.use(apiBodyLimit(lim));
+  const clientOf = clientAddressOf(trustedProxies(lim.TRUSTED_PROXIES));
+
+  // a session's write answered as mined (here, or by Ponder for a route it still serves): note
+  // its block for the wallet's next reads
+  if (lastWrites)
+    app.use("*", async (c, next) => {
+      await next();
+      const auth = c.req.header("Authorization");
+      const res = c.res;
+      if (!auth || c.req.method === "GET" || !res.ok || !(res.headers.get("content-type") ?? "").includes("json")) return;
+      const wallet = bearerWallet(auth);
+      const block = wallet ? minedBlock(((await res.clone().json().catch(() => undefined)) as { data?: unknown } | undefined)?.data) : undefined;
+      if (wallet && block !== undefined) await lastWrites.record(wallet, block).catch(() => {});
+    });
 
   const serve = (c: Context, a: Answer, cache: "HIT" | "MISS") => {
     const headers: Record<string, string> = { "Content-Type": "application/json", "X-Cache": cache, ETag: wireOf(a, cors).etag };
@@ -179,20 +220,36 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWr
   // the history lists, on Postgres: one prepared statement per page on this service's own pool
   if (history) app.get("*", async (c, next) => (await history.answer(c)) ?? next());
 
-  // everything else: Ponder's server, as is
+  // the writes of sign-in sessions: validated here and sent straight to the relayer
+  // (core/relayer-client.ts) with this service's token and the session's wallet
+  app.route("/", writeRoutes);
+
+  // Ponder's internal routes answer the venue's services only: a client's request is not passed
+  // on with this service's token
+  app.all("/internal/*", (c, next) => {
+    if (fromService(c)) return next();
+    throw new ApiError("UNAUTHENTICATED", "internal route: needs the calling service's X-Internal-Token");
+  });
+
+  // everything else: Ponder's server. A client's request carries this service's token and the
+  // client's identity (it was counted here); a service's request (its own token) goes as it came.
   app.all("*", async (c) => {
     const url = c.req.url;
     const qi = url.indexOf("?");
-    const res = await proxy(`${indexerUrl}${c.req.path}${qi < 0 ? "" : url.slice(qi)}`, {
-      raw: c.req.raw,
-      headers: {
-        ...c.req.header(),
-        host: undefined,
-        "x-request-id": c.get("requestId"),
-        "X-Forwarded-Host": c.req.header("x-forwarded-host") ?? c.req.header("host"),
-        "X-Forwarded-For": c.req.header("x-forwarded-for") ?? socketAddress(c),
-      },
-    });
+    const peer = socketAddress(c);
+    const xff = c.req.header("x-forwarded-for");
+    const headers: Record<string, string | undefined> = {
+      ...c.req.header(),
+      host: undefined,
+      "x-request-id": c.get("requestId"),
+      "X-Forwarded-Host": c.req.header("x-forwarded-host") ?? c.req.header("host"),
+      "x-forwarded-for": xff && peer ? `${xff}, ${peer}` : (peer ?? xff),
+    };
+    if (!fromService(c)) {
+      headers["x-internal-token"] = integrationToken ?? secret("INTEGRATION_TOKEN");
+      headers[CLIENT_IDENTITY_HEADER.toLowerCase()] = addressIdentity(clientOf(c));
+    }
+    const res = await proxy(`${indexerUrl}${c.req.path}${qi < 0 ? "" : url.slice(qi)}`, { raw: c.req.raw, headers });
     // Ponder's /status may name a block whose answers are still being rebuilt here: answer it
     // once they are (bounded), so that a client that saw block N there reads block N here
     if (c.req.method === "GET" && c.req.path === "/status" && res.ok) {
@@ -201,13 +258,6 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWr
       if (BigInt(n) > store.settledBlock && (await waitForIndexedBlock(feed, BigInt(n), minBlockWaitMs))) {
         await store.whenSettled(minBlockWaitMs);
       }
-    }
-    // a session's write answered as mined: note its block for the wallet's next reads
-    const auth = c.req.header("Authorization");
-    if (lastWrites && auth && c.req.method !== "GET" && res.ok && (res.headers.get("content-type") ?? "").includes("json")) {
-      const wallet = bearerWallet(auth);
-      const block = wallet ? minedBlock(((await res.clone().json().catch(() => undefined)) as { data?: unknown } | undefined)?.data) : undefined;
-      if (wallet && block !== undefined) await lastWrites.record(wallet, block).catch(() => {});
     }
     return res;
   });

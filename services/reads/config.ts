@@ -2,14 +2,15 @@
  * Read-service configuration from the environment (names per docs/SERVICES.md; units in the names).
  */
 import { z } from "zod";
+import { DEFAULT_PORTS, defaultUrl } from "../../core/ports.js";
 import { assertProfileSecrets, profileFromEnv } from "../../core/profiles.js";
 import { DEFAULT_EAGER_BYTES, DEFAULT_EAGER_MAX } from "./answers.js";
 
 const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(42068),
+  PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORTS.reads),
   HOST: z.string().default("127.0.0.1"),
   /** Ponder's own server (indexer + integration API): answers are built there, everything else is proxied to it. */
-  INDEXER_URL: z.string().url().default("http://127.0.0.1:42069"),
+  INDEXER_URL: z.string().url().default(defaultUrl("indexer")),
   /** With Postgres, the indexer's database and schema: the block feed then LISTENs there directly. */
   DATABASE_URL: z.string().optional(),
   DATABASE_SCHEMA: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
@@ -63,6 +64,8 @@ const envSchema = z.object({
   READS_NO_CACHE_FROM: z.enum(["app", "tables"]).default("app"),
   READS_HISTORY_POOL_MAX: z.coerce.number().int().positive().default(8),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /** The relayer: the writes of sign-in sessions go there from here (core/relayer-client.ts, which reads it and WRITE_TIMEOUT_MS). */
+  RELAYER_URL: z.string().url().default(defaultUrl("relayer")),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -78,7 +81,8 @@ export function loadReadsConfig(env: Record<string, string | undefined> = proces
   const withTables = !!(d.DATABASE_URL && d.DATABASE_SCHEMA);
   if (d.READS_ANSWERS_FROM === "tables" && !withTables) throw new Error("invalid read-service configuration: READS_ANSWERS_FROM=tables needs DATABASE_URL and DATABASE_SCHEMA");
   const answersFrom = d.READS_ANSWERS_FROM ?? (withTables ? "tables" : "batch");
-  // batched builds authenticate with the integration token (POST /internal/answers)
-  if (answersFrom === "batch") assertProfileSecrets(profileFromEnv(env), env, ["INTEGRATION_TOKEN"]);
+  // the integration token: on what is passed to Ponder (and batched builds, POST /internal/answers)
+  // and on the writes sent to the relayer; JWT_SECRET verifies the sessions' bearer tokens
+  assertProfileSecrets(profileFromEnv(env), env, ["INTEGRATION_TOKEN", "JWT_SECRET"]);
   return { ...d, READS_ANSWERS_FROM: answersFrom, INDEXER_URL: d.INDEXER_URL.replace(/\/$/, "") };
 }

@@ -21,7 +21,7 @@ export class Chain {
   readonly depositToken: Address;
   readonly chainId: number;
   /** Latest block seen by the tracker. */
-  head: { number: bigint; timestamp: bigint; baseFeePerGas: bigint } | null = null;
+  head: { number: bigint; hash: Hex; timestamp: bigint; baseFeePerGas: bigint } | null = null;
   private markets = new Map<string, MarketInfo>();
   /** accountId → owner: an account's owner never changes on chain. */
   private owners = new Map<string, Address>();
@@ -52,7 +52,7 @@ export class Chain {
 
   async refreshHead() {
     const b = await this.client.getBlock({ blockTag: "latest" });
-    this.head = { number: b.number, timestamp: b.timestamp, baseFeePerGas: b.baseFeePerGas ?? 0n };
+    this.head = { number: b.number, hash: b.hash, timestamp: b.timestamp, baseFeePerGas: b.baseFeePerGas ?? 0n };
     return this.head;
   }
 

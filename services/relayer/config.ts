@@ -6,6 +6,7 @@ import { z } from "zod";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { chainConfig, KEY_INDEX, roleKey } from "../../core/config.js";
+import { DEFAULT_PORTS } from "../../core/ports.js";
 import { assertProfileSecrets, profileFromEnv, RELAYER_SECRETS, secret } from "../../core/profiles.js";
 import { callerTokens, type KnownToken } from "../../core/auth/service-tokens.js";
 
@@ -13,7 +14,7 @@ export const CRASH_STEPS = ["queued", "signed", "broadcast", "receipt"] as const
 export type CrashStep = (typeof CRASH_STEPS)[number];
 
 const relayerEnv = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(42070),
+  PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORTS.relayer),
   HOST: z.string().default("127.0.0.1"),
   DATABASE_URL: z.string().optional(),
   /** Postgres schema of the relayer's tables (tests use a unique one). */
@@ -49,14 +50,22 @@ const relayerEnv = z.object({
   APPROVAL_CACHE_MS: z.coerce.number().int().nonnegative().default(5_000),
   /** Idempotency keys are forgotten this long after their request (then the key may be used again). */
   IDEMPOTENCY_TTL_MS: z.coerce.number().int().positive().default(86_400_000),
+  /** Blocks after which a mined write is final; default: the profile's (core/profiles.ts). */
+  CONFIRMATIONS: z.coerce.number().int().min(1).max(10_000).optional(),
+  /** Mined writes of the last this many blocks have their receipts checked again after a reorg. */
+  REORG_WATCH_BLOCKS: z.coerce.number().int().min(1).default(256),
+  /** The oldest write not final older than this while the signer's mined nonce has not moved as long: degraded. */
+  STUCK_AFTER_MS: z.coerce.number().int().positive().default(120_000),
   DB_POOL_SIZE: z.coerce.number().int().positive().default(20),
   /** Test hook: SIGKILL this process at a step of the first write that reaches it. */
   RELAYER_CRASH_AT: z.enum(CRASH_STEPS).optional(),
   LOG_LEVEL: z.string().default("info"),
 });
 
-export type RelayerConfig = z.infer<typeof relayerEnv> &
+export type RelayerConfig = Omit<z.infer<typeof relayerEnv>, "CONFIRMATIONS"> &
   ReturnType<typeof chainConfig> & {
+    /** CONFIRMATIONS, else the profile's */
+    CONFIRMATIONS: number;
     accessPolicy: "open" | "invite-only";
     adminToken: string;
     /** the tokens of the services that call the relayer, with their scopes */
@@ -77,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): RelayerConfig 
   return {
     ...chainConfig(env),
     ...parsed.data,
+    CONFIRMATIONS: parsed.data.CONFIRMATIONS ?? profile.confirmations,
     serviceTokens: callerTokens(["gateway", "integration", "keeper", "registration"], env),
     accessPolicy: profile.accessPolicy,
     adminToken: secret("ADMIN_TOKEN", env),

@@ -1,7 +1,7 @@
 /**
  * The relayer process (`npm run start:relayer`): loads its config and the deployment, opens its
  * database (Postgres with DATABASE_URL, else PGlite), reconciles its nonce with the chain,
- * recovers every unfinished request, and serves the internal API on 127.0.0.1:42070.
+ * recovers every unfinished request, and serves the internal API on 127.0.0.1:24070 (core/ports.ts).
  */
 import { serve } from "@hono/node-server";
 import pino from "pino";

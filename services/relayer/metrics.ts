@@ -23,7 +23,7 @@ export function registerRelayerMetrics(relayer: Relayer): void {
 
   gauge({
     name: "venue_relayer_queue_depth",
-    help: "Writes not final, by state (QUEUED, SIGNED, SENT)",
+    help: "Writes not final, by state (QUEUED, SIGNED, SENT, REORGED)",
     labelNames: ["state"],
     async collect() {
       const { queue } = await stats();
@@ -36,6 +36,15 @@ export function registerRelayerMetrics(relayer: Relayer): void {
     help: "Age of the oldest write not yet final; 0 when none",
     async collect() {
       this.set((await stats()).oldestPendingAgeMs / 1000);
+    },
+  });
+
+  gauge({
+    name: "venue_relayer_degraded",
+    help: "1 while the oldest write not final is older than STUCK_AFTER_MS and the signer's mined nonce has not moved as long (or the signer is low on funds), else 0",
+    async collect() {
+      const s = await stats();
+      this.set(s.stuck || s.fundsLow ? 1 : 0);
     },
   });
 
@@ -82,6 +91,9 @@ export function registerRelayerMetrics(relayer: Relayer): void {
     ["expired", "venue_relayer_expired_total", "Writes that passed their validUntil unmined"],
     ["cancelled", "venue_relayer_cancelled_total", "Pending writes cancelled by their caller"],
     ["refusedOutOfFunds", "venue_relayer_refused_out_of_funds_total", "Writes refused (503) while the signer was low on funds"],
+    ["reorged", "venue_relayer_reorged_total", "Mined writes whose receipt left the canonical chain (REORGED, then sent again)"],
+    ["finalityViolations", "venue_relayer_finality_violations_total", "REORGED writes that were already final (a reorg deeper than CONFIRMATIONS)"],
+    ["nonceGapFills", "venue_relayer_nonce_gap_fills_total", "No-ops sent to fill a nonce gap below the signer's transactions not mined"],
   ];
   for (const [field, name, help] of events) {
     counter({

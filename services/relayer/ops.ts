@@ -389,11 +389,21 @@ function orderData(marketId: Hex, placed: Record<string, any>, events: DecodedEv
   };
 }
 
+/** OrderClosed reasons of makers a liquidation cancelled instead of filling (IMarket.CloseReason:
+ *  REDUCE_ONLY_EXPIRED, LIQUIDATION (the account's own), MARGIN, REDUCE_ONLY_SESSION). */
+const LIQUIDATION_CANCEL_REASONS = new Set([3, 5, 7, 8]);
+
 async function liquidationData(chain: Chain, logs: Log[]) {
   const out: Record<string, unknown>[] = [];
-  for (const l of decode(logs).filter((e) => e.eventName === "Liquidated")) {
+  const events = decode(logs);
+  for (const l of events.filter((e) => e.eventName === "Liquidated")) {
     const m = await chain.marketAt(l.address);
     const a = l.args;
+    // a call that met only makers it could not fill closes 0 and keeps their cancellations
+    // (the next call goes on behind them): how many it cleared
+    const cancelledOrders = events.filter(
+      (e) => e.eventName === "OrderClosed" && same(e.address, l.address) && LIQUIDATION_CANCEL_REASONS.has(Number(e.args.reason)),
+    ).length;
     out.push({
       marketId: m?.marketId ?? null,
       closedQuantity: (a.closedQty as bigint).toString(),
@@ -404,6 +414,7 @@ async function liquidationData(chain: Chain, logs: Log[]) {
       badDebt: (a.badDebtWad as bigint).toString(),
       remainingSize: (a.remainingSizeQty as bigint).toString(),
       liquidator: getAddress(a.liquidator),
+      cancelledOrders,
     });
   }
   return out;

@@ -4,7 +4,10 @@
  * a check or the simulation says it cannot succeed (nothing sent). Writes on one account run one
  * at a time (a "lane"), so a deposit followed at once by an order is simulated after the deposit
  * is mined. The tracker loop finishes every row not in a final state, whichever process (or
- * crash) left it: receipts, re-sends of dropped transactions, fee bumps of stuck ones.
+ * crash) left it: receipts, re-sends of dropped transactions, fee bumps of stuck ones. It also
+ * watches the chain: a mined write whose receipt leaves the canonical chain goes REORGED and its
+ * same signed transaction is sent again (SENT, then mined again), and a nonce gap below our
+ * transactions is filled with no-ops.
  */
 import { EventEmitter } from "node:events";
 import { keccak256, RawContractError, type Address, type Hex, type TransactionReceipt } from "viem";
@@ -16,7 +19,7 @@ import type { RelayerConfig, CrashStep } from "./config.js";
 import { VENUE_ABI, type Chain } from "./chain.js";
 import { OPS, SUCCESS_STATUS, type Kind } from "./ops.js";
 import type { Store, RequestRow, SignedTx, AttemptRow, NewRequest } from "./db/store.js";
-import { FINAL_STATUSES, type RequestStatus } from "./db/schema.js";
+import { FINAL_STATUSES, IN_FLIGHT_STATUSES, type RequestStatus } from "./db/schema.js";
 import { Batcher } from "./batcher.js";
 
 type CallWithGas = { to: Address; data: Hex; gas: bigint };
@@ -66,18 +69,24 @@ export class Relayer {
   private balanceRead: Promise<void> | null = null;
   fundsLow = false;
   /** Counters since start (for metrics). */
-  readonly counters = { feeBumps: 0, feeCapReached: 0, noops: 0, expired: 0, cancelled: 0, refusedOutOfFunds: 0 };
+  readonly counters = { feeBumps: 0, feeCapReached: 0, noops: 0, expired: 0, cancelled: 0, refusedOutOfFunds: 0, reorged: 0, finalityViolations: 0, nonceGapFills: 0 };
+  /** The head the reorg watch last checked, and the highest block number seen (was a reorged write final?). */
+  private watchedHead: { number: bigint; hash: Hex } | null = null;
+  private highestBlock = 0n;
+  /** The signer's mined nonce as last read, and since when it has not moved (the degraded rule). */
+  private minedNonce: bigint | null = null;
+  private minedNonceSince = Date.now();
   private capLogged = new Set<string>();
   private signer$ = new Batcher<{ id: string; call: CallWithGas }, { nonce: bigint; tx: SignedTx } | null>(async (items) => {
     const signed = await this.store.signBatch(this.signer, items, (call, nonce) => this.sign(call, call.gas, nonce));
     return items.map((i) => signed.get(i.id) ?? null);
   });
-  private finished$ = new Batcher<{ from: "QUEUED" | "SIGNED"; outcome: Outcome; blockNumber?: bigint; releaseKey?: boolean }, boolean>(async (items) => {
+  private finished$ = new Batcher<{ from: "QUEUED" | "SIGNED"; outcome: Outcome; blockNumber?: bigint; blockHash?: string; releaseKey?: boolean }, boolean>(async (items) => {
     const done = new Set<string>();
     for (const from of ["QUEUED", "SIGNED"] as const) {
       const batch = items.filter((i) => i.from === from);
-      const states: RequestStatus[] = from === "QUEUED" ? ["QUEUED"] : ["SIGNED", "SENT"];
-      for (const id of await this.store.finishMany(states, batch.map((i) => ({ ...i.outcome, httpStatus: i.outcome.httpStatus!, blockNumber: i.blockNumber, releaseKey: i.releaseKey }))))
+      const states: RequestStatus[] = from === "QUEUED" ? ["QUEUED"] : [...IN_FLIGHT_STATUSES];
+      for (const id of await this.store.finishMany(states, batch.map((i) => ({ ...i.outcome, httpStatus: i.outcome.httpStatus!, blockNumber: i.blockNumber, blockHash: i.blockHash, releaseKey: i.releaseKey }))))
         done.add(id);
     }
     return items.map((i) => done.has(i.outcome.id));
@@ -115,9 +124,15 @@ export class Relayer {
    */
   async stats() {
     const [q, nextNonce] = await Promise.all([this.store.queueStats(), this.store.nextNonce(this.signer)]);
+    const oldestPendingAgeMs = q.oldestPendingAt ? Math.max(0, Date.now() - q.oldestPendingAt.getTime()) : 0;
+    const nonceStillMs = Date.now() - this.minedNonceSince;
     return {
       queue: q.byStatus,
-      oldestPendingAgeMs: q.oldestPendingAt ? Math.max(0, Date.now() - q.oldestPendingAt.getTime()) : 0,
+      oldestPendingAgeMs,
+      // degraded: the oldest write not final is older than STUCK_AFTER_MS and the signer's mined nonce has not moved as long
+      stuck: oldestPendingAgeMs > this.cfg.STUCK_AFTER_MS && nonceStillMs > this.cfg.STUCK_AFTER_MS,
+      minedNonce: this.minedNonce,
+      minedNonceStillMs: nonceStillMs,
       balanceWei: this.balance,
       balanceReadAt: this.balanceAt ? new Date(this.balanceAt) : null,
       fundsLow: this.fundsLow,
@@ -133,11 +148,17 @@ export class Relayer {
 
   // ─── start / stop ────────────────────────────────────────────────────────────────────────
 
-  /** Nonce reconciliation, then recovery of every row not final, then the tracker loop. */
+  /**
+   * The reorg watch (mined writes whose receipts left the chain go REORGED), nonce
+   * reconciliation (which may move the stored nonce down), recovery of every row not final,
+   * then the tracker loop.
+   */
   async start() {
-    const pending = BigInt(await this.chain.client.getTransactionCount({ address: this.signer, blockTag: "pending" }));
-    await this.store.reconcileNonce(this.signer, pending);
     await this.chain.refreshHead();
+    await this.watchReorgs(true);
+    const pending = BigInt(await this.chain.client.getTransactionCount({ address: this.signer, blockTag: "pending" }));
+    const { before, after } = await this.store.reconcileNonce(this.signer, pending);
+    if (before !== null && before !== after) this.log.warn({ before: before.toString(), after: after.toString(), chainPending: pending.toString() }, "stored nonce reconciled with the chain");
     await this.refreshBalance();
     const queued = await this.store.queued(null);
     if (queued.length) this.log.info({ count: queued.length }, "recovering queued requests");
@@ -226,7 +247,13 @@ export class Relayer {
     await this.broadcast(id, signed.tx);
     const ms = (a: number, b: number) => Math.round(b - a);
     this.log.debug({ requestId: id, checkMs: ms(t0, t1), simulateMs: ms(t1, t2), signMs: ms(t2, t3), sendMs: ms(t3, performance.now()) }, "pipeline timings");
-    await this.waitFinal(id, LANE_HOLD_MAX_MS, true);
+    // The lane is held until mined; a write sent back to the queue meanwhile (its nonce used by
+    // someone else) runs again here, in its lane (submit() skips rows this process holds).
+    const out = await this.waitFinal(id, LANE_HOLD_MAX_MS, true, true);
+    if (out?.status === "QUEUED" && !this.stopped) {
+      const again = await this.store.get(id);
+      if (again?.status === "QUEUED") await this.process(again);
+    }
   }
 
   /** eth_estimateGas from the relayer: the simulation. A revert becomes the spec's error. */
@@ -337,9 +364,10 @@ export class Relayer {
   /**
    * The outcome once final, or the row as it is after `timeoutMs`. This process's finals arrive
    * by event (no query); rows another process finishes are polled (status only). `fresh`: the
-   * caller knows the row is not final yet (skips the first read).
+   * caller knows the row is not final yet (skips the first read). `untilRequeued`: also returns
+   * when the row is seen QUEUED again (sent back to the queue for a new nonce).
    */
-  async waitFinal(id: string, timeoutMs: number, fresh = false): Promise<Outcome | undefined> {
+  async waitFinal(id: string, timeoutMs: number, fresh = false, untilRequeued = false): Promise<Outcome | undefined> {
     const deadline = Date.now() + timeoutMs;
     let outcome: Outcome | undefined;
     let wake = () => {};
@@ -350,7 +378,8 @@ export class Relayer {
     this.finals.on(id, onFinal);
     try {
       let status: string | undefined = fresh ? "QUEUED" : await this.store.status(id);
-      while (!outcome && status && !(FINAL_STATUSES as string[]).includes(status) && Date.now() < deadline) {
+      let read = !fresh;
+      while (!outcome && status && !(FINAL_STATUSES as string[]).includes(status) && !(untilRequeued && read && status === "QUEUED") && Date.now() < deadline) {
         const wait = Math.min(this.active.has(id) ? 2_000 : 1_000, deadline - Date.now());
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, wait);
@@ -359,7 +388,10 @@ export class Relayer {
             resolve();
           };
         });
-        if (!outcome) status = await this.store.status(id);
+        if (!outcome) {
+          status = await this.store.status(id);
+          read = true;
+        }
       }
     } finally {
       this.finals.off(id, onFinal);
@@ -375,8 +407,14 @@ export class Relayer {
     try {
       await this.chain.refreshHead();
       if (Date.now() - this.balanceAt > this.cfg.BALANCE_CHECK_MS) await this.refreshBalance();
+      await this.watchReorgs(false);
       const latest = BigInt(await this.chain.client.getTransactionCount({ address: this.signer, blockTag: "latest" }));
+      if (latest !== this.minedNonce) {
+        this.minedNonce = latest;
+        this.minedNonceSince = Date.now();
+      }
       const inFlight = await this.store.inFlightNonces(this.signer);
+      await this.fillNonceGap(latest, inFlight);
       // Mined nonces every tick; pending ones (bumps, re-sends) about twice a second.
       const checkPending = this.tickCount % Math.max(1, Math.round(500 / this.cfg.TRACK_INTERVAL_MS)) === 0;
       const ids = inFlight.filter((r) => r.nonce < latest || checkPending).map((r) => r.id);
@@ -424,6 +462,21 @@ export class Relayer {
         await this.store.requeue(row.id, nonce);
         const again = await this.store.get(row.id);
         if (again) this.submit(again);
+      }
+      return;
+    }
+    if (row.status === "REORGED") {
+      // Its receipt left the chain: the SAME signed transaction again (same nonce, cannot run
+      // twice), or, past its validUntil or cancelled, the no-op at that nonce instead.
+      const mined = row.attempts.find((a) => a.hash === row.txHash) ?? newest;
+      if ((row.cancelledAt || this.expired(row)) && !mined.noop) {
+        await this.replaceWithNoop(row, mined);
+        return;
+      }
+      const last = this.lastSend.get(mined.hash);
+      if (last === undefined || Date.now() - last > this.cfg.REBROADCAST_AFTER_MS) {
+        this.log.info({ requestId: row.id, nonce: nonce.toString(), hash: mined.hash }, "reorged: sending the same signed transaction again");
+        await this.broadcast(row.id, { hash: mined.hash as Hex, raw: mined.raw as Hex });
       }
       return;
     }
@@ -501,6 +554,92 @@ export class Relayer {
     await this.broadcast(row.id, signed);
   }
 
+  /** Blocks on top of `blockNumber` counting its own (≥ 1), and whether that makes it final (≥ CONFIRMATIONS). */
+  confirmationsOf(blockNumber: bigint): { confirmations: number; final: boolean } {
+    const head = this.chain.head?.number ?? blockNumber;
+    const confirmations = head >= blockNumber ? Number(head - blockNumber) + 1 : 1;
+    return { confirmations, final: confirmations >= this.cfg.CONFIRMATIONS };
+  }
+
+  // ─── the reorg watch and nonce gaps ──────────────────────────────────────────────────────
+
+  /**
+   * Checks that our mined writes of the last REORG_WATCH_BLOCKS blocks (and any above the head)
+   * are still on the canonical chain: each new head, one read of the block last checked (still
+   * there with the same hash: nothing below changed); otherwise, or at start, every watched
+   * write's block hash, then its receipt. A write whose receipt is gone (or moved to another
+   * block) goes REORGED; the tracker sends it again. One deeper than CONFIRMATIONS is counted
+   * as a finality violation.
+   */
+  async watchReorgs(force: boolean) {
+    const head = this.chain.head;
+    if (!head) return;
+    const last = this.watchedHead;
+    if (!force && last) {
+      if (head.hash === last.hash) return;
+      if (head.number > last.number) {
+        const b = await this.chain.client.getBlock({ blockNumber: last.number }).catch(() => null);
+        if (b && b.hash === last.hash) {
+          this.watchedHead = { number: head.number, hash: head.hash };
+          if (head.number > this.highestBlock) this.highestBlock = head.number;
+          return;
+        }
+      }
+    }
+    const from = head.number > BigInt(this.cfg.REORG_WATCH_BLOCKS) ? head.number - BigInt(this.cfg.REORG_WATCH_BLOCKS) : 0n;
+    const rows = await this.store.minedSince(this.signer, from);
+    for (const r of rows) if (r.blockNumber! > this.highestBlock) this.highestBlock = r.blockNumber!;
+    const canonical = new Map<bigint, Hex | null>();
+    const hashAt = async (n: bigint) => {
+      if (!canonical.has(n)) canonical.set(n, n > head.number ? null : ((await this.chain.client.getBlock({ blockNumber: n }).catch(() => null))?.hash ?? null));
+      return canonical.get(n)!;
+    };
+    for (const r of rows) {
+      const at = await hashAt(r.blockNumber!);
+      if (at && r.blockHash && at.toLowerCase() === r.blockHash.toLowerCase()) continue;
+      const receipt = r.txHash ? await this.chain.client.getTransactionReceipt({ hash: r.txHash as Hex }).catch(() => null) : null;
+      // rows recorded before block hashes were kept: a receipt in the block at that height is enough
+      if (receipt && receipt.blockNumber === r.blockNumber && (!r.blockHash || receipt.blockHash.toLowerCase() === r.blockHash.toLowerCase())) continue;
+      const wasFinal = this.highestBlock - r.blockNumber! + 1n >= BigInt(this.cfg.CONFIRMATIONS);
+      const changed = await this.store.markReorged(r.id, r.status);
+      if (!changed) continue;
+      this.counters.reorged++;
+      if (wasFinal) this.counters.finalityViolations++;
+      this.log[wasFinal ? "error" : "warn"](
+        { requestId: r.id, hash: r.txHash, block: Number(r.blockNumber), movedTo: receipt ? Number(receipt.blockNumber) : null, wasFinal, confirmations: this.cfg.CONFIRMATIONS },
+        wasFinal ? "finality violation: a final write left the canonical chain" : "reorged: the write's receipt left the canonical chain",
+      );
+    }
+    this.watchedHead = { number: head.number, hash: head.hash };
+    if (head.number > this.highestBlock) this.highestBlock = head.number;
+  }
+
+  /**
+   * A nonce gap: the chain's mined nonce below our lowest transaction not mined, with nothing of
+   * ours at the nonces between (e.g. the chain rewound past writes the watch no longer holds):
+   * each is filled with a no-op (a self-transfer of 0), else our transactions wait forever in
+   * the node's future queue. Not stored: a no-op lost is signed again (the same bytes) next time.
+   */
+  private async fillNonceGap(latest: bigint, inFlight: Array<{ nonce: bigint }>) {
+    if (!inFlight.length) return;
+    const lowest = inFlight.reduce((m, r) => (r.nonce < m ? r.nonce : m), inFlight[0]!.nonce);
+    for (let n = latest; n < lowest; n++) {
+      const key = `gap:${n}`;
+      const last = this.lastSend.get(key);
+      if (last !== undefined && Date.now() - last < this.cfg.REBROADCAST_AFTER_MS) continue;
+      this.lastSend.set(key, Date.now());
+      const { call, gas } = { call: { to: this.signer, data: "0x" as Hex }, gas: NOOP_GAS };
+      const tx = await this.sign(call, gas, n);
+      try {
+        await this.chain.client.sendRawTransaction({ serializedTransaction: tx.raw });
+        this.counters.nonceGapFills++;
+        this.log.warn({ nonce: n.toString(), lowestInFlight: lowest.toString(), hash: tx.hash }, "nonce gap: filled with a no-op");
+      } catch (e) {
+        this.log.warn({ nonce: n.toString(), err: shortMessage(e) }, "nonce gap: the no-op was not accepted");
+      }
+    }
+  }
+
   /** The receipt → the response: data from the logs, or the revert mapped to the spec's code. */
   private async record(row: RequestRow & { attempts: AttemptRow[] }, receipt: TransactionReceipt) {
     const kind = row.kind as Kind;
@@ -508,6 +647,7 @@ export class Relayer {
       requestId: row.id,
       transactionHash: receipt.transactionHash,
       blockNumber: Number(receipt.blockNumber),
+      ...this.confirmationsOf(receipt.blockNumber),
     };
     let outcome: Outcome;
     const mined = row.attempts.find((a) => a.hash.toLowerCase() === receipt.transactionHash.toLowerCase());
@@ -532,7 +672,7 @@ export class Relayer {
       const response = fail(err.code, `${err.message} (transaction ${receipt.transactionHash} reverted)`);
       outcome = { id: row.id, status: "REVERTED", httpStatus: err.status, response, txHash: receipt.transactionHash };
     }
-    const done = await this.finished$.push({ from: "SIGNED", outcome, blockNumber: receipt.blockNumber });
+    const done = await this.finished$.push({ from: "SIGNED", outcome, blockNumber: receipt.blockNumber, blockHash: receipt.blockHash });
     for (const a of row.attempts) {
       this.lastSend.delete(a.hash);
       this.lastDropCheck.delete(a.hash);

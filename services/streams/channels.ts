@@ -256,7 +256,7 @@ export function applyWrite(s: Txs, tx: Tx): Txs {
 /**
  * The caller's writes (by wallet), from the relayer's events: each state change as it commits
  * (QUEUED, SIGNED, SENT, then CONFIRMED with its block, or REVERTED, FAILED, EXPIRED, CANCELLED
- * with the error code). The snapshot, read from the relayer (`GET /internal/transactions`) on
+ * with the error code; REORGED when a mined write's block left the chain, then SENT and mined again). The snapshot, read from the relayer (`GET /internal/transactions`) on
  * every subscribe and kept current by the events, holds every write not final yet and the last
  * RECENT_WRITES, newest first: a client that reconnects sees where its in-flight writes stand.
  */

@@ -2,16 +2,17 @@
  * Stream-service configuration from the environment (names per docs/SERVICES.md; units in the names).
  */
 import { z } from "zod";
+import { DEFAULT_PORTS, defaultUrl } from "../../core/ports.js";
 
 const envSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(42073),
+  PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORTS.streams),
   HOST: z.string().default("127.0.0.1"),
   /** The integration API as clients read it (the read service): every channel is built from its answers. */
-  INTEGRATION_URL: z.string().url().default("http://127.0.0.1:42069"),
+  INTEGRATION_URL: z.string().url().default(defaultUrl("reads")),
   /** The relayer: its write events feed the transactions channel (`GET /internal/transactions/stream`). */
-  RELAYER_URL: z.string().url().default("http://127.0.0.1:42070"),
+  RELAYER_URL: z.string().url().default(defaultUrl("relayer")),
   /** The chain, for reorg detection (one block read per indexed block, not per subscriber). */
-  RPC_URL: z.string().url().default("http://127.0.0.1:8545"),
+  RPC_URL: z.string().url().default(defaultUrl("anvil")),
   /** With Postgres, the indexer's database and schema: the block feed then LISTENs there directly. */
   DATABASE_URL: z.string().optional(),
   DATABASE_SCHEMA: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),

@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { createServer } from "node:net";
+import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { engineAbi, marketAbi, oracleAbi } from "../../abis/index.js";
@@ -16,6 +16,7 @@ import { devAccount } from "../../core/config.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
 import { publicClientFor } from "../../scripts/lib/clients.js";
 import { tsxBin } from "../../scripts/lib/services.js";
+import { freeBasePort } from "../../scripts/lib/ports.js";
 import type { LocalJson } from "../../scripts/start.js";
 import { applyLocalCalendar } from "../../scripts/lib/local-calendar.js";
 import type { Deployment } from "../../core/deployment.js";
@@ -27,27 +28,6 @@ const dir = mkdtempSync(join(tmpdir(), "venue-start-"));
 let basePort = 0;
 let child: ChildProcess | undefined;
 let output = "";
-
-/**
- * A base port whose next `n` ports are free now, below the kernel's ephemeral range (32768 and
- * up here): there an outgoing connection of another test can take one of them at any moment (a
- * CI run failed with EADDRINUSE on the read service's port).
- */
-async function freeRunOfPorts(n: number): Promise<number> {
-  const bindable = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const srv = createServer();
-      srv.once("error", () => resolve(false));
-      srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
-    });
-  for (let tries = 0; tries < 50; tries++) {
-    const base = 20_000 + Math.floor(Math.random() * 12_000);
-    let ok = true;
-    for (let i = 0; i < n && ok; i++) ok = await bindable(base + i);
-    if (ok) return base;
-  }
-  throw new Error(`no ${n} consecutive free ports in 20000–32000`);
-}
 
 function start(): Promise<void> {
   output = "";
@@ -105,12 +85,44 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+describe("npm start with a port taken", () => {
+  it("names a port another program holds, with the fix, before starting anything", async () => {
+    // the issue's case: another program's outgoing connection on the indexer's port (a plain
+    // socket: Node's own client sockets set SO_REUSEADDR when given a local port, which lets a
+    // listener share it and hides the case)
+    const target: Server = createServer((sock) => sock.on("error", () => {}));
+    await new Promise<void>((r) => target.listen(0, "127.0.0.1", () => r()));
+    const port = (target.address() as { port: number }).port;
+    // ports no process used before (a port in TIME_WAIT cannot be bound without SO_REUSEADDR)
+    basePort = (await freeBasePort(20_000 + Math.floor(Math.random() * 100) * 100))!;
+    const holder = spawn("python3", ["-c", HOLD_PORT, String(basePort + 5), String(port)], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((r, j) => {
+      holder.stdout!.once("data", () => r());
+      holder.once("exit", (code) => j(new Error(`the port holder exited with ${code}`)));
+    });
+    try {
+      await expect(start()).rejects.toThrow(/exited with 1/);
+      expect(output).toContain(`${basePort + 5} (indexer) is in use by another program`);
+      expect(output).toMatch(/VENUE_BASE_PORT=\d+ npm start/);
+      expect(output).not.toContain("anvil       starting");
+    } finally {
+      holder.kill("SIGKILL");
+      await new Promise((r) => target.close(r));
+    }
+  });
+});
+
 describe("npm start", () => {
   let local: LocalJson;
 
   it("comes up and writes local.json", async () => {
-    basePort = await freeRunOfPorts(8);
+    // below the kernel's ephemeral range: there an outgoing connection of another test could take one
+    basePort = (await freeBasePort(20_000 + Math.floor(Math.random() * 100) * 100))!;
     await start();
+    // a line per stage as it goes, and the documents' servers on the ports in use
+    for (const stage of ["anvil", "deployment", "wallets", "services", "indexer", "gateway"]) expect(output).toMatch(new RegExp(`\\[\\d+\\.\\d s\\]\\s+${stage}`));
+    const openapi = (await (await fetch(`http://127.0.0.1:${basePort + 4}/v1/openapi.json`)).json()) as { servers: { url: string }[] };
+    expect(openapi.servers.map((x) => x.url)).toEqual([`http://127.0.0.1:${basePort + 4}`]);
     local = JSON.parse(readFileSync(join(dir, "local.json"), "utf8"));
     expect(local.chainId).toBe(31337);
     expect(local.rpcUrl).toBe(`http://127.0.0.1:${basePort}`);
@@ -213,3 +225,13 @@ describe("npm start", () => {
     expect(await stop()).toBe(0);
   });
 });
+
+/** python3: bind argv[1] on loopback without SO_REUSEADDR, connect to argv[2], say so, hold. */
+const HOLD_PORT = [
+  "import socket, sys, time",
+  "s = socket.socket()",
+  "s.bind(('127.0.0.1', int(sys.argv[1])))",
+  "s.connect(('127.0.0.1', int(sys.argv[2])))",
+  "print('held', flush=True)",
+  "time.sleep(600)",
+].join("\n");

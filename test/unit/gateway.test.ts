@@ -556,6 +556,21 @@ describe("health", () => {
     expect((await gw.app.request("/health", { headers: { "X-Admin-Token": "wrong" } })).status).toBe(401);
   });
 
+  it("a relayer that says degraded (its nonce stuck) is degraded on /health/relayer and degrades /health", async () => {
+    const g = await gatewayOverStandIns({ HEALTH_CACHE_MS: "0" });
+    try {
+      g.relayer.handle((_r, c) => c.json({ success: true, data: { status: "degraded", degradedReasons: ["nonce-stuck"] } }));
+      const one = await g.app.request("/health/relayer");
+      expect(one.status).toBe(200);
+      expect(await one.json()).toEqual({ success: true, data: { service: "relayer", status: "degraded" } });
+      expect(((await (await g.app.request("/health")).json()) as { data: { status: string; services: { relayer: string } } }).data).toMatchObject({ status: "degraded", services: { relayer: "degraded" } });
+      g.relayer.handle((_r, c) => c.json({ success: true, data: { status: "ok" } }));
+      expect(await (await g.app.request("/health/relayer")).json()).toEqual({ success: true, data: { service: "relayer", status: "ok" } });
+    } finally {
+      await g.close();
+    }
+  });
+
   it("never shows the RPC URL or an error text publicly, nor the URL to the admin", async () => {
     const rpc = "http://127.0.0.1:9/v2/secret-provider-key";
     const leaky = await gatewayOverStandIns({ RPC_URL: rpc, HEALTH_CACHE_MS: "0" });

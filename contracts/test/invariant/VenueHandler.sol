@@ -8,6 +8,7 @@ import {IOracle} from "../../src/interfaces/IOracle.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
 import {IDepositToken, ILens} from "../utils/VenueFixture.sol";
 import {RiskChecks} from "../utils/RiskChecks.sol";
+import {Vm} from "../utils/Vm.sol";
 
 /// Random walks over the venue for the invariant tests. Actors deposit, withdraw, place limit and
 /// market orders (with derived or chosen client keys, as owner or through an operator), cancel,
@@ -111,6 +112,8 @@ contract VenueHandler is Test {
     uint256 public grewInWindow; // a position opened or increased while its market was not OPEN
     uint256 public fundingViewDrift; // a poke stored a cumulative index other than the views said
     uint256 public stalePokes; // pokes that found the rate stale (a cancel since the last accrual)
+    uint256 public repeatedLiquidationCalls; // issue 26: calls after one that closed 0 (cancelled only)
+    uint256 public chosenGained; // issue 26: a solvent rest deleveraged away from the mark
     /// The current step is a liquidation (the only place bad debt, as rounding dust, may appear).
     bool internal liquidating;
     string public lastTargetViolation;
@@ -887,13 +890,94 @@ contract VenueHandler is Test {
         }
         uint256 depth = RiskChecks.depthInsideBankruptcy(m, lens, id);
         uint256 bad0 = engine.badDebtWad();
-        vm.prank(KEEPER);
-        try engine.liquidatePosition(id, ids[k]) {
-            ++liquidations;
-            _afterLiquidation(m, id, size, depth, bad0, true, "");
-        } catch (bytes memory r) {
-            _afterLiquidation(m, id, size, depth, bad0, false, r);
+        // issue 26: a call that only cancelled makers it could not fill returns 0 closed; the
+        // keeper calls again, at most 1 + ⌈J / 100⌉ times in all (J ≤ the orders resting on the
+        // side it sells or buys into): after that the position must have been reduced
+        uint256 bound = 1 + (_restingOrders(m, size > 0) + 99) / 100;
+        for (uint256 c; c < bound; ++c) {
+            vm.prank(KEEPER);
+            try engine.liquidatePosition(id, ids[k]) returns (uint256 closed) {
+                ++liquidations;
+                if (closed != 0 || m.getPosition(id).sizeQty != size || c + 1 == bound) {
+                    _afterLiquidation(m, id, size, depth, bad0, true, "");
+                    return;
+                }
+                ++repeatedLiquidationCalls;
+            } catch (bytes memory r) {
+                _afterLiquidation(m, id, size, depth, bad0, false, r);
+                return;
+            }
         }
+    }
+
+    /// Resting orders on the side a liquidation of a long (bids) or short (asks) meets.
+    function _restingOrders(IMarket m, bool long) internal view returns (uint256 n) {
+        (,, uint256[] memory counts) = m.getLevels(long ? IMarket.Side.LONG : IMarket.Side.SHORT, 1_000);
+        for (uint256 j; j < counts.length; ++j) n += counts[j];
+    }
+
+    /// Issue 26: a liquidator names an account of its choice (an actor's) as the only ADL
+    /// candidate. Being chosen is worth nothing: while the rest is solvent at the mark (and no
+    /// book fill came first, which could leave it bankrupt), a counterparty the backstop closes
+    /// is closed at the mark, not at the bankruptcy price.
+    function liquidateRanked(uint256 actorSeed, uint256 namedSeed) external step {
+        liquidating = true;
+        (, uint256 id, uint256 k) = _pick(actorSeed);
+        (, uint256 named,) = _pick(namedSeed);
+        IMarket m = markets[k];
+        if (named == id || m.getPosition(id).sizeQty == 0 || !lens.positionHealth(m, id).isLiquidatable) return;
+        bool solvent = RiskChecks.equityWad(m, lens, id) > 0;
+        uint256 mark = m.markPrice();
+        uint256[] memory list = new uint256[](1);
+        list[0] = named;
+        vm.getRecordedLogs(); // only this call's logs below
+        vm.prank(KEEPER);
+        try engine.liquidatePositionRanked(id, ids[k], list) {
+            ++liquidations;
+        } catch (bytes memory r) {
+            ++failedLiquidations;
+            bytes4[] memory allowed = new bytes4[](5);
+            allowed[0] = IVenueErrors.NotLiquidatable.selector;
+            allowed[1] = IVenueErrors.NoLiquidity.selector;
+            allowed[2] = stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff);
+            allowed[3] = session[k] == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
+            allowed[4] = IVenueErrors.SelfTrade.selector;
+            _expect("liquidatePositionRanked", r, allowed);
+            return;
+        }
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        bool bookFill;
+        for (uint256 j; j < logs.length; ++j) {
+            if (logs[j].emitter != address(m) || logs[j].topics.length == 0) continue;
+            if (logs[j].topics[0] == IMarket.OrderFilled.selector) bookFill = true;
+            if (logs[j].topics[0] != IMarket.Deleveraged.selector || !solvent || bookFill) continue;
+            (,, uint256 price,,,,) = abi.decode(logs[j].data, (uint64, uint256, uint256, uint256, int256, int256, uint256));
+            if (price != mark) {
+                ++chosenGained;
+                _target("a solvent rest was deleveraged away from the mark");
+            }
+        }
+    }
+
+    /// Issue 26: an account rests reduce-only orders for its position, then closes it at market:
+    /// the orders stay behind without a position (a liquidation must get past them).
+    function flatLeavingReduceOnly(uint256 actorSeed, uint256 nSeed) external step {
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        int256 size = markets[k].getPosition(id).sizeQty;
+        if (size == 0) return;
+        bool long = size < 0; // the closing side: a short buys back
+        uint256 n = 1 + nSeed % 5;
+        for (uint256 j; j < n; ++j) {
+            int256 off = long ? -int256(10 + 5 * j) : int256(10 + 5 * j); // behind the mark
+            IEngine.PlaceOrderParams memory p =
+                IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, 0, 0, _nearMark(k, off, 90), bytes32(0));
+            (bool ok,, IMarket.OrderStatus st) = _place(_caller(i, nSeed + j), k, p, "flatLeavingReduceOnly: rest");
+            if (ok) ++reduceOnlyPlaced;
+            if (ok && st == IMarket.OrderStatus.ACTIVE) ++reduceOnlyOrders;
+        }
+        IEngine.PlaceOrderParams memory c =
+            IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.MARKET, 0, 0, 0, bytes32(0));
+        _place(_caller(i, nSeed), k, c, "flatLeavingReduceOnly: close");
     }
 
     /// A liquidation of a healthy (or absent) position must be refused, and only as such.

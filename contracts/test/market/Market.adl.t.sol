@@ -63,7 +63,11 @@ contract MarketAdlTest is VenueFixture {
         // account, the fund (flat), a repeat
         uint256[] memory cands = new uint256[](6);
         (cands[0], cands[1], cands[2], cands[3], cands[4], cands[5]) = (lo, a, mm, 0, hi, lo);
-        uint256 bankrupt = _health(a).insolvencyPriceX18 + 1;
+        // alice is still solvent at the mark (equity ≈ 8.5 > 0): the rest closes at the mark,
+        // not at the bankruptcy price (issue 26: being chosen is worth nothing)
+        assertGt(_health(a).equityWad, int256(0));
+        uint256 mark = market.markPrice();
+        assertGt(mark, _health(a).insolvencyPriceX18 + 1);
         vm.recordLogs();
         assertEq(_liquidateRanked(a, cands), 1_000e18);
         assertEq(_pos(a).sizeQty, 0);
@@ -80,7 +84,7 @@ contract MarketAdlTest is VenueFixture {
             (, uint256 q, uint256 px, uint256 notional,,, uint256 rank) =
                 abi.decode(dl[r].data, (uint64, uint256, uint256, uint256, int256, int256, uint256));
             assertEq(q, 500e18);
-            assertEq(px, bankrupt);
+            assertEq(px, mark);
             assertEq(notional, _ceilDiv(q * px, 1e18), "notional: the short buys back, rounded up");
             assertEq(rank, r + 1);
         }

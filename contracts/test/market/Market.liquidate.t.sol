@@ -92,8 +92,11 @@ contract MarketLiquidateTest is VenueFixture {
             abi.decode(t[0].data, (uint64, uint256, uint256, uint256, uint256, int256, uint256, uint256, uint256));
         assertEq(q, 1_000e18);
         assertEq(fundMargin, added);
-        assertEq(insAfter, ins0 - added);
-        assertEq(engine.insuranceFundWad(), ins0 - added);
+        // alice is still solvent at the mark: the fund takes the long at the mark 1.066 and the
+        // liquidation fee on it (50 bps of 1,066) goes to the fund (issue 26)
+        uint256 fee = 1_066e18 * 50 / 10_000;
+        assertEq(insAfter, ins0 + fee - added);
+        assertEq(engine.insuranceFundWad(), ins0 + fee - added);
         _checkAll();
     }
 

@@ -21,7 +21,7 @@ export const gatewayHealth = defineRoute({
   tag: "Health",
   summary: "Health of the gateway",
   description:
-    "200 while the gateway serves; `status` is `degraded` when a dependency is down (see `services`). With `X-Admin-Token`: also profile, uptime and each dependency's details. Results are at most HEALTH_CACHE_MS (1 s) old.",
+    "200 while the gateway serves; `status` is `degraded` when a dependency is down or degraded (see `services`). With `X-Admin-Token`: also profile, uptime and each dependency's details. Results are at most HEALTH_CACHE_MS (1 s) old.",
   isPublic: true,
   ok: { status: 200, name: "GatewayHealth", description: "service, status, services { name: status }" },
 });
@@ -32,7 +32,7 @@ export const serviceHealth = defineRoute({
   tag: "Health",
   summary: "Health of one internal service",
   description:
-    "indexer, relayer, keeper, database, chain: `service` and `status`. 200 when ok or syncing, 503 SERVICE_UNAVAILABLE when down. With `X-Admin-Token`: the details (indexer: ready, indexed_block, head_block, blocks_behind; latency_ms; error).",
+    "indexer, relayer, keeper, database, chain: `service` and `status`. 200 when ok, syncing or degraded (the relayer: out of funds, or its oldest write not final older than STUCK_AFTER_MS while its signer's nonce does not move), 503 SERVICE_UNAVAILABLE when down. With `X-Admin-Token`: the details (indexer: ready, indexed_block, head_block, blocks_behind; latency_ms; error).",
   isPublic: true,
   request: {
     params: z.object({
@@ -58,7 +58,7 @@ export function registerHealthRoutes(app: GatewayApp, deps: GatewayDeps) {
     const admin = isAdmin(c, deps.config.adminToken);
     const checks = await monitor.all();
     const services = Object.fromEntries(checks.map((h) => [h.service, h.status]));
-    const degraded = checks.some((h) => h.status === "down");
+    const degraded = checks.some((h) => h.status === "down" || h.status === "degraded");
     const data = { service: "gateway", status: degraded ? "degraded" : "ok", services };
     const details = admin
       ? { profile: deps.config.profile.name, uptimeSeconds: Math.floor((Date.now() - started) / 1000), details: Object.fromEntries(checks.map((h) => [h.service, h])) }

@@ -36,7 +36,7 @@ export const transaction = defineRoute({
   summary: "Status of a write answered 202",
   description: "The hash may change while the relayer bumps gas; poll until transaction_status is final.",
   request: { params: TransactionIdParam },
-  ok: { status: 200, name: "TransactionStatus", description: "request_id, transaction_hash, transaction_status, block_number, result" },
+  ok: { status: 200, name: "TransactionStatus", description: "request_id, transaction_hash, transaction_status (PENDING, REORGED, CONFIRMED, REVERTED, FAILED, EXPIRED, CANCELLED), block_number, confirmations, final, reorgs, result" },
   errors: [404],
 });
 

@@ -117,4 +117,19 @@ describe("liquidation scan", () => {
     await expect(scanner.scan()).resolves.toMatchObject({ sent: 1 });
     expect(sent).toHaveLength(1);
   });
+
+  it("a call that closed nothing but cancelled unfillable orders: warned with the count, sent again past its block", async () => {
+    const lines: { level: number; msg: string; cancelledOrders?: number }[] = [];
+    const { scanner, state, sent } = setup([pos(1n, M1)], () => ({
+      status: 200,
+      body: { success: true, data: { blockNumber: 11, transactionHash: "0xab", liquidations: [{ closedQuantity: "0", cancelledOrders: 100 }] } },
+    }));
+    (scanner as unknown as { log: pino.Logger }).log = pino({ level: "info" }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    state.index = 98n * E18 / 100n;
+    await scanner.scan();
+    expect(lines.find((l) => l.msg.startsWith("liquidation closed nothing"))).toMatchObject({ level: 40, cancelledOrders: 100 });
+    state.block = 12n;
+    await scanner.scan();
+    expect(sent).toEqual(["position 1 M1", "position 1 M1"]);
+  });
 });

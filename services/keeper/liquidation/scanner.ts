@@ -2,7 +2,8 @@
  * The keeper's liquidation scan: every open position's health at the latest indexed block; the
  * liquidatable ones go to the relayer (an account with several at once: one account liquidation).
  * A position sent once waits until the indexer has passed the liquidation's block, so a lagging
- * index never sends the same liquidation twice. An account liquidation that is refused as a whole
+ * index never sends the same liquidation twice; a mined liquidation that closed 0 (it only cancelled
+ * unfillable makers, at most 100 a call) is sent again the same way. An account liquidation that is refused as a whole
  * (every market failed, e.g. no liquidity anywhere) falls back to one liquidation per market, so
  * one market never shields the account's positions in the others. The insurance fund's positions
  * (account 0) go one by one: the contract tops the fund's margin up from its balance, or
@@ -82,13 +83,23 @@ export class LiquidationScanner {
   }
 
   private record(ps: PositionRow[], a: RelayerAnswer, indexedBlock: bigint) {
-    const body = a.body as { success?: boolean; data?: { blockNumber?: number | string; transactionHash?: string }; error?: { code: string; message: string } };
+    const body = a.body as {
+      success?: boolean;
+      data?: { blockNumber?: number | string; transactionHash?: string; liquidations?: { closedQuantity?: string; cancelledOrders?: number }[] };
+      error?: { code: string; message: string };
+    };
     const ids = ps.map((p) => p.positionId);
     if (a.status >= 200 && a.status < 300 && body?.success !== false) {
       // Mined (200/201) or pending (202): hold until the index shows the result.
       const mined = body?.data?.blockNumber !== undefined ? BigInt(body.data.blockNumber) : indexedBlock + 1n;
       for (const id of ids) this.holds.set(id, { block: mined, untilMs: Date.now() + (a.status === 202 ? 30_000 : 0) });
-      this.log.info({ positions: ids, status: a.status, tx: body?.data?.transactionHash, block: body?.data?.blockNumber }, "liquidation sent");
+      const ls = body?.data?.liquidations ?? [];
+      const cancelledOrders = ls.reduce((n, l) => n + (l.cancelledOrders ?? 0), 0);
+      const fields = { positions: ids, status: a.status, tx: body?.data?.transactionHash, block: body?.data?.blockNumber, cancelledOrders };
+      // a call that only cleared makers it could not fill (closedQuantity "0"): its cancellations
+      // stick, and the position, still liquidatable, is sent again once the index passes the block
+      if (ls.length > 0 && ls.every((l) => l.closedQuantity === "0")) this.log.warn(fields, "liquidation closed nothing (cancelled unfillable orders); retrying");
+      else this.log.info(fields, "liquidation sent");
       return;
     }
     const code = body?.error?.code ?? `HTTP_${a.status}`;

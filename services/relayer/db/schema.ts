@@ -8,12 +8,19 @@ import { bigint, boolean, integer, json, jsonb, pgSchema, text, timestamp, uniqu
 /**
  * Request states. Final: CONFIRMED, REVERTED, FAILED (refused before sending), EXPIRED (its
  * validUntil passed: nothing sent, or its nonce went to a no-op that was mined), CANCELLED (the
- * same, at its caller's request).
+ * same, at its caller's request). REORGED: a mined write whose receipt left the canonical chain
+ * (a reorg, or a node restarted from an older state); its signed transaction is broadcast again
+ * at the same nonce, and the row goes on as SENT (docs/SERVICES.md, "A write's lifecycle").
+ * "Final" here means "answered"; a mined row's chain finality is `confirmations` ≥ CONFIRMATIONS.
  */
-export const REQUEST_STATUS = ["QUEUED", "SIGNED", "SENT", "CONFIRMED", "REVERTED", "FAILED", "EXPIRED", "CANCELLED"] as const;
+export const REQUEST_STATUS = ["QUEUED", "SIGNED", "SENT", "REORGED", "CONFIRMED", "REVERTED", "FAILED", "EXPIRED", "CANCELLED"] as const;
 export type RequestStatus = (typeof REQUEST_STATUS)[number];
 export const FINAL_STATUSES: readonly RequestStatus[] = ["CONFIRMED", "REVERTED", "FAILED", "EXPIRED", "CANCELLED"];
-export const OPEN_STATUSES: readonly RequestStatus[] = ["QUEUED", "SIGNED", "SENT"];
+export const OPEN_STATUSES: readonly RequestStatus[] = ["QUEUED", "SIGNED", "SENT", "REORGED"];
+/** States of a row holding a nonce whose transaction is not (or no longer) mined. */
+export const IN_FLIGHT_STATUSES: readonly RequestStatus[] = ["SIGNED", "SENT", "REORGED"];
+/** Final states that a mined transaction gave (their receipt is watched for reorgs). */
+export const MINED_STATUSES: readonly RequestStatus[] = ["CONFIRMED", "REVERTED", "EXPIRED", "CANCELLED"];
 
 export function relayerTables(schemaName: string) {
   const s = pgSchema(schemaName);
@@ -37,6 +44,10 @@ export function relayerTables(schemaName: string) {
       gas: bigint("gas", { mode: "bigint" }),
       txHash: text("tx_hash"),
       blockNumber: bigint("block_number", { mode: "bigint" }),
+      /** Hash of the block that mined it (a different hash at that height: the receipt is checked again). */
+      blockHash: text("block_hash"),
+      /** Times its receipt left the canonical chain (each: REORGED, then sent again). */
+      reorgs: integer("reorgs").notNull().default(0),
       httpStatus: integer("http_status"),
       /** The full envelope answered when final. */
       response: json("response"),
@@ -103,6 +114,10 @@ export function ddl(schema: string): string[] {
     `ALTER TABLE "${schema}".request ADD COLUMN IF NOT EXISTS valid_until timestamptz`,
     `ALTER TABLE "${schema}".request ADD COLUMN IF NOT EXISTS cancelled_at timestamptz`,
     `ALTER TABLE "${schema}".tx_attempt ADD COLUMN IF NOT EXISTS noop boolean NOT NULL DEFAULT false`,
+    `ALTER TABLE "${schema}".request ADD COLUMN IF NOT EXISTS block_hash text`,
+    `ALTER TABLE "${schema}".request ADD COLUMN IF NOT EXISTS reorgs integer NOT NULL DEFAULT 0`,
+    // mined writes of the last blocks: their receipts are watched for reorgs
+    `CREATE INDEX IF NOT EXISTS request_block ON "${schema}".request (block_number) WHERE block_number IS NOT NULL`,
     // lane depth and a caller's pending writes are counted on every write (caps: 429)
     `CREATE INDEX IF NOT EXISTS request_open_lane ON "${schema}".request (lane) WHERE status IN ('QUEUED', 'SIGNED', 'SENT')`,
     `CREATE INDEX IF NOT EXISTS request_open_caller ON "${schema}".request (caller) WHERE status IN ('QUEUED', 'SIGNED', 'SENT')`,
@@ -123,7 +138,7 @@ export function ddl(schema: string): string[] {
         'requestId', NEW.id, 'caller', NEW.caller, 'kind', NEW.kind, 'status', NEW.status,
         'transactionHash', NEW.tx_hash, 'blockNumber', NEW.block_number::text, 'httpStatus', NEW.http_status,
         'code', NEW.response->'error'->>'code', 'message', left(NEW.response->'error'->>'message', 500),
-        'clientKey', NEW.params->>'clientKey', 'parentId', NEW.parent_id, 'updatedAt', NEW.updated_at)::text);
+        'clientKey', NEW.params->>'clientKey', 'parentId', NEW.parent_id, 'reorgs', NEW.reorgs, 'updatedAt', NEW.updated_at)::text);
       RETURN NULL;
     END $$`,
     `DROP TRIGGER IF EXISTS request_notify ON "${schema}".request`,

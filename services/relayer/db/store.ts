@@ -7,7 +7,7 @@
 import { and, asc, desc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import type { Address, Hex } from "viem";
 import type { RelayerDb } from "./client.js";
-import { FINAL_STATUSES, OPEN_STATUSES, type RequestStatus } from "./schema.js";
+import { FINAL_STATUSES, IN_FLIGHT_STATUSES, MINED_STATUSES, OPEN_STATUSES, type RequestStatus } from "./schema.js";
 
 export type RequestRow = RelayerDb["t"]["requests"]["$inferSelect"];
 export type AttemptRow = RelayerDb["t"]["attempts"]["$inferSelect"];
@@ -78,18 +78,18 @@ export class Store {
    */
   async finishMany(
     from: RequestStatus[],
-    items: Array<{ id: string; status: RequestStatus; httpStatus: number; response: unknown; blockNumber?: bigint | null; txHash?: string | null; releaseKey?: boolean }>,
+    items: Array<{ id: string; status: RequestStatus; httpStatus: number; response: unknown; blockNumber?: bigint | null; blockHash?: string | null; txHash?: string | null; releaseKey?: boolean }>,
   ): Promise<Set<string>> {
     if (!items.length) return new Set();
     const { requests } = this.t;
     const values = sql.join(
-      items.map((f) => sql`(${f.id}, ${f.status}, ${f.httpStatus}::integer, ${JSON.stringify(f.response)}::json, ${f.blockNumber?.toString() ?? null}::bigint, ${f.txHash ?? null}::text, ${!!f.releaseKey}::boolean)`),
+      items.map((f) => sql`(${f.id}, ${f.status}, ${f.httpStatus}::integer, ${JSON.stringify(f.response)}::json, ${f.blockNumber?.toString() ?? null}::bigint, ${f.blockHash ?? null}::text, ${f.txHash ?? null}::text, ${!!f.releaseKey}::boolean)`),
       sql`, `,
     );
     const res = await this.db.execute(sql`UPDATE ${requests} SET status = v.status, http_status = v.http_status, response = v.response,
-      block_number = COALESCE(v.block_number, ${requests.blockNumber}), tx_hash = COALESCE(v.tx_hash, ${requests.txHash}), updated_at = now(),
+      block_number = COALESCE(v.block_number, ${requests.blockNumber}), block_hash = COALESCE(v.block_hash, ${requests.blockHash}), tx_hash = COALESCE(v.tx_hash, ${requests.txHash}), updated_at = now(),
       idempotency_key = CASE WHEN v.release_key THEN NULL ELSE ${requests.idempotencyKey} END
-      FROM (VALUES ${values}) AS v(id, status, http_status, response, block_number, tx_hash, release_key)
+      FROM (VALUES ${values}) AS v(id, status, http_status, response, block_number, block_hash, tx_hash, release_key)
       WHERE ${requests.id} = v.id AND ${requests.status} IN (${sql.join(from.map((f) => sql`${f}`), sql`, `)})
       RETURNING ${requests.id} AS id`);
     return new Set((res as unknown as { rows: { id: string }[] }).rows.map((r) => r.id));
@@ -203,7 +203,7 @@ export class Store {
     await this.db
       .update(requests)
       .set({ cancelledAt: now, updatedAt: now })
-      .where(and(eq(requests.id, id), inArray(requests.status, ["SIGNED", "SENT"])));
+      .where(and(eq(requests.id, id), inArray(requests.status, [...IN_FLIGHT_STATUSES])));
     return { row: await this.get(id), cancelledNow: false };
   }
 
@@ -259,7 +259,7 @@ export class Store {
     return out;
   }
 
-  /** Marks handed-to-the-node attempts (one statement for a batch). */
+  /** Marks handed-to-the-node attempts (one statement for a batch): SIGNED or REORGED → SENT. */
   async markSentBatch(sent: Array<{ id: string; hash: string }>) {
     if (!sent.length) return;
     const { requests, attempts } = this.t;
@@ -268,7 +268,7 @@ export class Store {
     await this.db
       .update(requests)
       .set({ status: "SENT", updatedAt: now })
-      .where(and(inArray(requests.id, sent.map((x) => x.id)), eq(requests.status, "SIGNED")));
+      .where(and(inArray(requests.id, sent.map((x) => x.id)), inArray(requests.status, ["SIGNED", "REORGED"])));
   }
 
   /**
@@ -295,27 +295,27 @@ export class Store {
     await this.db
       .update(requests)
       .set({ status: "QUEUED", nonce: null, signer: null, txHash: null, updatedAt: new Date() })
-      .where(and(eq(requests.id, id), eq(requests.nonce, nonce), inArray(requests.status, ["SIGNED", "SENT"])));
+      .where(and(eq(requests.id, id), eq(requests.nonce, nonce), inArray(requests.status, [...IN_FLIGHT_STATUSES])));
   }
 
-  /** Ids and nonces of `signer`'s rows with a nonce and no final state (cheap: read every tick). */
+  /** Ids and nonces of `signer`'s rows with a nonce whose transaction is not mined (SIGNED, SENT, REORGED) (cheap: read every tick). */
   async inFlightNonces(signer: Address): Promise<Array<{ id: string; nonce: bigint }>> {
     const { requests } = this.t;
     const rows = await this.db
       .select({ id: requests.id, nonce: requests.nonce })
       .from(requests)
-      .where(and(eq(requests.signer, signer.toLowerCase()), inArray(requests.status, ["SIGNED", "SENT"]), isNotNull(requests.nonce)));
+      .where(and(eq(requests.signer, signer.toLowerCase()), inArray(requests.status, [...IN_FLIGHT_STATUSES]), isNotNull(requests.nonce)));
     return rows.map((r) => ({ id: r.id, nonce: r.nonce! }));
   }
 
-  /** Full rows (still SIGNED or SENT) with their attempts, newest first. */
+  /** Full rows (still SIGNED, SENT or REORGED) with their attempts, newest first. */
   async withAttempts(ids: string[]): Promise<Array<RequestRow & { attempts: AttemptRow[] }>> {
     const { requests, attempts } = this.t;
     if (!ids.length) return [];
     const rows = await this.db
       .select()
       .from(requests)
-      .where(and(inArray(requests.id, ids), inArray(requests.status, ["SIGNED", "SENT"])))
+      .where(and(inArray(requests.id, ids), inArray(requests.status, [...IN_FLIGHT_STATUSES])))
       .orderBy(asc(requests.nonce));
     if (!rows.length) return [];
     const all = await this.db.select().from(attempts).where(inArray(attempts.requestId, rows.map((r) => r.id))).orderBy(desc(attempts.createdAt));
@@ -329,16 +329,52 @@ export class Store {
     return this.db.select().from(requests).where(where).orderBy(asc(requests.createdAt));
   }
 
-  /** Makes sure the signer has a nonce row, never lowering it; raises it to the chain's pending count. */
-  async reconcileNonce(signer: Address, chainPendingNonce: bigint) {
-    const { signers } = this.t;
-    await this.db
-      .insert(signers)
-      .values({ address: signer.toLowerCase(), nextNonce: chainPendingNonce })
-      .onConflictDoUpdate({
-        target: signers.address,
-        set: { nextNonce: sql`GREATEST(${signers.nextNonce}, ${chainPendingNonce.toString()}::bigint)`, updatedAt: new Date() },
-      });
+  /**
+   * Sets the signer's next nonce from the chain and our rows: the chain's pending count, or past
+   * the highest nonce of our transactions not mined (SIGNED, SENT, REORGED), whichever is higher.
+   * It may move DOWN (after the chain rewound, nonces the store handed out may be free again).
+   * The signer row is locked first, so a replica's nonce batch is either seen or waits.
+   */
+  async reconcileNonce(signer: Address, chainPendingNonce: bigint): Promise<{ before: bigint | null; after: bigint }> {
+    const { signers, requests } = this.t;
+    const address = signer.toLowerCase();
+    return this.db.transaction(async (tx) => {
+      await tx.insert(signers).values({ address, nextNonce: chainPendingNonce }).onConflictDoNothing();
+      const [s] = await tx.select().from(signers).where(eq(signers.address, address)).for("update");
+      const [m] = await tx
+        .select({ max: sql<string | null>`max(${requests.nonce})` })
+        .from(requests)
+        .where(and(eq(requests.signer, address), inArray(requests.status, [...IN_FLIGHT_STATUSES])));
+      const open = m?.max != null ? BigInt(m.max) + 1n : 0n;
+      const after = open > chainPendingNonce ? open : chainPendingNonce;
+      if (s?.nextNonce !== after) await tx.update(signers).set({ nextNonce: after, updatedAt: new Date() }).where(eq(signers.address, address));
+      return { before: s?.nextNonce ?? null, after };
+    });
+  }
+
+  /** `signer`'s rows mined at or above `fromBlock` (their receipts are checked after a reorg). */
+  async minedSince(signer: Address, fromBlock: bigint) {
+    const { requests } = this.t;
+    return this.db
+      .select({ id: requests.id, txHash: requests.txHash, blockNumber: requests.blockNumber, blockHash: requests.blockHash, status: requests.status })
+      .from(requests)
+      .where(and(eq(requests.signer, signer.toLowerCase()), sql`${requests.blockNumber} >= ${fromBlock.toString()}::bigint`, inArray(requests.status, [...MINED_STATUSES])))
+      .orderBy(asc(requests.nonce));
+  }
+
+  /**
+   * A mined row whose receipt left the canonical chain: REORGED (its answer, block and block hash
+   * cleared, its reorg count up; the transaction hash kept: that signed transaction is sent
+   * again). Only from the state it was seen in. Returns the row when it changed it.
+   */
+  async markReorged(id: string, from: RequestStatus): Promise<RequestRow | undefined> {
+    const { requests } = this.t;
+    const [row] = await this.db
+      .update(requests)
+      .set({ status: "REORGED", response: null, httpStatus: null, blockNumber: null, blockHash: null, reorgs: sql`${requests.reorgs} + 1`, updatedAt: new Date() })
+      .where(and(eq(requests.id, id), eq(requests.status, from)))
+      .returning();
+    return row;
   }
 
   async nextNonce(signer: Address): Promise<bigint | null> {

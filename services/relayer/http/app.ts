@@ -78,11 +78,14 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
   app.get("/health", async (c) => {
     const head = await chain.refreshHead().catch(() => null);
     const stats = await relayer.stats().catch(() => null);
-    // 503 when the chain or the database is unreachable; out of funds it still serves (status, cancel): 200, degraded
+    // 503 when the chain or the database is unreachable; out of funds it still serves (status, cancel): 200, degraded;
+    // stuck (the oldest write not final older than STUCK_AFTER_MS while the signer's mined nonce has not moved as long): 200, degraded
     const up = !!head && stats?.nextNonce != null;
+    const stuck = !!stats?.stuck;
     return c.json(
       ok({
-        status: up && !relayer.fundsLow ? "ok" : "degraded",
+        status: up && !relayer.fundsLow && !stuck ? "ok" : "degraded",
+        degradedReasons: [...(relayer.fundsLow ? ["out-of-funds"] : []), ...(stuck ? ["nonce-stuck"] : [])],
         signer: relayer.signer,
         chainId: chain.chainId,
         blockNumber: head ? Number(head.number) : null,
@@ -97,6 +100,11 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
         pendingWrites: stats ? Object.values(stats.queue).reduce((a, b) => a + b, 0) : null,
         queue: stats?.queue ?? null,
         oldestPendingAgeMs: stats?.oldestPendingAgeMs ?? null,
+        // the degraded rule's inputs: the signer's mined nonce and how long it has not moved
+        minedNonce: stats?.minedNonce?.toString() ?? null,
+        minedNonceStillMs: stats?.minedNonceStillMs ?? null,
+        stuckAfterMs: cfg.STUCK_AFTER_MS,
+        confirmations: cfg.CONFIRMATIONS,
         feeCaps: { maxFeePerGas: cfg.MAX_FEE_PER_GAS_WEI.toString(), maxPriorityFeePerGas: cfg.MAX_PRIORITY_FEE_WEI.toString() },
       }),
       up ? 200 : 503,
@@ -303,15 +311,19 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
   async function statusJson(row: RequestRow) {
     const attempts = await store.attempts(row.id);
     const response = row.response as { success: boolean; data?: unknown; error?: unknown } | null;
+    // confirmations and final as of the latest head (the stored answer holds them at inclusion)
+    const depth = row.blockNumber !== null ? relayer.confirmationsOf(row.blockNumber) : { confirmations: 0, final: false };
     return {
       requestId: row.id,
       kind: row.kind,
       transactionStatus: publicStatus(row),
       transactionHash: row.txHash,
       blockNumber: row.blockNumber !== null ? Number(row.blockNumber) : null,
+      ...depth,
+      reorgs: row.reorgs,
       nonce: row.nonce !== null ? Number(row.nonce) : null,
       transactionHashes: attempts.map((a) => a.hash),
-      result: response?.success ? response.data : isFinal(row) ? null : pendingData(row),
+      result: response?.success ? { ...(response.data as object), ...depth } : isFinal(row) ? null : pendingData(row),
       error: response && !response.success ? response.error : null,
       httpStatus: row.httpStatus,
       validUntil: row.validUntil ? Math.floor(row.validUntil.getTime() / 1000) : null,
@@ -442,13 +454,17 @@ function writeEventOf(row: RequestRow): Omit<WriteEvent, "caller"> {
     message: error?.message?.slice(0, 500) ?? null,
     clientKey: (row.params as { clientKey?: string } | null)?.clientKey ?? null,
     parentId: row.parentId,
+    reorgs: row.reorgs,
     updatedAt: row.updatedAt.toISOString(),
   };
 }
 
-/** PENDING until mined (QUEUED, SIGNED and SENT alike), then CONFIRMED, REVERTED or FAILED. */
+/**
+ * PENDING until mined (QUEUED, SIGNED and SENT alike), then CONFIRMED, REVERTED, FAILED, EXPIRED
+ * or CANCELLED; REORGED while a mined write's receipt has left the chain and it is not sent again yet.
+ */
 function publicStatus(row: Pick<RequestRow, "status">): string {
-  return isFinal(row) ? row.status : "PENDING";
+  return isFinal(row) || row.status === "REORGED" ? row.status : "PENDING";
 }
 
 /** A write not mined yet: the result's fields known before mining (the rest null), and where it stands. */

@@ -1,0 +1,222 @@
+/**
+ * The gas bench's measurements (`npm run bench:gas`, and the unit test that compares a fresh run
+ * with `bench/gas-snapshot.json`). Deterministic: every transaction after the deployment is mined
+ * in its own second (`evm_setNextBlockTimestamp`: the previous block's + 1), so funding accrues in
+ * each and the figures do not depend on the wall clock or the machine's load. Representative: the
+ * measured orders and cancels are sent as services/relayer sends them — by the relayer's operator
+ * key, for an account that approved it, with a client key supplied — into a live book (resting
+ * bids and asks on several levels on both sides).
+ */
+import {
+  createTestClient, http, keccak256, parseEventLogs, parseUnits, stringToHex,
+  type Abi, type Address, type Hex, type TransactionReceipt,
+} from "viem";
+import { depositTokenAbi, engineAbi, marketAbi, marketBackstopBytecode, oracleAbi } from "../abis/index.js";
+import { startAnvil } from "../core/chain/anvil.js";
+import { KEY_INDEX, LOCAL_CHAIN_ID, devAccount } from "../core/config.js";
+import { deployVenue, marketIdOf } from "../scripts/deploy.js";
+import { publicClientFor, walletClientFor, type PublicClientT, type WalletClientT } from "../scripts/lib/clients.js";
+
+const LONG = 0;
+const SHORT = 1;
+const MARKET = 0;
+const LIMIT = 1;
+const EUR = marketIdOf("EUR/USD");
+const usd = (v: string) => parseUnits(v, 6);
+const px = (v: string) => parseUnits(v, 18);
+
+export type GasResult = { gasUsed: number; target?: string; withinTarget?: boolean; note?: string };
+export type GasRun = { results: Record<string, GasResult>; sizes: Record<string, number> };
+
+/** One wallet with its venue account (the relayer approved as its operator). */
+type Actor = { wallet: WalletClientT; address: Address; accountId: bigint };
+
+/**
+ * Starts anvil (a free port), deploys, measures, stops. `fillCap: false` leaves out the 50-maker
+ * fill-cap order (60 makers of setup): the keys the snapshot caps come before it either way.
+ */
+export async function runGasBench(opts: { fillCap?: boolean; log?: (m: string) => void } = {}): Promise<GasRun> {
+  const log = opts.log ?? (() => {});
+  const anvil = await startAnvil({ accounts: 20 });
+  try {
+    log(`anvil ${anvil.rpcUrl} (pid ${anvil.pid})`);
+    return await measure(anvil.rpcUrl, opts.fillCap ?? true, log);
+  } finally {
+    await anvil.stop().catch(() => {});
+  }
+}
+
+async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => void): Promise<GasRun> {
+  const client = publicClientFor(rpcUrl, LOCAL_CHAIN_ID);
+  const testClient = createTestClient({ mode: "anvil", transport: http(rpcUrl) });
+  const deployer = walletClientFor(rpcUrl, LOCAL_CHAIN_ID, devAccount(KEY_INDEX.deployer).privateKey);
+  // the bench's clock runs one second per transaction, not with the wall: a day of staleness bound
+  const d = await deployVenue(deployer, client as never, { maxAgeSeconds: 86_400n });
+  const engine = d.contracts.engine;
+  const token = d.contracts.depositToken;
+  const market = d.markets.find((m) => m.marketId === EUR.toLowerCase())!.marketAddress;
+  log(`deployed: engine ${engine}, EUR/USD ${market}`);
+  const sizes = await deployedSizes(client, d.contracts, market);
+
+  let now = Number((await client.getBlock()).timestamp);
+  const send = async (w: WalletClientT, address: Address, abi: Abi, functionName: string, args: readonly unknown[]) => {
+    now += 1;
+    await client.request({ method: "evm_setNextBlockTimestamp" as never, params: [now] as never });
+    return tx(client, w, address, abi, functionName, args);
+  };
+  const results: Record<string, GasResult> = {};
+  const record = (name: string, r: TransactionReceipt, target?: { max: number; label: string }, note?: string) => {
+    const gasUsed = Number(r.gasUsed);
+    results[name] = {
+      gasUsed,
+      ...(target ? { target: target.label, withinTarget: gasUsed <= target.max } : {}),
+      ...(note ? { note } : {}),
+    };
+  };
+
+  const relayer = walletClientFor(rpcUrl, LOCAL_CHAIN_ID, devAccount(KEY_INDEX.relayer).privateKey);
+  await testClient.setBalance({ address: relayer.account.address, value: parseUnits("1000", 18) });
+  /** A wallet (mnemonic index) with ether, tokens, approval, an account, a deposit, the relayer as operator. */
+  const actor = async (index: number, deposit6: bigint, measureSetup = false): Promise<Actor> => {
+    const acct = devAccount(index);
+    await testClient.setBalance({ address: acct.address, value: parseUnits("1000", 18) });
+    const wallet = walletClientFor(rpcUrl, LOCAL_CHAIN_ID, acct.privateKey);
+    await send(deployer, token, depositTokenAbi, "mint", [acct.address, deposit6]);
+    await send(wallet, token, depositTokenAbi, "approve", [engine, deposit6]);
+    const created = await send(wallet, engine, engineAbi, "createAccount", [acct.address]);
+    const accountId = (await client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [acct.address] })) as bigint;
+    const deposited = await send(wallet, engine, engineAbi, "deposit", [accountId, deposit6]);
+    await send(wallet, engine, engineAbi, "setOperator", [relayer.account.address, 2n ** 63n]);
+    if (measureSetup) {
+      record("createAccount", created);
+      record("deposit", deposited, undefined, "first deposit of the account");
+    }
+    return { wallet, address: acct.address, accountId };
+  };
+
+  // client keys as the relayer's callers supply them: distinct, never zero
+  let keys = 0;
+  const clientKey = (): Hex => keccak256(stringToHex(`bench-${++keys}`));
+  /** As services/relayer sends it: the operator key, the account's id, a client key. */
+  const place = (a: Actor, side: number, type: number, collateral6: bigint, leverage: bigint, limit = 0n, key = clientKey()) =>
+    send(relayer, engine, engineAbi, "placeOrder", [
+      { accountId: a.accountId, marketId: EUR, side, orderType: type, collateral6, leverage, limitPriceX18: limit, clientKey: key },
+    ]);
+  const fills = (r: TransactionReceipt) =>
+    parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "OrderFilled" }).length;
+
+  // ── accounts and money ───────────────────────────────────────────────────────────────
+  const taker = await actor(0, usd("100000"), true);
+  record("withdraw", await send(taker.wallet, engine, engineAbi, "withdraw", [taker.accountId, usd("1000")]));
+  const m0 = await actor(1, usd("100000"));
+  const m1 = await actor(3, usd("100000"));
+
+  // ── a live book: bids 1.075–1.077 and asks 1.083–1.085 (the mark 1.08, operator band ± 89 bps)
+  const askKeys: Hex[] = [];
+  for (let i = 0; i < 3; i++) {
+    await place(m1, LONG, LIMIT, usd("10.75"), 10n, px("1.075") + BigInt(i) * px("0.001"));
+    askKeys.push(clientKey());
+    await place(m1, SHORT, LIMIT, usd("10.85"), 10n, px("1.083") + BigInt(i) * px("0.001"), askKeys[i]);
+  }
+
+  // ── resting orders and cancel ────────────────────────────────────────────────────────
+  const restTarget = { max: 200_000, label: "<= 200k" };
+  record("limitOrderNewLevel", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.087")), restTarget); // 100 @ 1.087
+  const key = clientKey();
+  record("limitOrderExistingLevel", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.087"), key), restTarget);
+  record("cancel", await send(relayer, engine, engineAbi, "cancelOrder", [m0.accountId, EUR, key]), { max: 80_000, label: "<= 80k" });
+
+  // ── market orders (the relayer's operator band: up to mark + 89 bps) ─────────────────
+  // m1's asks make way, so that the market orders below fill the makers they name
+  for (const k of askKeys) await send(relayer, engine, engineAbi, "cancelOrder", [m1.accountId, EUR, k]);
+  const one = await place(taker, LONG, MARKET, usd("10.9"), 10n); // 100: m0's order at 1.087
+  if (fills(one) !== 1) throw new Error(`expected 1 fill, got ${fills(one)}`);
+  record("marketOrder1Maker", one);
+
+  const nMakers = fillCap ? 60 : 10;
+  log(`setting up ${nMakers} makers …`);
+  const makers: Actor[] = [];
+  for (let i = 0; i < nMakers; i++) makers.push(await actor(20 + i, usd("1000")));
+  for (const m of makers.slice(0, 10)) await place(m, SHORT, LIMIT, usd("1.087"), 10n, px("1.087")); // 10 each
+  const ten = await place(taker, LONG, MARKET, usd("10.9"), 10n); // 100
+  if (fills(ten) !== 10) throw new Error(`expected 10 fills, got ${fills(ten)}`);
+  record("marketOrder10Makers", ten);
+  const perFill = Math.round((Number(ten.gasUsed) - Number(one.gasUsed)) / 9);
+  results.extraMakerFill = { gasUsed: perFill, target: "<= 100k", withinTarget: perFill <= 100_000, note: "(10 makers - 1 maker) / 9" };
+
+  if (fillCap) {
+    // the fill cap (50): 50 makers of 10 each over 5 levels, a taker wanting 600
+    for (const [k, m] of makers.slice(10, 60).entries()) {
+      const level = px("1.087") + BigInt(Math.floor(k / 10)) * px("0.00001");
+      await place(m, SHORT, LIMIT, usd("1.1"), 10n, level);
+    }
+    const cap = await place(taker, LONG, MARKET, usd("65.4"), 10n); // 600 at 1.087…
+    if (fills(cap) !== 50) throw new Error(`expected 50 fills (the cap), got ${fills(cap)}`);
+    record("marketOrderFillCap", cap, { max: 15_000_000, label: "< 15M" }, "50 maker fills over 5 levels");
+    const per = (Number(cap.gasUsed) - Number(one.gasUsed)) / 49;
+    results.extraMakerFillAtCap = { gasUsed: Math.round(per), target: "<= 100k", withinTarget: per <= 100_000, note: "(cap - 1 maker) / 49" };
+  }
+
+  // ── close: into m1's resting bids (1.075–1.077) and a 1000 bid at 1.074 ───────────────
+  const bidKey = clientKey();
+  await place(m0, LONG, LIMIT, usd("107.4"), 10n, px("1.074"), bidKey); // 1000 bid
+  const close = await send(relayer, engine, engineAbi, "closePosition", [taker.accountId, EUR, MARKET, 0n, clientKey()]);
+  record("close", close, undefined, `reduce-only market, ${fills(close)} maker fills`);
+  // m0's leftover bid: cancelled so the liquidation below meets one maker
+  const left = await client.readContract({ address: market, abi: marketAbi, functionName: "orderIdOf", args: [m0.accountId, bidKey] });
+  if (left !== 0n) await send(relayer, engine, engineAbi, "cancelOrder", [m0.accountId, EUR, bidKey]);
+
+  // ── liquidation: a 48x long (50x at the mark is below initial margin), the index drops 1.3 %
+  const lev = await actor(2, usd("1000"));
+  await place(m0, SHORT, LIMIT, usd("108"), 10n, px("1.08")); // 1000 ask
+  await place(lev, LONG, MARKET, usd("22.5"), 48n); // 1000 at 48x
+  // the oracle moves at most 1 % per update: two updates, each in its own second; then a 2000 bid
+  // within the band of the new mark
+  await send(deployer, d.contracts.oracle, oracleAbi, "setPrice", [EUR, px("1.0692")]);
+  await send(deployer, d.contracts.oracle, oracleAbi, "setPrice", [EUR, px("1.066")]);
+  await place(makers[0]!, LONG, LIMIT, usd("213"), 10n, px("1.065")); // 2000 bid
+  const keeper = walletClientFor(rpcUrl, LOCAL_CHAIN_ID, devAccount(KEY_INDEX.keeper).privateKey);
+  const liq = await send(keeper, engine, engineAbi, "liquidatePosition", [lev.accountId, EUR]);
+  record("liquidate", liq, undefined, `${fills(liq)} maker fill; reported, not capped`);
+  return { results, sizes };
+}
+
+/** Deployed (runtime) bytecode size of each contract, in bytes. */
+async function deployedSizes(client: PublicClientT, contracts: Record<string, Address>, market: Address): Promise<Record<string, number>> {
+  const size = (code: Hex | undefined) => (code ? (code.length - 2) / 2 : 0);
+  const at = async (address: Address) => size(await client.getCode({ address }));
+  const extension = (await client.readContract({ address: market, abi: marketAbi, functionName: "extension" })) as Address;
+  // the backstop's address is an immutable of the extension: its runtime code is what its creation code returns
+  const backstop = await client.call({ data: marketBackstopBytecode as Hex });
+  return {
+    Engine: await at(contracts.engine!),
+    Market: await at(contracts.marketImplementation!),
+    MarketExtension: await at(extension),
+    MarketBackstop: size(backstop.data),
+    MarketFactory: await at(contracts.marketFactory!),
+    Oracle: await at(contracts.oracle!),
+    VenueLens: await at(contracts.venueLens!),
+    VenueTimelock: await at(contracts.timelock!),
+    DepositToken: await at(contracts.depositToken!),
+  };
+}
+
+/** Simulates (for a readable revert), sends, and waits for a successful receipt. */
+async function tx(
+  client: PublicClientT, w: WalletClientT, address: Address, abi: Abi, functionName: string, args: readonly unknown[],
+): Promise<TransactionReceipt> {
+  const { request } = await client
+    .simulateContract({ address, abi, functionName, args, account: w.account } as never)
+    .catch((e: { shortMessage?: string; message?: string }) => {
+      throw new Error(`${functionName} failed: ${e.shortMessage ?? e.message}`);
+    });
+  // the estimate runs at another timestamp than the mined block (funding accrues there: more
+  // storage writes), so an exact estimate could run out of gas
+  const estimate = await client.estimateContractGas({ address, abi, functionName, args, account: w.account } as never);
+  const hash = await w.writeContract({ ...(request as object), gas: (estimate * 13n) / 10n } as never);
+  const r = await client.waitForTransactionReceipt({ hash });
+  if (r.status !== "success") {
+    throw new Error(`${functionName} reverted (${hash}, gas used ${r.gasUsed} of ${(estimate * 13n) / 10n})`);
+  }
+  return r;
+}
