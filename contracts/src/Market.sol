@@ -6,14 +6,15 @@ import {IMarket} from "./interfaces/IMarket.sol";
 import {IEngine} from "./interfaces/IEngine.sol";
 import {IOracle} from "./interfaces/IOracle.sol";
 import {VenueMath} from "./libraries/VenueMath.sol";
-import {MarketCalendar} from "./libraries/MarketCalendar.sol";
 import {MarketBase} from "./MarketBase.sol";
 import {MarketExtension} from "./MarketExtension.sol";
 
 /// @notice One perpetual market (a clone per market). See IMarket and docs/CONTRACTS.md.
 /// Trading entry points live here; liquidation and the bulky views live in `MarketExtension`,
 /// which this implementation deploys once and reaches by delegatecall (same storage, and the
-/// clone's address emits its events), so both contracts keep room under EIP-170.
+/// clone's address emits its events); what is seldom called (initialize, the calendar, the
+/// close uplift and session, the funding view) goes on from the extension to `MarketBackstop`
+/// the same way, so all three contracts keep room under EIP-170.
 contract Market is IMarket, MarketBase, Initializable {
     /// The extension (an immutable of the implementation: every clone reads it from the code).
     address public immutable extension;
@@ -24,14 +25,9 @@ contract Market is IMarket, MarketBase, Initializable {
         _disableInitializers();
     }
 
-    function initialize(address engine_, address oracle_, uint256 marketIndex_, MarketParams calldata p) external initializer {
-        _engine = IEngine(engine_);
-        _oracle = IOracle(oracle_);
-        _marketId = p.marketId;
-        _marketIndex = marketIndex_;
-        _params = p;
-        _isActive = true;
-        fundingState.lastUpdate = uint64(block.timestamp);
+    /// Served by the backstop (through the extension): storing the parameters is bulky code.
+    function initialize(address, address, uint256, MarketParams calldata) external {
+        _delegate();
     }
 
     modifier onlyEngine() {
@@ -86,21 +82,9 @@ contract Market is IMarket, MarketBase, Initializable {
         _delegate();
     }
 
-    /// A calendar change (IMarket.scheduleCalendar; the engine checks the delay): the start is
-    /// OPEN under the new calendar, so no change enters, extends or joins a close. Served here,
-    /// not by the extension (room under EIP-170).
-    function scheduleCalendar(Calendar calldata next, uint256 startsAt) external onlyEngine {
-        uint256 w = _calendar;
-        uint256 pending = uint40(w >> 96);
-        // the next calendar already in force becomes the current one; one not yet in force is replaced
-        if (pending != 0 && block.timestamp >= pending) w >>= 48;
-        w &= type(uint48).max;
-        if (
-            !MarketCalendar.isValid(next) || startsAt < block.timestamp || startsAt > type(uint40).max
-                || MarketCalendar.sessionAt(next, startsAt) != Session.OPEN
-        ) revert InvalidParameters();
-        _calendar = w | MarketCalendar.pack(next) << 48 | startsAt << 96;
-        emit MarketCalendarScheduled(++seq, MarketCalendar.unpack(w), next, startsAt);
+    /// The calendar and the close uplift are served by the backstop (through the extension).
+    function scheduleCalendar(Calendar calldata, uint256) external {
+        _delegate();
     }
 
     function setCloseUplift(uint256) external {
@@ -206,11 +190,8 @@ contract Market is IMarket, MarketBase, Initializable {
         _delegateView();
     }
 
-    function calendar() external view returns (Calendar memory, Calendar memory next, uint256 startsAt) {
-        uint256 w = _calendar;
-        startsAt = uint40(w >> 96);
-        next = MarketCalendar.unpack(w >> 48);
-        return (MarketCalendar.at(w, block.timestamp), next, startsAt);
+    function calendar() external view returns (Calendar memory, Calendar memory, uint256) {
+        _delegateView();
     }
 
     function engine() external view returns (address) {

@@ -940,7 +940,7 @@ contract VenueHandler is Test {
             allowed[0] = IVenueErrors.NotLiquidatable.selector;
             allowed[1] = IVenueErrors.NoLiquidity.selector;
             allowed[2] = stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff);
-            allowed[3] = session[k] == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
+            allowed[3] = _sess(k) == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
             allowed[4] = IVenueErrors.SelfTrade.selector;
             _expect("liquidatePositionRanked", r, allowed);
             return;
