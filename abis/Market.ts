@@ -1617,17 +1617,17 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "address",
-        "name": "engine_",
+        "name": "",
         "type": "address"
       },
       {
         "internalType": "address",
-        "name": "oracle_",
+        "name": "",
         "type": "address"
       },
       {
         "internalType": "uint256",
-        "name": "marketIndex_",
+        "name": "",
         "type": "uint256"
       },
       {
@@ -1734,7 +1734,7 @@ export const marketAbi = [
           }
         ],
         "internalType": "struct IMarket.MarketParams",
-        "name": "p",
+        "name": "",
         "type": "tuple"
       }
     ],
@@ -2122,12 +2122,12 @@ export const marketAbi = [
           }
         ],
         "internalType": "struct IMarket.Calendar",
-        "name": "next",
+        "name": "",
         "type": "tuple"
       },
       {
         "internalType": "uint256",
-        "name": "startsAt",
+        "name": "",
         "type": "uint256"
       }
     ],

@@ -190,7 +190,7 @@ contract Market is IMarket, MarketBase, Initializable {
         _delegateView();
     }
 
-    function calendar() external view returns (Calendar memory, Calendar memory, uint256) {
+    function calendar() external view returns (Calendar memory, Calendar memory next, uint256 startsAt) {
         _delegateView();
     }
 
