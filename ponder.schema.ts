@@ -219,11 +219,21 @@ export const marketState = onchainTable("market_state", (t) => ({
   staleLongQty: t.bigint().notNull(), // margined: long OI + resting bids − reduce-only bids
   staleShortQty: t.bigint().notNull(),
   orderCount: t.bigint().notNull(),
-  // the trading session (MarketSessionChanged; docs/CONTRACTS.md "Weekends and gaps")
+  // the trading session at `updatedBlock` (MarketSessionChanged; docs/CONTRACTS.md "Weekends and gaps"):
+  // sessions follow the calendar below and the time, with no event at a switch, so reads derive
+  // the session and the uplift at their block's time (core/reads/snapshot.ts)
   session: t.text().notNull(), // OPEN | REDUCE_ONLY | CLOSED
   marginUpliftBps: t.integer().notNull(), // multiplier of initial and maintenance margin now, 10000 = none
   closeUpliftBps: t.integer().notNull(), // what REDUCE_ONLY and CLOSED apply
   sessionUpdatedAt: t.bigint(), // seconds of the last change; null before any
+  // the calendar (MarketCalendarScheduled; core/calendar.ts): in force until calendarStartsAt, the next one from it
+  calendarCloseAtMin: t.integer().notNull(),
+  calendarWindowMin: t.integer().notNull(),
+  calendarClosedMin: t.integer().notNull(),
+  nextCalendarCloseAtMin: t.integer().notNull(),
+  nextCalendarWindowMin: t.integer().notNull(),
+  nextCalendarClosedMin: t.integer().notNull(),
+  calendarStartsAt: t.bigint().notNull(), // seconds; 0 = no next calendar
   updatedBlock: t.bigint().notNull(),
 }));
 

@@ -16,6 +16,11 @@ export const engineAbi = [
         "internalType": "address",
         "name": "admin_",
         "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "calendarDelay_",
+        "type": "uint256"
       }
     ],
     "stateMutability": "nonpayable",
@@ -1003,19 +1008,6 @@ export const engineAbi = [
     "type": "function"
   },
   {
-    "inputs": [],
-    "name": "SCHEDULE_ROLE",
-    "outputs": [
-      {
-        "internalType": "bytes32",
-        "name": "",
-        "type": "bytes32"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
     "inputs": [
       {
         "internalType": "uint256",
@@ -1129,6 +1121,19 @@ export const engineAbi = [
   {
     "inputs": [],
     "name": "badDebtWad",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "calendarDelay",
     "outputs": [
       {
         "internalType": "uint256",
@@ -1938,6 +1943,46 @@ export const engineAbi = [
   {
     "inputs": [
       {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      },
+      {
+        "components": [
+          {
+            "internalType": "uint16",
+            "name": "closeAtMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "windowMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "closedMin",
+            "type": "uint16"
+          }
+        ],
+        "internalType": "struct IMarket.Calendar",
+        "name": "next",
+        "type": "tuple"
+      },
+      {
+        "internalType": "uint256",
+        "name": "startsAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "scheduleMarketCalendar",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "factory_",
         "type": "address"
@@ -1980,24 +2025,6 @@ export const engineAbi = [
       }
     ],
     "name": "setMarketCloseUplift",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "bytes32",
-        "name": "marketId",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "enum IMarket.Session",
-        "name": "session",
-        "type": "uint8"
-      }
-    ],
-    "name": "setMarketSession",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"

@@ -809,6 +809,71 @@ export const marketAbi = [
         "type": "uint64"
       },
       {
+        "components": [
+          {
+            "internalType": "uint16",
+            "name": "closeAtMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "windowMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "closedMin",
+            "type": "uint16"
+          }
+        ],
+        "indexed": false,
+        "internalType": "struct IMarket.Calendar",
+        "name": "current",
+        "type": "tuple"
+      },
+      {
+        "components": [
+          {
+            "internalType": "uint16",
+            "name": "closeAtMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "windowMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "closedMin",
+            "type": "uint16"
+          }
+        ],
+        "indexed": false,
+        "internalType": "struct IMarket.Calendar",
+        "name": "next",
+        "type": "tuple"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "startsAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "MarketCalendarScheduled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
         "indexed": false,
         "internalType": "enum IMarket.Session",
         "name": "session",
@@ -1140,6 +1205,63 @@ export const marketAbi = [
     ],
     "name": "PositionUpdated",
     "type": "event"
+  },
+  {
+    "inputs": [],
+    "name": "calendar",
+    "outputs": [
+      {
+        "components": [
+          {
+            "internalType": "uint16",
+            "name": "closeAtMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "windowMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "closedMin",
+            "type": "uint16"
+          }
+        ],
+        "internalType": "struct IMarket.Calendar",
+        "name": "",
+        "type": "tuple"
+      },
+      {
+        "components": [
+          {
+            "internalType": "uint16",
+            "name": "closeAtMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "windowMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "closedMin",
+            "type": "uint16"
+          }
+        ],
+        "internalType": "struct IMarket.Calendar",
+        "name": "next",
+        "type": "tuple"
+      },
+      {
+        "internalType": "uint256",
+        "name": "startsAt",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
   },
   {
     "inputs": [
@@ -1495,17 +1617,17 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "address",
-        "name": "engine_",
+        "name": "",
         "type": "address"
       },
       {
         "internalType": "address",
-        "name": "oracle_",
+        "name": "",
         "type": "address"
       },
       {
         "internalType": "uint256",
-        "name": "marketIndex_",
+        "name": "",
         "type": "uint256"
       },
       {
@@ -1612,7 +1734,7 @@ export const marketAbi = [
           }
         ],
         "internalType": "struct IMarket.MarketParams",
-        "name": "p",
+        "name": "",
         "type": "tuple"
       }
     ],
@@ -1980,6 +2102,41 @@ export const marketAbi = [
     "type": "function"
   },
   {
+    "inputs": [
+      {
+        "components": [
+          {
+            "internalType": "uint16",
+            "name": "closeAtMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "windowMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "closedMin",
+            "type": "uint16"
+          }
+        ],
+        "internalType": "struct IMarket.Calendar",
+        "name": "",
+        "type": "tuple"
+      },
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "name": "scheduleCalendar",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
     "inputs": [],
     "name": "session",
     "outputs": [
@@ -2024,19 +2181,6 @@ export const marketAbi = [
       }
     ],
     "name": "setCloseUplift",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "enum IMarket.Session",
-        "name": "",
-        "type": "uint8"
-      }
-    ],
-    "name": "setSession",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"

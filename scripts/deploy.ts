@@ -22,6 +22,7 @@ import {
   venueTimelockAbi, venueTimelockBytecode, marginAccountBytecode, fxTokenBytecode,
 } from "../abis/index.js";
 import { KEY_INDEX, LOCAL_CHAIN_ID, devAccount, roleKey } from "../core/config.js";
+import { FX_WEEK, NO_CLOSE, firstOpenAt, type Calendar } from "../core/calendar.js";
 import { deploymentPath, parseDeployment, serializeDeployment, type Deployment } from "../core/deployment.js";
 import { publicClientFor, walletClientFor } from "./lib/clients.js";
 
@@ -77,6 +78,8 @@ export function maxPriceBandBps(maxLeverage: number, maintenanceMarginBps: numbe
 }
 /** Devnet delay of the VenueTimelock (new updaters, oracle config, feeds, new markets). */
 export const GOVERNANCE_DELAY_SECONDS = 3600n;
+/** MarketCalendar.MIN_DELAY: the shortest calendar delay off the local chain (the longest window). */
+export const CALENDAR_MIN_DELAY_SECONDS = 12n * 3600n;
 
 /** keccak256 over the creation code of every contract deployVenue deploys: a deployment made
  *  from other contracts (an older checkout) carries another hash, and `npm start` redeploys. */
@@ -129,9 +132,14 @@ export type DeployOptions = {
   maxAgeSeconds?: bigint;
   /** Largest move of one oracle update, bps of the price before it (default 100). */
   maxMoveBps?: bigint;
-  /** Holders of the engine's SCHEDULE_ROLE (switch market sessions); default on the local
-   *  chain: the keeper's key. The deployer keeps it too, as the constructor made it. */
-  schedulers?: Address[];
+  /** Every market's calendar (docs/CONTRACTS.md "Weekends and gaps"; default the FX week:
+   *  reduce-only Fri 20:00, closed Fri 21:00 to Sun 21:00 UTC; on the local chain no close, so a
+   *  test stack running over a weekend keeps its markets open: `npm start` sets the FX week
+   *  unless SCHEDULE_ENABLED=false). Sessions follow it on chain. */
+  calendar?: Calendar;
+  /** Engine.calendarDelay: default 0 on the local chain (a calendar applies at once), else
+   *  MarketCalendar.MIN_DELAY (12 h); the engine refuses less off the local chain. */
+  calendarDelaySeconds?: bigint;
   /** VenueTimelock delay (default 3600 s). */
   governanceDelaySeconds?: bigint;
   log?: (msg: string) => void;
@@ -174,7 +182,9 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
   const token = await deploy("DepositToken", depositTokenAbi, depositTokenBytecode, [me]);
   const maxAge = opts.maxAgeSeconds ?? ORACLE_MAX_AGE_SECONDS;
   const oracle = await deploy("Oracle", oracleAbi, oracleBytecode, [me, maxAge]);
-  const engine = await deploy("Engine", engineAbi, engineBytecode, [token.address, oracle.address, me]);
+  const chainId = await client.getChainId();
+  const calendarDelay = opts.calendarDelaySeconds ?? (chainId === LOCAL_CHAIN_ID ? 0n : CALENDAR_MIN_DELAY_SECONDS);
+  const engine = await deploy("Engine", engineAbi, engineBytecode, [token.address, oracle.address, me, calendarDelay]);
   const backstop = await deploy("MarketBackstop", marketBackstopAbi, marketBackstopBytecode, []);
   const impl = await deploy("Market (impl)", marketAbi, marketBytecode, [backstop.address]);
   const factory = await deploy("MarketFactory", marketFactoryAbi, marketFactoryBytecode, [engine.address, impl.address, me]);
@@ -221,18 +231,19 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
 
   const lens = await deploy("VenueLens", venueLensAbi, venueLensBytecode, []);
 
-  // The market schedule: the close uplift is a parameter (set now, later through the timelock);
-  // the keeper's key switches sessions (services/keeper/schedule).
+  // The market calendar and the close uplift are parameters (set now, later through the
+  // timelock); sessions follow the calendar on chain, no key switches them.
+  const calendar = opts.calendar ?? (chainId === LOCAL_CHAIN_ID ? NO_CLOSE : FX_WEEK);
+  const now = Number((await client.getBlock({ blockTag: "latest" })).timestamp);
+  // a calendar starts on an OPEN second (a few seconds ahead: the transaction's block comes later)
+  const startsAt = BigInt(firstOpenAt(calendar, now + Number(calendarDelay) + (calendarDelay === 0n ? 0 : 60)));
   for (const [i, spec] of markets.entries()) {
     await call(`Engine.setMarketCloseUplift(${created[i]!.symbol})`, engine.address, engineAbi, "setMarketCloseUplift", [
       created[i]!.marketId, BigInt(closeUpliftBps(spec)),
     ]);
-  }
-  const SCHEDULE = await client.readContract({ address: engine.address, abi: engineAbi, functionName: "SCHEDULE_ROLE" });
-  const chainId = await client.getChainId();
-  const schedulers = opts.schedulers ?? (chainId === LOCAL_CHAIN_ID ? [devAccount(KEY_INDEX.keeper).address] : []);
-  for (const s of new Set(schedulers.filter((a) => a.toLowerCase() !== me.toLowerCase()))) {
-    await call(`Engine.grantRole(SCHEDULE, ${s})`, engine.address, engineAbi, "grantRole", [SCHEDULE, s]);
+    await call(`Engine.scheduleMarketCalendar(${created[i]!.symbol})`, engine.address, engineAbi, "scheduleMarketCalendar", [
+      created[i]!.marketId, calendar, startsAt === BigInt(now) ? 0n : startsAt,
+    ]);
   }
 
   // Handover (docs/CONTRACTS.md "Oracle, roles and governance"): from here on, new updaters,

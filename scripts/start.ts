@@ -28,6 +28,8 @@ import { PROJECT_ROOT, loadDeployment, serializeDeployment, type Deployment } fr
 import { DEFAULT_SECRETS, type SecretName } from "../core/profiles.js";
 import { CODE_HASH, deployVenue, isDeployed, writeDeployment } from "./deploy.js";
 import { publicClientFor, walletClientFor } from "./lib/clients.js";
+import { applyLocalCalendar } from "./lib/local-calendar.js";
+import { FX_WEEK, NO_CLOSE } from "../core/calendar.js";
 import { DEMO_DEPOSIT_6, DEMO_MINT_6, createAccountsInOrder, mintTo, prepareWallet, usd } from "./lib/demo-wallets.js";
 import { startServices, type RunningServices } from "./lib/services.js";
 import { assertPortsFree } from "./lib/ports.js";
@@ -149,6 +151,12 @@ async function main() {
       say(`deployment  wrote ${deploymentFile}`);
     }
 
+    // The market calendar (README "Market sessions"): the FX week, or with SCHEDULE_ENABLED=false
+    // no close at all, applied at once on this chain whatever an earlier run left.
+    const noClose = process.env.SCHEDULE_ENABLED === "false";
+    const switched = await applyLocalCalendar(client as PublicClient, anvil.rpcUrl, deployment, noClose ? NO_CLOSE : FX_WEEK);
+    say(`calendar    ${noClose ? "no close (SCHEDULE_ENABLED=false): markets always OPEN" : "the FX week: reduce-only Fri 20:00, closed Fri 21:00 to Sun 21:00 UTC"}${switched ? ` (set on ${switched} markets)` : ""}`);
+
     // Demo wallets: idempotent, so a restart only tops up what is missing.
     const ctx = { rpcUrl: anvil.rpcUrl, chainId, deployment };
     const demo = Array.from({ length: 10 }, (_, i) => devAccount(i));
@@ -193,9 +201,6 @@ async function main() {
         priceFeed: devAccount(KEY_INDEX.priceFeed).privateKey,
         marketMaker: devAccount(KEY_INDEX.marketMaker).privateKey,
       },
-      // The devnet keeper applies the weekly FX schedule (reduce-only Fri 20:00, closed Fri 21:00 to
-      // Sun 21:00 UTC; docs/CONTRACTS.md "Weekends and gaps"); SCHEDULE_ENABLED=false turns it off.
-      env: { SCHEDULE_ENABLED: process.env.SCHEDULE_ENABLED || "true" },
       logDir,
       log: (m) => say(`  ${m}`),
     });

@@ -379,6 +379,21 @@ on("Market:ActiveSet", async ({ event, context }) => {
   await patchMarketState(context, event.log.address, event.block.number, { isActive: event.args.isActive });
 });
 
+// Sessions follow the calendar and the time on chain (no event at a switch): the row keeps the
+// calendar, reads derive the session at their block (core/reads/snapshot.ts stateAt).
+on("Market:MarketCalendarScheduled", async ({ event, context }) => {
+  const { current, next, startsAt } = event.args;
+  await patchMarketState(context, event.log.address, event.block.number, {
+    calendarCloseAtMin: current.closeAtMin,
+    calendarWindowMin: current.windowMin,
+    calendarClosedMin: current.closedMin,
+    nextCalendarCloseAtMin: next.closeAtMin,
+    nextCalendarWindowMin: next.windowMin,
+    nextCalendarClosedMin: next.closedMin,
+    calendarStartsAt: startsAt,
+  });
+});
+
 on("Market:MarketSessionChanged", async ({ event, context }) => {
   const { seq, session, marginUpliftBps, closeUpliftBps } = event.args;
   const name = enumName(SESSIONS, session);
@@ -386,18 +401,9 @@ on("Market:MarketSessionChanged", async ({ event, context }) => {
   let fundingLastUpdate = 0n;
   await patchMarketState(context, event.log.address, event.block.number, (row) => {
     marketId = row.marketId;
-    // leaving CLOSED restarts funding at this second (no FundingUpdated), and a rate made
-    // stale while closed applies from it, as the contract does
-    const reopened = row.session === "CLOSED" && name !== "CLOSED";
-    const t = event.block.timestamp;
-    fundingLastUpdate = reopened ? t : row.fundingLastUpdate;
-    return {
-      session: name,
-      marginUpliftBps: Number(marginUpliftBps),
-      closeUpliftBps: Number(closeUpliftBps),
-      sessionUpdatedAt: t,
-      ...(reopened ? { fundingLastUpdate: t, rateStaleSince: row.rateStaleSince === 0n ? 0n : t } : {}),
-    };
+    fundingLastUpdate = row.fundingLastUpdate;
+    // the session at this block's time (a close uplift change; sessions switch with no event)
+    return { session: name, marginUpliftBps: Number(marginUpliftBps), closeUpliftBps: Number(closeUpliftBps), sessionUpdatedAt: event.block.timestamp };
   });
   await context.db.insert(marketSessionEvent).values({
     id: event.id,

@@ -11,6 +11,7 @@ import {IEngine} from "./interfaces/IEngine.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {MarginAccount} from "./MarginAccount.sol";
 import {VenueRoles} from "./governance/VenueRoles.sol";
+import {MarketCalendar} from "./libraries/MarketCalendar.sol";
 
 /// @notice Accounts, money and the router to every market. See IEngine and docs/CONTRACTS.md.
 /// Roles (governance/VenueRoles.sol): the constructor gives `admin_` every role so that a
@@ -30,7 +31,6 @@ contract Engine is IEngine, AccessControl, EIP712 {
     bytes32 public constant PARAMS_ROLE = VenueRoles.PARAMS_ROLE;
     bytes32 public constant FEES_ROLE = VenueRoles.FEES_ROLE;
     bytes32 public constant GUARDIAN_ROLE = VenueRoles.GUARDIAN_ROLE;
-    bytes32 public constant SCHEDULE_ROLE = VenueRoles.SCHEDULE_ROLE;
     uint256 internal constant TO_WAD = 1e12;
     /// Bounds account-level loops (liquidateAccount).
     uint256 public constant MAX_MARKETS = 64;
@@ -38,6 +38,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
     address public immutable depositToken;
     address public immutable oracle;
     address public immutable accountImplementation;
+    uint256 public immutable calendarDelay;
     address public factory;
 
     uint64 internal seq;
@@ -56,12 +57,15 @@ contract Engine is IEngine, AccessControl, EIP712 {
     mapping(address => bytes32) internal marketIdOfAddress;
     mapping(bytes32 => int256) public marketPoolWad;
 
-    constructor(address depositToken_, address oracle_, address admin_) EIP712("VenueEngine", "1") {
+    /// `calendarDelay_`: at least MarketCalendar.MIN_DELAY, except on the local chain (31337),
+    /// where a start script may apply a calendar at once (README "Market sessions").
+    constructor(address depositToken_, address oracle_, address admin_, uint256 calendarDelay_) EIP712("VenueEngine", "1") {
+        if (calendarDelay_ < MarketCalendar.MIN_DELAY && block.chainid != 31337) revert InvalidParameters();
+        calendarDelay = calendarDelay_;
         _grantRole(DEFAULT_ADMIN_ROLE, admin_);
         _grantRole(PARAMS_ROLE, admin_);
         _grantRole(FEES_ROLE, admin_);
         _grantRole(GUARDIAN_ROLE, admin_);
-        _grantRole(SCHEDULE_ROLE, admin_);
         depositToken = depositToken_;
         oracle = oracle_;
         accountImplementation = address(new MarginAccount());
@@ -91,10 +95,14 @@ contract Engine is IEngine, AccessControl, EIP712 {
         _market(marketId).setActive(active);
     }
 
-    /// The market schedule (docs/CONTRACTS.md "Weekends and gaps"): the keeper's key switches
-    /// sessions when their time comes; the margin uplift they apply is set under PARAMS_ROLE.
-    function setMarketSession(bytes32 marketId, IMarket.Session session) external onlyRole(SCHEDULE_ROLE) {
-        _market(marketId).setSession(session);
+    /// The market calendar (docs/CONTRACTS.md "Weekends and gaps"): sessions follow it with no
+    /// key; a change waits at least `calendarDelay`; the margin uplift is set under PARAMS_ROLE.
+    function scheduleMarketCalendar(bytes32 marketId, IMarket.Calendar calldata next, uint256 startsAt)
+        external onlyRole(PARAMS_ROLE)
+    {
+        if (startsAt == 0) startsAt = block.timestamp; // this block's second (a zero-delay engine)
+        if (startsAt < block.timestamp + calendarDelay) revert InvalidParameters();
+        _market(marketId).scheduleCalendar(next, startsAt);
     }
 
     function setMarketCloseUplift(bytes32 marketId, uint256 upliftBps) external onlyRole(PARAMS_ROLE) {

@@ -12,7 +12,9 @@ import {MarketExtension} from "./MarketExtension.sol";
 /// @notice One perpetual market (a clone per market). See IMarket and docs/CONTRACTS.md.
 /// Trading entry points live here; liquidation and the bulky views live in `MarketExtension`,
 /// which this implementation deploys once and reaches by delegatecall (same storage, and the
-/// clone's address emits its events), so both contracts keep room under EIP-170.
+/// clone's address emits its events); what is seldom called (initialize, the calendar, the
+/// close uplift and session, the funding view) goes on from the extension to `MarketBackstop`
+/// the same way, so all three contracts keep room under EIP-170.
 contract Market is IMarket, MarketBase, Initializable {
     /// The extension (an immutable of the implementation: every clone reads it from the code).
     address public immutable extension;
@@ -23,14 +25,9 @@ contract Market is IMarket, MarketBase, Initializable {
         _disableInitializers();
     }
 
-    function initialize(address engine_, address oracle_, uint256 marketIndex_, MarketParams calldata p) external initializer {
-        _engine = IEngine(engine_);
-        _oracle = IOracle(oracle_);
-        _marketId = p.marketId;
-        _marketIndex = marketIndex_;
-        _params = p;
-        _isActive = true;
-        fundingState.lastUpdate = uint64(block.timestamp);
+    /// Served by the backstop (through the extension): storing the parameters is bulky code.
+    function initialize(address, address, uint256, MarketParams calldata) external {
+        _delegate();
     }
 
     modifier onlyEngine() {
@@ -85,7 +82,8 @@ contract Market is IMarket, MarketBase, Initializable {
         _delegate();
     }
 
-    function setSession(Session) external {
+    /// The calendar and the close uplift are served by the backstop (through the extension).
+    function scheduleCalendar(Calendar calldata, uint256) external {
         _delegate();
     }
 
@@ -106,7 +104,7 @@ contract Market is IMarket, MarketBase, Initializable {
     ) internal returns (uint256 orderId, bytes32 key, uint256 qty, OrderStatus status) {
         bool reduceOnly = collateralWad == 0;
         // reduce-only closes keep working while the market is paused and before a close
-        Session session_ = _session;
+        Session session_ = _sessionNow();
         if (session_ == Session.CLOSED) revert MarketClosed(_marketId);
         if (!reduceOnly) {
             if (!_isActive) revert MarketNotActive(_marketId);
@@ -189,6 +187,10 @@ contract Market is IMarket, MarketBase, Initializable {
     }
 
     function session() external view returns (Session, uint256, uint256) {
+        _delegateView();
+    }
+
+    function calendar() external view returns (Calendar memory, Calendar memory next, uint256 startsAt) {
         _delegateView();
     }
 

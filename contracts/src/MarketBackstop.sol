@@ -1,21 +1,109 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
+import {Initializable} from "@openzeppelin/contracts/proxy/utils/Initializable.sol";
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
+import {IEngine} from "./interfaces/IEngine.sol";
+import {IOracle} from "./interfaces/IOracle.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {VenueMath} from "./libraries/VenueMath.sol";
+import {MarketCalendar} from "./libraries/MarketCalendar.sol";
 import {MarketBase} from "./MarketBase.sol";
 
 /// @notice The liquidation backstop of a market (docs/CONTRACTS.md "Backstop"): insurance fund
-/// takeover and auto-deleveraging at the bankruptcy price. Reached only by delegatecall from
-/// `MarketExtension.liquidate` (so it runs on the market clone's storage, MarketBase layout);
-/// called directly it works on its own empty storage and changes nothing of the venue's.
-contract MarketBackstop is MarketBase {
+/// takeover and auto-deleveraging at the bankruptcy price. Also serves what a market seldom runs
+/// (initialize, the calendar, the close uplift and session, the funding view; the extension's
+/// fallback forwards them). Reached only by delegatecall from `MarketExtension` (so it runs on
+/// the market clone's storage, MarketBase layout); called directly it works on its own empty
+/// storage and changes nothing of the venue's (and cannot be initialized).
+contract MarketBackstop is MarketBase, Initializable {
     /// Counterparties one liquidation may rank and deleverage (bounds its work: no on-chain
     /// scan of all holders, which many small positions could make too costly to run).
     uint256 internal constant MAX_ADL_CANDIDATES = 64;
     /// Without a supplied list: the accounts the default scan reads, 0 (the fund) .. 256.
     uint256 internal constant DEFAULT_ADL_SCAN = 256;
+
+    constructor() {
+        _disableInitializers();
+    }
+
+    // ─── seldom called (through Market and the extension's fallback) ─────────────────────
+
+    function initialize(address engine_, address oracle_, uint256 marketIndex_, IMarket.MarketParams calldata p) external initializer {
+        _engine = IEngine(engine_);
+        _oracle = IOracle(oracle_);
+        _marketId = p.marketId;
+        _marketIndex = marketIndex_;
+        _params = p;
+        _isActive = true;
+        fundingState.lastUpdate = uint64(block.timestamp);
+    }
+
+    /// A calendar change (IMarket.scheduleCalendar; the engine checks the delay): the start is
+    /// OPEN under the new calendar, so no change enters, extends or joins a close.
+    function scheduleCalendar(IMarket.Calendar calldata next, uint256 startsAt) external {
+        if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
+        uint256 w = _calendar;
+        uint256 pending = uint40(w >> 96);
+        // the next calendar already in force becomes the current one; one not yet in force is replaced
+        if (pending != 0 && block.timestamp >= pending) w >>= 48;
+        w &= type(uint48).max;
+        if (
+            !MarketCalendar.isValid(next) || startsAt < block.timestamp || startsAt > type(uint40).max
+                || MarketCalendar.sessionAt(next, startsAt) != IMarket.Session.OPEN
+        ) revert InvalidParameters();
+        _calendar = w | MarketCalendar.pack(next) << 48 | startsAt << 96;
+        emit IMarket.MarketCalendarScheduled(++seq, MarketCalendar.unpack(w), next, startsAt);
+    }
+
+    function calendar() external view returns (IMarket.Calendar memory, IMarket.Calendar memory next, uint256 startsAt) {
+        uint256 w = _calendar;
+        startsAt = uint40(w >> 96);
+        next = MarketCalendar.unpack(w >> 48);
+        return (MarketCalendar.at(w, block.timestamp), next, startsAt);
+    }
+
+    // ─── session (docs/CONTRACTS.md "Weekends and gaps") ─────────────────────────────────
+
+    /// The uplift covers a typical gap; it may not push maintenance to 100 % nor initial margin past it.
+    function setCloseUplift(uint256 upliftBps) external {
+        if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
+        if (
+            upliftBps < BPS || upliftBps > type(uint16).max || upliftBps > uint256(_params.maxLeverage) * BPS
+                || upliftBps * _params.maintenanceMarginBps >= BPS * BPS
+        ) revert InvalidParameters();
+        _closeUpliftBps = uint16(upliftBps);
+        _emitSession();
+    }
+
+    function _emitSession() internal {
+        (IMarket.Session s, uint256 now_, uint256 close) = session();
+        emit IMarket.MarketSessionChanged(++seq, s, now_, close);
+    }
+
+    function session() public view returns (IMarket.Session, uint256, uint256) {
+        uint256 u = _closeUpliftBps;
+        return (_sessionNow(), _upliftBps(), u == 0 ? BPS : u);
+    }
+
+    function funding() external view returns (IMarket.FundingView memory v) {
+        FundingState memory f = fundingState;
+        FundingComponents memory c = components;
+        (uint256 index,) = _oracle.getPrice(_marketId);
+        v.rateX18PerHour = f.rate;
+        v.premiumComponentX18 = c.premiumComponent;
+        v.skewComponentX18 = c.skewComponent;
+        v.skewX18 = c.skew;
+        v.premiumX18 = c.premium;
+        v.cumulativeIndexX18 = f.cumulativeIndex;
+        // nothing accrues while closed
+        uint256 reopen = _lastReopen();
+        if (f.lastUpdate < reopen) f.lastUpdate = uint64(reopen);
+        v.cumulativeIndexNowX18 = _sessionNow() == IMarket.Session.CLOSED ? f.cumulativeIndex : _indexNow(f, index);
+        v.lastUpdate = f.lastUpdate;
+        v.rateStaleSince = _rateStaleSince;
+        v.rateNowX18PerHour = v.rateStaleSince == 0 ? int256(f.rate) : _rateOf(c.premium).rate;
+    }
 
     /// Closes the rest of the position at the mark when it is solvent there (equity > 0; the
     /// liquidation fee to the fund), else at its bankruptcy price: the insurance fund takes it over

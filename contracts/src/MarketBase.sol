@@ -8,6 +8,7 @@ import {IEngine} from "./interfaces/IEngine.sol";
 import {IOracle} from "./interfaces/IOracle.sol";
 import {TickBitmap} from "./libraries/TickBitmap.sol";
 import {VenueMath} from "./libraries/VenueMath.sol";
+import {MarketCalendar} from "./libraries/MarketCalendar.sol";
 
 /// @notice Storage and the shared internals of a market: the matching engine, position
 /// settlement with the initial-margin check, funding and the mark. `Market` (entry points) and
@@ -118,9 +119,8 @@ abstract contract MarketBase is IVenueErrors {
     bool internal _isActive;
     uint64 internal seq;
     uint64 internal _orderCount;
-    /// Same slot as `seq` (warm in every transaction): the session and the close uplift (bps,
-    /// 0 = none) cost no cold read on the trading path.
-    IMarket.Session internal _session;
+    /// Same slot as `seq` (warm in every transaction): the close uplift (bps, 0 = none) costs no
+    /// cold read on the trading path.
     uint16 internal _closeUpliftBps;
     /// Same slot: the second from which the stored rate is stale (0: it is not). A cancel of
     /// margined size sets it instead of recomputing the rate (cheap); the next accrual accrues at
@@ -143,6 +143,8 @@ abstract contract MarketBase is IVenueErrors {
     /// The reduce-only part of restingBidQty / restingAskQty (carries no margin).
     uint128 internal restingReduceOnlyBidQty;
     uint128 internal restingReduceOnlyAskQty;
+    /// The calendar in force, the next one and its start (MarketCalendar's packing): one word.
+    uint256 internal _calendar;
 
     // ─── orders ──────────────────────────────────────────────────────────────────────────
 
@@ -179,7 +181,7 @@ abstract contract MarketBase is IVenueErrors {
         s.remaining = qty;
         // a liquidation's makers may still open (at the uplifted initial margin): a weak position
         // taken out of the window is safer than one left to cross the close
-        s.window = !s.liquidation && _session != IMarket.Session.OPEN;
+        s.window = !s.liquidation && _sessionNow() != IMarket.Session.OPEN;
         TickBitmap.Bitmap storage book = s.isBuy ? asks : bids;
         while (s.remaining != 0) {
             if (s.fills >= _params.maxFillsPerTx || s.skips >= MAX_SKIPS) {
@@ -574,7 +576,36 @@ abstract contract MarketBase is IVenueErrors {
     /// Margin multiplier now (bps): the close uplift outside OPEN (docs/CONTRACTS.md "Weekends and gaps").
     function _upliftBps() internal view returns (uint256) {
         uint256 u = _closeUpliftBps;
-        return _session == IMarket.Session.OPEN || u == 0 ? BPS : u;
+        return u == 0 || _sessionNow() == IMarket.Session.OPEN ? BPS : u;
+    }
+
+    /// The session now: the calendar in force and `block.timestamp` (one storage read).
+    function _sessionNow() internal view returns (IMarket.Session) {
+        return MarketCalendar.sessionAt(MarketCalendar.at(_calendar, block.timestamp), block.timestamp);
+    }
+
+    /// The end of the latest CLOSED stretch up to now (0: none). Under a calendar that started
+    /// after it, the close of the one before (cut at the start when the start fell in it).
+    function _lastReopen() internal view returns (uint256 r) {
+        uint256 w = _calendar;
+        uint256 start = uint40(w >> 96);
+        if (start == 0 || block.timestamp < start) return MarketCalendar.lastReopen(MarketCalendar.unpack(w), block.timestamp);
+        r = MarketCalendar.lastReopen(MarketCalendar.unpack(w >> 48), block.timestamp);
+        if (r < start) {
+            IMarket.Calendar memory old = MarketCalendar.unpack(w);
+            r = MarketCalendar.sessionAt(old, start) == IMarket.Session.CLOSED ? start : MarketCalendar.lastReopen(old, start);
+        }
+    }
+
+    /// Nothing accrues over a close (docs/CONTRACTS.md "Weekends and gaps"): an accrual after
+    /// one restarts the funding clock at the reopening (what accrued before it stays).
+    function _skipClosed() internal {
+        uint256 r = _lastReopen();
+        if (fundingState.lastUpdate < r) {
+            fundingState.lastUpdate = uint64(r);
+            uint256 stale = _rateStaleSince;
+            if (stale != 0 && stale < r) _rateStaleSince = uint64(r);
+        }
     }
 
     function _maintenanceBps() internal view returns (uint256) {
@@ -608,6 +639,7 @@ abstract contract MarketBase is IVenueErrors {
     /// timestamp behind the last accrual: `_since`). The stale flag is cleared by the
     /// `_updateRate` that follows every accrual.
     function _accrue(uint256 index) internal {
+        _skipClosed();
         FundingState memory f = fundingState;
         uint256 dt = _since(f.lastUpdate);
         if (dt == 0) return;
@@ -671,7 +703,7 @@ abstract contract MarketBase is IVenueErrors {
     function _poke() internal {
         (uint256 index, uint256 updatedAt) = _oracle.getPrice(_marketId);
         // closed for the session break: funding does not accrue either
-        if (index == 0 || _session == IMarket.Session.CLOSED || _since(updatedAt) > _oracle.maxAgeSeconds()) {
+        if (index == 0 || _sessionNow() == IMarket.Session.CLOSED || _since(updatedAt) > _oracle.maxAgeSeconds()) {
             fundingState.lastUpdate = uint64(block.timestamp);
         } else {
             _accrue(index);
@@ -691,7 +723,10 @@ abstract contract MarketBase is IVenueErrors {
 
     /// The mark a transaction would see now (views).
     function _markNow(uint256 index) internal view returns (uint256) {
-        uint256 dt = _since(fundingState.lastUpdate);
+        // as the next accrual would: from the reopening when a close came since (_skipClosed)
+        uint256 last = fundingState.lastUpdate;
+        uint256 reopen = _lastReopen();
+        uint256 dt = _since(last > reopen ? last : reopen);
         return VenueMath.markFromPremium(index, dt == 0 ? components.premium : _premiumAfter(index, dt));
     }
 

@@ -32,7 +32,7 @@ contract MarketExtension is MarketBase {
     function liquidate(uint256 accountId, address liquidator, uint256[] calldata adlCandidates) external returns (uint256 closedQty) {
         if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
         // closed: the index is the last price before the close; liquidations resume at reopening
-        if (_session == IMarket.Session.CLOSED) revert MarketClosed(_marketId);
+        if (_sessionNow() == IMarket.Session.CLOSED) revert MarketClosed(_marketId);
         uint256 index = _oracle.getFreshPrice(_marketId);
         _accrue(index);
         Position storage pos = positions[accountId];
@@ -124,43 +124,6 @@ contract MarketExtension is MarketBase {
         _poke();
     }
 
-    // ─── session (docs/CONTRACTS.md "Weekends and gaps") ─────────────────────────────────
-
-    /// Funding accrues up to the close and restarts at the reopening: the closed interval pays none.
-    function setSession(IMarket.Session next) external {
-        if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
-        IMarket.Session prev = _session;
-        if (next == IMarket.Session.CLOSED && prev != IMarket.Session.CLOSED) _poke();
-        if (prev == IMarket.Session.CLOSED && next != IMarket.Session.CLOSED) {
-            fundingState.lastUpdate = uint64(block.timestamp);
-            // a rate made stale by a cancel while closed applies from the reopening
-            if (_rateStaleSince != 0) _rateStaleSince = uint64(block.timestamp);
-        }
-        _session = next;
-        _emitSession();
-    }
-
-    /// The uplift covers a typical gap; it may not push maintenance to 100 % nor initial margin past it.
-    function setCloseUplift(uint256 upliftBps) external {
-        if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
-        if (
-            upliftBps < BPS || upliftBps > type(uint16).max || upliftBps > uint256(_params.maxLeverage) * BPS
-                || upliftBps * _params.maintenanceMarginBps >= BPS * BPS
-        ) revert InvalidParameters();
-        _closeUpliftBps = uint16(upliftBps);
-        _emitSession();
-    }
-
-    function _emitSession() internal {
-        (IMarket.Session s, uint256 now_, uint256 close) = session();
-        emit IMarket.MarketSessionChanged(++seq, s, now_, close);
-    }
-
-    function session() public view returns (IMarket.Session, uint256, uint256) {
-        uint256 u = _closeUpliftBps;
-        return (_session, _upliftBps(), u == 0 ? BPS : u);
-    }
-
     // ─── views ───────────────────────────────────────────────────────────────────────────
 
     /// Served here: its string-carrying struct encoding is bulky, and only views and the factory read it.
@@ -229,20 +192,17 @@ contract MarketExtension is MarketBase {
         return _markNow(index);
     }
 
-    function funding() external view returns (IMarket.FundingView memory v) {
-        FundingState memory f = fundingState;
-        FundingComponents memory c = components;
-        (uint256 index,) = _oracle.getPrice(_marketId);
-        v.rateX18PerHour = f.rate;
-        v.premiumComponentX18 = c.premiumComponent;
-        v.skewComponentX18 = c.skewComponent;
-        v.skewX18 = c.skew;
-        v.premiumX18 = c.premium;
-        v.cumulativeIndexX18 = f.cumulativeIndex;
-        // nothing accrues while closed
-        v.cumulativeIndexNowX18 = _session == IMarket.Session.CLOSED ? f.cumulativeIndex : _indexNow(f, index);
-        v.lastUpdate = f.lastUpdate;
-        v.rateStaleSince = _rateStaleSince;
-        v.rateNowX18PerHour = v.rateStaleSince == 0 ? int256(f.rate) : _rateOf(c.premium).rate;
+    /// Every other call (initialize, the calendar, the close uplift and session, the funding
+    /// view: off the trading path) runs in the backstop, reached the same way (same storage).
+    fallback() external {
+        address b = backstop;
+        assembly ("memory-safe") {
+            let p := mload(0x40)
+            calldatacopy(p, 0, calldatasize())
+            let ok := delegatecall(gas(), b, p, calldatasize(), 0, 0)
+            returndatacopy(p, 0, returndatasize())
+            if iszero(ok) { revert(p, returndatasize()) }
+            return(p, returndatasize())
+        }
     }
 }

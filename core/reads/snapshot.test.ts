@@ -33,6 +33,29 @@ describe("market snapshot (core/reads/snapshot.ts)", () => {
     // at the last update itself nothing has accrued
     expect(marketSnapshot(rows, 1_500n).cumulativeIndexNowX18).toBe(5n * WAD);
   });
+
+  it("derives the session from the indexed calendar at `now` (no event at a switch), and restarts funding at a reopening", () => {
+    const at = (iso: string) => BigInt(Date.parse(iso) / 1000);
+    // the FX week: REDUCE_ONLY Fri 20:00, CLOSED Fri 21:00 to Sun 21:00 UTC (2026-11-27 is a Friday)
+    const state = {
+      ...emptyMarketState(market), closeUpliftBps: 30_000, calendarCloseAtMin: 4 * 1440 + 21 * 60, calendarWindowMin: 60, calendarClosedMin: 2880,
+      fundingRateX18PerHour: WAD / 10_000n, cumulativeFundingIndexX18: 5n * WAD, fundingLastUpdate: at("2026-11-27T18:00:00Z"),
+    };
+    const rows = { market, state, indexX18: (108n * WAD) / 100n };
+    const open = marketSnapshot(rows, at("2026-11-27T19:00:00Z")).state;
+    expect([open.session, open.marginUpliftBps, open.sessionUpdatedAt]).toEqual(["OPEN", 10_000, at("2026-11-22T21:00:00Z")]);
+    const window = marketSnapshot(rows, at("2026-11-27T20:30:00Z")).state;
+    expect([window.session, window.marginUpliftBps, window.sessionUpdatedAt]).toEqual(["REDUCE_ONLY", 30_000, at("2026-11-27T20:00:00Z")]);
+    const closed = marketSnapshot(rows, at("2026-11-28T12:00:00Z"));
+    expect([closed.state.session, closed.state.marginUpliftBps]).toEqual(["CLOSED", 30_000]);
+    // after the reopening: funding from the reopening only (MarketBase._skipClosed)
+    const reopened = marketSnapshot(rows, at("2026-11-29T22:00:00Z"));
+    expect(reopened.state.session).toBe("OPEN");
+    expect(reopened.state.fundingLastUpdate).toBe(at("2026-11-29T21:00:00Z"));
+    expect(reopened.cumulativeIndexNowX18).toBe(
+      cumulativeIndexNow({ cumulativeIndexX18: 5n * WAD, rateX18PerHour: WAD / 10_000n, indexX18: rows.indexX18, lastUpdate: at("2026-11-29T21:00:00Z"), now: at("2026-11-29T22:00:00Z") }),
+    );
+  });
 });
 
 describe("orders page (core/reads/orders.ts)", () => {

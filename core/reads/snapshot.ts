@@ -7,6 +7,7 @@
  */
 import type { account, indexPrice, market, marketState, orderBookLevel, position } from "../../ponder.schema.js";
 import { fundingNow, markPrice } from "../math/index.js";
+import { calendarAt, calendarOf, lastReopen, lastSwitch, sessionAt } from "../calendar.js";
 
 export type AccountRow = typeof account.$inferSelect;
 export type MarketRow = typeof market.$inferSelect;
@@ -52,7 +53,35 @@ export const EMPTY_MARKET_STATE = {
   marginUpliftBps: 10_000,
   closeUpliftBps: 10_000,
   sessionUpdatedAt: null,
+  calendarCloseAtMin: 0,
+  calendarWindowMin: 0,
+  calendarClosedMin: 0,
+  nextCalendarCloseAtMin: 0,
+  nextCalendarWindowMin: 0,
+  nextCalendarClosedMin: 0,
+  calendarStartsAt: 0n,
 } satisfies Partial<MarketStateRow>;
+
+/**
+ * The row as the contract's views see it at `now`: the session and the margin uplift follow the
+ * calendar and the time (no event marks a switch), and an accrual after a close restarts the
+ * funding clock at the reopening (MarketBase._skipClosed).
+ */
+export function stateAt(s: MarketStateRow, now: bigint): MarketStateRow {
+  const cal = calendarOf(s);
+  const t = Number(now);
+  const session = sessionAt(calendarAt(cal, t), t);
+  const reopen = BigInt(lastReopen(cal, t));
+  const stale = s.rateStaleSince;
+  const switched = lastSwitch(cal, t);
+  return {
+    ...s,
+    session,
+    marginUpliftBps: session === "OPEN" ? 10_000 : s.closeUpliftBps,
+    sessionUpdatedAt: switched === null ? s.sessionUpdatedAt : BigInt(switched),
+    ...(s.fundingLastUpdate < reopen ? { fundingLastUpdate: reopen, rateStaleSince: stale !== 0n && stale < reopen ? reopen : stale } : {}),
+  };
+}
 
 /** A market's state before any of its state events was indexed. */
 export const emptyMarketState = (m: MarketRow): MarketStateRow => ({
@@ -69,7 +98,7 @@ export type SnapshotRows = { market: MarketRow; state?: MarketStateRow; indexX18
 /** The snapshot of a market at time `now` (the indexed block's timestamp). */
 export function marketSnapshot(r: SnapshotRows, now: bigint): MarketSnapshot {
   const m = r.market;
-  const state = r.state ?? emptyMarketState(m);
+  const state = stateAt(r.state ?? emptyMarketState(m), now);
   const indexX18 = r.indexX18 ?? 0n;
   const bestBidX18 = r.bestBidX18 ?? 0n;
   const bestAskX18 = r.bestAskX18 ?? 0n;

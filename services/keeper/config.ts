@@ -25,14 +25,6 @@ const keeperEnv = z.object({
   LIQUIDATION_SCAN_INTERVAL_MS: z.coerce.number().int().min(50).default(1_000),
   FUNDING_POKE_ENABLED: bool.optional(),
   FUNDING_POKE_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
-  /** The weekly market schedule (docs/CONTRACTS.md "Weekends and gaps"; needs SCHEDULE_ROLE on
-   *  the keeper's key, which the local deployment grants). Off unless set: a venue (or a test
-   *  stack) running over a weekend would otherwise close its markets. */
-  SCHEDULE_ENABLED: bool.optional(),
-  SCHEDULE_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
-  SCHEDULE_REDUCE_ONLY_AT: z.string().default("Fri 20:00"),
-  SCHEDULE_CLOSE_AT: z.string().default("Fri 21:00"),
-  SCHEDULE_REOPEN_AT: z.string().default("Sun 21:00"),
   /** Upstream (indexer, relayer) request timeout. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
 
@@ -61,14 +53,13 @@ const keeperEnv = z.object({
 });
 
 export type KeeperConfig = ChainConfig &
-  Omit<z.infer<typeof keeperEnv>, "LIQUIDATION_ENABLED" | "FUNDING_POKE_ENABLED" | "PRICE_FEED_ENABLED" | "MARKET_MAKER_ENABLED" | "SCHEDULE_ENABLED"> & {
+  Omit<z.infer<typeof keeperEnv>, "LIQUIDATION_ENABLED" | "FUNDING_POKE_ENABLED" | "PRICE_FEED_ENABLED" | "MARKET_MAKER_ENABLED"> & {
     /** the relayer's policy (core/profiles.ts): invite-only refuses unregistered callers, the keeper too */
     accessPolicy: AccessPolicy;
     liquidationEnabled: boolean;
     fundingPokeEnabled: boolean;
     priceFeedEnabled: boolean;
     marketMakerEnabled: boolean;
-    scheduleEnabled: boolean;
     keeperKey: Hex;
     priceFeedKey: Hex;
     marketMakerKey: Hex;
@@ -95,7 +86,7 @@ export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperCo
   const local = chain.PROFILE === "local";
   // The simulated feed and the demo maker exist only on a local chain, whatever the flags say.
   const {
-    LIQUIDATION_ENABLED, FUNDING_POKE_ENABLED, PRICE_FEED_ENABLED, MARKET_MAKER_ENABLED, SCHEDULE_ENABLED, ...rest
+    LIQUIDATION_ENABLED, FUNDING_POKE_ENABLED, PRICE_FEED_ENABLED, MARKET_MAKER_ENABLED, ...rest
   } = e;
   if (e.MARKET_MAKER_REQUOTE_BPS >= e.MARKET_MAKER_SPREAD_BPS) {
     throw new Error("invalid keeper configuration: MARKET_MAKER_REQUOTE_BPS must be below MARKET_MAKER_SPREAD_BPS");
@@ -112,7 +103,6 @@ export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperCo
     fundingPokeEnabled: FUNDING_POKE_ENABLED ?? true,
     priceFeedEnabled,
     marketMakerEnabled,
-    scheduleEnabled: SCHEDULE_ENABLED ?? false,
     keeperKey: roleKey("KEEPER_PRIVATE_KEY", KEY_INDEX.keeper, env),
     priceFeedKey: priceFeedEnabled ? roleKey("PRICE_FEED_PRIVATE_KEY", KEY_INDEX.priceFeed, env) : unused,
     marketMakerKey: marketMakerEnabled ? roleKey("MARKET_MAKER_PRIVATE_KEY", KEY_INDEX.marketMaker, env) : unused,

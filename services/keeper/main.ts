@@ -20,7 +20,6 @@ import { startLoop, type Loop } from "./loop.js";
 import { MarketMaker } from "./market-maker/maker.js";
 import { PriceFeed } from "./price-feed/feed.js";
 import { RelayerClient } from "./relayer-client.js";
-import { SessionScheduler, weekTime } from "./schedule/schedule.js";
 
 let cfg: KeeperConfig;
 try {
@@ -81,12 +80,6 @@ if (cfg.priceFeedEnabled) {
       log.warn({ intervalMs: cfg.PRICE_FEED_INTERVAL_MS, maxAgeSeconds: Number(maxAge) }, "PRICE_FEED_INTERVAL_MS is more than half the oracle's staleness bound: prices will go stale between pushes");
     }
   }, () => {});
-}
-if (cfg.scheduleEnabled) {
-  const scheduler = new SessionScheduler(client, keeper, engine, markets, {
-    reduceOnlyAt: weekTime(cfg.SCHEDULE_REDUCE_ONLY_AT), closeAt: weekTime(cfg.SCHEDULE_CLOSE_AT), reopenAt: weekTime(cfg.SCHEDULE_REOPEN_AT),
-  }, log.child({ part: "schedule" }));
-  loops.schedule = startLoop("schedule", cfg.SCHEDULE_INTERVAL_MS, () => scheduler.round(), log);
 }
 if (cfg.marketMakerEnabled) {
   const maker = new MarketMaker(client, signer("market-maker", cfg.marketMakerKey), signer("deployer", cfg.deployerKey),

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { parseEventLogs, type Hex, type Log } from "viem";
+import { parseEventLogs, type Hex, type Log, type PublicClient } from "viem";
 import { engineAbi, marketAbi, venueLensAbi } from "../../abis/index.js";
 import { CANDLE_RESOLUTIONS, CANDLE_RESOLUTION_NAMES } from "../../core/candles.js";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
@@ -15,6 +15,8 @@ import { runSession, sessionActions } from "./reads-session.js";
 import { dbKinds } from "./stack.js";
 import { gatewayOverStandIns } from "../unit/gateway-standins.js";
 import { pnlPointsQuery } from "../../src/api/lib/pnlSql.js";
+import type { Calendar } from "../../core/calendar.js";
+import { applyLocalCalendar } from "../../scripts/lib/local-calendar.js";
 
 type Item = Record<string, unknown> & { blockNumber: number; logIndex: number; timestamp: number };
 type Page = { success: boolean; data: Record<string, unknown> & { hasMore: boolean; nextCursor: string | null }; error?: { code: string } };
@@ -642,18 +644,21 @@ type Closure = { accountIds: bigint[]; ends: Array<{ end: bigint; session: keyof
 const SESSION = { OPEN: 0, REDUCE_ONLY: 1, CLOSED: 2 } as const;
 
 /**
- * The weekly schedule on EUR/USD with an open position (accounts 1 long, 2 short) and explicit
- * block times: REDUCE_ONLY mid-hour, CLOSED exactly on an hour, the index moves and a margined
- * cancel makes the rate stale while closed, the reopening exactly on a later hour (that hour's
- * last block), then a second closure from mid-hour to mid-hour. Returns the hour ends around
- * them, each with the session in force at its last block.
+ * Two calendars on EUR/USD (docs/CONTRACTS.md "Weekends and gaps"; set as the local start script
+ * does) with an open position (accounts 1 long, 2 short) and explicit block times: REDUCE_ONLY
+ * mid-hour, CLOSED exactly on an hour, the index moves and a margined cancel makes the rate stale
+ * while closed, the reopening exactly on a later hour (a block at that second), then a second
+ * calendar's closure from mid-hour to a quarter past. Sessions switch with time alone (a price
+ * update marks each switch with a block). Returns the hour ends around them, each with the
+ * session in force at its last block.
  */
 async function closureSession(v: Venue): Promise<Closure> {
   const { send, place, setPrice, rpc } = sessionActions(v);
   const EUR = v.deployment.markets[0]!.marketId as Hex;
   const HOUR = 3600n;
   const at = async (t: bigint) => rpc("evm_setNextBlockTimestamp", [Number(t)]);
-  const session = (s: number) => send(-1, "setMarketSession", [EUR, s]);
+  const calendar = (c: Calendar) => applyLocalCalendar(v.client as PublicClient, v.rpcUrl, { ...v.deployment, markets: [v.deployment.markets[0]!] }, c);
+  const weekMinute = (t: bigint) => Number(((t + 3n * 86_400n) % (7n * 86_400n)) / 60n);
   const key = `0x${"c1".repeat(32)}` as Hex;
   // a fresh index and a position for both accounts, then a margined bid that rests (cancelled while closed)
   await setPrice(EUR, "1.0550");
@@ -662,12 +667,15 @@ async function closureSession(v: Venue): Promise<Closure> {
   await place(1, EUR, "LONG", "LIMIT", "200", 5, "1.0520", key);
   const now = (await v.client.getBlock()).timestamp;
   const h0 = now - (now % HOUR) + 2n * HOUR; // an hour end at least an hour ahead
+  // REDUCE_ONLY from h0 − 30 min, CLOSED from h0 + 1 h to h0 + 3 h
+  expect(await calendar({ closeAtMin: weekMinute(h0 + HOUR), windowMin: 90, closedMin: 120 })).toBe(1);
   await at(h0 - 1800n);
-  await session(1); // REDUCE_ONLY: funding accrues as before
+  await setPrice(EUR, "1.0550"); // REDUCE_ONLY from this second: funding accrues as before
   await at(h0 + HOUR - 20n);
-  await setPrice(EUR, "1.0560"); // fresh for the close's accrual
+  await setPrice(EUR, "1.0560");
+  await send(-1, "pokeFunding", [EUR]); // the last accrual before the close
   await at(h0 + HOUR);
-  await session(2); // CLOSED exactly on the hour (h0 + 1h's last block)
+  await setPrice(EUR, "1.0560"); // CLOSED exactly on the hour (h0 + 1h's last block)
   await at(h0 + HOUR + 600n);
   await setPrice(EUR, "1.0600"); // the index moves while closed
   await at(h0 + HOUR + 1200n);
@@ -675,19 +683,21 @@ async function closureSession(v: Venue): Promise<Closure> {
   await at(h0 + 2n * HOUR + 1800n);
   await setPrice(EUR, "1.0620");
   await at(h0 + 3n * HOUR);
-  await session(0); // reopened exactly on the hour (h0 + 3h's last block)
+  await setPrice(EUR, "1.0620"); // reopened exactly on the hour (h0 + 3h's last block)
   await at(h0 + 3n * HOUR + 900n);
   await setPrice(EUR, "1.0610"); // fresh, no accrual: h0 + 4h values the reopening's lastUpdate and stale rate
+  // a second calendar: REDUCE_ONLY from h0 + 4h15, CLOSED from h0 + 4h30 to h0 + 6h16
+  expect(await calendar({ closeAtMin: weekMinute(h0 + 4n * HOUR + 1800n), windowMin: 15, closedMin: 106 })).toBe(1);
   await at(h0 + 4n * HOUR + 600n);
   await setPrice(EUR, "1.0600");
   await place(1, EUR, "LONG", "LIMIT", "100", 5, "1.0610"); // an accrual after the reopening
   await place(2, EUR, "SHORT", "MARKET", "100", 5);
-  await at(h0 + 4n * HOUR + 1500n);
-  await session(2); // a second closure, from mid-hour to mid-hour (its poke on a stale index accrues nothing)
+  await at(h0 + 4n * HOUR + 1800n);
+  await setPrice(EUR, "1.0600"); // the second closure, mid-hour
   await at(h0 + 6n * HOUR + 700n);
   await setPrice(EUR, "1.0590");
-  await at(h0 + 6n * HOUR + 1000n);
-  await session(0);
+  await at(h0 + 6n * HOUR + 960n);
+  await setPrice(EUR, "1.0590"); // reopened
   await at(h0 + 7n * HOUR + 300n);
   await setPrice(EUR, "1.0580");
   await rpc("evm_mine"); // h0 + 7h's period is final once a later block exists

@@ -3,6 +3,8 @@
  * ends with exactly the rows of the one that indexed the session live.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PublicClient } from "viem";
+import { applyLocalCalendar } from "../../scripts/lib/local-calendar.js";
 import { dumpTables, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { dbKinds } from "./stack.js";
 import { runSession, sessionActions } from "./reads-session.js";
@@ -15,12 +17,10 @@ describe.each(dbKinds())("rebuild from events on %s", (kind) => {
     v = await startVenue(kind);
     live = await v.startIndexer("live"); // indexes the session as it happens
     await runSession(v);
-    // a closure and its reopening: the session rows carry the funding lastUpdate the reopening set
-    const { send, advance } = sessionActions(v);
-    const EUR = v.deployment.markets[0]!.marketId;
-    await send(-1, "setMarketSession", [EUR, 2]);
+    // a calendar (the market state row carries it): sessions then follow it with time
+    await applyLocalCalendar(v.client as PublicClient, v.rpcUrl, v.deployment, { closeAtMin: 0, windowMin: 15, closedMin: 30 });
+    const { advance } = sessionActions(v);
     await advance(900);
-    await send(-1, "setMarketSession", [EUR, 0]);
   }, 300_000);
   afterAll(async () => {
     await v?.stop();
@@ -34,6 +34,6 @@ describe.each(dbKinds())("rebuild from events on %s", (kind) => {
     const [a, b] = await Promise.all([dumpTables(live.url), dumpTables(rebuilt.url)]);
     expect(Object.values(a).reduce((n, rows) => n + rows.length, 0)).toBeGreaterThan(100);
     for (const table of Object.keys(a)) expect(b[table], table).toEqual(a[table]);
-    expect(a.marketSessionEvent!.some((r) => r.includes('"session":"CLOSED"'))).toBe(true);
+    expect(a.marketState!.some((r) => r.includes('"nextCalendarClosedMin":30'))).toBe(true);
   });
 });

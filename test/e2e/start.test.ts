@@ -18,6 +18,8 @@ import { publicClientFor } from "../../scripts/lib/clients.js";
 import { tsxBin } from "../../scripts/lib/services.js";
 import { freeBasePort } from "../../scripts/lib/ports.js";
 import type { LocalJson } from "../../scripts/start.js";
+import { applyLocalCalendar } from "../../scripts/lib/local-calendar.js";
+import type { Deployment } from "../../core/deployment.js";
 
 const hasGateway = existsSync(join(PROJECT_ROOT, "services/gateway/main.ts"));
 const hasKeeper = existsSync(join(PROJECT_ROOT, "services/keeper/main.ts"));
@@ -165,6 +167,21 @@ describe("npm start", () => {
     expect(pos.sizeQty > 0n).toBe(true);
   });
 
+  it("a market an earlier run leaves in its reduce-only window (a calendar on chain)", async () => {
+    const client = publicClientFor(local.rpcUrl, local.chainId);
+    const eur = local.markets.find((m) => m.symbol === "EUR/USD")!;
+    const now = Number((await client.getBlock({ blockTag: "latest" })).timestamp);
+    const WEEK = 7 * 86_400;
+    const pos = (now + 3 * 86_400) % WEEK;
+    const closeAtMin = Math.ceil((pos + 120 + 15 * 60) / 60);
+    const deployment = { chainId: local.chainId, contracts: local.contracts, markets: [eur] } as unknown as Deployment;
+    expect(await applyLocalCalendar(client as never, local.rpcUrl, deployment, { closeAtMin: closeAtMin % (WEEK / 60), windowMin: 15, closedMin: 30 })).toBe(1);
+    await client.request({ method: "evm_setNextBlockTimestamp" as never, params: [now - pos + closeAtMin * 60 - 10 * 60] as never });
+    await client.request({ method: "evm_mine" as never, params: [] as never });
+    const [session] = await client.readContract({ address: eur.marketAddress as `0x${string}`, abi: marketAbi, functionName: "session" });
+    expect(session).toBe(1); // REDUCE_ONLY: the second start (SCHEDULE_ENABLED=false) must open it
+  });
+
   it("stops every process on Ctrl-C", async () => {
     const pid = child!.pid!;
     expect(await stop()).toBe(0);
@@ -182,6 +199,11 @@ describe("npm start", () => {
     const client = publicClientFor(local.rpcUrl, local.chainId);
     await start();
     expect(output).toContain("reusing");
+    // SCHEDULE_ENABLED=false: a calendar with no close, in force on this very start
+    expect(output).toContain("no close (SCHEDULE_ENABLED=false)");
+    const eur = local.markets.find((m) => m.symbol === "EUR/USD")!;
+    const [session] = await client.readContract({ address: eur.marketAddress as `0x${string}`, abi: marketAbi, functionName: "session" });
+    expect(session, "a market left reduce-only by the earlier run").toBe(0);
     const again: LocalJson = JSON.parse(readFileSync(join(dir, "local.json"), "utf8"));
     expect(again.contracts).toEqual(local.contracts);
     expect(again.wallets.map((w) => [w.accountId, w.apiKey])).toEqual(local.wallets.map((w) => [w.accountId, w.apiKey]));

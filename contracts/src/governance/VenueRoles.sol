@@ -5,7 +5,7 @@ pragma solidity ^0.8.28;
 /// Who holds them after `scripts/deploy.ts`: docs/CONTRACTS.md "Oracle, roles and governance".
 library VenueRoles {
     /// Market parameters, market creation, oracle configuration and feeds, the Engine's factory
-    /// and market schedules. Held by the VenueTimelock, so every change waits out its delay.
+    /// and market calendars. Held by the VenueTimelock, so every change waits out its delay.
     /// DEFAULT_ADMIN_ROLE (who grants every role, updaters included) sits with the timelock too.
     bytes32 internal constant PARAMS_ROLE = keccak256("venue.PARAMS_ROLE");
     /// Pushes index prices (bounded per update, see Oracle.maxMoveBps).
@@ -16,7 +16,4 @@ library VenueRoles {
     /// Acts at once but can only take power away: revokes updaters (Oracle), pauses and resumes
     /// markets (Engine.setMarketActive; a paused market still liquidates, cancels and closes).
     bytes32 internal constant GUARDIAN_ROLE = keccak256("venue.GUARDIAN_ROLE");
-    /// Applies a market schedule set under PARAMS_ROLE (FX weekend close and reopening) when
-    /// its time comes; held by the keeper's key, no delay (it can only follow the schedule).
-    bytes32 internal constant SCHEDULE_ROLE = keccak256("venue.SCHEDULE_ROLE");
 }

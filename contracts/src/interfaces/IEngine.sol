@@ -106,8 +106,12 @@ interface IEngine is IVenueErrors {
 
     // ─── admin ───────────────────────────────────────────────────────────────────────────
     function setMarketActive(bytes32 marketId, bool active) external;
-    /// SCHEDULE_ROLE (the keeper's key): the market's next session (IMarket.Session).
-    function setMarketSession(bytes32 marketId, IMarket.Session session) external;
+    /// PARAMS_ROLE: the market's next calendar (IMarket.scheduleCalendar), in force from
+    /// `startsAt` ≥ now + calendarDelay (else InvalidParameters; 0: this block's second).
+    function scheduleMarketCalendar(bytes32 marketId, IMarket.Calendar calldata next, uint256 startsAt) external;
+    /// Seconds between scheduling a calendar and its start: at least MarketCalendar.MIN_DELAY
+    /// (12 h, the longest REDUCE_ONLY window); 0 only on the local chain (31337).
+    function calendarDelay() external view returns (uint256);
     /// PARAMS_ROLE: the margin multiplier (bps) the market's REDUCE_ONLY and CLOSED sessions apply.
     function setMarketCloseUplift(bytes32 marketId, uint256 upliftBps) external;
     /// Factory only: registers a new market.

@@ -28,14 +28,24 @@ interface IMarket is IVenueErrors {
     /// docs/CONTRACTS.md "Backstop") changes with LIQUIDATION when it takes a position over.
     enum PositionReason { TRADE, LIQUIDATION, DELEVERAGE }
 
-    /// The market's trading session (docs/CONTRACTS.md "Weekends and gaps"), switched by the
-    /// Engine's SCHEDULE_ROLE. OPEN: normal. REDUCE_ONLY (the window before a close): only
+    /// The market's trading session (docs/CONTRACTS.md "Weekends and gaps"), derived from
+    /// `block.timestamp` and the market's calendar (no key switches it). OPEN: normal. REDUCE_ONLY (the window before a close): only
     /// reduce-only orders (closes) are accepted, and initial and maintenance margin are multiplied
     /// by the close uplift, so positions that would not survive a typical gap are liquidated
     /// before the close. CLOSED: no orders and no liquidation (the index is the last price before
     /// the close), funding does not accrue, the uplift stays; cancels and withdrawals of free
-    /// margin work. Back to OPEN at reopening: margin back to normal, liquidations resume.
+    /// margin work; it lasts at most MAX_CLOSED (96 h). Back to OPEN at reopening: margin back
+    /// to normal, liquidations resume.
     enum Session { OPEN, REDUCE_ONLY, CLOSED }
+
+    /// A weekly close (libraries/MarketCalendar.sol): CLOSED from `closeAtMin` (minutes since
+    /// Monday 00:00 UTC) for `closedMin` minutes (≤ MAX_CLOSED, 96 h), REDUCE_ONLY in the
+    /// `windowMin` minutes before (15 min to 12 h); closedMin = 0: no close, always OPEN.
+    struct Calendar {
+        uint16 closeAtMin;
+        uint16 windowMin;
+        uint16 closedMin;
+    }
 
     struct MarketParams {
         bytes32 marketId;           // keccak256(bytes(symbol))
@@ -164,10 +174,14 @@ interface IMarket is IVenueErrors {
         uint256 badDebtWad, int256 remainingSizeQty
     );
     event ActiveSet(uint64 seq, bool isActive);
-    /// The session or the close uplift changed. Post-state: `marginUpliftBps` is the multiplier
-    /// of initial and maintenance margin now (1e4 = none: OPEN, or no uplift set),
-    /// `closeUpliftBps` the one REDUCE_ONLY and CLOSED apply (set under PARAMS_ROLE; 1e4 = none).
+    /// The close uplift changed. Post-state: `session` is the session at this block's time,
+    /// `marginUpliftBps` the multiplier of initial and maintenance margin now (1e4 = none: OPEN,
+    /// or no uplift set), `closeUpliftBps` the one REDUCE_ONLY and CLOSED apply (set under
+    /// PARAMS_ROLE; 1e4 = none). Sessions themselves change with time (no event): see `calendar`.
     event MarketSessionChanged(uint64 seq, Session session, uint256 marginUpliftBps, uint256 closeUpliftBps);
+    /// A calendar was scheduled: `next` is in force from `startsAt` (seconds; the second of
+    /// this block on a zero-delay local engine), `current` until then (docs/CONTRACTS.md "Weekends and gaps").
+    event MarketCalendarScheduled(uint64 seq, Calendar current, Calendar next, uint256 startsAt);
     /// The insurance fund (account 0 of every market) took over `quantityQty` of a liquidated
     /// position at its bankruptcy price; `fundMarginAddedWad` moved from the fund into its
     /// position's margin. Post-state: the fund's position and the fund's balance.
@@ -207,8 +221,11 @@ interface IMarket is IVenueErrors {
     function liquidate(uint256 accountId, address liquidator, uint256[] calldata adlCandidates) external returns (uint256 closedQty);
 
     function setActive(bool active) external;
-    /// Engine only (SCHEDULE_ROLE): the next session. Leaving CLOSED restarts funding from now.
-    function setSession(Session session) external;
+    /// Engine only (PARAMS_ROLE, at least the engine's calendar delay ahead): `next` is in force
+    /// from `startsAt`, at which second it must be OPEN (a close is never entered, extended or
+    /// joined to another by a change; one in progress may be cut short). A calendar scheduled
+    /// earlier and not yet in force is replaced. Invalid calendar or start: InvalidParameters.
+    function scheduleCalendar(Calendar calldata next, uint256 startsAt) external;
     /// Engine only (PARAMS_ROLE): the margin multiplier of REDUCE_ONLY and CLOSED, bps:
     /// 1e4 ≤ uplift, maintenance × uplift < 100 %, initial margin × uplift ≤ 100 % (else InvalidParameters).
     function setCloseUplift(uint256 upliftBps) external;
@@ -225,6 +242,8 @@ interface IMarket is IVenueErrors {
     function isActive() external view returns (bool);
     /// The session, the margin multiplier applied now and the close uplift (bps, 1e4 = none).
     function session() external view returns (Session current, uint256 marginUpliftBps, uint256 closeUpliftBps);
+    /// The calendar in force now, the next one and the second it starts (0: none scheduled).
+    function calendar() external view returns (Calendar memory current, Calendar memory next, uint256 nextStartsAt);
     /// Position of this market in the factory (1-based). Order ids are venue-wide unique:
     /// orderId = (marketIndex << 64) | n for the market's n-th order, n = 1..orderCount().
     function marketIndex() external view returns (uint256);

@@ -5,11 +5,6 @@ import {AttackBase} from "./AttackBase.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {Vm} from "../utils/Vm.sol";
 
-interface IEngineScheduleRole {
-    function grantRole(bytes32 role, address account) external;
-    function SCHEDULE_ROLE() external view returns (bytes32);
-}
-
 /// The pre-close window (docs/CONTRACTS.md "Weekends and gaps") as a property: orders resting
 /// from before REDUCE_ONLY must not open or increase a maker's position in the window (the
 /// exposure would cross the weekend gap, which the window exists to avoid). Such a maker is
@@ -31,7 +26,6 @@ contract ReduceOnlyWindowMakerAttack is AttackBase {
     function setUp() public override {
         super.setUp();
         engine.setMarketCloseUplift(EUR, UPLIFT);
-        IEngineScheduleRole(address(engine)).grantRole(IEngineScheduleRole(address(engine)).SCHEDULE_ROLE(), keeper);
         (mm, mmId) = _bystander("market-maker", 100_000e6);
         (trader, traderId) = _bystander("trader", 10_000e6);
         (whale, whaleId) = _attacker("window-whale", 100_000e6);
@@ -39,9 +33,9 @@ contract ReduceOnlyWindowMakerAttack is AttackBase {
         _open(mm, mmId, trader, traderId, EUR, LONG, EUR_PX, 1_080e6, 10);
     }
 
+    /// Time moves into the session under EUR/USD's calendar (VenueFixture._toSession).
     function _session(IMarket.Session s) internal {
-        vm.prank(keeper);
-        engine.setMarketSession(EUR, s);
+        _toSession(EUR, s);
     }
 
     /// The close reason of every OrderClosed of `orderId` in the recorded logs.

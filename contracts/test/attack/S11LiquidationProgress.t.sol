@@ -9,11 +9,6 @@ interface VmCool {
     function cool(address target) external;
 }
 
-interface IEngineScheduleRole11 {
-    function grantRole(bytes32 role, address account) external;
-    function SCHEDULE_ROLE() external view returns (bytes32);
-}
-
 /// Issue 26, finding 1: J unfillable bids ahead of honest depth (reduce-only leftovers of flat
 /// griefers, maximum-leverage bids that the fall left above the mark, honest 25× bids failing the
 /// window's raised initial margin) may not stall a long's liquidation. Property: the position
@@ -45,7 +40,6 @@ contract Scenario11LiquidationProgressAttack is AttackBase {
 
     function setUp() public override {
         super.setUp();
-        IEngineScheduleRole11(address(engine)).grantRole(IEngineScheduleRole11(address(engine)).SCHEDULE_ROLE(), keeper);
         (bob_, b) = _bystander("honest-short", 100_000e6);
         (carol_, c) = _bystander("honest-depth", 1_000_000e6);
         (owner_, o) = _attacker("stalling-long", 1_000e6);
@@ -136,8 +130,9 @@ contract Scenario11LiquidationProgressAttack is AttackBase {
         if (kind == Kind.WINDOW_25X) {
             engine.setMarketCloseUplift(mid, UPLIFT);
             _unfillable(kind, j);
-            vm.prank(keeper);
-            engine.setMarketSession(mid, IMarket.Session.REDUCE_ONLY);
+            // the window under the market's calendar (12 h: the steps below fit inside it)
+            _testCalendar(mid, 12 * 60, 15);
+            _toSession(mid, IMarket.Session.REDUCE_ONLY);
         } else {
             _unfillable(kind, j);
         }
@@ -147,8 +142,7 @@ contract Scenario11LiquidationProgressAttack is AttackBase {
         uint256 calls = _liquidateUntilClosed(bound);
         assertLe(calls, bound, "more keeper calls than 1 + ceil(J / 100)");
         if (kind == Kind.WINDOW_25X) {
-            vm.prank(keeper);
-            engine.setMarketSession(mid, IMarket.Session.OPEN);
+            _toSession(mid, IMarket.Session.OPEN);
         }
         _exitAttackers();
         _assertAttackFailed();

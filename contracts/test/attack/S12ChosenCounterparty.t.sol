@@ -5,11 +5,6 @@ import {AttackBase} from "./AttackBase.sol";
 import {RiskChecks} from "../utils/RiskChecks.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 
-interface IEngineScheduleRole12 {
-    function grantRole(bytes32 role, address account) external;
-    function SCHEDULE_ROLE() external view returns (bytes32);
-}
-
 /// Issue 26, finding 2: being chosen by the backstop is worth nothing. A liquidatable but still
 /// solvent long, no bid inside the band, an empty insurance fund: a liquidator names its own short
 /// (`liquidatePositionRanked`) as the deleveraging counterparty. Properties: the liquidator's
@@ -26,7 +21,6 @@ contract Scenario12ChosenCounterpartyAttack is AttackBase {
 
     function setUp() public override {
         super.setUp();
-        IEngineScheduleRole12(address(engine)).grantRole(IEngineScheduleRole12(address(engine)).SCHEDULE_ROLE(), keeper);
         (owner_, o) = _bystander("solvent-long", 10_000e6);
         (liq, l) = _attacker("liquidator-short", 100_000e6);
     }
@@ -73,8 +67,8 @@ contract Scenario12ChosenCounterpartyAttack is AttackBase {
         // still healthy in OPEN, liquidatable at the window's raised maintenance
         _walkIndex(EUR, _onTick(EUR_PX * 9_975 / 10_000));
         assertFalse(lens.positionHealth(market, o).isLiquidatable, "setup: healthy while OPEN");
-        vm.prank(keeper);
-        engine.setMarketSession(EUR, IMarket.Session.REDUCE_ONLY);
+        _testCalendar(EUR, 12 * 60, 15); // the window under EUR/USD's calendar
+        _toSession(EUR, IMarket.Session.REDUCE_ONLY);
         _liquidateNamingItself(market);
     }
 

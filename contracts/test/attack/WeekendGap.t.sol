@@ -6,11 +6,6 @@ import {IEngine} from "../../src/interfaces/IEngine.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
 
-interface IEngineSchedule {
-    function grantRole(bytes32 role, address account) external;
-    function SCHEDULE_ROLE() external view returns (bytes32);
-}
-
 /// An FX weekend (issue 10 "FX weekends and gaps", docs/CONTRACTS.md "Weekends and gaps") as a
 /// property: traders at any leverage, the pre-close window (reduce-only, margin × 3), the close,
 /// an index gap of up to 3 % either way, the reopening. Steps may be refused; what must hold:
@@ -28,7 +23,6 @@ contract WeekendGapAttack is AttackBase {
     function setUp() public override {
         super.setUp();
         engine.setMarketCloseUplift(EUR, UPLIFT);
-        IEngineSchedule(address(engine)).grantRole(IEngineSchedule(address(engine)).SCHEDULE_ROLE(), keeper);
         address donor = address(0xD0A0);
         token.mint(donor, 2_000e6);
         vm.startPrank(donor);
@@ -65,9 +59,9 @@ contract WeekendGapAttack is AttackBase {
         }
     }
 
+    /// Time moves into the session under EUR/USD's calendar (VenueFixture._toSession).
     function _session(IMarket.Session s) internal {
-        vm.prank(keeper);
-        engine.setMarketSession(EUR, s);
+        _toSession(EUR, s);
     }
 
     /// A close in the window is never refused, except for want of a counterparty: resting makers
@@ -84,6 +78,7 @@ contract WeekendGapAttack is AttackBase {
     /// forge-config: default.fuzz.runs = 64
     function test_fuzz_attack_weekendGap(uint256 seed, uint16 gapBps, bool up, bool mmPullsQuotes) public {
         gapBps = uint16(bound(gapBps, 0, 300));
+        _testCalendar(EUR, 60, 50 * 60); // a one-hour window, a 50-hour weekend
         // Friday: positions at any leverage up to the maximum, either side
         for (uint256 i; i < TRADERS; ++i) {
             uint256 r = uint256(keccak256(abi.encode(seed, i)));
@@ -134,6 +129,7 @@ contract WeekendGapAttack is AttackBase {
     /// at 1× leaves a 45× long below its bankruptcy price at the reopening.
     function test_attack_weekendGapWithoutUpliftReachesTheBackstop() public {
         engine.setMarketCloseUplift(EUR, 10_000);
+        _testCalendar(EUR, 60, 50 * 60);
         _tryMarket(traders[0], traderIds[0], EUR, LONG, 1_000e6, 45, "open");
         _session(IMarket.Session.REDUCE_ONLY);
         _liquidateEverything();

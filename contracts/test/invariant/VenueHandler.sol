@@ -50,8 +50,10 @@ contract VenueHandler is Test {
     bool[2] public stale; // the feed of this market stopped (until a warp or a price move)
     uint256 internal staleSteps; // the feed comes back on its own after a few steps
     uint256[2] internal pausedSteps; // and the admin resumes a paused market
-    IMarket.Session[2] public session; // the market's trading session (FX weekend schedule)
-    uint256[2] internal sessionSteps; // a session other than OPEN ends after a few steps
+    /// The markets' calendars (set in the constructor): a 15-minute window and a 30-minute close
+    /// a week, EUR/USD's 2 h from the start, GBP/USD's 5 h; sessions follow time (warps).
+    uint16 internal constant CAL_WINDOW_MIN = 15;
+    uint16 internal constant CAL_CLOSED_MIN = 30;
 
     // ─── ghosts: what happened ───────────────────────────────────────────────────────────
     uint256 public calls;
@@ -144,6 +146,10 @@ contract VenueHandler is Test {
             ids[k] = m[k].marketId();
             (initialPrice[k],) = o.getPrice(ids[k]);
             indexPrice[k] = initialPrice[k];
+            uint256 pos = (block.timestamp + 3 days) % 7 days;
+            uint256 closeAt = ((pos + (k == 0 ? 2 hours : 5 hours)) / 60) % (7 days / 60);
+            vm.prank(admin_);
+            e.scheduleMarketCalendar(ids[k], IMarket.Calendar(uint16(closeAt), CAL_WINDOW_MIN, CAL_CLOSED_MIN), block.timestamp);
         }
         for (uint256 i; i < nActors; ++i) {
             uint256 pk = 0xAC7000 + i;
@@ -165,24 +171,48 @@ contract VenueHandler is Test {
         }
         for (uint256 k; k < 2; ++k) {
             if (pausedSteps[k] != 0 && --pausedSteps[k] == 0 && paused[k]) _setActive(k, true);
-            if (sessionSteps[k] != 0 && --sessionSteps[k] == 0) _setSession(k, _nextSession(session[k]));
         }
     }
 
-    /// OPEN → REDUCE_ONLY (pre-close) → CLOSED (weekend) → OPEN.
-    function _nextSession(IMarket.Session s) internal pure returns (IMarket.Session) {
-        return s == IMarket.Session.OPEN ? IMarket.Session.REDUCE_ONLY : s == IMarket.Session.REDUCE_ONLY ? IMarket.Session.CLOSED : IMarket.Session.OPEN;
+    /// The session of market `k` now (derived on chain from its calendar and the time).
+    function _sess(uint256 k) internal view returns (IMarket.Session s) {
+        (s,,) = markets[k].session();
     }
 
-    function _setSession(uint256 k, IMarket.Session next) internal {
-        vm.prank(admin);
-        try engine.setMarketSession(ids[k], next) {
-            session[k] = next;
-            ++sessionChanges;
-            sessionSteps[k] = next == IMarket.Session.OPEN ? 0 : 2;
-        } catch (bytes memory r) {
-            _expect("setMarketSession", r, new bytes4[](0));
+    /// The next second ≥ now at which market `k`'s session changes (window, close, reopening).
+    function _nextBoundary(uint256 k) internal view returns (uint256) {
+        (IMarket.Calendar memory c,,) = markets[k].calendar();
+        uint256 pos = (block.timestamp + 3 days) % 7 days;
+        uint256 closeSec = uint256(c.closeAtMin) * 60;
+        uint256[3] memory b = [closeSec + 7 days - uint256(c.windowMin) * 60, closeSec, closeSec + uint256(c.closedMin) * 60];
+        uint256 best = type(uint256).max;
+        for (uint256 i; i < 3; ++i) {
+            uint256 d = (b[i] + 7 days - pos) % 7 days;
+            if (d == 0) d = 7 days;
+            if (d < best) best = d;
         }
+        return block.timestamp + best;
+    }
+
+    /// Time moves to market `k`'s next session change (the feed stays live). An OPEN market whose
+    /// next window is more than two hours away gets a new calendar first (a calendar change: at
+    /// once on the fixture's zero-delay engine), with its window 30 minutes from now.
+    function _setSession(uint256 k) internal {
+        IMarket.Session before = _sess(k);
+        if (before == IMarket.Session.OPEN && _nextBoundary(k) > block.timestamp + 2 hours) {
+            uint256 pos = (block.timestamp + 3 days) % 7 days;
+            uint256 closeAt = ((pos + 30 minutes + uint256(CAL_WINDOW_MIN) * 60 + 59) / 60) % (7 days / 60);
+            vm.prank(admin);
+            try engine.scheduleMarketCalendar(ids[k], IMarket.Calendar(uint16(closeAt), CAL_WINDOW_MIN, CAL_CLOSED_MIN), 0) {}
+            catch (bytes memory r) {
+                _expect("scheduleMarketCalendar", r, new bytes4[](0));
+            }
+        }
+        vm.warp(_nextBoundary(k));
+        vm.roll(block.number + 1);
+        _refresh(0);
+        _refresh(1);
+        if (_sess(k) != before) ++sessionChanges;
     }
 
     function _setActive(uint256 k, bool active) internal {
@@ -222,8 +252,8 @@ contract VenueHandler is Test {
     /// operator band when an operator acts; the exposure caps.
     function _orderRefusals(uint256 k) internal view returns (bytes4[] memory a) {
         a = new bytes4[](17);
-        a[15] = session[k] == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
-        a[16] = session[k] == IMarket.Session.REDUCE_ONLY ? IVenueErrors.MarketReduceOnly.selector : bytes4(0xffffffff);
+        a[15] = _sess(k) == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
+        a[16] = _sess(k) == IMarket.Session.REDUCE_ONLY ? IVenueErrors.MarketReduceOnly.selector : bytes4(0xffffffff);
         a[12] = operatorActing ? IVenueErrors.OperatorPriceTooFar.selector : bytes4(0xffffffff);
         a[13] = IVenueErrors.PositionCapExceeded.selector;
         a[14] = IVenueErrors.OpenInterestCapExceeded.selector;
@@ -379,7 +409,7 @@ contract VenueHandler is Test {
     /// order opens or increases a position while the market is not OPEN (a liquidation's makers
     /// may, at the uplifted initial margin: docs/CONTRACTS.md "Weekends and gaps").
     function _checkNoGrowthInWindow(uint256 k, Before memory b) internal {
-        if (session[k] == IMarket.Session.OPEN) return;
+        if (_sess(k) == IMarket.Session.OPEN) return;
         for (uint256 i; i < accountIds.length; ++i) {
             int256 s1 = markets[k].getPosition(accountIds[i]).sizeQty;
             int256 s0 = b.sizes[i];
@@ -787,11 +817,11 @@ contract VenueHandler is Test {
         }
     }
 
-    /// The schedule keeper moves a market to its next session (OPEN → REDUCE_ONLY → CLOSED →
-    /// OPEN); a session other than OPEN lasts two steps at most.
+    /// Time moves to the market's next session change under its calendar (OPEN → REDUCE_ONLY →
+    /// CLOSED → OPEN), with whatever rests in the book: no key switches a session.
     function advanceSession(uint256 marketSeed) external step {
         uint256 k = marketSeed & 1;
-        _setSession(k, _nextSession(session[k]));
+        _setSession(k);
     }
 
     // ─── the venue's pots (issue 10; called by signature until the functions exist) ─────────
@@ -910,7 +940,7 @@ contract VenueHandler is Test {
             allowed[0] = IVenueErrors.NotLiquidatable.selector;
             allowed[1] = IVenueErrors.NoLiquidity.selector;
             allowed[2] = stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff);
-            allowed[3] = session[k] == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
+            allowed[3] = _sess(k) == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
             allowed[4] = IVenueErrors.SelfTrade.selector;
             _expect("liquidatePositionRanked", r, allowed);
             return;
@@ -962,7 +992,7 @@ contract VenueHandler is Test {
             allowed[0] = IVenueErrors.NotLiquidatable.selector;
             allowed[1] = IVenueErrors.NoPosition.selector;
             allowed[2] = stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff);
-            if (session[k] == IMarket.Session.CLOSED) allowed[1] = IVenueErrors.MarketClosed.selector; // checked before the position
+            if (_sess(k) == IMarket.Session.CLOSED) allowed[1] = IVenueErrors.MarketClosed.selector; // checked before the position
             _expect("liquidatePosition (healthy)", r, allowed);
         }
     }
@@ -974,7 +1004,7 @@ contract VenueHandler is Test {
         if (!ok) {
             ++failedLiquidations;
             bytes4[] memory allowed = new bytes4[](7);
-            allowed[6] = session[k] == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
+            allowed[6] = _sess(k) == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
             allowed[0] = IVenueErrors.NotLiquidatable.selector; // the lens and the market disagree by rounding
             allowed[1] = IVenueErrors.NoLiquidity.selector; // today: an empty book (target: backstop)
             allowed[2] = IVenueErrors.ClientKeyInUse.selector; // today (scenario 4c)
@@ -1029,7 +1059,7 @@ contract VenueHandler is Test {
         } catch (bytes memory r) {
             ++failedLiquidations;
             bytes4[] memory allowed = new bytes4[](7);
-            allowed[6] = (session[0] == IMarket.Session.CLOSED || session[1] == IMarket.Session.CLOSED)
+            allowed[6] = (_sess(0) == IMarket.Session.CLOSED || _sess(1) == IMarket.Session.CLOSED)
                 ? IVenueErrors.MarketClosed.selector
                 : bytes4(0xffffffff);
             allowed[0] = IVenueErrors.NotLiquidatable.selector;
@@ -1043,7 +1073,7 @@ contract VenueHandler is Test {
         }
         // issue 10: each market with depth inside bankruptcy is reduced, whatever the other does
         for (uint256 j; j < 2; ++j) {
-            if (depths[j] == 0 || stale[j] || session[j] == IMarket.Session.CLOSED) continue;
+            if (depths[j] == 0 || stale[j] || _sess(j) == IMarket.Session.CLOSED) continue;
             if (_abs(markets[j].getPosition(id).sizeQty) >= _abs(sizes[j])) {
                 ++blockedWithDepth;
                 _target("liquidateAccount left a market with depth unreduced");
@@ -1064,9 +1094,12 @@ contract VenueHandler is Test {
         _refresh(0);
         _refresh(1);
         for (uint256 k; k < 2; ++k) {
-            if (session[k] == IMarket.Session.OPEN) continue;
-            vm.prank(admin);
-            engine.setMarketSession(ids[k], IMarket.Session.OPEN);
+            // to the reopening (the calendars never overlap: the other market stays OPEN)
+            for (uint256 n; n < 2 && _sess(k) != IMarket.Session.OPEN; ++n) {
+                vm.warp(_nextBoundary(k));
+                _refresh(0);
+                _refresh(1);
+            }
         }
         for (uint256 round; round < 3; ++round) {
             bool any;

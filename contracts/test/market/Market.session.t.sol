@@ -6,11 +6,6 @@ import {IEngine} from "../../src/interfaces/IEngine.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
 
-interface IEngineRoles {
-    function grantRole(bytes32 role, address account) external;
-    function SCHEDULE_ROLE() external view returns (bytes32);
-}
-
 /// The market schedule (docs/CONTRACTS.md "Weekends and gaps"): OPEN → REDUCE_ONLY (closes only,
 /// margin × the close uplift) → CLOSED (no orders, no liquidation, no funding) → OPEN.
 contract MarketSessionTest is VenueFixture {
@@ -36,12 +31,7 @@ contract MarketSessionTest is VenueFixture {
     }
 
     function _session(IMarket.Session s) internal {
-        vm.prank(keeper);
-        engine.setMarketSession(EUR, s);
-    }
-
-    function _grantKeeper() internal {
-        IEngineRoles(address(engine)).grantRole(IEngineRoles(address(engine)).SCHEDULE_ROLE(), keeper);
+        _toSession(EUR, s);
     }
 
     function _liquidate(uint256 id) internal returns (uint256) {
@@ -61,21 +51,17 @@ contract MarketSessionTest is VenueFixture {
         assertEq(close, UPLIFT);
     }
 
-    function test_setMarketSession_onlyScheduleRole() public {
-        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.Unauthorized.selector, keeper));
-        _session(REDUCE_ONLY);
+    function test_scheduleMarketCalendar_onlyParamsRole_marketOnlyEngine() public {
+        vm.prank(keeper);
+        vm.expectRevert(); // AccessControlUnauthorizedAccount: PARAMS_ROLE
+        engine.scheduleMarketCalendar(EUR, IMarket.Calendar(0, 0, 0), block.timestamp);
         vm.prank(stranger);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.Unauthorized.selector, stranger));
         engine.setMarketCloseUplift(EUR, UPLIFT);
-        _grantKeeper();
-        _session(REDUCE_ONLY);
-        (IMarket.Session s, uint256 now_,) = market.session();
-        assertEq(uint256(s), uint256(REDUCE_ONLY));
-        assertEq(now_, UPLIFT);
         // the market itself only listens to the engine
         vm.prank(keeper);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.Unauthorized.selector, keeper));
-        market.setSession(OPEN);
+        market.scheduleCalendar(IMarket.Calendar(0, 0, 0), block.timestamp);
     }
 
     function test_setMarketCloseUplift_validated() public {
@@ -90,26 +76,52 @@ contract MarketSessionTest is VenueFixture {
         assertEq(close, 65_535);
     }
 
-    function test_setMarketSession_emitsPostState() public {
-        _grantKeeper();
+    /// Sessions follow the calendar and the clock: no key switches them.
+    function test_sessionsFollowTheCalendar() public {
         vm.expectEmit(address(market));
-        emit IMarket.MarketSessionChanged(_nextSeq(address(market)), REDUCE_ONLY, UPLIFT, UPLIFT);
-        _session(REDUCE_ONLY);
-        // the funding interval is closed (FundingUpdated) before the session turns CLOSED
-        _session(CLOSED);
-        vm.recordLogs();
-        _session(OPEN);
-        assertEq(_logs(vm.getRecordedLogs(), address(market), IMarket.MarketSessionChanged.selector).length, 1);
+        emit IMarket.MarketCalendarScheduled(
+            _nextSeq(address(market)), IMarket.Calendar(0, 0, 0), IMarket.Calendar(uint16(_closeAtMinSoon()), 15, 15), block.timestamp
+        );
+        uint256[3] memory t = _testCalendar(EUR);
         (IMarket.Session s, uint256 now_,) = market.session();
         assertEq(uint256(s), uint256(OPEN));
+        vm.warp(t[0] - 1);
+        (s,,) = market.session();
+        assertEq(uint256(s), uint256(OPEN));
+        vm.warp(t[0]);
+        (s, now_,) = market.session();
+        assertEq(uint256(s), uint256(REDUCE_ONLY));
+        assertEq(now_, UPLIFT);
+        vm.warp(t[1] - 1);
+        (s,,) = market.session();
+        assertEq(uint256(s), uint256(REDUCE_ONLY));
+        vm.warp(t[1]);
+        (s,,) = market.session();
+        assertEq(uint256(s), uint256(CLOSED));
+        vm.warp(t[2] - 1);
+        (s,,) = market.session();
+        assertEq(uint256(s), uint256(CLOSED));
+        vm.warp(t[2]);
+        (s, now_,) = market.session();
+        assertEq(uint256(s), uint256(OPEN));
         assertEq(now_, 1e4, "margin back to normal at reopening");
+        // a week later, the same
+        vm.warp(t[1] + 7 days);
+        (s,,) = market.session();
+        assertEq(uint256(s), uint256(CLOSED));
+        (s,,) = gbp.session();
+        assertEq(uint256(s), uint256(OPEN), "GBP/USD has no calendar");
+    }
+
+    function _closeAtMinSoon() internal view returns (uint256) {
+        uint256 pos = (block.timestamp + 3 days) % 7 days;
+        return ((pos + 60 + 15 * 60 + 59) / 60) % (7 days / 60);
     }
 
     // ─── REDUCE_ONLY ─────────────────────────────────────────────────────────────────────
 
     function test_reduceOnly_refusesOpeningOrdersAcceptsCloses() public {
         _limit(bob, b, LONG, 200e6, 10, 1.079e18); // a bid placed before the window (bob is short 1000)
-        _grantKeeper();
         _session(REDUCE_ONLY);
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.MarketReduceOnly.selector, EUR));
@@ -134,7 +146,6 @@ contract MarketSessionTest is VenueFixture {
         assertFalse(_health(a).isLiquidatable);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.NotLiquidatable.selector, a, EUR));
         _liquidate(a);
-        _grantKeeper();
         _session(REDUCE_ONLY);
         IMarket.HealthView memory h = _health(a);
         assertEq(h.maintenanceWad, h.positionValueWad * 300 / 1e4, "maintenance 1 % x 3");
@@ -154,7 +165,6 @@ contract MarketSessionTest is VenueFixture {
         uint256 weak = _limit(carol, c, LONG, 25e6, 40, 1.079e18); // 2.5 % < the uplifted 6 %
         uint256 strong = _limit(carol, c, LONG, 200e6, 10, 1.078e18); // 10 % ≥ 6 %
         uint256 reducing = _limit(bob, b, LONG, 200e6, 10, 1.077e18);
-        _grantKeeper();
         _session(REDUCE_ONLY);
         vm.prank(alice);
         engine.closePosition(a, EUR, MKT, 0, bytes32(0));
@@ -172,7 +182,6 @@ contract MarketSessionTest is VenueFixture {
 
     function test_closed_refusesOrdersClosesAndLiquidations() public {
         _limit(carol, c, LONG, 200e6, 10, 1.079e18);
-        _grantKeeper();
         _session(REDUCE_ONLY);
         _session(CLOSED);
         assertTrue(_health(a).isLiquidatable);
@@ -196,7 +205,6 @@ contract MarketSessionTest is VenueFixture {
 
     function test_closed_cancelsAndFreeMarginWithdrawalsWork() public {
         _limit(carol, c, LONG, 200e6, 10, 1.079e18);
-        _grantKeeper();
         _session(CLOSED);
         uint256 freeBefore = _acct(c).availableWad;
         bytes32 key = market.getOrder((market.marketIndex() << 64) | 3).clientKey;
@@ -216,21 +224,23 @@ contract MarketSessionTest is VenueFixture {
         _checkAll();
     }
 
+    /// Funding accrues up to the last accrual before the close (here a poke a second before it)
+    /// and restarts at the reopening: the closed stretch pays none, poked or not.
     function test_closed_fundingDoesNotAccrue() public {
         _limit(carol, c, LONG, 500e6, 10, 1.07e18); // resting margined bid: a skew, a non-zero rate
         vm.warp(block.timestamp + 60);
         _setPrice(EUR, EUR_PX);
         engine.pokeFunding(EUR);
         assertTrue(market.funding().rateX18PerHour != 0, "setup: a rate");
-        _grantKeeper();
-        _session(REDUCE_ONLY);
-        vm.warp(block.timestamp + 600);
+        uint256[3] memory t = _testCalendar(EUR, 15, 48 * 60);
+        vm.warp(t[1] - 1);
         _setPrice(EUR, EUR_PX);
-        _session(CLOSED); // accrues the 600 s before the close
+        engine.pokeFunding(EUR);
+        vm.warp(t[1]);
         IMarket.FundingView memory atClose = market.funding();
-        assertEq(atClose.lastUpdate, block.timestamp);
+        assertEq(atClose.lastUpdate, t[1] - 1);
         // a weekend: fresh prices and pokes change nothing
-        for (uint256 i; i < 4; ++i) {
+        for (uint256 i; i < 3; ++i) {
             vm.warp(block.timestamp + 12 hours);
             _setPrice(EUR, EUR_PX * (1000 + i) / 1000);
             engine.pokeFunding(EUR);
@@ -239,14 +249,12 @@ contract MarketSessionTest is VenueFixture {
         }
         IMarket.PositionView memory p = _pos(a);
         assertEq(_health(a).pendingFundingWad, _pendingOf(p.sizeQty, atClose.cumulativeIndexX18 - p.lastFundingIndexX18));
-        vm.warp(block.timestamp + 12 hours);
+        vm.warp(t[2]);
         _setPrice(EUR, EUR_PX);
-        _session(OPEN);
         IMarket.FundingView memory f = market.funding();
-        assertEq(f.cumulativeIndexX18, atClose.cumulativeIndexX18, "reopening accrues nothing of the break");
-        assertEq(f.lastUpdate, block.timestamp);
+        assertEq(f.cumulativeIndexNowX18, atClose.cumulativeIndexX18, "reopening accrues nothing of the break");
         // an hour after the reopening: exactly one hour of funding at the rate in force
-        vm.warp(block.timestamp + 3600);
+        vm.warp(t[2] + 3600);
         _setPrice(EUR, EUR_PX);
         int256 rate = market.funding().rateX18PerHour;
         engine.pokeFunding(EUR);
@@ -259,11 +267,11 @@ contract MarketSessionTest is VenueFixture {
     /// reopening, and from the reopening the rate of the book after the cancel applies.
     function test_closed_cancelMarksRateStaleFromTheReopening() public {
         uint256 oid = _limit(carol, c, LONG, 500e6, 10, 1.07e18); // margined bid: a skew
-        _grantKeeper();
-        _session(REDUCE_ONLY);
-        vm.warp(block.timestamp + 600);
+        uint256[3] memory t = _testCalendar(EUR, 15, 48 * 60);
+        vm.warp(t[1] - 1);
         _setPrice(EUR, EUR_PX);
-        _session(CLOSED);
+        engine.pokeFunding(EUR);
+        vm.warp(t[1]);
         IMarket.FundingView memory atClose = market.funding();
         vm.warp(block.timestamp + 12 hours);
         _setPrice(EUR, EUR_PX);
@@ -276,14 +284,10 @@ contract MarketSessionTest is VenueFixture {
         assertEq(f.cumulativeIndexNowX18, atClose.cumulativeIndexX18, "nothing accrues while closed");
         int256 rateAfter = f.rateNowX18PerHour;
         assertTrue(rateAfter != atClose.rateX18PerHour, "setup: the cancel changes the rate");
-        vm.warp(block.timestamp + 12 hours);
+        vm.warp(t[2]);
         _setPrice(EUR, EUR_PX);
-        _session(OPEN);
-        f = market.funding();
-        assertEq(f.lastUpdate, block.timestamp);
-        assertEq(f.rateStaleSince, block.timestamp, "the stale second moves to the reopening");
-        assertEq(f.cumulativeIndexNowX18, atClose.cumulativeIndexX18);
-        vm.warp(block.timestamp + 3600);
+        assertEq(market.funding().cumulativeIndexNowX18, atClose.cumulativeIndexX18, "nothing of the break");
+        vm.warp(t[2] + 3600);
         _setPrice(EUR, EUR_PX);
         int256 want = atClose.cumulativeIndexX18 + rateAfter * int256(EUR_PX) * 3600 / int256(3600 * 1e18);
         assertEq(market.funding().cumulativeIndexNowX18, want, "an hour at the rate after the cancel");
@@ -304,7 +308,7 @@ contract MarketSessionTest is VenueFixture {
     /// A gap at the reopening: liquidations resume (book within the bankruptcy price, then the
     /// backstop) once the market is OPEN again.
     function test_reopening_liquidationsResumeThroughBackstop() public {
-        _grantKeeper();
+        _testCalendar(EUR, 15, 72 * 60);
         _session(REDUCE_ONLY);
         _session(CLOSED);
         // the weekend: alice was not liquidated (no bids); the index gaps 3 % down
@@ -332,7 +336,6 @@ contract MarketSessionTest is VenueFixture {
     function test_pausedReduceOnly_closesWork() public {
         _limit(bob, b, LONG, 200e6, 10, 1.079e18);
         engine.setMarketActive(EUR, false);
-        _grantKeeper();
         _session(REDUCE_ONLY);
         vm.prank(carol);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.MarketNotActive.selector, EUR));

@@ -94,7 +94,7 @@ abstract contract VenueFixture is Test {
     function _deployVenue() internal {
         token = IDepositToken(vm.deployCode("DepositToken.sol:DepositToken", abi.encode(admin)));
         oracle = IOracle(vm.deployCode("Oracle.sol:Oracle", abi.encode(admin, MAX_AGE)));
-        engine = IEngine(vm.deployCode("Engine.sol:Engine", abi.encode(address(token), address(oracle), admin)));
+        engine = IEngine(vm.deployCode("Engine.sol:Engine", abi.encode(address(token), address(oracle), admin, _calendarDelay())));
         marketImpl = vm.deployCode("Market.sol:Market", abi.encode(vm.deployCode("MarketBackstop.sol:MarketBackstop")));
         factory = IMarketFactory(
             vm.deployCode("MarketFactory.sol:MarketFactory", abi.encode(address(engine), marketImpl, admin))
@@ -110,6 +110,11 @@ abstract contract VenueFixture is Test {
         vm.label(address(engine), "engine");
         vm.label(address(market), "EUR/USD");
         vm.label(address(gbp), "GBP/USD");
+    }
+
+    /// The engine's calendar delay: none, as on the local chain (forge runs on 31337).
+    function _calendarDelay() internal view virtual returns (uint256) {
+        return 0;
     }
 
     function _eurParams() internal pure returns (IMarket.MarketParams memory p) {
@@ -228,6 +233,50 @@ abstract contract VenueFixture is Test {
 
     function _makerFee(uint256 q, uint256 px) internal pure returns (uint256) {
         return _ceilDiv(q * px / 1e18 * 1, 1e4);
+    }
+
+    // ─── the calendar (docs/CONTRACTS.md "Weekends and gaps") ─────────────────────────────
+
+    uint16 internal constant TEST_WINDOW_MIN = 15;
+    uint16 internal constant TEST_CLOSED_MIN = 15;
+    /// Per market id: the REDUCE_ONLY start, the close and the reopening of the test calendar.
+    mapping(bytes32 => uint256[3]) internal calendarTimes;
+
+    /// Schedules on `mid` (at once: the fixture's engine has no calendar delay, as on the local
+    /// chain) a calendar whose REDUCE_ONLY window starts 1–2 minutes from now and lasts
+    /// TEST_WINDOW_MIN, closed TEST_CLOSED_MIN after it; returns the three instants.
+    function _testCalendar(bytes32 mid) internal returns (uint256[3] memory t) {
+        return _testCalendar(mid, TEST_WINDOW_MIN, TEST_CLOSED_MIN);
+    }
+
+    function _testCalendar(bytes32 mid, uint16 windowMin, uint16 closedMin) internal returns (uint256[3] memory t) {
+        uint256 pos = (block.timestamp + 3 days) % 7 days;
+        uint256 closeAt = (pos + 60 + uint256(windowMin) * 60 + 59) / 60; // minutes, ≥ 1 min of OPEN first
+        uint256 closeStart = block.timestamp - pos + closeAt * 60;
+        closeAt %= 7 days / 60;
+        engine.scheduleMarketCalendar(mid, IMarket.Calendar(uint16(closeAt), windowMin, closedMin), block.timestamp);
+        t = [closeStart - uint256(windowMin) * 60, closeStart, closeStart + uint256(closedMin) * 60];
+        calendarTimes[mid] = t;
+    }
+
+    /// Moves time to the next start of `s` under `mid`'s test calendar (scheduled on first use);
+    /// OPEN: the reopening. The index is pushed again at the new time (the same price).
+    function _toSession(bytes32 mid, IMarket.Session s) internal {
+        uint256[3] memory t = calendarTimes[mid];
+        if (t[0] == 0 || block.timestamp >= t[2]) t = _testCalendar(mid);
+        uint256 to = t[uint256(s) == 0 ? 2 : uint256(s) - 1];
+        if (to > block.timestamp) {
+            vm.roll(block.number + 1);
+            vm.warp(to);
+        }
+        _refreshPrices();
+    }
+
+    function _refreshPrices() internal virtual {
+        (uint256 e,) = oracle.getPrice(EUR);
+        (uint256 g,) = oracle.getPrice(GBP);
+        oracle.setPrice(EUR, e);
+        oracle.setPrice(GBP, g);
     }
 
     /// Sets the index to `px`, walking one oracle-bounded update per second when the move is

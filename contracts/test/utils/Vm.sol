@@ -12,6 +12,8 @@ interface Vm {
 
     // time and blocks
     function warp(uint256 timestamp) external;
+    function chainId(uint256 newChainId) external;
+    function getCode(string calldata artifactPath) external view returns (bytes memory creationBytecode);
     function roll(uint256 blockNumber) external;
 
     // callers

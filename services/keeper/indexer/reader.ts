@@ -5,6 +5,7 @@
  */
 import { and, desc, eq, ne, sql } from "drizzle-orm";
 import type { Hex } from "viem";
+import { calendarAt, calendarOf, lastReopen, sessionAt } from "../../../core/calendar.js";
 import { indexedBlock, schema, type IndexedBlock, type IndexerDb } from "./sql-client.js";
 import type { MarketContext, PositionRow } from "../liquidation/health.js";
 import { blockNotIndexed } from "../../../core/reads/errors.js";
@@ -86,8 +87,14 @@ export class IndexerReader {
           premiumX18: marketState.premiumX18,
           rateStaleSince: marketState.rateStaleSince,
           staleRateX18PerHour: marketState.staleRateX18PerHour,
-          session: marketState.session,
-          marginUpliftBps: marketState.marginUpliftBps,
+          closeUpliftBps: marketState.closeUpliftBps,
+          calendarCloseAtMin: marketState.calendarCloseAtMin,
+          calendarWindowMin: marketState.calendarWindowMin,
+          calendarClosedMin: marketState.calendarClosedMin,
+          nextCalendarCloseAtMin: marketState.nextCalendarCloseAtMin,
+          nextCalendarWindowMin: marketState.nextCalendarWindowMin,
+          nextCalendarClosedMin: marketState.nextCalendarClosedMin,
+          calendarStartsAt: marketState.calendarStartsAt,
           stateBlock: marketState.updatedBlock,
         })
         .from(market)
@@ -124,12 +131,24 @@ export class IndexerReader {
         const best = side === "LONG" ? t?.highest : t?.lowest;
         return best == null ? 0n : BigInt(best);
       };
+      // the session follows the market's calendar at the block's time (core/calendar.ts): no event marks a switch
+      const cal = calendarOf({
+        calendarCloseAtMin: Number(m.calendarCloseAtMin ?? 0), calendarWindowMin: Number(m.calendarWindowMin ?? 0),
+        calendarClosedMin: Number(m.calendarClosedMin ?? 0), nextCalendarCloseAtMin: Number(m.nextCalendarCloseAtMin ?? 0),
+        nextCalendarWindowMin: Number(m.nextCalendarWindowMin ?? 0), nextCalendarClosedMin: Number(m.nextCalendarClosedMin ?? 0),
+        calendarStartsAt: BigInt(m.calendarStartsAt ?? 0),
+      });
+      const t = Number(block.timestamp);
+      const session = sessionAt(calendarAt(cal, t), t);
+      const upliftBps = session === "OPEN" ? 10_000n : BigInt(m.closeUpliftBps ?? 10_000);
+      const reopen = BigInt(lastReopen(cal, t));
+      const lastUpdate = BigInt(m.fundingLastUpdate ?? 0n);
       out.set(id, {
         marketId: id,
         symbol: m.symbol,
         marketAddress: m.marketAddress,
         // floor, as the market computes it
-        maintenanceMarginBps: (BigInt(m.maintenanceMarginBps) * BigInt(m.marginUpliftBps ?? 10_000)) / 10_000n,
+        maintenanceMarginBps: (BigInt(m.maintenanceMarginBps) * upliftBps) / 10_000n,
         liquidationFeeBps: BigInt(m.liquidationFeeBps),
         markClampBps: BigInt(m.markClampBps),
         isActive: m.isActive ?? true,
@@ -139,11 +158,12 @@ export class IndexerReader {
         bestAskX18: top("SHORT"),
         fundingRateX18PerHour: m.fundingRateX18PerHour ?? 0n,
         cumulativeFundingIndexX18: m.cumulativeFundingIndexX18 ?? 0n,
-        fundingLastUpdate: m.fundingLastUpdate ?? 0n,
+        // an accrual after a close restarts funding at the reopening (MarketBase._skipClosed)
+        fundingLastUpdate: lastUpdate < reopen ? reopen : lastUpdate,
         premiumX18: m.premiumX18 ?? 0n,
         rateStaleSince: m.rateStaleSince ?? 0n,
         staleRateX18PerHour: m.staleRateX18PerHour ?? 0n,
-        session: (m.session ?? "OPEN") as MarketContext["session"],
+        session,
       });
     }
     return { block, markets: out, seenBlock };

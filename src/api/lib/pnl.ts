@@ -6,7 +6,7 @@
  * mark, pending funding and health in exact bigint arithmetic with the contracts' rounding.
  */
 import { db } from "ponder:api";
-import { chainClock, market, position } from "ponder:schema";
+import { chainClock, market, marketState, position } from "ponder:schema";
 import { eq, sql } from "ponder";
 import type { Hex } from "viem";
 import { decodeUintCursor, encodeCursor } from "../../../core/cursor.js";
@@ -14,6 +14,7 @@ import { ApiError } from "../../../core/errors.js";
 import { fundingNow, markPrice, max, min, pendingFunding, positionHealth } from "../../../core/math/index.js";
 import { ponderSchema } from "./indexedBlock.js";
 import { pnlPointsQuery } from "./pnlSql.js";
+import { calendarAt, calendarOf, lastReopen, sessionAt, type CalendarColumns } from "../../../core/calendar.js";
 import type { PnlPoint } from "../../../core/history/items.js";
 
 export const PNL_RESOLUTIONS = { "1h": 3_600n, "1d": 86_400n } as const;
@@ -77,9 +78,15 @@ export async function pnlPage(q: { accountId: bigint; createdAt: bigint; resolut
 /** The account's PnL at each period end `ends` (newest first), read by one query. */
 async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise<PnlPoint[]> {
   const markets = await db
-    .select({ marketId: market.marketId, marketAddress: market.marketAddress, positionId: position.positionId, mmBps: market.maintenanceMarginBps, clampBps: market.markClampBps })
+    .select({
+      marketId: market.marketId, marketAddress: market.marketAddress, positionId: position.positionId, mmBps: market.maintenanceMarginBps, clampBps: market.markClampBps,
+      calendarCloseAtMin: marketState.calendarCloseAtMin, calendarWindowMin: marketState.calendarWindowMin, calendarClosedMin: marketState.calendarClosedMin,
+      nextCalendarCloseAtMin: marketState.nextCalendarCloseAtMin, nextCalendarWindowMin: marketState.nextCalendarWindowMin,
+      nextCalendarClosedMin: marketState.nextCalendarClosedMin, calendarStartsAt: marketState.calendarStartsAt,
+    })
     .from(position)
     .innerJoin(market, eq(market.marketId, position.marketId))
+    .leftJoin(marketState, eq(marketState.marketAddress, market.marketAddress))
     .where(eq(position.accountId, accountId));
   const { text, values } = pnlPointsQuery(ponderSchema(), accountId, ends, markets);
   // the text's $n placeholders → drizzle parameters
@@ -117,9 +124,12 @@ async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise
     const m = markets.find((x) => x.marketId === r.market_id)!;
     const now = pt.blockTimestamp;
     const indexX18 = big(r.index_x18);
-    // a reopening restarts funding at its second (no FundingUpdated): the later of the two;
-    // while CLOSED nothing accrues (the premium average still moves the mark)
-    const lastUpdate = max(big(r.last_update), big(r.session_last_update));
+    // sessions follow the market's calendar (the one indexed now: calendars rarely change); an
+    // accrual after a close restarts funding at the reopening; while CLOSED nothing accrues
+    const cal = m.calendarStartsAt === null ? null : calendarOf(m as CalendarColumns);
+    const t = Number(now);
+    const lastUpdate = max(max(big(r.last_update), big(r.session_last_update)), cal ? BigInt(lastReopen(cal, t)) : 0n);
+    const closed = cal ? sessionAt(calendarAt(cal, t), t) === "CLOSED" : false;
     const mark = markPrice({
       indexX18,
       bestBidX18: big(r.best_bid_x18),
@@ -138,7 +148,7 @@ async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise
       indexX18,
       lastUpdate,
       now,
-      closed: r.session === "CLOSED",
+      closed,
     });
     const pending = pendingFunding(sizeQty, indexNow, big(r.funding_index_x18));
     const h = positionHealth({ sizeQty, openNotionalWad: big(r.open_notional_wad), marginWad: big(r.margin_wad) }, mark, pending, BigInt(m.mmBps));

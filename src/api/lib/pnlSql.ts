@@ -3,7 +3,8 @@
  * last row at or before B of each history table the account's state is valued from, each by one
  * index lookup (a market's last FundingRateStale counts only after its last FundingUpdated: a
  * cancel's stale rate that no accrual has applied yet; its last MarketSessionChanged gives the
- * session in force and the funding lastUpdate a reopening set, which no FundingUpdated records). Plain SQL with `$n` parameters, apart from Ponder's `db`, so that the EXPLAIN
+ * funding lastUpdate at that event; the session and a reopening's restart of funding come from
+ * the market's calendar, src/api/lib/pnl.ts). Plain SQL with `$n` parameters, apart from Ponder's `db`, so that the EXPLAIN
  * test (test/e2e/history.test.ts) checks the very statement the route runs.
  */
 export type PnlMarket = { marketId: string; marketAddress: string; positionId: string };

@@ -194,8 +194,8 @@ export const MarketSession = z
     marginUpliftBps: z.number().int().openapi({ description: "Multiplier of initial and maintenance margin now, bps (10000 = none)", example: 10000 }),
     marginUpliftPercent: percent("marginUpliftBps"),
     closeUpliftBps: z.number().int().openapi({ description: "The multiplier REDUCE_ONLY and CLOSED apply, bps (set by the venue's parameters)", example: 30000 }),
-    updatedAt: seconds("Last session change").nullable(),
-    updatedAtISO: iso("Last session change").nullable(),
+    updatedAt: seconds("Last session change (the market's on-chain calendar and the time decide it)").nullable(),
+    updatedAtISO: iso("Last session change (the market's on-chain calendar and the time decide it)").nullable(),
   })
   .openapi("MarketSession");
 
