@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FX_WEEK, NO_CLOSE, calendarAt, firstOpenAt, lastReopen, sessionAt, weekMinute } from "./calendar.js";
+import { FX_WEEK, NO_CLOSE, calendarAt, firstOpenAt, lastReopen, nextSessionChange, sessionAt, weekMinute } from "./calendar.js";
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 
@@ -42,5 +42,21 @@ describe("market calendar (MarketCalendar.sol's arithmetic)", () => {
     expect(firstOpenAt(FX_WEEK, at("2026-11-27T20:30:00Z"))).toBe(at("2026-11-29T21:00:00Z"));
     expect(firstOpenAt(FX_WEEK, at("2026-11-28T20:30:00Z"))).toBe(at("2026-11-29T21:00:00Z"));
     expect(firstOpenAt(FX_WEEK, at("2026-11-25T20:30:00Z"))).toBe(at("2026-11-25T20:30:00Z"));
+  });
+
+  it("the next session change: window, close, reopening; none without closes; a pending calendar's start", () => {
+    const fx = { current: FX_WEEK, next: FX_WEEK, startsAt: 0 };
+    expect(nextSessionChange(fx, at("2026-11-25T12:00:00Z"))).toEqual({ at: at("2026-11-27T20:00:00Z"), session: "REDUCE_ONLY" });
+    expect(nextSessionChange(fx, at("2026-11-27T20:00:00Z"))).toEqual({ at: at("2026-11-27T21:00:00Z"), session: "CLOSED" });
+    expect(nextSessionChange(fx, at("2026-11-28T00:10:00Z"))).toEqual({ at: at("2026-11-29T21:00:00Z"), session: "OPEN" });
+    expect(nextSessionChange(fx, at("2026-11-29T21:00:00Z"))).toEqual({ at: at("2026-12-04T20:00:00Z"), session: "REDUCE_ONLY" });
+    expect(nextSessionChange({ current: NO_CLOSE, next: NO_CLOSE, startsAt: 0 }, at("2026-11-28T00:00:00Z"))).toBeNull();
+    // a close cut short by a calendar without closes from Saturday noon
+    const cut = { current: FX_WEEK, next: NO_CLOSE, startsAt: at("2026-11-28T12:00:00Z") };
+    expect(nextSessionChange(cut, at("2026-11-28T00:00:00Z"))).toEqual({ at: at("2026-11-28T12:00:00Z"), session: "OPEN" });
+    expect(nextSessionChange(cut, at("2026-11-28T12:00:00Z"))).toBeNull();
+    // the FX week starting next Monday on a market without closes
+    const later = { current: NO_CLOSE, next: FX_WEEK, startsAt: at("2026-11-30T00:00:00Z") };
+    expect(nextSessionChange(later, at("2026-11-28T00:00:00Z"))).toEqual({ at: at("2026-12-04T20:00:00Z"), session: "REDUCE_ONLY" });
   });
 });

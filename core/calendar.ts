@@ -84,6 +84,36 @@ export function firstOpenAt(c: Calendar, from: number): number {
   return d < c.closedMin * 60 ? from + c.closedMin * 60 - d : from + (WEEK - d) + c.closedMin * 60;
 }
 
+/** The session of a market with calendar state `s` at unix time `t`. */
+export const sessionOf = (s: CalendarState, t: number): SessionName => sessionAt(calendarAt(s, t), t);
+
+/** The first boundary (window start, close, reopening) of `c` strictly after `t`; null: no close ever. */
+function nextBoundary(c: Calendar, t: number): number | null {
+  if (c.closedMin === 0) return null;
+  const d = sinceClose(c, t);
+  if (d < c.closedMin * 60) return t + c.closedMin * 60 - d; // the reopening
+  const windowStart = WEEK - c.windowMin * 60;
+  return d < windowStart ? t + windowStart - d : t + WEEK - d; // the window's start, else the close
+}
+
+/**
+ * The next time after `t` the session changes, and to what (null: it never does): what `npm start`
+ * prints and a refused order's reopening time.
+ */
+export function nextSessionChange(s: CalendarState, t: number): { at: number; session: SessionName } | null {
+  const now = sessionOf(s, t);
+  let x = t;
+  // at most a window, a close and a reopening per calendar, plus the pending calendar's start
+  for (let i = 0; i < 8; i++) {
+    const candidates = [nextBoundary(calendarAt(s, x), x), s.startsAt > x ? s.startsAt : null].filter((v): v is number => v !== null);
+    if (candidates.length === 0) return null;
+    x = Math.min(...candidates);
+    const session = sessionOf(s, x);
+    if (session !== now) return { at: x, session };
+  }
+  return null;
+}
+
 /** The calendar columns of an indexed market state row (ponder.schema.ts marketState). */
 export type CalendarColumns = {
   calendarCloseAtMin: number; calendarWindowMin: number; calendarClosedMin: number;

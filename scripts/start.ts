@@ -28,7 +28,7 @@ import { PROJECT_ROOT, loadDeployment, serializeDeployment, type Deployment } fr
 import { DEFAULT_SECRETS, type SecretName } from "../core/profiles.js";
 import { CODE_HASH, deployVenue, isDeployed, writeDeployment } from "./deploy.js";
 import { publicClientFor, walletClientFor } from "./lib/clients.js";
-import { applyLocalCalendar } from "./lib/local-calendar.js";
+import { applyLocalCalendar, marketSessions } from "./lib/local-calendar.js";
 import { FX_WEEK, NO_CLOSE } from "../core/calendar.js";
 import { DEMO_DEPOSIT_6, DEMO_MINT_6, createAccountsInOrder, mintTo, prepareWallet, usd } from "./lib/demo-wallets.js";
 import { startServices, type RunningServices } from "./lib/services.js";
@@ -156,6 +156,9 @@ async function main() {
     const noClose = process.env.SCHEDULE_ENABLED === "false";
     const switched = await applyLocalCalendar(client as PublicClient, anvil.rpcUrl, deployment, noClose ? NO_CLOSE : FX_WEEK);
     say(`calendar    ${noClose ? "no close (SCHEDULE_ENABLED=false): markets always OPEN" : "the FX week: reduce-only Fri 20:00, closed Fri 21:00 to Sun 21:00 UTC"}${switched ? ` (set on ${switched} markets)` : ""}`);
+    for (const m of await marketSessions(client as PublicClient, deployment)) {
+      say(`session     ${m.symbol} ${m.session}${m.next ? `, ${m.next.session} from ${new Date(m.next.at * 1000).toISOString()}` : " (no close)"}`);
+    }
 
     // Demo wallets: idempotent, so a restart only tops up what is missing.
     const ctx = { rpcUrl: anvil.rpcUrl, chainId, deployment };

@@ -8,7 +8,7 @@
 import { createWalletClient, http, type Address, type Hex, type PublicClient } from "viem";
 import { engineAbi, marketAbi } from "../../abis/index.js";
 import { LOCAL_CHAIN_ID } from "../../core/config.js";
-import { firstOpenAt, sameCalendar, type Calendar } from "../../core/calendar.js";
+import { firstOpenAt, nextSessionChange, sameCalendar, sessionOf, type Calendar, type SessionName } from "../../core/calendar.js";
 import type { Deployment } from "../../core/deployment.js";
 import { chainFor } from "./clients.js";
 
@@ -40,4 +40,16 @@ export async function applyLocalCalendar(client: PublicClient, rpcUrl: string, d
     }
   }
   return changed;
+}
+
+/** Each market's session now (the chain's time) and its next change, as `npm start` prints them. */
+export async function marketSessions(client: PublicClient, d: Deployment): Promise<{ symbol: string; session: SessionName; next: { at: number; session: SessionName } | null }[]> {
+  const now = Number((await client.getBlock({ blockTag: "latest" })).timestamp);
+  return Promise.all(
+    d.markets.map(async (m) => {
+      const [current, next, startsAt] = (await client.readContract({ address: m.marketAddress as Address, abi: marketAbi, functionName: "calendar" })) as readonly [Calendar, Calendar, bigint];
+      const state = { current, next, startsAt: Number(startsAt) };
+      return { symbol: m.symbol, session: sessionOf(state, now), next: nextSessionChange(state, now) };
+    }),
+  );
 }

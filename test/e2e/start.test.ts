@@ -120,7 +120,9 @@ describe("npm start", () => {
     basePort = (await freeBasePort(20_000 + Math.floor(Math.random() * 100) * 100))!;
     await start();
     // a line per stage as it goes, and the documents' servers on the ports in use
-    for (const stage of ["anvil", "deployment", "wallets", "services", "indexer", "gateway"]) expect(output).toMatch(new RegExp(`\\[\\d+\\.\\d s\\]\\s+${stage}`));
+    // SCHEDULE_ENABLED=false: every market OPEN on this very start, with no close ahead
+    for (const symbol of ["EUR/USD", "GBP/USD", "AUD/USD"]) expect(output).toContain(`session     ${symbol} OPEN (no close)`);
+    for (const stage of ["anvil", "deployment", "calendar", "session", "wallets", "services", "indexer", "gateway"]) expect(output).toMatch(new RegExp(`\\[\\d+\\.\\d s\\]\\s+${stage}`));
     const openapi = (await (await fetch(`http://127.0.0.1:${basePort + 4}/v1/openapi.json`)).json()) as { servers: { url: string }[] };
     expect(openapi.servers.map((x) => x.url)).toEqual([`http://127.0.0.1:${basePort + 4}`]);
     local = JSON.parse(readFileSync(join(dir, "local.json"), "utf8"));
