@@ -177,14 +177,16 @@ const app = createStreamsApp({
 });
 
 async function main() {
+  // until the indexer has indexed the deployment's markets: its first answers may be an empty
+  // list, which is "not yet" (waiting for the 30 s refresh below kept /health at 503 that long)
   for (;;) {
     try {
       await loadMarkets();
-      break;
+      if (marketIds.length > 0) break;
     } catch (e) {
       log.warn({ err: String(e) }, "markets not readable yet");
-      await new Promise((r) => setTimeout(r, 500));
     }
+    await new Promise((r) => setTimeout(r, 500));
   }
   // markets are created by governance: pick new ones up now and then
   setInterval(() => void loadMarkets().catch(() => {}), 30_000).unref();
