@@ -31,11 +31,9 @@ export async function assertPortsFree(ports: Partial<Record<string, number>>): P
   const busy = entries.filter((_, i) => results[i]);
   if (busy.length === 0) return;
   const base = await freeBasePort();
-  throw new PortInUseError(
+  throw new Error(
     `port${busy.length > 1 ? "s" : ""} ${busy.map(([name, port]) => `${port} (${name})`).join(", ")} ${busy.length > 1 ? "are" : "is"} in use by another program. ` +
       `Stop it, or move every venue port with VENUE_BASE_PORT (${VENUE_SERVICES.join(", ")} on N, N+1, …)` +
       (base ? `, e.g. VENUE_BASE_PORT=${base} npm start` : ""),
   );
 }
-
-export class PortInUseError extends Error {}
