@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FX_WEEK, NO_CLOSE, calendarAt, firstOpenAt, lastReopen, nextSessionChange, sessionAt, weekMinute } from "./calendar.js";
+import { FX_WEEK, NO_CLOSE, calendarAt, firstOpenAt, lastReopen, nextSessionChange, reopensAt, sessionAt, weekMinute } from "./calendar.js";
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 
@@ -58,5 +58,15 @@ describe("market calendar (MarketCalendar.sol's arithmetic)", () => {
     // the FX week starting next Monday on a market without closes
     const later = { current: NO_CLOSE, next: FX_WEEK, startsAt: at("2026-11-30T00:00:00Z") };
     expect(nextSessionChange(later, at("2026-11-28T00:00:00Z"))).toEqual({ at: at("2026-12-04T20:00:00Z"), session: "REDUCE_ONLY" });
+  });
+
+  it("a refused order's reopening: from the window and from the close, to the same reopening; none when OPEN or never closing", () => {
+    const fx = { current: FX_WEEK, next: FX_WEEK, startsAt: 0 };
+    expect(reopensAt(fx, at("2026-11-27T20:15:00Z"))).toBe(at("2026-11-29T21:00:00Z"));
+    expect(reopensAt(fx, at("2026-11-28T09:00:00Z"))).toBe(at("2026-11-29T21:00:00Z"));
+    expect(reopensAt(fx, at("2026-11-25T12:00:00Z"))).toBeNull();
+    expect(reopensAt({ current: NO_CLOSE, next: NO_CLOSE, startsAt: 0 }, at("2026-11-28T09:00:00Z"))).toBeNull();
+    // a close cut short by a calendar without closes
+    expect(reopensAt({ current: FX_WEEK, next: NO_CLOSE, startsAt: at("2026-11-28T12:00:00Z") }, at("2026-11-28T09:00:00Z"))).toBe(at("2026-11-28T12:00:00Z"));
   });
 });

@@ -114,6 +114,20 @@ export function nextSessionChange(s: CalendarState, t: number): { at: number; se
   return null;
 }
 
+/** The first time after `t` a market that is not OPEN at `t` opens again (null: OPEN at `t`, or never): a refused order's reopening. */
+export function reopensAt(s: CalendarState, t: number): number | null {
+  if (sessionOf(s, t) === "OPEN") return null;
+  let x = t;
+  // from REDUCE_ONLY: the close, then the reopening
+  for (let i = 0; i < 3; i++) {
+    const change = nextSessionChange(s, x);
+    if (change === null) return null;
+    if (change.session === "OPEN") return change.at;
+    x = change.at;
+  }
+  return null;
+}
+
 /** The calendar columns of an indexed market state row (ponder.schema.ts marketState). */
 export type CalendarColumns = {
   calendarCloseAtMin: number; calendarWindowMin: number; calendarClosedMin: number;

@@ -8,6 +8,7 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { depositTokenAbi, engineAbi, marketAbi } from "../../abis/index.js";
 import type { Deployment } from "../../core/deployment.js";
 import { ApiError } from "../../core/errors.js";
+import { reopensAt } from "../../core/calendar.js";
 
 /** Every error and event the relayer decodes (engine, markets, the deposit token). */
 export const VENUE_ABI = [...engineAbi, ...marketAbi, ...depositTokenAbi] as unknown as Abi;
@@ -106,6 +107,16 @@ export class Chain {
     this.markets.set(key, info);
     this.marketsByAddress.set(address.toLowerCase(), info);
     return info;
+  }
+
+  /** When `marketId`, not OPEN now (the chain's latest block), opens again: from its on-chain calendar (null: OPEN, or never). */
+  async reopensAt(marketId: Hex): Promise<number | null> {
+    const { address } = await this.market(marketId);
+    const [[current, next, startsAt], block] = await Promise.all([
+      this.client.readContract({ address, abi: marketAbi, functionName: "calendar" }),
+      this.client.getBlock({ blockTag: "latest" }),
+    ]);
+    return reopensAt({ current, next, startsAt: Number(startsAt) }, Number(block.timestamp));
   }
 
   /** The market emitting at `address` (for decoding logs), or undefined. */

@@ -14,7 +14,8 @@ import { keccak256, RawContractError, type Address, type Hex, type TransactionRe
 import type { Logger } from "pino";
 import { ApiError } from "../../core/errors.js";
 import { fail, ok } from "../../core/envelope.js";
-import { classifySendError, revertToApiError } from "../../core/chain/revert.js";
+import { secondsToISO } from "../../core/units.js";
+import { classifySendError, decodeRevert, revertToApiError } from "../../core/chain/revert.js";
 import type { RelayerConfig, CrashStep } from "./config.js";
 import { VENUE_ABI, type Chain } from "./chain.js";
 import { OPS, SUCCESS_STATUS, type Kind } from "./ops.js";
@@ -261,7 +262,12 @@ export class Relayer {
     try {
       return await this.chain.client.estimateGas({ account: this.signer, to: call.to, data: call.data });
     } catch (e) {
-      throw revertToApiError(e, VENUE_ABI) ?? new ApiError("UPSTREAM_ERROR", `simulation failed: ${shortMessage(e)}`);
+      const err = revertToApiError(e, VENUE_ABI) ?? new ApiError("UPSTREAM_ERROR", `simulation failed: ${shortMessage(e)}`);
+      if (err.code !== "MARKET_CLOSED" && err.code !== "MARKET_REDUCE_ONLY") throw err;
+      // name the reopening: the market's on-chain calendar at the chain's time
+      const marketId = decodeRevert(e, VENUE_ABI)?.args[0] as Hex | undefined;
+      const at = marketId ? await this.chain.reopensAt(marketId).catch(() => null) : null;
+      throw at === null ? err : new ApiError(err.code, `${err.message}; it reopens for all orders at ${secondsToISO(at)}`);
     }
   }
 
