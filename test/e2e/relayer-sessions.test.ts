@@ -18,7 +18,7 @@ let relayer: RelayerProc;
 beforeAll(async () => {
   chain = await startTestChain({ prepared: 1 });
   relayer = await startRelayer(chain, { pgliteDir: join(chain.dir, "relayer-db") }, {}, { name: "sessions" });
-}, 300_000);
+}, 600_000);
 afterAll(async () => {
   await relayer?.stop();
   await chain?.stop();
@@ -46,7 +46,7 @@ describe("an order refused by the market's session names its reopening", () => {
     const order = () =>
       relayerCall(relayer.url, "POST", `/internal/accounts/${a.accountId}/orders`, {
         caller: a.address,
-        body: { marketId: m.marketId, collateralAmount: "100", side: "LONG", leverage: 10, orderType: "LIMIT", limitPrice: "1.0790" },
+        body: { marketId: m.marketId, collateralAmount: "100000000", side: "LONG", leverage: 10, orderType: "LIMIT", limitPrice: "1079000000000000000" },
       });
     const reopening = `it reopens for all orders at ${secondsToISO(reopenAt)}`;
 
