@@ -10,7 +10,11 @@ import { loadDeployment } from "./core/deployment.js";
 import { assertProfileSecrets, INDEXER_SECRETS, profileFromEnv } from "./core/profiles.js";
 import { siweConfig } from "./core/auth/siwe.js";
 import { startHeadsRelay } from "./core/chain/heads-relay.js";
+import { assertPonderVersion } from "./src/ponder/internals.js";
 
+// Ponder's internals are reached through src/ponder/internals.ts and patched by patches/: both
+// written against one Ponder release, checked before anything starts.
+assertPonderVersion();
 // The integration API runs in this process: no default secrets, and a configured sign-in
 // origin, outside the local profile.
 assertProfileSecrets(profileFromEnv(), process.env, INDEXER_SECRETS);
@@ -52,6 +56,7 @@ export default createConfig({
     : process.env.INDEXER_PGLITE_DIR
       ? { database: { kind: "pglite" as const, directory: process.env.INDEXER_PGLITE_DIR } }
       : {}),
+  // pinned: the venue's patch (patches/ponder+0.16.10+004+venue.patch) changes this runtime only
   ordering: "multichain",
   chains: {
     venue: {

@@ -17,8 +17,8 @@
  *     BENCH_GATEWAY_NODE_ARGS (the same for the gateway)
  *     BENCH_NODE_CEILING=1: two more columns, Node's own HTTP server doing no work (bench/node-server.ts)
  *       in one process and in one per core (node:cluster): what any Node server reaches here
- *     BENCH_AB="a:VENUE_X=1,READS_Y=2;b:VENUE_X=0": the same A/B, each variant's VENUE_* and PGLITE_*
- *       switches set in the running Ponder (its POST /bench/env, BENCH=1) and READS_* in its read service
+ *     BENCH_AB="a:READS_Y=2;b:READS_Y=0": the same A/B, each variant's READS_* set in its read service
+ *       (Ponder has no switches: an A/B of Ponder's code runs two checkouts)
  *     BENCH_ANSWERS_FROM=indexer,batch: after the rows, the freshness samples A/B, one read service
  *       per variant (READS_ANSWERS_FROM) at a time in front of the same Ponder, interleaved
  *       BENCH_AB_ROUNDS=2 times (BENCH_FRESHNESS samples each); on PGlite also the statements per
@@ -234,28 +234,25 @@ export async function freshnessSamples(
 }
 
 /**
- * The A/B's variants: BENCH_AB="name:KEY=value,KEY2=value;name2:KEY=value" (VENUE_* and PGLITE_*
- * set in Ponder's process through its POST /bench/env between the variants, READS_* in the read
+ * The A/B's variants: BENCH_AB="name:KEY=value,KEY2=value;name2:KEY=value" (READS_* in the read
  * service's environment at its start), or BENCH_ANSWERS_FROM=indexer,batch (READS_ANSWERS_FROM).
  */
-function abVariants(): { name: string; ponder: Record<string, string>; reads: Record<string, string> }[] | undefined {
+function abVariants(): { name: string; reads: Record<string, string> }[] | undefined {
   const ab = process.env.BENCH_AB?.split(";").map((x) => x.trim()).filter(Boolean);
   if (ab?.length) {
     return ab.map((spec) => {
       const [name, list = ""] = spec.split(":", 2) as [string, string?];
-      const ponder: Record<string, string> = {};
       const reads: Record<string, string> = {};
       for (const kv of list.split(",").map((x) => x.trim()).filter(Boolean)) {
         const [k, v = ""] = kv.split("=", 2) as [string, string?];
         if (k.startsWith("READS_")) reads[k] = v;
-        else if (/^(VENUE_|PGLITE_)/.test(k)) ponder[k] = v;
-        else throw new Error(`BENCH_AB: ${k} is neither a read service's (READS_*) nor Ponder's (VENUE_*, PGLITE_*) switch`);
+        else throw new Error(`BENCH_AB: ${k} is not a read service's switch (READS_*); Ponder has none`);
       }
-      return { name: name.trim(), ponder, reads };
+      return { name: name.trim(), reads };
     });
   }
   const from = process.env.BENCH_ANSWERS_FROM?.split(",").map((x) => x.trim()).filter(Boolean);
-  return from?.map((x) => ({ name: `READS_ANSWERS_FROM=${x}`, ponder: {}, reads: { READS_ANSWERS_FROM: x } }));
+  return from?.map((x) => ({ name: `READS_ANSWERS_FROM=${x}`, reads: { READS_ANSWERS_FROM: x } }));
 }
 
 /** Ponder's "Indexed block" durations (its JSON log) of the given blocks, sorted. */
@@ -362,7 +359,6 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     const { eur, gbp } = await generate(v, log);
     // the A/B of how the read service builds its answers (READS_ANSWERS_FROM), and on PGlite the statements it costs
     const variants = abVariants();
-    if (variants) process.env.BENCH = "1"; // Ponder's POST /bench/env (src/api/index.ts)
     const statementsFile = variants && kind === "pglite" ? join(mkdtempSync(join(tmpdir(), "bench-pglite-")), "statements.json") : undefined;
     if (statementsFile) {
       process.env.BENCH_PGLITE_STATEMENTS_FILE = statementsFile;
@@ -511,15 +507,10 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
       // one read service at a time in front of the same Ponder (two would both rebuild every block)
       await rd.proc.stop();
       const abRounds = Number(process.env.BENCH_AB_ROUNDS ?? 2);
-      // every switch any variant sets: a variant that does not name one leaves it unset
-      const switches = new Set(variants.flatMap((x) => Object.keys(x.ponder)));
       for (let round = 0; round < abRounds; round++) {
         for (const variant of variants) {
           const at = load();
           log(`  A/B round ${round + 1}, ${variant.name} (load average ${at})`);
-          const ponderEnv = Object.fromEntries([...switches].map((k) => [k, variant.ponder[k] ?? null]));
-          const set = await fetch(`${ix.url}/bench/env`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(ponderEnv) });
-          if (set.status !== 200) throw new Error(`POST /bench/env: ${set.status} ${await set.text()}`);
           const rv = await v.startReads(ix, variant.reads);
           try {
             await waitForBlock(rv.url, await v.client.getBlockNumber({ cacheTime: 0 }));

@@ -13,9 +13,12 @@ import { publicClientFor } from "./lib/clients.js";
 import { assertProfileSecrets, INDEXER_SECRETS, profileFromEnv } from "../core/profiles.js";
 import { siweConfig } from "../core/auth/siwe.js";
 import { DEFAULT_PORTS, defaultUrl } from "../core/ports.js";
+import { assertPonderVersion } from "../src/ponder/internals.js";
 
 async function main() {
-  // before anything else (ponder.config.ts checks again for a bare `ponder start`)
+  // before anything else (ponder.config.ts checks again for a bare `ponder start`): the installed
+  // Ponder is the one src/ponder/internals.ts and patches/ were written against
+  assertPonderVersion();
   assertProfileSecrets(profileFromEnv(), process.env, INDEXER_SECRETS);
   siweConfig(process.env);
   const chainId = Number(process.env.CHAIN_ID ?? 31337);

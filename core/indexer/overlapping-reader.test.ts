@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { IndexedState } from "./blocks";
-import { overlappingReader } from "./overlapping-reader";
+import type { IndexedState } from "./indexed-state.js";
+import { overlappingReader } from "./overlapping-reader.js";
 
 const state = (n: number): IndexedState => ({ number: BigInt(n), timestamp: 0n, hash: null, state: `s${n}` });
 const tick = () => new Promise((r) => setImmediate(r));

@@ -7,7 +7,7 @@
  * Unlike `serialReader` (blocks.ts: one read at a time, a caller arriving during a read waits for
  * it and then for the next), a `Cache-Control: no-cache` read costs one round trip, not up to two.
  */
-import type { IndexedState } from "./blocks.js";
+import type { IndexedState } from "./indexed-state.js";
 
 export function overlappingReader(read: () => Promise<IndexedState>, push: (s: IndexedState) => void): () => Promise<IndexedState> {
   let pending: Promise<IndexedState> | null = null;

@@ -17,8 +17,9 @@ import { guardPonderMetrics } from "./lib/metrics.js";
 import { sqlGuard, sqlQueryGuard, type ExplainCost } from "./lib/sqlGuard.js";
 import { tableCatalog } from "./lib/sqlPolicy.js";
 import { blockStreamRoutes } from "./lib/blockStream.js";
-import { relaxPgliteCommits } from "./lib/pglite.js";
-import { installPgliteGate } from "./lib/pgliteGate.js";
+import { startSyncWatchdog, stallBoundMs } from "./lib/syncWatchdog.js";
+import { assertMultichainOrdering, installPgliteGate, installRevertSignal, ponderDialect, ponderSchema } from "../ponder/internals.js";
+import { revertedChannel } from "../../core/indexer/feed.js";
 import { accountRoutes } from "./routes/accounts.js";
 import { answersRoutes } from "./routes/answers.js";
 import { authRoutes } from "./routes/auth.js";
@@ -31,11 +32,15 @@ import { writeRoutes } from "./routes/writes.js";
 
 const app = createApiApp();
 
+// the venue's Ponder patch changes the multichain runtime only (src/ponder/internals.ts)
+assertMultichainOrdering();
 // PGlite (the default): no read sees part of a block (Ponder's PGlite "transactions" are not
 // transactions: src/api/lib/pgliteGate.ts); installed before Ponder starts indexing
 installPgliteGate();
-// PGlite: block commits return without waiting for the disk (src/api/lib/pglite.ts)
-void relaxPgliteCommits().catch((e) => console.error("PGlite: SET synchronous_commit failed", e));
+// the revert signal's trigger (src/ponder/internals.ts), once Ponder's tables exist
+void installRevertSignal(revertedChannel(ponderSchema()));
+// a live sync that stops silently degrades /health (src/api/lib/syncWatchdog.ts)
+startSyncWatchdog({ rpcUrl: process.env.RPC_URL ?? "http://127.0.0.1:8545", boundMs: stallBoundMs() });
 
 app.use(corsPolicy());
 // a client's X-Request-Id is kept only when short and plain (≤ 255 of [A-Za-z0-9_=-]), else replaced
@@ -55,9 +60,7 @@ const explainCost: ExplainCost = async ({ sql, params }) => {
   const parsed = (typeof plan === "string" ? JSON.parse(plan) : plan) as Array<{ Plan: { "Total Cost": number } }>;
   return parsed[0]!.Plan["Total Cost"];
 };
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- Ponder's driver is internal; Ponder's client() reads it the same way
-const sqlDialect = () => ((globalThis as any).PONDER_DATABASE?.driver?.dialect === "pglite" ? "pglite" : "postgres");
-app.use("/sql/*", sqlGuard(), sqlQueryGuard({ catalog: tableCatalog(schema), dialect: sqlDialect, explain: explainCost }), client({ db, schema }));
+app.use("/sql/*", sqlGuard(), sqlQueryGuard({ catalog: tableCatalog(schema), dialect: ponderDialect, explain: explainCost }), client({ db, schema }));
 guardPonderMetrics(app);
 
 // one list of every resource (reads, writes, sign-in; the read service's POST /internal/answers), all at the root
@@ -81,17 +84,6 @@ app.route("/", blockStreamRoutes);
 if (process.env.BENCH === "1") {
   // baseline for bench/reads.ts: the same server, no database
   app.get("/bench/bare", (c) => c.json({ success: true, data: { ok: true } }));
-  // the A/B of bench/reads.ts (BENCH_AB): switches read per block by this process (the Ponder
-  // patch's VENUE_*, PGLITE_*), set between the variants' samples, so they share one Ponder
-  app.post("/bench/env", async (c) => {
-    const set = (await c.req.json()) as Record<string, string | null>;
-    for (const [k, v] of Object.entries(set)) {
-      if (!/^(VENUE_|PGLITE_)[A-Z0-9_]+$/.test(k)) return c.json({ success: false, error: `not a switch: ${k}` }, 400);
-      if (v === null) delete process.env[k];
-      else process.env[k] = String(v);
-    }
-    return c.json({ success: true, data: set });
-  });
 }
 
 // Ponder mounts this app inside its own (which keeps /health, /ready, /status, /metrics first);

@@ -1,12 +1,10 @@
 /**
  * Ponder's SQL over HTTP keeps up with the blocks: its cached `/sql/db` results and its live
  * queries (`/sql/live`, `@ponder/client`'s `live`) are dropped or woken by the names of the tables
- * each block wrote (the checkpoint's NOTIFY reads them from Ponder's live-query table). On PGlite
- * our Ponder patch no longer empties that table after every block, only when something here
- * references a name it still holds (ponder/dist/esm/database/live-query-tables.js): a cached result
- * on a table that several blocks did not write (so the table was kept, not emptied, in between)
- * must still be dropped by the block that writes it, and a live query must see each update.
- * Would fail if a block's NOTIFY missed a table it wrote. Both databases (Postgres: upstream's).
+ * each block wrote (the checkpoint's NOTIFY reads them from Ponder's live-query table, upstream's
+ * on both databases): a cached result on a table that several blocks did not write must survive
+ * them and still be dropped by the block that writes it, and a live query must see each update.
+ * Would fail if a block's NOTIFY missed a table it wrote. Both databases.
  * The queries keep to the shape PGlite answers (one table, an indexed equality, a LIMIT); /sql/live
  * is judged like /sql/db (issue 27 item 6): a refused live query answers a 4xx envelope, opens no
  * stream and leaves live queries to others.

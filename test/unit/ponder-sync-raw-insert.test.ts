@@ -1,8 +1,8 @@
 /**
- * patches/ponder+0.16.10.patch: the sync store's inserts without drizzle's query builder
+ * patches/ponder+0.16.10+004+venue.patch: the sync store's inserts without drizzle's query builder
  * (ponder/dist/esm/sync-store/raw-insert.js) send the statement and parameters drizzle renders for
- * the same rows (upstream's path, VENUE_SYNC_RAW_INSERT=0): same text, same values, same types
- * (bigints as bigints, NULLs), split at the same parameter limit.
+ * the same rows (upstream's path): same text, same values, same types (bigints as bigints, NULLs),
+ * split at the same parameter limit.
  */
 import { drizzle } from "drizzle-orm/node-postgres";
 import { describe, expect, it } from "vitest";
@@ -12,7 +12,7 @@ type Row = Record<string, unknown>;
 type Statement = { text: string; params: unknown[] };
 type RawInsert = { keys: string[]; text: (n: number) => string };
 type RawInsertModule = {
-  createRawInsert: (table: unknown, conflictColumns: unknown[]) => RawInsert;
+  createRawInsert: (table: unknown) => RawInsert;
   buildRawInserts: <T>(insert: RawInsert, items: T[], encode: (item: T) => Row, maxParams: number) => Statement[];
 };
 type Encoders = Record<"encodeBlock" | "encodeLog" | "encodeTransaction" | "encodeTransactionReceipt" | "encodeTrace", (x: Row) => Row>;
@@ -158,7 +158,7 @@ describe("Ponder's sync store inserts without drizzle (patch)", () => {
     it(`${c.table}: the text and parameters drizzle renders, NULLs and bigints included`, () => {
       const target = c.conflict.map((k) => S[c.table][k]);
       const rows = c.items.map(c.encode);
-      const raw = buildRawInserts(createRawInsert(S[c.table], target), c.items, c.encode, 16_000);
+      const raw = buildRawInserts(createRawInsert(S[c.table]), c.items, c.encode, 16_000);
       expect(raw).toEqual([drizzleInsert(c.table, rows, target)]);
       const params = raw[0]!.params;
       expect(params).toContain(null);
@@ -169,7 +169,7 @@ describe("Ponder's sync store inserts without drizzle (patch)", () => {
   it("splits at the parameter limit as upstream (whole rows per statement), the last one shorter", () => {
     const c = cases.find((x) => x.table === "logs")!;
     const target = c.conflict.map((k) => S.logs[k]);
-    const insert = createRawInsert(S.logs, target);
+    const insert = createRawInsert(S.logs);
     const width = insert.keys.length; // 12 columns
     const raw = buildRawInserts(insert, c.items, c.encode, 2 * width + 5); // 2 rows per statement
     expect(raw.map((s) => s.params.length)).toEqual([2 * width, 2 * width, width]);
@@ -184,7 +184,7 @@ describe("Ponder's sync store inserts without drizzle (patch)", () => {
 
   it("sends NULL for a value the encoder leaves undefined", () => {
     const target = [S.logs.chainId, S.logs.blockNumber, S.logs.logIndex];
-    const [s] = buildRawInserts(createRawInsert(S.logs, target), [{}], () => ({ chainId: 1n, data: "0x" }), 16_000);
+    const [s] = buildRawInserts(createRawInsert(S.logs), [{}], () => ({ chainId: 1n, data: "0x" }), 16_000);
     expect(s!.params).toEqual([1n, null, null, null, null, null, null, null, null, null, null, "0x"]);
   });
 });

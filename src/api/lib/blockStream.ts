@@ -1,6 +1,6 @@
 /**
  * The indexed-block push of this process, for the read service and the streams
- * (core/indexer/blocks.ts `sseBlockFeed`): `GET /blocks/stream` (server-sent events: the
+ * (core/indexer/sse-feed.ts `sseBlockFeed`): `GET /blocks/stream` (server-sent events: the
  * indexed state at once, then each new one) and `GET /blocks/current` (one state read now).
  *
  * Ponder commits each live block in one transaction that updates `_ponder_checkpoint`, whose
@@ -8,32 +8,31 @@
  * (PGlite: in-process, the only way another process can learn of it; Postgres: a connection of
  * its own), reads the state once per push and fans it out to every subscriber. Nothing runs
  * while nobody listens but that one LISTEN; a reorg's revert is pushed by our trigger (flagged
- * `reverted`, core/indexer/blocks.ts revertSignalSql); a slow poll (1 s) covers what Ponder does
+ * `reverted`, src/ponder/internals.ts revertSignalSql); a slow poll (1 s) covers what Ponder does
  * not push (the backfill's blocks).
  *
  * On PGlite the database runs in this process's one thread, so a request here waits behind each
  * indexed block's transaction: each pushed state is also written to shared memory that a worker
  * thread serves as `GET /blocks/current` (stateServer.ts), whose URL both routes advertise
- * (`STATE_URL_HEADER`) for `sseBlockFeed.revalidate`. `INDEXER_STATE_WORKER=off` disables it.
+ * (`STATE_URL_HEADER`) for `sseBlockFeed.revalidate`. The revert signal's trigger is installed
+ * at the API's load (src/ponder/internals.ts `installRevertSignal`).
  */
 import { createApiApp } from "./app.js";
 import { streamSSE } from "hono/streaming";
 import pg from "pg";
-import { sql } from "ponder";
-import { db } from "ponder:api";
-import { feedHub, liveQueryChannel, revertSignalSql, revertTracker, revertedChannel, serialReader, STATE_URL_HEADER, stateToJson, type IndexedState } from "../../../core/indexer/blocks.js";
-import { ponderSchema, readIndexedBlock } from "./indexedBlock.js";
+import { feedHub, liveQueryChannel, revertTracker, revertedChannel, serialReader } from "../../../core/indexer/feed.js";
+import { stateToJson, type IndexedState } from "../../../core/indexer/indexed-state.js";
+import { STATE_URL_HEADER } from "../../../core/indexer/sse-feed.js";
+import { listenPglite, ponderDialect, ponderSchema } from "../../ponder/internals.js";
+import { readIndexedBlock } from "./indexedBlock.js";
 import { startStateServer, type StateServer } from "./stateServer.js";
 
 const SAFETY_POLL_MS = 1_000;
 const KEEPALIVE_MS = 15_000;
 
-type PgliteDriver = { dialect: "pglite"; instance: { listen: (channel: string, cb: (payload: string) => void) => Promise<unknown> } };
-type Driver = PgliteDriver | { dialect: "postgres" };
-
 const feed = feedHub();
 let started = false;
-let dialect: Driver["dialect"] | undefined;
+let dialect: "pglite" | "postgres" | undefined;
 let stateServer: StateServer | undefined;
 /** One state read at a time; pushes during a read share the one read after it; reverts flagged. */
 const reverts = revertTracker(readIndexedBlock);
@@ -74,14 +73,6 @@ async function listenPostgres(channel: string) {
       await c.connect();
       await c.query(`LISTEN "${channel}"`);
       await c.query(`LISTEN "${revertedChannel(ponderSchema())}"`);
-      // the revert signal's trigger (Ponder's API pool is read-only on Postgres); retried until
-      // Ponder's tables exist
-      const run = async () => {
-        for (const q of revertSignalSql(ponderSchema())) await c.query(q);
-      };
-      const install = setInterval(() => void run().then(() => clearInterval(install), () => {}), SAFETY_POLL_MS);
-      void run().then(() => clearInterval(install), () => {});
-      void lost.then(() => clearInterval(install));
       await lost;
       await c.end().catch(() => {});
     } catch {
@@ -94,36 +85,20 @@ async function listenPostgres(channel: string) {
 function start() {
   if (started) return;
   started = true;
-  const driver = (globalThis as unknown as { PONDER_DATABASE: { driver: Driver } }).PONDER_DATABASE.driver;
-  dialect = driver.dialect;
+  dialect = ponderDialect();
   const channel = liveQueryChannel(ponderSchema());
-  if (driver.dialect === "pglite") {
-    void driver.instance.listen(channel, () => void refresh().catch(() => {}));
-    void driver.instance.listen(revertedChannel(ponderSchema()), revertSignalled);
+  if (dialect === "pglite") {
+    void listenPglite(channel, () => void refresh().catch(() => {}));
+    void listenPglite(revertedChannel(ponderSchema()), revertSignalled);
     // the state served from a thread indexing does not block (on Postgres the read service reads the database itself)
-    if (process.env.INDEXER_STATE_WORKER !== "off") {
-      const g = globalThis as unknown as { venueStateServer?: StateServer };
-      void g.venueStateServer?.close(); // a reload of this module (ponder dev)
-      const server = (g.venueStateServer = stateServer = startStateServer());
-      // first, so the state is in shared memory before any stream sends it
-      feed.subscribe(server.publish);
-      if (feed.current().state) server.publish(feed.current());
-    }
+    const g = globalThis as unknown as { venueStateServer?: StateServer };
+    void g.venueStateServer?.close(); // a reload of this module (ponder dev)
+    const server = (g.venueStateServer = stateServer = startStateServer());
+    // first, so the state is in shared memory before any stream sends it
+    feed.subscribe(server.publish);
+    if (feed.current().state) server.publish(feed.current());
   } else void listenPostgres(channel);
-  // PGlite: the revert signal's trigger (core/indexer/blocks.ts), retried until Ponder's tables exist
-  let installed = driver.dialect !== "pglite";
-  const install = () => {
-    if (installed) return;
-    void (async () => {
-      for (const q of revertSignalSql(ponderSchema())) await db.execute(sql.raw(q));
-      installed = true;
-    })().catch(() => {});
-  };
-  install();
-  setInterval(() => {
-    install();
-    void refresh().catch(() => {});
-  }, SAFETY_POLL_MS).unref();
+  setInterval(() => void refresh().catch(() => {}), SAFETY_POLL_MS).unref();
 }
 
 /** The state server's URL in a response's headers, once it listens (a stream waits for it, briefly). */

@@ -8,9 +8,8 @@ import { createMiddleware } from "hono/factory";
 import { db } from "ponder:api";
 import { sql } from "ponder";
 import { ApiError } from "../../../core/errors.js";
-import { indexedStateSql, stateFromRow, type IndexedState, type StateRow } from "../../../core/indexer/blocks.js";
-import { pgliteGate } from "./pgliteGate.js";
-import { pgSnapshot } from "./pgSnapshot.js";
+import { indexedStateSql, stateFromRow, type IndexedState, type StateRow } from "../../../core/indexer/indexed-state.js";
+import { pgliteGate, pgSnapshot, ponderSchema } from "../../ponder/internals.js";
 import { waitForMinBlock } from "../../../core/reads/min-block.js";
 
 export const MIN_BLOCK_WAIT_MS = 5_000;
@@ -18,14 +17,13 @@ export const MIN_BLOCK_WAIT_MS = 5_000;
 /**
  * `state` identifies the indexed state exactly: the checkpoint (block, time) plus the last
  * event applied (its block hash pins the chain before it, so a reorg to another branch at the
- * same height gives another value). Read by one statement (core/indexer/blocks.ts).
+ * same height gives another value). Read by one statement (core/indexer/indexed-state.ts).
  */
 export type IndexedBlock = IndexedState;
 export type IndexedBlockEnv = { Variables: { indexed: IndexedBlock; consistentAt?: IndexedBlock } };
 
-/** Ponder's schema of this build (set by Ponder before it loads the API). */
-export const ponderSchema = (): string =>
-  (globalThis as unknown as { PONDER_NAMESPACE_BUILD: { schema: string } }).PONDER_NAMESPACE_BUILD.schema;
+/** Ponder's schema of this build (src/ponder/internals.ts). */
+export { ponderSchema };
 
 /** One statement, so the checkpoint and the head come from one snapshot. */
 export async function readIndexedBlock(): Promise<IndexedBlock> {
@@ -89,7 +87,6 @@ export async function readAtIndexedBlock<T>(
   const gate = pgliteGate();
   if (gate) return gate.shared(async () => at(await readIndexedBlock()));
   const snapshot = pgSnapshot();
-  if (snapshot) return snapshot(indexedStateSql(ponderSchema()), (rows) => at(stateFromRow(rows[0] as StateRow | undefined)));
-  // PGlite with PGLITE_BLOCK_GATE=off (A/B only): no guarantee
-  return at(await readIndexedBlock());
+  if (!snapshot) throw new Error("readAtIndexedBlock: neither the PGlite block gate nor the Postgres snapshot is installed");
+  return snapshot(indexedStateSql(ponderSchema()), (rows) => at(stateFromRow(rows[0] as StateRow | undefined)));
 }

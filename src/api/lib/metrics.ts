@@ -9,26 +9,24 @@ import { ApiError } from "../../../core/errors.js";
 import { registry } from "../../../core/metrics.js";
 import { profileFromEnv, secretProblems } from "../../../core/profiles.js";
 import { sameSecret } from "../../../core/auth/service-tokens.js";
-
-type PonderMetrics = { getMetrics: () => Promise<string> };
+import { ponderMetrics } from "../../ponder/internals.js";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any sub-app Env
 export function guardPonderMetrics(app: Hono<any>, env: Record<string, string | undefined> = process.env) {
   const profile = profileFromEnv(env);
-  const metrics = (globalThis as { PONDER_COMMON?: { metrics?: PonderMetrics } }).PONDER_COMMON?.metrics;
+  const metrics = ponderMetrics();
   if (!metrics) {
     if (profile.name === "local") return;
     throw new Error("Ponder's metrics registry is not where expected: refusing to leave /metrics public");
   }
-  const ponders = metrics.getMetrics.bind(metrics);
-  // the integration API's own series (core/metrics.ts: its rate-limit rejections) in the same
-  // scrape as Ponder's: this process serves one /metrics
-  const real = async () => `${await ponders()}\n${await registry.metrics()}`;
+  // the integration API's own series (core/metrics.ts: its rate-limit rejections, the sync
+  // watchdog's) in the same scrape as Ponder's: this process serves one /metrics
+  const real = async () => `${await metrics.read()}\n${await registry.metrics()}`;
   if (profile.name === "local") {
-    metrics.getMetrics = real;
+    metrics.serve(real);
     return;
   }
-  metrics.getMetrics = async () => "# metrics are not public outside the local profile: GET /ops/metrics with X-Admin-Token\n";
+  metrics.serve(async () => "# metrics are not public outside the local profile: GET /ops/metrics with X-Admin-Token\n");
   const token = secretProblems(profile, env, ["ADMIN_TOKEN"]).length ? undefined : env.ADMIN_TOKEN;
   app.get("/ops/metrics", async (c) => {
     const given = c.req.header("X-Admin-Token");

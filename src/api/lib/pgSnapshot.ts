@@ -18,14 +18,14 @@
  * connection goes back to the pool after it. Work the read started that outlives it (its
  * context inherited) goes to the pool again. Nothing inside a read may wait for another
  * connection of the pool (every pinned read could be waiting: none would return): the routes'
- * loads only use `db`. On PGlite the gate (pgliteGate.ts) does this job.
+ * loads only use `db`. On PGlite the gate (pgliteGate.ts) does this job. Installed on Ponder's
+ * read-only `db` by src/ponder/internals.ts `pgSnapshot`.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
 type Rows = { rows: Record<string, unknown>[] };
 type PgClient = { query: (...a: unknown[]) => Promise<unknown>; release: (err?: Error | boolean) => void };
 type PgPool = { connect: () => Promise<PgClient>; query: (...a: unknown[]) => Promise<unknown> };
-type PonderDatabase = { driver: { dialect: string; readonly?: PgPool }; readonlyQB: { _: { session: { client: unknown } } } };
 
 /** Runs `work` in one read-only REPEATABLE READ snapshot that `first` (SQL text, no parameters) opens; `work` gets its rows. */
 export type PgSnapshot = <T>(first: string, work: (rows: Record<string, unknown>[]) => Promise<T>) => Promise<T>;
@@ -66,23 +66,4 @@ export function snapshotOn(pool: PgPool): { snapshot: PgSnapshot; client: PgPool
     }
   };
   return { snapshot, client };
-}
-
-const KEY = Symbol.for("venue.pgReadSnapshot");
-
-/** The API's snapshot runner on Postgres (installed on Ponder's read-only `db` at the first call, once per process), else undefined. */
-export function pgSnapshot(): PgSnapshot | undefined {
-  const g = globalThis as Record<symbol, PgSnapshot | null | undefined> & { PONDER_DATABASE?: PonderDatabase };
-  const installed = g[KEY];
-  if (installed !== undefined) return installed ?? undefined;
-  const database = g.PONDER_DATABASE;
-  const pool = database?.driver.readonly;
-  if (database?.driver.dialect !== "postgres" || !pool) {
-    g[KEY] = null;
-    return undefined;
-  }
-  const { snapshot, client } = snapshotOn(pool);
-  database.readonlyQB._.session.client = client;
-  g[KEY] = snapshot;
-  return snapshot;
 }

@@ -17,7 +17,7 @@
  * waits for the statements already running, readers arriving meanwhile wait for the writer. Nested
  * calls of the same holder pass (AsyncLocalStorage); a read started by a writer's work (a NOTIFY's
  * listener) waits for that writer, which never awaits it. Postgres needs none: Ponder's transactions
- * are real there. `PGLITE_BLOCK_GATE=off` leaves Ponder as it is (for A/B).
+ * are real there. Installed on Ponder's database by src/ponder/internals.ts `installPgliteGate`.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
@@ -81,43 +81,3 @@ export function blockGate() {
   };
 }
 export type BlockGate = ReturnType<typeof blockGate>;
-
-type Pglite = { query: (...a: unknown[]) => Promise<unknown>; exec: (...a: unknown[]) => Promise<unknown>; transaction: (...a: unknown[]) => Promise<unknown> };
-type Qb = { transaction: (...a: unknown[]) => Promise<unknown>; _: { session: { client: unknown } } };
-type PonderDatabase = { driver: { dialect: string; instance?: Pglite }; userQB: Qb; readonlyQB: Qb };
-
-const KEY = Symbol.for("venue.pgliteBlockGate");
-
-/** The installed gate (PGlite only), else undefined. */
-export const pgliteGate = (): BlockGate | undefined => (globalThis as Record<symbol, BlockGate | undefined>)[KEY];
-
-/**
- * Installs the gate on Ponder's database (once per process; before indexing starts: Ponder loads
- * the API before it runs the indexing). A no-op on Postgres.
- */
-export function installPgliteGate(): BlockGate | undefined {
-  const g = globalThis as Record<symbol, BlockGate | undefined> & { PONDER_DATABASE?: PonderDatabase };
-  if (g[KEY]) return g[KEY];
-  const database = g.PONDER_DATABASE;
-  const instance = database?.driver.instance;
-  if (database?.driver.dialect !== "pglite" || !instance || process.env.PGLITE_BLOCK_GATE === "off") return undefined;
-  const gate = blockGate();
-  // writers: Ponder's indexing "transactions" (the tx they pass on is userQB itself: nested calls pass)
-  const fake = database.userQB.transaction.bind(database.userQB);
-  database.userQB.transaction = (...args: unknown[]) => gate.exclusive(() => fake(...args));
-  // readers: the API's db (drizzle reads `session.client` at each statement) and PGlite's own transactions
-  const session = database.readonlyQB._.session;
-  session.client = new Proxy(instance, {
-    get(target, prop) {
-      if (prop === "query" || prop === "exec" || prop === "transaction") {
-        return (...a: unknown[]) => gate.shared(() => (target[prop] as (...x: unknown[]) => Promise<unknown>)(...a));
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
-  const transaction = instance.transaction.bind(instance);
-  instance.transaction = (...a: unknown[]) => gate.shared(() => transaction(...a));
-  g[KEY] = gate;
-  return gate;
-}

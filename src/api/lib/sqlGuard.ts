@@ -9,6 +9,7 @@ import { ApiError } from "../../../core/errors.js";
 import { profileFromEnv, secret } from "../../../core/profiles.js";
 import { sameSecret } from "../../../core/auth/service-tokens.js";
 import { errorResponse } from "./errors.js";
+import { setReadonlyStatementTimeout } from "../../ponder/internals.js";
 import { disallowedFunction, parseStatement, pgliteShapeError, SQL_FUNCTIONS, type TableCatalog } from "./sqlPolicy.js";
 
 export type SqlGuardVariables = { sqlService?: boolean };
@@ -38,7 +39,7 @@ function positiveInt(name: string, fallback: number): number {
   return n;
 }
 
-/** SQL_TIMEOUT_MS (default 5 s): Postgres' `statement_timeout` of every `/sql/db` and `/sql/live` statement. */
+/** SQL_TIMEOUT_MS (default 5 s): Postgres' `statement_timeout` of every statement of Ponder's read-only pool (`/sql/db`, `/sql/live`, the API's reads). */
 export function sqlTimeoutMs(): number {
   return positiveInt("SQL_TIMEOUT_MS", 5_000);
 }
@@ -89,8 +90,8 @@ export type SqlQueryGuardOptions = {
  * - on PGlite, which runs every statement on the connection indexing uses and cannot stop one
  *   (no `statement_timeout`): only the bounded shape, else 400 SQL_NOT_SUPPORTED_ON_PGLITE;
  * - on Postgres: `EXPLAIN`ed (nothing runs) and refused above `maxCost` (SQL_MAX_COST), and every
- *   statement Ponder runs for /sql has `statement_timeout` = SQL_TIMEOUT_MS (the Ponder patch's
- *   SET LOCAL in its read-only transaction): a slow one answers 400 SQL_TIMEOUT.
+ *   statement of Ponder's read-only pool (/sql and the API's reads) has `statement_timeout` =
+ *   SQL_TIMEOUT_MS (src/ponder/internals.ts `setReadonlyStatementTimeout`): a slow one answers 400 SQL_TIMEOUT.
  * At most `maxConcurrent` (SQL_MAX_CONCURRENT) such queries run at once, else 429 RATE_LIMITED:
  * on Postgres they share Ponder's read-only pool (a few connections) with /status, /ready and every
  * API read, which statements of up to SQL_TIMEOUT_MS each would otherwise queue behind.
@@ -100,7 +101,7 @@ export type SqlQueryGuardOptions = {
 export function sqlQueryGuard(opts: SqlQueryGuardOptions) {
   const maxCost = opts.maxCost ?? Number(process.env.SQL_MAX_COST || 10_000_000);
   const maxConcurrent = opts.maxConcurrent ?? positiveInt("SQL_MAX_CONCURRENT", 2);
-  (globalThis as { VENUE_SQL_TIMEOUT_MS?: number }).VENUE_SQL_TIMEOUT_MS = sqlTimeoutMs();
+  setReadonlyStatementTimeout(sqlTimeoutMs());
   let running = 0;
   return createMiddleware<{ Variables: SqlGuardVariables }>(async function sqlQueryGuard(c, next) {
     if (!SQL_ROUTES.has(c.req.path)) return next();

@@ -10,7 +10,7 @@
  * The worker holds no state of its own and is unref'd: it ends with the process.
  */
 import { Worker } from "node:worker_threads";
-import { stateToJson, type IndexedState } from "../../../core/indexer/blocks.js";
+import { stateToJson, type IndexedState } from "../../../core/indexer/indexed-state.js";
 
 const HEADER_BYTES = 16;
 

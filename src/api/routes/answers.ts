@@ -8,7 +8,8 @@
  * Everything is read in ONE transaction: the indexed state once, then one statement per distinct
  * plan, so every answer belongs to the one state and block it carries. On PGlite the transaction
  * holds PGlite's lock and the block gate's shared hold (src/api/lib/pgliteGate.ts), so no part of a
- * block commits between its statements; on Postgres one connection of Ponder's read-only pool in a REPEATABLE READ snapshot.
+ * block commits between its statements; on Postgres one connection of Ponder's read-only pool in a
+ * REPEATABLE READ snapshot (src/ponder/internals.ts `readTransaction`).
  * Where the read service used to ask each answer from its route (~4 statements each, the state
  * read twice), a block's rebuilds cost one request and about one statement per answer here.
  *
@@ -24,10 +25,11 @@ import { ok } from "../../../core/envelope.js";
 import { callerTokens, identifyService, requireScope, CALLERS, type ServiceCaller, type ServiceVariables } from "../../../core/auth/service-tokens.js";
 import { configured } from "../../../core/profiles.js";
 import { parseOrThrow } from "../../../core/schemas/validation.js";
-import { answerPlans, answersAt, isHotKey, MAX_ANSWER_PATHS, type AnswerPlans, type Executor } from "../../../services/reads/plans.js";
+import { answerPlans, answersAt, isHotKey, MAX_ANSWER_PATHS, type AnswerPlans } from "../../../services/reads/plans.js";
 import { createApiApp } from "../lib/app.js";
 import { MIN_BLOCK_WAIT_MS, ponderSchema } from "../lib/indexedBlock.js";
 import { waitForMinBlock } from "../../../core/reads/min-block.js";
+import { readTransaction } from "../../ponder/internals.js";
 
 export const AnswersBody = z.strictObject({
   minBlock: z.union([z.string().regex(/^\d{1,15}$/, "must be a non-negative integer block number"), z.number().int().min(0).max(Number.MAX_SAFE_INTEGER)]),
@@ -37,38 +39,8 @@ export const AnswersBody = z.strictObject({
     .max(MAX_ANSWER_PATHS),
 });
 
-type Transaction = <T>(work: (exec: Executor) => Promise<T>) => Promise<T>;
-type PgClient = { query: (q: string | { text: string; values?: unknown[] }) => Promise<{ rows: Record<string, unknown>[] }>; release: () => void };
-type Driver =
-  | { dialect: "pglite"; instance: { transaction: <T>(f: (tx: { query: (text: string, values?: unknown[]) => Promise<{ rows: Record<string, unknown>[] }> }) => Promise<T>) => Promise<T> } }
-  | { dialect: "postgres"; readonly: { connect: () => Promise<PgClient> } };
-
-/** One transaction of Ponder's database (its driver is internal, as in blockStream.ts and index.ts's explainCost). */
-function transactionOf(driver: Driver): Transaction {
-  if (driver.dialect === "pglite") {
-    // PGlite's transaction(): BEGIN … COMMIT under its lock, and under pgliteGate.ts's shared hold,
-    // so it never runs between two of a block's statements (Ponder's PGlite "transactions" autocommit each)
-    return (work) => driver.instance.transaction((tx) => work(async (s, values) => (await tx.query(s.text, values)).rows));
-  }
-  return async (work) => {
-    const client = await driver.readonly.connect();
-    try {
-      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      const out = await work(async (s, values) => (await client.query({ text: s.text, values })).rows);
-      await client.query("COMMIT");
-      return out;
-    } catch (e) {
-      await client.query("ROLLBACK").catch(() => {});
-      throw e;
-    } finally {
-      client.release();
-    }
-  };
-}
-
 // made at the first request: Ponder sets its schema and database before it serves
 let plans: AnswerPlans | undefined;
-let transaction: Transaction | undefined;
 
 /** The callers whose tokens this process was given (outside local the indexer has no gateway token): an unknown one is 401. */
 const known = (Object.keys(CALLERS) as ServiceCaller[]).filter((c) => configured(CALLERS[c].env));
@@ -85,10 +57,8 @@ answersRoutes.post(
     const body = parseOrThrow(AnswersBody, raw);
     const minBlock = BigInt(body.minBlock);
     plans ??= answerPlans({ schema: ponderSchema(), withState: false });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Ponder's driver is internal
-    const tx = (transaction ??= transactionOf((globalThis as any).PONDER_DATABASE.driver as Driver));
     const w = await waitForMinBlock(async () => {
-      const { state, answers } = await tx((exec) => answersAt(plans!, body.paths, minBlock, exec));
+      const { state, answers } = await readTransaction((exec) => answersAt(plans!, body.paths, minBlock, exec));
       return { block: state.number, value: answers };
     }, minBlock, MIN_BLOCK_WAIT_MS);
     c.header("X-Indexed-Block", w.block.toString());

@@ -7,7 +7,9 @@
 import { createServer, type Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { startStateServer, type StateServer } from "../../src/api/lib/stateServer.js";
-import { sseBlockFeed, STATE_URL_HEADER, stateToJson, type BlockFeed, type IndexedState } from "./blocks.js";
+import { sseBlockFeed, STATE_URL_HEADER } from "../../core/indexer/sse-feed.js";
+import type { BlockFeed } from "../../core/indexer/feed.js";
+import { stateToJson, type IndexedState } from "../../core/indexer/indexed-state.js";
 
 const st = (n: number): IndexedState => ({ number: BigInt(n), timestamp: 1_764_000_000n + BigInt(n), hash: `0x${n.toString(16).padStart(64, "0")}`, state: `cp${n}:0x${n.toString(16).padStart(64, "0")}:0` });
 
