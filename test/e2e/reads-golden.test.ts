@@ -44,11 +44,13 @@ describe.each(dbKinds())("golden answers on %s", (kind) => {
   const template = (url: string) => {
     const qi = url.indexOf("?");
     const name = (v: string) => (names.has(v) ? `{${names.get(v)}}` : v);
-    const path = (qi < 0 ? url : url.slice(0, qi)).split("/").map(name).join("/");
+    // an id: the segment after `accounts`, `markets` or `positions`, the value of a market filter
+    const segs = (qi < 0 ? url : url.slice(0, qi)).split("/");
+    const path = segs.map((seg, i) => (["accounts", "markets", "positions"].includes(segs[i - 1]!) ? name(seg) : seg)).join("/");
     if (qi < 0) return path;
     return `${path}?${url.slice(qi + 1).split("&").map((kv) => {
       const i = kv.indexOf("=");
-      return i < 0 ? kv : `${kv.slice(0, i)}=${name(kv.slice(i + 1))}`;
+      return i < 0 || !["marketId", "market_id"].includes(kv.slice(0, i)) ? kv : `${kv.slice(0, i)}=${name(kv.slice(i + 1))}`;
     }).join("&")}`;
   };
 
