@@ -16,8 +16,7 @@
  * MAX_ANSWER_PATHS paths and `maxBodyBytes` (the API's body limit is 16 KiB by default).
  */
 import { rawRequest, type RawReply } from "../../core/http/raw-request.js";
-import type { Built } from "./answers.js";
-import { MAX_ANSWER_PATHS } from "./plans.js";
+import { MAX_ANSWER_PATHS, type Built } from "../../core/reads/plans.js";
 
 /** Longest key sent in a batch (the route accepts 2,048); a longer one is built alone. */
 export const MAX_BATCHED_KEY = 1_024;

@@ -1,13 +1,13 @@
 /**
  * POST /internal/answers (src/api/routes/answers.ts) and the read service's batch builds
- * (services/reads/batch.ts, READS_ANSWERS_FROM=batch, the default on PGlite): the integration
+ * (services/reads/batch.ts, on PGlite): the integration
  * token only, 400 envelopes for bad bodies (never a 500), each answer byte for byte Ponder's own
  * route for that URL at the same block, answers after a new block carry it, `minBlock` ahead of
  * the chain a 503; the read service in batch mode serves Ponder's bytes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SECRETS } from "../../core/profiles.js";
-import { answerKey } from "../../services/reads/keys.js";
+import { answerKey } from "../../core/reads/routes.js";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { sessionActions } from "./reads-session.js";
 import { hotErrors, hotOk } from "./helpers/hot-urls.js";
@@ -142,7 +142,7 @@ describe.each(dbKinds())("POST /internal/answers and batch builds on %s", (kind)
   });
 
   it("the read service in batch mode serves Ponder's bytes, and follows new blocks; with a wrong token its held reads fail", async () => {
-    const rd = await v.startReads(ix, { READS_ANSWERS_FROM: "batch" });
+    const rd = await v.startReads(ix);
     await waitForBlock(rd.url, await head());
     const hot = [
       "/markets",
@@ -174,7 +174,7 @@ describe.each(dbKinds())("POST /internal/answers and batch builds on %s", (kind)
     for (const path of hot) await compare(path);
 
     // the hot answers come from POST /internal/answers: with a token Ponder refuses, none is built
-    const wrong = await v.startReads(ix, { READS_ANSWERS_FROM: "batch", INTEGRATION_TOKEN: "not-the-integration-token" });
+    const wrong = await v.startReads(ix, { INTEGRATION_TOKEN: "not-the-integration-token" });
     await waitForBlock(wrong.url, await head());
     expect((await at(wrong.url, `/markets/${EUR}/orderbook`)).status).toBe(503);
     expect((await at(wrong.url, "/openapi.json")).status).toBe(200); // passed through to Ponder as before

@@ -216,4 +216,67 @@ describe.each(dbKinds())("golden answers on %s", (kind) => {
       expectGolden("gateway", key, await atGateway(url, headers), want[key]);
     }
   });
+  it("the gateway's OpenAPI document (its snake_case schemas) describes each of its /v1 answers: every field documented, every required one present", async () => {
+    const { v1 } = await urls();
+    const doc = (await (await gw.app.request("/v1/openapi.json")).json()) as OpenApiDoc;
+    const routes = Object.entries(doc.paths).map(([path, ops]) => ({ re: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`), ops }));
+    let checked = 0;
+    for (const [url, headers] of v1) {
+      if (headers?.accept) continue; // exports are text
+      const r = await atGateway(url);
+      const path = url.split("?")[0]!;
+      const route = routes.find((x) => x.re.test(path));
+      expect(route, `${url}: no documented path`).toBeDefined();
+      const schema = route!.ops.get?.responses?.[String(r.status)]?.content?.["application/json"]?.schema;
+      expect(schema, `${url}: status ${r.status} not documented`).toBeDefined();
+      expect(mismatches(doc, schema!, r.body, "body"), url).toEqual([]);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(30);
+  });
 });
+
+type JsonSchema = {
+  $ref?: string;
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  allOf?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  nullable?: boolean;
+};
+type OpenApiDoc = {
+  paths: Record<string, { get?: { responses?: Record<string, { content?: Record<string, { schema?: JsonSchema }> }> } }>;
+  components?: { schemas?: Record<string, JsonSchema> };
+};
+
+/** Where `value` departs from `schema` (the parts OpenAPI documents: types, fields, required fields, enums), as readable paths. */
+function mismatches(doc: OpenApiDoc, schema: JsonSchema, value: unknown, at: string): string[] {
+  if (schema.$ref) return mismatches(doc, doc.components!.schemas![schema.$ref.split("/").pop()!]!, value, at);
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives) return alternatives.some((s) => mismatches(doc, s, value, at).length === 0) ? [] : [`${at}: matches none of its alternatives`];
+  if (schema.allOf) return schema.allOf.flatMap((s) => mismatches(doc, { ...s, additionalProperties: true }, value, at));
+  if (value === null) return schema.nullable || [schema.type].flat().includes("null") ? [] : [`${at}: null`];
+  if (schema.enum && !schema.enum.includes(value)) return [`${at}: ${JSON.stringify(value)} not in ${JSON.stringify(schema.enum)}`];
+  if (schema.const !== undefined && schema.const !== value) return [`${at}: not ${JSON.stringify(schema.const)}`];
+  const types = [schema.type].flat().filter((t): t is string => !!t);
+  const actual = Array.isArray(value) ? "array" : Number.isInteger(value) ? "integer" : typeof value;
+  if (types.length && !types.some((t) => t === actual || (t === "number" && actual === "integer"))) return [`${at}: ${actual}, documented ${types.join("|")}`];
+  if (Array.isArray(value)) return schema.items ? value.flatMap((v, i) => mismatches(doc, schema.items!, v, `${at}[${i}]`)) : [];
+  if (typeof value !== "object") return [];
+  const obj = value as Record<string, unknown>;
+  const props = schema.properties ?? {};
+  const out = (schema.required ?? []).filter((k) => !(k in obj)).map((k) => `${at}.${k}: required, missing`);
+  for (const [k, v] of Object.entries(obj)) {
+    if (props[k]) out.push(...mismatches(doc, props[k]!, v, `${at}.${k}`));
+    else if (schema.additionalProperties === undefined || schema.additionalProperties === false) {
+      if (schema.properties) out.push(`${at}.${k}: not documented`);
+    } else if (typeof schema.additionalProperties === "object") out.push(...mismatches(doc, schema.additionalProperties, v, `${at}.${k}`));
+  }
+  return out;
+}
