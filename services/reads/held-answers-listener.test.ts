@@ -110,7 +110,7 @@ describe("read service hot path", () => {
     expect(fresh.h.get("x-cache")).toBe("MISS");
   });
 
-  it("no-cache below Hono without the tables, as the app: the state re-read, the held bytes while it has not moved, the newer block's rebuild; counted once when the app answers", async () => {
+  it("no-cache below Hono, as the app: the state re-read, the held bytes while it has not moved, the newer block's rebuild; counted once when the app answers", async () => {
     const db = { state: state(7), reads: 0, stateReads: 0 };
     const w = await start("1000", db);
     const noCache = { "Cache-Control": "no-cache" };
