@@ -17,12 +17,10 @@
  *     BENCH_GATEWAY_NODE_ARGS (the same for the gateway)
  *     BENCH_NODE_CEILING=1: two more columns, Node's own HTTP server doing no work (bench/node-server.ts)
  *       in one process and in one per core (node:cluster): what any Node server reaches here
- *     BENCH_AB="a:READS_Y=2;b:READS_Y=0": the same A/B, each variant's READS_* set in its read service
- *       (Ponder has no switches: an A/B of Ponder's code runs two checkouts)
- *     BENCH_ANSWERS_FROM=indexer,batch: after the rows, the freshness samples A/B, one read service
- *       per variant (READS_ANSWERS_FROM) at a time in front of the same Ponder, interleaved
- *       BENCH_AB_ROUNDS=2 times (BENCH_FRESHNESS samples each); on PGlite also the statements per
- *       sample (bench/pglite-statements-hook.mjs in Ponder's process)
+ *     BENCH_AB="a:READS_Y=2;b:READS_Y=0": after the rows, the freshness samples A/B, each variant's
+ *       READS_* set in its read service (Ponder has no switches: an A/B of Ponder's code runs two
+ *       checkouts), interleaved BENCH_AB_ROUNDS=2 times (BENCH_FRESHNESS samples each); on PGlite also
+ *       the statements per sample (bench/pglite-statements-hook.mjs in Ponder's process)
  */
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
@@ -72,7 +70,7 @@ export const freshness: {
   /** Ponder's "Indexed block" durations of the samples' blocks */
   indexedBlock: { p50Ms: number; p99Ms: number };
   cpuMsPerSample: { ponder: number; reads: number };
-  /** the A/B's variant (READS_ANSWERS_FROM) and the load average at its start */
+  /** the A/B's variant (BENCH_AB) and the load average at its start */
   variant?: string;
   load?: string;
   /** PGlite statements per sample and the time inside PGlite per sample, wall and CPU (the hook's counts) */
@@ -235,7 +233,7 @@ export async function freshnessSamples(
 
 /**
  * The A/B's variants: BENCH_AB="name:KEY=value,KEY2=value;name2:KEY=value" (READS_* in the read
- * service's environment at its start), or BENCH_ANSWERS_FROM=indexer,batch (READS_ANSWERS_FROM).
+ * service's environment at its start).
  */
 function abVariants(): { name: string; reads: Record<string, string> }[] | undefined {
   const ab = process.env.BENCH_AB?.split(";").map((x) => x.trim()).filter(Boolean);
@@ -251,8 +249,7 @@ function abVariants(): { name: string; reads: Record<string, string> }[] | undef
       return { name: name.trim(), reads };
     });
   }
-  const from = process.env.BENCH_ANSWERS_FROM?.split(",").map((x) => x.trim()).filter(Boolean);
-  return from?.map((x) => ({ name: `READS_ANSWERS_FROM=${x}`, reads: { READS_ANSWERS_FROM: x } }));
+  return undefined;
 }
 
 /** Ponder's "Indexed block" durations (its JSON log) of the given blocks, sorted. */
@@ -357,7 +354,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
   let blocks: NodeJS.Timeout | undefined;
   try {
     const { eur, gbp } = await generate(v, log);
-    // the A/B of how the read service builds its answers (READS_ANSWERS_FROM), and on PGlite the statements it costs
+    // an A/B of switches (BENCH_AB), and on PGlite the statements it costs
     const variants = abVariants();
     const statementsFile = variants && kind === "pglite" ? join(mkdtempSync(join(tmpdir(), "bench-pglite-")), "statements.json") : undefined;
     if (statementsFile) {

@@ -116,8 +116,8 @@ export async function closeRateLimitStores(): Promise<void> {
 
 /**
  * The RateLimit-* response headers (IETF draft, as hono-rate-limiter's `draft-7` writes them) of a
- * count taken outside Hono, for the hot paths that answer below it (services/reads/fast.ts,
- * services/gateway/fast.ts): a flat [name, value, …] list for `writeHead`.
+ * count taken outside Hono, for the hot paths that answer below it (services/reads/held-answers-listener.ts,
+ * services/gateway/held-copies-listener.ts): a flat [name, value, …] list for `writeHead`.
  */
 export function rateLimitHeaderList(limit: { limit: number; windowMs: number }) {
   const policy = `${limit.limit};w=${Math.ceil(limit.windowMs / 1000)}`;

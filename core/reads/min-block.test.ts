@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { makeOnError } from "../http/errors.js";
-import { errorBuilt } from "../../services/reads/plans.js";
+import { errorBuilt } from "./plans.js";
 import { waitForMinBlock, type BlockRead } from "./min-block.js";
 
 /** A read that sees the blocks of `blocks` in turn (the last one from then on), counting its calls. */

@@ -26,7 +26,7 @@ import {
   MARK_PERIOD_SECONDS,
 } from "../math/index.js";
 import { bpsToPercent, secondsToISO, x18ToPercent } from "../units.js";
-import type * as S from "../../src/api/lib/schemas.js";
+import type * as S from "../schemas/reads.js";
 import type { AccountRow, LevelRow, MarketSnapshot, PositionRow } from "./snapshot.js";
 
 type Out<T extends z.ZodType> = z.infer<T>;

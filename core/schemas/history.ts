@@ -1,11 +1,10 @@
 /**
  * The history lists of both surfaces (issue 13): query parameters that the integration API
  * validates, and the items it answers (camelCase; the gateway snake_cases them, see
- * `snakeSchema`). Every list pages newest first with an opaque cursor (core/cursor.ts); candles
+ * core/schemas/snake-case.ts). Every list pages newest first with an opaque cursor (core/cursor.ts); candles
  * page oldest first. Times are unix seconds (or ISO 8601); `from` is inclusive, `to` exclusive.
  */
 import { z } from "@hono/zod-openapi";
-import { toSnakeCase } from "../case.js";
 import { describeField, type AmountField } from "../fields.js";
 import { CANDLE_RESOLUTION_NAMES } from "../candles.js";
 import { Bytes32 } from "./writes.js";
@@ -311,16 +310,4 @@ export const PnlPoint = z
   .openapi("PnlPoint");
 export const PnlList = page("pnl", PnlPoint, "PnlList");
 
-// ─── the gateway's snake_case copy, for its OpenAPI document ─────────────────────────────
-
-/** The same schema with snake_case keys (core/case.ts), descriptions kept. Objects, arrays, nullables. */
-export function snakeSchema(s: z.ZodType, name?: string): z.ZodType {
-  const def = (s as unknown as { _zod: { def: { type: string } } })._zod.def as { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType; innerType?: z.ZodType };
-  let out: z.ZodType = s;
-  if (def.type === "object") {
-    const shape = (s as z.ZodObject).shape as Record<string, z.ZodType>;
-    out = z.object(Object.fromEntries(Object.entries(shape).map(([k, v]) => [toSnakeCase(k), snakeSchema(v)])));
-  } else if (def.type === "array") out = z.array(snakeSchema(def.element!));
-  else if (def.type === "nullable") out = snakeSchema(def.innerType!).nullable();
-  return name ? out.openapi(name) : out;
-}
+export { snakeSchema } from "./snake-case.js";

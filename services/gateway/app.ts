@@ -9,30 +9,30 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context, MiddlewareHandler } from "hono";
 import { except } from "hono/combine";
 import { requestId } from "hono/request-id";
-import { bodyLimitEnvelope, refuseOversizedBody } from "../../core/http/body-limit";
-import { clientAddressOf, socketAddress, trustedProxies } from "../../core/http/client-address";
-import { methodNotAllowed } from "../../core/http/method-not-allowed";
-import { failureLimit, rateLimit, rateLimitStore } from "../../core/http/rate-limit";
-import { httpMetrics, initMetrics, metricsHandler } from "../../core/metrics";
+import { bodyLimitEnvelope, refuseOversizedBody } from "../../core/http/body-limit.js";
+import { clientAddressOf, socketAddress, trustedProxies } from "../../core/http/client-address.js";
+import { methodNotAllowed } from "../../core/http/method-not-allowed.js";
+import { failureLimit, rateLimit, rateLimitStore } from "../../core/http/rate-limit.js";
+import { httpMetrics, initMetrics, metricsHandler } from "../../core/metrics.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
-import type { BlockFeed } from "../../core/indexer/blocks";
-import type { LastWrites } from "../../core/indexer/last-writes";
-import type { GatewayDeps, GatewayEnv } from "./context";
-import { HotCopies, fastGateway } from "./fast";
-import { adminOnly } from "./middleware/admin-only";
-import { apiKeyAuth } from "./middleware/api-key";
-import { gatewayNotFound, gatewayOnError } from "./on-error";
-import { registerAccountRoutes } from "./routes/accounts";
-import { registerAdminRoutes } from "./routes/admin";
-import { registerDocsRoutes } from "./routes/docs";
-import { registerHealthRoutes } from "./routes/health";
-import { registerHistoryRoutes } from "./routes/history";
-import { registerInsuranceRoutes } from "./routes/insurance";
-import { registerLiquidationRoutes } from "./routes/liquidation";
-import { registerMarketRoutes } from "./routes/markets";
-import { registerOperatorRoutes } from "./routes/operators";
-import { validationError } from "./schemas";
+import type { BlockFeed } from "../../core/indexer/blocks.js";
+import type { LastWrites } from "../../core/indexer/last-writes.js";
+import type { GatewayDeps, GatewayEnv } from "./context.js";
+import { HotCopies, fastGateway } from "./held-copies-listener.js";
+import { adminOnly } from "./middleware/admin-only/index.js";
+import { apiKeyAuth } from "./middleware/api-key/index.js";
+import { gatewayNotFound, gatewayOnError } from "./on-error.js";
+import { registerAccountRoutes } from "./routes/accounts.js";
+import { registerAdminRoutes } from "./routes/admin.js";
+import { registerDocsRoutes } from "./routes/docs.js";
+import { registerHealthRoutes } from "./routes/health.js";
+import { registerHistoryRoutes } from "./routes/history.js";
+import { registerInsuranceRoutes } from "./routes/insurance.js";
+import { registerLiquidationRoutes } from "./routes/liquidation.js";
+import { registerMarketRoutes } from "./routes/markets.js";
+import { registerOperatorRoutes } from "./routes/operators.js";
+import { validationError } from "./schemas.js";
 
 /** The socket peer under @hono/node-server; undefined elsewhere (app.request in tests). */
 export const nodeRemoteAddress = socketAddress;
@@ -41,7 +41,7 @@ export const nodeRemoteAddress = socketAddress;
 const OPEN_PATHS = /^\/v1\/(openapi\.json|asyncapi\.json|docs(\/.*)?)$/;
 
 /**
- * The gateway's node request listener: the hot path (fast.ts) for a read answered from the
+ * The gateway's node request listener: the hot path (held-copies-listener.ts) for a read answered from the
  * per-block copy, the app for everything else; both count in one per-key limit store.
  */
 export function createGatewayListener(deps: GatewayDeps & { feed: BlockFeed; lastWrites: LastWrites }) {
@@ -81,7 +81,7 @@ export function createGatewayApp(deps: GatewayDeps) {
   app.notFound(gatewayNotFound);
 
   app.use(httpMetrics());
-  // answers from the per-block copy: their bytes kept for the hot path below Hono (fast.ts)
+  // answers from the per-block copy: their bytes kept for the hot path below Hono (held-copies-listener.ts)
   const hot = deps.hot;
   if (hot) app.use("/v1/*", async (c, next) => {
     await next();

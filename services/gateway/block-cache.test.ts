@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { feedHub, type BlockFeed, type IndexedState } from "../../core/indexer/blocks";
-import { memoryLastWrites } from "../../core/indexer/last-writes";
-import { cachedReads } from "./block-cache";
-import type { Upstream, UpstreamReply, UpstreamRequest } from "./upstream";
+import { feedHub, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
+import { memoryLastWrites } from "../../core/indexer/last-writes.js";
+import { cachedReads } from "./block-cache.js";
+import type { Upstream, UpstreamReply, UpstreamRequest } from "./upstream.js";
 
 const state = (n: number, extra: Partial<IndexedState> = {}): IndexedState => ({ number: BigInt(n), timestamp: BigInt(n), hash: `0x${n}`, state: `s${n}`, ...extra });
 

@@ -15,22 +15,14 @@
  * Postgres also in the gateway's table `last_write`, whose NOTIFY brings other replicas' writes
  * (last-writes.ts).
  */
-import { advancedFrom, waitForIndexedBlock, type BlockFeed } from "../../core/indexer/blocks";
-import { minedBlock, type LastWrites } from "../../core/indexer/last-writes";
-import type { Upstream, UpstreamReply, UpstreamRequest } from "./upstream";
+import { advancedFrom, waitForIndexedBlock, type BlockFeed } from "../../core/indexer/blocks.js";
+import { minedBlock, type LastWrites } from "../../core/indexer/last-writes.js";
+import { answerKey, isHeldPath } from "../../core/reads/routes.js";
+import type { Upstream, UpstreamReply, UpstreamRequest } from "./upstream.js";
 
-const ID = "0x[0-9a-fA-F]{64}";
-const HOT = new RegExp(`^/(markets(/${ID}(/(funding|orderbook|price))?)?|accounts/[0-9]{1,30}(/(orders|positions/${ID}(/funding)?))?)$`);
 const MAX_HELD = 5_000;
 
-const keyOf = (req: UpstreamRequest) => {
-  const q = Object.entries(req.query ?? {})
-    .filter(([k, v]) => k !== "minBlock" && v !== undefined)
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([k, v]) => `${k}=${v}`)
-    .join("&");
-  return q ? `${req.path}?${q}` : req.path;
-};
+const keyOf = (req: UpstreamRequest) => answerKey(req.path, req.query ?? {});
 
 export function cachedReads(upstream: Upstream, feed: BlockFeed, lastWrites: LastWrites, waitMs = 2_000, carryMs = 2_000): Upstream {
   let gen = 0;
@@ -71,7 +63,7 @@ export function cachedReads(upstream: Upstream, feed: BlockFeed, lastWrites: Las
     return p;
   }
   async function call(req: UpstreamRequest): Promise<UpstreamReply> {
-    if ((req.method ?? "GET") !== "GET" || !HOT.test(req.path)) return upstream.call(req);
+    if ((req.method ?? "GET") !== "GET" || !isHeldPath(req.path)) return upstream.call(req);
     const caller = req.headers?.["X-Caller-Address"];
     const lastWrite = caller ? lastWrites.get(caller) : undefined;
     let min: bigint | undefined = req.query?.minBlock === undefined ? undefined : BigInt(req.query.minBlock);

@@ -3,16 +3,15 @@ import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { RequestIdVariables } from "hono/request-id";
 import type { Logger } from "pino";
-import { snakeKeys } from "../../core/case";
-import { fail } from "../../core/envelope";
-import { CLIENT_IDENTITY_HEADER } from "../../core/http/client-identity";
+import { snakeKeys } from "../../core/case.js";
+import { fail } from "../../core/envelope.js";
+import { CLIENT_IDENTITY_HEADER } from "../../core/http/client-identity.js";
 import type { Store } from "hono-rate-limiter";
-import type { GatewayConfig } from "./config";
-import type { HotCopies } from "./fast";
-import type { GatewayStore } from "./db/open";
-import type { KeyStore } from "./keys";
-import type { ApiKeyVariables } from "./middleware/api-key";
-import { errorStatus, type Upstream, type UpstreamReply } from "./upstream";
+import type { GatewayConfig } from "./config.js";
+import type { GatewayStore } from "./db/open.js";
+import type { KeyStore } from "./keys.js";
+import type { ApiKeyVariables } from "./middleware/api-key/index.js";
+import { errorStatus, type Upstream, type UpstreamReply } from "./upstream.js";
 
 export type GatewayEnv = { Variables: ApiKeyVariables & RequestIdVariables & { upstreamMs?: number; heldReply?: UpstreamReply } };
 export type GatewayApp = OpenAPIHono<GatewayEnv>;
@@ -24,14 +23,19 @@ export interface Upstreams {
   keeper: Upstream;
 }
 
+/** What the app hands each GET it answered (held-copies-listener.ts `HotCopies`): declared here so the listener imports the context, not the other way round. */
+export interface ReplyCapture {
+  capture(c: GatewayContext): void;
+}
+
 export interface GatewayDeps {
   config: GatewayConfig;
   store: GatewayStore;
   keys: KeyStore;
   log: Logger;
   upstreams: Upstreams;
-  /** the bytes of answers from the per-block copy, for the hot path (fast.ts) */
-  hot?: HotCopies;
+  /** keeps the bytes of answers from the per-block copy, for the listener below Hono (held-copies-listener.ts `HotCopies`) */
+  hot?: ReplyCapture;
   /** the per-key limit's counters (default: a store of its own, memory or Redis) */
   limitStore?: Store;
   /** the TCP peer (for the loopback-only admin routes); defaults to the node server's socket */
@@ -47,7 +51,7 @@ export interface GatewayDeps {
 export function send(c: GatewayContext, reply: UpstreamReply, opts: { verbatim?: boolean } = {}): any {
   if (reply.indexedBlock) c.header("X-Indexed-Block", reply.indexedBlock);
   c.set("upstreamMs", reply.ms);
-  if (reply.heldGen !== undefined) c.set("heldReply", reply); // a per-block copy: the hot path may hold its bytes (fast.ts)
+  if (reply.heldGen !== undefined) c.set("heldReply", reply); // a per-block copy: the hot path may hold its bytes (held-copies-listener.ts)
   const { body } = reply;
   if (body.success) {
     // `verbatim`: documents whose keys are not ours to rename (EIP-712 typed data to sign).

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HotCopies, type Copy } from "./fast";
+import { HotCopies, type Copy } from "./held-copies-listener.js";
 
 const copy = (url: string): Copy => ({ gen: 1, key: url, block: 1n, body: Buffer.from(url), head: [], route: "/v1/markets", open: false });
 

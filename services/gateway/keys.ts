@@ -9,8 +9,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, asc, eq, isNull } from "drizzle-orm";
 import type { Address } from "viem";
-import type { KeyRevocations } from "../../core/auth/key-revocations";
-import type { GatewayStore } from "./db/open";
+import type { KeyRevocations } from "../../core/auth/key-revocations.js";
+import type { GatewayStore } from "./db/open.js";
 
 /** `vgw_` + 43 base64url characters (32 random bytes). */
 export const KEY_PREFIX = "vgw_";

@@ -6,7 +6,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
-import { ApiError } from "../../core/errors";
+import { ApiError } from "../../core/errors.js";
+import { errorEnvelope } from "../../core/schemas/envelope.js";
 
 const UINT256_MAX = 2n ** 256n - 1n;
 // zod runs every check even after the regex failed: only compare digits (the regex reports the rest).
@@ -208,15 +209,7 @@ export const SuccessEnvelope = (name: string, description: string) =>
   z
     .object({ success: z.literal(true), data: z.record(z.string(), z.unknown()).openapi({ description }) })
     .openapi(name);
-export const ErrorEnvelope = z
-  .object({
-    success: z.literal(false),
-    error: z.object({
-      code: z.string().openapi({ example: "VALIDATION_ERROR" }),
-      message: z.string().openapi({ example: "side: expected a JSON integer 0 or 1" }),
-    }),
-  })
-  .openapi("Error");
+export const ErrorEnvelope = errorEnvelope("Error", { code: "VALIDATION_ERROR", message: "side: expected a JSON integer 0 or 1" });
 
 /** Zod failure → 400 VALIDATION_ERROR naming each bad field. */
 export function validationError(error: ZodError, target: string): ApiError {

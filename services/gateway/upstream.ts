@@ -3,8 +3,8 @@
  * answers are the camelCase envelope; failures become the gateway's codes: timeout 504
  * UPSTREAM_TIMEOUT, unreachable 503 SERVICE_UNAVAILABLE, a non-envelope answer 502 UPSTREAM_ERROR.
  */
-import { ApiError, ERROR_CODES, type ErrorCode } from "../../core/errors";
-import { UpstreamTimeoutError, rawRequest, type RawReply } from "../../core/http/raw-request";
+import { ApiError, ERROR_CODES, type ErrorCode } from "../../core/errors.js";
+import { UpstreamTimeoutError, rawRequest, type RawReply } from "../../core/http/raw-request.js";
 
 export type UpstreamName = "integration" | "relayer" | "keeper";
 

@@ -3,7 +3,7 @@
  * itself, the relayer (the only owner of its nonces) does. Answers pass through unchanged.
  */
 import type { Address, LocalAccount } from "viem";
-import { ApiError } from "../../core/errors.js";
+import { forwardToRelayer } from "../../core/relayer-client.js";
 import { counter } from "../../core/metrics.js";
 
 const liquidations = () =>
@@ -66,28 +66,11 @@ export class RelayerClient {
     return res.status;
   }
 
-  private async post(path: string, body: unknown, h: ForwardHeaders): Promise<RelayerAnswer> {
-    const headers: Record<string, string> = {
-      "content-type": "application/json",
-      "x-internal-token": this.internalToken,
-      "x-caller-address": h.callerAddress,
-    };
-    if (h.requestId) headers["x-request-id"] = h.requestId;
-    if (h.idempotencyKey) headers["idempotency-key"] = h.idempotencyKey;
-    let res: Response;
-    try {
-      res = await fetch(new URL(path, this.baseUrl), {
-        method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (e) {
-      if (e instanceof Error && e.name === "TimeoutError") throw new ApiError("UPSTREAM_TIMEOUT", "relayer timed out");
-      throw new ApiError("SERVICE_UNAVAILABLE", "relayer unreachable");
-    }
-    const text = await res.text();
-    try {
-      return { status: res.status, body: JSON.parse(text) };
-    } catch {
-      throw new ApiError("UPSTREAM_ERROR", `relayer answered ${res.status} without JSON`);
-    }
+  /** One POST through the relayer client of core/relayer-client.ts (its headers, timeouts and error envelopes). */
+  private post(path: string, body: unknown, h: ForwardHeaders): Promise<RelayerAnswer> {
+    return forwardToRelayer(
+      { url: this.baseUrl.replace(/\/$/, ""), token: this.internalToken, timeoutMs: this.timeoutMs },
+      { method: "POST", path, body, caller: h.callerAddress, requestId: h.requestId, idempotencyKey: h.idempotencyKey },
+    );
   }
 }

@@ -23,7 +23,8 @@
  */
 import { advancedFrom, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 
-export type Built = { status: number; body: string; block: string | null };
+import type { Built } from "../../core/reads/plans.js";
+export type { Built };
 /** `gen`: the feed generation the build started at (a build of gen g describes state g or newer). */
 export type Answer = Built & { gen: number };
 

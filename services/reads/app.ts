@@ -3,7 +3,7 @@
  * a market's funding, price and book, an account, its positions and orders) are answered from
  * the answer store (built from the tables on Postgres, tables.ts; by Ponder's server on PGlite);
  * the writes of sign-in sessions go straight to the relayer (the integration API's own write
- * routes, src/api/routes/writes.ts, mounted here: Ponder's process never sees them); every other
+ * routes, core/http/write-routes.ts, mounted here: Ponder's process never sees them); every other
  * request (sign-in, OpenAPI, docs, `/sql`, other reads) is passed to Ponder's server. Answers are
  * the integration API's own bytes: the same envelope, fields, units, errors and `X-Indexed-Block`.
  *
@@ -32,7 +32,7 @@ import { clientAddressOf, socketAddress } from "../../core/http/client-address.j
 import { refuseOversizedBody } from "../../core/http/body-limit.js";
 import { CLIENT_IDENTITY_HEADER, addressIdentity } from "../../core/http/client-identity.js";
 import { secret } from "../../core/profiles.js";
-import { writeRoutes } from "../../src/api/routes/writes.js";
+import { writeRoutes } from "../../core/http/write-routes.js";
 import { errorResponse } from "../../core/http/errors.js";
 import { stateToJson, waitForIndexedBlock, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import { minedBlock, type LastWrites } from "../../core/indexer/last-writes.js";
@@ -41,13 +41,12 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { getRequestListener } from "@hono/node-server";
 import type { Store } from "hono-rate-limiter";
 import { trustedProxies } from "../../core/http/client-address.js";
-import { corsOrigins, corsPolicy } from "../../src/api/lib/cors.js";
-import { SQL_PATH, apiBodyLimit, apiLimitsFromEnv, clientLimitStore, clientRateLimit, fromService, typedDataLimit, type ApiLimits } from "../../src/api/lib/limits.js";
+import { corsOrigins, corsPolicy } from "../../core/http/cors.js";
+import { SQL_PATH, apiBodyLimit, apiLimitsFromEnv, clientLimitStore, clientRateLimit, fromService, typedDataLimit, type ApiLimits } from "../../core/http/limits.js";
 import type { Answer, AnswerStore } from "./answers.js";
-import { fastReads, wireOf } from "./fast.js";
+import { fastReads, wireOf } from "./held-answers-listener.js";
 import type { HistoryServer } from "./history.js";
-import { answerKey, HOT } from "./keys.js";
-import type { FreshRead } from "./tables.js";
+import { answerKey, isHeldPath } from "../../core/reads/routes.js";
 import { blockNotIndexed } from "../../core/reads/errors.js";
 
 const MIN_BLOCK_RE = /^\d{1,15}$/;
@@ -88,8 +87,6 @@ export type ReadsDeps = {
   limitStore?: Store;
   /** On Postgres: the history lists answered here (history.ts); absent, Ponder's server answers them. */
   history?: HistoryServer;
-  /** On Postgres: `Cache-Control: no-cache` reads of the hot routes, one statement each, below Hono (tables.ts `fresh`, fast.ts). */
-  fresh?: (key: string, minBlock: bigint) => Promise<FreshRead>;
   /** This service's token on what it passes to Ponder (default: INTEGRATION_TOKEN). */
   integrationToken?: string;
 };
@@ -98,7 +95,7 @@ export type ReadsDeps = {
 const UNCOUNTED = (path: string) => path === "/health" || path === "/ready" || path.startsWith("/blocks/");
 
 /**
- * The service's node request listener: the hot path (fast.ts) for a plain read of a held answer,
+ * The service's node request listener: the hot path (held-answers-listener.ts) for a plain read of a held answer,
  * the Hono app for everything else; both count in one per-client limit store.
  */
 export function createReadsListener(deps: ReadsDeps) {
@@ -111,7 +108,7 @@ export function createReadsListener(deps: ReadsDeps) {
     store: deps.store,
     feed: deps.feed,
     cors,
-    noCache: { read: deps.fresh, settleWaitMs: deps.minBlockWaitMs, fallback: slow },
+    noCache: { settleWaitMs: deps.minBlockWaitMs, fallback: slow },
     history: deps.history && { server: deps.history, fallback: slow },
     limit: { store: limitStore, limit: limits.RATE_LIMIT_PER_MINUTE, windowMs: 60_000, trusted: trustedProxies(limits.TRUSTED_PROXIES) },
   });
@@ -135,7 +132,7 @@ export function createReadsApp({ store, feed, indexerUrl, minBlockWaitMs, lastWr
   app.use(requestId());
   // answered here: a hot route while the push is live (without it, a held answer could outlive
   // its block unseen, so Ponder answers meanwhile)
-  const held = (c: Context) => c.req.method === "GET" && HOT.test(c.req.path) && feed.live();
+  const held = (c: Context) => c.req.method === "GET" && isHeldPath(c.req.path) && feed.live();
   // the integration API's per-client limit, on every request a client sends (answered here or
   // passed on): this is the first process that sees it; a service's request (the gateway's, with
   // its token) was counted by that service

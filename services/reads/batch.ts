@@ -1,11 +1,11 @@
 /**
- * The hot answers built by Ponder's process, a block's at once (`READS_ANSWERS_FROM=batch`, the
- * default on PGlite, whose database no other process may open). The builds asked in one turn of
+ * The hot answers built by Ponder's process, a block's at once (on PGlite, whose database no
+ * other process may open; core/reads/plans.ts's plans run there). The builds asked in one turn of
  * the event loop (a pushed block's rebuilds: AnswerStore starts them together) leave as ONE
  * request, `POST /internal/answers` (src/api/routes/answers.ts), which reads the indexed state
  * once and every answer in one transaction of Ponder's database: one request and about one
  * statement per answer in the indexer's one thread, instead of one request per answer, each
- * reading the state twice around its rows (main.ts `buildThroughIndexer`, `indexer`).
+ * reading the state twice around its rows (main.ts `buildThroughIndexer`, now only `single`).
  *
  * Each build keeps its own answer: a path's 404 or 400 is that path's (the route's exact bytes
  * for its URL), a 503 (`minBlock` not indexed within the bound) is every path's of the request,
@@ -16,8 +16,7 @@
  * MAX_ANSWER_PATHS paths and `maxBodyBytes` (the API's body limit is 16 KiB by default).
  */
 import { rawRequest, type RawReply } from "../../core/http/raw-request.js";
-import type { Built } from "./answers.js";
-import { MAX_ANSWER_PATHS } from "./plans.js";
+import { MAX_ANSWER_PATHS, type Built } from "../../core/reads/plans.js";
 
 /** Longest key sent in a batch (the route accepts 2,048); a longer one is built alone. */
 export const MAX_BATCHED_KEY = 1_024;

@@ -31,14 +31,6 @@ const envSchema = z.object({
    * build being one short statement (docs/PERFORMANCE.md, 2026-11-26).
    */
   READS_REBUILD_CONCURRENCY: z.coerce.number().int().positive().default(8),
-  /**
-   * Where the hot answers are built. `tables`: by this service, one statement per answer on a
-   * pool of its own (tables.ts; needs DATABASE_URL and DATABASE_SCHEMA, and is then the default);
-   * `batch`: by Ponder's process, the builds of one event-loop turn (a block's) in one request and
-   * one transaction (batch.ts; the default without a database, i.e. on PGlite); `indexer`: one
-   * request to Ponder's route per answer (kept for comparison and as a fallback).
-   */
-  READS_ANSWERS_FROM: z.enum(["tables", "batch", "indexer"]).optional(),
   /** Upper bound of `?minBlock=` waits (the integration API's own bound). */
   MIN_BLOCK_WAIT_MS: z.coerce.number().int().positive().default(5_000),
   /** Longest a session's read waits for the block of that wallet's last write (read-your-writes). */
@@ -49,19 +41,6 @@ const envSchema = z.object({
    */
   LAST_WRITE_DB_SCHEMA: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
   /** With DATABASE_URL and DATABASE_SCHEMA: connections of the pool that answers the history lists. */
-  /**
-   * With the tables (Postgres): connections of the pool that answers `Cache-Control: no-cache`
-   * reads (one statement each; reads of one key in one event-loop turn share one), apart from the
-   * rebuilds' so that they never queue behind them.
-   */
-  READS_FRESH_POOL_MAX: z.coerce.number().int().positive().default(16),
-  /**
-   * With the tables (Postgres): who answers `Cache-Control: no-cache`. `app`: the Hono app (one
-   * state read shared by the requests of one event-loop turn, the held answer if current);
-   * `tables`: below Hono, one answer statement per key and turn (fast.ts). `app` stays the
-   * default: in the 2026-11-26 13:40–13:55 runs `tables` cost more CPU per request (PERFORMANCE.md).
-   */
-  READS_NO_CACHE_FROM: z.enum(["app", "tables"]).default("app"),
   READS_HISTORY_POOL_MAX: z.coerce.number().int().positive().default(8),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /** The relayer: the writes of sign-in sessions go there from here (core/relayer-client.ts, which reads it and WRITE_TIMEOUT_MS). */
@@ -69,7 +48,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
-export type ReadsConfig = Omit<z.infer<typeof envSchema>, "READS_ANSWERS_FROM"> & { READS_ANSWERS_FROM: "tables" | "batch" | "indexer" };
+export type ReadsConfig = z.infer<typeof envSchema>;
 
 export function loadReadsConfig(env: Record<string, string | undefined> = process.env): ReadsConfig {
   const parsed = envSchema.safeParse(env);
@@ -78,11 +57,8 @@ export function loadReadsConfig(env: Record<string, string | undefined> = proces
     throw new Error(`invalid read-service configuration: ${msg}`);
   }
   const d = parsed.data;
-  const withTables = !!(d.DATABASE_URL && d.DATABASE_SCHEMA);
-  if (d.READS_ANSWERS_FROM === "tables" && !withTables) throw new Error("invalid read-service configuration: READS_ANSWERS_FROM=tables needs DATABASE_URL and DATABASE_SCHEMA");
-  const answersFrom = d.READS_ANSWERS_FROM ?? (withTables ? "tables" : "batch");
   // the integration token: on what is passed to Ponder (and batched builds, POST /internal/answers)
   // and on the writes sent to the relayer; JWT_SECRET verifies the sessions' bearer tokens
   assertProfileSecrets(profileFromEnv(env), env, ["INTEGRATION_TOKEN", "JWT_SECRET"]);
-  return { ...d, READS_ANSWERS_FROM: answersFrom, INDEXER_URL: d.INDEXER_URL.replace(/\/$/, "") };
+  return { ...d, INDEXER_URL: d.INDEXER_URL.replace(/\/$/, "") };
 }

@@ -28,8 +28,8 @@ import { HISTORY_LISTS, exportFormatOf, historyQueryOf, type ListSpec } from "..
 import { waitForIndexedBlock, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import * as H from "../../core/schemas/history.js";
 import { validationError } from "../../core/schemas/validation.js";
-import { AccountPath, MarketPath } from "../../src/api/lib/schemas.js";
-import { colName, columnsOf, q, stateCols, stateCte, stateOfRow } from "./sql.js";
+import { AccountPath, MarketPath } from "../../core/schemas/reads.js";
+import { colName, columnsOf, q, stateCols, stateCte, stateOfRow } from "../../core/reads/sql.js";
 import { blockNotIndexed } from "../../core/reads/errors.js";
 
 const MIN_BLOCK_RE = /^\d{1,15}$/;
@@ -87,14 +87,14 @@ const readRows = (text: unknown, build: (f: string[]) => Record<string, unknown>
 type Statement = { name: string; text: string };
 type Found = { account?: boolean; market?: boolean };
 
-/** A plain page read below Hono (fast.ts): its JSON body and the block it is of. */
+/** A plain page read below Hono (held-answers-listener.ts): its JSON body and the block it is of. */
 export type PlainPage = { body: string; block: string };
 
 export type HistoryServer = {
   /** The answer, or undefined when this request is not one of the lists served here. */
   answer(c: Context): Promise<Response | undefined>;
   /**
-   * Below Hono (fast.ts): a GET of `url` (path and query, no `minBlock`, no percent-encoding, not an
+   * Below Hono (held-answers-listener.ts): a GET of `url` (path and query, no `minBlock`, no percent-encoding, not an
    * export, the block push live): undefined when it is not one of the lists, else the read of its
    * page, which rejects (an ApiError, the database) when it is not a plain 200: the Hono path
    * answers those.

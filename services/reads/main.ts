@@ -15,7 +15,7 @@ import { loadReadsConfig } from "./config.js";
 import { historyServer } from "./history.js";
 import { tableAnswers } from "./tables.js";
 import { batchBuilds } from "./batch.js";
-import { MAX_ANSWER_PATHS } from "./plans.js";
+import { MAX_ANSWER_PATHS } from "../../core/reads/plans.js";
 import { secret } from "../../core/profiles.js";
 
 const cfg = (() => {
@@ -44,17 +44,16 @@ async function buildThroughIndexer(path: string, minBlock: bigint) {
   return { status: res.status, body: res.text, block: typeof block === "string" ? block : null };
 }
 
-// on Postgres the hot answers are built here, one statement each; on PGlite by Ponder's process,
-// a block's in one request (batch.ts), or one request per answer (`indexer`)
+// the hot answers (core/reads/plans.ts): on Postgres built here, one statement each; on PGlite by
+// Ponder's process, a block's in one request (batch.ts; a key too long for it: Ponder's route)
 const tables =
-  cfg.DATABASE_URL && cfg.DATABASE_SCHEMA && cfg.READS_ANSWERS_FROM === "tables"
-    ? tableAnswers({ databaseUrl: cfg.DATABASE_URL, schema: cfg.DATABASE_SCHEMA, feed, minBlockWaitMs: cfg.MIN_BLOCK_WAIT_MS, poolMax: cfg.READS_REBUILD_CONCURRENCY, freshPoolMax: cfg.READS_FRESH_POOL_MAX })
+  cfg.DATABASE_URL && cfg.DATABASE_SCHEMA
+    ? tableAnswers({ databaseUrl: cfg.DATABASE_URL, schema: cfg.DATABASE_SCHEMA, feed, minBlockWaitMs: cfg.MIN_BLOCK_WAIT_MS, poolMax: cfg.READS_REBUILD_CONCURRENCY })
     : undefined;
-const batch =
-  cfg.READS_ANSWERS_FROM === "batch"
-    ? batchBuilds({ indexerUrl: cfg.INDEXER_URL, token: secret("INTEGRATION_TOKEN"), timeoutMs: cfg.UPSTREAM_TIMEOUT_MS, single: buildThroughIndexer })
-    : undefined;
-const store = new AnswerStore(feed, tables?.build ?? batch?.build ?? buildThroughIndexer, {
+const batch = tables
+  ? undefined
+  : batchBuilds({ indexerUrl: cfg.INDEXER_URL, token: secret("INTEGRATION_TOKEN"), timeoutMs: cfg.UPSTREAM_TIMEOUT_MS, single: buildThroughIndexer });
+const store = new AnswerStore(feed, tables?.build ?? batch!.build, {
   hotMs: cfg.READS_HOT_MS,
   maxAnswers: cfg.READS_MAX_ANSWERS,
   eagerMax: cfg.READS_EAGER_MAX,
@@ -76,7 +75,6 @@ const history =
     : undefined;
 const { listener } = createReadsListener({
   history,
-  fresh: cfg.READS_NO_CACHE_FROM === "tables" ? tables?.fresh : undefined,
   store,
   feed,
   indexerUrl: cfg.INDEXER_URL,
@@ -87,7 +85,7 @@ const { listener } = createReadsListener({
 
 // a plain node server: held answers are written by the listener's hot path, the rest by Hono
 const server = createServer(listener).listen(cfg.PORT, cfg.HOST, () =>
-  log.info({ port: cfg.PORT, feed: cfg.DATABASE_URL ? "postgres LISTEN" : "indexer /blocks/stream", answers: cfg.READS_ANSWERS_FROM }, "reads listening"),
+  log.info({ port: cfg.PORT, feed: cfg.DATABASE_URL ? "postgres LISTEN" : "indexer /blocks/stream", answers: tables ? "tables" : "batch" }, "reads listening"),
 );
 
 const shutdown = () => {

@@ -15,30 +15,18 @@
  */
 import pg from "pg";
 import { type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
-import type { Built } from "./answers.js";
-import { answerPlans, errorBuilt, type Executor, type Plan, type Raw } from "./plans.js";
-import { stateOfRow } from "./sql.js";
+import { answerPlans, errorBuilt, type Built, type Executor, type Plan, type Raw } from "../../core/reads/plans.js";
+import { stateOfRow } from "../../core/reads/sql.js";
 import { waitForMinBlock } from "../../core/reads/min-block.js";
 
-export { hotRoute, parseInput, queryObject, type HotRoute } from "./plans.js";
 
 export type TableAnswers = {
   /** AnswerStore's build: the answer of `key` (path and sorted query), at block `minBlock` or later. */
   build(key: string, minBlock: bigint): Promise<Built>;
-  /**
-   * A `Cache-Control: no-cache` read: the answer of `key` read now (one statement, state and rows
-   * in one snapshot), at block `minBlock` or later. Reads of one key asked in the same turn of the
-   * event loop share one statement, started after all of them were asked (each gets a state read
-   * after it arrived). `state`: the snapshot's (absent for a 400 or a 503, which no rows back).
-   */
-  fresh(key: string, minBlock: bigint): Promise<FreshRead>;
   close(): Promise<void>;
 };
 
-/** A no-cache read's result; `built()` formats it (once) only if the caller has no equal answer held. */
-export type FreshRead = { state?: IndexedState; built: () => Built };
-
-export function tableAnswers(o: { databaseUrl: string; schema: string; feed: BlockFeed; minBlockWaitMs: number; poolMax: number; freshPoolMax?: number }): TableAnswers {
+export function tableAnswers(o: { databaseUrl: string; schema: string; feed: BlockFeed; minBlockWaitMs: number; poolMax: number }): TableAnswers {
   const pool = new pg.Pool({ connectionString: o.databaseUrl, max: o.poolMax, application_name: "venue-reads-answers" });
   pool.on("error", () => {}); // an idle client's error: the next query gets a new one
   // each statement reads the indexed state too (one snapshot per answer: plans.ts `withState`)
@@ -69,38 +57,5 @@ export function tableAnswers(o: { databaseUrl: string; schema: string; feed: Blo
     return "rows" in r ? finished(p.plan, r.rows, r.st) : r;
   }
 
-  // ─── no-cache reads ───────────────────────────────────────────────────────────────────
-  // their own pool, so that 16+ concurrent readers never queue the per-block rebuilds
-  const freshPool = new pg.Pool({ connectionString: o.databaseUrl, max: o.freshPoolMax ?? 16, application_name: "venue-reads-fresh" });
-  freshPool.on("error", () => {});
-  const freshExec = on(freshPool);
-  /** key → the read not started yet (it starts at `setImmediate`): callers of one turn of the event loop share it. */
-  const pending = new Map<string, { min: bigint; read: Promise<FreshRead> }>();
-
-  function fresh(key: string, minBlock: bigint): Promise<FreshRead> {
-    const waiting = pending.get(key);
-    if (waiting) {
-      if (minBlock > waiting.min) waiting.min = minBlock;
-      return waiting.read;
-    }
-    const entry = { min: minBlock, read: undefined as unknown as Promise<FreshRead> };
-    entry.read = new Promise<FreshRead>((resolve, reject) =>
-      setImmediate(() => {
-        pending.delete(key);
-        const p = planOf(key);
-        if ("invalid" in p) return resolve(freshOf(errorBuilt(p.invalid, o.feed.current().number)));
-        run(p.plan, entry.min, freshExec).then((r) => {
-          if (!("rows" in r)) return resolve(freshOf(r));
-          let b: Built | undefined;
-          resolve({ state: r.st, built: () => (b ??= finished(p.plan, r.rows, r.st)) });
-        }, reject);
-      }),
-    );
-    pending.set(key, entry);
-    return entry.read;
-  }
-
-  return { build, fresh, close: () => Promise.all([pool.end(), freshPool.end()]).then(() => {}) };
+  return { build, close: () => pool.end() };
 }
-
-const freshOf = (b: Built): FreshRead => ({ built: () => b });

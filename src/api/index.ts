@@ -9,10 +9,10 @@ import { client } from "ponder";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { requestId } from "hono/request-id";
 import { createApiApp } from "./lib/app.js";
-import { corsPolicy } from "./lib/cors.js";
+import { corsPolicy } from "../../core/http/cors.js";
 import { notFound, onError } from "./lib/errors.js";
 import { docsRoutes } from "./lib/docs.js";
-import { installApiLimits } from "./lib/limits.js";
+import { installApiLimits } from "../../core/http/limits.js";
 import { guardPonderMetrics } from "./lib/metrics.js";
 import { sqlGuard, sqlQueryGuard, type ExplainCost } from "./lib/sqlGuard.js";
 import { tableCatalog } from "./lib/sqlPolicy.js";
@@ -28,7 +28,7 @@ import { orderRoutes } from "./routes/orders.js";
 import { positionRoutes } from "./routes/positions.js";
 import { historyRoutes } from "./routes/history.js";
 import { insuranceRoutes } from "./routes/insurance.js";
-import { writeRoutes } from "./routes/writes.js";
+import { writeRoutes } from "../../core/http/write-routes.js";
 
 const app = createApiApp();
 
@@ -45,7 +45,7 @@ startSyncWatchdog({ rpcUrl: process.env.RPC_URL ?? "http://127.0.0.1:8545", boun
 app.use(corsPolicy());
 // a client's X-Request-Id is kept only when short and plain (≤ 255 of [A-Za-z0-9_=-]), else replaced
 app.use(requestId());
-// 405, body limit, rate limits (src/api/lib/limits.ts): before every route, after CORS so a 429 carries it
+// 405, body limit, rate limits (core/http/limits.ts): before every route, after CORS so a 429 carries it
 installApiLimits(app);
 
 /**

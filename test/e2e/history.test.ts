@@ -596,7 +596,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
       expect(r.status, `${path}: ${rBody}`).toBe(p.status);
       expect(rBody, path).toBe(pBody);
       expect(r.headers.get("x-indexed-block"), path).toBe(p.headers.get("x-indexed-block"));
-      // a page answered below Hono (fast.ts) carries the headers the Hono path gives
+      // a page answered below Hono (held-answers-listener.ts) carries the headers the Hono path gives
       expect(r.headers.get("content-type"), path).toMatch(/^application\/json/);
       expect(r.headers.get("x-request-id"), path).toBeTruthy();
       expect(r.headers.get("access-control-expose-headers"), path).toContain("X-Indexed-Block");

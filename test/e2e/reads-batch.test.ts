@@ -1,13 +1,13 @@
 /**
  * POST /internal/answers (src/api/routes/answers.ts) and the read service's batch builds
- * (services/reads/batch.ts, READS_ANSWERS_FROM=batch, the default on PGlite): the integration
+ * (services/reads/batch.ts, on PGlite): the integration
  * token only, 400 envelopes for bad bodies (never a 500), each answer byte for byte Ponder's own
  * route for that URL at the same block, answers after a new block carry it, `minBlock` ahead of
- * the chain a 503; the read service in batch mode serves Ponder's bytes.
+ * the chain a 503; on PGlite the read service builds through it and serves Ponder's bytes.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SECRETS } from "../../core/profiles.js";
-import { answerKey } from "../../services/reads/keys.js";
+import { answerKey } from "../../core/reads/routes.js";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { sessionActions } from "./reads-session.js";
 import { hotErrors, hotOk } from "./helpers/hot-urls.js";
@@ -141,8 +141,10 @@ describe.each(dbKinds())("POST /internal/answers and batch builds on %s", (kind)
     expect(BigInt(late.block!)).toBeGreaterThanOrEqual(r.blockNumber);
   });
 
-  it("the read service in batch mode serves Ponder's bytes, and follows new blocks; with a wrong token its held reads fail", async () => {
-    const rd = await v.startReads(ix, { READS_ANSWERS_FROM: "batch" });
+  // the read service builds its answers through POST /internal/answers on PGlite only (on Postgres
+  // it runs the same plans on its own pool: reads.test.ts, reads-golden.test.ts)
+  it.runIf(kind === "pglite")("the read service on PGlite builds through the batch: Ponder's bytes, new blocks followed; with a wrong token its held reads fail", async () => {
+    const rd = await v.startReads(ix);
     await waitForBlock(rd.url, await head());
     const hot = [
       "/markets",
@@ -168,13 +170,14 @@ describe.each(dbKinds())("POST /internal/answers and batch builds on %s", (kind)
     };
     for (const path of hot) await compare(path);
     // held now: a new block rebuilds them (one request), the next reads carry it
+    await sessionActions(v).setPrice(EUR, "1.0800"); // the oracle's staleness bound (60 s on a devnet)
     const r = await sessionActions(v).place(2, EUR, "SHORT", "LIMIT", "200", 10, "1.0890");
     const book = await at(rd.url, `/markets/${EUR}/orderbook?depth=3&minBlock=${r.blockNumber}`);
     expect([book.status, BigInt(book.block!) >= r.blockNumber]).toEqual([200, true]);
     for (const path of hot) await compare(path);
 
     // the hot answers come from POST /internal/answers: with a token Ponder refuses, none is built
-    const wrong = await v.startReads(ix, { READS_ANSWERS_FROM: "batch", INTEGRATION_TOKEN: "not-the-integration-token" });
+    const wrong = await v.startReads(ix, { INTEGRATION_TOKEN: "not-the-integration-token" });
     await waitForBlock(wrong.url, await head());
     expect((await at(wrong.url, `/markets/${EUR}/orderbook`)).status).toBe(503);
     expect((await at(wrong.url, "/openapi.json")).status).toBe(200); // passed through to Ponder as before

@@ -47,7 +47,13 @@ export type Venue = {
 
 const ACCOUNTS = [0, 1, 2, 3, 4, 5];
 
-export async function startVenue(kind: DbKind): Promise<Venue> {
+/**
+ * `clock`: a fixed chain clock (unix seconds) for answers that must be the same bytes on every run
+ * (the golden files of reads-golden.test.ts): the genesis block at `clock`, each block one second
+ * after the one before whatever the wall clock says (anvil_setBlockTimestampInterval), and time
+ * moved only by the session (`advance`: evm_setNextBlockTimestamp). Unset: anvil's wall clock.
+ */
+export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): Promise<Venue> {
   const runId = `${Date.now().toString(36).slice(-5)}${Math.random().toString(36).slice(2, 5)}`;
   const base = mkdtempSync(join(tmpdir(), `venue-reads-${runId}-${kind}-`));
   const indexers: Indexer[] = [];
@@ -64,9 +70,10 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
   };
   try {
     if (kind === "postgres") await createDatabase(database);
-    anvil = await startAnvil({ logFile: join(base, "anvil.log") });
+    anvil = await startAnvil({ logFile: join(base, "anvil.log"), extraArgs: opts.clock === undefined ? undefined : ["--timestamp", String(opts.clock)] });
     const chainId = 31337;
     const client = publicClientFor(anvil.rpcUrl, chainId) as PublicClient;
+    if (opts.clock !== undefined) await client.request({ method: "anvil_setBlockTimestampInterval" as never, params: [1] as never });
     const deployerKey = devAccount(KEY_INDEX.deployer).privateKey;
     const deployer = walletClientFor(anvil.rpcUrl, chainId, deployerKey);
     // the deployer is also an oracle updater here: the tests move index prices themselves

@@ -42,8 +42,10 @@ export function sessionActions(v: Venue) {
       },
     ]);
   const rpc = (method: string, params: unknown[] = []) => v.client.request({ method: method as never, params: params as never });
+  /** Mines a block `seconds` after the latest (evm_increaseTime would be ignored on a venue with a fixed clock: reads-env.ts `clock`). */
   const advance = async (seconds: number) => {
-    await rpc("evm_increaseTime", [seconds]);
+    const { timestamp } = await v.client.getBlock({ blockTag: "latest" });
+    await rpc("evm_setNextBlockTimestamp", [Number(timestamp) + seconds]);
     await rpc("evm_mine");
   };
   /** Sets the index; a move beyond the oracle's per-update bound (1 % on the devnet) walks

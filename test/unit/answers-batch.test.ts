@@ -4,7 +4,6 @@ import type { RawReply } from "../../core/http/raw-request.js";
 import { feedHub, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import { AnswerStore, type Built } from "../../services/reads/answers.js";
 import { batchBuilds, MAX_BATCHED_KEY } from "../../services/reads/batch.js";
-import { loadReadsConfig } from "../../services/reads/config.js";
 
 type Sent = { minBlock: string; paths: string[] };
 
@@ -108,15 +107,5 @@ describe("batch builds (services/reads/batch.ts)", () => {
     expect(ix.sent[1]!.minBlock).toBe("2");
     expect([...ix.sent[1]!.paths].sort()).toEqual([...keys].sort());
     expect(keys.map((k) => store.peek(k)?.block)).toEqual(keys.map(() => "2"));
-  });
-
-  it("READS_ANSWERS_FROM: batch by default without a database (PGlite), tables with one; tables without one is refused", () => {
-    const pg = { DATABASE_URL: "postgres://x@127.0.0.1/db", DATABASE_SCHEMA: "s1" };
-    expect(loadReadsConfig({}).READS_ANSWERS_FROM).toBe("batch");
-    expect(loadReadsConfig(pg).READS_ANSWERS_FROM).toBe("tables");
-    expect(loadReadsConfig({ ...pg, READS_ANSWERS_FROM: "batch" }).READS_ANSWERS_FROM).toBe("batch");
-    expect(loadReadsConfig({ READS_ANSWERS_FROM: "indexer" }).READS_ANSWERS_FROM).toBe("indexer");
-    expect(() => loadReadsConfig({ READS_ANSWERS_FROM: "tables" })).toThrow(/needs DATABASE_URL and DATABASE_SCHEMA/);
-    expect(() => loadReadsConfig({ READS_ANSWERS_FROM: "nope" })).toThrow(/READS_ANSWERS_FROM/);
   });
 });

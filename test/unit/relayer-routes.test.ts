@@ -8,7 +8,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { createSiweMessage } from "viem/siwe";
 import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
 import { authRoutes } from "../../src/api/routes/auth.js";
-import { writeRoutes } from "../../src/api/routes/writes.js";
+import { writeRoutes } from "../../core/http/write-routes.js";
 import { issueToken } from "../../core/auth/siwe.js";
 
 process.env.JWT_SECRET = "routes-unit-test-secret";

@@ -2,10 +2,10 @@
  * /v1/accounts: reads from the integration API, writes to the relayer's internal API with the
  * key's wallet as the caller (the relayer and the chain check ownership: UNAUTHORIZED, 403).
  */
-import { ApiError } from "../../../core/errors";
-import type { GatewayApp, GatewayDeps } from "../context";
-import { forwardHeaders, send } from "../context";
-import { requireIdentity } from "../middleware/api-key";
+import { ApiError } from "../../../core/errors.js";
+import type { GatewayApp, GatewayDeps } from "../context.js";
+import { forwardHeaders, send } from "../context.js";
+import { requireIdentity } from "../middleware/api-key/index.js";
 import {
   AccountIdParam,
   AccountMarketParam,
@@ -20,10 +20,10 @@ import {
   TradeBody,
   orderTypeName,
   sideName,
-} from "../schemas";
-import { AccountCreatedData, AccountData, AccountByAddressData, DepositData, WithdrawData, OrderPlacedData, OrderListData, CancelData, PositionData, PositionFundingData, CloseData } from "../responses";
-import { pendingOf } from "../responses";
-import { defineRoute, jsonBody } from "./define";
+} from "../schemas.js";
+import { AccountCreatedData, AccountData, AccountByAddressData, DepositData, WithdrawData, OrderPlacedData, OrderListData, CancelData, PositionData, PositionFundingData, CloseData } from "../responses.js";
+import { pendingOf } from "../responses.js";
+import { defineRoute, jsonBody } from "./define.js";
 
 /** valid_until → the relayer's validUntil, when given. */
 const validity = (b: { valid_until?: string }) => (b.valid_until !== undefined ? { validUntil: b.valid_until } : {});

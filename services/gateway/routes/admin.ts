@@ -5,10 +5,10 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Address } from "viem";
-import { snakeKeys } from "../../../core/case";
-import { ApiError } from "../../../core/errors";
-import type { GatewayApp, GatewayDeps } from "../context";
-import { CreateKeyBody, KeyIdParam, validationError } from "../schemas";
+import { snakeKeys } from "../../../core/case.js";
+import { ApiError } from "../../../core/errors.js";
+import type { GatewayApp, GatewayDeps } from "../context.js";
+import { CreateKeyBody, KeyIdParam, validationError } from "../schemas.js";
 
 export function registerAdminRoutes(app: GatewayApp, deps: GatewayDeps) {
   const { keys, config } = deps;

@@ -1,7 +1,7 @@
 /** One helper for the gateway's route declarations (shared responses and security). */
 import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
-import { AcceptedData } from "../responses";
-import { ErrorEnvelope, SuccessEnvelope } from "../schemas";
+import { AcceptedData } from "../responses.js";
+import { ErrorEnvelope, SuccessEnvelope } from "../schemas.js";
 
 type Req = NonNullable<RouteConfig["request"]>;
 

@@ -5,13 +5,13 @@
  * per request.
  */
 import { z } from "@hono/zod-openapi";
-import { snakeKeys } from "../../../core/case";
-import { fail } from "../../../core/envelope";
-import { ApiError } from "../../../core/errors";
-import type { GatewayApp, GatewayContext, GatewayDeps } from "../context";
-import { HealthMonitor, publicHealth, SERVICES, type ServiceName } from "../health";
-import { defineRoute } from "./define";
-import { sameSecret } from "../../../core/auth/service-tokens";
+import { snakeKeys } from "../../../core/case.js";
+import { fail } from "../../../core/envelope.js";
+import { ApiError } from "../../../core/errors.js";
+import type { GatewayApp, GatewayContext, GatewayDeps } from "../context.js";
+import { HealthMonitor, publicHealth, SERVICES, type ServiceName } from "../health.js";
+import { defineRoute } from "./define.js";
+import { sameSecret } from "../../../core/auth/service-tokens.js";
 
 const started = Date.now();
 

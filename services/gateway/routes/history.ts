@@ -5,16 +5,17 @@
  * snake_case (core/case.ts).
  */
 import { z } from "@hono/zod-openapi";
-import { snakeKeys, toSnakeCase } from "../../../core/case";
-import { CANDLE_RESOLUTION_NAMES } from "../../../core/candles";
-import { ApiError } from "../../../core/errors";
-import { exportFormatOf } from "../../../core/history/lists";
-import * as H from "../../../core/schemas/history";
-import { InsuranceFundEventList } from "../../../core/schemas/insurance";
-import type { GatewayApp, GatewayContext, GatewayDeps } from "../context";
-import { forwardHeaders, send } from "../context";
-import { AccountIdParam, MarketIdParam, bytes32 } from "../schemas";
-import { defineRoute } from "./define";
+import { snakeKeys, toSnakeCase } from "../../../core/case.js";
+import { CANDLE_RESOLUTION_NAMES } from "../../../core/candles.js";
+import { ApiError } from "../../../core/errors.js";
+import { exportFormatOf } from "../../../core/history/lists.js";
+import * as H from "../../../core/schemas/history.js";
+import { snakeSchema } from "../../../core/schemas/snake-case.js";
+import { InsuranceFundEventList } from "../../../core/schemas/insurance.js";
+import type { GatewayApp, GatewayContext, GatewayDeps } from "../context.js";
+import { forwardHeaders, send } from "../context.js";
+import { AccountIdParam, MarketIdParam, bytes32 } from "../schemas.js";
+import { defineRoute } from "./define.js";
 
 const tag = "History";
 
@@ -111,7 +112,7 @@ export function registerHistoryRoutes(app: GatewayApp, { upstreams: { integratio
       summary: s.summary,
       description: s.exportable ? `Cursor pagination: pass next_cursor back as cursor.${EXPORT_NOTE}` : "Cursor pagination: pass next_cursor back as cursor.",
       request: { ...(s.scope === "venue" ? {} : { params: s.scope === "account" ? AccountIdParam : MarketIdParam }), query: s.query },
-      ok: { status: 200, name: s.name, data: H.snakeSchema(s.data), description: s.summary },
+      ok: { status: 200, name: s.name, data: snakeSchema(s.data), description: s.summary },
       errors: [404],
     });
     app.openapi(route, async (c) => {

@@ -1,10 +1,10 @@
 /** /v1/insurance-fund: the venue's insurance fund now (its history is a /v1 history list). */
-import { snakeSchema } from "../../../core/schemas/history";
-import { InsuranceFund } from "../../../core/schemas/insurance";
-import type { GatewayApp, GatewayDeps } from "../context";
-import { forwardHeaders, send } from "../context";
-import { ReadQuery } from "../schemas";
-import { defineRoute } from "./define";
+import { snakeSchema } from "../../../core/schemas/history.js";
+import { InsuranceFund } from "../../../core/schemas/insurance.js";
+import type { GatewayApp, GatewayDeps } from "../context.js";
+import { forwardHeaders, send } from "../context.js";
+import { ReadQuery } from "../schemas.js";
+import { defineRoute } from "./define.js";
 
 export const getInsuranceFund = defineRoute({
   method: "get",

@@ -1,8 +1,8 @@
 /** /v1/liquidation: the keeper's reads and actions. Open to any valid key (liquidation is permissionless). */
-import type { GatewayApp, GatewayDeps } from "../context";
-import { forwardHeaders, send } from "../context";
-import { AccountIdParam, IdParam, MarketIdParam, PositionIdParam } from "../schemas";
-import { defineRoute } from "./define";
+import type { GatewayApp, GatewayDeps } from "../context.js";
+import { forwardHeaders, send } from "../context.js";
+import { AccountIdParam, IdParam, MarketIdParam, PositionIdParam } from "../schemas.js";
+import { defineRoute } from "./define.js";
 
 const tag = "Liquidation";
 

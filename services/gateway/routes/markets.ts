@@ -1,9 +1,9 @@
 /** /v1/markets: reads from the integration API. The list is public; the rest needs a key. */
-import type { GatewayApp, GatewayDeps } from "../context";
-import { forwardHeaders, send } from "../context";
-import { MarketIdParam, OrderbookQuery, ReadQuery } from "../schemas";
-import { MarketListData, MarketData, OrderBookData, FundingData, MarkPriceData } from "../responses";
-import { defineRoute } from "./define";
+import type { GatewayApp, GatewayDeps } from "../context.js";
+import { forwardHeaders, send } from "../context.js";
+import { MarketIdParam, OrderbookQuery, ReadQuery } from "../schemas.js";
+import { MarketListData, MarketData, OrderBookData, FundingData, MarkPriceData } from "../responses.js";
+import { defineRoute } from "./define.js";
 
 const tag = "Markets";
 

@@ -1,11 +1,11 @@
 /** /v1/operators (EIP-712 approval of the relayer) and /v1/transactions (202 follow-up), via the relayer. */
 import { z } from "@hono/zod-openapi";
-import { ApiError } from "../../../core/errors";
-import type { GatewayApp, GatewayDeps } from "../context";
-import { forwardHeaders, send } from "../context";
-import { requireIdentity } from "../middleware/api-key";
-import { ApproveBody, TransactionIdParam, TypedDataQuery } from "../schemas";
-import { defineRoute, jsonBody } from "./define";
+import { ApiError } from "../../../core/errors.js";
+import type { GatewayApp, GatewayDeps } from "../context.js";
+import { forwardHeaders, send } from "../context.js";
+import { requireIdentity } from "../middleware/api-key/index.js";
+import { ApproveBody, TransactionIdParam, TypedDataQuery } from "../schemas.js";
+import { defineRoute, jsonBody } from "./define.js";
 
 export const typedData = defineRoute({
   method: "get",

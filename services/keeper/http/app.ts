@@ -11,6 +11,7 @@ import type { Address, Hex } from "viem";
 import { getAddress, isAddress } from "viem";
 import { ApiError } from "../../../core/errors.js";
 import { ok } from "../../../core/envelope.js";
+import { errorEnvelope } from "../../../core/schemas/envelope.js";
 import { httpMetrics, initMetrics, metricsHandler } from "../../../core/metrics.js";
 import { AccountIdParam, Bytes32 } from "../../../core/schemas/writes.js";
 import type { LiquidationService } from "../liquidation/service.js";
@@ -31,9 +32,7 @@ export type KeeperAppDeps = {
 const Envelope = z
   .object({ success: z.literal(true), data: z.record(z.string(), z.unknown()) })
   .openapi("KeeperSuccess");
-const ErrorEnvelope = z
-  .object({ success: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) })
-  .openapi("KeeperError");
+const ErrorEnvelope = errorEnvelope("KeeperError");
 
 const accountParams = z.object({ accountId: AccountIdParam });
 const marketParams = z.object({

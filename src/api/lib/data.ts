@@ -1,25 +1,19 @@
 /**
- * Reads of the indexed tables through Ponder's `db`, and the market snapshot every time-dependent
- * value is computed from (core/reads/snapshot.ts: the same as the read service computes).
+ * Lookups through Ponder's `db` for the routes that are not hot answers (history, PnL, an account
+ * by address): does the account or market exist (their 404s), the account of an owner. The hot
+ * answers are the one read model's (core/reads/plans.ts, through lib/hotAnswers.ts).
  */
 import { db } from "ponder:api";
-import { account, indexPrice, market, marketState, orderBookLevel, position } from "ponder:schema";
-import { and, asc, desc, eq } from "ponder";
+import { account, market } from "ponder:schema";
+import { eq } from "ponder";
 import type { Hex } from "viem";
 import { accountNotFound, marketNotFound } from "../../../core/reads/errors.js";
-import { marketSnapshot, type AccountRow, type LevelRow, type MarketRow, type MarketSnapshot, type PositionRow } from "../../../core/reads/snapshot.js";
-
-export type { AccountRow, LevelRow, MarketRow, MarketSnapshot, MarketStateRow, PositionRow } from "../../../core/reads/snapshot.js";
-
-export async function findAccount(accountId: bigint): Promise<AccountRow | undefined> {
-  const rows = await db.select().from(account).where(eq(account.accountId, accountId)).limit(1);
-  return rows[0];
-}
+import type { AccountRow, MarketRow } from "../../../core/reads/snapshot.js";
 
 export async function requireAccount(accountId: bigint): Promise<AccountRow> {
-  const row = await findAccount(accountId);
-  if (!row) throw accountNotFound(accountId);
-  return row;
+  const rows = await db.select().from(account).where(eq(account.accountId, accountId)).limit(1);
+  if (!rows[0]) throw accountNotFound(accountId);
+  return rows[0];
 }
 
 export async function findAccountByOwner(owner: Hex): Promise<AccountRow | undefined> {
@@ -27,47 +21,8 @@ export async function findAccountByOwner(owner: Hex): Promise<AccountRow | undef
   return rows[0];
 }
 
-export async function bookLevels(marketId: Hex, side: "LONG" | "SHORT", depth: number): Promise<LevelRow[]> {
-  return db
-    .select()
-    .from(orderBookLevel)
-    .where(and(eq(orderBookLevel.marketId, marketId), eq(orderBookLevel.side, side)))
-    .orderBy(side === "LONG" ? desc(orderBookLevel.priceX18) : asc(orderBookLevel.priceX18))
-    .limit(depth);
-}
-
-async function snapshotOf(m: MarketRow, now: bigint): Promise<MarketSnapshot> {
-  const [states, prices, bid, ask] = await Promise.all([
-    db.select().from(marketState).where(eq(marketState.marketAddress, m.marketAddress)).limit(1),
-    db.select().from(indexPrice).where(eq(indexPrice.marketId, m.marketId)).limit(1),
-    bookLevels(m.marketId, "LONG", 1),
-    bookLevels(m.marketId, "SHORT", 1),
-  ]);
-  return marketSnapshot({ market: m, state: states[0], indexX18: prices[0]?.priceX18, bestBidX18: bid[0]?.priceX18, bestAskX18: ask[0]?.priceX18 }, now);
-}
-
 export async function requireMarket(marketId: Hex): Promise<MarketRow> {
   const rows = await db.select().from(market).where(eq(market.marketId, marketId.toLowerCase() as Hex)).limit(1);
-  const m = rows[0];
-  if (!m) throw marketNotFound(marketId);
-  return m;
-}
-
-/** The market with its live state at time `now` (the indexed block's timestamp). */
-export async function requireMarketSnapshot(marketId: Hex, now: bigint): Promise<MarketSnapshot> {
-  return snapshotOf(await requireMarket(marketId), now);
-}
-
-export async function allMarketSnapshots(now: bigint): Promise<MarketSnapshot[]> {
-  const rows = await db.select().from(market).orderBy(asc(market.marketIndex));
-  return Promise.all(rows.map((m) => snapshotOf(m, now)));
-}
-
-export async function findPosition(accountId: bigint, marketId: Hex): Promise<PositionRow | undefined> {
-  const rows = await db
-    .select()
-    .from(position)
-    .where(and(eq(position.accountId, accountId), eq(position.marketId, marketId.toLowerCase() as Hex)))
-    .limit(1);
+  if (!rows[0]) throw marketNotFound(marketId);
   return rows[0];
 }

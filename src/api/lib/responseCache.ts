@@ -11,6 +11,7 @@
 import { createMiddleware } from "hono/factory";
 import { LRUCache } from "lru-cache";
 import type { IndexedBlockEnv } from "./indexedBlock.js";
+import { answerKeyOfUrl } from "../../../core/reads/routes.js";
 
 type Entry = { state: string; body: string };
 
@@ -20,14 +21,8 @@ const cache = new LRUCache<string, Entry>({
   sizeCalculation: (e, key) => e.body.length + key.length + e.state.length,
 });
 
-/** The request's path and query without `minBlock` (it only says how long to wait), sorted. */
-export function cacheKey(url: string): string {
-  const u = new URL(url);
-  u.searchParams.delete("minBlock");
-  u.searchParams.sort();
-  const q = u.searchParams.toString();
-  return q ? `${u.pathname}?${q}` : u.pathname;
-}
+/** The request's path and query without `minBlock` (it only says how long to wait), sorted: core/reads/routes.ts. */
+export const cacheKey = answerKeyOfUrl;
 
 /** Reads in progress, by key: what they will keep (undefined when nothing can be kept). */
 const inFlight = new Map<string, Promise<Entry | undefined>>();

@@ -1,5 +1,5 @@
 /** Shared pieces of the read routes' OpenAPI definitions. */
-import { ErrorEnvelope } from "./schemas.js";
+import { ErrorEnvelope } from "../../../core/schemas/reads.js";
 import { indexedBlock } from "./indexedBlock.js";
 import { responseCache } from "./responseCache.js";
 

@@ -2,15 +2,16 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Hex } from "viem";
 import { createApiApp } from "../lib/app.js";
-import { findAccountByOwner, requireAccount } from "../lib/data.js";
-import { accountByAddressResponse, accountResponse } from "../../../core/reads/responses.js";
-import { readAtIndexedBlock } from "../lib/indexedBlock.js";
+import { findAccountByOwner } from "../lib/data.js";
+import { accountByAddressResponse } from "../../../core/reads/responses.js";
+import { hotAnswer } from "../lib/hotAnswers.js";
+import { HOT_ROUTES } from "../../../core/reads/routes.js";
 import { notFound, readErrors, readHeaders, readMiddleware } from "../lib/routes.js";
-import { Account, AccountByAddress, AccountPath, AddressPath, ReadQuery, envelope } from "../lib/schemas.js";
+import { Account, AccountByAddress, AccountPath, AddressPath, ReadQuery, envelope } from "../../../core/schemas/reads.js";
 
 const getAccount = createRoute({
   method: "get",
-  path: "/accounts/{accountId}",
+  path: HOT_ROUTES.account,
   tags: ["accounts"],
   summary: "Account and its margin",
   middleware: readMiddleware,
@@ -40,11 +41,7 @@ const getAccountByAddress = createRoute({
 });
 
 export const accountRoutes = createApiApp()
-  .openapi(getAccount, async (c) => {
-    const { accountId } = c.req.valid("param");
-    const data = await readAtIndexedBlock(c, async () => accountResponse(await requireAccount(BigInt(accountId))));
-    return c.json({ success: true as const, data }, 200);
-  })
+  .openapi(getAccount, (c) => hotAnswer(c) as never)
   .openapi(getAccountByAddress, async (c) => {
     const { userAddress } = c.req.valid("param");
     const row = await findAccountByOwner(userAddress as Hex);

@@ -3,7 +3,7 @@
  * (services/reads/batch.ts), which on PGlite cannot open the database itself. Body
  * `{ minBlock, paths }` (≤ MAX_ANSWER_PATHS keys: path and sorted query of a held route); answer
  * `{ success, data: { block, answers: [{ status, body, block }] } }`, one per path in order, each
- * the exact bytes Ponder's own route gives for that URL at that block (services/reads/plans.ts).
+ * the exact bytes Ponder's own route gives for that URL at that block (core/reads/plans.ts, as Ponder's own hot routes: lib/hotAnswers.ts).
  *
  * Everything is read in ONE transaction: the indexed state once, then one statement per distinct
  * plan, so every answer belongs to the one state and block it carries. On PGlite the transaction
@@ -25,9 +25,11 @@ import { ok } from "../../../core/envelope.js";
 import { callerTokens, identifyService, requireScope, CALLERS, type ServiceCaller, type ServiceVariables } from "../../../core/auth/service-tokens.js";
 import { configured } from "../../../core/profiles.js";
 import { parseOrThrow } from "../../../core/schemas/validation.js";
-import { answerPlans, answersAt, isHotKey, MAX_ANSWER_PATHS, type AnswerPlans } from "../../../services/reads/plans.js";
+import { answersAt, MAX_ANSWER_PATHS } from "../../../core/reads/plans.js";
+import { isHotKey } from "../../../core/reads/routes.js";
+import { ponderPlans } from "../lib/hotAnswers.js";
 import { createApiApp } from "../lib/app.js";
-import { MIN_BLOCK_WAIT_MS, ponderSchema } from "../lib/indexedBlock.js";
+import { MIN_BLOCK_WAIT_MS } from "../lib/indexedBlock.js";
 import { waitForMinBlock } from "../../../core/reads/min-block.js";
 import { readTransaction } from "../../ponder/internals.js";
 
@@ -39,8 +41,6 @@ export const AnswersBody = z.strictObject({
     .max(MAX_ANSWER_PATHS),
 });
 
-// made at the first request: Ponder sets its schema and database before it serves
-let plans: AnswerPlans | undefined;
 
 /** The callers whose tokens this process was given (outside local the indexer has no gateway token): an unknown one is 401. */
 const known = (Object.keys(CALLERS) as ServiceCaller[]).filter((c) => configured(CALLERS[c].env));
@@ -56,9 +56,9 @@ answersRoutes.post(
     });
     const body = parseOrThrow(AnswersBody, raw);
     const minBlock = BigInt(body.minBlock);
-    plans ??= answerPlans({ schema: ponderSchema(), withState: false });
+    const plans = ponderPlans();
     const w = await waitForMinBlock(async () => {
-      const { state, answers } = await readTransaction((exec) => answersAt(plans!, body.paths, minBlock, exec));
+      const { state, answers } = await readTransaction((exec) => answersAt(plans, body.paths, minBlock, exec));
       return { block: state.number, value: answers };
     }, minBlock, MIN_BLOCK_WAIT_MS);
     c.header("X-Indexed-Block", w.block.toString());

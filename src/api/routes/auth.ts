@@ -14,6 +14,7 @@ import { secret } from "../../../core/profiles.js";
 import { ok } from "../../../core/envelope.js";
 import { validationError } from "../../../core/schemas/validation.js";
 import { errorResponse, onError } from "../lib/errors.js";
+import { ErrorEnvelope } from "../../../core/schemas/envelope.js";
 
 const jwtSecret = () => secret("JWT_SECRET");
 // checked at start by ponder.config.ts (required outside local); cheap to read per request
@@ -27,9 +28,6 @@ export const authRoutes = new OpenAPIHono<{ Variables: BearerVariables }>({
 authRoutes.onError(onError);
 
 const Envelope = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
-const ErrorEnvelope = z
-  .object({ success: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) })
-  .openapi("ErrorEnvelope");
 const err = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
 
 const NonceData = z

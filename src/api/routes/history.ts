@@ -25,7 +25,7 @@ import { indexedBlock, readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { pnlPage } from "../lib/pnl.js";
 import { responseCache } from "../lib/responseCache.js";
 import { notFound, readErrors, readHeaders } from "../lib/routes.js";
-import { AccountPath, MarketPath, envelope } from "../lib/schemas.js";
+import { AccountPath, MarketPath, envelope } from "../../../core/schemas/reads.js";
 
 /** The response cache keys on the URL alone: exports (chosen by Accept) never go through it. */
 const cacheUnlessExport = createMiddleware(async function cacheUnlessExport(c, next) {

@@ -15,7 +15,7 @@ import { createApiApp } from "../lib/app.js";
 import { answerList, type ListDef } from "../lib/history.js";
 import { indexedBlock, readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { readErrors, readHeaders, readMiddleware } from "../lib/routes.js";
-import { ReadQuery, envelope } from "../lib/schemas.js";
+import { ReadQuery, envelope } from "../../../core/schemas/reads.js";
 
 const FUND_ID = "venue";
 

@@ -1,12 +1,10 @@
 /** GET /markets, /markets/{marketId}, .../funding, .../orderbook, .../price. */
 import { createRoute } from "@hono/zod-openapi";
-import type { Hex } from "viem";
 import { createApiApp } from "../lib/app.js";
-import { allMarketSnapshots, bookLevels, requireMarket, requireMarketSnapshot } from "../lib/data.js";
-import { fundingResponse, markPriceResponse, marketResponse, orderBookResponse } from "../../../core/reads/responses.js";
-import { readAtIndexedBlock } from "../lib/indexedBlock.js";
+import { hotAnswer } from "../lib/hotAnswers.js";
+import { HOT_ROUTES } from "../../../core/reads/routes.js";
 import { notFound, readErrors, readHeaders, readMiddleware } from "../lib/routes.js";
-import { Funding, MarkPrice, Market, MarketList, MarketPath, OrderBook, OrderBookQuery, ReadQuery, envelope } from "../lib/schemas.js";
+import { Funding, MarkPrice, Market, MarketList, MarketPath, OrderBook, OrderBookQuery, ReadQuery, envelope } from "../../../core/schemas/reads.js";
 
 const json = <T extends Parameters<typeof envelope>[0]>(schema: T, name: string, description: string) => ({
   description,
@@ -16,7 +14,7 @@ const json = <T extends Parameters<typeof envelope>[0]>(schema: T, name: string,
 
 const listMarkets = createRoute({
   method: "get",
-  path: "/markets",
+  path: HOT_ROUTES.markets,
   tags: ["markets"],
   summary: "Every market",
   middleware: readMiddleware,
@@ -26,7 +24,7 @@ const listMarkets = createRoute({
 
 const getMarket = createRoute({
   method: "get",
-  path: "/markets/{marketId}",
+  path: HOT_ROUTES.market,
   tags: ["markets"],
   summary: "One market",
   middleware: readMiddleware,
@@ -36,7 +34,7 @@ const getMarket = createRoute({
 
 const getFunding = createRoute({
   method: "get",
-  path: "/markets/{marketId}/funding",
+  path: HOT_ROUTES.funding,
   tags: ["markets"],
   summary: "Funding rate, its components and the cumulative index",
   middleware: readMiddleware,
@@ -46,7 +44,7 @@ const getFunding = createRoute({
 
 const getOrderBook = createRoute({
   method: "get",
-  path: "/markets/{marketId}/orderbook",
+  path: HOT_ROUTES.orderbook,
   tags: ["markets"],
   summary: "Aggregated price levels per side",
   middleware: readMiddleware,
@@ -56,7 +54,7 @@ const getOrderBook = createRoute({
 
 const getPrice = createRoute({
   method: "get",
-  path: "/markets/{marketId}/price",
+  path: HOT_ROUTES.price,
   tags: ["markets"],
   summary: "Mark price",
   middleware: readMiddleware,
@@ -64,35 +62,10 @@ const getPrice = createRoute({
   responses: { 200: json(MarkPrice, "MarkPriceResponse", "Mark and index price"), ...readErrors, ...notFound("MARKET_NOT_FOUND") },
 });
 
-const idOf = (raw: string) => raw.toLowerCase() as Hex;
-
+// one read model: the plan of core/reads/plans.ts (the read service's too) answers each
 export const marketRoutes = createApiApp()
-  .openapi(listMarkets, async (c) => {
-    const data = await readAtIndexedBlock(c, async (b) => ({ markets: (await allMarketSnapshots(b.timestamp)).map(marketResponse) }));
-    return c.json({ success: true as const, data }, 200);
-  })
-  .openapi(getMarket, async (c) => {
-    const id = idOf(c.req.valid("param").marketId);
-    const data = await readAtIndexedBlock(c, async (b) => marketResponse(await requireMarketSnapshot(id, b.timestamp)));
-    return c.json({ success: true as const, data }, 200);
-  })
-  .openapi(getFunding, async (c) => {
-    const id = idOf(c.req.valid("param").marketId);
-    const data = await readAtIndexedBlock(c, async (b) => fundingResponse(await requireMarketSnapshot(id, b.timestamp)));
-    return c.json({ success: true as const, data }, 200);
-  })
-  .openapi(getOrderBook, async (c) => {
-    const marketId = idOf(c.req.valid("param").marketId);
-    const { depth } = c.req.valid("query");
-    const data = await readAtIndexedBlock(c, async (b) => {
-      await requireMarket(marketId);
-      const [bids, asks] = await Promise.all([bookLevels(marketId, "LONG", depth), bookLevels(marketId, "SHORT", depth)]);
-      return orderBookResponse(marketId, bids, asks, b);
-    });
-    return c.json({ success: true as const, data }, 200);
-  })
-  .openapi(getPrice, async (c) => {
-    const id = idOf(c.req.valid("param").marketId);
-    const data = await readAtIndexedBlock(c, async (b) => markPriceResponse(await requireMarketSnapshot(id, b.timestamp), b));
-    return c.json({ success: true as const, data }, 200);
-  });
+  .openapi(listMarkets, (c) => hotAnswer(c) as never)
+  .openapi(getMarket, (c) => hotAnswer(c) as never)
+  .openapi(getFunding, (c) => hotAnswer(c) as never)
+  .openapi(getOrderBook, (c) => hotAnswer(c) as never)
+  .openapi(getPrice, (c) => hotAnswer(c) as never);

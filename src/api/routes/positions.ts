@@ -1,16 +1,14 @@
 /** GET /accounts/{accountId}/positions/{marketId} and .../funding. */
 import { createRoute } from "@hono/zod-openapi";
-import type { Hex } from "viem";
 import { createApiApp } from "../lib/app.js";
-import { findPosition, requireAccount, requireMarketSnapshot } from "../lib/data.js";
-import { positionFundingResponse, positionResponse } from "../../../core/reads/responses.js";
-import { readAtIndexedBlock } from "../lib/indexedBlock.js";
+import { hotAnswer } from "../lib/hotAnswers.js";
+import { HOT_ROUTES } from "../../../core/reads/routes.js";
 import { notFound, readErrors, readHeaders, readMiddleware } from "../lib/routes.js";
-import { AccountMarketPath, Position, PositionFunding, ReadQuery, envelope } from "../lib/schemas.js";
+import { AccountMarketPath, Position, PositionFunding, ReadQuery, envelope } from "../../../core/schemas/reads.js";
 
 const getPosition = createRoute({
   method: "get",
-  path: "/accounts/{accountId}/positions/{marketId}",
+  path: HOT_ROUTES.position,
   tags: ["positions"],
   summary: "Position and health at the latest indexed block (isOpen false, health null when none)",
   middleware: readMiddleware,
@@ -24,7 +22,7 @@ const getPosition = createRoute({
 
 const getPositionFunding = createRoute({
   method: "get",
-  path: "/accounts/{accountId}/positions/{marketId}/funding",
+  path: HOT_ROUTES.positionFunding,
   tags: ["positions"],
   summary: "Funding owed or due by the position since its last settlement",
   middleware: readMiddleware,
@@ -40,31 +38,6 @@ const getPositionFunding = createRoute({
   },
 });
 
-async function load(accountIdRaw: string, marketIdRaw: string, now: bigint) {
-  const accountId = BigInt(accountIdRaw);
-  const marketId = marketIdRaw.toLowerCase() as Hex;
-  const [, snap, pos] = await Promise.all([
-    requireAccount(accountId),
-    requireMarketSnapshot(marketId, now),
-    findPosition(accountId, marketId),
-  ]);
-  return { accountId, snap, pos };
-}
-
 export const positionRoutes = createApiApp()
-  .openapi(getPosition, async (c) => {
-    const { accountId, marketId } = c.req.valid("param");
-    const data = await readAtIndexedBlock(c, async (b) => {
-      const { accountId: id, snap, pos } = await load(accountId, marketId, b.timestamp);
-      return positionResponse(id, snap, pos);
-    });
-    return c.json({ success: true as const, data }, 200);
-  })
-  .openapi(getPositionFunding, async (c) => {
-    const { accountId, marketId } = c.req.valid("param");
-    const data = await readAtIndexedBlock(c, async (b) => {
-      const { accountId: id, snap, pos } = await load(accountId, marketId, b.timestamp);
-      return positionFundingResponse(id, snap, pos);
-    });
-    return c.json({ success: true as const, data }, 200);
-  });
+  .openapi(getPosition, (c) => hotAnswer(c) as never)
+  .openapi(getPositionFunding, (c) => hotAnswer(c) as never);

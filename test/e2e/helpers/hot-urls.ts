@@ -1,8 +1,7 @@
 /**
- * The held routes' URLs that both byte-for-byte comparisons with Ponder's own routes read:
- * test/e2e/reads.test.ts (the read service) and test/e2e/reads-batch.test.ts (POST
- * /internal/answers). Each test adds its own on top, said there: the batch takes at most 50 paths
- * (MAX_ANSWER_PATHS) and only held keys (no `?minBlock=`), so the read service's list is longer.
+ * The hot routes' URLs that the read tests ask: test/e2e/reads-golden.test.ts (the golden files)
+ * and test/e2e/reads-batch.test.ts (POST /internal/answers, at most 50 paths and only held keys,
+ * no `?minBlock=`). The routes themselves are core/reads/routes.ts's.
  */
 export const UNKNOWN_MARKET = `0x${"ab".repeat(32)}`;
 

@@ -3,20 +3,20 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { feedHub, type BlockFeed, type IndexedState } from "../../core/indexer/blocks";
-import { memoryLastWrites } from "../../core/indexer/last-writes";
-import { startStandIn, WALLET_A, type StandIn } from "../../test/unit/gateway-standins";
-import { createGatewayListener } from "./app";
-import { cachedReads } from "./block-cache";
-import { loadGatewayConfig } from "./config";
-import { openGatewayStore } from "./db/open";
-import { KeyStore } from "./keys";
-import { createUpstream } from "./upstream";
+import { feedHub, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
+import { memoryLastWrites } from "../../core/indexer/last-writes.js";
+import { startStandIn, WALLET_A, type StandIn } from "../../test/unit/gateway-standins.js";
+import { createGatewayListener } from "./app.js";
+import { cachedReads } from "./block-cache.js";
+import { loadGatewayConfig } from "./config.js";
+import { openGatewayStore } from "./db/open.js";
+import { KeyStore } from "./keys.js";
+import { createUpstream } from "./upstream.js";
 
 const state = (n: number, extra: Partial<IndexedState> = {}): IndexedState => ({ number: BigInt(n), timestamp: BigInt(n), hash: `0x${n}`, state: `s${n}`, ...extra });
 const MARKET = `0x${"ab".repeat(32)}`;
 
-// The hot path below Hono (fast.ts) over real HTTP: it answers only what the app answered from
+// The hot path below Hono (held-copies-listener.ts) over real HTTP: it answers only what the app answered from
 // the current block's copy, with the same bytes, and counts in the app's per-key limit.
 describe("gateway hot path", () => {
   let integration: StandIn;

@@ -8,7 +8,7 @@
  * are exposed.
  */
 import { createMiddleware } from "hono/factory";
-import { profileFromEnv } from "../../../core/profiles.js";
+import { profileFromEnv } from "../profiles.js";
 
 const EXPOSED = ["X-Indexed-Block", "X-Request-Id", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy", "ETag"];
 /** The value of `Access-Control-Expose-Headers` on every answer. */

@@ -9,9 +9,7 @@
  * indexed state re-read at its source (the feed's `revalidate`: one small state read shared by the
  * callers of an event-loop turn), then the store's answer of that state (the held bytes when it has
  * not moved, else its rebuild, waited for with the block's other rebuilds so that the client's next
- * read, of any route, is not of an older block). With `READS_NO_CACHE_FROM=tables` (Postgres) it
- * is one statement that reads the state and the answer's rows in one snapshot instead (tables.ts
- * `fresh`); measured dearer per read than the state read (docs/PERFORMANCE.md), so not the default.
+ * read, of any route, is not of an older block).
  *
  * On Postgres a GET of a history list (history.ts `plain`: trades, fills, candles, …; not an
  * export) is answered here too when it is a plain 200: one statement, its JSON written with the
@@ -31,12 +29,11 @@ import { clientAddress, type TrustedProxies } from "../../core/http/client-addre
 import { rateLimitHeaderList } from "../../core/http/rate-limit.js";
 import { requestIdOf } from "../../core/http/request-id.js";
 import type { BlockFeed } from "../../core/indexer/blocks.js";
-import { EXPOSED_HEADERS } from "../../src/api/lib/cors.js";
+import { EXPOSED_HEADERS } from "../../core/http/cors.js";
 import { exportFormatOf } from "../../core/history/lists.js";
 import type { Answer, AnswerStore } from "./answers.js";
 import { SOURCE_HEADER, type HistoryServer } from "./history.js";
-import { answerKey, HOT } from "./keys.js";
-import type { FreshRead } from "./tables.js";
+import { answerKey, isHeldPath } from "../../core/reads/routes.js";
 
 /** An answer as written on the wire; made once per answer (`wireOf`). `head`: all but the content headers (a 304 has none). */
 export type Wire = { body: Buffer; etag: string; content: string[]; head: string[] };
@@ -67,11 +64,10 @@ export type FastDeps = {
   /** The per-client limit; its store is the Hono limiter's, so both paths count together (memory only). */
   limit: { store: Store; limit: number; windowMs: number; trusted: TrustedProxies };
   /**
-   * No-cache reads: `read`, one statement from the tables (tables.ts `fresh`; absent: the feed's
-   * state read, then the store), the bound of the wait for the store to settle on a newer block,
-   * and the app's listener, which answers if the read fails.
+   * No-cache reads (the feed's state read, then the store): the bound of the wait for the store
+   * to settle on a newer block, and the app's listener, which answers if the read fails.
    */
-  noCache: { read?: (key: string, minBlock: bigint) => Promise<FreshRead>; settleWaitMs: number; fallback: (req: IncomingMessage, res: ServerResponse) => void };
+  noCache: { settleWaitMs: number; fallback: (req: IncomingMessage, res: ServerResponse) => void };
   /** The history lists (Postgres), and the listener that answers what is not a plain page. */
   history?: { server: Pick<HistoryServer, "plain">; fallback: (req: IncomingMessage, res: ServerResponse) => void };
 };
@@ -125,25 +121,6 @@ export function fastReads({ store, feed, cors, limit, noCache, history }: FastDe
     return a;
   }
 
-  /** A no-cache read from the tables: one statement; the held bytes if of the same state, else its own answer once the store has its block. */
-  async function answerFresh(read: NonNullable<FastDeps["noCache"]["read"]>, key: string): Promise<Answer> {
-    const f = await read(key, feed.current().number);
-    const st = f.state;
-    if (!st) return answerOf(f); // a 400 or a 503: no rows, no block to catch up with
-    let cur = feed.current();
-    if (st.state === cur.state) {
-      const held = store.peek(key);
-      if (held && held.block === st.number.toString()) return held;
-    } else if (st.number >= cur.number) {
-      // newer than the feed has pushed: push it (the store starts its rebuilds)
-      cur = await feed.revalidate();
-    }
-    // answers of an older block may still be served while that block's rebuilds run (carried
-    // over): wait for them (bounded), as the app does, so no later read of this client goes back
-    if (st.number > store.settledBlock || st.state !== cur.state) await store.whenSettled(noCache.settleWaitMs);
-    return answerOf(f);
-  }
-
   return (req, res) => {
     const url = req.url;
     if (req.method !== "GET" || !counters || !url || url.includes("minBlock") || url.includes("%") || !feed.live()) return false;
@@ -170,14 +147,14 @@ export function fastReads({ store, feed, cors, limit, noCache, history }: FastDe
     let a: Answer | undefined;
     if (revalidate) {
       const qi = url.indexOf("?");
-      if (!HOT.test(qi < 0 ? url : url.slice(0, qi))) return false;
+      if (!isHeldPath(qi < 0 ? url : url.slice(0, qi))) return false;
     } else if (!(a = store.peek(key))) return false;
     const client = `ip:${clientAddress(req.socket.remoteAddress, h["x-forwarded-for"] as string | undefined, limit.trusted) ?? "unknown"}`;
     const count = counters.increment(client);
     if (count.totalHits > limit.limit) return false; // the app answers the 429 (with the same count)
     if (a) write(req, res, a, "HIT", count);
     else
-      (noCache.read ? answerFresh(noCache.read, key) : answerRevalidated(key)).then(
+      answerRevalidated(key).then(
         (b) => write(req, res, b, "MISS", count),
         () => {
           // the state or the build unavailable: the app's answer (its 503), which counts the client (once: as history's fallback)
@@ -187,12 +164,4 @@ export function fastReads({ store, feed, cors, limit, noCache, history }: FastDe
       );
     return true;
   };
-}
-
-/** The answer of a fresh read, one object per read (its wire form made once for all its callers). */
-const answers = new WeakMap<FreshRead, Answer>();
-function answerOf(f: FreshRead): Answer {
-  let a = answers.get(f);
-  if (!a) answers.set(f, (a = { ...f.built(), gen: -1 }));
-  return a;
 }

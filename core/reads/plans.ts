@@ -1,26 +1,26 @@
 /**
- * The hot answers' statements and row formatting, apart from who runs them: each held route's
- * key (path and sorted query) → its validated input → one statement (SQL text and parameters)
- * and what to make of its rows. An `Executor` runs a statement, so the same plans run:
- *   - on the read service's own pg pool (tables.ts, Postgres): each statement reads the indexed
- *     state too (`withState`: checkpoint + `indexed_head` in its first clause, one snapshot);
- *   - inside Ponder's process on its `db` (src/api/routes/answers.ts, PGlite): the state read once
- *     by `stateStatement`, then every answer's statement, all in one transaction (`answersAt`).
- *
- * Same bytes as Ponder's routes for the same URL at the same block: the same query and path
- * schemas (src/api/lib/schemas.ts), checked in Ponder's order (query, then path), the same
- * snapshot (core/reads/snapshot.ts), formatting (core/reads/responses.ts, core/reads/orders.ts),
- * 404s (core/reads/errors.ts) and envelope; the 404s before a bad cursor, as Ponder checks them.
+ * The one read model of the hot answers (issue 28): each hot route's key (path and sorted query,
+ * routes.ts) → its validated input → one statement (SQL text and parameters) → one formatter of
+ * its rows (responses.ts, orders.ts). Whoever serves an answer runs this plan through an
+ * `Executor`, on either database:
+ *   - the read service on Postgres, on its own pg pool (services/reads/tables.ts): each statement
+ *     reads the indexed state too (`withState`: checkpoint + `indexed_head` in its first clause,
+ *     one snapshot);
+ *   - Ponder's own hot routes (src/api/lib/hotAnswers.ts), inside its read at one indexed state;
+ *   - POST /internal/answers in Ponder's process (the read service's builds on PGlite): the state
+ *     read once by `stateStatement`, then every answer's statement, in one transaction (`answersAt`).
+ * Inputs are validated with the routes' own schemas (core/schemas/reads.ts), query first, then
+ * the path, as Hono's validators run; the 404s before a bad cursor.
  */
 import { getTableColumns, getTableName, type Column } from "drizzle-orm";
 import type { z } from "zod";
 import type { Hex } from "viem";
 import * as tables from "../../ponder.schema.js";
-import { ApiError } from "../../core/errors.js";
-import { fail } from "../../core/envelope.js";
-import { indexedStateSql, stateFromRow, type IndexedState, type StateRow } from "../../core/indexer/blocks.js";
-import { accountNotFound, marketNotFound } from "../../core/reads/errors.js";
-import { ordersCursorKey, ordersPage } from "../../core/reads/orders.js";
+import { ApiError } from "../errors.js";
+import { fail } from "../envelope.js";
+import { indexedStateSql, stateFromRow, type IndexedState, type StateRow } from "../indexer/blocks.js";
+import { accountNotFound, marketNotFound } from "./errors.js";
+import { ordersCursorKey, ordersPage } from "./orders.js";
 import {
   accountResponse,
   fundingResponse,
@@ -29,40 +29,17 @@ import {
   orderBookResponse,
   positionFundingResponse,
   positionResponse,
-} from "../../core/reads/responses.js";
-import { marketSnapshot, type LevelRow, type MarketRow, type MarketSnapshot, type MarketStateRow, type PositionRow } from "../../core/reads/snapshot.js";
-import { validationError } from "../../core/schemas/validation.js";
-import { AccountMarketPath, AccountPath, MarketPath, OrderBookQuery, OrdersQuery, ReadQuery } from "../../src/api/lib/schemas.js";
+} from "./responses.js";
+import { marketSnapshot, type LevelRow, type MarketRow, type MarketSnapshot, type MarketStateRow, type PositionRow } from "./snapshot.js";
+import { validationError } from "../schemas/validation.js";
+import { AccountMarketPath, AccountPath, MarketPath, OrderBookQuery, OrdersQuery, ReadQuery } from "../schemas/reads.js";
 import { colName, columnsOf, q, stateCols, stateCte } from "./sql.js";
-import type { Built } from "./answers.js";
+import { hotRoute, type HotRoute } from "./routes.js";
 
-// ─── routes (pure) ───────────────────────────────────────────────────────────────────────
+/** An answer as served: status, the envelope's bytes, and the indexed block it belongs to (null: none known). */
+export type Built = { status: number; body: string; block: string | null };
 
-export type HotRoute =
-  | { kind: "markets" }
-  | { kind: "market" | "funding" | "price" | "orderbook"; marketId: string }
-  | { kind: "account" | "orders"; accountId: string }
-  | { kind: "position" | "positionFunding"; accountId: string; marketId: string };
-
-const SEG = "([^/]+)";
-const PATTERNS: [RegExp, (m: RegExpExecArray) => HotRoute][] = [
-  [/^\/markets$/, () => ({ kind: "markets" })],
-  [new RegExp(`^/markets/${SEG}$`), (m) => ({ kind: "market", marketId: m[1]! })],
-  [new RegExp(`^/markets/${SEG}/(funding|price|orderbook)$`), (m) => ({ kind: m[2] as "funding" | "price" | "orderbook", marketId: m[1]! })],
-  [new RegExp(`^/accounts/${SEG}$`), (m) => ({ kind: "account", accountId: m[1]! })],
-  [new RegExp(`^/accounts/${SEG}/orders$`), (m) => ({ kind: "orders", accountId: m[1]! })],
-  [new RegExp(`^/accounts/${SEG}/positions/${SEG}$`), (m) => ({ kind: "position", accountId: m[1]!, marketId: m[2]! })],
-  [new RegExp(`^/accounts/${SEG}/positions/${SEG}/funding$`), (m) => ({ kind: "positionFunding", accountId: m[1]!, marketId: m[2]! })],
-];
-
-/** The hot route of a path (the path part of an answer key), if it is one. */
-export function hotRoute(path: string): HotRoute | undefined {
-  for (const [re, make] of PATTERNS) {
-    const m = re.exec(path);
-    if (m) return make(m);
-  }
-  return undefined;
-}
+// ─── input (pure) ────────────────────────────────────────────────────────────────────────
 
 /** The query as Hono's validator gives it to zod: a repeated parameter as a list, the others as strings. */
 export function queryObject(search: string): Record<string, string | string[]> {
@@ -124,12 +101,6 @@ export function parseInput(route: HotRoute, search: string): Input {
 
 /** Most keys in one request of a block's answers (batch.ts → POST /internal/answers). */
 export const MAX_ANSWER_PATHS = 50;
-
-/** Whether `key` (path and query) is a held route's: the only keys `planOf` takes. */
-export const isHotKey = (key: string) => {
-  const qi = key.indexOf("?");
-  return hotRoute(qi < 0 ? key : key.slice(0, qi)) !== undefined;
-};
 
 // ─── statements ─────────────────────────────────────────────────────────────────────────
 

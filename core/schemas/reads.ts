@@ -4,8 +4,8 @@
  * formatter used for its `...Formatted` companion.
  */
 import { z } from "@hono/zod-openapi";
-import { describeField, describeUnit, type AmountField, type Unit } from "../../../core/fields.js";
-import { AccountIdParam, Address, MarketId } from "../../../core/schemas/writes.js";
+import { describeField, describeUnit, type AmountField, type Unit } from "../fields.js";
+import { AccountIdParam, Address, MarketId } from "./writes.js";
 
 // ─── parameters ──────────────────────────────────────────────────────────────────────────
 
@@ -72,15 +72,7 @@ const hex = (what: string) => z.string().openapi({ description: what });
 export const envelope = <T extends z.ZodType>(data: T, name: string) =>
   z.object({ success: z.literal(true), data }).openapi(name);
 
-export const ErrorEnvelope = z
-  .object({
-    success: z.literal(false),
-    error: z.object({
-      code: z.string().openapi({ example: "VALIDATION_ERROR" }),
-      message: z.string().openapi({ example: "accountId: must be a positive integer" }),
-    }),
-  })
-  .openapi("ErrorEnvelope");
+export { ErrorEnvelope } from "./envelope.js";
 
 // ─── resources ───────────────────────────────────────────────────────────────────────────
 

@@ -7,20 +7,23 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { RequestIdVariables } from "hono/request-id";
-import { ApiError } from "../../../core/errors.js";
-import { bearerAuth, type BearerVariables } from "../../../core/auth/bearer.js";
-import { secret } from "../../../core/profiles.js";
-import { forwardToRelayer, relayerTargetFromEnv, type ForwardRequest } from "../../../core/relayer-client.js";
-import { validationError } from "../../../core/schemas/validation.js";
+import { ApiError } from "../errors.js";
+import { bearerAuth, type BearerVariables } from "../auth/bearer.js";
+import { secret } from "../profiles.js";
+import { forwardToRelayer, relayerTargetFromEnv, type ForwardRequest } from "../relayer-client.js";
+import { validationError } from "../schemas/validation.js";
 import {
   AccountIdParam, AmountBody, ClientKey, ClosePositionBody, CreateAccountBody, MarketId, OperatorApproveBody,
   OperatorTypedDataQuery, PlaceOrderBody, ValidUntil,
-} from "../../../core/schemas/writes.js";
+} from "../schemas/writes.js";
 import {
   CancelOrderResult, ClosePositionResult, CreateAccountResult, DepositResult, OperatorApprovalResult, OperatorTypedData,
   pendingOf, PlaceOrderResult, TransactionStatusResult, WithdrawResult,
-} from "../../../core/schemas/write-responses.js";
-import { errorResponse, onError } from "../lib/errors.js";
+} from "../schemas/write-responses.js";
+import { errorResponse, makeOnError } from "./errors.js";
+import { ErrorEnvelope } from "../schemas/envelope.js";
+
+const onError = makeOnError();
 
 type Env = { Variables: BearerVariables & RequestIdVariables };
 
@@ -32,9 +35,6 @@ writeRoutes.onError(onError);
 const signedIn = bearerAuth({ secret: () => secret("JWT_SECRET") });
 
 // ─── OpenAPI pieces ───────────────────────────────────────────────────────────────────────────
-const ErrorEnvelope = z
-  .object({ success: z.literal(false), error: z.object({ code: z.string(), message: z.string() }) })
-  .openapi("ErrorEnvelope");
 const ok = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 const err = (description: string) => ({ description, content: json(ErrorEnvelope) });

@@ -4,7 +4,7 @@
  * snapshot (core/indexer/blocks.ts `indexedStateSql`) as three prefixed columns.
  */
 import { getTableColumns, type Column } from "drizzle-orm";
-import { indexedStateSql, stateFromRow, type IndexedState } from "../../core/indexer/blocks.js";
+import { indexedStateSql, stateFromRow, type IndexedState } from "../indexer/blocks.js";
 
 export const q = (name: string) => `"${name.replaceAll('"', "")}"`;
 export const columnsOf = (t: object) => Object.entries(getTableColumns(t as never)) as [string, Column][];

@@ -13,13 +13,13 @@ import type { Context, Hono, MiddlewareHandler } from "hono";
 import { except } from "hono/combine";
 import type { Store } from "hono-rate-limiter";
 import { z } from "zod";
-import { DEFAULT_BODY_LIMIT_BYTES, bodyLimitEnvelope } from "../../../core/http/body-limit.js";
-import { clientAddressOf, trustedProxies } from "../../../core/http/client-address.js";
-import { CLIENT_IDENTITY_HEADER, addressIdentity, parseClientIdentity } from "../../../core/http/client-identity.js";
-import { methodNotAllowed } from "../../../core/http/method-not-allowed.js";
-import { rateLimit, rateLimitStore } from "../../../core/http/rate-limit.js";
-import { sameSecret } from "../../../core/auth/service-tokens.js";
-import { configured, secret, type SecretName } from "../../../core/profiles.js";
+import { DEFAULT_BODY_LIMIT_BYTES, bodyLimitEnvelope } from "./body-limit.js";
+import { clientAddressOf, trustedProxies } from "./client-address.js";
+import { CLIENT_IDENTITY_HEADER, addressIdentity, parseClientIdentity } from "./client-identity.js";
+import { methodNotAllowed } from "./method-not-allowed.js";
+import { rateLimit, rateLimitStore } from "./rate-limit.js";
+import { sameSecret } from "../auth/service-tokens.js";
+import { configured, secret, type SecretName } from "../profiles.js";
 
 const envSchema = z.object({
   /** Requests per client address per minute (the same variable as the gateway's per-key limit). */

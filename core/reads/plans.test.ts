@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../core/errors.js";
-import { hotRoute, parseInput, queryObject } from "./plans.js";
+import { ApiError } from "../errors.js";
+import { parseInput, queryObject } from "./plans.js";
+import { hotRoute } from "./routes.js";
 
 const M = `0x${"ab".repeat(32)}`;
 
@@ -15,7 +16,7 @@ const errorOf = (f: () => unknown) => {
 };
 
 // The read service's own builds on Postgres validate as Ponder's routes do: same schemas, query first.
-describe("hot routes of the answer plans (services/reads/plans.ts)", () => {
+describe("hot routes of the answer plans (core/reads/plans.ts, routes.ts)", () => {
   it("names every held route and nothing else", () => {
     expect(hotRoute("/markets")).toEqual({ kind: "markets" });
     expect(hotRoute(`/markets/${M}`)).toEqual({ kind: "market", marketId: M });

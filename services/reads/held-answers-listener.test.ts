@@ -4,14 +4,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { feedHub, type BlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
 import { AnswerStore } from "./answers.js";
 import { createReadsListener } from "./app.js";
-import type { FreshRead } from "./tables.js";
 import { ApiError } from "../../core/errors.js";
 import { errorResponse } from "../../core/http/errors.js";
 import { SOURCE_HEADER, type HistoryServer } from "./history.js";
 
 const state = (n: number): IndexedState => ({ number: BigInt(n), timestamp: BigInt(n), hash: `0x${n}`, state: `s${n}` });
 
-// The hot path below Hono (fast.ts) over real HTTP: what it writes must be what the app writes
+// The hot path below Hono (held-answers-listener.ts) over real HTTP: what it writes must be what the app writes
 // (block, envelope, limits, request id), and what it cannot answer must reach the app.
 describe("read service hot path", () => {
   let server: Server | undefined;
@@ -20,8 +19,8 @@ describe("read service hot path", () => {
     delete process.env.RATE_LIMIT_PER_MINUTE;
   });
 
-  /** `db`: the tables' state; `tables`: no-cache reads them with one statement (`fresh`), else through the feed. */
-  async function start(limit = "1000", db?: { state: IndexedState; reads: number; stateReads?: number; fail?: boolean }, tables = true, history?: HistoryServer) {
+  /** `db`: the tables' state, which a no-cache read re-reads through the feed. */
+  async function start(limit = "1000", db?: { state: IndexedState; reads: number; stateReads?: number; fail?: boolean }, history?: HistoryServer) {
     process.env.RATE_LIMIT_PER_MINUTE = limit;
     const hub = feedHub();
     // with `db`: the tables' state, which revalidate pushes (as pgBlockFeed does)
@@ -52,17 +51,7 @@ describe("read service hot path", () => {
       },
       { hotMs: 60_000, maxAnswers: 10, concurrency: 4, carryMs: 60_000 },
     );
-    // tables.ts `fresh` as seen from here: one read of the tables' state per call
-    const fresh = db && tables
-      ? async (key: string): Promise<FreshRead> => {
-          db.reads++;
-          await new Promise((r) => setTimeout(r, 5));
-          if (db.fail) throw new Error("database down");
-          const st = db.state;
-          return { state: st, built: () => ({ status: 200, body: `{"success":true,"data":{"path":"${key}","block":${st.number}}}`, block: String(st.number) }) };
-        }
-      : undefined;
-    const { listener } = createReadsListener({ store, feed, indexerUrl: "http://127.0.0.1:9", minBlockWaitMs: 200, fresh, history });
+    const { listener } = createReadsListener({ store, feed, indexerUrl: "http://127.0.0.1:9", minBlockWaitMs: 200, history });
     server = createServer(listener).listen(0, "127.0.0.1");
     await new Promise((r) => server!.once("listening", r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -121,9 +110,9 @@ describe("read service hot path", () => {
     expect(fresh.h.get("x-cache")).toBe("MISS");
   });
 
-  it("no-cache below Hono without the tables, as the app: the state re-read, the held bytes while it has not moved, the newer block's rebuild; counted once when the app answers", async () => {
+  it("no-cache below Hono, as the app: the state re-read, the held bytes while it has not moved, the newer block's rebuild; counted once when the app answers", async () => {
     const db = { state: state(7), reads: 0, stateReads: 0 };
-    const w = await start("1000", db, false);
+    const w = await start("1000", db);
     const noCache = { "Cache-Control": "no-cache" };
     const held = await w.get("/markets"); // built by the app's path
     const same = await w.get("/markets", noCache);
@@ -158,29 +147,6 @@ describe("read service hot path", () => {
     expect(JSON.parse(over.text)).toMatchObject({ success: false, error: { code: "RATE_LIMITED" } });
   });
 
-  it("no-cache reads the tables below Hono: the held bytes at the same state; a newer block only once the store has it", async () => {
-    const db = { state: state(7), reads: 0, fail: false };
-    const w = await start("1000", db);
-    const held = await w.get("/markets"); // built by the store at block 7
-    const same = await w.get("/markets", { "Cache-Control": "no-cache" });
-    expect([same.status, same.h.get("x-cache"), same.text, same.h.get("etag")]).toEqual([200, "MISS", held.text, held.h.get("etag")]);
-    expect(db.reads).toBe(1);
-    // the tables at block 8 before the feed's push: block 8's answer, and the feed and store catch up first
-    db.state = state(8);
-    const newer = await w.get("/markets", { "Cache-Control": "no-cache" });
-    expect([newer.h.get("x-indexed-block"), w.hub.current().number]).toEqual(["8", 8n]);
-    const next = await w.get("/accounts/1"); // another route right after: not of an older block
-    expect(next.h.get("x-indexed-block")).toBe("8");
-    // not a held route: the app (here: Ponder unreachable, its 503), no read of the tables here
-    const before = db.reads;
-    expect((await w.get("/markets/0x12", { "Cache-Control": "no-cache" })).status).toBe(503);
-    expect(db.reads).toBe(before);
-    // the database failing: the app answers (its own revalidation and build)
-    db.fail = true;
-    const fallback = await w.get("/accounts/1", { "Cache-Control": "no-cache" });
-    expect([fallback.status, fallback.h.get("x-indexed-block")]).toEqual([200, "8"]);
-  });
-
   it("a history page below Hono has the Hono path's headers and bytes; a page that is not a plain 200 is the app's", async () => {
     // history.ts as seen from here: account 1 has a page, account 2 does not exist
     const body = '{"success":true,"data":{"fills":[],"hasMore":false,"nextCursor":null}}';
@@ -207,7 +173,7 @@ describe("read service hot path", () => {
       },
       close: async () => {},
     };
-    const w = await start("1000", undefined, true, history);
+    const w = await start("1000", undefined, history);
     const fast = await w.get("/accounts/1/fills?limit=2", { "X-Request-Id": "trace-2" });
     expect(plainReads).toBe(1);
     const slow = await w.get("/accounts/%31/fills?limit=2", { "X-Request-Id": "trace-2" }); // percent-encoded: the app's

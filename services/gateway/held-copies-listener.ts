@@ -16,14 +16,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Context } from "hono";
 import { MemoryStore, type Store } from "hono-rate-limiter";
 import { matchedRoutes } from "hono/route";
-import { clientAddress, type TrustedProxies } from "../../core/http/client-address";
-import { rateLimitHeaderList } from "../../core/http/rate-limit";
-import { requestIdOf } from "../../core/http/request-id";
-import type { BlockFeed } from "../../core/indexer/blocks";
-import type { LastWrites } from "../../core/indexer/last-writes";
-import { httpDuration } from "../../core/metrics";
-import type { GatewayContext } from "./context";
-import type { KeyStore } from "./keys";
+import { clientAddress, type TrustedProxies } from "../../core/http/client-address.js";
+import { rateLimitHeaderList } from "../../core/http/rate-limit.js";
+import { requestIdOf } from "../../core/http/request-id.js";
+import type { BlockFeed } from "../../core/indexer/blocks.js";
+import type { LastWrites } from "../../core/indexer/last-writes.js";
+import { httpDuration } from "../../core/metrics.js";
+import type { GatewayContext } from "./context.js";
+import type { KeyStore } from "./keys.js";
 
 /** `key`: the reply's key in the per-block copy; `block`: its X-Indexed-Block. */
 export type Copy = { gen: number; key: string; block: bigint | undefined; body: Buffer; head: string[]; route: string; open: boolean };
