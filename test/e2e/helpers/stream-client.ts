@@ -5,7 +5,7 @@
  */
 import WebSocket from "ws";
 import { camelKeys } from "../../../core/case.js";
-import { applyBookUpdate } from "../../../services/streams/channels.js";
+import { applyBookUpdate } from "../../../core/streams/book.js";
 
 type Msg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
