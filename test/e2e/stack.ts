@@ -38,6 +38,15 @@ export function dbKinds(value = process.env.E2E_DB ?? "both"): DbKind[] {
   throw new Error(`E2E_DB must be pglite, postgres or both (got ${value})`);
 }
 
+/**
+ * The run's main database: the shared stack's, and the one kind of the files where the database
+ * does not matter. Postgres when the run has it (production's database, and the one that two
+ * replicas can share), else PGlite (`E2E_DB=pglite`: the fast tier).
+ */
+export function mainKind(kinds = dbKinds()): DbKind {
+  return kinds.includes("postgres") ? "postgres" : "pglite";
+}
+
 export type StackWallet = { index: number; address: Address; privateKey: Hex; accountId: number | null; apiKey: string | null };
 
 /** What the harness provides to tests per database kind (structured-cloneable). */
@@ -51,11 +60,11 @@ export type StackInfo = {
   integrationUrl: string;
   /** Ponder's own server */
   indexerUrl: string;
-  relayerUrl: string | null; // null when the service does not exist yet
-  gatewayUrl: string | null;
-  keeperUrl: string | null;
+  relayerUrl: string;
+  gatewayUrl: string;
+  keeperUrl: string;
   /** the stream service (WebSocket at `/ws`) */
-  streamsUrl: string | null;
+  streamsUrl: string;
   /**
    * The gateway's service token: tests call the relayer and the keeper as the gateway does (it
    * may act for users). Other callers' tokens are in `tokens`.
@@ -219,6 +228,11 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
     });
     log(`[${kind}] services up in ${Date.now() - t0} ms`);
 
+    const started = (name: keyof RunningServices["urls"]) => {
+      const url = services!.urls[name];
+      if (!url) throw new Error(`the ${name} service did not start`);
+      return url;
+    };
     const apiKeys: Record<string, string> = {};
     if (services.urls.gateway && accessPolicy === "open") {
       for (const a of demo) apiKeys[a.address.toLowerCase()] = await createApiKey(services.urls.gateway, secrets.ADMIN_TOKEN, a.address, `e2e-${a.index}`);
@@ -230,12 +244,12 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
       chainId,
       deployment,
       deploymentFile,
-      integrationUrl: services.urls.reads!,
-      indexerUrl: services.urls.indexer!,
-      relayerUrl: services.urls.relayer,
-      gatewayUrl: services.urls.gateway,
-      keeperUrl: services.urls.keeper,
-      streamsUrl: services.urls.streams,
+      integrationUrl: started("reads"),
+      indexerUrl: started("indexer"),
+      relayerUrl: started("relayer"),
+      gatewayUrl: started("gateway"),
+      keeperUrl: started("keeper"),
+      streamsUrl: started("streams"),
       internalToken: secrets.GATEWAY_TOKEN,
       adminToken: secrets.ADMIN_TOKEN,
       jwtSecret: secrets.JWT_SECRET,

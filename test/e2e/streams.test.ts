@@ -13,14 +13,13 @@ import { devAccount } from "../../core/config.js";
 import { issueToken } from "../../core/auth/siwe.js";
 import { publicClient } from "./helpers/chain.js";
 import { jsonClient } from "./helpers/http.js";
-import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 import { StreamClient, type SubState } from "./helpers/stream-client.js";
 
-const runnable = stackList().filter((s) => s.streamsUrl && s.relayerUrl);
 const WALLET = 3; // account 4 in the harness
 const OTHER = 2;
 
-describe.skipIf(runnable.length === 0).each(runnable)("streams on $kind", (s: StackInfo) => {
+describe.each([sharedStack()])("streams on $kind", (s: StackInfo) => {
   const wsUrl = () => `${s.streamsUrl!.replace(/^http/, "ws")}/ws`;
   const api = jsonClient(s.integrationUrl);
   const eur = s.deployment.markets.find((m) => m.symbol === "EUR/USD")!.marketId.toLowerCase() as Hex;
