@@ -53,14 +53,16 @@ describe.each([sharedStack()])("liquidation end to end ($kind)", (s: StackInfo) 
   };
 
   /** Moves the index to `target` in updates the oracle bounds (1 % on the devnet, all updates of
-   *  one second together): one request a second until the applied price is the target. */
+   *  one second together): one update per second of chain time (evm_increaseTime) until the
+   *  applied price is the target. */
   const walkIndex = async (target: bigint) => {
     let last;
     for (let i = 0; i < 20; i++) {
       last = await write(deployerWallet, { address: oracle, abi: oracleAbi, functionName: "setPrice", args: [marketId, target] });
       const [now] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [marketId], blockNumber: last.blockNumber });
       if (now === target) return last;
-      await new Promise((r) => setTimeout(r, 1_100));
+      // the oracle bounds the updates of one second: the next one in a block a second later
+      await client.request({ method: "evm_increaseTime" as never, params: [1] as never });
     }
     throw new Error(`the index never reached ${target}`);
   };

@@ -71,6 +71,18 @@ export class StreamClient {
     return s;
   }
 
+  /**
+   * A ping and its pong: once it returns, every message the server sent this connection before
+   * it read the ping has arrived (one connection is one ordered stream). The barrier before a
+   * test asserts that something was NOT sent.
+   */
+  async roundTrip(timeoutMs = 30_000): Promise<void> {
+    const pongs = () => this.messages.filter((m) => m.type === "pong").length;
+    const before = pongs();
+    this.send({ op: "ping" });
+    await this.until(() => pongs() > before, timeoutMs);
+  }
+
   until(pred: () => boolean, timeoutMs = 30_000): Promise<void> {
     if (pred()) return Promise.resolve();
     return new Promise((resolve, reject) => {
