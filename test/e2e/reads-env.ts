@@ -2,7 +2,7 @@
  * An indexer-only venue for the reads, reconciliation, rebuild and reorg tests: its own anvil,
  * the contracts, funded wallets and Ponder (PGlite or Postgres), with nothing else writing to the
  * chain, so a scripted session is deterministic and the chain may be snapshotted and reverted
- * (the shared stacks of global-setup.ts run a keeper and a relayer that would race with that).
+ * (the shared stack of global-setup.ts runs a keeper and a relayer that would race with that).
  */
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -49,7 +49,7 @@ export function mainKind(kinds = dbKinds()): DbKind {
 
 export type StackWallet = { index: number; address: Address; privateKey: Hex; accountId: number | null; apiKey: string | null };
 
-/** What the harness provides to tests per database kind (structured-cloneable). */
+/** What the harness provides to tests (one per run, the shared stack) (structured-cloneable). */
 export type StackInfo = {
   kind: DbKind;
   rpcUrl: string;
