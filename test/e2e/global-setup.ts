@@ -3,8 +3,12 @@
  * (`mainKind()`: Postgres unless `E2E_DB=pglite`) on its own anvil (see test/e2e/stack.ts).
  * Tests read it with `sharedStack()` (test/e2e/helpers/stacks.ts). Teardown stops every process
  * group and drops the run's Postgres database. A stack that does not start fails the run.
+ * Chains of the same setup are deployed once per run (test/e2e/helpers/chain-fixture.ts).
  * Logs: the temp dir printed at start (`E2E_VERBOSE=1` prints progress).
  */
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { checkPostgres, dbKinds, mainKind, startStack, type StackInfo } from "./stack.js";
 
@@ -22,10 +26,20 @@ export default async function setup(project: TestProject) {
     if (process.env.E2E_VERBOSE) console.log(`[e2e] ${m}`);
   };
   if (dbKinds().includes("postgres")) await checkPostgres();
+  // this run's deployed-chain fixtures (test/e2e/helpers/chain-fixture.ts); the test workers
+  // inherit the variable; removed at teardown
+  const fixtures = join(tmpdir(), "venue-chain-fixtures", runId);
+  process.env.E2E_FIXTURE_DIR = fixtures;
 
   const t0 = Date.now();
-  const running = await startStack(kind, runId, { log });
+  const running = await startStack(kind, runId, { log }).catch((e) => {
+    rmSync(fixtures, { recursive: true, force: true });
+    throw e;
+  });
   console.log(`[e2e] ${kind} stack up in ${Date.now() - t0} ms; logs: ${running.info.logDir}`);
   project.provide("stack", running.info);
-  return () => running.stop();
+  return async () => {
+    await running.stop();
+    rmSync(fixtures, { recursive: true, force: true });
+  };
 }

@@ -20,6 +20,7 @@ import { DEMO_MINT_6, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
 import { ponderBin, ponderNodeArgs, serviceMain, tsxBin } from "../../scripts/lib/services.js";
 import { createDatabase, databaseUrl, dropDatabase, type DbKind } from "./stack.js";
+import { rpcOf, withChainFixture } from "./helpers/chain-fixture.js";
 
 export type Indexer = { url: string; schema: string; proc: Proc; stop: () => Promise<void> };
 
@@ -68,21 +69,26 @@ export async function startVenue(kind: DbKind): Promise<Venue> {
     const chainId = 31337;
     const client = publicClientFor(anvil.rpcUrl, chainId) as PublicClient;
     const deployerKey = devAccount(KEY_INDEX.deployer).privateKey;
-    const deployer = walletClientFor(anvil.rpcUrl, chainId, deployerKey);
-    // the deployer is also an oracle updater here: the tests move index prices themselves
-    const deployment = await deployVenue(deployer, client, {
-      updaters: [devAccount(KEY_INDEX.priceFeed).address, deployer.account.address],
-    });
+    const setup = async () => {
+      const deployer = walletClientFor(anvil!.rpcUrl, chainId, deployerKey);
+      // the deployer is also an oracle updater here: the tests move index prices themselves
+      const deployment = await deployVenue(deployer, client, {
+        updaters: [devAccount(KEY_INDEX.priceFeed).address, deployer.account.address],
+      });
+      const ctx = { rpcUrl: anvil!.rpcUrl, chainId, deployment };
+      const demo = Array.from({ length: 10 }, (_, i) => devAccount(i));
+      await mintTo(ctx, deployerKey, demo.map((a) => ({ address: a.address, amount6: DEMO_MINT_6 })));
+      const accountIds: bigint[] = [];
+      for (const i of ACCOUNTS) {
+        accountIds[i] = BigInt(
+          await prepareWallet(ctx, demo[i]!.privateKey, { approve: true, createAccount: true, deposit6: usd("100000") }),
+        );
+      }
+      return { deployment, accountIds };
+    };
+    // this run's fixture of the same setup when there is one (test/e2e/helpers/chain-fixture.ts)
+    const { deployment, accountIds } = await withChainFixture("quiet-venue", rpcOf(anvil.rpcUrl), setup);
     const deploymentFile = writeDeployment(deployment, join(base, "deployment.json"));
-    const ctx = { rpcUrl: anvil.rpcUrl, chainId, deployment };
-    const demo = Array.from({ length: 10 }, (_, i) => devAccount(i));
-    await mintTo(ctx, deployerKey, demo.map((a) => ({ address: a.address, amount6: DEMO_MINT_6 })));
-    const accountIds: bigint[] = [];
-    for (const i of ACCOUNTS) {
-      accountIds[i] = BigInt(
-        await prepareWallet(ctx, demo[i]!.privateKey, { approve: true, createAccount: true, deposit6: usd("100000") }),
-      );
-    }
     const rpcUrl = anvil.rpcUrl;
     const startIndexer = async (name: string, opts: { waitReady?: boolean } = {}): Promise<Indexer> => {
       const schema = `rd_${runId}_${name}_${kind === "pglite" ? "l" : "p"}`.slice(0, 45);

@@ -28,6 +28,7 @@ import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
 import { DEMO_DEPOSIT_6, DEMO_MINT_6, createAccountsInOrder, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
 import { startServices, type RunningServices } from "../../scripts/lib/services.js";
 import { createApiKey } from "../../scripts/lib/api-keys.js";
+import { rpcOf, withChainFixture } from "./helpers/chain-fixture.js";
 
 export type DbKind = "pglite" | "postgres";
 
@@ -171,25 +172,29 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
     const chainId = 31337;
     const client = publicClientFor(anvil.rpcUrl, chainId);
     const deployer = walletClientFor(anvil.rpcUrl, chainId, keys.deployer);
-    const deployment = await deployVenue(deployer, client as PublicClient, { updaters: [devAccount(KEY_INDEX.priceFeed).address] });
+    const demo = Array.from({ length: 10 }, (_, i) => devAccount(i));
+    const relayerAddress = devAccount(KEY_INDEX.relayer).address;
+    const setup = async () => {
+      const deployment = await deployVenue(deployer, client as PublicClient, { updaters: [devAccount(KEY_INDEX.priceFeed).address] });
+      const ctx = { rpcUrl: anvil!.rpcUrl, chainId, deployment };
+      await mintTo(ctx, keys.deployer, [
+        ...demo.map((a) => ({ address: a.address, amount6: DEMO_MINT_6 })),
+        { address: devAccount(KEY_INDEX.marketMaker).address, amount6: MARKET_MAKER_MINT_6 },
+      ]);
+      await createAccountsInOrder(ctx, demo.filter((a) => PREPARED_ACCOUNTS.includes(a.index)).map((a) => a.privateKey));
+      const accountIds = await Promise.all(
+        demo.map((a) =>
+          prepareWallet(ctx, a.privateKey, PREPARED_ACCOUNTS.includes(a.index)
+            ? { approve: true, createAccount: true, deposit6: DEMO_DEPOSIT_6, operator: relayerAddress }
+            : { approve: true }),
+        ),
+      );
+      return { deployment, accountIds };
+    };
+    // this run's fixture of the same setup when there is one (test/e2e/helpers/chain-fixture.ts)
+    const { deployment, accountIds } = await withChainFixture("stack", rpcOf(anvil.rpcUrl), setup);
     const deploymentFile = writeDeployment(deployment, join(base, "deployment.json"));
     log(`[${kind}] anvil ${anvil.rpcUrl}, deployed in ${Date.now() - t0} ms`);
-
-    const ctx = { rpcUrl: anvil.rpcUrl, chainId, deployment };
-    const demo = Array.from({ length: 10 }, (_, i) => devAccount(i));
-    await mintTo(ctx, keys.deployer, [
-      ...demo.map((a) => ({ address: a.address, amount6: DEMO_MINT_6 })),
-      { address: devAccount(KEY_INDEX.marketMaker).address, amount6: MARKET_MAKER_MINT_6 },
-    ]);
-    const relayerAddress = devAccount(KEY_INDEX.relayer).address;
-    await createAccountsInOrder(ctx, demo.filter((a) => PREPARED_ACCOUNTS.includes(a.index)).map((a) => a.privateKey));
-    const accountIds = await Promise.all(
-      demo.map((a) =>
-        prepareWallet(ctx, a.privateKey, PREPARED_ACCOUNTS.includes(a.index)
-          ? { approve: true, createAccount: true, deposit6: DEMO_DEPOSIT_6, operator: relayerAddress }
-          : { approve: true }),
-      ),
-    );
     log(`[${kind}] wallets ready in ${Date.now() - t0} ms`);
 
     if (kind === "postgres") await createDatabase(dbName);
