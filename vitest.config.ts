@@ -4,6 +4,8 @@ import { defineConfig } from "vitest/config";
 // per database kind started once by test/e2e/global-setup.ts; files run one at a time).
 export default defineConfig({
   test: {
+    // the default output, then every file's duration, slowest first (where CI's minutes go)
+    reporters: ["default", "./test/reporters/file-durations.ts"],
     projects: [
       {
         test: {

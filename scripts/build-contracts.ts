@@ -1,20 +1,23 @@
 /**
- * Compiles contracts/src with the npm `solc` package and writes, per deployable contract,
- * `abis/<Name>.ts` (`export const <name>Abi = [...] as const`) and `abis/bytecode.ts`.
- * Deterministic: the same sources give the same files (a test compares them with the commit).
+ * Writes, per deployable contract, `abis/<Name>.ts` (`export const <name>Abi = [...] as const`)
+ * and `abis/bytecode.ts` from forge's build of contracts/src (the one compilation of the
+ * contracts: contracts/foundry.toml holds the settings, the npm `solc` behind
+ * scripts/solc-forge.cjs compiles; `npm run test:forge` builds the same artifacts, so after it
+ * this only reads them). Deterministic: the same sources give the same files (a test compares
+ * them with the commit).
  *   npm run build:contracts            write the files
  *   npm run build:contracts -- --check exit 1 if the committed files differ
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync, readdirSync, statSync, writeFileSync, existsSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
-import { createRequire } from "node:module";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-
-const require = createRequire(import.meta.url);
-const solc = require("solc");
+import { foundryBinary } from "../core/chain/anvil.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const srcDir = join(root, "contracts/src");
+const contractsDir = join(root, "contracts");
+const srcDir = join(contractsDir, "src");
+const outDir = join(contractsDir, "out");
 const abiDir = join(root, "abis");
 
 /** Contracts whose ABI the TypeScript side uses. */
@@ -30,43 +33,39 @@ function walk(dir: string): string[] {
   });
 }
 
-function findImport(path: string) {
-  for (const base of [srcDir, join(root, "node_modules")]) {
-    const p = join(base, path);
-    if (existsSync(p)) return { contents: readFileSync(p, "utf8") };
-  }
-  return { error: `not found: ${path}` };
+/** Runs `forge build` over contracts/src only (no tests or scripts): a no-op when contracts/out is current. */
+export function forgeBuild() {
+  const forge = foundryBinary("forge");
+  if (!forge) throw new Error("forge binary not found: is @foundry-rs/forge installed for this platform?");
+  const r = spawnSync(forge, ["build", "--skip", "test", "--skip", "script"], {
+    cwd: contractsDir,
+    encoding: "utf8",
+    env: { ...process.env, FOUNDRY_OFFLINE: "true", FOUNDRY_DISABLE_NIGHTLY_WARNING: "1" },
+  });
+  if (r.status !== 0) throw new Error(`forge build failed (${r.status ?? r.signal}):\n${r.stdout}\n${r.stderr}`);
 }
 
-export function compile() {
-  const sources = Object.fromEntries(
-    walk(srcDir).sort().map((p) => [relative(srcDir, p), { content: readFileSync(p, "utf8") }]),
-  );
-  const input = {
-    language: "Solidity",
-    sources,
-    settings: {
-      optimizer: { enabled: true, runs: 1 },
-      viaIR: true,
-      evmVersion: "cancun",
-      metadata: { bytecodeHash: "none" },
-      outputSelection: { "*": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] } },
-    },
-  };
-  const out = JSON.parse(solc.compile(JSON.stringify(input), { import: findImport }));
-  const errors = (out.errors ?? []).filter((e: { severity: string }) => e.severity === "error");
-  if (errors.length) {
-    for (const e of errors) console.error(e.formattedMessage);
-    throw new Error("solc failed");
-  }
+/**
+ * Every contract of contracts/src as forge built it (the default profile: viaIR, as deployed):
+ * its ABI, creation bytecode and runtime size. Builds first unless `build` is false.
+ */
+export function compile({ build = true } = {}) {
+  if (build) forgeBuild();
   const contracts: Record<string, { abi: unknown[]; bytecode: string; deployedSize: number }> = {};
-  for (const file of Object.values(out.contracts) as Record<string, any>[]) {
-    for (const [name, c] of Object.entries(file)) {
-      contracts[name] = {
-        abi: c.abi,
-        bytecode: `0x${c.evm.bytecode.object}`,
-        deployedSize: c.evm.deployedBytecode.object.length / 2,
-      };
+  for (const file of walk(srcDir).sort()) {
+    const source = relative(contractsDir, file);
+    const dir = join(outDir, basename(file));
+    if (!existsSync(dir)) throw new Error(`no forge artifacts for ${source} in ${relative(root, dir)}`);
+    for (const f of readdirSync(dir).sort()) {
+      // `<Name>.json` is the default profile's; `<Name>.<profile>.json` the test profile's (no viaIR)
+      if (!/^[^.]+\.json$/.test(f)) continue;
+      const a = JSON.parse(readFileSync(join(dir, f), "utf8"));
+      const target = a.metadata?.settings?.compilationTarget ?? {};
+      if (!(source in target)) continue; // another file of the same name (e.g. under test/)
+      const deployed: string = a.deployedBytecode.object.replace(/^0x/, "");
+      // the ABI as solc wrote it (forge's own `abi` field reorders keys and entries)
+      const abi = JSON.parse(a.rawMetadata).output.abi;
+      contracts[f.slice(0, -".json".length)] = { abi, bytecode: a.bytecode.object, deployedSize: deployed.length / 2 };
     }
   }
   return contracts;

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { PROJECT_ROOT } from "../core/deployment.js";
-import { applyBookUpdate } from "../services/streams/channels.js";
+import { applyBookUpdate } from "../core/streams/book.js";
 import type { LocalJson } from "./start.js";
 
 const [symbol = "EUR/USD", depthRaw = "10"] = process.argv.slice(2);

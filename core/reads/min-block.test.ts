@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { makeOnError } from "../http/errors.js";
 import { errorBuilt } from "./plans.js";
 import { waitForMinBlock, type BlockRead } from "./min-block.js";
@@ -18,35 +18,51 @@ function reads(blocks: bigint[]) {
 const BODY_503 = '{"success":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"block 9 is not indexed yet (indexed: 7); retry"}}';
 
 describe("waitForMinBlock (core/reads/min-block.ts)", () => {
-  it("at or above minBlock: the first read, at once, no error", async () => {
+  // The clock is vitest's fake one: each wait takes exactly the polls it should, whatever the machine's load.
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("at or above minBlock: the first read, at once (no timer), no error", async () => {
+    vi.useFakeTimers();
     for (const min of [0n, 5n]) {
       const r = reads([5n]);
       const t0 = Date.now();
-      await expect(waitForMinBlock(r.read, min, 5_000)).resolves.toEqual({ block: 5n, value: "rows@5" });
+      const w = waitForMinBlock(r.read, min, 5_000);
+      await expect(w).resolves.toEqual({ block: 5n, value: "rows@5" });
       expect(r.calls()).toBe(1);
-      expect(Date.now() - t0).toBeLessThan(20);
+      expect(vi.getTimerCount()).toBe(0);
+      expect(Date.now() - t0).toBe(0);
     }
   });
 
   it("below it: reads again every poll until the block is there, and returns that read", async () => {
+    vi.useFakeTimers();
     const r = reads([3n, 3n, 4n, 6n, 9n]);
     const t0 = Date.now();
-    const w = await waitForMinBlock(r.read, 6n, 5_000, 10);
-    expect(w).toEqual({ block: 6n, value: "rows@6" });
+    const w = waitForMinBlock(r.read, 6n, 5_000, 10);
+    await vi.advanceTimersByTimeAsync(29);
+    expect(r.calls()).toBe(3); // reads at 0, 10 and 20 ms
+    await vi.advanceTimersByTimeAsync(1);
+    await expect(w).resolves.toEqual({ block: 6n, value: "rows@6" });
     expect(r.calls()).toBe(4);
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(25); // three polls of 10 ms (timers may fire a little early)
+    expect(Date.now() - t0).toBe(30); // three polls of 10 ms
   });
 
   it("never there: after the bound, the last read and blockNotIndexed's 503 at its block", async () => {
+    vi.useFakeTimers();
     const r = reads([5n, 6n, 7n]);
     const t0 = Date.now();
-    const w = await waitForMinBlock(r.read, 9n, 60, 10);
-    const took = Date.now() - t0;
-    expect(took).toBeGreaterThanOrEqual(59);
-    expect(took).toBeLessThan(1_000);
-    expect(r.calls()).toBeGreaterThanOrEqual(4);
-    expect([w.block, w.value]).toEqual([7n, "rows@7"]);
-    expect([w.error?.code, w.error?.status, w.error?.message]).toEqual(["SERVICE_UNAVAILABLE", 503, "block 9 is not indexed yet (indexed: 7); retry"]);
+    let done = false;
+    const w = waitForMinBlock(r.read, 9n, 60, 10).finally(() => (done = true));
+    await vi.advanceTimersByTimeAsync(59);
+    expect(done).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const got = await w;
+    expect(Date.now() - t0).toBe(60);
+    expect(r.calls()).toBe(7); // at 0, 10, …, 60 ms
+    expect([got.block, got.value]).toEqual([7n, "rows@7"]);
+    expect([got.error?.code, got.error?.status, got.error?.message]).toEqual(["SERVICE_UNAVAILABLE", 503, "block 9 is not indexed yet (indexed: 7); retry"]);
   });
 
   it("a bound of 0: one read, then the 503 (no wait)", async () => {

@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Hono } from "hono";
 import { metricsHandler } from "../../core/metrics.js";
-import { asyncApiDocument } from "./asyncapi.js";
+import { asyncApiDocument } from "../../core/streams/asyncapi.js";
 
 export type StreamsAppDeps = {
   ready: () => boolean;

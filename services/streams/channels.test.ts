@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { applyBookUpdate, applyWrite, orderbook, RECENT_WRITES, trades } from "./channels.js";
+import { applyBookUpdate } from "../../core/streams/book.js";
+import { applyWrite, orderbook, RECENT_WRITES, trades } from "./channels.js";
 
 /** A deterministic PRNG (mulberry32). */
 function prng(seed: number) {

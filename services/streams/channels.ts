@@ -4,8 +4,8 @@
  * answers of one indexed block (`X-Indexed-Block`), so a client applying snapshot + updates
  * holds exactly what those routes answer at the message's `blockNumber`.
  */
-import { z } from "zod";
-import { CANDLE_RESOLUTION_NAMES } from "../../core/candles.js";
+import type { BookLevel as Level } from "../../core/streams/book.js";
+import type { SubscribeRequest } from "../../core/streams/protocol.js";
 
 /** One GET against the integration API at `minBlock` or later: the envelope's `data`, and the block it describes. */
 export type Read = (path: string) => Promise<unknown>;
@@ -24,21 +24,6 @@ export type ChannelDef<S> = {
   apply?(s: S, data: unknown): S;
 };
 
-const hex32 = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 0x-prefixed 32-byte hex id").transform((s) => s.toLowerCase());
-export const MAX_DEPTH = 100;
-
-/** A subscribe request, per channel (camelCase; snake_case input is converted before). */
-export const SubscribeRequest = z.discriminatedUnion("channel", [
-  z.strictObject({ op: z.literal("subscribe"), channel: z.literal("orderbook"), marketId: hex32, depth: z.number().int().min(1).max(MAX_DEPTH).default(10), id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
-  z.strictObject({ op: z.literal("subscribe"), channel: z.literal("trades"), marketId: hex32, id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
-  z.strictObject({ op: z.literal("subscribe"), channel: z.literal("market"), marketId: hex32, id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
-  z.strictObject({ op: z.literal("subscribe"), channel: z.literal("candles"), marketId: hex32, resolution: z.enum(CANDLE_RESOLUTION_NAMES as [string, ...string[]]), id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
-  z.strictObject({ op: z.literal("subscribe"), channel: z.literal("transactions"), id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
-  z.strictObject({ op: z.literal("subscribe"), channel: z.literal("account"), accountId: z.number().int().positive().max(Number.MAX_SAFE_INTEGER), id: z.string().max(64).optional(), resume: z.object({ epoch: z.string(), seq: z.number().int().nonnegative() }).optional() }),
-]);
-export type SubscribeRequest = z.infer<typeof SubscribeRequest>;
-export type ChannelName = SubscribeRequest["channel"];
-export const CHANNELS: ChannelName[] = ["orderbook", "trades", "market", "candles", "account", "transactions"];
 
 /** The topic a request reads (one build per block however many subscribe) and what its messages echo. */
 export function topicOf(
@@ -91,7 +76,6 @@ function vanished(prev: Item[], next: Item[], full: boolean): bigint | null {
 
 // ─── orderbook ─────────────────────────────────────────────────────────────────────────
 
-type Level = { price: string; priceFormatted: string; quantity: string; quantityFormatted: string; orderCount: number };
 type Book = { marketId: string; bids: Level[]; asks: Level[] };
 
 /** Levels of `next` that differ from `prev`, and `prev`'s levels gone from `next` with quantity "0". */
@@ -113,22 +97,6 @@ export function orderbook(marketId: string, depth: number): ChannelDef<Book> {
     snapshot: (s) => s,
     diff: (p, n) => ({ marketId, bids: levelDiff(p.bids, n.bids), asks: levelDiff(p.asks, n.asks) }),
   };
-}
-
-/** A client's book after an update (the reference client of the docs and tests). */
-export function applyBookUpdate(book: { bids: Level[]; asks: Level[] }, u: { bids: Level[]; asks: Level[] }) {
-  const side = (levels: Level[], changes: Level[], desc: boolean) => {
-    const m = new Map(levels.map((l) => [l.price, l]));
-    for (const c of changes) {
-      if (c.quantity === "0") m.delete(c.price);
-      else m.set(c.price, c);
-    }
-    return [...m.values()].sort((a, b) => {
-      const x = BigInt(a.price), y = BigInt(b.price);
-      return (desc ? x < y : x > y) ? 1 : x === y ? 0 : -1;
-    });
-  };
-  return { ...book, bids: side(book.bids, u.bids, true), asks: side(book.asks, u.asks, false) };
 }
 
 // ─── trades ────────────────────────────────────────────────────────────────────────────

@@ -18,7 +18,8 @@ import { sameSecret } from "../../core/auth/service-tokens.js";
 import { clientAddress, type TrustedProxies } from "../../core/http/client-address.js";
 import { WS_CLOSE } from "../../core/ws/close-codes.js";
 import { sendBounded } from "../../core/ws/send-buffer.js";
-import { SubscribeRequest, topicOf, type ChannelName } from "./channels.js";
+import { SubscribeRequest, type ChannelName } from "../../core/streams/protocol.js";
+import { topicOf } from "./channels.js";
 import type { AtBlock, Casing, Frame, Subscriber, Topic, Topics } from "./topics.js";
 import { UpstreamError } from "./topics.js";
 

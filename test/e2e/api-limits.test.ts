@@ -5,10 +5,10 @@
  * chain read). The stack trusts loopback as a proxy: X-Forwarded-For names a client of our own.
  */
 import { describe, expect, it } from "vitest";
-import { stackList } from "./helpers/stacks.js";
+import { sharedStack } from "./helpers/stacks.js";
 import { integrationClient } from "./helpers/http.js";
 
-describe.each(stackList())("integration API limits ($kind)", (s) => {
+describe.each([sharedStack()])("integration API limits ($kind)", (s) => {
   const req = integrationClient(s);
   const market = s.deployment.markets[0]!;
 

@@ -19,7 +19,7 @@ import { createSiweMessage } from "viem/siwe";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReads, type Extra } from "./helpers/extra-services.js";
-import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 
 
 type Reply = { status: number; body: { success: boolean; data?: any; error?: { code: string; message: string } }; socketPort: number }; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -60,7 +60,7 @@ function request(
   });
 }
 
-describe.each(stackList())("one client does not lock out others ($kind)", (s: StackInfo) => {
+describe.each([sharedStack()])("one client does not lock out others ($kind)", (s: StackInfo) => {
   const LIMIT = 30;
   let reads: Extra | undefined;
   let base = "";
@@ -142,7 +142,7 @@ describe.each(stackList())("one client does not lock out others ($kind)", (s: St
   });
 });
 
-describe.each(stackList())("an oversized body is 413 and the connection stays usable ($kind)", (s: StackInfo) => {
+describe.each([sharedStack()])("an oversized body is 413 and the connection stays usable ($kind)", (s: StackInfo) => {
   const sizes = [17 * 1024, 3 * 1024 * 1024];
   const bodyOf = (bytes: number) => JSON.stringify({ message: "x".repeat(bytes), signature: "0x" });
 

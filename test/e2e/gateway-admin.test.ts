@@ -11,15 +11,14 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../core/chain/anvil.js";
-import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 
 const root = join(import.meta.dirname, "../..");
 const tsx = join(createRequire(import.meta.url).resolve("tsx/package.json"), "../dist/cli.mjs");
 const run = promisify(execFile);
 
-const stacksWithGateway = stackList().filter((s) => s.gatewayUrl);
 
-describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway keys and rate limit ($kind)", (s: StackInfo) => {
+describe.each([sharedStack()])("gateway keys and rate limit ($kind)", (s: StackInfo) => {
   const children: ChildProcess[] = [];
   let url = "";
   let dir = "";

@@ -6,7 +6,7 @@
 import { encodeAbiParameters, keccak256, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { stackList } from "./helpers/stacks.js";
+import { sharedStack } from "./helpers/stacks.js";
 import { gatewayClient } from "./helpers/http.js";
 
 /** No camelCase key anywhere in a gateway answer. */
@@ -20,9 +20,8 @@ function expectSnake(v: unknown, path = "data"): void {
   }
 }
 
-const stacksWithGateway = stackList().filter((s) => s.gatewayUrl);
 
-describe.skipIf(stacksWithGateway.length === 0).each(stacksWithGateway)("gateway /v1 ($kind)", (s) => {
+describe.each([sharedStack()])("gateway /v1 ($kind)", (s) => {
   const req = gatewayClient(s);
   const trader = s.wallets[2]!;
   const other = s.wallets[1]!;

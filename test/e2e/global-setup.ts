@@ -1,42 +1,45 @@
 /**
- * vitest globalSetup of the e2e project: once per run, one stack per database kind
- * (`E2E_DB=pglite|postgres|both`, default both), started in parallel, each on its own anvil
- * (see test/e2e/stack.ts). Tests read them with `inject("stacks")` (helpers: test/e2e/helpers).
- * Teardown stops every process group and drops the run's Postgres database.
+ * vitest globalSetup of the e2e project: once per run, one stack on the run's main database
+ * (`mainKind()`: Postgres unless `E2E_DB=pglite`) on its own anvil (see test/e2e/stack.ts).
+ * Tests read it with `sharedStack()` (test/e2e/helpers/stacks.ts). Teardown stops every process
+ * group and drops the run's Postgres database. A stack that does not start fails the run.
+ * Chains of the same setup are deployed once per run (test/e2e/helpers/chain-fixture.ts).
  * Logs: the temp dir printed at start (`E2E_VERBOSE=1` prints progress).
  */
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
-import { checkPostgres, dbKinds, startStack, type DbKind, type RunningStack, type StackInfo } from "./stack.js";
+import { checkPostgres, dbKinds, mainKind, startStack, type StackInfo } from "./stack.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    stacks: Partial<Record<DbKind, StackInfo>>;
+    stack: StackInfo;
   }
 }
 
 export default async function setup(project: TestProject) {
   process.env.PONDER_TELEMETRY_DISABLED = "true";
-  const kinds = dbKinds();
+  const kind = mainKind();
   const runId = `${Date.now().toString(36).slice(-5)}${Math.random().toString(36).slice(2, 5)}`;
   const log = (m: string) => {
     if (process.env.E2E_VERBOSE) console.log(`[e2e] ${m}`);
   };
-  if (kinds.includes("postgres")) await checkPostgres();
+  if (dbKinds().includes("postgres")) await checkPostgres();
+  // this run's deployed-chain fixtures (test/e2e/helpers/chain-fixture.ts); the test workers
+  // inherit the variable; removed at teardown
+  const fixtures = join(tmpdir(), "venue-chain-fixtures", runId);
+  process.env.E2E_FIXTURE_DIR = fixtures;
 
   const t0 = Date.now();
-  const results = await Promise.allSettled(kinds.map((k) => startStack(k, runId, { log })));
-  const running = results.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
-  const teardown = async () => {
-    await Promise.all(running.map((s) => s.stop()));
+  const running = await startStack(kind, runId, { log }).catch((e) => {
+    rmSync(fixtures, { recursive: true, force: true });
+    throw e;
+  });
+  console.log(`[e2e] ${kind} stack up in ${Date.now() - t0} ms; logs: ${running.info.logDir}`);
+  project.provide("stack", running.info);
+  return async () => {
+    await running.stop();
+    rmSync(fixtures, { recursive: true, force: true });
   };
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-  if (failed) {
-    await teardown();
-    throw failed.reason;
-  }
-  const stacks: Partial<Record<DbKind, StackInfo>> = {};
-  for (const s of running as RunningStack[]) stacks[s.info.kind] = s.info;
-  console.log(`[e2e] ${kinds.join(" + ")} stack(s) up in ${Date.now() - t0} ms; logs: ${running.map((s) => s.info.logDir).join(", ")}`);
-  project.provide("stacks", stacks);
-  return teardown;
 }

@@ -11,12 +11,12 @@ import { erc20Abi, type Hex } from "viem";
 import { engineAbi, marketAbi } from "../../abis/index.js";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { px, sessionActions, usd6 } from "./reads-session.js";
-import { dbKinds } from "./stack.js";
+import { mainKind } from "./stack.js";
 import { gatewayOverStandIns } from "../unit/gateway-standins.js";
 
 type Envelope = { success: boolean; data: Record<string, unknown>; error?: { code: string; message: string } };
 
-describe.each(dbKinds())("insurance fund and mark components on %s", (kind) => {
+describe.each([mainKind()])("insurance fund and mark components on %s", (kind) => {
   let v: Venue;
   let ix: Indexer;
   let EUR: Hex;

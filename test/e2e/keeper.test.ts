@@ -8,13 +8,12 @@ import type { Hex } from "viem";
 import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.js";
 import { devAccount, KEY_INDEX } from "../../core/config.js";
 import { publicClient, walletClient } from "./helpers/chain.js";
-import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 import { until } from "./helpers/wait.js";
 
-const runnable = stackList().filter((s) => s.keeperUrl);
 
 
-describe.skipIf(runnable.length === 0).each(runnable)("keeper jobs ($kind)", (s: StackInfo) => {
+describe.each([sharedStack()])("keeper jobs ($kind)", (s: StackInfo) => {
   const client = publicClient(s);
   const { engine, oracle, venueLens } = s.deployment.contracts;
 

@@ -11,11 +11,10 @@ import { encodeAbiParameters, keccak256, maxUint256, parseUnits, type Hex } from
 import { depositTokenAbi, engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.js";
 import { devAccount, KEY_INDEX } from "../../core/config.js";
 import { publicClient, walletClient } from "./helpers/chain.js";
-import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 import { until } from "./helpers/wait.js";
 
 const TRADER_INDEX = 17; // ether only in the harness: this file's own wallet
-const runnable = stackList().filter((s) => s.keeperUrl && s.relayerUrl);
 
 type Envelope<T = any> = { success: boolean; data: T; error?: { code: string; message: string } };
 async function call<T = any>(url: string, init?: RequestInit): Promise<{ status: number; body: Envelope<T>; block: number }> {
@@ -28,7 +27,7 @@ async function call<T = any>(url: string, init?: RequestInit): Promise<{ status:
 const positionIdOf = (accountId: bigint, marketId: Hex) =>
   keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "bytes32" }], [accountId, marketId]));
 
-describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($kind)", (s: StackInfo) => {
+describe.each([sharedStack()])("liquidation end to end ($kind)", (s: StackInfo) => {
   const client = publicClient(s);
   const trader = devAccount(TRADER_INDEX);
   const traderWallet = walletClient(s, trader.privateKey);
@@ -54,14 +53,16 @@ describe.skipIf(runnable.length === 0).each(runnable)("liquidation end to end ($
   };
 
   /** Moves the index to `target` in updates the oracle bounds (1 % on the devnet, all updates of
-   *  one second together): one request a second until the applied price is the target. */
+   *  one second together): one update per second of chain time (evm_increaseTime) until the
+   *  applied price is the target. */
   const walkIndex = async (target: bigint) => {
     let last;
     for (let i = 0; i < 20; i++) {
       last = await write(deployerWallet, { address: oracle, abi: oracleAbi, functionName: "setPrice", args: [marketId, target] });
       const [now] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [marketId], blockNumber: last.blockNumber });
       if (now === target) return last;
-      await new Promise((r) => setTimeout(r, 1_100));
+      // the oracle bounds the updates of one second: the next one in a block a second later
+      await client.request({ method: "evm_increaseTime" as never, params: [1] as never });
     }
     throw new Error(`the index never reached ${target}`);
   };

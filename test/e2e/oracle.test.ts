@@ -11,9 +11,9 @@ import { oracleAbi } from "../../abis/index.js";
 import { devAccount, KEY_INDEX } from "../../core/config.js";
 import * as schema from "../../ponder.schema.js";
 import { publicClient, waitIndexed, walletClient } from "./helpers/chain.js";
-import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 
-describe.each(stackList())("oracle ($kind)", (s: StackInfo) => {
+describe.each([sharedStack()])("oracle ($kind)", (s: StackInfo) => {
   const client = publicClient(s);
   const { oracle } = s.deployment.contracts;
   const sqlClient = () => createClient(`${s.integrationUrl}/sql`, { schema });

@@ -2,7 +2,7 @@
  * An indexer-only venue for the reads, reconciliation, rebuild and reorg tests: its own anvil,
  * the contracts, funded wallets and Ponder (PGlite or Postgres), with nothing else writing to the
  * chain, so a scripted session is deterministic and the chain may be snapshotted and reverted
- * (the shared stacks of global-setup.ts run a keeper and a relayer that would race with that).
+ * (the shared stack of global-setup.ts runs a keeper and a relayer that would race with that).
  */
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +20,7 @@ import { DEMO_MINT_6, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
 import { ponderBin, ponderNodeArgs, serviceMain, tsxBin } from "../../scripts/lib/services.js";
 import { createDatabase, databaseUrl, dropDatabase, type DbKind } from "./stack.js";
+import { rpcOf, withChainFixture } from "./helpers/chain-fixture.js";
 
 export type Indexer = { url: string; schema: string; proc: Proc; stop: () => Promise<void> };
 
@@ -75,21 +76,26 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
     const client = publicClientFor(anvil.rpcUrl, chainId) as PublicClient;
     if (opts.clock !== undefined) await client.request({ method: "anvil_setBlockTimestampInterval" as never, params: [1] as never });
     const deployerKey = devAccount(KEY_INDEX.deployer).privateKey;
-    const deployer = walletClientFor(anvil.rpcUrl, chainId, deployerKey);
-    // the deployer is also an oracle updater here: the tests move index prices themselves
-    const deployment = await deployVenue(deployer, client, {
-      updaters: [devAccount(KEY_INDEX.priceFeed).address, deployer.account.address],
-    });
+    const setup = async () => {
+      const deployer = walletClientFor(anvil!.rpcUrl, chainId, deployerKey);
+      // the deployer is also an oracle updater here: the tests move index prices themselves
+      const deployment = await deployVenue(deployer, client, {
+        updaters: [devAccount(KEY_INDEX.priceFeed).address, deployer.account.address],
+      });
+      const ctx = { rpcUrl: anvil!.rpcUrl, chainId, deployment };
+      const demo = Array.from({ length: 10 }, (_, i) => devAccount(i));
+      await mintTo(ctx, deployerKey, demo.map((a) => ({ address: a.address, amount6: DEMO_MINT_6 })));
+      const accountIds: bigint[] = [];
+      for (const i of ACCOUNTS) {
+        accountIds[i] = BigInt(
+          await prepareWallet(ctx, demo[i]!.privateKey, { approve: true, createAccount: true, deposit6: usd("100000") }),
+        );
+      }
+      return { deployment, accountIds };
+    };
+    // this run's fixture of the same setup when there is one (test/e2e/helpers/chain-fixture.ts)
+    const { deployment, accountIds } = await withChainFixture("quiet-venue", rpcOf(anvil.rpcUrl), setup);
     const deploymentFile = writeDeployment(deployment, join(base, "deployment.json"));
-    const ctx = { rpcUrl: anvil.rpcUrl, chainId, deployment };
-    const demo = Array.from({ length: 10 }, (_, i) => devAccount(i));
-    await mintTo(ctx, deployerKey, demo.map((a) => ({ address: a.address, amount6: DEMO_MINT_6 })));
-    const accountIds: bigint[] = [];
-    for (const i of ACCOUNTS) {
-      accountIds[i] = BigInt(
-        await prepareWallet(ctx, demo[i]!.privateKey, { approve: true, createAccount: true, deposit6: usd("100000") }),
-      );
-    }
     const rpcUrl = anvil.rpcUrl;
     const startIndexer = async (name: string, opts: { waitReady?: boolean } = {}): Promise<Indexer> => {
       const schema = `rd_${runId}_${name}_${kind === "pglite" ? "l" : "p"}`.slice(0, 45);

@@ -7,14 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatUnits, getAddress, type Hex } from "viem";
 import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.js";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
-import { dbKinds } from "./stack.js";
+import { mainKind } from "./stack.js";
 import { runSession, sessionActions, type Session } from "./reads-session.js";
 
 type Json = Record<string, any>;
 const SIDES = ["LONG", "SHORT"];
 const STATUS = ["none", "active", "filled", "cancelled"];
 
-describe.each(dbKinds())("reconciliation on %s", (kind) => {
+describe.each([mainKind()])("reconciliation on %s", (kind) => {
   let v: Venue;
   let ix: Indexer;
   let s: Session;

@@ -19,6 +19,7 @@ import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processe
 import { serviceMain, tsxBin } from "../../scripts/lib/services.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
 import { POSTGRES_URL } from "./stack.js";
+import { rpcOf, withChainFixture } from "./helpers/chain-fixture.js";
 
 export { POSTGRES_URL };
 /** The gateway's local token: tests call the relayer as the gateway does (scope act-for-users). */
@@ -48,17 +49,22 @@ export async function startTestChain(opts: { prepared?: number; blockTime?: numb
   try {
     const chainId = 31337;
     const client = publicClientFor(anvil.rpcUrl, chainId) as PublicClient;
-    const deployer = walletClientFor(anvil.rpcUrl, chainId, devAccount(KEY_INDEX.deployer).privateKey);
-    // no price feed runs here: an hour's staleness bound instead of the devnet's 60 s
-    const deployment = await deployVenue(deployer, client, { updaters: [devAccount(KEY_INDEX.priceFeed).address], maxAgeSeconds: 3600n });
-    const deploymentFile = writeDeployment(deployment, join(dir, "deployment.json"));
-    const ctx = { rpcUrl: anvil.rpcUrl, chainId, deployment };
     const n = opts.prepared ?? 3;
     const wallets = Array.from({ length: n }, (_, i) => devAccount(i));
-    await mintTo(ctx, devAccount(KEY_INDEX.deployer).privateKey, wallets.map((w) => ({ address: w.address, amount6: usd("1000000") })));
-    const ids = await Promise.all(
-      wallets.map((w) => prepareWallet(ctx, w.privateKey, { approve: true, createAccount: true, deposit6: usd("100000"), operator: RELAYER.address })),
-    );
+    const setup = async () => {
+      const deployer = walletClientFor(anvil.rpcUrl, chainId, devAccount(KEY_INDEX.deployer).privateKey);
+      // no price feed runs here: an hour's staleness bound instead of the devnet's 60 s
+      const deployment = await deployVenue(deployer, client, { updaters: [devAccount(KEY_INDEX.priceFeed).address], maxAgeSeconds: 3600n });
+      const ctx = { rpcUrl: anvil.rpcUrl, chainId, deployment };
+      await mintTo(ctx, devAccount(KEY_INDEX.deployer).privateKey, wallets.map((w) => ({ address: w.address, amount6: usd("1000000") })));
+      const ids = await Promise.all(
+        wallets.map((w) => prepareWallet(ctx, w.privateKey, { approve: true, createAccount: true, deposit6: usd("100000"), operator: RELAYER.address })),
+      );
+      return { deployment, ids };
+    };
+    // a chain with its own block time or flags is set up anew; the others load this run's fixture
+    const { deployment, ids } = opts.blockTime || opts.extraArgs?.length ? await setup() : await withChainFixture(`relayer-${n}`, rpcOf(anvil.rpcUrl), setup);
+    const deploymentFile = writeDeployment(deployment, join(dir, "deployment.json"));
     return {
       anvil, rpcUrl: anvil.rpcUrl, client, deployment, deploymentFile, dir,
       accounts: wallets.map((w, i) => ({ address: w.address, privateKey: w.privateKey, accountId: ids[i]! })),

@@ -15,13 +15,13 @@ import { NO_CLOSE, type Calendar } from "../../core/calendar.js";
 import { applyLocalCalendar } from "../../scripts/lib/local-calendar.js";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { sessionActions } from "./reads-session.js";
-import { dbKinds } from "./stack.js";
+import { mainKind } from "./stack.js";
 
 type Envelope = { success: boolean; data: Record<string, any>; error?: { code: string } };
 const SESSION = { OPEN: 0, REDUCE_ONLY: 1, CLOSED: 2 } as const;
 const WEEK = 7 * 86_400;
 
-describe.each(dbKinds())("market sessions on %s", (kind) => {
+describe.each([mainKind()])("market sessions on %s", (kind) => {
   let v: Venue;
   let ix: Indexer;
   let EUR: Hex;

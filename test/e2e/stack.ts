@@ -28,6 +28,7 @@ import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
 import { DEMO_DEPOSIT_6, DEMO_MINT_6, createAccountsInOrder, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
 import { startServices, type RunningServices } from "../../scripts/lib/services.js";
 import { createApiKey } from "../../scripts/lib/api-keys.js";
+import { rpcOf, withChainFixture } from "./helpers/chain-fixture.js";
 
 export type DbKind = "pglite" | "postgres";
 
@@ -38,9 +39,18 @@ export function dbKinds(value = process.env.E2E_DB ?? "both"): DbKind[] {
   throw new Error(`E2E_DB must be pglite, postgres or both (got ${value})`);
 }
 
+/**
+ * The run's main database: the shared stack's, and the one kind of the files where the database
+ * does not matter. Postgres when the run has it (production's database, and the one that two
+ * replicas can share), else PGlite (`E2E_DB=pglite`: the fast tier).
+ */
+export function mainKind(kinds = dbKinds()): DbKind {
+  return kinds.includes("postgres") ? "postgres" : "pglite";
+}
+
 export type StackWallet = { index: number; address: Address; privateKey: Hex; accountId: number | null; apiKey: string | null };
 
-/** What the harness provides to tests per database kind (structured-cloneable). */
+/** What the harness provides to tests (one per run, the shared stack) (structured-cloneable). */
 export type StackInfo = {
   kind: DbKind;
   rpcUrl: string;
@@ -51,11 +61,11 @@ export type StackInfo = {
   integrationUrl: string;
   /** Ponder's own server */
   indexerUrl: string;
-  relayerUrl: string | null; // null when the service does not exist yet
-  gatewayUrl: string | null;
-  keeperUrl: string | null;
+  relayerUrl: string;
+  gatewayUrl: string;
+  keeperUrl: string;
   /** the stream service (WebSocket at `/ws`) */
-  streamsUrl: string | null;
+  streamsUrl: string;
   /**
    * The gateway's service token: tests call the relayer and the keeper as the gateway does (it
    * may act for users). Other callers' tokens are in `tokens`.
@@ -162,25 +172,29 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
     const chainId = 31337;
     const client = publicClientFor(anvil.rpcUrl, chainId);
     const deployer = walletClientFor(anvil.rpcUrl, chainId, keys.deployer);
-    const deployment = await deployVenue(deployer, client as PublicClient, { updaters: [devAccount(KEY_INDEX.priceFeed).address] });
+    const demo = Array.from({ length: 10 }, (_, i) => devAccount(i));
+    const relayerAddress = devAccount(KEY_INDEX.relayer).address;
+    const setup = async () => {
+      const deployment = await deployVenue(deployer, client as PublicClient, { updaters: [devAccount(KEY_INDEX.priceFeed).address] });
+      const ctx = { rpcUrl: anvil!.rpcUrl, chainId, deployment };
+      await mintTo(ctx, keys.deployer, [
+        ...demo.map((a) => ({ address: a.address, amount6: DEMO_MINT_6 })),
+        { address: devAccount(KEY_INDEX.marketMaker).address, amount6: MARKET_MAKER_MINT_6 },
+      ]);
+      await createAccountsInOrder(ctx, demo.filter((a) => PREPARED_ACCOUNTS.includes(a.index)).map((a) => a.privateKey));
+      const accountIds = await Promise.all(
+        demo.map((a) =>
+          prepareWallet(ctx, a.privateKey, PREPARED_ACCOUNTS.includes(a.index)
+            ? { approve: true, createAccount: true, deposit6: DEMO_DEPOSIT_6, operator: relayerAddress }
+            : { approve: true }),
+        ),
+      );
+      return { deployment, accountIds };
+    };
+    // this run's fixture of the same setup when there is one (test/e2e/helpers/chain-fixture.ts)
+    const { deployment, accountIds } = await withChainFixture("stack", rpcOf(anvil.rpcUrl), setup);
     const deploymentFile = writeDeployment(deployment, join(base, "deployment.json"));
     log(`[${kind}] anvil ${anvil.rpcUrl}, deployed in ${Date.now() - t0} ms`);
-
-    const ctx = { rpcUrl: anvil.rpcUrl, chainId, deployment };
-    const demo = Array.from({ length: 10 }, (_, i) => devAccount(i));
-    await mintTo(ctx, keys.deployer, [
-      ...demo.map((a) => ({ address: a.address, amount6: DEMO_MINT_6 })),
-      { address: devAccount(KEY_INDEX.marketMaker).address, amount6: MARKET_MAKER_MINT_6 },
-    ]);
-    const relayerAddress = devAccount(KEY_INDEX.relayer).address;
-    await createAccountsInOrder(ctx, demo.filter((a) => PREPARED_ACCOUNTS.includes(a.index)).map((a) => a.privateKey));
-    const accountIds = await Promise.all(
-      demo.map((a) =>
-        prepareWallet(ctx, a.privateKey, PREPARED_ACCOUNTS.includes(a.index)
-          ? { approve: true, createAccount: true, deposit6: DEMO_DEPOSIT_6, operator: relayerAddress }
-          : { approve: true }),
-      ),
-    );
     log(`[${kind}] wallets ready in ${Date.now() - t0} ms`);
 
     if (kind === "postgres") await createDatabase(dbName);
@@ -219,6 +233,11 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
     });
     log(`[${kind}] services up in ${Date.now() - t0} ms`);
 
+    const started = (name: keyof RunningServices["urls"]) => {
+      const url = services!.urls[name];
+      if (!url) throw new Error(`the ${name} service did not start`);
+      return url;
+    };
     const apiKeys: Record<string, string> = {};
     if (services.urls.gateway && accessPolicy === "open") {
       for (const a of demo) apiKeys[a.address.toLowerCase()] = await createApiKey(services.urls.gateway, secrets.ADMIN_TOKEN, a.address, `e2e-${a.index}`);
@@ -230,12 +249,12 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
       chainId,
       deployment,
       deploymentFile,
-      integrationUrl: services.urls.reads!,
-      indexerUrl: services.urls.indexer!,
-      relayerUrl: services.urls.relayer,
-      gatewayUrl: services.urls.gateway,
-      keeperUrl: services.urls.keeper,
-      streamsUrl: services.urls.streams,
+      integrationUrl: started("reads"),
+      indexerUrl: started("indexer"),
+      relayerUrl: started("relayer"),
+      gatewayUrl: started("gateway"),
+      keeperUrl: started("keeper"),
+      streamsUrl: started("streams"),
       internalToken: secrets.GATEWAY_TOKEN,
       adminToken: secrets.ADMIN_TOKEN,
       jwtSecret: secrets.JWT_SECRET,

@@ -4,10 +4,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { depositTokenAbi, engineAbi } from "../../abis/index.js";
-import { stackList } from "./helpers/stacks.js";
+import { sharedStack } from "./helpers/stacks.js";
 import { publicClient } from "./helpers/chain.js";
 
-describe.each(stackList())("harness ($kind)", (s) => {
+describe.each([sharedStack()])("harness ($kind)", (s) => {
   it("serves the indexer and the services that exist", async () => {
     expect((await fetch(`${s.integrationUrl}/ready`)).status).toBe(200);
     for (const url of [s.relayerUrl, s.gatewayUrl, s.keeperUrl].filter(Boolean)) {

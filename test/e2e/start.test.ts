@@ -21,8 +21,6 @@ import type { LocalJson } from "../../scripts/start.js";
 import { applyLocalCalendar } from "../../scripts/lib/local-calendar.js";
 import type { Deployment } from "../../core/deployment.js";
 
-const hasGateway = existsSync(join(PROJECT_ROOT, "services/gateway/main.ts"));
-const hasKeeper = existsSync(join(PROJECT_ROOT, "services/keeper/main.ts"));
 
 const dir = mkdtempSync(join(tmpdir(), "venue-start-"));
 let basePort = 0;
@@ -140,13 +138,13 @@ describe("npm start", () => {
       const id = await client.readContract({ address: local.contracts.engine, abi: engineAbi, functionName: "accountIdOf", args: [w.address as `0x${string}`] });
       expect(Number(id)).toBe(w.accountId);
       expect(w.accountId).toBeGreaterThan(0);
-      if (hasGateway) expect(w.apiKey).toMatch(/.{16,}/);
+      expect(w.apiKey).toMatch(/.{16,}/);
     }
     const res = await fetch(`${local.integrationUrl}/markets`);
     expect(res.status).toBe(200);
   });
 
-  it.skipIf(!hasGateway || !hasKeeper)("fills a market order through the gateway against the market maker", async () => {
+  it("fills a market order through the gateway against the market maker", async () => {
     const w = local.wallets[3]!;
     const eur = local.markets.find((m) => m.symbol === "EUR/USD")!;
     const client = publicClientFor(local.rpcUrl, local.chainId);

@@ -14,9 +14,8 @@ import { request } from "node:http";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKey, startStreams, type Extra } from "./helpers/extra-services.js";
-import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 
-const runnable = stackList().filter((s) => s.streamsUrl && s.gatewayUrl);
 
 /** An upgrade request without Sec-WebSocket-Key; the HTTP status it is answered with. */
 function malformedUpgrade(url: string, headers: Record<string, string> = {}, localAddress?: string): Promise<number> {
@@ -60,7 +59,7 @@ async function until(pred: () => Promise<boolean>, ms = 60_000) {
   return true;
 }
 
-describe.each(runnable)("WebSocket connection limits on $kind", (s: StackInfo) => {
+describe.each([sharedStack()])("WebSocket connection limits on $kind", (s: StackInfo) => {
   const streamsWs = `${s.streamsUrl!.replace(/^http/, "ws")}/ws`;
   const gatewayWs = `${s.gatewayUrl!.replace(/^http/, "ws")}/v1/ws`;
 

@@ -7,12 +7,11 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../../core/chain/anvil.js";
 import { startStreams, type Extra } from "./helpers/extra-services.js";
-import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 
-const runnable = stackList().filter((s) => s.streamsUrl && s.relayerUrl);
 type Health = { success: boolean; data: { status: string; services: Record<string, string> } };
 
-describe.each(runnable)("stream service health on $kind", (s: StackInfo) => {
+describe.each([sharedStack()])("stream service health on $kind", (s: StackInfo) => {
   const extras: Extra[] = [];
   afterAll(async () => {
     await Promise.all(extras.map((e) => e.proc.stop()));

@@ -11,13 +11,12 @@ import { parseUnits, type Hex } from "viem";
 import { devAccount } from "../../core/config.js";
 import { issueToken } from "../../core/auth/siwe.js";
 import { jsonClient } from "./helpers/http.js";
-import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const runnable = stackList().filter((s) => s.streamsUrl && s.relayerUrl);
 const WALLET = 3; // account 4, the streams tests' wallet
 
-describe.skipIf(runnable.length === 0).each(runnable)("reference page on $kind", (s: StackInfo) => {
+describe.each([sharedStack()])("reference page on $kind", (s: StackInfo) => {
   const api = jsonClient(s.integrationUrl);
   const eur = s.deployment.markets.find((m) => m.symbol === "EUR/USD")!.marketId.toLowerCase() as Hex;
   const accountId = s.wallets[WALLET]!.accountId!;

@@ -20,12 +20,12 @@ import { serviceMain, tsxBin } from "../../scripts/lib/services.js";
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
 import { startVenue, type Venue } from "./reads-env.js";
 import { sessionActions } from "./reads-session.js";
-import { dbKinds } from "./stack.js";
+import { mainKind } from "./stack.js";
 import { StreamClient, type SubState } from "./helpers/stream-client.js";
 
 const TYPE_MARKET = 0; // OrderType.MARKET
 
-describe.each(dbKinds())("streams through a session with a liquidation, funding pokes and a reorg (%s)", (kind) => {
+describe.each([mainKind()])("streams through a session with a liquidation, funding pokes and a reorg (%s)", (kind) => {
   let v: Venue;
   let reads = "";
   let streams = "";

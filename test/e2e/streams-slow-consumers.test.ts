@@ -12,9 +12,8 @@
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKey, startGateway, startStreams, type Extra } from "./helpers/extra-services.js";
-import { stackList, type StackInfo } from "./helpers/stacks.js";
+import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 
-const runnable = stackList().filter((s) => s.streamsUrl && s.relayerUrl);
 type Msg = Record<string, unknown>;
 type Sock = { ws: WebSocket; messages: Msg[]; closed: Promise<{ code: number; reason: string }> };
 
@@ -45,7 +44,7 @@ async function pingPong(s: Sock) {
   await until(() => s.messages.filter((m) => m.type === "pong").length > n, 30_000);
 }
 
-describe.each(runnable)("slow consumers on $kind", (s: StackInfo) => {
+describe.each([sharedStack()])("slow consumers on $kind", (s: StackInfo) => {
   const market = s.deployment.markets[0]!.marketId.toLowerCase();
   const extras: Extra[] = [];
   afterAll(async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { parseUnits, type Address, type Hex } from "viem";
 import { depositTokenAbi, engineAbi, marketAbi } from "../../abis/index.js";
-import { stackList } from "./helpers/stacks.js";
+import { sharedStack } from "./helpers/stacks.js";
 import { publicClient, waitIndexed, walletClient } from "./helpers/chain.js";
 import { createSiweMessage } from "viem/siwe";
 import { integrationClient, signIn } from "./helpers/http.js";
@@ -32,7 +32,7 @@ function postWithHost(url: string, host: string, body: unknown): Promise<{ statu
 }
 const TICK = 10n ** 13n;
 
-describe.each(stackList())("integration write routes ($kind)", (s) => {
+describe.each([sharedStack()])("integration write routes ($kind)", (s) => {
   const req = integrationClient(s);
   const client = publicClient(s);
   const engine = s.deployment.contracts.engine;

@@ -1,65 +1,50 @@
 /**
- * One compilation of contracts/src per source state, shared by the unit tests that need it
- * (size, ABI freshness): solc over wasm takes about a minute, so the first test compiles and
- * stores the output under the OS temp dir keyed by a hash of the sources and of the build
- * script; the others wait for that file instead of compiling again.
+ * The contracts as forge built them (contracts/out: the run's one compilation, which
+ * `npm run test:forge` already made), for the unit tests that need them (size, ABI freshness).
+ * The first test to ask runs `forge build` over contracts/src (a no-op when contracts/out is
+ * current) under a lock file, so two test workers do not build at once; then each reads the
+ * artifacts.
  */
-import { createHash } from "node:crypto";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { compile } from "../../scripts/build-contracts.js";
+import { join } from "node:path";
+import { compile, forgeBuild } from "../../scripts/build-contracts.js";
 
 export type Compiled = ReturnType<typeof compile>;
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-
-function walk(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? walk(p) : [p];
-  });
-}
-
-/** Hash of everything that decides the compiler output. */
-export function sourcesHash(): string {
-  const h = createHash("sha256");
-  const files = [...walk(join(root, "contracts/src")), join(root, "scripts/build-contracts.ts")].sort();
-  for (const f of files) h.update(relative(root, f)).update("\0").update(readFileSync(f)).update("\0");
-  return h.digest("hex").slice(0, 16);
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let built = false;
 
-export async function compiledContracts(timeoutMs = 300_000): Promise<Compiled> {
+export async function compiledContracts(timeoutMs = 600_000): Promise<Compiled> {
+  if (!built) await buildOnce(timeoutMs);
+  built = true;
+  return compile({ build: false });
+}
+
+async function buildOnce(timeoutMs: number) {
   const dir = join(tmpdir(), "venue-contracts-cache");
   mkdirSync(dir, { recursive: true });
-  const hash = sourcesHash();
-  const out = join(dir, `${hash}.json`);
-  const lock = join(dir, `${hash}.lock`);
+  const lock = join(dir, "forge-build.lock");
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (existsSync(out)) return JSON.parse(readFileSync(out, "utf8")) as Compiled;
     let fd: number | undefined;
     try {
       fd = openSync(lock, "wx");
     } catch {
-      // another worker compiles; a lock older than the timeout is from a dead process
-      if (Date.now() - statSync(lock, { throwIfNoEntry: false })!.mtimeMs > timeoutMs) rmSync(lock, { force: true });
+      // another worker builds; a lock older than the timeout is from a dead process
+      const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (age > timeoutMs) rmSync(lock, { force: true });
       await sleep(500);
       continue;
     }
     try {
-      const contracts = compile();
-      writeFileSync(`${out}.tmp`, JSON.stringify(contracts));
-      // rename is atomic: readers never see a half-written file
-      (await import("node:fs")).renameSync(`${out}.tmp`, out);
-      return contracts;
+      // after another worker's build this is forge's quick "No files changed"
+      forgeBuild();
+      return;
     } finally {
       closeSync(fd);
       rmSync(lock, { force: true });
     }
   }
-  throw new Error("timed out waiting for the contracts' compilation");
+  throw new Error("timed out waiting for forge build of the contracts");
 }

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import type { GatewayApp, GatewayDeps } from "../context";
-import { asyncApiDocument } from "../../streams/asyncapi.js";
+import { asyncApiDocument } from "../../../core/streams/asyncapi.js";
 
 const ASSETS: Record<string, string> = {
   "swagger-ui.css": "text/css; charset=utf-8",

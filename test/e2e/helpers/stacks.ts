@@ -1,25 +1,29 @@
 /**
- * Access to the stacks started by test/e2e/global-setup.ts. Typical use:
+ * Access to the stack started by test/e2e/global-setup.ts: one per run, on the run's main
+ * database (`mainKind()`: Postgres unless `E2E_DB=pglite`). Typical use:
  *
- *   describe.each(stackList())("orders on $kind", (stack) => { … stack.integrationUrl … });
+ *   describe.each([sharedStack()])("orders ($kind)", (s) => { … s.integrationUrl … });
  *
- * Stacks are shared by every e2e file of the run (files run one at a time): use wallets that
+ * The stack is shared by every e2e file of the run (files run one at a time): use wallets that
  * no other file relies on, or create fresh state. See test/e2e/stack.ts for the demo wallets.
+ * Files where the database matters (reads, history, consistency, reorg, rebuild, SQL) run on
+ * each kind of `dbKinds()` with venues of their own (test/e2e/reads-env.ts).
  */
 import { inject } from "vitest";
 import type { DbKind, StackInfo } from "../stack.js";
 
 export type { StackInfo, DbKind };
 
-export function stacks(): Partial<Record<DbKind, StackInfo>> {
-  return inject("stacks");
+/** The run's shared stack. Throws (the file fails) when global-setup provided none. */
+export function sharedStack(): StackInfo {
+  const s = inject("stack");
+  if (!s) throw new Error("no shared stack: test/e2e/global-setup.ts did not start one (see its error above)");
+  return s;
 }
 
-/** Every started stack (one per database kind), for describe.each. */
-export function stackList(): StackInfo[] {
-  return Object.values(stacks()).filter((s): s is StackInfo => !!s);
-}
-
-export function stack(kind: DbKind): StackInfo | undefined {
-  return stacks()[kind];
+/** The shared stack when it runs on Postgres (what a test of two replicas on one database needs); fails otherwise. */
+export function postgresStack(): StackInfo {
+  const s = sharedStack();
+  if (!s.databaseUrl) throw new Error(`this file needs the Postgres stack; the run's stack is on ${s.kind} (E2E_DB=postgres or both)`);
+  return s;
 }

@@ -5,7 +5,7 @@
  */
 import WebSocket from "ws";
 import { camelKeys } from "../../../core/case.js";
-import { applyBookUpdate } from "../../../services/streams/channels.js";
+import { applyBookUpdate } from "../../../core/streams/book.js";
 
 type Msg = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -69,6 +69,18 @@ export class StreamClient {
     const s = this.subs.get(m.subscriptionId)!;
     await this.until(() => s.data !== undefined, 20_000);
     return s;
+  }
+
+  /**
+   * A ping and its pong: once it returns, every message the server sent this connection before
+   * it read the ping has arrived (one connection is one ordered stream). The barrier before a
+   * test asserts that something was NOT sent.
+   */
+  async roundTrip(timeoutMs = 30_000): Promise<void> {
+    const pongs = () => this.messages.filter((m) => m.type === "pong").length;
+    const before = pongs();
+    this.send({ op: "ping" });
+    await this.until(() => pongs() > before, timeoutMs);
   }
 
   until(pred: () => boolean, timeoutMs = 30_000): Promise<void> {

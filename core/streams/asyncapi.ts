@@ -3,9 +3,9 @@
  * service's `GET /asyncapi.json`; snake_case for the gateway's `/v1/ws` at its
  * `GET /v1/asyncapi.json` (beside `/v1/openapi.json`).
  */
-import { CANDLE_RESOLUTION_NAMES } from "../../core/candles.js";
-import { toSnakeCase } from "../../core/case.js";
-import { CHANNELS, MAX_DEPTH } from "./channels.js";
+import { CANDLE_RESOLUTION_NAMES } from "../candles.js";
+import { toSnakeCase } from "../case.js";
+import { CHANNELS, MAX_DEPTH } from "./protocol.js";
 
 const str = (description: string) => ({ type: "string", description });
 const common = {

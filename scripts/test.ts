@@ -1,0 +1,55 @@
+/**
+ * The test command, in phases, each timed; a summary at the end (CI's log shows where the minutes go).
+ *   npm test              deps, forge, unit, e2e: everything (what CI runs)
+ *   npm run test:fast     the pre-commit check (≤ 5 min): deps, forge without its fuzz and
+ *                         invariant suites, unit, and a few e2e files on one PGlite stack
+ * Every phase runs even when an earlier one failed (one run shows every failure); the exit code
+ * is 1 when any failed. `TEST_PHASES=unit,e2e` runs only those.
+ */
+import { spawn } from "node:child_process";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const fast = process.argv.includes("--fast");
+
+/** The e2e files of the fast tier: the shared stack's start-up and its main paths (reads, writes, the gateway). */
+export const FAST_E2E_FILES = ["test/e2e/start-harness.test.ts", "test/e2e/oracle.test.ts", "test/e2e/writes.test.ts", "test/e2e/gateway.test.ts"];
+
+type Phase = { name: string; cmd: string; args: string[]; env?: Record<string, string> };
+
+const npx = (bin: string, ...args: string[]): Pick<Phase, "cmd" | "args"> => ({ cmd: "npx", args: ["--no-install", bin, ...args] });
+
+const phases: Phase[] = [
+  { name: "deps", ...npx("depcruise", "--config", ".dependency-cruiser.cjs", "core", "src", "services", "scripts", "bench", "test", "abis", "ponder.schema.ts", "ponder.config.ts") },
+  fast
+    ? // forge's fuzz/ and invariant/ suites skipped; the other property tests on a few runs each
+      { name: "forge", ...npx("tsx", "scripts/forge.ts", "test", "--no-match-path", "test/{fuzz,invariant}/**"), env: { FOUNDRY_FUZZ_RUNS: "16" } }
+    : { name: "forge", ...npx("tsx", "scripts/forge.ts", "test") },
+  { name: "unit", ...npx("vitest", "run", "--project", "unit") },
+  fast
+    ? { name: "e2e", ...npx("vitest", "run", "--project", "e2e", ...FAST_E2E_FILES), env: { E2E_DB: "pglite" } }
+    : { name: "e2e", ...npx("vitest", "run", "--project", "e2e") },
+];
+
+const only = process.env.TEST_PHASES?.split(",").map((s) => s.trim()).filter(Boolean);
+const run = (p: Phase) =>
+  new Promise<number>((done) => {
+    const child = spawn(p.cmd, p.args, { cwd: root, stdio: "inherit", env: { ...process.env, PONDER_TELEMETRY_DISABLED: "true", ...p.env } });
+    child.on("exit", (code, signal) => done(code ?? (signal ? 1 : 0)));
+  });
+
+const results: { name: string; seconds: number; code: number }[] = [];
+const t0 = Date.now();
+for (const p of phases.filter((p) => !only || only.includes(p.name))) {
+  console.log(`\n== ${fast ? "test:fast" : "test"}: ${p.name} (${[p.cmd, ...p.args].join(" ")})`);
+  const start = Date.now();
+  const code = await run(p);
+  results.push({ name: p.name, seconds: Math.round((Date.now() - start) / 1000), code });
+  console.log(`== ${p.name}: ${code === 0 ? "passed" : `FAILED (exit ${code})`} in ${results.at(-1)!.seconds} s`);
+}
+console.log(`\n== phases (${fast ? "test:fast" : "test"}), ${Math.round((Date.now() - t0) / 1000)} s in all`);
+for (const r of results) console.log(`${r.name.padEnd(6)} ${String(r.seconds).padStart(5)} s  ${r.code === 0 ? "passed" : "FAILED"}`);
+const failed = results.filter((r) => r.code !== 0).map((r) => r.name);
+console.log(failed.length ? `failed phases: ${failed.join(", ")}` : "every phase passed");
+process.exit(failed.length ? 1 : 0);
