@@ -93,8 +93,10 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
       }
       return { deployment, accountIds };
     };
-    // this run's fixture of the same setup when there is one (test/e2e/helpers/chain-fixture.ts)
-    const { deployment, accountIds } = await withChainFixture("quiet-venue", rpcOf(anvil.rpcUrl), setup);
+    // this run's fixture of the same setup when there is one (test/e2e/helpers/chain-fixture.ts);
+    // never on a fixed clock: a loaded state carries another chain's blocks and times, and the
+    // golden answers need every block number and timestamp from this genesis
+    const { deployment, accountIds } = opts.clock === undefined ? await withChainFixture("quiet-venue", rpcOf(anvil.rpcUrl), setup) : await setup();
     const deploymentFile = writeDeployment(deployment, join(base, "deployment.json"));
     const rpcUrl = anvil.rpcUrl;
     const startIndexer = async (name: string, opts: { waitReady?: boolean } = {}): Promise<Indexer> => {
