@@ -43,7 +43,7 @@ export type TestChain = {
 };
 
 /** anvil + deploy + `prepared` wallets (indices 0..prepared-1) with an account, 100k deposited, relayer approved. */
-export async function startTestChain(opts: { prepared?: number; blockTime?: number; extraArgs?: string[] } = {}): Promise<TestChain> {
+export async function startTestChain(opts: { prepared?: number; blockTime?: number; extraArgs?: string[]; fresh?: boolean } = {}): Promise<TestChain> {
   const dir = mkdtempSync(join(tmpdir(), "relayer-e2e-"));
   const anvil = await startAnvil({ logFile: join(dir, "anvil.log"), blockTime: opts.blockTime, extraArgs: opts.extraArgs });
   try {
@@ -62,8 +62,9 @@ export async function startTestChain(opts: { prepared?: number; blockTime?: numb
       );
       return { deployment, ids };
     };
-    // a chain with its own block time or flags is set up anew; the others load this run's fixture
-    const { deployment, ids } = opts.blockTime || opts.extraArgs?.length ? await setup() : await withChainFixture(`relayer-${n}`, rpcOf(anvil.rpcUrl), setup);
+    // a chain with its own block time or flags, or one whose clock the test moves (`fresh`), is set
+    // up anew; the others load this run's fixture
+    const { deployment, ids } = opts.fresh || opts.blockTime || opts.extraArgs?.length ? await setup() : await withChainFixture(`relayer-${n}`, rpcOf(anvil.rpcUrl), setup);
     const deploymentFile = writeDeployment(deployment, join(dir, "deployment.json"));
     return {
       anvil, rpcUrl: anvil.rpcUrl, client, deployment, deploymentFile, dir,

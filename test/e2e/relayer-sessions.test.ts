@@ -16,7 +16,8 @@ let chain: TestChain;
 let relayer: RelayerProc;
 
 beforeAll(async () => {
-  chain = await startTestChain({ prepared: 1 });
+  // set up anew: a loaded fixture's clock is not this chain's, and the calendar must start on an OPEN second of it
+  chain = await startTestChain({ prepared: 1, fresh: true });
   relayer = await startRelayer(chain, { pgliteDir: join(chain.dir, "relayer-db") }, {}, { name: "sessions" });
 }, 600_000);
 afterAll(async () => {
