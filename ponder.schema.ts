@@ -70,6 +70,14 @@ export const operatorApproval = onchainTable(
     owner: t.hex().notNull(),
     operator: t.hex().notNull(),
     expiry: t.bigint().notNull(), // seconds; 0 = revoked
+    // the policy the owner set for the operator (Engine.setOperator; docs/CONTRACTS.md "Operators")
+    maxLeverage: t.integer().notNull(),
+    bandBps: t.integer().notNull(),
+    budgetBps: t.integer().notNull(),
+    // its budget use after the last charge (OperatorBudgetUsed; decays over 24 h from budgetAt; a release emits nothing)
+    budgetUsedWad: t.bigint().notNull(),
+    budgetWad: t.bigint().notNull(),
+    budgetAt: t.bigint().notNull(),
     bySignature: t.boolean().notNull(),
     updatedBlock: t.bigint().notNull(),
   }),
@@ -574,6 +582,29 @@ export const insuranceTakeoverEvent = onchainTable(
   (t) => ({
     marketIdx: index().on(t.marketId, t.timestamp),
     accountIdx: index().on(t.accountId, t.timestamp),
+  }),
+);
+
+/**
+ * The insurance fund's own position was reduced against the book (FundPositionReduced, issue 26:
+ * `reduceFundPosition`, at most once per 300 s); its fills are account 0's order fills, its
+ * position account 0's row in `position`.
+ */
+export const fundPositionReducedEvent = onchainTable(
+  "fund_position_reduced_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    seq: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    quantityQty: t.bigint().notNull(),
+    fundSizeQty: t.bigint().notNull(), // after the reduction
+    nextAt: t.bigint().notNull(), // seconds: the first second the next reduction may run
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({
+    marketIdx: index().on(t.marketId, t.timestamp),
   }),
 );
 

@@ -141,6 +141,17 @@ export const engineAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "nextAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "FundReductionNotDue",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "allowance6",
         "type": "uint256"
       },
@@ -333,6 +344,37 @@ export const engineAbi = [
       }
     ],
     "name": "OpenInterestCapExceeded",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "owner",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "operator",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "what",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "value",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "limit",
+        "type": "uint256"
+      }
+    ],
+    "name": "OperatorLimitExceeded",
     "type": "error"
   },
   {
@@ -797,9 +839,70 @@ export const engineAbi = [
       },
       {
         "indexed": false,
+        "internalType": "int256",
+        "name": "deltaWad",
+        "type": "int256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "usedWad",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "budgetWad",
+        "type": "uint256"
+      }
+    ],
+    "name": "OperatorBudgetUsed",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "owner",
+        "type": "address"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "operator",
+        "type": "address"
+      },
+      {
+        "indexed": false,
         "internalType": "uint64",
         "name": "expiry",
         "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint16",
+        "name": "maxLeverage",
+        "type": "uint16"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint16",
+        "name": "bandBps",
+        "type": "uint16"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint16",
+        "name": "budgetBps",
+        "type": "uint16"
       },
       {
         "indexed": false,
@@ -928,6 +1031,19 @@ export const engineAbi = [
     ],
     "name": "VenueBalancesUpdated",
     "type": "event"
+  },
+  {
+    "inputs": [],
+    "name": "BUDGET_PERIOD",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
   },
   {
     "inputs": [],
@@ -1708,12 +1824,12 @@ export const engineAbi = [
     "inputs": [
       {
         "internalType": "address",
-        "name": "",
+        "name": "owner",
         "type": "address"
       },
       {
         "internalType": "address",
-        "name": "",
+        "name": "operator",
         "type": "address"
       }
     ],
@@ -1742,6 +1858,62 @@ export const engineAbi = [
         "internalType": "uint256",
         "name": "",
         "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "owner",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "operator",
+        "type": "address"
+      }
+    ],
+    "name": "operatorState",
+    "outputs": [
+      {
+        "components": [
+          {
+            "internalType": "uint64",
+            "name": "expiry",
+            "type": "uint64"
+          },
+          {
+            "internalType": "uint16",
+            "name": "maxLeverage",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "bandBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "budgetBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint256",
+            "name": "usedWad",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "budgetWad",
+            "type": "uint256"
+          }
+        ],
+        "internalType": "struct IEngine.OperatorView",
+        "name": "v",
+        "type": "tuple"
       }
     ],
     "stateMutability": "view",
@@ -2040,6 +2212,28 @@ export const engineAbi = [
         "internalType": "uint64",
         "name": "expiry",
         "type": "uint64"
+      },
+      {
+        "components": [
+          {
+            "internalType": "uint16",
+            "name": "maxLeverage",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "bandBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "budgetBps",
+            "type": "uint16"
+          }
+        ],
+        "internalType": "struct IEngine.OperatorPolicy",
+        "name": "policy",
+        "type": "tuple"
       }
     ],
     "name": "setOperator",
@@ -2063,6 +2257,28 @@ export const engineAbi = [
         "internalType": "uint64",
         "name": "expiry",
         "type": "uint64"
+      },
+      {
+        "components": [
+          {
+            "internalType": "uint16",
+            "name": "maxLeverage",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "bandBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "budgetBps",
+            "type": "uint16"
+          }
+        ],
+        "internalType": "struct IEngine.OperatorPolicy",
+        "name": "policy",
+        "type": "tuple"
       },
       {
         "internalType": "uint256",

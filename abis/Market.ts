@@ -90,6 +90,17 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "nextAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "FundReductionNotDue",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "allowance6",
         "type": "uint256"
       },
@@ -271,6 +282,37 @@ export const marketAbi = [
       }
     ],
     "name": "OpenInterestCapExceeded",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "owner",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "operator",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "what",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "value",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "limit",
+        "type": "uint256"
+      }
+    ],
+    "name": "OperatorLimitExceeded",
     "type": "error"
   },
   {
@@ -521,6 +563,37 @@ export const marketAbi = [
       }
     ],
     "name": "Deleveraged",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "int256",
+        "name": "fundSizeQty",
+        "type": "int256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "nextAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "FundPositionReduced",
     "type": "event"
   },
   {
@@ -1287,6 +1360,11 @@ export const marketAbi = [
         "internalType": "uint256",
         "name": "marginReturnedWad",
         "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "releaseWad",
+        "type": "uint256"
       }
     ],
     "stateMutability": "nonpayable",
@@ -1315,9 +1393,9 @@ export const marketAbi = [
         "type": "bytes32"
       },
       {
-        "internalType": "bool",
-        "name": "byOperator",
-        "type": "bool"
+        "internalType": "uint256",
+        "name": "operatorBandBps",
+        "type": "uint256"
       }
     ],
     "name": "closePosition",
@@ -1340,6 +1418,11 @@ export const marketAbi = [
       {
         "internalType": "uint256",
         "name": "quantityQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "chargeWad",
         "type": "uint256"
       }
     ],
@@ -1432,6 +1515,40 @@ export const marketAbi = [
         "internalType": "struct IMarket.FundingView",
         "name": "",
         "type": "tuple"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum IMarket.Side",
+        "name": "",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "name": "getFillableLevels",
+    "outputs": [
+      {
+        "internalType": "uint256[]",
+        "name": "",
+        "type": "uint256[]"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "",
+        "type": "uint256[]"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "",
+        "type": "uint256[]"
       }
     ],
     "stateMutability": "view",
@@ -2045,9 +2162,9 @@ export const marketAbi = [
         "type": "bytes32"
       },
       {
-        "internalType": "bool",
-        "name": "byOperator",
-        "type": "bool"
+        "internalType": "uint256",
+        "name": "operatorBandBps",
+        "type": "uint256"
       }
     ],
     "name": "placeOrder",
@@ -2071,6 +2188,11 @@ export const marketAbi = [
         "internalType": "enum IMarket.OrderStatus",
         "name": "",
         "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
       }
     ],
     "stateMutability": "nonpayable",
@@ -2080,6 +2202,19 @@ export const marketAbi = [
     "inputs": [],
     "name": "pokeFunding",
     "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "reduceFundPosition",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
     "stateMutability": "nonpayable",
     "type": "function"
   },

@@ -84,6 +84,17 @@ export const marketBackstopAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "nextAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "FundReductionNotDue",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "allowance6",
         "type": "uint256"
       },
@@ -265,6 +276,37 @@ export const marketBackstopAbi = [
       }
     ],
     "name": "OpenInterestCapExceeded",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "owner",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "operator",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "what",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "value",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "limit",
+        "type": "uint256"
+      }
+    ],
+    "name": "OperatorLimitExceeded",
     "type": "error"
   },
   {
@@ -496,6 +538,37 @@ export const marketBackstopAbi = [
       }
     ],
     "name": "Deleveraged",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "int256",
+        "name": "fundSizeQty",
+        "type": "int256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "nextAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "FundPositionReduced",
     "type": "event"
   },
   {
@@ -905,6 +978,40 @@ export const marketBackstopAbi = [
   {
     "inputs": [
       {
+        "internalType": "enum IMarket.Side",
+        "name": "side",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "depth",
+        "type": "uint256"
+      }
+    ],
+    "name": "getFillableLevels",
+    "outputs": [
+      {
+        "internalType": "uint256[]",
+        "name": "pricesX18",
+        "type": "uint256[]"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "totalQty",
+        "type": "uint256[]"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "orderCounts",
+        "type": "uint256[]"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "engine_",
         "type": "address"
@@ -1029,6 +1136,19 @@ export const marketBackstopAbi = [
     ],
     "name": "initialize",
     "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "reduceFundPosition",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "closedQty",
+        "type": "uint256"
+      }
+    ],
     "stateMutability": "nonpayable",
     "type": "function"
   },

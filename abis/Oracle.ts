@@ -132,6 +132,17 @@ export const oracleAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "nextAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "FundReductionNotDue",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "allowance6",
         "type": "uint256"
       },
@@ -303,6 +314,37 @@ export const oracleAbi = [
       }
     ],
     "name": "OpenInterestCapExceeded",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "address",
+        "name": "owner",
+        "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "operator",
+        "type": "address"
+      },
+      {
+        "internalType": "uint256",
+        "name": "what",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "value",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "limit",
+        "type": "uint256"
+      }
+    ],
+    "name": "OperatorLimitExceeded",
     "type": "error"
   },
   {
@@ -798,6 +840,35 @@ export const oracleAbi = [
         "type": "bytes32"
       }
     ],
+    "name": "getFreshPriceWindow",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "freshSince",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "freshUntil",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
     "name": "getPrice",
     "outputs": [
       {
@@ -946,6 +1017,35 @@ export const oracleAbi = [
       {
         "internalType": "uint256",
         "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "priceWindow",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "freshSince",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "freshUntil",
         "type": "uint256"
       }
     ],

@@ -33,6 +33,8 @@ export const ERROR_CODES = {
   TOO_MANY_ORDERS: 422,
   /** an operator's (the relayer's) order priced beyond the market's operator band around the mark */
   OPERATOR_PRICE_TOO_FAR: 400,
+  /** an operator's (the relayer's) write beyond the policy the account's owner set for it */
+  OPERATOR_LIMIT_EXCEEDED: 403,
   POSITION_CAP_EXCEEDED: 422,
   OPEN_INTEREST_CAP_EXCEEDED: 422,
   POSITION_NOT_FOUND: 404,
@@ -99,6 +101,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   NOT_LIQUIDATABLE: "The position or account is healthy: nothing to liquidate.",
   TOO_MANY_ORDERS: "The account already has 100 resting orders in this market: cancel one first.",
   OPERATOR_PRICE_TOO_FAR: "An order the relayer (the account's operator) places must be priced, and for a MARKET order fillable, within the market's `operatorBandBps` of the mark price; the account's owner, signing itself, may use the whole price band.",
+  OPERATOR_LIMIT_EXCEEDED: "A write the relayer (the account's operator) submits goes beyond the policy the owner set for it on chain (`Engine.setOperator`, or the signed operator approval): a leverage above the policy's `maxLeverage`, or more than its adverse-execution budget (`budgetBps` of the account's value per rolling 24 h: what orders may cost beyond the mark, plus fees). The owner, signing itself, is not bounded by it.",
   POSITION_CAP_EXCEEDED: "The order would take the account's position in this market beyond the market's `maxPositionQty`.",
   OPEN_INTEREST_CAP_EXCEEDED: "The order would take the market's open interest beyond its `maxOpenInterestQty`; orders that only reduce are never refused for it.",
   POSITION_NOT_FOUND: "No position with this id.",
@@ -166,11 +169,14 @@ export const CONTRACT_ERROR_CODES: Record<string, ErrorCode> = {
   BelowInitialMargin: "INSUFFICIENT_MARGIN",
   TooManyOrders: "TOO_MANY_ORDERS",
   OperatorPriceTooFar: "OPERATOR_PRICE_TOO_FAR",
+  OperatorLimitExceeded: "OPERATOR_LIMIT_EXCEEDED",
   PositionCapExceeded: "POSITION_CAP_EXCEEDED",
   OpenInterestCapExceeded: "OPEN_INTEREST_CAP_EXCEEDED",
   InvalidParameters: "VALIDATION_ERROR",
   // a liquidation's list of deleveraging candidates longer than the market ranks in one call
   TooManyAdlCandidates: "VALIDATION_ERROR",
+  // reduceFundPosition before its 300 s interval (the keeper's call; no API route sends it)
+  FundReductionNotDue: "VALIDATION_ERROR",
   // OpenZeppelin's Ownable guards the tokens' mint; the venue's roles revert Unauthorized
   OwnableUnauthorizedAccount: "UNAUTHORIZED",
 };
@@ -206,6 +212,7 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   INSUFFICIENT_SCOPE: "the calling service's token does not allow this route",
   TOO_MANY_ORDERS: "the account already has the maximum of resting orders (100) in this market",
   OPERATOR_PRICE_TOO_FAR: "an order placed by an operator (the relayer) must be priced within the market's operator band around the mark price",
+  OPERATOR_LIMIT_EXCEEDED: "the write goes beyond the policy the account's owner set for the relayer (leverage or daily budget)",
   POSITION_CAP_EXCEEDED: "the order would take the position beyond the market's maximum position size",
   OPEN_INTEREST_CAP_EXCEEDED: "the order would take the market's open interest beyond its cap",
 };

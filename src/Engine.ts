@@ -63,9 +63,20 @@ on("Engine:MarginUpdated", async ({ event, context }) => {
 });
 
 on("Engine:OperatorSet", async ({ event, context }) => {
-  const { owner, operator, expiry, bySignature } = event.args;
-  const values = { expiry: BigInt(expiry), bySignature, updatedBlock: event.block.number };
-  await context.db.insert(operatorApproval).values({ owner, operator, ...values }).onConflictDoUpdate(values);
+  const { owner, operator, expiry, maxLeverage, bandBps, budgetBps, bySignature } = event.args;
+  const values = { expiry: BigInt(expiry), maxLeverage, bandBps, budgetBps, bySignature, updatedBlock: event.block.number };
+  await context.db
+    .insert(operatorApproval)
+    .values({ owner, operator, ...values, budgetUsedWad: 0n, budgetWad: 0n, budgetAt: 0n })
+    .onConflictDoUpdate(values);
+});
+
+/** An operator's budget use after a charge (an order it placed); a release (its cancel) emits nothing, so the row may overstate the use until the next charge. */
+on("Engine:OperatorBudgetUsed", async ({ event, context }) => {
+  const { owner, operator, usedWad, budgetWad } = event.args;
+  const values = { budgetUsedWad: usedWad, budgetWad, budgetAt: event.block.timestamp, updatedBlock: event.block.number };
+  // an OperatorSet always came first (only an approved operator is charged)
+  await context.db.update(operatorApproval, { owner, operator }).set(values);
 });
 
 const FUND = "venue";

@@ -6,6 +6,7 @@ import {
   fundingRateStaleEvent,
   fundingUpdateEvent,
   insuranceTakeoverEvent,
+  fundPositionReducedEvent,
   liquidationEvent,
   market,
   marketSessionEvent,
@@ -334,6 +335,21 @@ on("Market:InsuranceTakeover", async ({ event, context }) => {
     fundOpenNotionalWad: a.fundOpenNotionalWad,
     fundMarginWad: a.fundMarginWad,
     insuranceFundWad: a.insuranceFundWad,
+    blockNumber: event.block.number,
+    timestamp: event.block.timestamp,
+    transactionHash: event.transaction.hash,
+  });
+});
+
+on("Market:FundPositionReduced", async ({ event, context }) => {
+  const a = event.args;
+  await context.db.insert(fundPositionReducedEvent).values({
+    id: event.id,
+    seq: BigInt(a.seq),
+    marketId: await marketIdOf(context, event.log.address),
+    quantityQty: a.quantityQty,
+    fundSizeQty: a.fundSizeQty,
+    nextAt: a.nextAt,
     blockNumber: event.block.number,
     timestamp: event.block.timestamp,
     transactionHash: event.transaction.hash,

@@ -26,8 +26,22 @@ contract Engine is IEngine, AccessControl, EIP712 {
         uint128 committedWad;
     }
 
-    bytes32 public constant OPERATOR_APPROVAL_TYPEHASH =
-        keccak256("OperatorApproval(address owner,address operator,uint64 expiry,uint256 nonce,uint256 deadline)");
+    /// An operator's approval, its owner's policy and its budget use: one word.
+    struct Operator {
+        uint64 expiry;
+        uint16 maxLeverage;
+        uint16 bandBps;
+        uint16 budgetBps;
+        uint96 usedWad; // at `usedAt`; decays linearly to 0 over BUDGET_PERIOD
+        uint40 usedAt;
+    }
+
+    bytes32 public constant OPERATOR_APPROVAL_TYPEHASH = keccak256(
+        "OperatorApproval(address owner,address operator,uint64 expiry,uint16 maxLeverage,uint16 bandBps,uint16 budgetBps,uint256 nonce,uint256 deadline)"
+    );
+    /// The operator budget's rolling period.
+    uint256 public constant BUDGET_PERIOD = 1 days;
+    uint256 internal constant BPS = 1e4;
     bytes32 public constant PARAMS_ROLE = VenueRoles.PARAMS_ROLE;
     bytes32 public constant FEES_ROLE = VenueRoles.FEES_ROLE;
     bytes32 public constant GUARDIAN_ROLE = VenueRoles.GUARDIAN_ROLE;
@@ -49,7 +63,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
 
     mapping(uint256 => Account) internal accounts;
     mapping(address => uint256) public accountIdOf;
-    mapping(address => mapping(address => uint64)) public operatorExpiry;
+    mapping(address => mapping(address => Operator)) internal _operators;
     mapping(address => uint256) public operatorNonce;
 
     bytes32[] internal _marketIds;
@@ -174,10 +188,9 @@ contract Engine is IEngine, AccessControl, EIP712 {
     // ─── operators ───────────────────────────────────────────────────────────────────────
 
     /// Also bumps the owner's nonce: an approval signed earlier and not yet used is void.
-    function setOperator(address operator, uint64 expiry) external {
-        operatorExpiry[msg.sender][operator] = expiry;
+    function setOperator(address operator, uint64 expiry, OperatorPolicy calldata policy) external {
+        _setOperator(msg.sender, operator, expiry, policy, false);
         uint256 nonce = ++operatorNonce[msg.sender];
-        emit OperatorSet(++seq, msg.sender, operator, expiry, false);
         emit NonceInvalidated(++seq, msg.sender, nonce);
     }
 
@@ -187,17 +200,47 @@ contract Engine is IEngine, AccessControl, EIP712 {
         emit NonceInvalidated(++seq, msg.sender, newNonce);
     }
 
-    function setOperatorWithSig(address owner, address operator, uint64 expiry, uint256 deadline, bytes calldata signature)
-        external
-    {
+    function setOperatorWithSig(
+        address owner, address operator, uint64 expiry, OperatorPolicy calldata policy, uint256 deadline, bytes calldata signature
+    ) external {
         if (block.timestamp > deadline) revert InvalidSignature();
         uint256 nonce = operatorNonce[owner]++;
         bytes32 digest = _hashTypedDataV4(
-            keccak256(abi.encode(OPERATOR_APPROVAL_TYPEHASH, owner, operator, expiry, nonce, deadline))
+            keccak256(
+                abi.encode(
+                    OPERATOR_APPROVAL_TYPEHASH, owner, operator, expiry, policy.maxLeverage, policy.bandBps, policy.budgetBps,
+                    nonce, deadline
+                )
+            )
         );
         if (!SignatureChecker.isValidSignatureNow(owner, digest, signature)) revert InvalidSignature();
-        operatorExpiry[owner][operator] = expiry;
-        emit OperatorSet(++seq, owner, operator, expiry, true);
+        _setOperator(owner, operator, expiry, policy, true);
+    }
+
+    /// The budget used so far stays (it decays as before): re-approving does not refill it.
+    function _setOperator(address owner, address operator, uint64 expiry, OperatorPolicy calldata p, bool bySig) internal {
+        if (expiry != 0 && (p.maxLeverage == 0 || p.bandBps == 0 || p.bandBps > BPS || p.budgetBps > BPS)) {
+            revert InvalidParameters();
+        }
+        Operator storage o = _operators[owner][operator];
+        o.expiry = expiry;
+        o.maxLeverage = p.maxLeverage;
+        o.bandBps = p.bandBps;
+        o.budgetBps = p.budgetBps;
+        emit OperatorSet(++seq, owner, operator, expiry, p.maxLeverage, p.bandBps, p.budgetBps, bySig);
+    }
+
+    function operatorExpiry(address owner, address operator) external view returns (uint64) {
+        return _operators[owner][operator].expiry;
+    }
+
+    function operatorState(address owner, address operator) external view returns (OperatorView memory v) {
+        Operator storage o = _operators[owner][operator];
+        v.expiry = o.expiry;
+        v.maxLeverage = o.maxLeverage;
+        v.bandBps = o.bandBps;
+        v.budgetBps = o.budgetBps;
+        (v.usedWad, v.budgetWad) = _budgetNow(o, accountIdOf[owner]);
     }
 
     function domainSeparator() external view returns (bytes32) {
@@ -211,10 +254,19 @@ contract Engine is IEngine, AccessControl, EIP712 {
         returns (uint256 orderId, bytes32 clientKey, uint256 quantityQty, IMarket.OrderStatus status)
     {
         IMarket m = _market(p.marketId);
-        bool byOperator = _authorize(p.accountId) != msg.sender;
-        return m.placeOrder(
-            p.accountId, p.side, p.orderType, p.collateral6 * TO_WAD, p.leverage, p.limitPriceX18, p.clientKey, byOperator
+        (address owner, Operator storage o) = _authorizeTrade(p.accountId);
+        uint256 band;
+        if (owner != msg.sender) {
+            band = o.bandBps;
+            if (p.collateral6 != 0 && p.leverage > o.maxLeverage) {
+                revert OperatorLimitExceeded(owner, msg.sender, 1, p.leverage, o.maxLeverage);
+            }
+        }
+        uint256 charge;
+        (orderId, clientKey, quantityQty, status, charge) = m.placeOrder(
+            p.accountId, p.side, p.orderType, p.collateral6 * TO_WAD, p.leverage, p.limitPriceX18, p.clientKey, band
         );
+        if (band != 0) _useBudget(owner, o, p.accountId, int256(charge));
     }
 
     function cancelOrder(uint256 accountId, bytes32 marketId, bytes32 clientKey)
@@ -222,8 +274,15 @@ contract Engine is IEngine, AccessControl, EIP712 {
         returns (uint256 orderId, uint256 marginReturnedWad)
     {
         IMarket m = _market(marketId);
-        _authorize(accountId);
-        return m.cancelOrder(accountId, clientKey);
+        (address owner, Operator storage o) = _authorizeTrade(accountId);
+        uint256 release;
+        (orderId, marginReturnedWad, release) = m.cancelOrder(accountId, clientKey);
+        // a release lowers the budget used as recorded (it decays from there as before); no event:
+        // the next charge's OperatorBudgetUsed carries the figure (cancels stay cheap)
+        if (owner != msg.sender && release != 0) {
+            uint256 used = o.usedWad;
+            o.usedWad = uint96(used > release ? used - release : 0);
+        }
     }
 
     function closePosition(uint256 accountId, bytes32 marketId, IMarket.OrderType orderType, uint256 limitPriceX18, bytes32 clientKey)
@@ -231,8 +290,11 @@ contract Engine is IEngine, AccessControl, EIP712 {
         returns (uint256 orderId, bytes32 key, IMarket.Side closingSide, uint256 quantityQty)
     {
         IMarket m = _market(marketId);
-        bool byOperator = _authorize(accountId) != msg.sender;
-        return m.closePosition(accountId, orderType, limitPriceX18, clientKey, byOperator);
+        (address owner, Operator storage o) = _authorizeTrade(accountId);
+        uint256 band = owner != msg.sender ? o.bandBps : 0;
+        uint256 charge;
+        (orderId, key, closingSide, quantityQty, charge) = m.closePosition(accountId, orderType, limitPriceX18, clientKey, band);
+        if (band != 0) _useBudget(owner, o, accountId, int256(charge));
     }
 
     /// Account 0 is the insurance fund's position in each market (docs/CONTRACTS.md "Backstop").
@@ -364,7 +426,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
 
     function isAuthorized(uint256 accountId, address caller) public view returns (bool) {
         address owner = accounts[accountId].owner;
-        return owner != address(0) && (caller == owner || operatorExpiry[owner][caller] > block.timestamp);
+        return owner != address(0) && (caller == owner || _operators[owner][caller].expiry > block.timestamp);
     }
 
     function marketIds() external view returns (bytes32[] memory) {
@@ -379,10 +441,36 @@ contract Engine is IEngine, AccessControl, EIP712 {
     }
 
     function _authorize(uint256 accountId) internal view returns (address owner) {
+        (owner,) = _authorizeTrade(accountId);
+    }
+
+    /// The owner, and the caller's operator record (unused when the caller is the owner).
+    function _authorizeTrade(uint256 accountId) internal view returns (address owner, Operator storage o) {
         owner = _requireAccount(accountId);
-        if (msg.sender != owner && operatorExpiry[owner][msg.sender] <= block.timestamp) {
-            revert OperatorNotApproved(owner, msg.sender);
-        }
+        o = _operators[owner][msg.sender];
+        if (msg.sender != owner && o.expiry <= block.timestamp) revert OperatorNotApproved(owner, msg.sender);
+    }
+
+    /// The operator's budget used, decayed to now, and its budget now (budgetBps of the account's value).
+    function _budgetNow(Operator storage o, uint256 accountId) internal view returns (uint256 used, uint256 budget) {
+        Account storage a = accounts[accountId];
+        budget = (uint256(a.availableWad) + a.committedWad) * o.budgetBps / BPS;
+        if (budget > type(uint96).max) budget = type(uint96).max;
+        used = o.usedWad;
+        uint256 at = o.usedAt;
+        // an eth_call may run at a timestamp behind the state it reads (MarketBase._since): no decay then
+        uint256 decay = block.timestamp > at ? budget * (block.timestamp - at) / BUDGET_PERIOD : 0;
+        used = used > decay ? used - decay : 0;
+    }
+
+    /// Charges the operator's budget; a charge beyond it reverts.
+    function _useBudget(address owner, Operator storage o, uint256 accountId, int256 delta) internal {
+        (uint256 used, uint256 budget) = _budgetNow(o, accountId);
+        used += uint256(delta);
+        if (used > budget) revert OperatorLimitExceeded(owner, msg.sender, 2, used, budget);
+        o.usedWad = uint96(used);
+        o.usedAt = uint40(block.timestamp);
+        emit OperatorBudgetUsed(++seq, owner, msg.sender, delta, used, budget);
     }
 
     function _market(bytes32 marketId) internal view returns (IMarket m) {

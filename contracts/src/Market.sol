@@ -39,33 +39,40 @@ contract Market is IMarket, MarketBase, Initializable {
 
     function placeOrder(
         uint256 accountId, Side side, OrderType orderType, uint256 collateralWad, uint256 leverage,
-        uint256 limitPriceX18, bytes32 clientKey, bool byOperator
-    ) external onlyEngine returns (uint256, bytes32, uint256, OrderStatus) {
-        return _place(accountId, side, orderType, collateralWad, leverage, limitPriceX18, clientKey, byOperator);
+        uint256 limitPriceX18, bytes32 clientKey, uint256 operatorBandBps
+    ) external onlyEngine returns (uint256, bytes32, uint256, OrderStatus, uint256) {
+        return _place(accountId, side, orderType, collateralWad, leverage, limitPriceX18, clientKey, operatorBandBps);
     }
 
-    function closePosition(uint256 accountId, OrderType orderType, uint256 limitPriceX18, bytes32 clientKey, bool byOperator)
-        external onlyEngine returns (uint256 orderId, bytes32 key, Side closingSide, uint256 quantityQty)
+    /// The engine's, or the market's own for the fund (MarketBackstop.reduceFundPosition).
+    function closePosition(uint256 accountId, OrderType orderType, uint256 limitPriceX18, bytes32 clientKey, uint256 operatorBandBps)
+        external returns (uint256 orderId, bytes32 key, Side closingSide, uint256 quantityQty, uint256 chargeWad)
     {
+        if (msg.sender != address(_engine) && msg.sender != address(this)) revert Unauthorized(msg.sender);
         int256 size = positions[accountId].size;
         if (size == 0) revert NoPosition(accountId, _marketId);
         closingSide = size > 0 ? Side.SHORT : Side.LONG;
-        (orderId, key, quantityQty,) = _place(accountId, closingSide, orderType, 0, 0, limitPriceX18, clientKey, byOperator);
+        (orderId, key, quantityQty,, chargeWad) =
+            _place(accountId, closingSide, orderType, 0, 0, limitPriceX18, clientKey, operatorBandBps);
     }
 
-    /// Works while paused, closed and on a stale price. The skew counts margined resting size,
-    /// which a place-then-cancel must not leave behind: a margined cancel marks the rate stale
+    /// Works while paused, closed and on a stale price. The skew counts resting size that carries
+    /// itself, which a place-then-cancel must not leave behind: cancelling such size marks the rate stale
     /// from this second (no oracle read, no recompute); the next accrual applies it.
     function cancelOrder(uint256 accountId, bytes32 clientKey)
-        external onlyEngine returns (uint256 orderId, uint256 marginReturnedWad)
+        external onlyEngine returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad)
     {
         uint256 n = openByKey[accountId][clientKey];
         if (n == 0) revert OrderNotFound(accountId, clientKey);
         Order storage o = orders[n];
-        _unlinkFromLevel(o);
-        marginReturnedWad = _closeOrder(n, o, OrderStatus.CANCELLED, CloseReason.USER_CANCEL, true);
+        // an operator's order gives back the taker fee its unfilled quantity was charged
+        if (o.operatorBandBps != 0) {
+            releaseWad = _operatorCharge(false, 0, uint256(o.tick) * _params.tickSizeX18, o.originalQty - o.filledQty, false);
+        }
+        bool counted = _unlinkFromLevel(o);
+        marginReturnedWad = _closeOrder(n, o, OrderStatus.CANCELLED, CloseReason.USER_CANCEL, KEYED | BOND_REFUND);
         orderId = _orderId(n);
-        if (!o.reduceOnly) {
+        if (counted) {
             uint64 since = _rateStaleSince;
             if (since == 0) _rateStaleSince = since = uint64(block.timestamp);
             (uint256 l, uint256 s) = _marginedQty();
@@ -96,12 +103,17 @@ contract Market is IMarket, MarketBase, Initializable {
         _delegate();
     }
 
+    /// Anyone: the fund's reduction (served by the backstop, through the extension).
+    function reduceFundPosition() external returns (uint256) {
+        _delegate();
+    }
+
     // ─── placing ─────────────────────────────────────────────────────────────────────────
 
     function _place(
         uint256 accountId, Side side, OrderType orderType, uint256 collateralWad, uint256 leverage,
-        uint256 limitPriceX18, bytes32 clientKey, bool byOperator
-    ) internal returns (uint256 orderId, bytes32 key, uint256 qty, OrderStatus status) {
+        uint256 limitPriceX18, bytes32 clientKey, uint256 operatorBandBps
+    ) internal returns (uint256 orderId, bytes32 key, uint256 qty, OrderStatus status, uint256 charge) {
         bool reduceOnly = collateralWad == 0;
         // reduce-only closes keep working while the market is paused and before a close
         Session session_ = _sessionNow();
@@ -110,8 +122,7 @@ contract Market is IMarket, MarketBase, Initializable {
             if (!_isActive) revert MarketNotActive(_marketId);
             if (session_ != Session.OPEN) revert MarketReduceOnly(_marketId);
         }
-        uint256 index = _oracle.getFreshPrice(_marketId);
-        _accrue(index);
+        uint256 index = _accrueFresh();
         bool isBuy = side == Side.LONG;
         if (!reduceOnly && (leverage == 0 || leverage > _params.maxLeverage)) {
             revert ExceedsMaxLeverage(leverage, _params.maxLeverage);
@@ -130,9 +141,14 @@ contract Market is IMarket, MarketBase, Initializable {
             price = isBuy ? _best(false) : _best(true);
             if (price == 0) revert NoLiquidity(_marketId);
         }
-        // an operator (the relayer) may not price an account's order far from the mark
-        uint256 bandBps = byOperator ? _params.operatorBandBps : _params.priceBandBps;
-        if (byOperator) _checkOperatorPrice(price, mark, bandBps);
+        // an operator (the relayer) may not price an account's order far from the mark: its owner's
+        // band for it, at most the market's operator band
+        uint256 bandBps = _params.priceBandBps;
+        if (operatorBandBps != 0) {
+            bandBps = _params.operatorBandBps;
+            if (operatorBandBps < bandBps) bandBps = operatorBandBps;
+            _checkOperatorPrice(price, mark, bandBps);
+        }
         int256 size = positions[accountId].size;
         if (reduceOnly) {
             if (size == 0 || (size > 0) == isBuy) revert NoPosition(accountId, _marketId);
@@ -141,9 +157,14 @@ contract Market is IMarket, MarketBase, Initializable {
             qty = VenueMath.orderQty(collateralWad, leverage, price, _params.lotSizeQty);
             if (qty < _params.minOrderQty || qty == 0) revert OrderTooSmall(qty, _params.minOrderQty);
             _checkPositionCap(accountId, size, isBuy, qty);
-            _engine.applyMargin(accountId, -int256(collateralWad), int256(collateralWad), IEngine.MarginReason.ORDER_COMMIT);
+            // a LIMIT commits its bond with its margin (back when it closes without resting: _finishTaker)
+            if (orderType == OrderType.LIMIT) collateralWad += ORDER_BOND_WAD;
+            _margin(accountId, -int256(collateralWad), int256(collateralWad), IEngine.MarginReason.ORDER_COMMIT);
+            if (orderType == OrderType.LIMIT) collateralWad -= ORDER_BOND_WAD;
         }
         uint256 n = _newOrder(accountId, side, orderType, reduceOnly, price, qty, collateralWad, clientKey, true);
+        // fills of an operator's order stay within its band (_sweepLevel)
+        if (operatorBandBps != 0) orders[n].operatorBandBps = uint16(bandBps);
         orderId = _orderId(n);
         key = _keyOf(n, orders[n]);
         Sweep memory s;
@@ -167,9 +188,23 @@ contract Market is IMarket, MarketBase, Initializable {
             if (s.takerFees + s.makerFees != 0) _engine.collect(s.takerFees + s.makerFees, 0);
         }
         status = _finishTaker(n, s, orderType);
+        // charged at placement (a MARKET order: what filled, at the band edge): maker fills cost nothing more
+        if (operatorBandBps != 0) {
+            charge = _operatorCharge(isBuy, mark, s.bound, orderType == OrderType.LIMIT ? qty : s.filledQty, true);
+        }
         // long and short open interest are equal; only a fill where both sides open grows them
         if (longOI > _params.maxOpenInterestQty) revert OpenInterestCapExceeded(longOI, _params.maxOpenInterestQty);
         _afterTrade(index);
+    }
+
+    /// What an operator's order of `qty` at `price` may cost its owner: the taker fee at `price`
+    /// and, when `isCharge`, the distance from `mark` on the side that costs the owner (a charge is
+    /// rounded up, a release of the unfilled quantity's fee down: never more than was charged).
+    function _operatorCharge(bool isBuy, uint256 mark, uint256 price, uint256 qty, bool isCharge) internal view returns (uint256) {
+        uint256 perUnit = (price * _params.takerFeeBps + BPS - 1) / BPS;
+        if (!isCharge) return qty * perUnit / WAD;
+        if (isBuy ? price > mark : mark > price) perUnit += isBuy ? price - mark : mark - price;
+        return qty * perUnit / WAD + 1;
     }
 
     // ─── views (served by the extension) ─────────────────────────────────────────────────
@@ -228,6 +263,10 @@ contract Market is IMarket, MarketBase, Initializable {
     }
 
     function getLevels(Side, uint256) external view returns (uint256[] memory, uint256[] memory, uint256[] memory) {
+        _delegateView();
+    }
+
+    function getFillableLevels(Side, uint256) external view returns (uint256[] memory, uint256[] memory, uint256[] memory) {
         _delegateView();
     }
 

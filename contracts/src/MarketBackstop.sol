@@ -9,6 +9,7 @@ import {IMarket} from "./interfaces/IMarket.sol";
 import {VenueMath} from "./libraries/VenueMath.sol";
 import {MarketCalendar} from "./libraries/MarketCalendar.sol";
 import {MarketBase} from "./MarketBase.sol";
+import {TickBitmap} from "./libraries/TickBitmap.sol";
 
 /// @notice The liquidation backstop of a market (docs/CONTRACTS.md "Backstop"): insurance fund
 /// takeover and auto-deleveraging at the bankruptcy price. Also serves what a market seldom runs
@@ -17,11 +18,16 @@ import {MarketBase} from "./MarketBase.sol";
 /// the market clone's storage, MarketBase layout); called directly it works on its own empty
 /// storage and changes nothing of the venue's (and cannot be initialized).
 contract MarketBackstop is MarketBase, Initializable {
+    using TickBitmap for TickBitmap.Bitmap;
+
     /// Counterparties one liquidation may rank and deleverage (bounds its work: no on-chain
     /// scan of all holders, which many small positions could make too costly to run).
     uint256 internal constant MAX_ADL_CANDIDATES = 64;
     /// Without a supplied list: the accounts the default scan reads, 0 (the fund) .. 256.
     uint256 internal constant DEFAULT_ADL_SCAN = 256;
+    /// Seconds between two reductions of the fund's position (the mark's period: makers re-quote
+    /// and the mark settles between steps).
+    uint256 internal constant FUND_REDUCE_INTERVAL = 300;
 
     constructor() {
         _disableInitializers();
@@ -35,6 +41,7 @@ contract MarketBackstop is MarketBase, Initializable {
         _marketId = p.marketId;
         _marketIndex = marketIndex_;
         _params = p;
+        (_maxLeverage, _makerFeeBps) = (p.maxLeverage, p.makerFeeBps);
         _isActive = true;
         fundingState.lastUpdate = uint64(block.timestamp);
     }
@@ -89,7 +96,7 @@ contract MarketBackstop is MarketBase, Initializable {
     function funding() external view returns (IMarket.FundingView memory v) {
         FundingState memory f = fundingState;
         FundingComponents memory c = components;
-        (uint256 index,) = _oracle.getPrice(_marketId);
+        (uint256 index, uint256 since, uint256 until) = _oracle.priceWindow(_marketId);
         v.rateX18PerHour = f.rate;
         v.premiumComponentX18 = c.premiumComponent;
         v.skewComponentX18 = c.skewComponent;
@@ -99,10 +106,40 @@ contract MarketBackstop is MarketBase, Initializable {
         // nothing accrues while closed
         uint256 reopen = _lastReopen();
         if (f.lastUpdate < reopen) f.lastUpdate = uint64(reopen);
-        v.cumulativeIndexNowX18 = _sessionNow() == IMarket.Session.CLOSED ? f.cumulativeIndex : _indexNow(f, index);
+        v.cumulativeIndexNowX18 = _sessionNow() == IMarket.Session.CLOSED ? f.cumulativeIndex : _indexNow(f, index, since, until);
         v.lastUpdate = f.lastUpdate;
         v.rateStaleSince = _rateStaleSince;
         v.rateNowX18PerHour = v.rateStaleSince == 0 ? int256(f.rate) : _rateOf(c.premium).rate;
+    }
+
+    // ─── the fund's own position (docs/CONTRACTS.md "Backstop") ─────────────────────────
+
+    /// Anyone, once per FUND_REDUCE_INTERVAL: the fund closes its position against the book as a
+    /// reduce-only MARKET order (`Market.closePosition` for account 0, called by the market
+    /// itself): within the price band of the mark, paying the taker fee, makers it cannot fill
+    /// cancelled as for any taker. Given depth within the band the position is gone in one call;
+    /// else each call takes what the band holds (docs/CONTRACTS.md "Backstop"). A call that closes
+    /// nothing leaves the interval unused.
+    function reduceFundPosition() external returns (uint256 closedQty) {
+        uint256 next = _fundReducedAt + FUND_REDUCE_INTERVAL;
+        if (block.timestamp < next) revert FundReductionNotDue(next);
+        // the keeper reads the fund's size (getPosition(0)) and the next second (the last
+        // FundPositionReduced, or this error's `nextAt`)
+        int256 size = positions[FUND].size;
+        if (size == 0) revert NoPosition(FUND, _marketId);
+        (bool ok, bytes memory ret) =
+            address(this).call(abi.encodeCall(IMarket.closePosition, (FUND, IMarket.OrderType.MARKET, 0, bytes32(0), 0)));
+        if (!ok) {
+            assembly ("memory-safe") {
+                revert(add(ret, 32), mload(ret))
+            }
+        }
+        // a reduce-only close never grows nor flips the position
+        int256 left = positions[FUND].size;
+        closedQty = uint256(size > 0 ? size - left : left - size);
+        if (closedQty == 0) return 0;
+        _fundReducedAt = uint64(block.timestamp);
+        emit IMarket.FundPositionReduced(++seq, closedQty, left, block.timestamp + FUND_REDUCE_INTERVAL);
     }
 
     /// Closes the rest of the position at the mark when it is solvent there (equity > 0; the
@@ -218,6 +255,46 @@ contract MarketBackstop is MarketBase, Initializable {
             emit IMarket.Deleveraged(++seq, accountId, c, q, price, cn, st.size, st.pnl, r + 1);
             qty += q;
             notional += cn;
+        }
+    }
+
+    // ─── views ───────────────────────────────────────────────────────────────────────────
+
+    /// Orders `getFillableLevels` reads at most (a view; bounds its cost for a node's eth_call).
+    uint256 internal constant MAX_DEPTH_ORDERS = 2_000;
+
+    /// Up to `depth` levels from the best price outwards counting only orders that could fill an
+    /// ordinary taker now at the mark (`_fillable`); a level with none is left out. Reads at most
+    /// MAX_DEPTH_ORDERS orders (what lies beyond is not listed). `getLevels` is the book as stored.
+    function getFillableLevels(IMarket.Side side, uint256 depth)
+        external view returns (uint256[] memory pricesX18, uint256[] memory totalQty, uint256[] memory orderCounts)
+    {
+        bool isBid = side == IMarket.Side.LONG;
+        TickBitmap.Bitmap storage book = isBid ? bids : asks;
+        pricesX18 = new uint256[](depth);
+        totalQty = new uint256[](depth);
+        orderCounts = new uint256[](depth);
+        (uint256 index,) = _oracle.getPrice(_marketId);
+        uint256 mark = _markNow(index);
+        uint256 tick = isBid ? book.highest() : book.lowest();
+        uint256 k;
+        uint256 read;
+        while (k < depth && tick != TickBitmap.NONE && read < MAX_DEPTH_ORDERS) {
+            uint256 n = (isBid ? bidLevels[tick] : askLevels[tick]).head;
+            for (; n != 0 && read < MAX_DEPTH_ORDERS; n = orders[n].next) {
+                ++read;
+                if (!_fillable(n, mark)) continue;
+                Order storage o = orders[n];
+                totalQty[k] += o.originalQty - o.filledQty;
+                ++orderCounts[k];
+            }
+            if (orderCounts[k] != 0) pricesX18[k++] = tick * _params.tickSizeX18;
+            tick = isBid ? book.nextBelow(tick) : book.nextAbove(tick);
+        }
+        assembly ("memory-safe") {
+            mstore(pricesX18, k)
+            mstore(totalQty, k)
+            mstore(orderCounts, k)
         }
     }
 

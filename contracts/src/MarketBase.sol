@@ -29,10 +29,22 @@ abstract contract MarketBase is IVenueErrors {
     uint256 internal constant MARK_PERIOD = 300;
     /// The insurance fund's account in every market: it holds the positions it takes over.
     uint256 internal constant FUND = 0;
+    /// Bond of every resting order (docs/CONTRACTS.md "Order bond"): committed with the order,
+    /// returned to its owner on a fill or an owner's cancel, paid to whoever clears the order when
+    /// a sweep meets it unable to fill (reduce-only with no position left, below initial margin,
+    /// opening in the pre-close window): an order that can never fill costs its placer more than
+    /// it costs the keeper to remove (about 20k gas a cleared order).
+    uint256 internal constant ORDER_BOND_WAD = 0.5e18;
+    /// `_closeOrder`'s flags: the order is in the client-key map; its bond goes back to the owner;
+    /// its bond is forfeited (to whoever cleared the order, paid by the caller).
+    uint8 internal constant KEYED = 1;
+    uint8 internal constant BOND_REFUND = 2;
+    uint8 internal constant BOND_FORFEIT = 4;
 
     /// Four slots: ids and flags, quantities, margin, client key.
     struct Order {
-        uint64 accountId;
+        uint48 accountId;
+        uint16 operatorBandBps; // placed by an operator: its band (fills beyond it are refused); 0: by the owner
         uint64 next;
         uint64 prev;
         uint32 tick; // price = tick × tickSize
@@ -93,6 +105,7 @@ abstract contract MarketBase is IVenueErrors {
         uint256 skips;
         uint256 mark; // for the makers' initial-margin check
         bool capped;
+        uint256 bonds; // bonds of the makers cleared as unable to fill: to the taker (the liquidator)
         bool liquidation; // own resting orders are cancelled (uncounted) instead of reverting SelfTrade
         bool window; // not OPEN and not a liquidation: makers may only reduce (REDUCE_ONLY_SESSION)
     }
@@ -126,6 +139,10 @@ abstract contract MarketBase is IVenueErrors {
     /// margined size sets it instead of recomputing the rate (cheap); the next accrual accrues at
     /// the stored rate up to it and from it at the rate the book then gives (docs/CONTRACTS.md "Funding").
     uint64 internal _rateStaleSince;
+    /// Same slot: the market's maxLeverage and makerFeeBps (copied at initialize; parameters never
+    /// change), so `_uncounted` costs a cancel no cold read of the parameters.
+    uint16 internal _maxLeverage;
+    uint16 internal _makerFeeBps;
 
     mapping(uint256 => Order) internal orders; // by local n
     mapping(uint256 => mapping(bytes32 => uint256)) internal openByKey; // account → clientKey → n
@@ -140,11 +157,13 @@ abstract contract MarketBase is IVenueErrors {
     mapping(uint256 => Position) internal positions;
     FundingState internal fundingState;
     FundingComponents internal components;
-    /// The reduce-only part of restingBidQty / restingAskQty (carries no margin).
-    uint128 internal restingReduceOnlyBidQty;
-    uint128 internal restingReduceOnlyAskQty;
+    /// The part of restingBidQty / restingAskQty the funding skew leaves out (`_uncounted`).
+    uint128 internal restingUncountedBidQty;
+    uint128 internal restingUncountedAskQty;
     /// The calendar in force, the next one and its start (MarketCalendar's packing): one word.
     uint256 internal _calendar;
+    /// The second of the last `reduceFundPosition` (MarketBackstop).
+    uint64 internal _fundReducedAt;
 
     // ─── orders ──────────────────────────────────────────────────────────────────────────
 
@@ -161,7 +180,7 @@ abstract contract MarketBase is IVenueErrors {
             openByKey[accountId][clientKey] = n;
         }
         Order storage o = orders[n];
-        o.accountId = uint64(accountId);
+        o.accountId = uint48(accountId);
         o.side = side;
         o.status = IMarket.OrderStatus.ACTIVE;
         o.orderType = orderType;
@@ -240,7 +259,12 @@ abstract contract MarketBase is IVenueErrors {
                 }
                 if (q > room) q = room;
             }
-            if (!_fillMaker(s, level, m, mo, q, price)) {
+            // an operator's order fills only within its band from the mark now (on the owner's cost side)
+            uint256 ob = mo.operatorBandBps;
+            if (ob != 0 && (s.isBuy ? price * BPS < s.mark * (BPS - ob) : price * BPS > s.mark * (BPS + ob))) {
+                _dropMaker(s, level, mo, m, makerRemaining, IMarket.CloseReason.OPERATOR_BAND);
+                ++s.skips;
+            } else if (!_fillMaker(s, level, m, mo, q, price)) {
                 _dropMaker(s, level, mo, m, makerRemaining, IMarket.CloseReason.MARGIN);
                 ++s.skips;
             }
@@ -258,9 +282,12 @@ abstract contract MarketBase is IVenueErrors {
         internal
     {
         level.totalQty -= uint128(makerRemaining);
-        _resting(!s.isBuy, mo.reduceOnly, makerRemaining, false);
+        _resting(!s.isBuy, _uncounted(mo), makerRemaining, false);
         _removeAt(level, mo);
-        _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, reason, true);
+        // the account's own orders in its liquidation are not unfillable: their bond goes back
+        bool own = reason == IMarket.CloseReason.LIQUIDATION;
+        _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, reason, KEYED | (own ? BOND_REFUND : BOND_FORFEIT));
+        if (!own) s.bonds += ORDER_BOND_WAD;
     }
 
     /// Fills a maker; false (nothing written) when the fill would leave the maker's opened or
@@ -274,11 +301,14 @@ abstract contract MarketBase is IVenueErrors {
         uint256 makerFee = Math.mulDiv(notional, _params.makerFeeBps, BPS, Math.Rounding.Ceil);
         Settlement memory st = _computeSettle(mo.accountId, !s.isBuy, q, notional, portion, makerFee, false);
         if (!_meetsInitialMargin(st, s.mark)) return false;
-        _writeSettle(mo.accountId, st, portion, IMarket.PositionReason.TRADE);
+        // the fill that completes the order returns its bond with the settlement (no extra call)
+        if (q == makerRemaining) st.toAvailable += int256(ORDER_BOND_WAD);
+        _writeSettle(mo.accountId, st, q == makerRemaining ? portion + ORDER_BOND_WAD : portion, IMarket.PositionReason.TRADE);
         mo.filledQty += uint128(q);
         mo.marginRemainingWad -= uint128(portion);
         level.totalQty -= uint128(q);
-        _resting(!s.isBuy, mo.reduceOnly, q, false);
+        bool uncounted = _uncounted(mo);
+        _resting(!s.isBuy, uncounted, q, false);
         uint256 takerFee = s.liquidation ? 0 : Math.mulDiv(notional, _params.takerFeeBps, BPS, Math.Rounding.Ceil);
         s.makerFees += st.feeTaken;
         s.takerFees += takerFee;
@@ -293,13 +323,13 @@ abstract contract MarketBase is IVenueErrors {
         );
         if (left == 0) {
             _removeAt(level, mo);
-            _closeOrder(m, mo, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, true);
+            _closeOrder(m, mo, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, KEYED);
         } else if (left < _params.minOrderQty && !mo.reduceOnly) {
             // a dust remainder is cancelled
             level.totalQty -= uint128(left);
-            _resting(!s.isBuy, false, left, false);
+            _resting(!s.isBuy, uncounted, left, false);
             _removeAt(level, mo);
-            _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, true);
+            _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, KEYED | BOND_REFUND);
         }
         return true;
     }
@@ -307,9 +337,15 @@ abstract contract MarketBase is IVenueErrors {
     /// After matching: LIMIT rests its remainder (unless the fill cap stopped it while still
     /// crossing, or it is dust); MARKET and reduce-only leftovers beyond the position are cancelled.
     function _finishTaker(uint256 n, Sweep memory s, IMarket.OrderType orderType) internal returns (IMarket.OrderStatus) {
+        // the bonds of makers this order cleared as unable to fill are the taker's (a liquidation
+        // pays them to the liquidator)
+        if (s.bonds != 0 && !s.liquidation) {
+            _margin(s.accountId, int256(s.bonds), 0, IEngine.MarginReason.TRADE_SETTLEMENT);
+        }
         Order storage o = orders[n];
         o.filledQty = uint128(s.filledQty);
-        bool keyed = !s.liquidation;
+        // a LIMIT with margin committed its bond at placement: back when it closes without resting
+        uint8 keyed = (s.liquidation ? 0 : KEYED) | (orderType == IMarket.OrderType.LIMIT && !o.reduceOnly ? BOND_REFUND : 0);
         if (s.remaining == 0) {
             if (s.filledQty == o.originalQty) {
                 _closeOrder(n, o, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, keyed);
@@ -333,6 +369,8 @@ abstract contract MarketBase is IVenueErrors {
             return IMarket.OrderStatus.CANCELLED;
         }
         _rest(n, o, o.tick, s.remaining);
+        // a reduce-only order that rests commits its bond now (it committed nothing at placement)
+        if (o.reduceOnly) _margin(s.accountId, -int256(ORDER_BOND_WAD), int256(ORDER_BOND_WAD), IEngine.MarginReason.ORDER_COMMIT);
         return IMarket.OrderStatus.ACTIVE;
     }
 
@@ -350,31 +388,45 @@ abstract contract MarketBase is IVenueErrors {
         level.tail = uint64(n);
         level.totalQty += uint128(qty);
         level.orderCount += 1;
-        _resting(isBid, o.reduceOnly, qty, true);
+        _resting(isBid, _uncounted(o), qty, true);
         positions[o.accountId].openOrders += 1;
         _emitLevel(o.side, tick, level);
     }
 
-    /// Resting totals per side; reduce-only size (no margin) also counted apart, as the funding
-    /// skew leaves it out.
-    function _resting(bool isBid, bool reduceOnly, uint256 q, bool add) internal {
+    /// Resting totals per side; the size the funding skew leaves out (`_uncounted`) also counted apart.
+    function _resting(bool isBid, bool uncounted, uint256 q, bool add) internal {
         if (isBid) {
             restingBidQty = add ? restingBidQty + uint128(q) : restingBidQty - uint128(q);
-            if (reduceOnly) restingReduceOnlyBidQty = add ? restingReduceOnlyBidQty + uint128(q) : restingReduceOnlyBidQty - uint128(q);
+            if (uncounted) restingUncountedBidQty = add ? restingUncountedBidQty + uint128(q) : restingUncountedBidQty - uint128(q);
         } else {
             restingAskQty = add ? restingAskQty + uint128(q) : restingAskQty - uint128(q);
-            if (reduceOnly) restingReduceOnlyAskQty = add ? restingReduceOnlyAskQty + uint128(q) : restingReduceOnlyAskQty - uint128(q);
+            if (uncounted) restingUncountedAskQty = add ? restingUncountedAskQty + uint128(q) : restingUncountedAskQty - uint128(q);
         }
     }
 
-    /// Takes a resting order out of its level (cancel).
-    function _unlinkFromLevel(Order storage o) internal {
+    /// Resting size the funding skew leaves out: reduce-only (it carries no margin), or margined
+    /// but unable to carry itself, its margin less the maker fee below initial margin at its own
+    /// price (a bid at the maximum leverage): such an order fails the maker check whenever the mark
+    /// is at or beyond its price against it (a 50× bid at or above the mark), and can fill only
+    /// once the mark has moved away from it in its favour. Fixed for the order's life (original
+    /// size, margin and price; a market's parameters never change), so the totals stay exact.
+    function _uncounted(Order storage o) internal view returns (bool) {
+        if (o.reduceOnly) return true;
+        uint256 notional = uint256(o.originalQty) * (uint256(o.tick) * _params.tickSizeX18) / WAD;
+        uint256 lev = _maxLeverage;
+        // margin < ceil(notional × makerFee / 1e4) + ceil(notional / maxLeverage)
+        return o.marginAllocatedWad < (notional * _makerFeeBps + BPS - 1) / BPS + (notional + lev - 1) / lev;
+    }
+
+    /// Takes a resting order out of its level (cancel); true when the skew counted it.
+    function _unlinkFromLevel(Order storage o) internal returns (bool counted) {
         uint256 tick = o.tick;
         bool isBid = o.side == IMarket.Side.LONG;
         Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
         uint256 remaining = o.originalQty - o.filledQty;
         level.totalQty -= uint128(remaining);
-        _resting(isBid, o.reduceOnly, remaining, false);
+        counted = !_uncounted(o);
+        _resting(isBid, !counted, remaining, false);
         _removeAt(level, o);
         _emitLevel(o.side, tick, level);
         if (level.orderCount == 0) {
@@ -397,18 +449,24 @@ abstract contract MarketBase is IVenueErrors {
     }
 
     /// Marks an order closed, frees its client key, returns its remaining margin.
-    function _closeOrder(uint256 n, Order storage o, IMarket.OrderStatus status, IMarket.CloseReason reason, bool keyed)
+    /// `flags`: KEYED; BOND_REFUND (the bond to the owner's available balance with the margin) or
+    /// BOND_FORFEIT (out of the owner's committed balance; the caller pays it to whoever cleared it).
+    function _closeOrder(uint256 n, Order storage o, IMarket.OrderStatus status, IMarket.CloseReason reason, uint8 flags)
         internal returns (uint256 marginReturned)
     {
         o.status = status;
         o.next = 0;
         o.prev = 0;
         bytes32 key = _keyOf(n, o);
-        if (keyed) delete openByKey[o.accountId][key];
+        if (flags & KEYED != 0) delete openByKey[o.accountId][key];
         marginReturned = o.marginRemainingWad;
-        if (marginReturned != 0) {
+        uint256 bond = flags & (BOND_REFUND | BOND_FORFEIT) == 0 ? 0 : ORDER_BOND_WAD;
+        if (marginReturned + bond != 0) {
             o.marginRemainingWad = 0;
-            _engine.applyMargin(o.accountId, int256(marginReturned), -int256(marginReturned), IEngine.MarginReason.ORDER_RELEASE);
+            _margin(
+                o.accountId, int256(marginReturned + (flags & BOND_REFUND == 0 ? 0 : bond)), -int256(marginReturned + bond),
+                IEngine.MarginReason.ORDER_RELEASE
+            );
         }
         uint256 cancelled = o.originalQty - o.filledQty;
         emit IMarket.OrderClosed(++seq, _orderId(n), o.accountId, key, status, reason, o.filledQty, cancelled, marginReturned);
@@ -490,6 +548,11 @@ abstract contract MarketBase is IVenueErrors {
         }
     }
 
+    /// The one call site of Engine.applyMargin (each call site costs bytecode; docs/CONTRACTS.md "Margin accounting").
+    function _margin(uint256 accountId, int256 deltaAvailableWad, int256 deltaCommittedWad, IEngine.MarginReason reason) internal {
+        _engine.applyMargin(accountId, deltaAvailableWad, deltaCommittedWad, reason);
+    }
+
     /// Writes a computed settlement: position, open interest, one Engine call for the account.
     function _writeSettle(uint256 accountId, Settlement memory st, uint256 orderMargin, IMarket.PositionReason reason) internal {
         Position storage pos = positions[accountId];
@@ -507,7 +570,7 @@ abstract contract MarketBase is IVenueErrors {
             // the fund's wallet is the insurance fund; `orderMargin` is what it puts in now
             _engine.settleInsurance(st.toAvailable - int256(orderMargin), st.margin - int256(oldMargin));
         } else {
-            _engine.applyMargin(
+            _margin(
                 accountId, st.toAvailable, st.margin - int256(oldMargin) - int256(orderMargin),
                 reason == IMarket.PositionReason.TRADE ? IEngine.MarginReason.TRADE_SETTLEMENT : IEngine.MarginReason.LIQUIDATION
             );
@@ -634,32 +697,50 @@ abstract contract MarketBase is IVenueErrors {
         return block.timestamp > t ? block.timestamp - t : 0;
     }
 
-    /// Accrues funding to now (`_indexNow`) and moves the time-weighted premium towards the
-    /// book's current (pre-trade) premium sample; a no-op within the same second (or at a
-    /// timestamp behind the last accrual: `_since`). The stale flag is cleared by the
-    /// `_updateRate` that follows every accrual.
-    function _accrue(uint256 index) internal {
+    /// Reads a fresh index (else reverts PriceStale) and accrues funding to now; returns the index.
+    function _accrueFresh() internal returns (uint256 index) {
+        uint256 since;
+        uint256 until;
+        (index, since, until) = _oracle.getFreshPriceWindow(_marketId);
+        _accrue(index, since, until);
+    }
+
+    /// Accrues funding to now (`_indexNow`; the index has been fresh over [since, until]) and moves the
+    /// time-weighted premium towards the book's current (pre-trade) premium sample; a no-op within
+    /// the same second (or at a timestamp behind the last accrual: `_since`). The stale flag is
+    /// cleared by the `_updateRate` that follows every accrual.
+    function _accrue(uint256 index, uint256 since, uint256 until) internal {
         _skipClosed();
         FundingState memory f = fundingState;
         uint256 dt = _since(f.lastUpdate);
         if (dt == 0) return;
-        fundingState = FundingState(int128(_indexNow(f, index)), f.rate, uint64(block.timestamp));
+        fundingState = FundingState(int128(_indexNow(f, index, since, until)), f.rate, uint64(block.timestamp));
         components.premium = int64(_premiumAfter(index, dt));
     }
 
-    /// The cumulative index accrued from lastUpdate to now: at the stored rate, or, when a cancel
-    /// made the rate stale, at the stored rate up to that second and from it at the rate of the
-    /// stored premium and the margined book as it is now (what the cancel would have set).
-    function _indexNow(FundingState memory f, uint256 index) internal view returns (int256 c) {
+    /// The cumulative index accrued from lastUpdate to now over the seconds the index has been
+    /// fresh without a break, [since, until] (IOracle.priceWindow; docs/CONTRACTS.md "Funding"):
+    /// a stale stretch is never charged, poked or not. At the stored rate, or, when a cancel made
+    /// the rate stale, at the stored rate for the seconds before that second and from it at the
+    /// rate of the stored premium and the margined book as it is now (what the cancel would have set).
+    function _indexNow(FundingState memory f, uint256 index, uint256 since, uint256 until) internal view returns (int256 c) {
         uint256 last = f.lastUpdate;
+        uint256 t = block.timestamp;
         // a call behind the last accrual (`_since`): no time has passed
-        if (block.timestamp <= last) return f.cumulativeIndex;
+        if (t <= last) return f.cumulativeIndex;
+        uint256 b = _clamp(since, last, t);
+        uint256 e = _clamp(until, b, t);
         uint256 stale = _rateStaleSince;
-        if (stale == 0) return VenueMath.accrue(f.cumulativeIndex, f.rate, index, block.timestamp - last);
+        if (stale == 0) return VenueMath.accrue(f.cumulativeIndex, f.rate, index, e - b);
         // lastUpdate ≤ rateStaleSince ≤ now on chain; bounded all the same (as core/math/funding.ts)
-        uint256 split = stale < last ? last : stale > block.timestamp ? block.timestamp : stale;
-        c = VenueMath.accrue(f.cumulativeIndex, f.rate, index, split - last);
-        return VenueMath.accrue(c, _rateOf(components.premium).rate, index, block.timestamp - split);
+        uint256 split = _clamp(stale, b, e);
+        c = VenueMath.accrue(f.cumulativeIndex, f.rate, index, split - b);
+        return VenueMath.accrue(c, _rateOf(components.premium).rate, index, e - split);
+    }
+
+    /// `x` within [lo, hi] (lo ≤ hi).
+    function _clamp(uint256 x, uint256 lo, uint256 hi) internal pure returns (uint256) {
+        return x < lo ? lo : x > hi ? hi : x;
     }
 
     /// The premium average after `dt` seconds with the book as it is now.
@@ -669,11 +750,12 @@ abstract contract MarketBase is IVenueErrors {
         );
     }
 
-    /// The skew's sides: only size that carries margin, positions and margined resting orders
-    /// (reduce-only orders carry none and could steer it for free).
+    /// The skew's sides: only size that can fill, positions and the resting orders that carry
+    /// themselves (`_uncounted` leaves out reduce-only ones and those at the maximum leverage,
+    /// which could steer it for free).
     function _marginedQty() internal view returns (uint256 l, uint256 s) {
-        l = uint256(longOI) + restingBidQty - restingReduceOnlyBidQty;
-        s = uint256(shortOI) + restingAskQty - restingReduceOnlyAskQty;
+        l = uint256(longOI) + restingBidQty - restingUncountedBidQty;
+        s = uint256(shortOI) + restingAskQty - restingUncountedAskQty;
     }
 
     /// The rate of `premium` and the margined book as it is now.
@@ -697,16 +779,21 @@ abstract contract MarketBase is IVenueErrors {
         );
     }
 
-    /// Accrues funding to now and recomputes the rate (pokeFunding, a session's close). On a stale (or unset)
-    /// index, or while the market is CLOSED, nothing accrues: the interval is closed without
-    /// funding and the premium average is left as it was.
+    /// Accrues funding to now and recomputes the rate (pokeFunding, a session's close). While the
+    /// market is CLOSED or the index unset, nothing accrues: the interval is closed without
+    /// funding. On a stale index the interval is closed after accruing up to the index's expiry
+    /// (`_indexNow`: nothing for the stale seconds), and the premium average is left as it was.
     function _poke() internal {
-        (uint256 index, uint256 updatedAt) = _oracle.getPrice(_marketId);
+        (uint256 index, uint256 since, uint256 until) = _oracle.priceWindow(_marketId);
         // closed for the session break: funding does not accrue either
-        if (index == 0 || _sessionNow() == IMarket.Session.CLOSED || _since(updatedAt) > _oracle.maxAgeSeconds()) {
+        if (index == 0 || _sessionNow() == IMarket.Session.CLOSED) {
             fundingState.lastUpdate = uint64(block.timestamp);
+        } else if (until < block.timestamp) {
+            _skipClosed();
+            FundingState memory f = fundingState;
+            fundingState = FundingState(int128(_indexNow(f, index, since, until)), f.rate, uint64(block.timestamp));
         } else {
-            _accrue(index);
+            _accrue(index, since, until);
         }
         _updateRate(index);
     }
@@ -728,6 +815,28 @@ abstract contract MarketBase is IVenueErrors {
         uint256 reopen = _lastReopen();
         uint256 dt = _since(last > reopen ? last : reopen);
         return VenueMath.markFromPremium(index, dt == 0 ? components.premium : _premiumAfter(index, dt));
+    }
+
+    /// Whether resting order `n` could fill an ordinary taker now, all of its remaining size (or
+    /// what its position lets a reduce-only order reduce), with `mark` for the maker's margin check:
+    /// not a reduce-only order whose position is gone (flat or turned), not an opening order
+    /// outside OPEN, not one the fill would leave below initial margin. The sweep's own tests,
+    /// without side effects: for views (`getFillableLevels`) and whoever needs fillable depth.
+    function _fillable(uint256 n, uint256 mark) internal view returns (bool) {
+        Order storage o = orders[n];
+        if (o.status != IMarket.OrderStatus.ACTIVE) return false;
+        bool isBid = o.side == IMarket.Side.LONG;
+        uint256 left = o.originalQty - o.filledQty;
+        uint256 q = left;
+        if (o.reduceOnly || _sessionNow() != IMarket.Session.OPEN) {
+            uint256 room = _reduceRoom(o.accountId, isBid);
+            if (room == 0) return false;
+            if (q > room) q = room;
+        }
+        uint256 notional = q * (uint256(o.tick) * _params.tickSizeX18) / WAD;
+        uint256 portion = q == left ? o.marginRemainingWad : o.marginRemainingWad * q / left;
+        uint256 fee = Math.mulDiv(notional, _params.makerFeeBps, BPS, Math.Rounding.Ceil);
+        return _meetsInitialMargin(_computeSettle(o.accountId, isBid, q, notional, portion, fee, false), mark);
     }
 
     /// Best bid (`bid`) or best ask price; 0 when that side is empty.

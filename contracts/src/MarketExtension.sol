@@ -33,8 +33,7 @@ contract MarketExtension is MarketBase {
         if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
         // closed: the index is the last price before the close; liquidations resume at reopening
         if (_sessionNow() == IMarket.Session.CLOSED) revert MarketClosed(_marketId);
-        uint256 index = _oracle.getFreshPrice(_marketId);
-        _accrue(index);
+        uint256 index = _accrueFresh();
         Position storage pos = positions[accountId];
         int256 size = pos.size;
         if (size == 0) revert NoPosition(accountId, _marketId);
@@ -93,10 +92,9 @@ contract MarketExtension is MarketBase {
         // cancellations stick, the next call meets the depth behind them (Liquidated with 0 closed)
         if (closedQty == 0 && s.skips == 0) revert NoLiquidity(_marketId);
         uint256 liquidatorFee = takenFee / 2;
-        if (takenFee != 0) {
-            _engine.payLiquidator(liquidator, liquidatorFee);
-            _engine.collect(0, takenFee - liquidatorFee);
-        }
+        // the bonds of the makers it cleared as unable to fill go to the liquidator with its fee
+        if (liquidatorFee + s.bonds != 0) _engine.payLiquidator(liquidator, liquidatorFee + s.bonds);
+        if (takenFee != 0) _engine.collect(0, takenFee - liquidatorFee);
         if (s.makerFees != 0) _engine.collect(s.makerFees, 0);
         _afterTrade(index);
         emit IMarket.Liquidated(

@@ -16,6 +16,7 @@ contract Oracle is IOracle, AccessControl {
         uint96 priceX18;   // the applied price
         uint40 updatedAt;  // second of the last update
         uint96 anchorX18;  // price before the first update of `updatedAt`: the clamp's reference
+        uint24 runAge;     // updatedAt − the first update of the unbroken fresh run it belongs to (saturating)
     }
 
     bytes32 public constant PARAMS_ROLE = VenueRoles.PARAMS_ROLE;
@@ -57,7 +58,10 @@ contract Oracle is IOracle, AccessControl {
             else if (applied < lo) applied = lo;
             if (applied == 0) revert InvalidPrice(priceX18);
         }
-        prices[marketId] = Price(uint96(applied), uint40(block.timestamp), uint96(ref == 0 ? applied : ref));
+        // a run of fresh updates goes on while each comes within maxAge of the one before
+        uint256 age = p.updatedAt == 0 || block.timestamp > p.updatedAt + maxAge ? 0 : block.timestamp - p.updatedAt + p.runAge;
+        if (age > type(uint24).max) age = type(uint24).max;
+        prices[marketId] = Price(uint96(applied), uint40(block.timestamp), uint96(ref == 0 ? applied : ref), uint24(age));
         if (applied != priceX18) emit IndexPriceClamped(++seq, marketId, priceX18, applied, ref);
         emit IndexPriceUpdated(++seq, marketId, applied, block.timestamp);
     }
@@ -121,6 +125,20 @@ contract Oracle is IOracle, AccessControl {
         (uint256 px, uint256 at) = getPrice(marketId);
         if (!_fresh(px, at)) revert PriceStale(marketId, at, maxAge);
         return px;
+    }
+
+    function priceWindow(bytes32 marketId) public view returns (uint256 priceX18, uint256 freshSince, uint256 freshUntil) {
+        uint256 at;
+        (priceX18, at) = getPrice(marketId);
+        // a feed's price: its own second (the oracle sees none of its history)
+        freshSince = address(feeds[marketId]) == address(0) ? at - prices[marketId].runAge : at;
+        freshUntil = at + maxAge;
+    }
+
+    function getFreshPriceWindow(bytes32 marketId) external view returns (uint256 priceX18, uint256 freshSince, uint256 freshUntil) {
+        (priceX18, freshSince, freshUntil) = priceWindow(marketId);
+        uint256 at = freshUntil - maxAge;
+        if (!_fresh(priceX18, at)) revert PriceStale(marketId, at, maxAge);
     }
 
     function isFresh(bytes32 marketId) external view returns (bool) {

@@ -43,22 +43,34 @@ export type StoredFunding = {
   rateStaleSince?: bigint;
   /** The rate from rateStaleSince: the stored premium and the margined book after the last cancel. */
   staleRateX18PerHour?: bigint;
+  /**
+   * The stretch over which the index has been fresh without a break (`IOracle.priceWindow`):
+   * nothing accrues outside it (docs/CONTRACTS.md "Funding"). Absent: fresh throughout.
+   */
+  freshSince?: bigint;
+  freshUntil?: bigint;
 };
+
+const clampTo = (x: bigint, lo: bigint, hi: bigint) => (x < lo ? lo : x > hi ? hi : x);
 
 /**
  * The view `cumulativeIndexNow` (and what the next accrual writes) at `now` with index `indexX18`:
  * from lastUpdate at the stored rate; when a cancel made the rate stale, at the stored rate up to
- * rateStaleSince and at the stale rate from it (docs/CONTRACTS.md "Funding"). Nothing accrues
- * before lastUpdate; pass `now = lastUpdate` while the market is closed.
+ * rateStaleSince and at the stale rate from it (docs/CONTRACTS.md "Funding"); only over the index's
+ * fresh run [freshSince, freshUntil] when given. Nothing accrues before lastUpdate; pass
+ * `now = lastUpdate` while the market is closed.
  */
 export function cumulativeIndexNow(p: StoredFunding & { indexX18: bigint; now: bigint }): bigint {
   if (p.now <= p.lastUpdate) return p.cumulativeIndexX18;
+  // only the seconds of the index's unbroken fresh run (MarketBase._indexNow)
+  const from = clampTo(p.freshSince ?? 0n, p.lastUpdate, p.now);
+  const to = clampTo(p.freshUntil ?? p.now, from, p.now);
   const stale = p.rateStaleSince ?? 0n;
-  if (stale === 0n) return accrue(p.cumulativeIndexX18, p.rateX18PerHour, p.indexX18, p.now - p.lastUpdate);
+  if (stale === 0n) return accrue(p.cumulativeIndexX18, p.rateX18PerHour, p.indexX18, to - from);
   // the contract keeps lastUpdate ≤ rateStaleSince (a reopening moves both); bounded here all the same
-  const split = stale < p.lastUpdate ? p.lastUpdate : stale > p.now ? p.now : stale;
-  const atStale = accrue(p.cumulativeIndexX18, p.rateX18PerHour, p.indexX18, split - p.lastUpdate);
-  return accrue(atStale, p.staleRateX18PerHour ?? p.rateX18PerHour, p.indexX18, p.now - split);
+  const split = clampTo(stale, from, to);
+  const atStale = accrue(p.cumulativeIndexX18, p.rateX18PerHour, p.indexX18, split - from);
+  return accrue(atStale, p.staleRateX18PerHour ?? p.rateX18PerHour, p.indexX18, to - split);
 }
 
 /**

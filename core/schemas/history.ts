@@ -263,7 +263,7 @@ export const HistoricalOrder = z
     orderType: z.enum(["MARKET", "LIMIT"]),
     reduceOnly: z.boolean(),
     status: z.enum(["active", "filled", "cancelled"]),
-    closeReason: z.string().nullable().openapi({ description: "Why it left the book (FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION, DUST, MARGIN, REDUCE_ONLY_SESSION); null while active" }),
+    closeReason: z.string().nullable().openapi({ description: "Why it left the book (FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION, DUST, MARGIN, REDUCE_ONLY_SESSION, OPERATOR_BAND); null while active" }),
     price: raw("price"),
     priceFormatted: formatted("price"),
     originalQuantity: raw("originalQuantity"),

@@ -42,7 +42,13 @@ export function pendingOf<T extends z.ZodRawShape>(result: z.ZodObject<T>, name:
 }
 
 export const OperatorApprovalResult = z
-  .object({ owner: Addr, operator: Addr, expiry: z.int(), expiryISO: z.string(), ...TxFields })
+  .object({
+    owner: Addr, operator: Addr, expiry: z.int(), expiryISO: z.string(),
+    maxLeverage: z.int().openapi({ description: "the policy signed with the approval: the highest leverage of an order the relayer opens" }),
+    bandBps: z.int().openapi({ description: "how far from the mark (bps) the relayer may price and fill orders (each market caps it at its operatorBandBps)" }),
+    budgetBps: z.int().openapi({ description: "what the relayer's orders may cost beyond the mark plus fees, bps of the account's value per rolling 24 h" }),
+    ...TxFields,
+  })
   .openapi("OperatorApprovalResult");
 
 export const CreateAccountResult = z
@@ -144,6 +150,10 @@ export const OperatorTypedData = z
     domain: z.object({ name: z.string(), version: z.string(), chainId: z.int(), verifyingContract: Addr }),
     types: z.record(z.string(), z.array(z.object({ name: z.string(), type: z.string() }))),
     primaryType: z.literal("OperatorApproval"),
-    message: z.object({ owner: Addr, operator: Addr, expiry: z.string(), nonce: z.string(), deadline: z.string() }),
+    message: z.object({
+      owner: Addr, operator: Addr, expiry: z.string(),
+      maxLeverage: z.int().openapi({ description: "the policy this approval sets, shown by the wallet before signing (defaults 10, 100, 100: core/operator-policy.ts)" }),
+      bandBps: z.int(), budgetBps: z.int(), nonce: z.string(), deadline: z.string(),
+    }),
   })
   .openapi("OperatorTypedData", { description: "EIP-712 typed data to sign with eth_signTypedData_v4" });

@@ -7,6 +7,7 @@
  * Amounts stay decimal strings here; `toBigInt` converts them where they are used.
  */
 import { z } from "@hono/zod-openapi";
+import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_LIMITS, type OperatorPolicy } from "../operator-policy.js";
 import { isAddress } from "viem";
 
 export const UINT256_MAX = 2n ** 256n - 1n;
@@ -102,8 +103,35 @@ const Signature = z
   .regex(/^0x[0-9a-fA-F]{130}$/, { message: "must be a 65-byte hex signature" })
   .openapi({ example: "0x" + "00".repeat(65) });
 
+/** One policy field (JSON integer or decimal string), default the conservative one (core/operator-policy.ts). */
+const policyField = (name: keyof OperatorPolicy, what: string) => {
+  const { min, max } = OPERATOR_POLICY_LIMITS[name];
+  return z
+    .union([z.int(), z.string().regex(/^\d{1,5}$/)], { message: `${name} must be an integer` })
+    .transform(Number)
+    .pipe(z.number().min(min, `${name} must be ${min} .. ${max}`).max(max, `${name} must be ${min} .. ${max}`))
+    .optional()
+    .openapi({ type: "integer", description: `${what}; default ${DEFAULT_OPERATOR_POLICY[name]}`, example: DEFAULT_OPERATOR_POLICY[name] });
+};
+
+/** The operator policy's fields (signed with the approval; docs/CONTRACTS.md "Operators"). */
+export const OperatorPolicyFields = {
+  maxLeverage: policyField("maxLeverage", "the highest leverage of an order the relayer opens for the owner"),
+  bandBps: policyField("bandBps", "how far from the mark (bps) the relayer may price and fill the owner's orders; each market caps it at its operatorBandBps"),
+  budgetBps: policyField("budgetBps", "what the relayer's orders may cost beyond the mark plus fees, in bps of the account's value per rolling 24 h"),
+};
+
+/** The policy of a request: its fields, the defaults for those it leaves out. */
+export function policyOf(p: Partial<OperatorPolicy>): OperatorPolicy {
+  return {
+    maxLeverage: p.maxLeverage ?? DEFAULT_OPERATOR_POLICY.maxLeverage,
+    bandBps: p.bandBps ?? DEFAULT_OPERATOR_POLICY.bandBps,
+    budgetBps: p.budgetBps ?? DEFAULT_OPERATOR_POLICY.budgetBps,
+  };
+}
+
 export const OperatorApproval = z
-  .strictObject({ expiry: Seconds, deadline: Seconds, signature: Signature })
+  .strictObject({ expiry: Seconds, deadline: Seconds, ...OperatorPolicyFields, signature: Signature })
   .openapi("OperatorApprovalSignature", {
     description: "The owner's EIP-712 OperatorApproval signature (see GET /operators/typed-data)",
   });
@@ -169,13 +197,19 @@ export const LiquidatePositionBody = z
 export const LiquidateAccountBody = z.object({ accountId: AccountIdBody, validUntil: ValidUntil }).openapi("LiquidateAccountRequest");
 
 export const OperatorTypedDataQuery = z.object({
+  maxLeverage: OperatorPolicyFields.maxLeverage.openapi({ param: { name: "maxLeverage", in: "query" } }),
+  bandBps: OperatorPolicyFields.bandBps.openapi({ param: { name: "bandBps", in: "query" } }),
+  budgetBps: OperatorPolicyFields.budgetBps.openapi({ param: { name: "budgetBps", in: "query" } }),
   owner: Address.openapi({ param: { name: "owner", in: "query", required: true } }),
   expiry: Seconds.optional().openapi({ param: { name: "expiry", in: "query" }, description: "approval expiry (s); default now + 365 days" }),
   deadline: Seconds.optional().openapi({ param: { name: "deadline", in: "query" }, description: "signature deadline (s); default now + 1 hour" }),
 });
 
 export const OperatorApproveBody = z
-  .object({ owner: Address, operator: Address.optional(), expiry: Seconds, deadline: Seconds, signature: Signature, validUntil: ValidUntil })
+  .object({
+    owner: Address, operator: Address.optional(), expiry: Seconds, deadline: Seconds, ...OperatorPolicyFields, signature: Signature,
+    validUntil: ValidUntil,
+  })
   .openapi("OperatorApproveRequest");
 
 export type CreateAccountInput = z.infer<typeof CreateAccountBody>;

@@ -6,6 +6,7 @@
 import { maxUint256, parseUnits, type Address, type Hex } from "viem";
 import { depositTokenAbi, engineAbi } from "../../abis/index.js";
 import type { Deployment } from "../../core/deployment.js";
+import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from "../../core/operator-policy.js";
 import { brief } from "../deploy.js";
 import { publicClientFor, walletClientFor } from "./clients.js";
 
@@ -53,6 +54,8 @@ export type PrepareOptions = {
   deposit6?: bigint;
   /** approve this operator (the relayer) by a direct setOperator transaction */
   operator?: Address;
+  /** the policy the approval sets (default: DEFAULT_OPERATOR_POLICY, the one the approval routes state) */
+  operatorPolicy?: OperatorPolicy;
 };
 
 /**
@@ -87,10 +90,17 @@ export async function prepareWallet(ctx: Ctx, key: Hex, o: PrepareOptions): Prom
     await send(ctx, key, "deposit", { address: engine, abi: engineAbi, functionName: "deposit", args: [accountId, o.deposit6] });
   }
   if (o.operator) {
-    const expiry = (await client.readContract({ address: engine, abi: engineAbi, functionName: "operatorExpiry", args: [me, o.operator] })) as bigint;
+    const policy = o.operatorPolicy ?? DEFAULT_OPERATOR_POLICY;
+    const state = (await client.readContract({ address: engine, abi: engineAbi, functionName: "operatorState", args: [me, o.operator] })) as {
+      expiry: bigint; maxLeverage: number; bandBps: number; budgetBps: number;
+    };
     const now = BigInt(Math.floor(Date.now() / 1000));
-    if (expiry < now + OPERATOR_EXPIRY_SECONDS / 2n) {
-      await send(ctx, key, "setOperator", { address: engine, abi: engineAbi, functionName: "setOperator", args: [o.operator, now + OPERATOR_EXPIRY_SECONDS] });
+    const samePolicy = state.maxLeverage === policy.maxLeverage && state.bandBps === policy.bandBps && state.budgetBps === policy.budgetBps;
+    if (state.expiry < now + OPERATOR_EXPIRY_SECONDS / 2n || !samePolicy) {
+      await send(ctx, key, "setOperator", {
+        address: engine, abi: engineAbi, functionName: "setOperator",
+        args: [o.operator, now + OPERATOR_EXPIRY_SECONDS, { maxLeverage: policy.maxLeverage, bandBps: policy.bandBps, budgetBps: policy.budgetBps }],
+      });
     }
   }
   return Number(accountId);

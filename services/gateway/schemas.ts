@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 import { ApiError } from "../../core/errors.js";
 import { errorEnvelope } from "../../core/schemas/envelope.js";
+import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_LIMITS } from "../../core/operator-policy.js";
 
 const UINT256_MAX = 2n ** 256n - 1n;
 // zod runs every check even after the regex failed: only compare digits (the regex reports the rest).
@@ -115,6 +116,25 @@ const intLike = (min: number, max: number, expected: string) =>
 const intEnum = (description: string) =>
   intLike(0, 1, "0 or 1").openapi({ description, example: 0 }) as unknown as z.ZodType<0 | 1>;
 
+/** The operator policy signed with the approval (core/operator-policy.ts; defaults when left out). */
+const policyInt = (name: keyof typeof OPERATOR_POLICY_LIMITS, what: string) => {
+  const { min, max } = OPERATOR_POLICY_LIMITS[name];
+  return intLike(min, max, `${min} .. ${max}`)
+    .optional()
+    .openapi({ description: `${what}; default ${DEFAULT_OPERATOR_POLICY[name]}`, example: DEFAULT_OPERATOR_POLICY[name] });
+};
+const policyFields = () => ({
+  max_leverage: policyInt("maxLeverage", "the highest leverage of an order the relayer opens for the owner"),
+  band_bps: policyInt("bandBps", "how far from the mark (bps) the relayer may price and fill the owner's orders; each market caps it at its operator band"),
+  budget_bps: policyInt("budgetBps", "what the relayer's orders may cost beyond the mark plus fees, in bps of the account's value per rolling 24 h"),
+});
+/** The relayer's (camelCase) policy fields of a request that carries them. */
+export const policyParams = (b: { max_leverage?: number; band_bps?: number; budget_bps?: number }) => ({
+  ...(b.max_leverage !== undefined ? { maxLeverage: b.max_leverage } : {}),
+  ...(b.band_bps !== undefined ? { bandBps: b.band_bps } : {}),
+  ...(b.budget_bps !== undefined ? { budgetBps: b.budget_bps } : {}),
+});
+
 export const CreateAccountBody = z
   .object({
     owner: address("wallet that will own the account: must be the API key's wallet"),
@@ -122,6 +142,7 @@ export const CreateAccountBody = z
       .object({
         expiry: uintString("operator approval expiry (unix seconds)", "1893456000"),
         deadline: uintString("signature deadline (unix seconds)", "1893456000"),
+        ...policyFields(),
         signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "expected a hex signature"),
       })
       .optional()
@@ -180,6 +201,7 @@ export const TypedDataQuery = z.object({
   owner: address("owner whose approval is signed (default: the API key's wallet)").optional(),
   expiry: uintString("approval expiry (unix seconds)", "1893456000").optional(),
   deadline: uintString("signature deadline (unix seconds)", "1893456000").optional(),
+  ...policyFields(),
 });
 
 export const ApproveBody = z
@@ -188,6 +210,7 @@ export const ApproveBody = z
     operator: address("operator to approve (default: the relayer)").optional(),
     expiry: uintString("approval expiry (unix seconds)", "1893456000"),
     deadline: uintString("signature deadline (unix seconds)", "1893456000"),
+    ...policyFields(),
     signature: z.string().regex(/^0x[0-9a-fA-F]+$/, "expected a hex signature"),
     valid_until: validUntil,
   })

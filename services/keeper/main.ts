@@ -11,6 +11,7 @@ import { loadKeeperConfig, type KeeperConfig } from "./config.js";
 import { makePublicClient, Signer } from "./chain/clients.js";
 import { MarketDirectory } from "./chain/markets.js";
 import { pokeAllMarkets } from "./funding-poker.js";
+import { reduceFundPositions, viemFundReducerChain } from "./fund-reducer.js";
 import { createKeeperApp } from "./http/app.js";
 import { createIndexerDb } from "./indexer/sql-client.js";
 import { IndexerReader } from "./indexer/reader.js";
@@ -67,7 +68,13 @@ if (cfg.liquidationEnabled) {
   loops.liquidations = startLoop("liquidations", cfg.LIQUIDATION_SCAN_INTERVAL_MS, () => scanner.scan(), log);
 }
 if (cfg.fundingPokeEnabled) {
-  loops.funding = startLoop("funding", cfg.FUNDING_POKE_INTERVAL_MS, () => pokeAllMarkets(keeper, engine, markets, log), log);
+  // the insurance fund's own position, where it holds one, is reduced in the same round (docs/CONTRACTS.md "Backstop")
+  const fundChain = viemFundReducerChain(client, keeper);
+  loops.funding = startLoop("funding", cfg.FUNDING_POKE_INTERVAL_MS, async () => {
+    const poked = await pokeAllMarkets(keeper, engine, markets, log);
+    await reduceFundPositions(fundChain, await markets.list(), log);
+    return poked;
+  }, log);
 }
 if (cfg.priceFeedEnabled) {
   const feed = new PriceFeed(client, signer("price-feed", cfg.priceFeedKey), oracle, markets, {

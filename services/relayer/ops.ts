@@ -9,6 +9,7 @@ import { ApiError } from "../../core/errors.js";
 import { formatAmount6, formatWad, toWad } from "../../core/units.js";
 import { ORDER_TYPE_NAME, ORDER_TYPE_VALUE, SIDE_NAME, SIDE_VALUE } from "../../core/schemas/writes.js";
 import { VENUE_ABI, type Chain } from "./chain.js";
+import type { OperatorPolicy } from "../../core/operator-policy.js";
 
 export type Kind =
   | "createAccount"
@@ -34,7 +35,7 @@ export type Params = {
   closePosition: { accountId: string; marketId: Hex; orderType: "MARKET" | "LIMIT"; limitPrice?: string; clientKey: Hex };
   liquidatePosition: { accountId: string; marketId: Hex; adlCandidates?: string[] };
   liquidateAccount: { accountId: string };
-  approveOperator: { owner: Address; operator: Address; expiry: string; deadline: string; signature: Hex };
+  approveOperator: { owner: Address; operator: Address; expiry: string; deadline: string; signature: Hex } & OperatorPolicy;
 };
 
 export type Call = { to: Address; data: Hex };
@@ -347,17 +348,21 @@ export const OPS: { [K in Kind]: Op<K> } = {
     },
     pending: (p) => ({
       owner: getAddress(p.owner), operator: getAddress(p.operator), expiry: Number(p.expiry), expiryISO: new Date(Number(p.expiry) * 1000).toISOString(),
+      maxLeverage: p.maxLeverage, bandBps: p.bandBps, budgetBps: p.budgetBps,
     }),
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({
         abi: engineAbi, functionName: "setOperatorWithSig",
-        args: [p.owner, p.operator, BigInt(p.expiry), BigInt(p.deadline), p.signature],
+        args: [p.owner, p.operator, BigInt(p.expiry), { maxLeverage: p.maxLeverage, bandBps: p.bandBps, budgetBps: p.budgetBps }, BigInt(p.deadline), p.signature],
       })),
     async result(_chain, p, logs) {
       const ev = decode(logs).find((l) => l.eventName === "OperatorSet" && same(l.args.owner, p.owner));
       if (!ev) throw new Error("receipt has no OperatorSet event");
       const expiry = BigInt(ev.args.expiry);
-      return { owner: getAddress(ev.args.owner), operator: getAddress(ev.args.operator), expiry: Number(expiry), expiryISO: new Date(Number(expiry) * 1000).toISOString() };
+      return {
+        owner: getAddress(ev.args.owner), operator: getAddress(ev.args.operator), expiry: Number(expiry), expiryISO: new Date(Number(expiry) * 1000).toISOString(),
+        maxLeverage: Number(ev.args.maxLeverage), bandBps: Number(ev.args.bandBps), budgetBps: Number(ev.args.budgetBps),
+      };
     },
   },
 };
@@ -390,8 +395,8 @@ function orderData(marketId: Hex, placed: Record<string, any>, events: DecodedEv
 }
 
 /** OrderClosed reasons of makers a liquidation cancelled instead of filling (IMarket.CloseReason:
- *  REDUCE_ONLY_EXPIRED, LIQUIDATION (the account's own), MARGIN, REDUCE_ONLY_SESSION). */
-const LIQUIDATION_CANCEL_REASONS = new Set([3, 5, 7, 8]);
+ *  REDUCE_ONLY_EXPIRED, LIQUIDATION (the account's own), MARGIN, REDUCE_ONLY_SESSION, OPERATOR_BAND). */
+const LIQUIDATION_CANCEL_REASONS = new Set([3, 5, 7, 8, 9]);
 
 async function liquidationData(chain: Chain, logs: Log[]) {
   const out: Record<string, unknown>[] = [];

@@ -135,7 +135,29 @@ describe.each(["pglite", "postgres"] as const)("relayer gate on %s", (kind) => {
     expect(await nonceNow()).toBe(before);
     const good = await relayerCall(relayer.url, "POST", "/internal/operators/approve", { caller: owner.address, body: { ...body, signature: await owner.signTypedData(typed) } });
     expect(good.status, JSON.stringify(good.body)).toBe(200);
-    expect(good.body.data).toMatchObject({ owner: owner.address, operator: RELAYER.address, expiry: Number(message.expiry) });
+    expect(good.body.data).toMatchObject({
+      owner: owner.address, operator: RELAYER.address, expiry: Number(message.expiry), maxLeverage: 10, bandBps: 100, budgetBps: 100,
+    });
+  });
+
+  it("operator approval with a policy of the owner's choosing: signed with the approval, a different one is INVALID_SIGNATURE", async () => {
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const td = await relayerCall(relayer.url, "GET", `/internal/operators/typed-data?owner=${owner.address}&maxLeverage=3&budgetBps=50`);
+    expect(td.status).toBe(200);
+    const { domain, types, message } = td.body.data;
+    expect(message).toMatchObject({ maxLeverage: 3, bandBps: 100, budgetBps: 50 });
+    const { EIP712Domain: _, ...rest } = types;
+    const signature = await owner.signTypedData({
+      domain, types: rest, primaryType: "OperatorApproval" as const,
+      message: { ...message, expiry: BigInt(message.expiry), nonce: BigInt(message.nonce), deadline: BigInt(message.deadline) },
+    });
+    const body = { owner: owner.address, expiry: message.expiry, deadline: message.deadline, signature };
+    // the defaults instead of the signed policy: the signature does not cover them
+    const loose = await relayerCall(relayer.url, "POST", "/internal/operators/approve", { caller: owner.address, body });
+    expect([loose.status, loose.body.error.code]).toEqual([400, "INVALID_SIGNATURE"]);
+    const good = await relayerCall(relayer.url, "POST", "/internal/operators/approve", { caller: owner.address, body: { ...body, maxLeverage: 3, budgetBps: 50 } });
+    expect(good.status, JSON.stringify(good.body)).toBe(200);
+    expect(good.body.data).toMatchObject({ maxLeverage: 3, bandBps: 100, budgetBps: 50 });
   });
 
   it("invite-only: unregistered wallets get NOT_REGISTERED and nothing is sent; the admin registry opens the door", async () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { parseUnits, type Address, type Hex } from "viem";
 import { depositTokenAbi, engineAbi, marketAbi } from "../../abis/index.js";
+import { DEFAULT_OPERATOR_POLICY } from "../../core/operator-policy.js";
 import { sharedStack } from "./helpers/stacks.js";
 import { publicClient, waitIndexed, walletClient } from "./helpers/chain.js";
 import { createSiweMessage } from "viem/siwe";
@@ -69,6 +70,8 @@ describe.each([sharedStack()])("integration write routes ($kind)", (s) => {
     expect(td.status, JSON.stringify(td.body)).toBe(200);
     const { domain, types, message } = td.body.data;
     expect(message.operator).toBe(relayerAddress);
+    // the policy the approval sets, stated before signing: the conservative defaults
+    expect(message).toMatchObject(DEFAULT_OPERATOR_POLICY);
     const { EIP712Domain: _, ...rest } = types;
     const signature = await a.signTypedData({
       domain, types: rest, primaryType: "OperatorApproval",
@@ -136,6 +139,8 @@ describe.each([sharedStack()])("integration write routes ($kind)", (s) => {
       expect(Number(receipt.blockNumber)).toBe(d.blockNumber);
       const expiry = await client.readContract({ address: engine, abi: engineAbi, functionName: "operatorExpiry", args: [W.address, relayerAddress] });
       expect(expiry).toBeGreaterThan(BigInt(Math.floor(Date.now() / 1000)));
+      const state = await client.readContract({ address: engine, abi: engineAbi, functionName: "operatorState", args: [W.address, relayerAddress] });
+      expect(state).toMatchObject({ ...DEFAULT_OPERATOR_POLICY, usedWad: 0n });
       // against the read routes
       await waitIndexed(s, d.blockNumber);
       const read = await req("GET", `/accounts/${d.accountId}`);
@@ -298,6 +303,9 @@ describe.each([sharedStack()])("integration write routes ($kind)", (s) => {
       expect([lev0.status, lev0.body.error!.code]).toEqual([400, "EXCEEDS_MAX_LEVERAGE"]);
       const lev51 = await place(tokens.w!, { ...limitBody("LONG", price), leverage: 51 });
       expect([lev51.status, lev51.body.error!.code]).toEqual([400, "EXCEEDS_MAX_LEVERAGE"]);
+      // within the market's 50x, beyond the 10x W's approval let the relayer open
+      const beyondPolicy = await place(tokens.w!, { ...limitBody("LONG", price), leverage: 20 });
+      expect([beyondPolicy.status, beyondPolicy.body.error!.code]).toEqual([403, "OPERATOR_LIMIT_EXCEEDED"]);
       const margin = await place(tokens.w!, limitBody("LONG", price, usd("1000000")));
       expect([margin.status, margin.body.error!.code]).toEqual([422, "INSUFFICIENT_MARGIN"]);
       const notOwner = await place(tokens.x!, limitBody("LONG", price));

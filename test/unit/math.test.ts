@@ -108,6 +108,18 @@ describe("funding", () => {
     expect(fundingNow({ ...stale, now: 6400n, closed: true })).toEqual({ rateNowX18PerHour: -px("0.0002"), cumulativeIndexNowX18: 5n });
     expect(fundingNow({ ...base, now: 4600n })).toEqual({ rateNowX18PerHour: px("0.0001"), cumulativeIndexNowX18: 5n + px("0.000108") });
   });
+  it("only the index's unbroken fresh run accrues (a stale stretch never does)", () => {
+    const base = { cumulativeIndexX18: 5n, rateX18PerHour: px("0.0001"), indexX18: px("1.08"), lastUpdate: 1000n };
+    // a run since before lastUpdate, fresh now: all of it
+    expect(cumulativeIndexNow({ ...base, freshSince: 900n, freshUntil: 5000n, now: 4600n })).toBe(5n + px("0.000108"));
+    // a new run from 2800 (the feed was stale before it): only 2800 .. 4600
+    expect(cumulativeIndexNow({ ...base, freshSince: 2800n, freshUntil: 9000n, now: 4600n })).toBe(5n + px("0.000054"));
+    // stale now (a poke): up to the index's expiry at 2800, nothing after
+    expect(cumulativeIndexNow({ ...base, freshSince: 0n, freshUntil: 2800n, now: 4600n })).toBe(5n + px("0.000054"));
+    // a stale rate's split inside the run: at the stored rate before it, at the stale one after
+    const stale = { ...base, rateStaleSince: 1000n, staleRateX18PerHour: -px("0.0002") };
+    expect(cumulativeIndexNow({ ...stale, freshSince: 2800n, freshUntil: 9000n, now: 4600n })).toBe(5n - px("0.000108"));
+  });
   it("pending funding: pay rounded up, receive rounded down", () => {
     expect(pendingFunding(1n, 1n, 0n)).toBe(1n); // 1e-36 owed → 1 wei
     expect(pendingFunding(-1n, 1n, 0n)).toBe(0n); // receives less than a wei → 0

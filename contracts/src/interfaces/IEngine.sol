@@ -25,6 +25,26 @@ interface IEngine is IVenueErrors {
         uint256 availableWad;
     }
 
+    /// What an owner lets an operator do (docs/CONTRACTS.md "Operators"). maxLeverage: the highest
+    /// leverage of an order the operator opens (1 ..); bandBps: how far from the mark its orders may
+    /// be priced and filled (1 .. 10000; each market caps it at its own operatorBandBps);
+    /// budgetBps: what its orders may cost the account beyond the mark plus fees, in bps of the
+    /// account's value, over a rolling 24 h (used budget decays linearly over 24 h; ≤ 10000).
+    struct OperatorPolicy {
+        uint16 maxLeverage;
+        uint16 bandBps;
+        uint16 budgetBps;
+    }
+
+    struct OperatorView {
+        uint64 expiry;
+        uint16 maxLeverage;
+        uint16 bandBps;
+        uint16 budgetBps;
+        uint256 usedWad;
+        uint256 budgetWad;
+    }
+
     struct PlaceOrderParams {
         uint256 accountId;
         bytes32 marketId;
@@ -44,7 +64,20 @@ interface IEngine is IVenueErrors {
         int256 deltaAvailableWad, int256 deltaCommittedWad, uint256 amount6,
         uint256 availableWad, uint256 committedWad
     );
-    event OperatorSet(uint64 seq, address indexed owner, address indexed operator, uint64 expiry, bool bySignature);
+    /// An operator approved (expiry > now) or revoked, with the policy its owner set for it
+    /// (setOperator): the highest leverage of the orders it opens, its price band (bps of the mark,
+    /// capped per market by the market's operatorBandBps) and its adverse-execution budget (bps
+    /// of the account's value per 24 h).
+    event OperatorSet(
+        uint64 seq, address indexed owner, address indexed operator, uint64 expiry, uint16 maxLeverage, uint16 bandBps,
+        uint16 budgetBps, bool bySignature
+    );
+    /// The operator's budget use after a charge (an order it placed or a close; `deltaWad` > 0) or a
+    /// release (a cancel; < 0). `usedWad` decays linearly to 0 over 24 h; `budgetWad` is the budget
+    /// now (budgetBps of the account's value).
+    event OperatorBudgetUsed(
+        uint64 seq, address indexed owner, address indexed operator, int256 deltaWad, uint256 usedWad, uint256 budgetWad
+    );
     event MarketRegistered(uint64 seq, bytes32 indexed marketId, address indexed market, uint256 marketIndex);
     /// Post-state of the venue's own balances (insurance fund, fees, bad debt ever recorded,
     /// and the market's pool) after any change to them.
@@ -77,13 +110,18 @@ interface IEngine is IVenueErrors {
     function withdrawFees(address to, uint256 amount6) external;
 
     // ─── operators ───────────────────────────────────────────────────────────────────────
-    /// msg.sender approves `operator` until `expiry` (seconds); expiry 0 revokes.
-    function setOperator(address operator, uint64 expiry) external;
+    /// msg.sender approves `operator` until `expiry` (seconds) under `policy`; expiry 0 revokes
+    /// (the policy is then ignored). Only the owner sets the policy (here or by signature).
+    function setOperator(address operator, uint64 expiry, OperatorPolicy calldata policy) external;
     /// Moves the sender's nonce up to `newNonce` (> current): voids every unused signature below it.
     function invalidateNonces(uint256 newNonce) external;
-    /// EIP-712 OperatorApproval(address owner,address operator,uint64 expiry,uint256 nonce,uint256 deadline)
-    /// signed by `owner`; anyone may submit.
-    function setOperatorWithSig(address owner, address operator, uint64 expiry, uint256 deadline, bytes calldata signature) external;
+    /// EIP-712 OperatorApproval(address owner,address operator,uint64 expiry,uint16 maxLeverage,
+    /// uint16 bandBps,uint16 budgetBps,uint256 nonce,uint256 deadline) signed by `owner`; anyone may submit.
+    function setOperatorWithSig(
+        address owner, address operator, uint64 expiry, OperatorPolicy calldata policy, uint256 deadline, bytes calldata signature
+    ) external;
+    /// The operator's approval, policy and budget now (`usedWad` decayed to now).
+    function operatorState(address owner, address operator) external view returns (OperatorView memory);
 
     // ─── trading (owner or operator of the account) ──────────────────────────────────────
     function placeOrder(PlaceOrderParams calldata p)

@@ -20,8 +20,11 @@ interface IMarket is IVenueErrors {
     /// position below initial margin, or realize a loss beyond its margin (cancelled instead of filled).
     /// REDUCE_ONLY_SESSION: a resting maker whose fill would open or increase its position while
     /// the market is not OPEN (the pre-close window; cancelled instead of filled).
+    /// OPERATOR_BAND: an operator-placed resting order met at a price beyond its operator band
+    /// from the mark at fill time, on the side that costs the owner (cancelled instead of filled).
     enum CloseReason {
-        FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION, DUST, MARGIN, REDUCE_ONLY_SESSION
+        FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION, DUST, MARGIN, REDUCE_ONLY_SESSION,
+        OPERATOR_BAND
     }
     /// Why a position changed. DELEVERAGE: a counterparty closed by auto-deleveraging at a
     /// liquidated position's bankruptcy price. The insurance fund's own position (account 0,
@@ -190,6 +193,11 @@ interface IMarket is IVenueErrors {
         uint256 fundMarginAddedWad, int256 fundSizeQty, uint256 fundOpenNotionalWad, uint256 fundMarginWad,
         uint256 insuranceFundWad
     );
+    /// The insurance fund's own position (account 0) was reduced by `quantityQty` against the book
+    /// (`reduceFundPosition`; its fills are the OrderFilled of account 0's order just before).
+    /// Post-state: the fund's size, and the first second the next reduction may run
+    /// (docs/CONTRACTS.md "Backstop").
+    event FundPositionReduced(uint64 seq, uint256 quantityQty, int256 fundSizeQty, uint256 nextAt);
     /// Auto-deleveraging: `counterpartyId` (opposite side, in profit, ranked by profit × leverage)
     /// closed `quantityQty` against liquidated `accountId` at its bankruptcy price, `notionalWad`
     /// = quantity × price / 1e18 (rounded against the counterparty, as settled). One per
@@ -202,19 +210,27 @@ interface IMarket is IVenueErrors {
 
     // ─── entry points (Engine only) ────────────────────────────────────────────────────────
 
-    /// `byOperator`: placed by an operator of the account (not its owner): the limit price and
-    /// every fill stay within mark ± operatorBandBps.
+    /// `operatorBandBps`: 0 when the owner places the order; else an operator of the account
+    /// places it under its owner's policy band (Engine.setOperator): the limit price stays within
+    /// mark ± min(that band, the market's operatorBandBps), and so does every later fill of the
+    /// order (on the side that costs the owner; else the order is cancelled when met, OPERATOR_BAND).
+    /// `chargeWad` (operators only): what the order may cost its owner beyond the mark, charged to
+    /// the operator's budget: |price − mark| × quantity on the side that costs the owner (price: the
+    /// limit, for MARKET the band edge and only the filled quantity) plus the taker fee at that price.
     function placeOrder(
         uint256 accountId, Side side, OrderType orderType, uint256 collateralWad, uint256 leverage,
-        uint256 limitPriceX18, bytes32 clientKey, bool byOperator
-    ) external returns (uint256 orderId, bytes32 key, uint256 quantityQty, OrderStatus status);
+        uint256 limitPriceX18, bytes32 clientKey, uint256 operatorBandBps
+    ) external returns (uint256 orderId, bytes32 key, uint256 quantityQty, OrderStatus status, uint256 chargeWad);
 
+    /// `releaseWad`: for an operator-placed order, the taker fee its unfilled quantity was charged
+    /// (Engine releases it from the operator's budget when the operator cancels).
     function cancelOrder(uint256 accountId, bytes32 clientKey)
-        external returns (uint256 orderId, uint256 marginReturnedWad);
+        external returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad);
 
-    /// Reduce-only order for the whole position on the opposite side, zero collateral.
-    function closePosition(uint256 accountId, OrderType orderType, uint256 limitPriceX18, bytes32 clientKey, bool byOperator)
-        external returns (uint256 orderId, bytes32 key, Side closingSide, uint256 quantityQty);
+    /// Reduce-only order for the whole position on the opposite side, zero collateral. Engine only,
+    /// or the market itself for the insurance fund's account 0 (`reduceFundPosition`).
+    function closePosition(uint256 accountId, OrderType orderType, uint256 limitPriceX18, bytes32 clientKey, uint256 operatorBandBps)
+        external returns (uint256 orderId, bytes32 key, Side closingSide, uint256 quantityQty, uint256 chargeWad);
 
     /// `adlCandidates`: the counterparties auto-deleveraging may close (any order; the market
     /// ranks them; at most 64), or empty for accounts 0 .. 256 (docs/CONTRACTS.md "Backstop").
@@ -232,6 +248,12 @@ interface IMarket is IVenueErrors {
 
     /// Anyone: accrue funding to now (applying a stale rate's split) and recompute the rate.
     function pokeFunding() external;
+    /// Anyone, at most once per 300 s after a reduction (else FundReductionNotDue(nextAt)): the insurance
+    /// fund's position (account 0) is closed against the book as a reduce-only MARKET order, within
+    /// the price band, the fund paying the taker fee (`FundPositionReduced`). NoPosition when the
+    /// fund holds none; NoLiquidity with an empty opposite side; a call that closes nothing returns
+    /// 0 and leaves the interval unused. (The market's own call of `closePosition` for account 0.)
+    function reduceFundPosition() external returns (uint256 closedQty);
 
     // ─── views ──────────────────────────────────────────────────────────────────────────────
 
@@ -253,6 +275,11 @@ interface IMarket is IVenueErrors {
     function orderIdOf(uint256 accountId, bytes32 clientKey) external view returns (uint256);
     /// Up to `depth` levels from the best price outwards.
     function getLevels(Side side, uint256 depth)
+        external view returns (uint256[] memory pricesX18, uint256[] memory totalQty, uint256[] memory orderCounts);
+    /// As getLevels, counting only orders that could fill an ordinary taker now at the mark (not a
+    /// reduce-only order with no position to reduce, not an opening order outside OPEN, not one
+    /// below initial margin at its fill); levels with none left out; reads at most 2,000 orders.
+    function getFillableLevels(Side side, uint256 depth)
         external view returns (uint256[] memory pricesX18, uint256[] memory totalQty, uint256[] memory orderCounts);
     function getPosition(uint256 accountId) external view returns (PositionView memory);
     function openInterest() external view returns (uint256 longQty, uint256 shortQty);

@@ -48,6 +48,13 @@ interface IOracle is IVenueErrors {
     function getPrice(bytes32 marketId) external view returns (uint256 priceX18, uint256 updatedAt);
     /// Reverts PriceStale when never set or older than maxAgeSeconds.
     function getFreshPrice(bytes32 marketId) external view returns (uint256 priceX18);
+    /// The price with the stretch over which the index has been fresh without a break: from the
+    /// first update of the run of pushed updates it ends (each within maxAgeSeconds of the one
+    /// before; a feed's price: its own second) to updatedAt + maxAgeSeconds. Markets charge funding
+    /// only over such stretches (docs/CONTRACTS.md "Funding"). Unset: (0, 0, maxAgeSeconds).
+    function priceWindow(bytes32 marketId) external view returns (uint256 priceX18, uint256 freshSince, uint256 freshUntil);
+    /// priceWindow, reverting PriceStale like getFreshPrice.
+    function getFreshPriceWindow(bytes32 marketId) external view returns (uint256 priceX18, uint256 freshSince, uint256 freshUntil);
     /// false when never set or older than maxAgeSeconds: markets stop opening orders and funding.
     function isFresh(bytes32 marketId) external view returns (bool);
     function maxAgeSeconds() external view returns (uint256);

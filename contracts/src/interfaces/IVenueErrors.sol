@@ -61,6 +61,10 @@ interface IVenueErrors {
     /// OPERATOR_PRICE_TOO_FAR: an operator's order priced (or, for a MARKET order, only fillable)
     /// beyond the market's operator band around the mark.
     error OperatorPriceTooFar(uint256 priceX18, uint256 markX18, uint256 operatorBandBps);
+    /// OPERATOR_LIMIT_EXCEEDED: an operator's write beyond the policy the account's owner set for
+    /// it (Engine.setOperator): leverage above `limit` (what = 1), or the adverse-execution budget
+    /// (what = 2: `value` is the budget used with this write, `limit` the budget now, both WAD).
+    error OperatorLimitExceeded(address owner, address operator, uint256 what, uint256 value, uint256 limit);
     /// POSITION_CAP_EXCEEDED: the fill would grow the account's position beyond the market's cap.
     error PositionCapExceeded(uint256 accountId, uint256 sizeQty, uint256 maxPositionQty);
     /// OPEN_INTEREST_CAP_EXCEEDED: the order would grow open interest beyond the market's cap.
@@ -70,4 +74,6 @@ interface IVenueErrors {
     /// VALIDATION_ERROR: a liquidation's list of deleveraging candidates is longer than the
     /// market ranks in one call.
     error TooManyAdlCandidates(uint256 count, uint256 max);
+    /// VALIDATION_ERROR: reduceFundPosition before its interval has passed (the keeper's call).
+    error FundReductionNotDue(uint256 nextAt);
 }

@@ -3,6 +3,7 @@ pragma solidity ^0.8.28;
 
 import {AttackBase} from "./AttackBase.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
+import {openPolicy, approvalStructHash} from "../utils/OperatorPolicies.sol";
 
 /// Issue 10, scenario 7: revoking an operator does not void a signed approval that was not yet
 /// used (`setOperator` does not bump the nonce): the revoked operator submits it and is back.
@@ -32,7 +33,7 @@ contract Scenario07OperatorsAttack is AttackBase {
             )
         );
         bytes32 structHash =
-            keccak256(abi.encode(engine.OPERATOR_APPROVAL_TYPEHASH(), owner, operator, exp, nonce, deadline));
+            approvalStructHash(engine.OPERATOR_APPROVAL_TYPEHASH(), owner, operator, exp, openPolicy(), nonce, deadline);
         return keccak256(abi.encodePacked("\x19\x01", domain, structHash));
     }
 
@@ -48,7 +49,7 @@ contract Scenario07OperatorsAttack is AttackBase {
     /// The revoked relayer replays the held-back approval, then tries to trade for the owner.
     function _replayAndTrade(bytes memory sig, uint64 exp, uint256 deadline) internal {
         vm.prank(relayer);
-        try engine.setOperatorWithSig(alice, relayer, exp, deadline, sig) {}
+        try engine.setOperatorWithSig(alice, relayer, exp, openPolicy(), deadline, sig) {}
         catch (bytes memory r) {
             _requireVenueRefusal(r, "replayed approval");
         }
@@ -64,9 +65,9 @@ contract Scenario07OperatorsAttack is AttackBase {
     function test_attack_revokeVoidsUnusedSignedApproval() public {
         (bytes memory sig, uint64 exp, uint256 deadline) = _signedApproval();
         vm.prank(alice);
-        engine.setOperator(relayer, exp);
+        engine.setOperator(relayer, exp, openPolicy());
         vm.prank(alice);
-        engine.setOperator(relayer, 0); // revoke
+        engine.setOperator(relayer, 0, openPolicy()); // revoke
         _replayAndTrade(sig, exp, deadline);
     }
 
@@ -90,7 +91,7 @@ contract Scenario07OperatorsAttack is AttackBase {
         address relayerOwner = attackers[0];
         _fund(alice, a, 9_000e6);
         vm.prank(alice);
-        engine.setOperator(relayerOwner, uint64(block.timestamp + 30 days));
+        engine.setOperator(relayerOwner, uint64(block.timestamp + 30 days), openPolicy());
         uint256 top = _onTick(market.markPrice() * (1e4 + _bandBps()) / 1e4);
         _tryLimit(relayerOwner, r, EUR, SHORT, 1_000e6, 1, top, "relayer's own ask at the band");
         _tryMarket(relayerOwner, a, EUR, LONG, 1_000e6, 1, "relayer buys it for the account it serves");

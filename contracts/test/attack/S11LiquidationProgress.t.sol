@@ -194,6 +194,39 @@ contract Scenario11LiquidationProgressAttack is AttackBase {
         _run(EUR, Kind.WINDOW_25X, 300);
     }
 
+    /// The order bond (docs/CONTRACTS.md "Order bond"): the 100 reduce-only bids a cancel-only
+    /// call clears cost their placer 100 bonds (0.50 each), paid to the keeper; a bond is worth
+    /// more than the keeper's gas for clearing its order, taken as the whole cold call's gas ÷ 100
+    /// (its fixed part included), at 1 gwei with ether at 4,000 USD (a gas unit = 4e-6 USD).
+    function test_bond_clearingCostsThePlacerMoreThanTheKeeper() public {
+        _setUpMarket(EUR);
+        _unfillable(Kind.REDUCE_ONLY_LEFTOVER, 100);
+        _pushUntilLiquidatable(m, o);
+        uint256 committed0 = engine.getAccount(attackerIds[1]).committedWad;
+        uint256 keeper0 = token.balanceOf(keeper);
+        vmc.cool(address(m));
+        vmc.cool(address(engine));
+        vmc.cool(address(oracle));
+        uint256 g0 = gasleft();
+        vm.prank(keeper);
+        uint256 closed = engine.liquidatePosition(o, mid);
+        uint256 used = g0 - gasleft();
+        assertEq(closed, 0, "the call only cleared the 100 bids");
+        uint256 perOrderGas = used / 100;
+        uint256 bond = 0.5e18;
+        emit log_named_uint("cancel-only call gas (cold, 100 cleared)", used);
+        emit log_named_uint("keeper gas per cleared order (upper bound)", perOrderGas);
+        // 1 gwei × 4,000 USD/ETH: 4e-6 USD a gas unit = 4e12 WAD
+        emit log_named_uint("keeper cost per order, WAD at 1 gwei and 4,000 USD/ETH", perOrderGas * 4e12);
+        emit log_named_uint("placer's loss per order, WAD (the bond)", bond);
+        assertGt(bond, perOrderGas * 4e12, "a bond worth less than the keeper's gas to clear it");
+        // the griefer's 100 bids forfeited their bonds; the keeper received them
+        assertEq(committed0 - engine.getAccount(attackerIds[1]).committedWad, 100 * bond, "the placer lost 100 bonds");
+        assertEq(token.balanceOf(keeper) - keeper0, 100 * bond / TO_WAD, "the keeper got 100 bonds");
+        _exitAttackers();
+        _assertAttackFailed();
+    }
+
     /// A call that meets only unfillable makers returns 0 closed, and its cancellations stick
     /// (the next call does not meet them again).
     function test_cancelOnlyCallKeepsItsCancellations() public {

@@ -90,7 +90,7 @@ contract EngineAdminTest is VenueFixture {
     function test_marketEntryPoints_revertUnauthorizedUnlessEngine() public {
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.Unauthorized.selector, alice));
-        market.placeOrder(a, LONG, LMT, 100e18, 5, 1.07e18, bytes32(0), false);
+        market.placeOrder(a, LONG, LMT, 100e18, 5, 1.07e18, bytes32(0), 0);
         vm.prank(alice);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.Unauthorized.selector, alice));
         market.setActive(false);

@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {VenueFixture} from "../utils/VenueFixture.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
+import {openPolicy, approvalStructHash} from "../utils/OperatorPolicies.sol";
 
 contract EngineDepositTest is VenueFixture {
     uint256 internal id;
@@ -40,7 +41,7 @@ contract EngineDepositTest is VenueFixture {
 
     function test_deposit_operatorPullsOwnersTokens() public {
         vm.prank(alice);
-        engine.setOperator(bob, uint64(block.timestamp + 1 days));
+        engine.setOperator(bob, uint64(block.timestamp + 1 days), openPolicy());
         vm.prank(alice);
         token.approve(address(engine), 100e6);
         token.mint(bob, 500e6);
@@ -87,7 +88,7 @@ contract EngineDepositTest is VenueFixture {
 
     function test_deposit_revertsOperatorNotApprovedAfterExpiry() public {
         vm.prank(alice);
-        engine.setOperator(bob, uint64(block.timestamp + 100));
+        engine.setOperator(bob, uint64(block.timestamp + 100), openPolicy());
         vm.prank(alice);
         token.approve(address(engine), 2e6);
         vm.prank(bob);

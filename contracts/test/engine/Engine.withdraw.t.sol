@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {VenueFixture} from "../utils/VenueFixture.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
+import {openPolicy, approvalStructHash} from "../utils/OperatorPolicies.sol";
 
 contract EngineWithdrawTest is VenueFixture {
     uint256 internal id;
@@ -32,7 +33,7 @@ contract EngineWithdrawTest is VenueFixture {
 
     function test_withdraw_byOperatorStillPaysOwner() public {
         vm.prank(alice);
-        engine.setOperator(bob, uint64(block.timestamp + 1 days));
+        engine.setOperator(bob, uint64(block.timestamp + 1 days), openPolicy());
         vm.prank(bob);
         engine.withdraw(id, 50e6);
         assertEq(token.balanceOf(alice), 50e6, "owner paid");
@@ -55,7 +56,8 @@ contract EngineWithdrawTest is VenueFixture {
     function test_withdraw_revertsInsufficientMarginWhenCommitted() public {
         _limit(alice, id, LONG, 400e6, 10, 1.07e18);
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InsufficientMargin.selector, uint256(100e18), uint256(101e18)));
+        // the resting order's margin and its bond are committed
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InsufficientMargin.selector, 100e18 - ORDER_BOND_WAD, uint256(101e18)));
         engine.withdraw(id, 101e6);
     }
 

@@ -6,6 +6,7 @@ import {Vm} from "../utils/Vm.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IOracle} from "../../src/interfaces/IOracle.sol";
+import {openPolicy, approvalStructHash} from "../utils/OperatorPolicies.sol";
 
 /// The indexer's only input: every venue event carries `seq`, strictly increasing per emitting
 /// contract from 1 without gaps, and post-state values.
@@ -31,7 +32,7 @@ contract EventsTest is VenueFixture {
             || t == IEngine.OperatorSet.selector || t == IEngine.MarketRegistered.selector
             || t == IEngine.VenueBalancesUpdated.selector || t == IEngine.NonceInvalidated.selector
             || t == IEngine.InsuranceDonated.selector || t == IEngine.FeesWithdrawn.selector
-            || t == IEngine.LiquidationSkipped.selector;
+            || t == IEngine.LiquidationSkipped.selector || t == IEngine.OperatorBudgetUsed.selector;
     }
 
     function _isMarketEvent(bytes32 t) internal pure returns (bool) {
@@ -69,7 +70,9 @@ contract EventsTest is VenueFixture {
         vm.prank(bob);
         engine.placeOrder(_params(b, GBP, SHORT, LMT, 12.8e6, 10, 1.28e18, bytes32(0)));
         vm.prank(alice);
-        engine.setOperator(dave, uint64(block.timestamp + 1 days));
+        engine.setOperator(dave, uint64(block.timestamp + 1 days), openPolicy());
+        vm.prank(dave); // an operator's order: OperatorBudgetUsed
+        engine.placeOrder(_params(a, GBP, LONG, LMT, 1e6, 10, 1.26e18, bytes32(0)));
         vm.prank(bob);
         engine.withdraw(b, 1e6);
 

@@ -15,7 +15,7 @@ abstract contract VenueInvariantBase is VenueFixture {
         super.setUp();
         handler = new VenueHandler(engine, [market, gbp], oracle, token, lens, admin, 5);
         targetContract(address(handler));
-        bytes4[] memory sel = new bytes4[](30);
+        bytes4[] memory sel = new bytes4[](33);
         sel[0] = VenueHandler.deposit.selector;
         sel[1] = VenueHandler.withdraw.selector;
         sel[2] = VenueHandler.placeLimit.selector;
@@ -46,6 +46,9 @@ abstract contract VenueInvariantBase is VenueFixture {
         sel[27] = VenueHandler.cancelThenPoke.selector;
         sel[28] = VenueHandler.liquidateRanked.selector; // issue 26
         sel[29] = VenueHandler.flatLeavingReduceOnly.selector; // issue 26
+        sel[30] = VenueHandler.operatorRoundTrip.selector; // issue 26
+        sel[31] = VenueHandler.staleGap.selector; // issue 26
+        sel[32] = VenueHandler.reduceFund.selector; // issue 26
         targetSelector(FuzzSelector(address(handler), sel));
         // seed every actor with margin so the first steps can trade
         for (uint256 i; i < 5; ++i) handler.deposit(i, 5_000e6);
@@ -148,6 +151,9 @@ contract VenueInvariantTest is VenueInvariantBase {
         assertEq(handler.grewInWindow(), 0, handler.lastTargetViolation());
         assertEq(handler.fundingViewDrift(), 0, handler.lastTargetViolation());
         assertEq(handler.chosenGained(), 0, handler.lastTargetViolation());
+        assertEq(handler.operatorOverBudget(), 0, handler.lastTargetViolation());
+        assertEq(handler.staleGapCharged(), 0, handler.lastTargetViolation());
+        assertEq(handler.fundReductionWrong(), 0, handler.lastTargetViolation());
         _checkCaps(market);
         _checkCaps(gbp);
         assertGe(RiskChecks.surplusSignedWad(engine, lens, token), int256(0), "a pool hides a deficit (WAD)");

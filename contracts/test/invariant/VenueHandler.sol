@@ -9,6 +9,7 @@ import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
 import {IDepositToken, ILens} from "../utils/VenueFixture.sol";
 import {RiskChecks} from "../utils/RiskChecks.sol";
 import {Vm} from "../utils/Vm.sol";
+import {openPolicy, approvalStructHash} from "../utils/OperatorPolicies.sol";
 
 /// Random walks over the venue for the invariant tests. Actors deposit, withdraw, place limit and
 /// market orders (with derived or chosen client keys, as owner or through an operator), cancel,
@@ -28,7 +29,9 @@ contract VenueHandler is Test {
     uint256 internal constant MIN_QTY = 1e18;
     address internal constant KEEPER = address(0x4EE9E2);
     bytes32 internal constant APPROVAL_TYPEHASH =
-        keccak256("OperatorApproval(address owner,address operator,uint64 expiry,uint256 nonce,uint256 deadline)");
+        keccak256(
+            "OperatorApproval(address owner,address operator,uint64 expiry,uint16 maxLeverage,uint16 bandBps,uint16 budgetBps,uint256 nonce,uint256 deadline)"
+        );
 
     IEngine internal immutable engine;
     IOracle internal immutable oracle;
@@ -114,6 +117,14 @@ contract VenueHandler is Test {
     uint256 public stalePokes; // pokes that found the rate stale (a cancel since the last accrual)
     uint256 public repeatedLiquidationCalls; // issue 26: calls after one that closed 0 (cancelled only)
     uint256 public chosenGained; // issue 26: a solvent rest deleveraged away from the mark
+    uint256 public operatorRoundTrips; // issue 26: operator drain rounds tried under a policy
+    uint256 public operatorOverBudget; // issue 26: a round trip cost its owner beyond the operator's budget
+    uint256[] internal victims; // accounts only operatorRoundTrip trades for (no other resting orders)
+    address[] internal victimOwners;
+    uint256 public staleGapCharged; // issue 26: funding accrued over a stale-index stretch
+    uint256 public staleGaps; // issue 26: stale stretches the handler checked
+    uint256 public fundReductions; // issue 26: reduceFundPosition calls that closed some of the fund's position
+    uint256 public fundReductionWrong; // issue 26: a reduction that grew, flipped or misreported the fund's position
     /// The current step is a liquidation (the only place bad debt, as rounding dust, may appear).
     bool internal liquidating;
     string public lastTargetViolation;
@@ -251,7 +262,8 @@ contract VenueHandler is Test {
     /// empty book, too many orders, initial margin; a stale feed and a pause when they hold; the
     /// operator band when an operator acts; the exposure caps.
     function _orderRefusals(uint256 k) internal view returns (bytes4[] memory a) {
-        a = new bytes4[](17);
+        a = new bytes4[](18);
+        a[17] = operatorActing ? IVenueErrors.OperatorLimitExceeded.selector : bytes4(0xffffffff);
         a[15] = _sess(k) == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
         a[16] = _sess(k) == IMarket.Session.REDUCE_ONLY ? IVenueErrors.MarketReduceOnly.selector : bytes4(0xffffffff);
         a[12] = operatorActing ? IVenueErrors.OperatorPriceTooFar.selector : bytes4(0xffffffff);
@@ -598,6 +610,116 @@ contract VenueHandler is Test {
         }
     }
 
+    /// Issue 26: an operator round trip under a policy (the drain of finding 3). A victim account
+    /// approves the operator with a policy drawn from the seed; actor `j` (the operator's accomplice)
+    /// rests an ask at the top of the operator's band, the operator buys it for the victim, the
+    /// accomplice rests a bid at the bottom and the operator closes the victim into it. Any step may
+    /// be refused; within the second, the victim's value may fall by at most the budget it had left.
+    function operatorRoundTrip(uint256 victimSeed, uint256 accompliceSeed, uint256 policySeed, uint256 collSeed) external step {
+        uint256 v = _victim(victimSeed);
+        Trip memory t;
+        (t.j, t.jid, t.k) = _pick(accompliceSeed);
+        if (stale[t.k] || paused[t.k] || _sess(t.k) != IMarket.Session.OPEN) return;
+        t.id = victims[v];
+        t.operator = operators[t.j];
+        IEngine.OperatorPolicy memory pol = IEngine.OperatorPolicy(
+            uint16(1 + policySeed % 50), uint16(1 + (policySeed >> 8) % 100), uint16(1 + (policySeed >> 16) % 300)
+        );
+        vm.prank(victimOwners[v]);
+        engine.setOperator(t.operator, uint64(block.timestamp + 1 days), pol);
+        ++operatorRoundTrips;
+        IEngine.OperatorView memory ov = engine.operatorState(victimOwners[v], t.operator);
+        uint256 left = ov.budgetWad > ov.usedWad ? ov.budgetWad - ov.usedWad : 0;
+        IMarket.MarketParams memory mp = markets[t.k].params();
+        t.band = pol.bandBps < mp.operatorBandBps ? pol.bandBps : mp.operatorBandBps;
+        t.lev = pol.maxLeverage < mp.maxLeverage ? pol.maxLeverage : mp.maxLeverage;
+        t.coll = 1e6 + collSeed % 1_000e6;
+        uint256 v0 = RiskChecks.accountValueWad(engine, lens, t.id);
+        _trip(t, mp.tickSizeX18);
+        uint256 v1 = RiskChecks.accountValueWad(engine, lens, t.id);
+        // (a few wei of rounding in the position's value at the mark aside)
+        if (v0 > v1 && v0 - v1 > left + 1e6) {
+            ++operatorOverBudget;
+            _target("an operator round trip cost its owner beyond the budget");
+        }
+        _cleanVictim(v, t.k);
+    }
+
+    struct Trip {
+        uint256 id;
+        uint256 j;
+        uint256 jid;
+        uint256 k;
+        address operator;
+        uint256 band;
+        uint256 lev;
+        uint256 coll;
+    }
+
+    /// The victim `victimSeed % 3`, created (2,000 deposited) the first time.
+    function _victim(uint256 victimSeed) internal returns (uint256 v) {
+        v = victimSeed % 3;
+        if (v < victims.length) return v;
+        address owner = address(uint160(0x71C7170000 + victims.length));
+        vm.prank(admin);
+        (uint256 vid,) = engine.createAccount(owner);
+        vm.prank(admin);
+        token.mint(owner, 2_000e6);
+        vm.prank(owner);
+        token.approve(address(engine), 2_000e6);
+        vm.prank(owner);
+        engine.deposit(vid, 2_000e6);
+        victims.push(vid);
+        victimOwners.push(owner);
+        return victims.length - 1;
+    }
+
+    function _trip(Trip memory t, uint256 tick) internal {
+        uint256 mark = markets[t.k].markPrice();
+        uint256 up = mark * (10_000 + t.band) / 10_000 / tick * tick;
+        uint256 dn = (mark * (10_000 - t.band) / 10_000 + tick - 1) / tick * tick;
+        bytes32 key = keccak256(abi.encode("accomplice", calls));
+        _accomplice(t.j, t.jid, t.k, IMarket.Side.SHORT, up, key);
+        IEngine.PlaceOrderParams memory p =
+            IEngine.PlaceOrderParams(t.id, ids[t.k], IMarket.Side.LONG, IMarket.OrderType.LIMIT, t.coll, t.lev, up, bytes32(0));
+        operatorActing = true;
+        vm.prank(t.operator);
+        try engine.placeOrder(p) {} catch (bytes memory r) {
+            _expect("operatorRoundTrip: buy", r, _orderRefusals(t.k));
+        }
+        _accomplice(t.j, t.jid, t.k, IMarket.Side.LONG, dn, key);
+        if (markets[t.k].getPosition(t.id).sizeQty != 0) {
+            vm.prank(t.operator);
+            try engine.closePosition(t.id, ids[t.k], IMarket.OrderType.LIMIT, dn, bytes32(0)) {} catch (bytes memory r) {
+                _expect("operatorRoundTrip: close", r, _orderRefusals(t.k));
+            }
+        }
+        operatorActing = false;
+        vm.prank(actors[t.j]);
+        try engine.cancelOrder(t.jid, ids[t.k], key) {} catch {}
+    }
+
+    /// The victim's leftovers (its orders of this step, among the market's last four), cancelled by its owner.
+    function _cleanVictim(uint256 v, uint256 k) internal {
+        uint256 n = markets[k].orderCount();
+        uint256 base = markets[k].marketIndex() << 64;
+        for (uint256 m = n > 4 ? n - 4 : 0; m < n; ++m) {
+            IMarket.OrderView memory o = markets[k].getOrder(base | (m + 1));
+            if (o.accountId != victims[v] || o.status != IMarket.OrderStatus.ACTIVE) continue;
+            vm.prank(victimOwners[v]);
+            try engine.cancelOrder(victims[v], ids[k], o.clientKey) {} catch {}
+        }
+    }
+
+    /// The accomplice's order (its previous one under `key` cancelled first); refusals ignored.
+    function _accomplice(uint256 j, uint256 jid, uint256 k, IMarket.Side side, uint256 px, bytes32 key) internal {
+        vm.prank(actors[j]);
+        try engine.cancelOrder(jid, ids[k], key) {} catch {}
+        IEngine.PlaceOrderParams memory p = IEngine.PlaceOrderParams(jid, ids[k], side, IMarket.OrderType.LIMIT, 500e6, 10, px, key);
+        vm.prank(actors[j]);
+        try engine.placeOrder(p) {} catch {}
+    }
+
     /// A reduce-only order through placeOrder (collateral 0: the whole position, no margin), a
     /// LIMIT near the mark or a MARKET order, with a derived or chosen key; bit 20 of the seed
     /// takes the wrong side (or there is no position: NoPosition). Such orders rest without margin
@@ -655,7 +777,7 @@ contract VenueHandler is Test {
                 address(engine)
             )
         );
-        bytes32 structHash = keccak256(abi.encode(APPROVAL_TYPEHASH, owner, operator, expiry, nonce, deadline));
+        bytes32 structHash = approvalStructHash(APPROVAL_TYPEHASH, owner, operator, expiry, openPolicy(), nonce, deadline);
         return keccak256(abi.encodePacked("\x19\x01", domain, structHash));
     }
 
@@ -666,7 +788,7 @@ contract VenueHandler is Test {
         uint64 expiry = uint64(block.timestamp + bound(expirySeed, 1 minutes, 1 days));
         if (!bySignature) {
             vm.prank(actors[i]);
-            try engine.setOperator(operators[i], expiry) {} catch (bytes memory r) {
+            try engine.setOperator(operators[i], expiry, openPolicy()) {} catch (bytes memory r) {
                 _expect("setOperator", r, new bytes4[](0));
             }
             return;
@@ -675,7 +797,7 @@ contract VenueHandler is Test {
         (uint8 v, bytes32 r_, bytes32 s) =
             vm.sign(pks[i], _digest(actors[i], operators[i], expiry, engine.operatorNonce(actors[i]), deadline));
         vm.prank(operators[i]);
-        try engine.setOperatorWithSig(actors[i], operators[i], expiry, deadline, abi.encodePacked(r_, s, v)) {
+        try engine.setOperatorWithSig(actors[i], operators[i], expiry, openPolicy(), deadline, abi.encodePacked(r_, s, v)) {
             ++signedApprovals;
         } catch (bytes memory r) {
             _expect("setOperatorWithSig", r, new bytes4[](0));
@@ -686,7 +808,7 @@ contract VenueHandler is Test {
     function revokeOperator(uint256 actorSeed) external step {
         (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
         vm.prank(actors[i]);
-        try engine.setOperator(operators[i], 0) {
+        try engine.setOperator(operators[i], 0, openPolicy()) {
             ++revocations;
         } catch (bytes memory r) {
             _expect("revoke", r, new bytes4[](0));
@@ -717,7 +839,7 @@ contract VenueHandler is Test {
         (uint8 v, bytes32 r_, bytes32 s) = vm.sign(pks[i], _digest(owner, operators[i], expiry, nonce, deadline));
         if (how == 0) {
             vm.prank(owner);
-            try engine.setOperator(operators[i], 0) {
+            try engine.setOperator(operators[i], 0, openPolicy()) {
                 ++revocations;
             } catch (bytes memory r) {
                 _expect("revoke", r, new bytes4[](0));
@@ -731,7 +853,7 @@ contract VenueHandler is Test {
             }
         }
         vm.prank(operators[i]);
-        try engine.setOperatorWithSig(owner, operators[i], expiry, deadline, abi.encodePacked(r_, s, v)) {
+        try engine.setOperatorWithSig(owner, operators[i], expiry, openPolicy(), deadline, abi.encodePacked(r_, s, v)) {
             ++unauthorizedSuccesses;
             lastUnexpectedAction = "setOperatorWithSig: a voided signature approved an operator";
         } catch (bytes memory r) {
@@ -794,8 +916,10 @@ contract VenueHandler is Test {
         if (v.rateStaleSince != 0) ++stalePokes;
         try engine.pokeFunding(ids[k]) {
             IMarket.FundingView memory f = m.funding();
+            // a stale index accrues up to its expiry, nothing after (the view says the same)
             if (
-                f.cumulativeIndexX18 != (accrues ? v.cumulativeIndexNowX18 : v.cumulativeIndexX18) || f.rateStaleSince != 0
+                f.cumulativeIndexX18 != (accrues || s != IMarket.Session.CLOSED ? v.cumulativeIndexNowX18 : v.cumulativeIndexX18)
+                    || f.rateStaleSince != 0
                     || f.lastUpdate != block.timestamp || f.rateNowX18PerHour != f.rateX18PerHour
             ) {
                 ++fundingViewDrift;
@@ -803,6 +927,65 @@ contract VenueHandler is Test {
             }
         } catch (bytes memory r) {
             _expect("pokeFunding", r, _one(stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff)));
+        }
+    }
+
+    /// Issue 26: the feed of one market stops for 1 s .. 3 h past its expiry, with a poke in the
+    /// middle or not, then resumes: the stale stretch accrues nothing. Right after the first fresh
+    /// update, the funding view (what the next accrual writes) equals, poked during the gap, the
+    /// view at the last fresh second (the poke accrued up to the expiry), else the stored index
+    /// (nothing since the last accrual: the run the market saw has ended).
+    function staleGap(uint256 marketSeed, uint256 gapSeed, bool pokeDuring) external step {
+        uint256 k = marketSeed & 1;
+        (, uint256 at) = oracle.getPrice(ids[k]);
+        uint256 expiry = at + oracle.maxAgeSeconds();
+        if (block.timestamp > expiry) return; // already stale (goStale)
+        vm.warp(expiry);
+        IMarket.FundingView memory v0 = markets[k].funding();
+        bool check = _sess(k) != IMarket.Session.CLOSED;
+        vm.warp(expiry + bound(gapSeed, 1, 3 hours));
+        vm.roll(block.number + 1);
+        _refresh(1 - k); // the other feed goes on
+        // a close met on the way restarts the clock itself ("Weekends and gaps"): not this check's
+        check = check && _sess(k) != IMarket.Session.CLOSED && markets[k].funding().lastUpdate == v0.lastUpdate;
+        stale[k] = true;
+        if (pokeDuring) _checkedPoke(k);
+        _refresh(k);
+        if (!check) return;
+        IMarket.FundingView memory f = markets[k].funding();
+        ++staleGaps;
+        if (f.cumulativeIndexNowX18 != (pokeDuring ? v0.cumulativeIndexNowX18 : f.cumulativeIndexX18)) {
+            ++staleGapCharged;
+            _target("funding accrued over a stale-index stretch");
+        }
+    }
+
+    /// Issue 26: anyone reduces the insurance fund's position against the book (at most once per
+    /// 300 s). It may be refused; when it closes something, the fund's position only shrank, by
+    /// the quantity it reports, never flipped.
+    function reduceFund(uint256 marketSeed) external step {
+        uint256 k = marketSeed & 1;
+        IMarket m = markets[k];
+        int256 before = m.getPosition(0).sizeQty;
+        vm.prank(address(0xF00D));
+        try m.reduceFundPosition() returns (uint256 q) {
+            int256 after_ = m.getPosition(0).sizeQty;
+            if (q != 0) ++fundReductions;
+            if (_abs(after_) > _abs(before) || (after_ != 0 && (after_ > 0) != (before > 0)) || _abs(before) - _abs(after_) != q) {
+                ++fundReductionWrong;
+                _target("a fund reduction grew, flipped or misreported the fund's position");
+            }
+        } catch (bytes memory r) {
+            bytes4[] memory a = new bytes4[](7);
+            a[0] = IVenueErrors.FundReductionNotDue.selector;
+            a[1] = IVenueErrors.NoPosition.selector;
+            a[2] = IVenueErrors.NoLiquidity.selector;
+            a[3] = IVenueErrors.MarketClosed.selector;
+            a[4] = stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff);
+            // a fill beyond what the fund's margin carries (the liquidation path's then)
+            a[5] = IVenueErrors.BelowInitialMargin.selector;
+            a[6] = IVenueErrors.OperatorPriceTooFar.selector;
+            _expect("reduceFundPosition", r, a);
         }
     }
 

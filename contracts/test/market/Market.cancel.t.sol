@@ -5,6 +5,7 @@ import {VenueFixture} from "../utils/VenueFixture.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
+import {openPolicy, approvalStructHash} from "../utils/OperatorPolicies.sol";
 
 contract MarketCancelTest is VenueFixture {
     uint256 internal a;
@@ -87,7 +88,7 @@ contract MarketCancelTest is VenueFixture {
     function test_cancelOrder_byOperator() public {
         uint256 oid = _limit(alice, a, LONG, 108e6, 10, 1.07e18);
         vm.prank(alice);
-        engine.setOperator(bob, uint64(block.timestamp + 1 days));
+        engine.setOperator(bob, uint64(block.timestamp + 1 days), openPolicy());
         bytes32 key = _key(oid);
         vm.prank(bob);
         engine.cancelOrder(a, EUR, key);

@@ -215,7 +215,7 @@ contract MarketCloseTest is VenueFixture {
         (uint256 cid, uint256 returned) = engine.cancelOrder(a, EUR, key);
         assertEq(cid, oid);
         assertEq(returned, 0, "a reduce-only order holds no margin");
-        assertEq(_acct(a).committedWad, committed);
+        assertEq(_acct(a).committedWad, committed - ORDER_BOND_WAD, "its bond goes back");
         assertEq(_pos(a).sizeQty, 500e18);
         _checkAll();
     }

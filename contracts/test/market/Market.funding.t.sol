@@ -86,21 +86,33 @@ contract MarketFundingTest is VenueFixture {
         assertEq(market.markPrice(), _markOf(sample), "clamped to index + 0.5 %");
     }
 
+    /// A poke on a stale index accrues up to the index's expiry and nothing over the stale
+    /// stretch (issue 26), and closes the interval.
     function test_funding_noAccrualOnStalePrice() public {
         _limit(carol, c, LONG, 10.7e6, 10, 1.07e18);
         engine.pokeFunding(EUR);
         IMarket.FundingView memory f0 = market.funding();
         assertTrue(f0.rateX18PerHour != 0);
+        (, uint256 at) = oracle.getPrice(EUR);
         vm.warp(block.timestamp + MAX_AGE + 10);
         engine.pokeFunding(EUR);
         IMarket.FundingView memory f1 = market.funding();
-        assertEq(f1.cumulativeIndexX18, f0.cumulativeIndexX18, "nothing accrued on a stale index");
+        assertEq(
+            f1.cumulativeIndexX18, _accrued(f0.cumulativeIndexX18, f0.rateX18PerHour, at + MAX_AGE - f0.lastUpdate),
+            "accrued up to the index's expiry, nothing on the stale index"
+        );
         assertEq(f1.lastUpdate, block.timestamp, "the stale interval is closed");
     }
 
     function _warpFresh(uint256 dt) internal {
         vm.warp(block.timestamp + dt);
         _setPrice(EUR, 1.08e18);
+    }
+
+    /// `dt` passes with an index update every 30 minutes (within MAX_AGE: funding accrues over
+    /// all of it; a longer silence would be a stale stretch, which is not charged).
+    function _warpFreshBy(uint256 dt) internal {
+        for (uint256 t; t < dt; t += 30 minutes) _warpFresh(dt - t < 30 minutes ? dt - t : 30 minutes);
     }
 
     function _markOf(int256 premium) internal pure returns (uint256) {
@@ -141,8 +153,8 @@ contract MarketFundingTest is VenueFixture {
         _limit(carol, c, LONG, 10.7e6, 10, 1.07e18);
         IMarket.FundingView memory f0 = market.funding();
         uint256 snap = vm.snapshotState();
-        vm.warp(block.timestamp + 2 hours);
-        _setPrice(EUR, 1.08e18);
+        // the feed keeps the index fresh (an update every 30 minutes: one unbroken run), nobody accrues
+        _warpFreshBy(2 hours);
         int256 once = market.funding().cumulativeIndexNowX18;
         vm.revertToState(snap);
         for (uint256 i; i < 4; ++i) {
@@ -157,8 +169,7 @@ contract MarketFundingTest is VenueFixture {
 
     function test_funding_settlesWhenPositionChanges() public {
         _limit(carol, c, LONG, 10.7e6, 10, 1.07e18);
-        vm.warp(block.timestamp + 3 hours);
-        _setPrice(EUR, 1.08e18);
+        _warpFreshBy(3 hours);
         int256 pending = lens.positionHealth(market, a).pendingFundingWad;
         assertGt(pending, 0, "longs pay on a long skew");
         uint256 marginBefore = _pos(a).marginWad;
@@ -304,17 +315,22 @@ contract MarketFundingTest is VenueFixture {
         assertEq(market.funding().rateStaleSince, 0);
     }
 
-    /// A stale index at the next accrual: today's rule, the interval closes without funding (both
-    /// parts), and the rate is recomputed.
+    /// A stale index at the next accrual: both parts accrue up to the index's expiry, nothing over
+    /// the stale stretch (issue 26), and the rate is recomputed.
     function test_funding_staleIndexAfterCancelAccruesNothing() public {
         uint256 oid = _limit(carol, c, LONG, 10.7e6, 10, 1.07e18);
         IMarket.FundingView memory f0 = market.funding();
         _warpFresh(10 minutes);
         _cancel(carol, c, oid);
+        IMarket.FundingView memory fs = market.funding();
         vm.warp(block.timestamp + MAX_AGE + 10);
         engine.pokeFunding(EUR);
         IMarket.FundingView memory f1 = market.funding();
-        assertEq(f1.cumulativeIndexX18, f0.cumulativeIndexX18, "nothing accrued on a stale index");
+        int256 atCancel = _accrued(f0.cumulativeIndexX18, f0.rateX18PerHour, 10 minutes);
+        assertEq(
+            f1.cumulativeIndexX18, _accrued(atCancel, fs.rateNowX18PerHour, MAX_AGE),
+            "the stored rate up to the cancel, the stale one up to the index's expiry, nothing after"
+        );
         assertEq(f1.lastUpdate, block.timestamp);
         assertEq(f1.rateStaleSince, 0);
         assertEq(f1.rateX18PerHour, _rateOf(500e18, 500e18));

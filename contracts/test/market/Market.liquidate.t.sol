@@ -259,8 +259,12 @@ contract MarketLiquidateTest is VenueFixture {
         _limit(carol, c, LONG, 5_350e6, 20, 1.07e18); // 100k resting bid: L >> S, longs pay
         assertGt(market.funding().rateX18PerHour, 0);
         assertFalse(_health(a).isLiquidatable);
-        vm.warp(block.timestamp + 120 hours);
-        _setPrice(EUR, EUR_PX); // same index, fresh
+        // same index, kept fresh (an update every 30 minutes: funding accrues over all of it; a
+        // silence beyond maxAge would be a stale stretch, which is not charged)
+        for (uint256 i; i < 240; ++i) {
+            vm.warp(block.timestamp + 30 minutes);
+            _setPrice(EUR, EUR_PX);
+        }
         IMarket.HealthView memory h = _health(a);
         assertGt(h.pendingFundingWad, 0);
         assertEq(h.unrealizedPnlWad, 0, "mark unchanged");

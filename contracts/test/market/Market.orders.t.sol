@@ -5,6 +5,7 @@ import {VenueFixture} from "../utils/VenueFixture.sol";
 import {Vm} from "../utils/Vm.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
+import {openPolicy, approvalStructHash} from "../utils/OperatorPolicies.sol";
 
 /// Order entry rules of issue 10 (docs/CONTRACTS.md "Order entry"): the taker's fee per fill,
 /// the operator band, exposure caps, the funding skew of resting size, reduce-only orders.
@@ -20,7 +21,7 @@ contract MarketOrdersTest is VenueFixture {
         b = _account(bob, 10_000e6);
         c = _account(carol, 100_000e6);
         vm.prank(alice);
-        engine.setOperator(relayer, uint64(block.timestamp + 1 days));
+        engine.setOperator(relayer, uint64(block.timestamp + 1 days), openPolicy());
     }
 
     // ─── taker fee per fill ──────────────────────────────────────────────────────────────

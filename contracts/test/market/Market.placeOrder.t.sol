@@ -33,8 +33,9 @@ contract MarketPlaceOrderTest is VenueFixture {
         assertEq(o.marginRemainingWad, 108e18);
         assertFalse(o.reduceOnly);
         IEngine.AccountView memory v = engine.getAccount(a);
-        assertEq(v.committedWad, 108e18);
-        assertEq(v.availableWad, 892e18);
+        // the order's margin and its bond (committed together)
+        assertEq(v.committedWad, 108e18 + ORDER_BOND_WAD);
+        assertEq(v.availableWad, 892e18 - ORDER_BOND_WAD);
         assertEq(_bestBid(), px);
         assertEq(_bestAsk(), 0);
         (uint256[] memory prices, uint256[] memory totals, uint256[] memory counts) = market.getLevels(LONG, 10);
@@ -56,7 +57,10 @@ contract MarketPlaceOrderTest is VenueFixture {
         uint64 ms = _nextSeq(address(market));
         uint64 es = _nextSeq(address(engine));
         vm.expectEmit(true, true, true, true, address(engine));
-        emit IEngine.MarginUpdated(es, a, EUR, IEngine.MarginReason.ORDER_COMMIT, -108e18, 108e18, 0, 892e18, 108e18);
+        // one ORDER_COMMIT of the margin and the bond
+        emit IEngine.MarginUpdated(
+            es, a, EUR, IEngine.MarginReason.ORDER_COMMIT, -108.5e18, 108.5e18, 0, 891.5e18, 108.5e18
+        );
         vm.expectEmit(true, true, true, true, address(market));
         emit IMarket.OrderPlaced(ms, oid, a, key, LONG, LMT, false, px, q, 108e18);
         vm.expectEmit(false, false, false, false, address(market));
@@ -209,7 +213,7 @@ contract MarketPlaceOrderTest is VenueFixture {
 
     function test_placeOrder_revertsInsufficientMargin() public {
         vm.prank(alice);
-        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InsufficientMargin.selector, uint256(1_000e18), uint256(1_001e18)));
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InsufficientMargin.selector, uint256(1_000e18), 1_001e18 + ORDER_BOND_WAD));
         engine.placeOrder(_params(a, EUR, LONG, LMT, 1_001e6, 2, 1.07e18, bytes32(0)));
     }
 

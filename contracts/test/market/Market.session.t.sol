@@ -211,7 +211,7 @@ contract MarketSessionTest is VenueFixture {
         vm.prank(carol);
         (, uint256 returned) = engine.cancelOrder(c, EUR, key);
         assertEq(returned, 200e18);
-        assertEq(_acct(c).availableWad, freeBefore + 200e18);
+        assertEq(_acct(c).availableWad, freeBefore + 200e18 + ORDER_BOND_WAD); // the margin and the bond
         uint256 bal = token.balanceOf(carol);
         vm.prank(carol);
         engine.withdraw(c, 10_000e6);

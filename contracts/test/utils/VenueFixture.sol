@@ -386,8 +386,11 @@ abstract contract VenueFixture is Test {
         assertEq(seen, expected, "active order on no level");
     }
 
-    /// docs/CONTRACTS.md: committed = margin of open orders + isolated margin of positions, per
-    /// account across every market.
+    /// Bond of every resting order (MarketBase.ORDER_BOND_WAD; docs/CONTRACTS.md "Order bond").
+    uint256 internal constant ORDER_BOND_WAD = 0.5e18;
+
+    /// docs/CONTRACTS.md: committed = margin of open orders and their bonds + isolated margin of
+    /// positions, per account across every market.
     function _checkCommitted() internal view {
         uint256 n = engine.accountCount();
         uint256[] memory expected = new uint256[](n + 1);
@@ -399,7 +402,8 @@ abstract contract VenueFixture is Test {
             uint256 count = m.orderCount();
             for (uint256 j = 1; j <= count; ++j) {
                 IMarket.OrderView memory o = m.getOrder(base | j);
-                if (o.status == IMarket.OrderStatus.ACTIVE) expected[o.accountId] += o.marginRemainingWad;
+                // a resting order also holds its bond (MarketBase.ORDER_BOND_WAD)
+                if (o.status == IMarket.OrderStatus.ACTIVE) expected[o.accountId] += o.marginRemainingWad + ORDER_BOND_WAD;
             }
         }
         for (uint256 i = 1; i <= n; ++i) {

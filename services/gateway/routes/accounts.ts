@@ -14,6 +14,7 @@ import {
   CancelBody,
   CloseBody,
   CreateAccountBody,
+  policyParams,
   IdParam,
   OrdersQuery,
   ReadQuery,
@@ -163,7 +164,13 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
       await relayer.call({
         method: "POST",
         path: "/internal/accounts",
-        body: { userAddress: body.owner, ...(approval ? { operatorApproval: approval } : {}), ...validity(body) },
+        body: {
+          userAddress: body.owner,
+          ...(approval
+            ? { operatorApproval: { expiry: approval.expiry, deadline: approval.deadline, signature: approval.signature, ...policyParams(approval) } }
+            : {}),
+          ...validity(body),
+        },
         headers: forwardHeaders(c, true),
       }),
     );

@@ -4,7 +4,7 @@ import { ApiError } from "../../../core/errors.js";
 import type { GatewayApp, GatewayDeps } from "../context.js";
 import { forwardHeaders, send } from "../context.js";
 import { requireIdentity } from "../middleware/api-key/index.js";
-import { ApproveBody, TransactionIdParam, TypedDataQuery } from "../schemas.js";
+import { ApproveBody, TransactionIdParam, TypedDataQuery, policyParams } from "../schemas.js";
 import { defineRoute, jsonBody } from "./define.js";
 
 export const typedData = defineRoute({
@@ -13,7 +13,7 @@ export const typedData = defineRoute({
   tag: "Operators",
   summary: "EIP-712 typed data approving the relayer as operator",
   description:
-    "Sign it with the owner's wallet (eth_signTypedData_v4) and POST the signature to /v1/operators/approve. The one answer whose keys are not snake_case: EIP-712 defines them (primaryType, chainId, verifyingContract), and the document is passed to the wallet as is.",
+    "Sign it with the owner's wallet (eth_signTypedData_v4) and POST the signature to /v1/operators/approve. The approval carries the policy that bounds the relayer on chain (`message`: maxLeverage, bandBps, budgetBps; conservative defaults 10x, 100 bps, 100 bps of the account's value per 24 h, or `max_leverage`, `band_bps`, `budget_bps` as asked); POST the same values with the signature. The one answer whose keys are not snake_case: EIP-712 defines them (primaryType, chainId, verifyingContract), and the document is passed to the wallet as is.",
   request: { query: TypedDataQuery },
   ok: { status: 200, name: "OperatorTypedData", description: "EIP-712 typed data, verbatim: domain, types, primaryType, message" },
 });
@@ -24,7 +24,7 @@ export const approve = defineRoute({
   tag: "Operators",
   summary: "Submit the owner's operator approval signature",
   description: "`owner` must be the API key's wallet.",
-  request: jsonBody(ApproveBody, "{ owner, operator?, expiry, deadline, signature }"),
+  request: jsonBody(ApproveBody, "{ owner, operator?, expiry, deadline, max_leverage?, band_bps?, budget_bps?, signature }"),
   ok: { status: 200, name: "OperatorApproved", description: "owner, operator, expiry, transaction_hash" },
   errors: [202, 403],
 });
@@ -61,7 +61,7 @@ export function registerOperatorRoutes(app: GatewayApp, { upstreams: { relayer }
       c,
       await relayer.call({
         path: "/internal/operators/typed-data",
-        query: { owner, expiry: q.expiry, deadline: q.deadline },
+        query: { owner, expiry: q.expiry, deadline: q.deadline, ...policyParams(q) },
         headers: forwardHeaders(c),
       }),
       { verbatim: true },
@@ -79,7 +79,8 @@ export function registerOperatorRoutes(app: GatewayApp, { upstreams: { relayer }
         method: "POST",
         path: "/internal/operators/approve",
         body: {
-          owner: b.owner, ...(b.operator ? { operator: b.operator } : {}), expiry: b.expiry, deadline: b.deadline, signature: b.signature,
+          owner: b.owner, ...(b.operator ? { operator: b.operator } : {}), expiry: b.expiry, deadline: b.deadline, ...policyParams(b),
+          signature: b.signature,
           ...(b.valid_until !== undefined ? { validUntil: b.valid_until } : {}),
         },
         headers: forwardHeaders(c, true),

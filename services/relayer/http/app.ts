@@ -26,6 +26,7 @@ import { authorize, OPS } from "../ops.js";
 import { errorJson, onError } from "./errors.js";
 import { identifyService, requireScope, sameSecret, selfRegistrationMessage, type ServiceVariables } from "../../../core/auth/service-tokens.js";
 import { operatorTypedData } from "../typed-data.js";
+import { policyOf } from "../../../core/schemas/writes.js";
 import type { WriteEvent, WriteEvents } from "../events.js";
 import { streamSSE } from "hono/streaming";
 
@@ -205,7 +206,10 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
     const body = parseOrThrow(CreateAccountBody, raw);
     const userAddress = getAddress(body.userAddress);
     const children = body.operatorApproval
-      ? [{ kind: "approveOperator" as const, params: { owner: userAddress, operator: relayer.signer, ...body.operatorApproval } }]
+      ? [{
+        kind: "approveOperator" as const,
+        params: { owner: userAddress, operator: relayer.signer, ...body.operatorApproval, ...policyOf(body.operatorApproval) },
+      }]
       : [];
     return write(c, "createAccount", { hashOf: raw, params: { userAddress }, children, validUntil: body.validUntil });
   });
@@ -284,7 +288,8 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
     const expiry = q.expiry !== undefined ? BigInt(q.expiry) : now + 365n * 86_400n;
     const deadline = q.deadline !== undefined ? BigInt(q.deadline) : now + 3_600n;
     const nonce = await chain.client.readContract({ address: chain.engine, abi: engineAbi, functionName: "operatorNonce", args: [owner] });
-    return c.json(ok(operatorTypedData({ chainId: chain.chainId, engine: chain.engine, owner, operator: relayer.signer, expiry, deadline, nonce })));
+    const policy = policyOf(q);
+    return c.json(ok(operatorTypedData({ chainId: chain.chainId, engine: chain.engine, owner, operator: relayer.signer, expiry, deadline, nonce, policy })));
   });
 
   app.post("/internal/operators/approve", async (c) => {
@@ -292,7 +297,7 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
     const b = parseOrThrow(OperatorApproveBody, raw);
     const params: Params["approveOperator"] = {
       owner: getAddress(b.owner), operator: getAddress(b.operator ?? relayer.signer), expiry: b.expiry, deadline: b.deadline,
-      signature: b.signature as Hex,
+      ...policyOf(b), signature: b.signature as Hex,
     };
     return write(c, "approveOperator", { hashOf: raw, params, validUntil: b.validUntil });
   });
