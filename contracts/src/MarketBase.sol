@@ -284,10 +284,12 @@ abstract contract MarketBase is IVenueErrors {
         level.totalQty -= uint128(makerRemaining);
         _resting(!s.isBuy, _uncounted(mo), makerRemaining, false);
         _removeAt(level, mo);
-        // the account's own orders in its liquidation are not unfillable: their bond goes back
-        bool own = reason == IMarket.CloseReason.LIQUIDATION;
-        _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, reason, KEYED | (own ? BOND_REFUND : BOND_FORFEIT));
-        if (!own) s.bonds += ORDER_BOND_WAD;
+        // the bond goes back when the order is not at fault: the account's own orders in its
+        // liquidation, and an operator's order its owner's band stops (it was inside the band when
+        // placed; the owner's policy, not the order, refuses the fill now)
+        bool refund = reason == IMarket.CloseReason.LIQUIDATION || reason == IMarket.CloseReason.OPERATOR_BAND;
+        _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, reason, KEYED | (refund ? BOND_REFUND : BOND_FORFEIT));
+        if (!refund) s.bonds += ORDER_BOND_WAD;
     }
 
     /// Fills a maker; false (nothing written) when the fill would leave the maker's opened or
@@ -340,7 +342,9 @@ abstract contract MarketBase is IVenueErrors {
         // the bonds of makers this order cleared as unable to fill are the taker's (a liquidation
         // pays them to the liquidator)
         if (s.bonds != 0 && !s.liquidation) {
-            _margin(s.accountId, int256(s.bonds), 0, IEngine.MarginReason.TRADE_SETTLEMENT);
+            // the fund's own reduction (MarketBackstop.reduceFundPosition) takes them into the fund
+            if (s.accountId == FUND) _engine.settleInsurance(int256(s.bonds), 0);
+            else _margin(s.accountId, int256(s.bonds), 0, IEngine.MarginReason.TRADE_SETTLEMENT);
         }
         Order storage o = orders[n];
         o.filledQty = uint128(s.filledQty);

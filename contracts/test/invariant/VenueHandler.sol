@@ -1276,19 +1276,18 @@ contract VenueHandler is Test {
         // a live feed (at the same prices) and open markets: staleness or a weekend must not hide a deficit
         _refresh(0);
         _refresh(1);
-        for (uint256 k; k < 2; ++k) {
-            // to the reopening (the calendars never overlap: the other market stays OPEN)
-            for (uint256 n; n < 2 && _sess(k) != IMarket.Session.OPEN; ++n) {
-                vm.warp(_nextBoundary(k));
-                _refresh(0);
-                _refresh(1);
-            }
+        // to a second where both markets are OPEN (one market's reopening may fall inside the
+        // other's window: each closed market in turn, a few boundaries at most)
+        for (uint256 n; n < 6 && (_sess(0) != IMarket.Session.OPEN || _sess(1) != IMarket.Session.OPEN); ++n) {
+            vm.warp(_nextBoundary(_sess(0) != IMarket.Session.OPEN ? 0 : 1));
+            _refresh(0);
+            _refresh(1);
         }
         for (uint256 round; round < 3; ++round) {
             bool any;
             for (uint256 j; j < 2; ++j) {
-                for (uint256 i; i <= accountIds.length; ++i) {
-                    uint256 id = i == accountIds.length ? 0 : accountIds[i]; // 0: the insurance fund
+                // every account: the actors, the operator round trips' victims, and 0 (the insurance fund)
+                for (uint256 id; id <= engine.accountCount(); ++id) {
                     if (markets[j].getPosition(id).sizeQty == 0 || !lens.positionHealth(markets[j], id).isLiquidatable) continue;
                     any = true;
                     vm.prank(KEEPER);
