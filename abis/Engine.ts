@@ -839,12 +839,6 @@ export const engineAbi = [
       },
       {
         "indexed": false,
-        "internalType": "int256",
-        "name": "deltaWad",
-        "type": "int256"
-      },
-      {
-        "indexed": false,
         "internalType": "uint256",
         "name": "usedWad",
         "type": "uint256"

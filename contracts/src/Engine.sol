@@ -266,7 +266,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
         (orderId, clientKey, quantityQty, status, charge) = m.placeOrder(
             p.accountId, p.side, p.orderType, p.collateral6 * TO_WAD, p.leverage, p.limitPriceX18, p.clientKey, band
         );
-        if (band != 0) _useBudget(owner, o, p.accountId, int256(charge));
+        if (band != 0) _useBudget(owner, o, p.accountId, charge);
     }
 
     function cancelOrder(uint256 accountId, bytes32 marketId, bytes32 clientKey)
@@ -294,7 +294,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
         uint256 band = owner != msg.sender ? o.bandBps : 0;
         uint256 charge;
         (orderId, key, closingSide, quantityQty, charge) = m.closePosition(accountId, orderType, limitPriceX18, clientKey, band);
-        if (band != 0) _useBudget(owner, o, accountId, int256(charge));
+        if (band != 0) _useBudget(owner, o, accountId, charge);
     }
 
     /// Account 0 is the insurance fund's position in each market (docs/CONTRACTS.md "Backstop").
@@ -464,13 +464,13 @@ contract Engine is IEngine, AccessControl, EIP712 {
     }
 
     /// Charges the operator's budget; a charge beyond it reverts.
-    function _useBudget(address owner, Operator storage o, uint256 accountId, int256 delta) internal {
+    function _useBudget(address owner, Operator storage o, uint256 accountId, uint256 charge) internal {
         (uint256 used, uint256 budget) = _budgetNow(o, accountId);
-        used += uint256(delta);
+        used += charge;
         if (used > budget) revert OperatorLimitExceeded(owner, msg.sender, 2, used, budget);
         o.usedWad = uint96(used);
         o.usedAt = uint40(block.timestamp);
-        emit OperatorBudgetUsed(++seq, owner, msg.sender, delta, used, budget);
+        emit OperatorBudgetUsed(++seq, owner, msg.sender, used, budget);
     }
 
     function _market(bytes32 marketId) internal view returns (IMarket m) {

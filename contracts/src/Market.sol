@@ -174,6 +174,7 @@ contract Market is IMarket, MarketBase, Initializable {
         s.reduceOnly = reduceOnly;
         s.bound = orderType == OrderType.LIMIT ? price : _bandPrice(isBuy, mark, bandBps);
         s.mark = mark;
+        s.margin = collateralWad;
         _sweep(s, qty);
         if (s.filledQty != 0) {
             Order storage o = orders[n];

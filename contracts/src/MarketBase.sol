@@ -108,6 +108,7 @@ abstract contract MarketBase is IVenueErrors {
         uint256 bonds; // bonds of the makers cleared as unable to fill: to the taker (the liquidator)
         bool liquidation; // own resting orders are cancelled (uncounted) instead of reverting SelfTrade
         bool window; // not OPEN and not a liquidation: makers may only reduce (REDUCE_ONLY_SESSION)
+        uint256 margin; // the taker's margin as placed (what `_uncounted` reads, from memory when it rests)
     }
 
     /// A position change computed before it is written (so a maker failing its margin check can
@@ -372,13 +373,15 @@ abstract contract MarketBase is IVenueErrors {
             _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.FILL_CAP, keyed);
             return IMarket.OrderStatus.CANCELLED;
         }
-        _rest(n, o, o.tick, s.remaining);
+        // the skew's check at rest from what the sweep holds (s.bound is a LIMIT's price; original
+        // size = filled + remaining): the same answer `_uncounted(o)` gives later
+        _rest(n, o, o.tick, s.remaining, _uncountedOf(o.reduceOnly, s.filledQty + s.remaining, s.bound, s.margin));
         // a reduce-only order that rests commits its bond now (it committed nothing at placement)
         if (o.reduceOnly) _margin(s.accountId, -int256(ORDER_BOND_WAD), int256(ORDER_BOND_WAD), IEngine.MarginReason.ORDER_COMMIT);
         return IMarket.OrderStatus.ACTIVE;
     }
 
-    function _rest(uint256 n, Order storage o, uint256 tick, uint256 qty) internal {
+    function _rest(uint256 n, Order storage o, uint256 tick, uint256 qty, bool uncounted) internal {
         bool isBid = o.side == IMarket.Side.LONG;
         Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
         uint256 tail = level.tail;
@@ -392,7 +395,7 @@ abstract contract MarketBase is IVenueErrors {
         level.tail = uint64(n);
         level.totalQty += uint128(qty);
         level.orderCount += 1;
-        _resting(isBid, _uncounted(o), qty, true);
+        _resting(isBid, uncounted, qty, true);
         positions[o.accountId].openOrders += 1;
         _emitLevel(o.side, tick, level);
     }
@@ -415,11 +418,16 @@ abstract contract MarketBase is IVenueErrors {
     /// once the mark has moved away from it in its favour. Fixed for the order's life (original
     /// size, margin and price; a market's parameters never change), so the totals stay exact.
     function _uncounted(Order storage o) internal view returns (bool) {
-        if (o.reduceOnly) return true;
-        uint256 notional = uint256(o.originalQty) * (uint256(o.tick) * _params.tickSizeX18) / WAD;
+        return o.reduceOnly || _uncountedOf(false, o.originalQty, uint256(o.tick) * _params.tickSizeX18, o.marginAllocatedWad);
+    }
+
+    /// `_uncounted` of an order's original size, price and margin.
+    function _uncountedOf(bool reduceOnly, uint256 qty, uint256 price, uint256 margin) internal view returns (bool) {
+        if (reduceOnly) return true;
+        uint256 notional = qty * price / WAD;
         uint256 lev = _maxLeverage;
         // margin < ceil(notional × makerFee / 1e4) + ceil(notional / maxLeverage)
-        return o.marginAllocatedWad < (notional * _makerFeeBps + BPS - 1) / BPS + (notional + lev - 1) / lev;
+        return margin < (notional * _makerFeeBps + BPS - 1) / BPS + (notional + lev - 1) / lev;
     }
 
     /// Takes a resting order out of its level (cancel); true when the skew counted it.

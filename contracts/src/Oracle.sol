@@ -128,17 +128,29 @@ contract Oracle is IOracle, AccessControl {
     }
 
     function priceWindow(bytes32 marketId) public view returns (uint256 priceX18, uint256 freshSince, uint256 freshUntil) {
-        uint256 at;
-        (priceX18, at) = getPrice(marketId);
-        // a feed's price: its own second (the oracle sees none of its history)
-        freshSince = address(feeds[marketId]) == address(0) ? at - prices[marketId].runAge : at;
-        freshUntil = at + maxAge;
+        (priceX18, freshSince, freshUntil,) = _window(marketId);
     }
 
     function getFreshPriceWindow(bytes32 marketId) external view returns (uint256 priceX18, uint256 freshSince, uint256 freshUntil) {
-        (priceX18, freshSince, freshUntil) = priceWindow(marketId);
-        uint256 at = freshUntil - maxAge;
-        if (!_fresh(priceX18, at)) revert PriceStale(marketId, at, maxAge);
+        uint256 age;
+        (priceX18, freshSince, freshUntil, age) = _window(marketId);
+        uint256 at = freshUntil - age;
+        if (priceX18 == 0 || at == 0 || (at < block.timestamp && block.timestamp - at > age)) revert PriceStale(marketId, at, age);
+    }
+
+    /// The price, its fresh run [since, until] and maxAge, each storage slot read once (the
+    /// market's hot path). A feed's price: its own second (the oracle sees none of its history).
+    function _window(bytes32 marketId) internal view returns (uint256 px, uint256 since, uint256 until, uint256 age) {
+        age = maxAge;
+        uint256 at;
+        if (address(feeds[marketId]) == address(0)) {
+            Price memory p = prices[marketId];
+            (px, at, since) = (p.priceX18, p.updatedAt, p.updatedAt - p.runAge);
+        } else {
+            (px, at) = getPrice(marketId);
+            since = at;
+        }
+        until = at + age;
     }
 
     function isFresh(bytes32 marketId) external view returns (bool) {

@@ -72,12 +72,10 @@ interface IEngine is IVenueErrors {
         uint64 seq, address indexed owner, address indexed operator, uint64 expiry, uint16 maxLeverage, uint16 bandBps,
         uint16 budgetBps, bool bySignature
     );
-    /// The operator's budget use after a charge (an order it placed or a close; `deltaWad` > 0) or a
-    /// release (a cancel; < 0). `usedWad` decays linearly to 0 over 24 h; `budgetWad` is the budget
-    /// now (budgetBps of the account's value).
-    event OperatorBudgetUsed(
-        uint64 seq, address indexed owner, address indexed operator, int256 deltaWad, uint256 usedWad, uint256 budgetWad
-    );
+    /// The operator's budget use after a charge (an order it placed or a close): `usedWad` decays
+    /// linearly to 0 over 24 h; `budgetWad` is the budget now (budgetBps of the account's value).
+    /// A release (a cancel) emits nothing: the next charge carries the figure.
+    event OperatorBudgetUsed(uint64 seq, address indexed owner, address indexed operator, uint256 usedWad, uint256 budgetWad);
     event MarketRegistered(uint64 seq, bytes32 indexed marketId, address indexed market, uint256 marketIndex);
     /// Post-state of the venue's own balances (insurance fund, fees, bad debt ever recorded,
     /// and the market's pool) after any change to them.
