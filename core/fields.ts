@@ -23,6 +23,10 @@ export const FIELD_UNITS = {
   available: "wad",
   committed: "wad",
   total: "wad",
+  // operators (GET /accounts/{accountId}/operators)
+  budget: "wad",
+  budgetUsed: "wad",
+  budgetUsedNow: "wad",
   // writes
   amount: "amount6",
   collateralAmount: "amount6",

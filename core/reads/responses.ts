@@ -334,3 +334,49 @@ function markComponents(snap: MarketSnapshot, now: bigint) {
 }
 
 
+
+/** An operator approval row (ponder.schema.ts `operator_approval`). */
+export type OperatorRow = {
+  operator: Hex;
+  expiry: bigint;
+  maxLeverage: number;
+  bandBps: number;
+  budgetBps: number;
+  budgetUsedWad: bigint;
+  budgetWad: bigint;
+  budgetAt: bigint;
+  bySignature: boolean;
+};
+
+/** The operator budget's rolling period (Engine.BUDGET_PERIOD). */
+const BUDGET_PERIOD_SECONDS = 86_400n;
+
+/** An account's operators, their policies and budget use, at the indexed block's time `now` (seconds). */
+export function accountOperatorsResponse(a: AccountRow, rows: OperatorRow[], now: bigint): Out<typeof S.AccountOperators> {
+  return {
+    accountId: num(a.accountId),
+    owner: getAddress(a.owner),
+    operators: [...rows]
+      .sort((x, y) => (x.operator < y.operator ? -1 : x.operator > y.operator ? 1 : 0))
+      .map((r) => {
+        // as the engine decays it (Engine._budgetNow), with the budget recorded at the last charge
+        const decay = now > r.budgetAt ? (r.budgetWad * (now - r.budgetAt)) / BUDGET_PERIOD_SECONDS : 0n;
+        const usedNow = r.budgetUsedWad > decay ? r.budgetUsedWad - decay : 0n;
+        return {
+          operator: getAddress(r.operator),
+          expiry: num(r.expiry),
+          expiresAtISO: secondsToISO(r.expiry),
+          active: r.expiry > now,
+          bySignature: r.bySignature,
+          policy: { maxLeverage: r.maxLeverage, bandBps: r.bandBps, budgetBps: r.budgetBps },
+          budgetUsed: r.budgetUsedWad.toString(),
+          budgetUsedFormatted: formatField("budgetUsed", r.budgetUsedWad),
+          budgetUsedNow: usedNow.toString(),
+          budgetUsedNowFormatted: formatField("budgetUsedNow", usedNow),
+          budget: r.budgetWad.toString(),
+          budgetFormatted: formatField("budget", r.budgetWad),
+          budgetAtISO: r.budgetAt === 0n ? null : secondsToISO(r.budgetAt),
+        };
+      }),
+  };
+}

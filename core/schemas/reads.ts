@@ -101,6 +101,38 @@ export const AccountByAddress = z
   })
   .openapi("AccountByAddress");
 
+export const Operator = z
+  .object({
+    operator: hex("The operator's address (the relayer's, for accounts that approved it)"),
+    expiry: z.number().int().openapi({ description: "Seconds; the approval holds while the chain's time is below it (0: revoked)" }),
+    expiresAtISO: z.string().openapi({ description: "`expiry` as ISO 8601 UTC" }),
+    active: z.boolean().openapi({ description: "expiry is after the indexed block's time" }),
+    bySignature: z.boolean().openapi({ description: "Set with the owner's EIP-712 signature (setOperatorWithSig)" }),
+    policy: z
+      .object({
+        maxLeverage: z.number().int().openapi({ description: "Highest leverage of an order the operator opens" }),
+        bandBps: z.number().int().openapi({ description: "The operator's price band from the mark, bps (the market's operator band caps it)" }),
+        budgetBps: z.number().int().openapi({ description: "Adverse-execution budget per 24 h, bps of the account's value" }),
+      })
+      .openapi({ description: "The owner's on-chain policy for this operator (docs/CONTRACTS.md \"Operators\")" }),
+    budgetUsed: raw("budgetUsed", "After the operator's last charge (a cancel's release emits nothing: it may overstate)"),
+    budgetUsedFormatted: formatted("budgetUsed"),
+    budgetUsedNow: raw("budgetUsedNow", "budgetUsed decayed linearly over 24 h to the indexed block's time"),
+    budgetUsedNowFormatted: formatted("budgetUsedNow"),
+    budget: raw("budget", "The budget at the last charge (budgetBps of the account's value then; 0 before any)"),
+    budgetFormatted: formatted("budget"),
+    budgetAtISO: z.string().nullable().openapi({ description: "Time of the last charge (null: none yet)" }),
+  })
+  .openapi("Operator");
+
+export const AccountOperators = z
+  .object({
+    accountId: z.number().int(),
+    owner: hex("Owner wallet"),
+    operators: z.array(Operator).openapi({ description: "Every operator the owner ever approved (revoked ones with active false), by address" }),
+  })
+  .openapi("AccountOperators");
+
 export const Health = z
   .object({
     markPrice: raw("markPrice"),

@@ -18,6 +18,7 @@ const orderType = z.enum(["MARKET", "LIMIT"]);
 // the reads: the integration API's schemas (core/schemas/reads.ts) in snake_case, one definition
 export const AccountData = snakeSchema(R.Account, "Account");
 export const AccountByAddressData = snakeSchema(R.AccountByAddress, "AccountByAddress");
+export const AccountOperatorsData = snakeSchema(R.AccountOperators, "AccountOperators");
 export const MarketData = snakeSchema(R.Market, "Market");
 export const MarketListData = snakeSchema(R.MarketList, "MarketList");
 export const OrderBookData = snakeSchema(R.OrderBook, "OrderBook");

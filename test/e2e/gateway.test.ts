@@ -3,7 +3,9 @@
  * every route of the spec's table, the auth cases, snake_case in and out, bad input.
  * Wallets: 2 trades (prepared account), 1 is "another wallet", 7 creates its account.
  */
-import { encodeAbiParameters, keccak256, type Hex } from "viem";
+import { createPublicClient, encodeAbiParameters, getAddress, http, keccak256, type Hex } from "viem";
+import { engineAbi } from "../../abis/index.js";
+import { snakeKeys } from "../../core/case.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { sharedStack } from "./helpers/stacks.js";
@@ -460,6 +462,44 @@ describe.each([sharedStack()])("gateway /v1 ($kind)", (s) => {
     const page = await fetch(`${s.gatewayUrl}/v1/docs`);
     expect(page.status).toBe(200);
     expect((await fetch(`${s.gatewayUrl}/v1/docs/assets/swagger-ui.css`)).status).toBe(200);
+  });
+
+  it("GET /v1/accounts/{id}/operators: the relayer with its on-chain policy and the budget its orders used (the integration API's answer, snake_case)", async () => {
+    const r = await req("GET", `/v1/accounts/${accountId}/operators`, { key: trader.apiKey });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expectSnake(r.body.data);
+    expect(r.body.data).toMatchObject({ account_id: accountId, owner: getAddress(trader.address) });
+    const ops = r.body.data.operators as Array<Record<string, any>>;
+    expect(ops.length).toBeGreaterThan(0);
+    const client = createPublicClient({ transport: http(s.rpcUrl) });
+    for (const op of ops) {
+      // expiry and policy as the engine holds them
+      const chain = await client.readContract({
+        address: s.deployment.contracts.engine as Hex, abi: engineAbi, functionName: "operatorState", args: [trader.address as Hex, op.operator as Hex],
+      });
+      expect(op.expiry).toBe(Number(chain.expiry));
+      expect(op.policy).toEqual({ max_leverage: chain.maxLeverage, band_bps: chain.bandBps, budget_bps: chain.budgetBps });
+      expect(BigInt(op.budget_used_now)).toBeLessThanOrEqual(BigInt(op.budget_used));
+    }
+    // this file's trades went through the relayer: its budget was charged
+    const charged = ops.filter((o) => BigInt(o.budget_used) > 0n);
+    expect(charged.length, JSON.stringify(ops)).toBeGreaterThan(0);
+    for (const o of charged) {
+      expect(o.active).toBe(true);
+      expect(BigInt(o.budget)).toBeGreaterThan(0n);
+      expect(o.budget_at_iso).toMatch(/^\d{4}-\d\d-\d\dT/);
+    }
+    // the integration API's own answer, camelCase, the same values
+    const direct = await fetch(`${s.integrationUrl}/accounts/${accountId}/operators`);
+    expect(direct.status).toBe(200);
+    const body = (await direct.json()) as { data: Record<string, unknown> };
+    expect(body.data).toHaveProperty("operators");
+    expect(snakeKeys(body.data)).toMatchObject({ account_id: accountId, owner: getAddress(trader.address) });
+    // an unknown account: 404 in the envelope
+    const missing = await req("GET", `/v1/accounts/999999/operators`, { key: trader.apiKey });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error!.code).toBe("ACCOUNT_NOT_FOUND");
+    expect((await req("GET", `/v1/accounts/x/operators`, { key: trader.apiKey })).status).toBe(400);
   });
 
   it("carries the request id end to end", async () => {

@@ -22,7 +22,7 @@ import {
   orderTypeName,
   sideName,
 } from "../schemas.js";
-import { AccountCreatedData, AccountData, AccountByAddressData, DepositData, WithdrawData, OrderPlacedData, OrderListData, CancelData, PositionData, PositionFundingData, CloseData } from "../responses.js";
+import { AccountCreatedData, AccountData, AccountByAddressData, AccountOperatorsData, DepositData, WithdrawData, OrderPlacedData, OrderListData, CancelData, PositionData, PositionFundingData, CloseData } from "../responses.js";
 import { pendingOf } from "../responses.js";
 import { defineRoute, jsonBody } from "./define.js";
 
@@ -61,6 +61,18 @@ export const getAccountByAddress = defineRoute({
   summary: "Account of a wallet",
   request: { params: AddressParam, query: ReadQuery },
   ok: { status: 200, name: "AccountByAddress", data: AccountByAddressData, description: "account_id (0 when none), exists" },
+});
+
+export const getAccountOperators = defineRoute({
+  method: "get",
+  path: "/v1/accounts/{id}/operators",
+  tag,
+  summary: "The owner's operators: expiry, on-chain policy, budget used",
+  description:
+    "Each operator the owner approved (the relayer's address for accounts created through it), the policy bounding it on chain (max_leverage, band_bps, budget_bps per 24 h) and the budget used, decayed to the indexed block's time (budget_used_now).",
+  request: { params: IdParam, query: ReadQuery },
+  ok: { status: 200, name: "AccountOperators", data: AccountOperatorsData, description: "account_id, owner, operators[] { operator, expiry, active, policy, budget_used, budget_used_now, budget }" },
+  errors: [404],
 });
 
 export const deposit = defineRoute({
@@ -181,6 +193,17 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
       c,
       await integration.call({
         path: `/accounts/${c.req.valid("param").id}`,
+        query: { minBlock: c.req.valid("query").min_block },
+        headers: forwardHeaders(c),
+      }),
+    ),
+  );
+
+  app.openapi(getAccountOperators, async (c) =>
+    send(
+      c,
+      await integration.call({
+        path: `/accounts/${c.req.valid("param").id}/operators`,
         query: { minBlock: c.req.valid("query").min_block },
         headers: forwardHeaders(c),
       }),

@@ -4,11 +4,12 @@
  * answers are the one read model's (core/reads/plans.ts, through lib/hotAnswers.ts).
  */
 import { db } from "ponder:api";
-import { account, market } from "ponder:schema";
+import { account, market, operatorApproval } from "ponder:schema";
 import { eq } from "ponder";
 import type { Hex } from "viem";
 import { accountNotFound, marketNotFound } from "../../../core/reads/errors.js";
 import type { AccountRow, MarketRow } from "../../../core/reads/snapshot.js";
+import type { OperatorRow } from "../../../core/reads/responses.js";
 
 export async function requireAccount(accountId: bigint): Promise<AccountRow> {
   const rows = await db.select().from(account).where(eq(account.accountId, accountId)).limit(1);
@@ -25,4 +26,9 @@ export async function requireMarket(marketId: Hex): Promise<MarketRow> {
   const rows = await db.select().from(market).where(eq(market.marketId, marketId.toLowerCase() as Hex)).limit(1);
   if (!rows[0]) throw marketNotFound(marketId);
   return rows[0];
+}
+
+/** Every operator approval of an owner (revoked ones included: expiry 0). */
+export async function findOperators(owner: Hex): Promise<OperatorRow[]> {
+  return db.select().from(operatorApproval).where(eq(operatorApproval.owner, owner.toLowerCase() as Hex));
 }
