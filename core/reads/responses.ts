@@ -220,6 +220,9 @@ export function marketResponse(snap: MarketSnapshot): Out<typeof S.Market> {
       closeUpliftBps: s.closeUpliftBps,
       updatedAt: s.sessionUpdatedAt === null ? null : num(s.sessionUpdatedAt),
       updatedAtISO: s.sessionUpdatedAt === null ? null : secondsToISO(s.sessionUpdatedAt),
+      nextSession: snap.nextSession?.session ?? null,
+      nextSessionAt: snap.nextSession === null ? null : num(snap.nextSession.at),
+      nextSessionAtISO: snap.nextSession === null ? null : secondsToISO(snap.nextSession.at),
     },
   };
 }

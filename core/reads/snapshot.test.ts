@@ -48,6 +48,12 @@ describe("market snapshot (core/reads/snapshot.ts)", () => {
     expect([window.session, window.marginUpliftBps, window.sessionUpdatedAt]).toEqual(["REDUCE_ONLY", 30_000, at("2026-11-27T20:00:00Z")]);
     const closed = marketSnapshot(rows, at("2026-11-28T12:00:00Z"));
     expect([closed.state.session, closed.state.marginUpliftBps]).toEqual(["CLOSED", 30_000]);
+    // the next session and when (the market reads' session.nextSession / nextSessionAt)
+    expect(marketSnapshot(rows, at("2026-11-27T19:00:00Z")).nextSession).toEqual({ session: "REDUCE_ONLY", at: at("2026-11-27T20:00:00Z") });
+    expect(marketSnapshot(rows, at("2026-11-27T20:30:00Z")).nextSession).toEqual({ session: "CLOSED", at: at("2026-11-27T21:00:00Z") });
+    expect(closed.nextSession).toEqual({ session: "OPEN", at: at("2026-11-29T21:00:00Z") });
+    // no calendar: no change scheduled
+    expect(marketSnapshot({ market, state: emptyMarketState(market) }, at("2026-11-27T19:00:00Z")).nextSession).toBeNull();
     // after the reopening: funding from the reopening only (MarketBase._skipClosed)
     const reopened = marketSnapshot(rows, at("2026-11-29T22:00:00Z"));
     expect(reopened.state.session).toBe("OPEN");

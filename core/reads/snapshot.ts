@@ -7,7 +7,7 @@
  */
 import type { account, indexPrice, market, marketState, orderBookLevel, position } from "../../ponder.schema.js";
 import { fundingNow, markPrice } from "../math/index.js";
-import { calendarAt, calendarOf, lastReopen, lastSwitch, sessionAt } from "../calendar.js";
+import { calendarAt, calendarOf, lastReopen, lastSwitch, nextSessionChange, sessionAt, type SessionName } from "../calendar.js";
 
 export type AccountRow = typeof account.$inferSelect;
 export type MarketRow = typeof market.$inferSelect;
@@ -27,6 +27,8 @@ export type MarketSnapshot = {
   cumulativeIndexNowX18: bigint;
   /** The rate in force at `now` (the view's rateNowX18PerHour: the stale rate after a margined cancel). */
   rateNowX18PerHour: bigint;
+  /** The next session change after `now` under the on-chain calendar (null: none scheduled). */
+  nextSession: { at: bigint; session: SessionName } | null;
 };
 
 /** A market's state fields before any of its state events (the indexer's first row starts from them). */
@@ -102,9 +104,11 @@ export function marketSnapshot(r: SnapshotRows, now: bigint): MarketSnapshot {
   const indexX18 = r.indexX18 ?? 0n;
   const bestBidX18 = r.bestBidX18 ?? 0n;
   const bestAskX18 = r.bestAskX18 ?? 0n;
+  const next = nextSessionChange(calendarOf(state), Number(now));
   return {
     market: m,
     state,
+    nextSession: next === null ? null : { at: BigInt(next.at), session: next.session },
     indexX18,
     bestBidX18,
     bestAskX18,

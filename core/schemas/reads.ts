@@ -220,6 +220,9 @@ export const MarketSession = z
     closeUpliftBps: z.number().int().openapi({ description: "The multiplier REDUCE_ONLY and CLOSED apply, bps (set by the venue's parameters)", example: 30000 }),
     updatedAt: seconds("Last session change (the market's on-chain calendar and the time decide it)").nullable(),
     updatedAtISO: iso("Last session change (the market's on-chain calendar and the time decide it)").nullable(),
+    nextSession: z.enum(["OPEN", "REDUCE_ONLY", "CLOSED"]).nullable().openapi({ description: "The session the calendar switches to next (null: no change scheduled)" }),
+    nextSessionAt: seconds("When the next session starts (the calendar on chain; a change to it is timelocked)").nullable(),
+    nextSessionAtISO: iso("When the next session starts").nullable(),
   })
   .openapi("MarketSession");
 
