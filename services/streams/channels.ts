@@ -162,16 +162,23 @@ type AccountState = {
   fills: TradeItem[];
   fundingPayments: TradeItem[];
   liquidations: TradeItem[];
+  /** as GET /accounts/{id}/operators: the owner's operators, their policies and budget use */
+  operators: unknown;
 };
+
+/** An operators answer without what only the passing of time moves (the budget used, decayed to the block): a diff sends it on a charge or an approval. */
+const operatorsAtRest = (o: unknown) =>
+  ((o as { operators?: Record<string, unknown>[] } | null)?.operators ?? []).map(({ budgetUsedNow: _n, budgetUsedNowFormatted: _f, ...rest }) => rest);
 
 export function account(accountId: number, markets: () => string[]): ChannelDef<AccountState> {
   const base = `/accounts/${accountId}`;
   return {
     async build(read) {
       const ids = markets();
-      const [acct, orders, fills, fp, liq, ...pos] = await Promise.all([
+      const [acct, orders, operators, fills, fp, liq, ...pos] = await Promise.all([
         read(base),
         read(`${base}/orders`),
+        read(`${base}/operators`),
         read(`${base}/fills?limit=${ACCOUNT_WINDOW}`),
         read(`${base}/funding-payments?limit=${ACCOUNT_WINDOW}`),
         read(`${base}/liquidations?limit=${ACCOUNT_WINDOW}`),
@@ -184,6 +191,7 @@ export function account(accountId: number, markets: () => string[]): ChannelDef<
         fills: (fills as { fills: TradeItem[] }).fills,
         fundingPayments: (fp as { fundingPayments: TradeItem[] }).fundingPayments,
         liquidations: (liq as { liquidations: TradeItem[] }).liquidations,
+        operators,
       };
     },
     snapshot: (s) => ({ accountId, ...s }),
@@ -191,6 +199,7 @@ export function account(accountId: number, markets: () => string[]): ChannelDef<
       const out: Record<string, unknown> = { accountId };
       if (!same(p.account, n.account)) out.account = n.account;
       if (!same(p.orders, n.orders)) out.orders = n.orders;
+      if (!same(operatorsAtRest(p.operators), operatorsAtRest(n.operators))) out.operators = n.operators;
       const positions = Object.fromEntries(Object.entries(n.positions).filter(([m, v]) => !same(p.positions[m], v)));
       if (Object.keys(positions).length) out.positions = positions;
       out.fills = added(p.fills, n.fills);
