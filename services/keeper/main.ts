@@ -63,10 +63,8 @@ if (cfg.accessPolicy === "invite-only" && cfg.liquidationEnabled && cfg.registra
 }
 
 const loops: Record<string, Loop> = {};
-if (cfg.liquidationEnabled) {
-  const scanner = new LiquidationScanner(reader, relayer, keeper.address, log.child({ part: "liquidations" }));
-  loops.liquidations = startLoop("liquidations", cfg.LIQUIDATION_SCAN_INTERVAL_MS, () => scanner.scan(), log);
-}
+const scanner = cfg.liquidationEnabled ? new LiquidationScanner(reader, relayer, keeper.address, log.child({ part: "liquidations" })) : null;
+if (scanner) loops.liquidations = startLoop("liquidations", cfg.LIQUIDATION_SCAN_INTERVAL_MS, () => scanner.scan(), log);
 if (cfg.fundingPokeEnabled) {
   // the insurance fund's own position, where it holds one, is reduced in the same round (docs/CONTRACTS.md "Backstop")
   const fundChain = viemFundReducerChain(client, keeper);
@@ -110,6 +108,8 @@ const app = createKeeperApp({
     profile: cfg.PROFILE,
     keeperAddress: keeper.address,
     loops: Object.fromEntries(Object.entries(loops).map(([k, l]) => [k, l.state()])),
+    // liquidations that made no progress in a row (the contract bounds the calls: see scanner.ts)
+    stalledLiquidations: scanner?.stalled() ?? [],
   }),
   metrics: { open: cfg.PROFILE === "local", adminToken: cfg.ADMIN_TOKEN },
 });

@@ -92,6 +92,13 @@ describe("keeper HTTP API", () => {
     expect([acct.status, acct.body.error.code]).toEqual([409, "NOT_LIQUIDATABLE"]);
   });
 
+  it("/health is degraded while a liquidation makes no progress (stalledLiquidations)", async () => {
+    const stalled = [{ positionId: "0x01", calls: 5 }];
+    const a = createKeeperApp({ service, gatewayToken: TOKEN, log: pino({ level: "silent" }), status: () => ({ loops: {}, stalledLiquidations: stalled }) });
+    const h = (await (await a.request("/health")).json()) as { data: Record<string, unknown> };
+    expect(h.data).toMatchObject({ status: "degraded", stalledLiquidations: stalled });
+  });
+
   it("serves /health and its OpenAPI document with every route", async () => {
     const h = await get("/health");
     expect(h.body.data).toMatchObject({ service: "keeper", status: "ok" });

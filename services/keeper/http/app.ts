@@ -165,11 +165,13 @@ export function createKeeperApp(deps: KeeperAppDeps) {
     return relay(c, await service.liquidateAccount(BigInt(c.req.valid("param").accountId), h)) as never;
   });
 
-  // 200 while the process serves; "degraded" when a loop's last run failed (indexer or chain down).
+  // 200 while the process serves; "degraded" when a loop's last run failed (indexer or chain down)
+  // or a liquidation has made no progress in several calls in a row (`stalledLiquidations`).
   app.get("/health", (c) => {
     const st = deps.status();
     const loops = (st.loops ?? {}) as Record<string, { lastError: string | null }>;
-    const degraded = Object.values(loops).some((l) => l.lastError !== null);
+    const stalled = (st.stalledLiquidations ?? []) as unknown[];
+    const degraded = Object.values(loops).some((l) => l.lastError !== null) || stalled.length > 0;
     return c.json(ok({ service: "keeper", status: degraded ? "degraded" : "ok", ...st }), 200);
   });
   app.doc31("/openapi.json", { openapi: "3.1.0", info: { title: "Venue keeper (internal)", version: "1" } });

@@ -4,7 +4,7 @@ import type { Hex } from "viem";
 import type { IndexerReader, Snapshot } from "../indexer/reader.js";
 import type { RelayerAnswer, RelayerClient } from "../relayer-client.js";
 import type { MarketContext, PositionRow } from "./health.js";
-import { LiquidationScanner } from "./scanner.js";
+import { LiquidationScanner, STALL_CALLS } from "./scanner.js";
 
 const E18 = 10n ** 18n;
 const M1 = `0x${"11".repeat(32)}` as Hex;
@@ -131,5 +131,24 @@ describe("liquidation scan", () => {
     state.block = 12n;
     await scanner.scan();
     expect(sent).toEqual(["position 1 M1", "position 1 M1"]);
+  });
+
+  it("a liquidation closing nothing STALL_CALLS times in a row is reported stalled; healthy again, it is not", async () => {
+    const { scanner, state } = setup([pos(1n, M1)], () => ({
+      status: 200,
+      body: { success: true, data: { blockNumber: 11, transactionHash: "0xab", liquidations: [{ closedQuantity: "0", cancelledOrders: 100 }] } },
+    }));
+    (scanner as unknown as { log: pino.Logger }).log = pino({ level: "silent" });
+    state.index = 98n * E18 / 100n;
+    for (let i = 0; i < STALL_CALLS; i++) {
+      expect(scanner.stalled(), `after ${i} calls`).toEqual([]);
+      state.block = 20n + BigInt(i) * 2n; // past the previous call's block
+      await scanner.scan();
+    }
+    expect(scanner.stalled()).toEqual([{ positionId: expect.stringMatching(/^0x/), calls: STALL_CALLS }]);
+    state.index = E18; // the price came back: not liquidatable
+    state.block += 2n;
+    await scanner.scan();
+    expect(scanner.stalled()).toEqual([]);
   });
 });

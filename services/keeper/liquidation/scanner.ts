@@ -15,6 +15,19 @@ import type { IndexerReader } from "../indexer/reader.js";
 import type { RelayerAnswer, RelayerClient } from "../relayer-client.js";
 import { healthAt, type PositionRow } from "./health.js";
 import { adlCandidates } from "./adl.js";
+import { counter } from "../../../core/metrics.js";
+
+const noProgress = () =>
+  counter({
+    name: "venue_keeper_liquidations_no_progress_total",
+    help: "Mined liquidation calls that closed nothing (they only cancelled makers unable to fill, at most 100 a call; the position is sent again)",
+  });
+/**
+ * Consecutive calls closing nothing after which a position's liquidation is reported as stalled
+ * (/health degraded, `stalledLiquidations`): the contract bounds the calls to 1 + ⌈J / 100⌉ for J
+ * unfillable orders, each of which costs its placer a 0.50 bond, so 5 means ≥ 400 such orders.
+ */
+export const STALL_CALLS = 5;
 
 /** How long a position that failed for another reason (no liquidity, relayer down) is left alone. */
 const RETRY_AFTER_MS = 5_000;
@@ -26,6 +39,8 @@ export type ScanResult = { scanned: number; liquidatable: number; sent: number }
 export class LiquidationScanner {
   /** positionId → wait until the indexed block is above this, or until this time (ms). */
   private readonly holds = new Map<Hex, { block: bigint; untilMs: number }>();
+  /** positionId → consecutive mined calls that closed nothing (cleared once it closes or is healthy) */
+  private readonly zeroCalls = new Map<Hex, number>();
 
   constructor(
     private readonly reader: IndexerReader,
@@ -38,15 +53,19 @@ export class LiquidationScanner {
     const block = await this.reader.block();
     const [s, positions] = await Promise.all([this.reader.marketsAt(block), this.reader.openPositions(block)]);
     const due: PositionRow[] = [];
+    const liquidatable = new Set<Hex>();
     for (const p of positions) {
       const m = s.markets.get(p.marketId.toLowerCase() as Hex);
       // a closed market liquidates nothing until it reopens (MarketClosed)
       if (!m || m.indexPriceX18 === 0n || m.session === "CLOSED") continue;
       if (!healthAt(p, m, s.block.timestamp).isLiquidatable) continue;
+      liquidatable.add(p.positionId);
       const hold = this.holds.get(p.positionId);
       if (hold && (s.block.number <= hold.block || Date.now() < hold.untilMs)) continue;
       due.push(p);
     }
+    // a position closed or healthy again is no stall
+    for (const id of this.zeroCalls.keys()) if (!liquidatable.has(id)) this.zeroCalls.delete(id);
     const byAccount = new Map<bigint, PositionRow[]>();
     for (const p of due) byAccount.set(p.accountId, [...(byAccount.get(p.accountId) ?? []), p]);
 
@@ -82,6 +101,11 @@ export class LiquidationScanner {
     return { scanned: positions.length, liquidatable: due.length, sent };
   }
 
+  /** Positions whose liquidation closed nothing in STALL_CALLS calls or more in a row (for /health). */
+  stalled(): { positionId: Hex; calls: number }[] {
+    return [...this.zeroCalls].filter(([, n]) => n >= STALL_CALLS).map(([positionId, calls]) => ({ positionId, calls }));
+  }
+
   private record(ps: PositionRow[], a: RelayerAnswer, indexedBlock: bigint) {
     const body = a.body as {
       success?: boolean;
@@ -98,8 +122,14 @@ export class LiquidationScanner {
       const fields = { positions: ids, status: a.status, tx: body?.data?.transactionHash, block: body?.data?.blockNumber, cancelledOrders };
       // a call that only cleared makers it could not fill (closedQuantity "0"): its cancellations
       // stick, and the position, still liquidatable, is sent again once the index passes the block
-      if (ls.length > 0 && ls.every((l) => l.closedQuantity === "0")) this.log.warn(fields, "liquidation closed nothing (cancelled unfillable orders); retrying");
-      else this.log.info(fields, "liquidation sent");
+      if (ls.length > 0 && ls.every((l) => l.closedQuantity === "0")) {
+        noProgress().inc();
+        for (const id of ids) this.zeroCalls.set(id, (this.zeroCalls.get(id) ?? 0) + 1);
+        this.log.warn(fields, "liquidation closed nothing (cancelled unfillable orders); retrying");
+      } else {
+        if (a.status !== 202) for (const id of ids) this.zeroCalls.delete(id);
+        this.log.info(fields, "liquidation sent");
+      }
       return;
     }
     const code = body?.error?.code ?? `HTTP_${a.status}`;
