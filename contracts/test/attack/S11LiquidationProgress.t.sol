@@ -246,4 +246,42 @@ contract Scenario11LiquidationProgressAttack is AttackBase {
         vm.prank(keeper);
         assertEq(engine.liquidatePosition(o, mid), size, "then the depth closes all of it");
     }
+
+    // ─── the profit variant: the stalling long's owner liquidates itself ────────────────
+
+    /// The review's profit variant: an attacker's long survives the fall while keeper calls fail,
+    /// then the attacker liquidates it itself (collecting its own griefers' bonds and the
+    /// liquidator's fee) against the honest depth. Now the attacker's own calls are the keeper's:
+    /// each clears up to 100 unfillable bids for good and the position closes within
+    /// 1 + ⌈J / 100⌉ calls; what it collects as liquidator is its own money (its griefers'
+    /// bonds, a fee out of its own position), so it ends without profit and the venue solvent.
+    function _selfLiquidationRun(bytes32 mid_, uint256 j) internal {
+        _setUpMarket(mid_);
+        _unfillable(Kind.REDUCE_ONLY_LEFTOVER, j);
+        _pushUntilLiquidatable(m, o);
+        uint256 bound = 1 + (j + MAX_SKIPS - 1) / MAX_SKIPS;
+        uint256 calls;
+        for (calls = 1; calls <= bound && m.getPosition(o).sizeQty != 0; ++calls) {
+            vm.prank(owner_); // the attacker as its own liquidator
+            try engine.liquidatePosition(o, mid) {}
+            catch (bytes memory r) {
+                revert(string.concat("a self-liquidation call reverted: ", vm.toString(r)));
+            }
+        }
+        assertEq(m.getPosition(o).sizeQty, int256(0), "the position survived 1 + ceil(J / 100) calls");
+        _exitAttackers();
+        _assertAttackFailed();
+    }
+
+    function test_attack_selfLiquidationAfterStall_EUR_100() public {
+        _selfLiquidationRun(EUR, 100);
+    }
+
+    function test_attack_selfLiquidationAfterStall_EUR_300() public {
+        _selfLiquidationRun(EUR, 300);
+    }
+
+    function test_attack_selfLiquidationAfterStall_GBP_150() public {
+        _selfLiquidationRun(GBP, 150);
+    }
 }
