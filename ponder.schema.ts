@@ -275,6 +275,10 @@ export const indexPrice = onchainTable("index_price", (t) => ({
   marketId: t.hex().primaryKey(),
   priceX18: t.bigint("price_x18").notNull(),
   updatedAt: t.bigint().notNull(), // the oracle's timestamp, seconds
+  // the first update of the unbroken fresh run `updatedAt` belongs to (each update within maxAge
+  // of the one before; Oracle's runAge, saturating at 2^24 - 1 s): funding accrues only over
+  // [freshSince, updatedAt + maxAge] (IOracle.priceWindow, docs/CONTRACTS.md "Funding")
+  freshSince: t.bigint().notNull(),
   updatedBlock: t.bigint().notNull(),
 }));
 

@@ -2,9 +2,17 @@
 import { on } from "./on";
 import { indexPrice, indexPriceClamp, indexPriceEvent, oracleConfig, oracleUpdater, priceFeed } from "ponder:schema";
 
+/** Oracle's runAge bound (uint24 seconds). */
+const MAX_RUN_AGE = 2n ** 24n - 1n;
+
 on("Oracle:IndexPriceUpdated", async ({ event, context }) => {
   const { marketId, priceX18, timestamp } = event.args;
-  const values = { priceX18, updatedAt: timestamp, updatedBlock: event.block.number };
+  // the fresh run goes on while each update comes within maxAge of the one before (Oracle.setPrice)
+  const [prev, config] = await Promise.all([context.db.find(indexPrice, { marketId }), context.db.find(oracleConfig, { id: 0 })]);
+  const goesOn = prev !== null && prev.updatedAt !== 0n && config !== null && timestamp <= prev.updatedAt + config.maxAgeSeconds;
+  const since = goesOn ? prev.freshSince : timestamp;
+  const freshSince = timestamp - since > MAX_RUN_AGE ? timestamp - MAX_RUN_AGE : since;
+  const values = { priceX18, updatedAt: timestamp, freshSince, updatedBlock: event.block.number };
   await context.db.insert(indexPrice).values({ marketId, ...values }).onConflictDoUpdate(values);
   await context.db.insert(indexPriceEvent).values({
     id: event.id,

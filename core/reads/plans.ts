@@ -155,7 +155,7 @@ export type AnswerPlans = {
 export function answerPlans(o: { schema: string; withState: boolean }): AnswerPlans {
   const S = q(o.schema);
   const T = (t: object) => `${S}.${q(getTableName(t as never))}`;
-  const { market, marketState, indexPrice, orderBookLevel: level, account, position, order } = tables;
+  const { market, marketState, indexPrice, oracleConfig, orderBookLevel: level, account, position, order } = tables;
   const m = (k: string) => colName(market, k);
   const lv = (k: string) => colName(level, k);
   const od = (k: string) => colName(order, k);
@@ -170,7 +170,9 @@ export function answerPlans(o: { schema: string; withState: boolean }): AnswerPl
     `(SELECT l.${lv("priceX18")} FROM ${T(level)} l WHERE l.${lv("marketId")} = mk.${m("marketId")} AND l.${lv("side")} = '${side}' ORDER BY l.${lv("priceX18")} ${side === "LONG" ? "DESC" : "ASC"} LIMIT 1)`;
   // a market with its state, index price and best prices: the snapshot's rows (data.ts snapshotOf)
   const snapshotRows = (where: string) => `SELECT ${selectAs(market, "mk", "m.")}, ${selectAs(marketState, "s", "s.")},
-    ip.${colName(indexPrice, "priceX18")} AS "ip", ${best("LONG")} AS "bb", ${best("SHORT")} AS "ba"
+    ip.${colName(indexPrice, "priceX18")} AS "ip", ip.${colName(indexPrice, "freshSince")} AS "fs",
+    ip.${colName(indexPrice, "updatedAt")} + (SELECT oc.${colName(oracleConfig, "maxAgeSeconds")} FROM ${T(oracleConfig)} oc LIMIT 1) AS "fu",
+    ${best("LONG")} AS "bb", ${best("SHORT")} AS "ba"
   FROM ${T(market)} mk
   LEFT JOIN ${T(marketState)} s ON s.${colName(marketState, "marketAddress")} = mk.${m("marketAddress")}
   LEFT JOIN ${T(indexPrice)} ip ON ip.${colName(indexPrice, "marketId")} = mk.${m("marketId")}${where ? `\n  WHERE ${where}` : ""}`;
@@ -183,7 +185,7 @@ export function answerPlans(o: { schema: string; withState: boolean }): AnswerPl
   const big = (v: unknown) => (v === null || v === undefined ? undefined : BigInt(v as string));
   const snapshotOf = (r: Raw, now: bigint): MarketSnapshot | undefined => {
     const mr = readMarket(r);
-    return mr && marketSnapshot({ market: mr, state: readState(r), indexX18: big(r.ip), bestBidX18: big(r.bb), bestAskX18: big(r.ba) }, now);
+    return mr && marketSnapshot({ market: mr, state: readState(r), indexX18: big(r.ip), freshSince: big(r.fs), freshUntil: big(r.fu), bestBidX18: big(r.bb), bestAskX18: big(r.ba) }, now);
   };
 
   const statements = {

@@ -64,6 +64,21 @@ describe("market snapshot (core/reads/snapshot.ts)", () => {
   });
 });
 
+describe("funding over a stale index (IOracle.priceWindow)", () => {
+  it("accrues only over the index's fresh run [freshSince, freshUntil], as MarketBase._indexNow", () => {
+    const state = { ...emptyMarketState(market), fundingRateX18PerHour: WAD / 10_000n, cumulativeFundingIndexX18: 5n * WAD, fundingLastUpdate: 1_000n };
+    const rows = { market, state, indexX18: WAD };
+    const all = marketSnapshot(rows, 8_200n).cumulativeIndexNowX18;
+    // the index went stale at 4_600 (its last update at 1_000 + maxAge 3_600): nothing after it
+    const stale = marketSnapshot({ ...rows, freshSince: 0n, freshUntil: 4_600n }, 8_200n).cumulativeIndexNowX18;
+    expect(stale).toBe(cumulativeIndexNow({ cumulativeIndexX18: 5n * WAD, rateX18PerHour: WAD / 10_000n, indexX18: WAD, lastUpdate: 1_000n, now: 4_600n }));
+    expect(stale).not.toBe(all);
+    // a new run from 7_000: the gap before it accrues nothing either
+    const resumed = marketSnapshot({ ...rows, freshSince: 7_000n, freshUntil: 10_600n }, 8_200n).cumulativeIndexNowX18;
+    expect(resumed - 5n * WAD).toBe(cumulativeIndexNow({ cumulativeIndexX18: 0n, rateX18PerHour: WAD / 10_000n, indexX18: WAD, lastUpdate: 7_000n, now: 8_200n }));
+  });
+});
+
 describe("orders page (core/reads/orders.ts)", () => {
   const order = (id: number, block: number) =>
     ({

@@ -95,7 +95,16 @@ export const emptyMarketState = (m: MarketRow): MarketStateRow => ({
 });
 
 /** The rows a snapshot is made of (absent: none indexed yet; a best price absent: that side is empty). */
-export type SnapshotRows = { market: MarketRow; state?: MarketStateRow; indexX18?: bigint; bestBidX18?: bigint; bestAskX18?: bigint };
+export type SnapshotRows = {
+  market: MarketRow;
+  state?: MarketStateRow;
+  indexX18?: bigint;
+  /** the index's unbroken fresh run (IOracle.priceWindow): funding accrues only inside it; absent: fresh throughout */
+  freshSince?: bigint;
+  freshUntil?: bigint;
+  bestBidX18?: bigint;
+  bestAskX18?: bigint;
+};
 
 /** The snapshot of a market at time `now` (the indexed block's timestamp). */
 export function marketSnapshot(r: SnapshotRows, now: bigint): MarketSnapshot {
@@ -124,6 +133,8 @@ export function marketSnapshot(r: SnapshotRows, now: bigint): MarketSnapshot {
       rateStaleSince: state.rateStaleSince,
       staleRateX18PerHour: state.staleRateX18PerHour,
       indexX18,
+      freshSince: r.freshSince,
+      freshUntil: r.freshUntil,
       now,
       closed: state.session === "CLOSED",
     }),
