@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
-import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { waitForBlock, type Indexer, type Venue } from "./reads-env.js";
+import { bootTogether } from "./helpers/venues.js";
 import { dbKinds } from "./stack.js";
 import { px, sessionActions } from "./reads-session.js";
 
@@ -21,6 +22,13 @@ const READERS = 6;
 /** between one order and the next of a wallet: blocks a few hundred ms apart, as with the keeper trading */
 const PAUSE_MS = 150;
 
+// both kinds' venues boot at once (the second one's while the first one's tests run)
+const boot = bootTogether(dbKinds(), async (kind, start) => {
+  const v = await start();
+  const ix = await v.startIndexer("consist");
+  return { v, ix, rd: await v.startReads(ix) };
+});
+
 describe.each(dbKinds())("an answer belongs to one indexed block on %s", (kind) => {
   let v: Venue;
   let ix: Indexer;
@@ -29,9 +37,7 @@ describe.each(dbKinds())("an answer belongs to one indexed block on %s", (kind) 
   let GBP: Hex;
 
   beforeAll(async () => {
-    v = await startVenue(kind);
-    ix = await v.startIndexer("consist");
-    rd = await v.startReads(ix);
+    ({ v, ix, rd } = await boot(kind));
     [EUR, GBP] = v.deployment.markets.map((m) => m.marketId) as [Hex, Hex];
   }, 300_000);
   afterAll(async () => {
