@@ -10,8 +10,7 @@ import pg from "pg";
 import { parseEventLogs, type Hex, type Log, type PublicClient } from "viem";
 import { engineAbi, marketAbi, venueLensAbi } from "../../abis/index.js";
 import { CANDLE_RESOLUTIONS, CANDLE_RESOLUTION_NAMES } from "../../core/candles.js";
-import { waitForBlock, type Indexer, type Venue } from "./reads-env.js";
-import { bootTogether } from "./helpers/venues.js";
+import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { runSession, sessionActions } from "./reads-session.js";
 import { dbKinds } from "./stack.js";
 import { gatewayOverStandIns } from "../unit/gateway-standins.js";
@@ -33,13 +32,6 @@ function prng(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-// both kinds' venues boot at once (the second one's while the first one's tests run)
-const boot = bootTogether(dbKinds(), async (kind, start) => {
-  const v = await start();
-  const ix = await v.startIndexer("history");
-  return { v, ix, rd: await v.startReads(ix) };
-});
 
 describe.each(dbKinds())("history on %s", (kind) => {
   let v: Venue;
@@ -109,7 +101,9 @@ describe.each(dbKinds())("history on %s", (kind) => {
   };
 
   beforeAll(async () => {
-    ({ v, ix, rd } = await boot(kind));
+    v = await startVenue(kind);
+    ix = await v.startIndexer("history");
+    rd = await v.startReads(ix);
     [EUR, GBP] = v.deployment.markets.map((m) => m.marketId) as [Hex, Hex];
     await runSession(v);
     await randomSession(v, seed);

@@ -8,20 +8,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_SECRETS } from "../../core/profiles.js";
 import { answerKey } from "../../core/reads/routes.js";
-import { waitForBlock, type Indexer, type Venue } from "./reads-env.js";
-import { bootTogether } from "./helpers/venues.js";
+import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { sessionActions } from "./reads-session.js";
 import { hotErrors, hotOk } from "./helpers/hot-urls.js";
 import { dbKinds } from "./stack.js";
 
 type Built = { status: number; body: string; block: string | null };
-
-// both kinds' venues boot at once (the second one's while the first one's tests run)
-const boot = bootTogether(dbKinds(), async (kind, start) => {
-  const v = await start();
-  const ix = await v.startIndexer("batch");
-  return { v, ix };
-});
 
 describe.each(dbKinds())("POST /internal/answers and batch builds on %s", (kind) => {
   let v: Venue;
@@ -45,7 +37,8 @@ describe.each(dbKinds())("POST /internal/answers and batch builds on %s", (kind)
   const head = () => v.client.getBlockNumber({ cacheTime: 0 });
 
   beforeAll(async () => {
-    ({ v, ix } = await boot(kind));
+    v = await startVenue(kind);
+    ix = await v.startIndexer("batch");
     EUR = v.deployment.markets[0]!.marketId as `0x${string}`;
     GBP = v.deployment.markets[1]!.marketId;
     acct = v.accountIds[0]!;

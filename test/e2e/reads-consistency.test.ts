@@ -7,8 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
-import { waitForBlock, type Indexer, type Venue } from "./reads-env.js";
-import { bootTogether } from "./helpers/venues.js";
+import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { dbKinds } from "./stack.js";
 import { px, sessionActions } from "./reads-session.js";
 
@@ -22,13 +21,6 @@ const READERS = 6;
 /** between one order and the next of a wallet: blocks a few hundred ms apart, as with the keeper trading */
 const PAUSE_MS = 150;
 
-// both kinds' venues boot at once (the second one's while the first one's tests run)
-const boot = bootTogether(dbKinds(), async (kind, start) => {
-  const v = await start();
-  const ix = await v.startIndexer("consist");
-  return { v, ix, rd: await v.startReads(ix) };
-});
-
 describe.each(dbKinds())("an answer belongs to one indexed block on %s", (kind) => {
   let v: Venue;
   let ix: Indexer;
@@ -37,7 +29,9 @@ describe.each(dbKinds())("an answer belongs to one indexed block on %s", (kind) 
   let GBP: Hex;
 
   beforeAll(async () => {
-    ({ v, ix, rd } = await boot(kind));
+    v = await startVenue(kind);
+    ix = await v.startIndexer("consist");
+    rd = await v.startReads(ix);
     [EUR, GBP] = v.deployment.markets.map((m) => m.marketId) as [Hex, Hex];
   }, 300_000);
   afterAll(async () => {

@@ -17,8 +17,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { devAccount } from "../../core/config.js";
-import { waitForBlock, type Indexer, type Venue } from "./reads-env.js";
-import { bootTogether } from "./helpers/venues.js";
+import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { runSession } from "./reads-session.js";
 import { hotErrors, hotOk, UNKNOWN_MARKET } from "./helpers/hot-urls.js";
 import { dbKinds } from "./stack.js";
@@ -34,13 +33,6 @@ type Golden = Record<string, Answer>;
 
 const parse = (text: string, type: string): unknown => (type.includes("json") && !type.includes("ndjson") ? JSON.parse(text) : text);
 const bytesOf = (a: Answer) => (typeof a.body === "string" ? a.body : JSON.stringify(a.body));
-
-// both kinds' venues boot at once (the second one's while the first one's tests run)
-const boot = bootTogether(dbKinds(), async (kind, start) => {
-  const v = await start({ clock: GOLDEN_CLOCK });
-  const ix = await v.startIndexer("golden");
-  return { v, ix };
-});
 
 describe.each(dbKinds())("golden answers on %s", (kind) => {
   let v: Venue;
@@ -76,7 +68,8 @@ describe.each(dbKinds())("golden answers on %s", (kind) => {
   };
 
   beforeAll(async () => {
-    ({ v, ix } = await boot(kind));
+    v = await startVenue(kind, { clock: GOLDEN_CLOCK });
+    ix = await v.startIndexer("golden");
     await runSession(v);
     const head = await v.client.getBlockNumber({ cacheTime: 0 });
     await waitForBlock(ix.url, head);

@@ -5,23 +5,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublicClient } from "viem";
 import { applyLocalCalendar } from "../../scripts/lib/local-calendar.js";
-import { dumpTables, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
-import { bootTogether } from "./helpers/venues.js";
+import { dumpTables, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { dbKinds } from "./stack.js";
 import { runSession, sessionActions } from "./reads-session.js";
-
-// both kinds' venues boot at once (the second one's while the first one's tests run)
-const boot = bootTogether(dbKinds(), async (kind, start) => {
-  const v = await start();
-  return { v, live: await v.startIndexer("live") }; // indexes the session as it happens
-});
 
 describe.each(dbKinds())("rebuild from events on %s", (kind) => {
   let v: Venue;
   let live: Indexer;
 
   beforeAll(async () => {
-    ({ v, live } = await boot(kind));
+    v = await startVenue(kind);
+    live = await v.startIndexer("live"); // indexes the session as it happens
     await runSession(v);
     // a calendar (the market state row carries it): sessions then follow it with time
     await applyLocalCalendar(v.client as PublicClient, v.rpcUrl, v.deployment, { closeAtMin: 0, windowMin: 15, closedMin: 30 });

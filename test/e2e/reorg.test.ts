@@ -8,18 +8,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engineAbi } from "../../abis/index.js";
-import { dumpTables, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
-import { bootTogether } from "./helpers/venues.js";
+import { dumpTables, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { dbKinds } from "./stack.js";
 import { sessionActions } from "./reads-session.js";
 import { advancedFrom, sseBlockFeed, type IndexedState } from "../../core/indexer/blocks.js";
-
-// both kinds' venues boot at once (the second one's while the first one's tests run)
-const boot = bootTogether(dbKinds(), async (kind, start) => {
-  const v = await start();
-  const ix = await v.startIndexer("reorg");
-  return { v, ix, rd: await v.startReads(ix) };
-});
 
 describe.each(dbKinds())("reorg on %s", (kind) => {
   let v: Venue;
@@ -27,7 +19,9 @@ describe.each(dbKinds())("reorg on %s", (kind) => {
   let rd: { url: string };
 
   beforeAll(async () => {
-    ({ v, ix, rd } = await boot(kind));
+    v = await startVenue(kind);
+    ix = await v.startIndexer("reorg");
+    rd = await v.startReads(ix);
   }, 300_000);
   afterAll(async () => {
     await v?.stop();

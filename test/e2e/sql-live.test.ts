@@ -14,19 +14,11 @@ import { createClient } from "@ponder/client";
 import { count, eq } from "drizzle-orm";
 import superjson from "superjson";
 import * as schema from "../../ponder.schema.js";
-import { waitForBlock, type Indexer, type Venue } from "./reads-env.js";
-import { bootTogether } from "./helpers/venues.js";
+import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { dbKinds } from "./stack.js";
 import { sessionActions } from "./reads-session.js";
 
 const px = (price: string) => BigInt(Math.round(Number(price) * 1e4)) * 10n ** 14n;
-
-// both kinds' venues boot at once (the second one's while the first one's tests run)
-const boot = bootTogether(dbKinds(), async (kind, start) => {
-  const v = await start();
-  const ix = await v.startIndexer("sqllive");
-  return { v, ix };
-});
 
 describe.each(dbKinds())("SQL over HTTP follows the blocks on %s", (kind) => {
   let v: Venue;
@@ -36,7 +28,8 @@ describe.each(dbKinds())("SQL over HTTP follows the blocks on %s", (kind) => {
   const indexed = async () => waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }));
 
   beforeAll(async () => {
-    ({ v, ix } = await boot(kind));
+    v = await startVenue(kind);
+    ix = await v.startIndexer("sqllive");
     EUR = v.deployment.markets[0]!.marketId as `0x${string}`;
     actions = sessionActions(v);
     await actions.setPrice(EUR, "1.0800");

@@ -21,8 +21,7 @@ import * as schema from "../../ponder.schema.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
 import { secret } from "../../core/profiles.js";
 import { createIndexerDb } from "../../services/keeper/indexer/sql-client.js";
-import { indexedBlock, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
-import { bootTogether } from "./helpers/venues.js";
+import { indexedBlock, startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { dbKinds } from "./stack.js";
 import { runSession, sessionActions, type Session } from "./reads-session.js";
 
@@ -35,11 +34,6 @@ export function guideQueries(): Map<string, string> {
   for (const m of text.matchAll(/```sql\n-- name: ([\w-]+)\n([\s\S]*?)```/g)) out.set(m[1]!, m[2]!.trim());
   return out;
 }
-
-const boot = bootTogether(dbKinds(), async (kind, start) => {
-  const v = await start();
-  return { v, ix: await v.startIndexer("sql") };
-});
 
 describe.each(dbKinds())("docs/SQL.md queries on %s", (kind) => {
   let v: Venue;
@@ -79,7 +73,8 @@ describe.each(dbKinds())("docs/SQL.md queries on %s", (kind) => {
   const hugeK = () => Math.max(4, Math.ceil(11 / Math.log10(Math.max(rowsOf, 2))));
 
   beforeAll(async () => {
-    ({ v, ix } = await boot(kind));
+    v = await startVenue(kind);
+    ix = await v.startIndexer("sql");
     s = await runSession(v);
     await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }));
     const counted = await createIndexerDb(ix.url, { internalToken: secret("KEEPER_TOKEN", { ...process.env, PROFILE: "local" }) }).execute(sql.raw(`SELECT count(*) AS n FROM ${TABLE}`));
