@@ -4,8 +4,7 @@
  * ?minBlock, the OpenAPI document (every route of the spec, reads and writes) and /docs.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { waitForBlock, type Indexer, type Venue } from "./reads-env.js";
-import { bootTogether } from "./helpers/venues.js";
+import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { UNKNOWN_MARKET } from "./helpers/hot-urls.js";
 import { dbKinds } from "./stack.js";
 import { sessionActions } from "./reads-session.js";
@@ -15,13 +14,6 @@ type Json = Record<string, any>;
 const BAD_ACCOUNT_IDS = ["abc", "-1", "0", "1.5", "0x01", "1e3", "9".repeat(80), "%20"];
 const BAD_MARKET_IDS = ["0x12", "abc", `0x${"g".repeat(64)}`, `0x${"a".repeat(66)}`, "a".repeat(64), "-1"];
 const BAD_ADDRESSES = ["0x12", "xyz", `0x${"z".repeat(40)}`, `0x${"1".repeat(42)}`];
-
-// both kinds' venues boot at once (the second one's while the first one's tests run)
-const boot = bootTogether(dbKinds(), async (kind, start) => {
-  const v = await start();
-  const ix = await v.startIndexer("reads");
-  return { v, ix };
-});
 
 describe.each(dbKinds())("read routes on %s", (kind) => {
   let v: Venue;
@@ -47,7 +39,8 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
   };
 
   beforeAll(async () => {
-    ({ v, ix } = await boot(kind));
+    v = await startVenue(kind);
+    ix = await v.startIndexer("reads");
     EUR = v.deployment.markets[0]!.marketId;
     acct = v.accountIds[0]!;
     const { place, setPrice } = sessionActions(v);
