@@ -1,6 +1,7 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
-// Two projects: `unit` (pure, fast, parallel) and `e2e` (real anvil, Ponder, services; one stack
+// Two projects: `unit` (fast, parallel) and `e2e` (real anvil, Ponder, services; one stack
 // per database kind started once by test/e2e/global-setup.ts; files run one at a time).
 export default defineConfig({
   test: {
@@ -12,6 +13,9 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts", "core/**/*.test.ts", "services/**/*.test.ts"],
           testTimeout: 60_000,
+          // a worker per core (vitest's default, cores − 1, is one worker on a 2-core machine): the
+          // unit phase runs alone in CI (forge before it, e2e after)
+          maxWorkers: availableParallelism(),
         },
       },
       {

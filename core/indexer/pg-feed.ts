@@ -21,16 +21,18 @@ export function pgBlockFeed(o: { databaseUrl: string; schema: string; safetyPoll
   const refresh = overlappingReader(reverts.read, h.push);
   const connect = async (): Promise<void> => {
     while (!closed) {
+      let c: pg.Client | undefined;
       try {
-        const c = new pg.Client({ connectionString: o.databaseUrl });
+        c = new pg.Client({ connectionString: o.databaseUrl });
         c.on("notification", (n) => {
           if (n.channel === revertedChannel(o.schema)) reverts.reverted();
           void refresh().catch((e) => o.onError?.(e));
         });
-        c.on("error", (e) => {
+        const client = c;
+        client.on("error", (e) => {
           o.onError?.(e);
-          c.end().catch(() => {});
-          if (listener === c) listener = undefined;
+          client.end().catch(() => {});
+          if (listener === client) listener = undefined;
           h.setLive(false);
           if (!closed) setTimeout(() => void connect(), 250);
         });
@@ -43,6 +45,14 @@ export function pgBlockFeed(o: { databaseUrl: string; schema: string; safetyPoll
         return;
       } catch (e) {
         o.onError?.(e);
+        // this attempt's connection is closed before the next one (a failed first read, e.g. while
+        // Ponder has not created its tables yet, left one open per try: dozens under a slow start)
+        if (c) {
+          if (listener === c) listener = undefined;
+          c.removeAllListeners("error");
+          c.on("error", () => {});
+          c.end().catch(() => {});
+        }
         await new Promise((r) => setTimeout(r, 250));
       }
     }

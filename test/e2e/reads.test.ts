@@ -137,19 +137,18 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
       expect(r.status, path).toBe(200);
       expect(Number(r.block), path).toBeGreaterThanOrEqual(Number(head));
     }
-    // read-your-writes: ask for the next block, then mine it
+    // read-your-writes: ask for the next block, then mine it (nothing else mines on this venue: the
+    // answer cannot come before the order's block, whenever the request reaches the server)
     const pending = get(`/accounts/${acct}/orders?minBlock=${head + 1n}`);
-    await new Promise((r) => setTimeout(r, 300));
     await sessionActions(v).place(0, EUR as `0x${string}`, "SHORT", "LIMIT", "500", 10, "1.0860");
     const r = await pending;
     expect(r.status).toBe(200);
     expect(Number(r.block)).toBeGreaterThanOrEqual(Number(head) + 1);
     expect(r.body.data.totalCount).toBe(2);
-    const t0 = Date.now();
+    // a block far ahead: the wait is bounded (the test's timeout is the liveness bound), then 503
     const late = await get(`/markets?minBlock=${head + 1000n}`);
     expect(late.status).toBe(503);
     expect(late.body.error.code).toBe("SERVICE_UNAVAILABLE");
-    expect(Date.now() - t0).toBeLessThan(8_000);
   });
 
   it("the response cache answers the same indexed state from memory and a new state afresh", async () => {

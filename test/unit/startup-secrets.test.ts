@@ -53,7 +53,9 @@ function run(entry: string, env: Record<string, string>): Promise<{ code: number
   });
 }
 
-describe.each(Object.entries(ENTRIES))("%s under PROFILE=production", (name, entry) => {
+// Each case is a process of its own (~3 s of loading the entry's imports): they run concurrently
+// (vitest's maxConcurrency, 5 at once), not one after another.
+describe.concurrent.each(Object.entries(ENTRIES))("%s under PROFILE=production", (name, entry) => {
   it("without secrets: exits non-zero naming each missing one", async () => {
     const { code, stderr } = await run(entry, { PROFILE: "production" });
     expect(code).not.toBe(0);
@@ -71,13 +73,13 @@ describe.each(Object.entries(ENTRIES))("%s under PROFILE=production", (name, ent
 
 const secrets = Object.fromEntries(Object.keys(DEFAULT_SECRETS).map((k) => [k, `${k.toLowerCase()}-0123456789abcdef`]));
 
-it("the indexer under PROFILE=production needs the sign-in domains and URI origins", async () => {
+it.concurrent("the indexer under PROFILE=production needs the sign-in domains and URI origins", async () => {
   const { code, stderr } = await run(ENTRIES.indexer, { PROFILE: "production", ...secrets });
   expect(code).not.toBe(0);
   expect(stderr).toContain("SIWE_DOMAINS and SIWE_URI_ORIGINS must be set");
 });
 
-describe("the relayer's key off the local profile or chain", () => {
+describe.concurrent("the relayer's key off the local profile or chain", () => {
   it("is required under PROFILE=production", async () => {
     const { code, stderr } = await run(ENTRIES.relayer, { PROFILE: "production", ...secrets });
     expect(code).not.toBe(0);
