@@ -289,6 +289,7 @@ export const indexPriceEvent = onchainTable(
     marketId: t.hex().notNull(),
     priceX18: t.bigint("price_x18").notNull(),
     timestamp: t.bigint().notNull(),
+    freshSince: t.bigint().notNull(), // as index_price.fresh_since after this update
     blockNumber: t.bigint().notNull(),
   }),
   (t) => ({ marketIdx: index().on(t.marketId, t.timestamp) }),

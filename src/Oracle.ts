@@ -19,6 +19,7 @@ on("Oracle:IndexPriceUpdated", async ({ event, context }) => {
     marketId,
     priceX18,
     timestamp,
+    freshSince,
     blockNumber: event.block.number,
   });
 });

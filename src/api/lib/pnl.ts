@@ -146,6 +146,9 @@ async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise
       rateStaleSince: big(r.stale_since),
       staleRateX18PerHour: big(r.stale_rate_x18_per_hour),
       indexX18,
+      // only over the index's unbroken fresh run (IOracle.priceWindow, as the chain's view)
+      ...(r.fresh_since === null || r.fresh_since === undefined ? {} : { freshSince: big(r.fresh_since) }),
+      ...(r.fresh_until === null || r.fresh_until === undefined ? {} : { freshUntil: big(r.fresh_until) }),
       lastUpdate,
       now,
       closed,

@@ -33,13 +33,14 @@ export function pnlPointsQuery(schema: string, accountId: bigint, ends: bigint[]
       LEFT JOIN LATERAL (SELECT session, funding_last_update AS session_last_update FROM ${t("market_session_event")}
         WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
         ORDER BY timestamp DESC, seq DESC LIMIT 1) se ON true
-      LEFT JOIN LATERAL (SELECT price_x18 AS index_x18 FROM ${t("index_price_event")} WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
+      LEFT JOIN LATERAL (SELECT price_x18 AS index_x18, fresh_since, timestamp + (SELECT max_age_seconds FROM ${t("oracle_config")} LIMIT 1) AS fresh_until
+        FROM ${t("index_price_event")} WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
         ORDER BY timestamp DESC, id DESC LIMIT 1) ip ON true
       LEFT JOIN LATERAL (SELECT best_bid_x18, best_ask_x18 FROM ${t("book_best_event")} WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
         ORDER BY timestamp DESC, block_number DESC, log_index DESC LIMIT 1) bb ON true`
     : "";
   const cols = markets.length
-    ? `, mk.market_id, pu.*, fu.*, st.stale_since, st.stale_rate_x18_per_hour, se.session, se.session_last_update, ip.index_x18, bb.best_bid_x18, bb.best_ask_x18`
+    ? `, mk.market_id, pu.*, fu.*, st.stale_since, st.stale_rate_x18_per_hour, se.session, se.session_last_update, ip.index_x18, ip.fresh_since, ip.fresh_until, bb.best_bid_x18, bb.best_ask_x18`
     : "";
   const text = `
     WITH ends AS (SELECT unnest(cast(${endsP} AS numeric[])) AS p),
