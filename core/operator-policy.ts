@@ -26,3 +26,10 @@ export const OPERATOR_POLICY_LIMITS = {
   bandBps: { min: 1, max: 10_000 },
   budgetBps: { min: 0, max: 10_000 },
 } as const;
+
+/** What each policy field means, for the request schemas of both surfaces (camelCase and /v1's snake_case). */
+export const OPERATOR_POLICY_TEXT: Readonly<Record<keyof OperatorPolicy, string>> = {
+  maxLeverage: "the highest leverage of an order the relayer opens for the owner",
+  bandBps: "how far from the mark (bps) the relayer may price and fill the owner's orders; each market caps it at its operatorBandBps",
+  budgetBps: "what the relayer's orders may cost beyond the mark plus fees, in bps of the account's value per rolling 24 h",
+};

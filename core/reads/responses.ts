@@ -27,7 +27,7 @@ import {
 } from "../math/index.js";
 import { bpsToPercent, secondsToISO, x18ToPercent } from "../units.js";
 import type * as S from "../schemas/reads.js";
-import type { AccountRow, LevelRow, MarketSnapshot, PositionRow } from "./snapshot.js";
+import type { AccountRow, LevelRow, MarketSnapshot, OperatorRow, PositionRow } from "./snapshot.js";
 
 type Out<T extends z.ZodType> = z.infer<T>;
 type OrderRow = {
@@ -337,19 +337,6 @@ function markComponents(snap: MarketSnapshot, now: bigint) {
 }
 
 
-
-/** An operator approval row (ponder.schema.ts `operator_approval`). */
-export type OperatorRow = {
-  operator: Hex;
-  expiry: bigint;
-  maxLeverage: number;
-  bandBps: number;
-  budgetBps: number;
-  budgetUsedWad: bigint;
-  budgetWad: bigint;
-  budgetAt: bigint;
-  bySignature: boolean;
-};
 
 /** The operator budget's rolling period (Engine.BUDGET_PERIOD). */
 const BUDGET_PERIOD_SECONDS = 86_400n;

@@ -7,7 +7,7 @@
  * Amounts stay decimal strings here; `toBigInt` converts them where they are used.
  */
 import { z } from "@hono/zod-openapi";
-import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_LIMITS, type OperatorPolicy } from "../operator-policy.js";
+import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_LIMITS, OPERATOR_POLICY_TEXT, type OperatorPolicy } from "../operator-policy.js";
 import { isAddress } from "viem";
 
 export const UINT256_MAX = 2n ** 256n - 1n;
@@ -104,21 +104,21 @@ const Signature = z
   .openapi({ example: "0x" + "00".repeat(65) });
 
 /** One policy field (JSON integer or decimal string), default the conservative one (core/operator-policy.ts). */
-const policyField = (name: keyof OperatorPolicy, what: string) => {
+const policyField = (name: keyof OperatorPolicy) => {
   const { min, max } = OPERATOR_POLICY_LIMITS[name];
   return z
     .union([z.int(), z.string().regex(/^\d{1,5}$/)], { message: `${name} must be an integer` })
     .transform(Number)
     .pipe(z.number().min(min, `${name} must be ${min} .. ${max}`).max(max, `${name} must be ${min} .. ${max}`))
     .optional()
-    .openapi({ type: "integer", description: `${what}; default ${DEFAULT_OPERATOR_POLICY[name]}`, example: DEFAULT_OPERATOR_POLICY[name] });
+    .openapi({ type: "integer", description: `${OPERATOR_POLICY_TEXT[name]}; default ${DEFAULT_OPERATOR_POLICY[name]}`, example: DEFAULT_OPERATOR_POLICY[name] });
 };
 
 /** The operator policy's fields (signed with the approval; docs/CONTRACTS.md "Operators"). */
 export const OperatorPolicyFields = {
-  maxLeverage: policyField("maxLeverage", "the highest leverage of an order the relayer opens for the owner"),
-  bandBps: policyField("bandBps", "how far from the mark (bps) the relayer may price and fill the owner's orders; each market caps it at its operatorBandBps"),
-  budgetBps: policyField("budgetBps", "what the relayer's orders may cost beyond the mark plus fees, in bps of the account's value per rolling 24 h"),
+  maxLeverage: policyField("maxLeverage"),
+  bandBps: policyField("bandBps"),
+  budgetBps: policyField("budgetBps"),
 };
 
 /** The policy of a request: its fields, the defaults for those it leaves out. */

@@ -8,7 +8,7 @@ import { z } from "@hono/zod-openapi";
 import type { ZodError } from "zod";
 import { ApiError } from "../../core/errors.js";
 import { errorEnvelope } from "../../core/schemas/envelope.js";
-import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_LIMITS } from "../../core/operator-policy.js";
+import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_LIMITS, OPERATOR_POLICY_TEXT } from "../../core/operator-policy.js";
 
 const UINT256_MAX = 2n ** 256n - 1n;
 // zod runs every check even after the regex failed: only compare digits (the regex reports the rest).
@@ -117,17 +117,13 @@ const intEnum = (description: string) =>
   intLike(0, 1, "0 or 1").openapi({ description, example: 0 }) as unknown as z.ZodType<0 | 1>;
 
 /** The operator policy signed with the approval (core/operator-policy.ts; defaults when left out). */
-const policyInt = (name: keyof typeof OPERATOR_POLICY_LIMITS, what: string) => {
+const policyInt = (name: keyof typeof OPERATOR_POLICY_LIMITS) => {
   const { min, max } = OPERATOR_POLICY_LIMITS[name];
   return intLike(min, max, `${min} .. ${max}`)
     .optional()
-    .openapi({ description: `${what}; default ${DEFAULT_OPERATOR_POLICY[name]}`, example: DEFAULT_OPERATOR_POLICY[name] });
+    .openapi({ description: `${OPERATOR_POLICY_TEXT[name]}; default ${DEFAULT_OPERATOR_POLICY[name]}`, example: DEFAULT_OPERATOR_POLICY[name] });
 };
-const policyFields = () => ({
-  max_leverage: policyInt("maxLeverage", "the highest leverage of an order the relayer opens for the owner"),
-  band_bps: policyInt("bandBps", "how far from the mark (bps) the relayer may price and fill the owner's orders; each market caps it at its operator band"),
-  budget_bps: policyInt("budgetBps", "what the relayer's orders may cost beyond the mark plus fees, in bps of the account's value per rolling 24 h"),
-});
+const policyFields = () => ({ max_leverage: policyInt("maxLeverage"), band_bps: policyInt("bandBps"), budget_bps: policyInt("budgetBps") });
 /** The relayer's (camelCase) policy fields of a request that carries them. */
 export const policyParams = (b: { max_leverage?: number; band_bps?: number; budget_bps?: number }) => ({
   ...(b.max_leverage !== undefined ? { maxLeverage: b.max_leverage } : {}),

@@ -10,6 +10,7 @@ import { formatAmount6, formatWad, toWad } from "../../core/units.js";
 import { ORDER_TYPE_NAME, ORDER_TYPE_VALUE, SIDE_NAME, SIDE_VALUE } from "../../core/schemas/writes.js";
 import { VENUE_ABI, type Chain } from "./chain.js";
 import type { OperatorPolicy } from "../../core/operator-policy.js";
+import { policyOf } from "../../core/schemas/writes.js";
 
 export type Kind =
   | "createAccount"
@@ -348,12 +349,12 @@ export const OPS: { [K in Kind]: Op<K> } = {
     },
     pending: (p) => ({
       owner: getAddress(p.owner), operator: getAddress(p.operator), expiry: Number(p.expiry), expiryISO: new Date(Number(p.expiry) * 1000).toISOString(),
-      maxLeverage: p.maxLeverage, bandBps: p.bandBps, budgetBps: p.budgetBps,
+      ...policyOf(p),
     }),
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({
         abi: engineAbi, functionName: "setOperatorWithSig",
-        args: [p.owner, p.operator, BigInt(p.expiry), { maxLeverage: p.maxLeverage, bandBps: p.bandBps, budgetBps: p.budgetBps }, BigInt(p.deadline), p.signature],
+        args: [p.owner, p.operator, BigInt(p.expiry), policyOf(p), BigInt(p.deadline), p.signature],
       })),
     async result(_chain, p, logs) {
       const ev = decode(logs).find((l) => l.eventName === "OperatorSet" && same(l.args.owner, p.owner));

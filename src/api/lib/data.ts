@@ -8,8 +8,7 @@ import { account, market, operatorApproval } from "ponder:schema";
 import { eq } from "ponder";
 import type { Hex } from "viem";
 import { accountNotFound, marketNotFound } from "../../../core/reads/errors.js";
-import type { AccountRow, MarketRow } from "../../../core/reads/snapshot.js";
-import type { OperatorRow } from "../../../core/reads/responses.js";
+import type { AccountRow, MarketRow, OperatorRow } from "../../../core/reads/snapshot.js";
 
 export async function requireAccount(accountId: bigint): Promise<AccountRow> {
   const rows = await db.select().from(account).where(eq(account.accountId, accountId)).limit(1);
