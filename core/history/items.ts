@@ -1,11 +1,10 @@
 /**
- * History rows → response items (core/schemas/history.ts), in one place: Ponder's routes
- * (src/api/routes/history.ts) and the read service's (services/reads/history.ts) both answer
- * with these, so the two paths give the same bytes.
+ * History rows → response items (core/schemas/history.ts), in one place: the history read
+ * model's pages (plans.ts) and Ponder's PnL route.
  */
 import type { z } from "@hono/zod-openapi";
 import { getAddress, type Hex } from "viem";
-import type { accountFill, accountLiquidation, fundingHistory, fundingPayment, order, trade, transfer } from "../../ponder.schema.js";
+import type { accountFill, accountLiquidation, fundingHistory, fundingPayment, insuranceFundEvent, order, trade, transfer } from "../../ponder.schema.js";
 import { formatField } from "../fields.js";
 import { secondsToISO } from "../units.js";
 import type { Ohlcv } from "../candles.js";
@@ -225,5 +224,23 @@ export function pnlItem(p: PnlPoint): Out<typeof H.PnlPoint> {
     ...amount("fundingPaid", p.fundingPaidWad),
     ...amount("feesPaid", p.feesPaidWad),
     openPositions: p.openPositions,
+  };
+}
+
+export function insuranceEventItem(r: typeof insuranceFundEvent.$inferSelect) {
+  return {
+    id: r.id,
+    type: r.kind as "DONATION" | "CHANGE",
+    marketId: r.marketId,
+    donor: r.donor ? checksummed(r.donor) : null,
+    delta: r.deltaWad.toString(),
+    deltaFormatted: formatField("delta", r.deltaWad),
+    balanceAfter: r.balanceWad.toString(),
+    balanceAfterFormatted: formatField("balanceAfter", r.balanceWad),
+    blockNumber: Number(r.blockNumber),
+    logIndex: r.logIndex,
+    timestamp: Number(r.timestamp),
+    timestampISO: secondsToISO(r.timestamp),
+    transactionHash: r.transactionHash,
   };
 }

@@ -1,7 +1,7 @@
 /**
- * The history lists (issue 13) as data, in one place for both of their servers: Ponder's routes
- * (src/api/routes/history.ts, drizzle over `ponder:schema`) and the read service's
- * (services/reads/history.ts, prepared SQL on Postgres). Each list: its route, its table and
+ * The history lists (issue 13) as data, in one place: the one read model (plans.ts) pages them
+ * for both of their servers, Ponder's routes (src/api/routes/history.ts) and the read service's
+ * (services/reads/history.ts, on Postgres). Each list: its route, its table and
  * keyset order (newest first, one index per list in ponder.schema.ts), its scope, the cursor's
  * tag and the key of its items, and the row → item formatting (core/history/items.ts).
  */
@@ -10,9 +10,10 @@ import type * as schema from "../../ponder.schema.js";
 import * as H from "../schemas/history.js";
 import * as I from "./items.js";
 
-export type ListScope = "market" | "account";
+/** whose rows a list holds: a market's, an account's, or the venue's (the insurance fund) */
+export type ListScope = "market" | "account" | "venue";
 type Tables = typeof schema;
-type TableKey = "trade" | "fundingHistory" | "accountFill" | "fundingPayment" | "transfer" | "accountLiquidation" | "order";
+type TableKey = "trade" | "fundingHistory" | "accountFill" | "fundingPayment" | "transfer" | "accountLiquidation" | "order" | "insuranceFundEvent";
 
 export type ListSpec = {
   /** the route (OpenAPI path form) */
@@ -28,8 +29,8 @@ export type ListSpec = {
   order: [string, string, string];
   /** SQL type of the tiebreak column (the cursor's values are cast to the columns' types) */
   tiebreakType: "integer" | "numeric";
-  /** the column the scope selects on: the account id, or the market's id or address */
-  scopeColumn: string;
+  /** the column the scope selects on: the account id, or the market's id or address (none: the venue's list) */
+  scopeColumn?: string;
   /** account lists: the column a `marketId` filter selects on (absent: no filter) */
   marketColumn?: string;
   /** the row's item; `marketId` is the scope's market (market lists) */
@@ -57,6 +58,12 @@ export const HISTORY_LISTS: ListSpec[] = [
   { path: "/accounts/{accountId}/orders/history", scope: "account", cursor: "orderHistory", key: "orders", table: "order", order: ["createdAt", "createdBlock", "orderId"], tiebreakType: "numeric", scopeColumn: "accountId", marketColumn: "marketId",
     item: (r: Row<"order">) => I.historicalOrderItem(r) },
 ];
+
+/** The insurance fund's changes (GET /insurance-fund/history): the venue's one list, not a market's or an account's. */
+export const INSURANCE_EVENTS: ListSpec = {
+  path: "/insurance-fund/history", scope: "venue", cursor: "insuranceFund", key: "events", table: "insuranceFundEvent", order: byLog, tiebreakType: "integer",
+  item: (r: Row<"insuranceFundEvent">) => I.insuranceEventItem(r),
+};
 
 /** The list's query: a market filter only where the table has a market. */
 export const historyQueryOf = (l: ListSpec) => (l.scope === "market" || !l.marketColumn ? H.MarketHistoryQuery : H.AccountHistoryQuery);

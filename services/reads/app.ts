@@ -14,7 +14,8 @@
  * every client as this service's address.
  *
  * On Postgres the history lists (trades, candles, fills, …) are answered here too, from the
- * database by a pool of this service's own (history.ts), with Ponder's exact bytes.
+ * database by a pool of this service's own (history.ts: the one read model of
+ * core/history/plans.ts, as Ponder's routes run it).
  *
  * `?minBlock=N` waits (bounded) for block N on the block feed, then answers from the store;
  * `Cache-Control: no-cache` revalidates first: the indexed state is read at its source once, and

@@ -537,7 +537,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
     expect((await get(`/accounts/999999/fills`)).status).toBe(404);
     expect((await get(`/markets/0x${"ab".repeat(32)}/trades`)).status).toBe(404);
   });
-  it("the read service answers the history lists itself on Postgres (Ponder's server on PGlite), with Ponder's bytes at the same block", async () => {
+  it("the read service answers the history lists itself on Postgres (through Ponder's server on PGlite): the one read model's bytes and block, errors included", async () => {
     const a = v.accountIds[0]!;
     const head = await v.client.getBlockNumber({ cacheTime: 0 });
     await waitForBlock(rd.url, head);

@@ -3,23 +3,20 @@
  * payments, transfers, liquidations and order history of an account. Lists page newest first
  * by (time, block, log index) with an opaque cursor, filter by time (`from` inclusive, `to`
  * exclusive) and, for accounts, by market; `Accept: text/csv` or `application/x-ndjson` streams
- * the whole range (src/api/lib/history.ts). Candles are the indexer's rows with the periods
- * without trades filled (previous close, zero volume).
+ * the whole range (lib/exports.ts). Candles are the indexer's rows with the periods without
+ * trades filled (previous close, zero volume). Every page is the one read model's
+ * (core/history/plans.ts), run on Ponder's `db` inside one indexed state.
  */
 import { createRoute, type z } from "@hono/zod-openapi";
 import { createMiddleware } from "hono/factory";
-import { db } from "ponder:api";
-import { accountFill, accountLiquidation, candle, fundingHistory, fundingPayment, order, trade, transfer } from "ponder:schema";
-import { and, asc, desc, eq, gte, lt } from "ponder";
-import type { SQL } from "drizzle-orm";
-import type { Hex } from "viem";
 import type { CandleResolution } from "../../../core/candles.js";
-import { candleSeries, candleWindow } from "../../../core/history/candles.js";
 import * as H from "../../../core/schemas/history.js";
 import { createApiApp } from "../lib/app.js";
-import { requireAccount, requireMarket } from "../lib/data.js";
-import { answerList, exportFormat, type ListDef } from "../lib/history.js";
+import { requireAccount } from "../lib/data.js";
+import { answerList, exportFormat, historyPlansOfPonder } from "../lib/exports.js";
+import { onPonderDb } from "../lib/hotAnswers.js";
 import { HISTORY_LISTS, historyQueryOf, type ListSpec } from "../../../core/history/lists.js";
+import type { ListQuery, Scope } from "../../../core/history/plans.js";
 import { pnlItem } from "../../../core/history/items.js";
 import { indexedBlock, readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { pnlPage } from "../lib/pnl.js";
@@ -64,28 +61,6 @@ const columnsOf = (s: z.ZodObject) => Object.keys(s.shape);
 // Every list is one entry of core/history/lists.ts (its route, table, order, scope, cursor and
 // item; the read service serves the same lists from it) plus its OpenAPI description here.
 
-type Q = { from?: bigint; to?: bigint; limit: number; cursor?: string; marketId?: string };
-type MarketRow = Awaited<ReturnType<typeof requireMarket>>;
-const marketOf = (raw: string) => raw.toLowerCase() as Hex;
-
-const tableOf = { trade, fundingHistory, accountFill, fundingPayment, transfer, accountLiquidation, order };
-
-/** The list's paging definition (lib/history.ts) at the scope's market (market lists). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function defOf(l: ListSpec, m?: MarketRow): ListDef<any, Record<string, unknown>> {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const table = tableOf[l.table] as any;
-  return {
-    name: l.cursor,
-    key: l.key,
-    table,
-    order: l.order.map((k) => table[k]) as ListDef<unknown, unknown>["order"],
-    tiebreakType: l.tiebreakType,
-    // order history: each order's fill count is its row's (counted by the fill handler)
-    toItems: (rows) => rows.map((r) => l.item(r, { marketId: m?.marketId })),
-  };
-}
-
 type ListRoute = { spec: ListSpec; summary: string; data: z.ZodType; name: string; item: z.ZodObject };
 const spec = (path: string) => HISTORY_LISTS.find((l) => l.path === path)!;
 
@@ -105,20 +80,9 @@ const routeOf = ({ spec: l, summary, data, name }: ListRoute) => {
   return list(l.path, "history", summary, isMarket ? MarketPath : AccountPath, historyQueryOf(l), data, name, errors);
 };
 
-/** The list's scope (404 for an unknown market or account) and its definition. */
-async function scopeOf(l: ListSpec, param: Record<string, string>, q: Q) {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const t = tableOf[l.table] as any;
-  if (l.scope === "market") {
-    const m = await requireMarket(marketOf(param.marketId!));
-    return { scope: eq(t[l.scopeColumn], l.scopeColumn === "marketAddress" ? m.marketAddress : m.marketId) as SQL, def: defOf(l, m) };
-  }
-  const accountId = BigInt(param.accountId!);
-  const marketId = q.marketId ? marketOf(q.marketId) : undefined;
-  await Promise.all([requireAccount(accountId), marketId ? requireMarket(marketId) : undefined]);
-  const scope = and(eq(t[l.scopeColumn], accountId), marketId && l.marketColumn ? eq(t[l.marketColumn], marketId) : undefined);
-  return { scope, def: defOf(l) };
-}
+/** The list's scope from the route's path. */
+const scopeOf = (l: ListSpec, param: Record<string, string>): Scope =>
+  l.scope === "market" ? { marketId: param.marketId!.toLowerCase() } : { accountId: BigInt(param.accountId!) };
 
 /** A history route that is not a keyset list (PnL, candles): its params, query and page schema. */
 const periodRoute = <P extends z.ZodObject, R extends z.ZodObject>(r: { path: string; summary: string; description: string; params: P; query: R; data: z.ZodType; name: string; order: string; errors: string }) =>
@@ -168,8 +132,8 @@ for (const l of lists) {
   const columns = columnsOf(l.item);
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one handler shape for every list's route
   historyRoutes.openapi(routeOf(l), (async (c: any) => {
-    const q = c.req.valid("query") as Q;
-    return answerList(c as never, () => scopeOf(l.spec, c.req.valid("param") as Record<string, string>, q), { from: q.from, to: q.to, limit: q.limit, cursor: q.cursor }, columns);
+    const q = c.req.valid("query") as ListQuery;
+    return answerList(c as never, l.spec, scopeOf(l.spec, c.req.valid("param") as Record<string, string>), { ...q, marketId: q.marketId?.toLowerCase() }, columns);
   }) as never);
 }
 historyRoutes
@@ -184,24 +148,8 @@ historyRoutes
     return c.json({ success: true as const, data }, 200) as never;
   })
   .openapi(candlesRoute, async (c) => {
-    const marketId = marketOf(c.req.valid("param").marketId);
+    const marketId = c.req.valid("param").marketId.toLowerCase();
     const q = c.req.valid("query");
-    const data = await readAtIndexedBlock(c as never, async (b) => {
-      await requireMarket(marketId);
-      return candlePage(marketId, q.resolution as CandleResolution, q, b.timestamp);
-    });
+    const data = await readAtIndexedBlock(c as never, async (b) => (await historyPlansOfPonder().candlePage(onPonderDb, marketId, { ...q, resolution: q.resolution as CandleResolution }, b.timestamp)).data);
     return c.json({ success: true as const, data }, 200) as never;
   });
-
-/** One page of candles: the indexer's rows for the periods in it, the gaps filled with the previous close (core/history/candles.ts). */
-export async function candlePage(marketId: Hex, resolution: CandleResolution, q: Q, now: bigint) {
-  const w = candleWindow(resolution, q, now);
-  if (w.pageFrom >= w.to) return candleSeries(marketId, resolution, w, q.limit, undefined, []);
-  const scope = and(eq(candle.marketId, marketId), eq(candle.resolution, resolution));
-  const [prev, rows] = await Promise.all([
-    db.select({ closeX18: candle.closeX18 }).from(candle).where(and(scope, lt(candle.periodStart, w.pageFrom))).orderBy(desc(candle.periodStart)).limit(1),
-    // at most one row per period: the page's `limit` periods are within the first `limit` rows
-    db.select().from(candle).where(and(scope, gte(candle.periodStart, w.pageFrom), lt(candle.periodStart, w.to))).orderBy(asc(candle.periodStart)).limit(q.limit),
-  ]);
-  return candleSeries(marketId, resolution, w, q.limit, prev[0]?.closeX18, rows);
-}

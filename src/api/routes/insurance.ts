@@ -4,15 +4,14 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { db } from "ponder:api";
-import { insuranceFund, insuranceFundEvent } from "ponder:schema";
+import { insuranceFund } from "ponder:schema";
 import { eq } from "ponder";
-import { getAddress } from "viem";
 import { formatField } from "../../../core/fields.js";
 import { MarketHistoryQuery } from "../../../core/schemas/history.js";
 import * as I from "../../../core/schemas/insurance.js";
-import { secondsToISO } from "../../../core/units.js";
 import { createApiApp } from "../lib/app.js";
-import { answerList, type ListDef } from "../lib/history.js";
+import { answerList } from "../lib/exports.js";
+import { INSURANCE_EVENTS } from "../../../core/history/lists.js";
 import { indexedBlock, readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { readErrors, readHeaders, readMiddleware } from "../lib/routes.js";
 import { ReadQuery, envelope } from "../../../core/schemas/reads.js";
@@ -55,7 +54,6 @@ const getHistory = createRoute({
 });
 
 type FundRow = typeof insuranceFund.$inferSelect;
-type EventRow = typeof insuranceFundEvent.$inferSelect;
 
 const fundItem = (r: FundRow | undefined) => {
   const v = (k: "balanceWad" | "donatedWad" | "feesWad" | "feesWithdrawnWad" | "badDebtWad") => r?.[k] ?? 0n;
@@ -74,31 +72,6 @@ const fundItem = (r: FundRow | undefined) => {
   };
 };
 
-const eventItem = (r: EventRow) => ({
-  id: r.id,
-  type: r.kind as "DONATION" | "CHANGE",
-  marketId: r.marketId,
-  donor: r.donor ? getAddress(r.donor) : null,
-  delta: r.deltaWad.toString(),
-  deltaFormatted: formatField("delta", r.deltaWad),
-  balanceAfter: r.balanceWad.toString(),
-  balanceAfterFormatted: formatField("balanceAfter", r.balanceWad),
-  blockNumber: Number(r.blockNumber),
-  logIndex: r.logIndex,
-  timestamp: Number(r.timestamp),
-  timestampISO: secondsToISO(r.timestamp),
-  transactionHash: r.transactionHash,
-});
-
-const events: ListDef<EventRow, ReturnType<typeof eventItem>> = {
-  name: "insuranceFund",
-  key: "events",
-  table: insuranceFundEvent,
-  order: [insuranceFundEvent.timestamp, insuranceFundEvent.blockNumber, insuranceFundEvent.logIndex],
-  tiebreakType: "integer",
-  toItems: (rows) => rows.map(eventItem),
-};
-
 export const insuranceRoutes = createApiApp()
   .openapi(getFund, async (c) => {
     const data = await readAtIndexedBlock(c, async () => {
@@ -109,5 +82,5 @@ export const insuranceRoutes = createApiApp()
   })
   .openapi(getHistory, async (c) => {
     const q = c.req.valid("query");
-    return answerList(c as never, async () => ({ def: events, scope: undefined }), { from: q.from, to: q.to, limit: q.limit, cursor: q.cursor }, Object.keys(I.InsuranceFundEvent.shape)) as never;
+    return answerList(c as never, INSURANCE_EVENTS, { venue: true }, q, Object.keys(I.InsuranceFundEvent.shape)) as never;
   });
