@@ -2,13 +2,12 @@
  * History benchmark (printed, not asserted; issue 13): 1 million fills written straight into a
  * real indexer's tables (bench/history-data.ts), then each history list read by autocannon in a
  * separate process, 16 connections for 30 s: its first page and its 1,000th cursor page (limit
- * 100; the cursor found by walking the 999 pages before it), cold (`Cache-Control: no-cache`: the
- * response cache off, every request its queries), side by side in one run on the two paths:
+ * 100; the cursor found by walking the 999 pages before it), cold (`Cache-Control: no-cache`:
+ * every request its statement), side by side in one run on the two paths:
  * **reads**, the read service (the integration API's URL, what clients and the gateway call: on
  * Postgres it answers these lists itself, on PGlite it passes them to Ponder), and **Ponder**,
- * Ponder's server directly (the path before the read service answered them).
- * BENCH_HISTORY_PONDER=0 leaves Ponder's column out (the read service alone, half the run). BENCH_HISTORY_CACHED=1 adds Ponder's cached figures (its response cache on; the chain is idle,
- * so one read serves the run). Goal on Postgres: p99 under 50 ms cold; PGlite figures are
+ * Ponder's server directly (the same read model, run on Ponder's `db` in its process).
+ * BENCH_HISTORY_PONDER=0 leaves Ponder's column out (the read service alone, half the run). Goal on Postgres: p99 under 50 ms cold; PGlite figures are
  * reported without a goal.
  *   npm run bench -- history     BENCH_DBS=postgres,pglite BENCH_HISTORY_FILLS=1000000 BENCH_DURATION_S=30 BENCH_CONNECTIONS=16
  * PGlite: the indexer stops while the rows are written into its directory, then resumes.
@@ -25,7 +24,7 @@ import { HISTORY_TABLES, HOT_ACCOUNT, historySql, type Market } from "./history-
 import { pidsCpuMs } from "./history-pg.js";
 import { cannon, type Load } from "./load.js";
 
-export type HistoryRow = { db: DbKind; list: string; page: string; reads: Load; readsPgCpuMs?: number; ponder?: Load; ponderCached?: Load };
+export type HistoryRow = { db: DbKind; list: string; page: string; reads: Load; readsPgCpuMs?: number; ponder?: Load };
 
 const DAY = 86_400n;
 /** the deep page (1,000; smaller for a quick look with fewer fills) */
@@ -129,7 +128,6 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<HistoryR
     const cold = { "Cache-Control": "no-cache" };
     await cannon(`${rd.url}${lists[0]!.path}`, { ...o, durationS: 2, headers: cold }); // warm-up (JIT, prepared statements)
     await cannon(`${ix.url}${lists[0]!.path}`, { ...o, durationS: 2, headers: cold });
-    const withCached = process.env.BENCH_HISTORY_CACHED === "1";
     const withPonder = process.env.BENCH_HISTORY_PONDER !== "0"; // 0: the read service alone (half the run)
     // Postgres: the CPU of the read service's history backends too (its pool's application_name)
     const pgc = kind === "postgres" ? new pg.Client({ connectionString: v.databaseUrl! }) : undefined;
@@ -146,9 +144,8 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<HistoryR
         const reads = await cannon(`${rd.url}${path}`, { ...o, headers: cold, cpuPgid: rd.proc.pid });
         const readsPgCpuMs = pgc ? (pidsCpuMs([...new Set([...pids0, ...(await backends())])]) - pg0) / reads.requests : undefined;
         const ponder = withPonder ? await cannon(`${ix.url}${path}`, { ...o, headers: cold, cpuPgid: ix.proc.pid }) : undefined;
-        const ponderCached = withCached ? await cannon(`${ix.url}${path}`, { ...o, cpuPgid: ix.proc.pid }) : undefined;
-        rows.push({ db: kind, list: l.list, page, reads, readsPgCpuMs, ponder, ponderCached });
-        log(`  ${l.list.padEnd(17)} ${page.padEnd(8)} cold: reads ${fmt(reads)}${readsPgCpuMs === undefined ? "" : ` + pg ${readsPgCpuMs.toFixed(2)} ms`}   ${ponder ? `Ponder ${fmt(ponder)}` : ""}${ponderCached ? `   Ponder cached ${fmt(ponderCached)}` : ""}   (load ${loadavg()[0]!.toFixed(1)})`);
+        rows.push({ db: kind, list: l.list, page, reads, readsPgCpuMs, ponder });
+        log(`  ${l.list.padEnd(17)} ${page.padEnd(8)} cold: reads ${fmt(reads)}${readsPgCpuMs === undefined ? "" : ` + pg ${readsPgCpuMs.toFixed(2)} ms`}   ${ponder ? `Ponder ${fmt(ponder)}` : ""}   (load ${loadavg()[0]!.toFixed(1)})`);
       }
     }
     await pgc?.end();
@@ -164,10 +161,10 @@ export async function run() {
   const rows: HistoryRow[] = [];
   for (const kind of kinds) rows.push(...(await benchDb(kind, log)));
   const cell = (l?: Load) => (l ? `${l.p50Ms} / ${l.p99Ms} ms | ${l.rps.toFixed(0)} | ${cpu(l)} ms` : "– | – | –");
-  console.log("\n| db | list | page | reads cold p50 / p99 | reads rps | reads cpu/req (node) | reads pg cpu/req | Ponder cold p50 / p99 | Ponder rps | Ponder cpu/req | Ponder cached p50 / p99 | cached rps | cached cpu/req |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+  console.log("\n| db | list | page | reads cold p50 / p99 | reads rps | reads cpu/req (node) | reads pg cpu/req | Ponder cold p50 / p99 | Ponder rps | Ponder cpu/req |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows)
-    console.log(`| ${r.db} | ${r.list} | ${r.page} | ${cell(r.reads)} | ${r.readsPgCpuMs === undefined ? "–" : `${r.readsPgCpuMs.toFixed(2)} ms`} | ${cell(r.ponder)} | ${cell(r.ponderCached)} |`);
+    console.log(`| ${r.db} | ${r.list} | ${r.page} | ${cell(r.reads)} | ${r.readsPgCpuMs === undefined ? "–" : `${r.readsPgCpuMs.toFixed(2)} ms`} | ${cell(r.ponder)} |`);
   return rows;
 }
 

@@ -19,7 +19,7 @@ import { getRequestListener } from "@hono/node-server";
 import type { BlockFeed } from "../../core/indexer/blocks.js";
 import type { LastWrites } from "../../core/indexer/last-writes.js";
 import type { GatewayDeps, GatewayEnv } from "./context.js";
-import { HotCopies, fastGateway } from "./held-copies-listener.js";
+import { HeldByUrl, fastGateway } from "./held-copies-listener.js";
 import { adminOnly } from "./middleware/admin-only/index.js";
 import { apiKeyAuth } from "./middleware/api-key/index.js";
 import { gatewayNotFound, gatewayOnError } from "./on-error.js";
@@ -49,7 +49,7 @@ export function createGatewayListener(deps: GatewayDeps & { feed: BlockFeed; las
   const limitStore = deps.limitStore ?? rateLimitStore(config.redisUrl, "venue:gw:req:");
   const generation = deps.upstreams.integration.generation;
   const carried = deps.upstreams.integration.carried;
-  const hot = generation ? new HotCopies(generation, carried) : undefined;
+  const hot = generation ? new HeldByUrl(generation, carried) : undefined;
   const app = createGatewayApp({ ...deps, limitStore, hot });
   // a declared body over the limit: 413 before anything, the connection kept (core/http/body-limit.ts)
   const inApp = getRequestListener(app.fetch);

@@ -23,7 +23,7 @@ export interface Upstreams {
   keeper: Upstream;
 }
 
-/** What the app hands each GET it answered (held-copies-listener.ts `HotCopies`): declared here so the listener imports the context, not the other way round. */
+/** What the app hands each GET it answered (held-copies-listener.ts `HeldByUrl`): declared here so the listener imports the context, not the other way round. */
 export interface ReplyCapture {
   capture(c: GatewayContext): void;
 }
@@ -34,7 +34,7 @@ export interface GatewayDeps {
   keys: KeyStore;
   log: Logger;
   upstreams: Upstreams;
-  /** keeps the bytes of answers from the per-block copy, for the listener below Hono (held-copies-listener.ts `HotCopies`) */
+  /** keeps the bytes of answers from the per-block copy, for the listener below Hono (held-copies-listener.ts `HeldByUrl`) */
   hot?: ReplyCapture;
   /** the per-key limit's counters (default: a store of its own, memory or Redis) */
   limitStore?: Store;
@@ -82,7 +82,7 @@ export function forwardHeaders(c: GatewayContext, write = false): Record<string,
     h[CLIENT_IDENTITY_HEADER] = `key:${id.keyId}`;
   }
   if (write) h["Idempotency-Key"] = c.req.header("idempotency-key");
-  // a read's `Cache-Control: no-cache` reaches the integration API's response cache
+  // a read's `Cache-Control: no-cache` reaches the read service (it revalidates the indexed state first)
   else h["Cache-Control"] = c.req.header("cache-control");
   return h;
 }

@@ -1,6 +1,7 @@
 /**
  * The gateway's hot path, below Hono: a GET of a read that the app has just answered from the
- * per-block copy (block-cache.ts) is answered again from the bytes it sent, for as long as that
+ * per-block copy (block-cache.ts) is answered again from that copy's bytes (the held reply's own
+ * Buffer, found by the request's URL: an index into the copy, not a second one), for as long as that
  * block is the current one, and right after a forward block (as the app does) while the new
  * block's copy is fetched. Per request only: the API key from the key cache (no lookup), the
  * per-key count in the shared rate-limit store, read-your-writes (a wallet whose last write is
@@ -25,11 +26,11 @@ import { httpDuration } from "../../core/metrics.js";
 import type { GatewayContext } from "./context.js";
 import type { KeyStore } from "./keys.js";
 
-/** `key`: the reply's key in the per-block copy; `block`: its X-Indexed-Block. */
+/** `key`: the reply's key in the per-block copy; `block`: its X-Indexed-Block; `body`: the held reply's bytes (block-cache.ts). */
 export type Copy = { gen: number; key: string; block: bigint | undefined; body: Buffer; head: string[]; route: string; open: boolean };
 
-/** The bytes of the app's answers from the per-block copy, by request URL (filled by `capture`). */
-export class HotCopies {
+/** The per-block copy's replies the app has sent, by request URL (filled by `capture`), with the headers to send them. */
+export class HeldByUrl {
   readonly byUrl = new Map<string, Copy>();
   constructor(
     readonly generation: () => number,
@@ -45,7 +46,9 @@ export class HotCopies {
     const url = c.req.raw.url;
     const key = url.slice(url.indexOf("/", url.indexOf("//") + 2));
     if (!eligibleUrl(key)) return;
-    const body = Buffer.from(reply.rendered);
+    // the bytes live on the held reply (one Buffer per answer however many URLs name it); they
+    // go with it at the next block, and an entry here of an older generation is never served
+    const body = (reply.bytes ??= Buffer.from(reply.rendered));
     const head = ["content-type", "application/json", "content-length", String(body.length)];
     if (reply.indexedBlock) head.push("X-Indexed-Block", reply.indexedBlock);
     const route = matchedRoutes(c as unknown as Context).filter((r) => r.method !== "ALL").at(-1)?.path ?? "unmatched";
@@ -72,7 +75,7 @@ const PUBLIC = /^\/v1\/markets\/?(\?|$)/;
 const eligibleUrl = (url: string) => !url.includes("min_block") && !url.includes("minBlock") && !url.includes("%");
 
 export type GatewayFastDeps = {
-  copies: HotCopies;
+  copies: HeldByUrl;
   keys: KeyStore;
   feed: BlockFeed;
   lastWrites: LastWrites;

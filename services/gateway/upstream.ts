@@ -27,6 +27,8 @@ export interface UpstreamReply {
   ms: number;
   /** the gateway's rendering of a success body, kept with a reply held for a block (block-cache.ts) */
   rendered?: string;
+  /** `rendered` as bytes, made once for the hot path below Hono (held-copies-listener.ts) */
+  bytes?: Buffer;
   /** set on a reply held for a block: the block copy's generation, and its key there (block-cache.ts) */
   heldGen?: number;
   heldKey?: string;

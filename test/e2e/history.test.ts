@@ -300,7 +300,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
     const nd = await fetch(`${rd.url}/accounts/${accountId}/fills?from=${fills[1]!.timestamp}`, { headers: { accept: "application/x-ndjson" } });
     const items = (await nd.text()).trim().split("\n").map((l) => JSON.parse(l) as Item);
     expect(items.map((i) => i.id)).toEqual(fills.filter((f) => f.timestamp >= fills[1]!.timestamp).map((f) => f.id));
-    // the JSON answer of the same URL is still JSON (exports bypass the response cache)
+    // the JSON answer of the same URL is still JSON (the export is chosen by Accept alone)
     const again = await get(`/accounts/${accountId}/fills?from=${fills[1]!.timestamp}`);
     expect(again.body.success).toBe(true);
   });

@@ -151,29 +151,6 @@ describe.each(dbKinds())("read routes on %s", (kind) => {
     expect(late.body.error.code).toBe("SERVICE_UNAVAILABLE");
   });
 
-  it("the response cache answers the same indexed state from memory and a new state afresh", async () => {
-    const path = `/markets/${EUR}/orderbook?depth=7`;
-    const first = await get(path);
-    expect([first.status, first.cache]).toEqual([200, "MISS"]);
-    const again = await get(path);
-    expect(again.cache).toBe("HIT");
-    expect([again.body, again.block]).toEqual([first.body, first.block]);
-    expect((await get(`/markets/${EUR}/orderbook?minBlock=1&depth=7`)).cache).toBe("HIT"); // minBlock and order don't matter
-    const fresh = await get(path, { "Cache-Control": "no-cache" });
-    expect([fresh.cache, fresh.body]).toEqual(["MISS", first.body]);
-    expect((await get(`/markets/${UNKNOWN_MARKET}/orderbook`)).cache).toBe("MISS"); // errors are not kept
-    expect((await get(`/markets/${UNKNOWN_MARKET}/orderbook`)).cache).toBe("MISS");
-
-    // a new order: a new indexed state, so the book is read again and shows it
-    await sessionActions(v).setPrice(EUR as `0x${string}`, "1.0800"); // the oracle's staleness bound (60 s on a devnet)
-    await sessionActions(v).place(0, EUR as `0x${string}`, "SHORT", "LIMIT", "300", 10, "1.0870");
-    await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }));
-    const after = await get(path);
-    expect(after.cache).toBe("MISS");
-    expect(after.body.data.asks.length).toBe(first.body.data.asks.length + 1);
-    expect((await get(path)).cache).toBe("HIT");
-  });
-
   it("the read service serves the integration API's answers from memory, one build per indexed block", async () => {
     const rd = await v.startReads(ix);
     const at = async (base: string, path: string, headers: Record<string, string> = {}) => {

@@ -363,7 +363,7 @@ describe("request id", () => {
     expect((await gw.app.request("/nope")).headers.get("x-request-id")).toBeTruthy();
   });
 
-  it("a read's Cache-Control reaches the integration API (its response cache honours no-cache)", async () => {
+  it("a read's Cache-Control reaches the integration API (the read service revalidates a no-cache read)", async () => {
     await gw.app.request("/v1/accounts/1", { headers: { "X-API-Key": gw.keyA.key, "Cache-Control": "no-cache" } });
     expect(gw.integration.requests.at(-1)!.headers["cache-control"]).toBe("no-cache");
   });

@@ -20,7 +20,7 @@ export const MIN_BLOCK_WAIT_MS = 5_000;
  * same height gives another value). Read by one statement (core/indexer/indexed-state.ts).
  */
 export type IndexedBlock = IndexedState;
-export type IndexedBlockEnv = { Variables: { indexed: IndexedBlock; consistentAt?: IndexedBlock } };
+export type IndexedBlockEnv = { Variables: { indexed: IndexedBlock } };
 
 /** Ponder's schema of this build (src/ponder/internals.ts). */
 export { ponderSchema };
@@ -69,10 +69,10 @@ export const indexedBlock = createMiddleware<IndexedBlockEnv>(async function ind
  * in between (pgliteGate.ts: there a block's statements commit one by one). One try: a block
  * indexed meanwhile is simply not seen, so no retry and no 503 for it. When the state moved since
  * the middleware's read, the answer carries its own (`X-Indexed-Block`). Time-dependent values
- * use `block.timestamp`. An answer sets `consistentAt`, which lets the response cache keep it.
+ * use `block.timestamp`.
  */
 export async function readAtIndexedBlock<T>(
-  c: { var: { indexed: IndexedBlock }; set: (k: "indexed" | "consistentAt", v: IndexedBlock) => void; header: (k: string, v: string) => void },
+  c: { var: { indexed: IndexedBlock }; set: (k: "indexed", v: IndexedBlock) => void; header: (k: string, v: string) => void },
   load: (block: IndexedBlock) => Promise<T>,
 ): Promise<T> {
   const at = async (block: IndexedBlock) => {
@@ -81,7 +81,6 @@ export async function readAtIndexedBlock<T>(
       c.set("indexed", block);
       c.header("X-Indexed-Block", block.number.toString());
     }
-    c.set("consistentAt", block);
     return result;
   };
   const gate = pgliteGate();

@@ -8,7 +8,6 @@
  * (core/history/plans.ts), run on Ponder's `db` inside one indexed state.
  */
 import { createRoute, type z } from "@hono/zod-openapi";
-import { createMiddleware } from "hono/factory";
 import type { CandleResolution } from "../../../core/candles.js";
 import * as H from "../../../core/schemas/history.js";
 import { createApiApp } from "../lib/app.js";
@@ -20,16 +19,10 @@ import type { ListQuery, Scope } from "../../../core/history/plans.js";
 import { pnlItem } from "../../../core/history/items.js";
 import { indexedBlock, readAtIndexedBlock } from "../lib/indexedBlock.js";
 import { pnlPage } from "../lib/pnl.js";
-import { responseCache } from "../lib/responseCache.js";
 import { notFound, readErrors, readHeaders } from "../lib/routes.js";
 import { AccountPath, MarketPath, envelope } from "../../../core/schemas/reads.js";
 
-/** The response cache keys on the URL alone: exports (chosen by Accept) never go through it. */
-const cacheUnlessExport = createMiddleware(async function cacheUnlessExport(c, next) {
-  if (exportFormat(c)) return next();
-  return responseCache(c as never, next);
-});
-const middleware = [indexedBlock, cacheUnlessExport];
+const middleware = [indexedBlock];
 
 const exportTypes = {
   "text/csv": { schema: { type: "string" as const, description: "Accept: text/csv: the whole range, oldest first, one row per item (columns = the item's fields)" } },
@@ -92,7 +85,7 @@ const periodRoute = <P extends z.ZodObject, R extends z.ZodObject>(r: { path: st
     tags: ["history"],
     summary: r.summary,
     description: r.description,
-    middleware: [indexedBlock, responseCache],
+    middleware: [indexedBlock],
     request: { params: r.params, query: r.query },
     responses: {
       200: { description: r.order, headers: readHeaders, content: { "application/json": { schema: envelope(r.data, r.name) } } },

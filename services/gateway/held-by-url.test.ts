@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { HotCopies, type Copy } from "./held-copies-listener.js";
+import { HeldByUrl, type Copy } from "./held-copies-listener.js";
 
 const copy = (url: string): Copy => ({ gen: 1, key: url, block: 1n, body: Buffer.from(url), head: [], route: "/v1/markets", open: false });
 
-describe("HotCopies", () => {
+describe("HeldByUrl", () => {
   it("when full, the URL captured longest ago makes room; a URL captured again stays", () => {
-    const hot = new HotCopies(() => 1, () => false, 3);
+    const hot = new HeldByUrl(() => 1, () => false, 3);
     for (const u of ["/a", "/b", "/c"]) hot.keep(u, copy(u));
     hot.keep("/a", copy("/a")); // read again at a new block: captured again
     hot.keep("/d", copy("/d"));
