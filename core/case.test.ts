@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { camelKeys, snakeKeys, toCamelCase, toSnakeCase } from "./case";
+import { camelKeys, snakeKeys, toCamelCase, toSnakeCase } from "./case.js";
 
 // Every camelCase key of the integration API's responses (spec/integration-api.md).
 const INTEGRATION_KEYS = `accountId accountAddress owner margin available availableFormatted committed committedFormatted

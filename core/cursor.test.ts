@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeCursor, decodeUintCursor, encodeCursor } from "./cursor";
+import { decodeCursor, decodeUintCursor, encodeCursor } from "./cursor.js";
 
 describe("cursor", () => {
   it("round-trips a sort key, opaque and URL-safe", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assertProfileSecrets, DEFAULT_SECRETS, profileFromEnv, secret, secretProblems } from "./profiles";
+import { assertProfileSecrets, DEFAULT_SECRETS, profileFromEnv, secret, secretProblems } from "./profiles.js";
 
 describe("profiles", () => {
   it("defaults to local, open, with demo features", () => {

@@ -4,7 +4,7 @@
  * every secret a process uses must be set to a non-default value: the process refuses to start
  * otherwise (`assertProfileSecrets`), and `secret()` throws rather than fall back to a default.
  */
-import { DEFAULT_ADMIN_TOKEN, LOCAL_CHAIN_ID } from "./config";
+import { DEFAULT_ADMIN_TOKEN, LOCAL_CHAIN_ID } from "./config.js";
 import { defaultUrl } from "./ports.js";
 
 export const PROFILE_NAMES = ["local", "development", "production"] as const;

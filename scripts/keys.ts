@@ -8,7 +8,7 @@
  *
  * GATEWAY_ADMIN_URL (default http://127.0.0.1:$PORT, PORT default 8080), ADMIN_TOKEN (local default).
  */
-import { secret } from "../core/profiles";
+import { secret } from "../core/profiles.js";
 
 const USAGE = `usage: npm run keys -- create <wallet> [label] | list [wallet] | revoke <keyId>`;
 

@@ -1,5 +1,5 @@
 /** Engine events: accounts, margin, operators, venue balances. */
-import { on } from "./on";
+import { on } from "./on.js";
 import {
   account,
   feeWithdrawalEvent,
@@ -11,9 +11,9 @@ import {
   operatorNonce,
   venueBalance,
 } from "ponder:schema";
-import { MARGIN_REASONS, enumName } from "./store";
-import { toWad } from "../core/units";
-import { recordTransfer } from "./history/record";
+import { MARGIN_REASONS, enumName } from "./store.js";
+import { toWad } from "../core/units.js";
+import { recordTransfer } from "./history/record.js";
 
 on("Engine:AccountCreated", async ({ event, context }) => {
   const { accountId, owner, accountAddress } = event.args;

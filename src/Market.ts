@@ -1,5 +1,5 @@
 /** Market events (every market clone, found through the factory): orders, book, positions, funding. */
-import { on } from "./on";
+import { on } from "./on.js";
 import {
   deleverageEvent,
   fill,
@@ -27,10 +27,10 @@ import {
   marketIdOf,
   patchMarketState,
   positionIdOf,
-} from "./store";
-import { recordFill, recordFundingPayment, recordFundingRate, recordLiquidation, type LiquidationArgs } from "./history/record";
-import { recordBookBest } from "./history/pnl";
-import { fundingRate } from "../core/math/funding";
+} from "./store.js";
+import { recordFill, recordFundingPayment, recordFundingRate, recordLiquidation, type LiquidationArgs } from "./history/record.js";
+import { recordBookBest } from "./history/pnl.js";
+import { fundingRate } from "../core/math/funding.js";
 import type { Hex } from "viem";
 
 const WAD = 10n ** 18n;

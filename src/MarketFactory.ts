@@ -1,7 +1,7 @@
 /** MarketFactory events: a new market and its parameters (the Market contract is then indexed by factory). */
-import { on } from "./on";
+import { on } from "./on.js";
 import { market } from "ponder:schema";
-import { patchMarketState } from "./store";
+import { patchMarketState } from "./store.js";
 
 on("MarketFactory:MarketCreated", async ({ event, context }) => {
   const a = event.args;

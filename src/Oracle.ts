@@ -1,5 +1,5 @@
 /** Oracle events: index prices, clamped updates, configuration, feeds and updaters. */
-import { on } from "./on";
+import { on } from "./on.js";
 import { indexPrice, indexPriceClamp, indexPriceEvent, oracleConfig, oracleUpdater, priceFeed } from "ponder:schema";
 
 /** Oracle's runAge bound (uint24 seconds). */

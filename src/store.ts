@@ -6,8 +6,8 @@
 import type { Context } from "ponder:registry";
 import { marketState } from "ponder:schema";
 import type { Hex } from "viem";
-export { positionIdOf } from "../core/math/ids";
-import { EMPTY_MARKET_STATE } from "../core/reads/snapshot";
+export { positionIdOf } from "../core/math/ids.js";
+import { EMPTY_MARKET_STATE } from "../core/reads/snapshot.js";
 
 export const SIDES = ["LONG", "SHORT"] as const;
 export const ORDER_TYPES = ["MARKET", "LIMIT"] as const;

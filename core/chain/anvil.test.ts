@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { freePort, portAllocator } from "./anvil";
+import { freePort, portAllocator } from "./anvil.js";
 
 describe("port allocation", () => {
   it("skips a port the OS offers again after handing it out", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientAddress, trustedProxies } from "./client-address";
+import { clientAddress, trustedProxies } from "./client-address.js";
 
 describe("clientAddress", () => {
   const lb = trustedProxies("10.0.0.0/8, 127.0.0.1");

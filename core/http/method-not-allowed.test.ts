@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../errors";
-import { allowedMethods, methodNotAllowed } from "./method-not-allowed";
+import { ApiError } from "../errors.js";
+import { allowedMethods, methodNotAllowed } from "./method-not-allowed.js";
 
 describe("methodNotAllowed", () => {
   const app = new Hono();

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { afterAll, describe, expect, it } from "vitest";
-import { ApiError } from "../errors";
-import { closeRateLimitStores, failureLimit, rateLimit, rateLimitStore } from "./rate-limit";
+import { ApiError } from "../errors.js";
+import { closeRateLimitStores, failureLimit, rateLimit, rateLimitStore } from "./rate-limit.js";
 
 function app(limit: number) {
   const a = new Hono();

@@ -1,5 +1,5 @@
 /** Funding (docs/CONTRACTS.md "Funding"): the hourly rate, the cumulative index, pending funding. */
-import { SECONDS_PER_HOUR, WAD, abs, ceilDiv, clamp } from "./ints";
+import { SECONDS_PER_HOUR, WAD, abs, ceilDiv, clamp } from "./ints.js";
 
 export type FundingRate = {
   rateX18PerHour: bigint;

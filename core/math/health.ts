@@ -1,5 +1,5 @@
 /** Position health, liquidation and insolvency prices, leverage (docs/CONTRACTS.md "Health and liquidation"). */
-import { BPS, WAD, abs } from "./ints";
+import { BPS, WAD, abs } from "./ints.js";
 
 export type PositionState = {
   sizeQty: bigint; // > 0 long, < 0 short

@@ -1,7 +1,7 @@
 /** The contracts' formulas in exact bigint arithmetic (docs/CONTRACTS.md). Pure functions. */
-export * from "./ints";
-export * from "./price";
-export * from "./funding";
-export * from "./health";
-export * from "./orders";
-export * from "./ids";
+export * from "./ints.js";
+export * from "./price.js";
+export * from "./funding.js";
+export * from "./health.js";
+export * from "./orders.js";
+export * from "./ids.js";

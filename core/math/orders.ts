@@ -1,5 +1,5 @@
 /** Order arithmetic mirrored from the contracts (docs/CONTRACTS.md "Orders"). */
-import { WAD } from "./ints";
+import { WAD } from "./ints.js";
 
 /** qty = floor(collateralWad × leverage × 1e18 / price / lot) × lot. */
 export function orderQuantity(collateralWad: bigint, leverage: bigint, priceX18: bigint, lotSizeQty: bigint): bigint {

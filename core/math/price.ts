@@ -1,5 +1,5 @@
 /** Mark price (docs/CONTRACTS.md "Prices"): index × (1 + a time-weighted, clamped premium). */
-import { BPS, WAD, clamp, median3 } from "./ints";
+import { BPS, WAD, clamp, median3 } from "./ints.js";
 
 /** Time constant of the premium average (the contracts' MARK_PERIOD). */
 export const MARK_PERIOD_SECONDS = 300n;

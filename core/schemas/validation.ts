@@ -3,7 +3,7 @@
  * value, e.g. INVALID_AMOUNT) wins over a plain VALIDATION_ERROR; the message names the field.
  */
 import type { z } from "zod";
-import { ApiError, ERROR_CODES, type ErrorCode } from "../errors";
+import { ApiError, ERROR_CODES, type ErrorCode } from "../errors.js";
 
 const fieldOf = (issue: z.core.$ZodIssue) => (issue.path.length ? issue.path.map(String).join(".") : "body");
 

@@ -3,11 +3,11 @@
  * Outside the local profile the shared secrets must be real (core/profiles.ts).
  */
 import { z } from "zod";
-import { DEFAULT_BODY_LIMIT_BYTES } from "../../core/http/body-limit";
-import { trustedProxies } from "../../core/http/client-address";
+import { DEFAULT_BODY_LIMIT_BYTES } from "../../core/http/body-limit.js";
+import { trustedProxies } from "../../core/http/client-address.js";
 import { DEFAULT_PORTS, defaultUrl } from "../../core/ports.js";
-import { DEFAULT_WS_MAX_BUFFER_BYTES } from "../../core/ws/send-buffer";
-import { assertProfileSecrets, GATEWAY_SECRETS, profileFromEnv, secret, type Profile } from "../../core/profiles";
+import { DEFAULT_WS_MAX_BUFFER_BYTES } from "../../core/ws/send-buffer.js";
+import { assertProfileSecrets, GATEWAY_SECRETS, profileFromEnv, secret, type Profile } from "../../core/profiles.js";
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORTS.gateway),

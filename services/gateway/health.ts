@@ -4,8 +4,8 @@
  * gateway's database and the chain. `HealthMonitor` caches each result for HEALTH_CACHE_MS
  * (1 s) and shares a check in flight, so requests to /health never fan out to the services.
  */
-import type { GatewayConfig } from "./config";
-import type { GatewayStore } from "./db/open";
+import type { GatewayConfig } from "./config.js";
+import type { GatewayStore } from "./db/open.js";
 
 export const SERVICES = ["indexer", "relayer", "keeper", "database", "chain"] as const;
 export type ServiceName = (typeof SERVICES)[number];

@@ -4,18 +4,18 @@
  */
 import { createServer } from "node:http";
 import pino from "pino";
-import { closeRateLimitStores } from "../../core/http/rate-limit";
-import { createGatewayListener } from "./app";
-import { loadGatewayConfig, type GatewayConfig } from "./config";
-import { openGatewayStore } from "./db/open";
-import { KeyStore } from "./keys";
-import { createUpstream } from "./upstream";
-import { memoryLastWrites, sharedLastWrites } from "../../core/indexer/last-writes";
-import { cachedReads, recordWrites } from "./block-cache";
-import { sseBlockFeed } from "../../core/indexer/blocks";
+import { closeRateLimitStores } from "../../core/http/rate-limit.js";
+import { createGatewayListener } from "./app.js";
+import { loadGatewayConfig, type GatewayConfig } from "./config.js";
+import { openGatewayStore } from "./db/open.js";
+import { KeyStore } from "./keys.js";
+import { createUpstream } from "./upstream.js";
+import { memoryLastWrites, sharedLastWrites } from "../../core/indexer/last-writes.js";
+import { cachedReads, recordWrites } from "./block-cache.js";
+import { sseBlockFeed } from "../../core/indexer/blocks.js";
 import type { Server } from "node:http";
-import { attachWebSocket } from "./ws";
-import { keyRevocations } from "../../core/auth/key-revocations";
+import { attachWebSocket } from "./ws.js";
+import { keyRevocations } from "../../core/auth/key-revocations.js";
 
 async function main() {
   let config: GatewayConfig;

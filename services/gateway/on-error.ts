@@ -3,8 +3,8 @@ import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Logger } from "pino";
-import { fail } from "../../core/envelope";
-import { ApiError } from "../../core/errors";
+import { fail } from "../../core/envelope.js";
+import { ApiError } from "../../core/errors.js";
 
 export const gatewayOnError =
   (log: Logger): ErrorHandler =>

@@ -11,10 +11,10 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import WebSocket, { WebSocketServer } from "ws";
-import type { KeyRevocations } from "../../core/auth/key-revocations";
-import { WS_CLOSE } from "../../core/ws/close-codes";
-import { sendBounded } from "../../core/ws/send-buffer";
-import type { ApiKeyIdentity, KeyStore } from "./keys";
+import type { KeyRevocations } from "../../core/auth/key-revocations.js";
+import { WS_CLOSE } from "../../core/ws/close-codes.js";
+import { sendBounded } from "../../core/ws/send-buffer.js";
+import type { ApiKeyIdentity, KeyStore } from "./keys.js";
 
 const AUTH_WAIT_MS = 10_000;
 

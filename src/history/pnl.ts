@@ -8,8 +8,8 @@ import type { Context } from "ponder:registry";
 import { bookBest, bookBestEvent, chainClock, orderBookLevel, periodEndBlock } from "ponder:schema";
 import { and, asc, desc, eq } from "ponder";
 import type { Hex } from "viem";
-import { endsAnHour } from "../../core/history/period-end";
-import type { EventPlace } from "./record";
+import { endsAnHour } from "../../core/history/period-end.js";
+import type { EventPlace } from "./record.js";
 
 /** After a level changed (`order_book_level` already updated): the new best of its side, if it moved. */
 export async function recordBookBest(context: Context, e: EventPlace, marketId: Hex, side: "LONG" | "SHORT", priceX18: bigint, totalQty: bigint) {

@@ -5,7 +5,7 @@
 import type { Context } from "ponder:registry";
 import { accountFill, accountLiquidation, candle, fundingHistory, fundingPayment, trade, transfer } from "ponder:schema";
 import type { Hex } from "viem";
-import { CANDLE_RESOLUTION_NAMES, periodStart, withTrade } from "../../core/candles";
+import { CANDLE_RESOLUTION_NAMES, periodStart, withTrade } from "../../core/candles.js";
 
 /** Where a row comes from: its event's id, block, log index, time and transaction. */
 export type EventPlace = {

@@ -1,8 +1,8 @@
 /** docs/ERRORS.md is what scripts/errors-doc.ts makes from core/errors.ts (run `npm run docs:errors`). */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ERROR_CODES, ERROR_MEANINGS } from "../../core/errors";
-import { ERRORS_DOC, errorsMarkdown } from "../../scripts/errors-doc";
+import { ERROR_CODES, ERROR_MEANINGS } from "../../core/errors.js";
+import { ERRORS_DOC, errorsMarkdown } from "../../scripts/errors-doc.js";
 
 describe("docs/ERRORS.md", () => {
   it("is fresh: regenerate with npm run docs:errors", () => {

@@ -6,12 +6,12 @@ import { PGlite } from "@electric-sql/pglite";
 import { serve, type ServerType } from "@hono/node-server";
 import { Hono, type Context } from "hono";
 import pino from "pino";
-import { createGatewayApp } from "../../services/gateway/app";
-import { loadGatewayConfig } from "../../services/gateway/config";
-import type { GatewayDeps } from "../../services/gateway/context";
-import { openGatewayStore } from "../../services/gateway/db/open";
-import { KeyStore } from "../../services/gateway/keys";
-import { createUpstream } from "../../services/gateway/upstream";
+import { createGatewayApp } from "../../services/gateway/app.js";
+import { loadGatewayConfig } from "../../services/gateway/config.js";
+import type { GatewayDeps } from "../../services/gateway/context.js";
+import { openGatewayStore } from "../../services/gateway/db/open.js";
+import { KeyStore } from "../../services/gateway/keys.js";
+import { createUpstream } from "../../services/gateway/upstream.js";
 
 export interface Recorded {
   method: string;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { gatewayOverStandIns, WALLET_A, WALLET_B } from "./gateway-standins";
+import { gatewayOverStandIns, WALLET_A, WALLET_B } from "./gateway-standins.js";
 
 const MARKET = "0x" + "11".repeat(32);
 const CLIENT_KEY = "0x" + "22".repeat(32);

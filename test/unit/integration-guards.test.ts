@@ -1,13 +1,13 @@
 /** The integration API's guards outside Ponder (CORS policy, /sql access and cost, Ponder's /metrics). */
 import { Hono } from "hono";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ApiError } from "../../core/errors";
-import { DEFAULT_SECRETS } from "../../core/profiles";
+import { ApiError } from "../../core/errors.js";
+import { DEFAULT_SECRETS } from "../../core/profiles.js";
 import { corsOrigins, corsPolicy } from "../../core/http/cors.js";
-import { guardPonderMetrics } from "../../src/api/lib/metrics";
+import { guardPonderMetrics } from "../../src/api/lib/metrics.js";
 import { apiLimitsFromEnv, clientRateLimit } from "../../core/http/limits.js";
-import { sqlGuard, sqlQueryGuard } from "../../src/api/lib/sqlGuard";
-import { tableCatalog } from "../../src/api/lib/sqlPolicy";
+import { sqlGuard, sqlQueryGuard } from "../../src/api/lib/sqlGuard.js";
+import { tableCatalog } from "../../src/api/lib/sqlPolicy.js";
 import * as schema from "../../ponder.schema.js";
 
 const onError = (err: Error, c: { json: (b: unknown, s: number) => Response }) =>

@@ -6,8 +6,8 @@ import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { devAccount, KEY_INDEX } from "../../core/config";
-import { DEFAULT_SECRETS } from "../../core/profiles";
+import { devAccount, KEY_INDEX } from "../../core/config.js";
+import { DEFAULT_SECRETS } from "../../core/profiles.js";
 
 const root = join(import.meta.dirname, "../..");
 const tsx = join(createRequire(import.meta.url).resolve("tsx/package.json"), "../dist/cli.mjs");

@@ -9,7 +9,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
-import { gatewayDdl, gatewayTables, type GatewayTables } from "./schema";
+import { gatewayDdl, gatewayTables, type GatewayTables } from "./schema.js";
 
 export type GatewayDb = PgDatabase<PgQueryResultHKT>;
 

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { GatewayApp, GatewayDeps } from "../context";
+import type { GatewayApp, GatewayDeps } from "../context.js";
 import { asyncApiDocument } from "../../../core/streams/asyncapi.js";
 
 const ASSETS: Record<string, string> = {

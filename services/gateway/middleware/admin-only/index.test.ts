@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../../../core/errors";
-import { adminOnly, isLoopback } from "./index";
+import { ApiError } from "../../../../core/errors.js";
+import { adminOnly, isLoopback } from "./index.js";
 
 function app(addr: string | undefined) {
   const a = new Hono();

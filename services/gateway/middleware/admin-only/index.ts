@@ -3,8 +3,8 @@
  * refused even when the proxy itself is on loopback), and only with `X-Admin-Token`.
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { ApiError } from "../../../../core/errors";
-import { sameSecret } from "../../../../core/auth/service-tokens";
+import { ApiError } from "../../../../core/errors.js";
+import { sameSecret } from "../../../../core/auth/service-tokens.js";
 
 export interface AdminOnlyOptions {
   token: string;

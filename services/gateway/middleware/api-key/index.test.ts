@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../../../core/errors";
-import { apiKeyAuth, type ApiKeyVariables } from "./index";
+import { ApiError } from "../../../../core/errors.js";
+import { apiKeyAuth, type ApiKeyVariables } from "./index.js";
 
 const identity = { keyId: "key_1", wallet: "0x0000000000000000000000000000000000000001" as const };
 

@@ -4,8 +4,8 @@
  * header that is present must still be valid).
  */
 import type { Context, MiddlewareHandler } from "hono";
-import { ApiError } from "../../../../core/errors";
-import type { ApiKeyIdentity } from "../../keys";
+import { ApiError } from "../../../../core/errors.js";
+import type { ApiKeyIdentity } from "../../keys.js";
 
 export type ApiKeyVariables = { apiKey?: ApiKeyIdentity };
 
