@@ -26,7 +26,8 @@ import { startAnvil, rpcAnswers, type Anvil } from "../core/chain/anvil.js";
 import { KEY_INDEX, LOCAL_CHAIN_ID, devAccount } from "../core/config.js";
 import { PROJECT_ROOT, loadDeployment, serializeDeployment, type Deployment } from "../core/deployment.js";
 import { DEFAULT_SECRETS, type SecretName } from "../core/profiles.js";
-import { CODE_HASH, deployVenue, isDeployed, writeDeployment } from "./deploy.js";
+import { deployVenue, writeDeployment } from "./deploy.js";
+import { reusableDeployment } from "./lib/local-deployment.js";
 import { publicClientFor, walletClientFor } from "./lib/clients.js";
 import { applyLocalCalendar, marketSessions } from "./lib/local-calendar.js";
 import { FX_WEEK, NO_CLOSE } from "../core/calendar.js";
@@ -127,23 +128,10 @@ async function main() {
     const chainId = LOCAL_CHAIN_ID;
     const client = publicClientFor(anvil.rpcUrl, chainId);
 
-    let deployment: Deployment | undefined;
-    if (existsSync(deploymentFile)) {
-      try {
-        deployment = loadDeployment({ file: deploymentFile });
-      } catch (e) {
-        say(`deployment  ignoring ${deploymentFile}: ${(e as Error).message}`);
-      }
-    }
-    if (deployment && deployment.codeHash !== CODE_HASH && (await isDeployed(client as PublicClient, deployment))) {
-      // The chain holds contracts from an older checkout: their ABI is not this code's. A new
-      // deployment on the same chain (new addresses, new indexer schema) replaces them.
-      say(`deployment  the contracts in ${deploymentFile} are older than this checkout's: redeploying on the same chain (\`npm start -- --fresh\` starts a clean one)`);
-      deployment = undefined;
-    }
-    if (deployment && (await isDeployed(client as PublicClient, deployment))) {
-      say(`deployment  reusing ${deploymentFile}`);
-    } else {
+    const reuse = await reusableDeployment(client as PublicClient, deploymentFile);
+    if (reuse.note) say(`deployment  ${reuse.note}`);
+    let deployment = reuse.deployment;
+    if (!deployment) {
       say("deployment  deploying the venue…");
       const wallet = walletClientFor(anvil.rpcUrl, chainId, devAccount(KEY_INDEX.deployer).privateKey);
       deployment = await deployVenue(wallet, client as PublicClient, { updaters: [devAccount(KEY_INDEX.priceFeed).address] });
