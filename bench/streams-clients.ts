@@ -3,6 +3,10 @@
  *   BENCH_MODE=stream  N WebSocket connections, each subscribed to a market's book (depth 10)
  *                      and trades; records when each update of each block arrived
  *   BENCH_MODE=poll    N clients each polling the same two REST routes at BENCH_POLL_HZ
+ *   BENCH_MODE=stalled N WebSocket connections that subscribe to the book (depth 100) and trades,
+ *                      then never read again while sending a ping every 100 ms (issue 27 item 5:
+ *                      the service's send buffer per connection is bounded); counts the
+ *                      connections the service closed
  * Prints "READY" once every client is connected (stream: and has its snapshots), records until
  * it reads "GO <seconds>" on stdin, then writes its figures as JSON to BENCH_OUT and prints
  * "RESULT" (a pipe would lose the tail of a large line at exit).
@@ -114,8 +118,39 @@ async function poll() {
   };
 }
 
+async function stalled() {
+  const url = process.env.BENCH_WS_URL!;
+  let closed = 0;
+  const timers: NodeJS.Timeout[] = [];
+  const open = (): Promise<WebSocket> =>
+    new Promise((resolve, reject) => {
+      const ws = new WebSocket(url, { perMessageDeflate: false });
+      ws.once("open", () => {
+        ws.send(JSON.stringify({ op: "subscribe", channel: "orderbook", marketId: market, depth: 100 }));
+        ws.send(JSON.stringify({ op: "subscribe", channel: "trades", marketId: market }));
+        // never read again: the service's sends pile up (the kernel's buffers, then its own)
+        (ws as unknown as { _socket: { pause(): void } })._socket.pause();
+        timers.push(setInterval(() => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ op: "ping" }), () => {}), 100));
+        ws.once("close", () => closed++);
+        ws.on("error", () => {});
+        resolve(ws);
+      });
+      ws.once("error", reject);
+    });
+  const conns = await Promise.all(Array.from({ length: n }, open));
+  return {
+    start: () => {},
+    stop: () => {
+      for (const t of timers) clearInterval(t);
+      const stillOpen = conns.filter((c) => c.readyState === WebSocket.OPEN).length;
+      for (const c of conns) c.terminate();
+      return { connections: conns.length, closedByService: closed, stillOpen };
+    },
+  };
+}
+
 async function main() {
-  const run = mode === "poll" ? await poll() : await stream();
+  const run = mode === "poll" ? await poll() : mode === "stalled" ? await stalled() : await stream();
   const rss = process.memoryUsage().rss;
   process.stdout.write(`READY ${rss}\n`);
   const rl = createInterface({ input: process.stdin });

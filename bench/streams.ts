@@ -13,7 +13,10 @@
  *   - messages/s delivered, memory per connection (the stream service's RSS with the clients
  *     connected minus before, per connection);
  *   - beside it, polling: requests/s wanted and served, their latency, and the CPU of the
- *     serving processes (stream service + read service + indexer, or read service + indexer).
+ *     serving processes (stream service + read service + indexer, or read service + indexer);
+ *   - then BENCH_STALLED_CLIENTS (20) connections that never read but keep sending a ping every
+ *     100 ms, for BENCH_STALLED_S (60) s: the stream service's RSS before and after, and how many
+ *     it closed as slow consumers (its send buffer per connection is bounded, WS_MAX_BUFFER_BYTES).
  *   BENCH_DBS=pglite[,postgres] BENCH_CLIENTS=1000 BENCH_STREAMS_DURATION_S=20 BENCH_TAKER_MS=500
  */
 import { spawn } from "node:child_process";
@@ -84,7 +87,7 @@ function startClients(env: Record<string, string>): Clients {
   };
 }
 
-const stats = async (s: StackInfo) => ((await (await fetch(`${s.streamsUrl}/stats`)).json()) as { data: { rssBytes: number; connections: number; subscriptions: number } }).data;
+const stats = async (s: StackInfo) => ((await (await fetch(`${s.streamsUrl}/stats`)).json()) as { data: { rssBytes: number; connections: number; subscriptions: number; slowConsumerCloses: number } }).data;
 const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
 
 async function benchDb(kind: DbKind, log: (m: string) => void) {
@@ -206,7 +209,29 @@ async function benchDb(kind: DbKind, log: (m: string) => void) {
         `    CPU ms/s: reads ${((p1.reads - p0.reads) / du).toFixed(0)}, indexer ${((p1.indexer - p0.indexer) / du).toFixed(0)} (total ${pollCpuPerS.toFixed(0)})\n` +
         `  streams instead of polling: ${pollRow.wantedPerS} requests/s not made; CPU ${streamCpuPerS.toFixed(0)} vs ${pollCpuPerS.toFixed(0)} ms/s (${(pollCpuPerS / Math.max(1, streamCpuPerS)).toFixed(1)}×, while polling served only ${((100 * pollRow.servedPerS) / pollRow.wantedPerS).toFixed(0)}% of its requests)`,
     );
-    return { kind, streams: streamsRow, polling: pollRow };
+    // ── connections that never read (issue 27 item 5) ──
+    const stalledN = Number(process.env.BENCH_STALLED_CLIENTS ?? 20);
+    const stalledS = Number(process.env.BENCH_STALLED_S ?? 60);
+    const quiet = await stats(s);
+    const stalledClients = startClients({ BENCH_MODE: "stalled", BENCH_CLIENTS: String(stalledN), BENCH_MARKET: eur, BENCH_WS_URL: `${s.streamsUrl!.replace(/^http/, "ws")}/ws` });
+    await stalledClients.ready;
+    const sr = await stalledClients.go(stalledS);
+    if (sr.error) throw new Error(sr.error);
+    const after = await stats(s);
+    const stalledRow = {
+      clients: stalledN,
+      seconds: stalledS,
+      rssBefore: quiet.rssBytes,
+      rssAfter: after.rssBytes,
+      slowConsumerCloses: after.slowConsumerCloses - quiet.slowConsumerCloses,
+      closedSeenByClients: sr.closedByService,
+      stillOpen: sr.stillOpen,
+    };
+    log(
+      `  ${stalledN} connections that never read, a ping every 100 ms each, ${stalledS} s: stream service RSS ${mb(quiet.rssBytes)} → ${mb(after.rssBytes)}; ` +
+        `${sr.closedByService} of ${stalledN} closed by the service (${stalledRow.slowConsumerCloses} of them as slow consumers, the others unanswered pings), ${sr.stillOpen} still open at the end`,
+    );
+    return { kind, streams: streamsRow, polling: pollRow, stalled: stalledRow };
   } finally {
     for (const f of stops) f();
     await stack.stop();
