@@ -6,7 +6,7 @@ import { DEFAULT_SECRETS } from "../../core/profiles.js";
 import { corsOrigins, corsPolicy } from "../../core/http/cors.js";
 import { guardPonderMetrics } from "../../src/api/lib/metrics.js";
 import { apiLimitsFromEnv, clientRateLimit } from "../../core/http/limits.js";
-import { sqlGuard, sqlQueryGuard } from "../../src/api/lib/sqlGuard.js";
+import { planCost, sqlGuard, sqlQueryGuard } from "../../src/api/lib/sqlGuard.js";
 import { tableCatalog } from "../../src/api/lib/sqlPolicy.js";
 import * as schema from "../../ponder.schema.js";
 
@@ -67,6 +67,15 @@ describe("/sql", () => {
     // the keeper's own queries are not priced (their cost may include planner penalties)
     const keeper = app(sqlGuard({ open: true, token: "k".repeat(20) }), 5_000);
     expect((await keeper.request(url("select 1"), { headers: { "X-Internal-Token": "k".repeat(20) } })).status).toBe(200);
+  });
+
+  it("prices a plan by its costliest node: a LIMIT's discounted root does not hide a join run to the end", () => {
+    // EXPLAIN of `SELECT … FROM t a, t b, … WHERE <never true> LIMIT 1`, abridged: the Limit's
+    // total is the share of its child's the planner expects to need for one row
+    const limited = { "Node Type": "Limit", "Total Cost": 0.42, Plans: [{ "Node Type": "Nested Loop", "Total Cost": 9.8e12, Plans: [{ "Total Cost": 12.5 }, { "Total Cost": 3.1e10 }] }] };
+    expect(planCost(limited)).toBe(9.8e12);
+    expect(planCost({ "Total Cost": 8.27, Plans: [{ "Total Cost": 8.27 }] })).toBe(8.27);
+    expect(planCost({ "Total Cost": 5 })).toBe(5);
   });
 
   it("judges before planning: a function off the list is refused without an EXPLAIN", async () => {

@@ -31,6 +31,20 @@ export function sqlGuard(opts: { open?: boolean; token?: string } = {}) {
 
 /** `EXPLAIN`s a query and answers the planner's total cost. */
 export type ExplainCost = (query: SqlQuery) => Promise<number>;
+
+type PlanNode = { "Total Cost"?: number; Plans?: PlanNode[] };
+/**
+ * The price of a plan (`EXPLAIN (FORMAT JSON)`'s first element's `Plan`): the largest total cost
+ * of any of its nodes, i.e. of the costliest subtree run to its end. The root's own total is not
+ * enough: under a `LIMIT` the planner scales its children's cost by the share of rows it expects
+ * to need, so a never-true filter over a 6-way join priced as if the first row came at once (and
+ * then ran until the statement timeout).
+ */
+export function planCost(plan: PlanNode): number {
+  let max = plan["Total Cost"] ?? 0;
+  for (const child of plan.Plans ?? []) max = Math.max(max, planCost(child));
+  return max;
+}
 export type SqlQuery = { sql: string; params: unknown[] };
 
 function positiveInt(name: string, fallback: number): number {
