@@ -62,10 +62,10 @@ function rowBuilder(cols: Col[], bigints: string[] = []): (f: string[]) => Row {
 /** The rows of a page's text. */
 const readRows = (text: unknown, build: (f: string[]) => Row): Row[] => (typeof text === "string" ? text.split(RS).map((line) => build(line.split(US))) : []);
 
-/** A list page's query, validated (core/schemas/history.ts); `marketId` lower-cased, only where the list has a market filter. */
+/** A list page's query, validated (core/schemas/history.ts); `marketId`: the filter of the account lists that have one (any case). */
 export type ListQuery = { from?: bigint; to?: bigint; limit: number; cursor?: string; marketId?: string };
 export type CandleQuery = { resolution: CandleResolution; from?: bigint; to?: bigint; limit: number; cursor?: string };
-/** A list's scope: the path's market (lower-cased) or account, or the venue (its one list). */
+/** A list's scope: the path's market (any case) or account, or the venue (its one list). */
 export type Scope = { marketId: string } | { accountId: bigint } | { venue: true };
 /** A page's data. */
 export type Page = { data: Record<string, unknown> };
@@ -82,10 +82,9 @@ export type HistoryPlans = {
   /**
    * The whole range of list `l` as CSV (header = `columns`) or NDJSON chunks, oldest first, up to
    * block `head` (rows of later blocks are left for the next export), read by keyset pages of
-   * 1,000 rows: never a cap.
+   * 1,000 rows: never a cap. A bad range's 400 is thrown at once, before the first chunk.
    */
   exportChunks(exec: Executor, l: ListSpec, scope: Scope, query: Omit<ListQuery, "limit" | "cursor">, head: bigint, format: ExportFormat, columns: string[]): AsyncGenerator<string>;
-  // (throws a bad range's 400 at once, before the first chunk)
 };
 
 type Variant = { market: boolean; from: boolean; to: boolean; cursor: boolean };
@@ -219,12 +218,13 @@ export function historyPlans(o: { schema: string; withState: boolean }): History
   /** The scope's ids and parameter value; `marketId`: the account list's market filter (where the list has one). */
   const scopeOf = (l: ListSpec, scope: Scope, marketId: string | undefined) => {
     if ("venue" in scope) return { ids: {} as Ids, value: undefined, market: undefined };
-    if ("marketId" in scope) return { ids: { marketId: scope.marketId } as Ids, value: scope.marketId, market: undefined };
-    const market = marketId !== undefined && l.marketColumn !== undefined ? marketId : undefined;
+    // ids are stored lower-case; a path or filter may come in any case
+    if ("marketId" in scope) return { ids: { marketId: scope.marketId.toLowerCase() } as Ids, value: scope.marketId.toLowerCase(), market: undefined };
+    const market = marketId !== undefined && l.marketColumn !== undefined ? marketId.toLowerCase() : undefined;
     return { ids: { accountId: scope.accountId, marketId: market } as Ids, value: scope.accountId.toString(), market };
   };
   /** What an item knows of its scope: the market of a market list. */
-  const itemContext = (scope: Scope) => ("marketId" in scope ? { marketId: scope.marketId as Hex } : {});
+  const itemContext = (scope: Scope) => ("marketId" in scope ? { marketId: scope.marketId.toLowerCase() as Hex } : {});
   const checkRange = (r: { from?: bigint; to?: bigint }) => {
     if (r.from !== undefined && r.to !== undefined && r.from > r.to) throw new ApiError("VALIDATION_ERROR", "from: must not be after to");
   };
@@ -271,7 +271,8 @@ export function historyPlans(o: { schema: string; withState: boolean }): History
     return { data };
   }
 
-  async function candlePage(exec: Executor, marketId: string, query: CandleQuery, now: bigint, onState?: OnState): Promise<Page> {
+  async function candlePage(exec: Executor, rawMarketId: string, query: CandleQuery, now: bigint, onState?: OnState): Promise<Page> {
+    const marketId = rawMarketId.toLowerCase();
     const ids = { marketId };
     let w: ReturnType<typeof candleWindow>;
     try {

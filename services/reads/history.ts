@@ -115,10 +115,10 @@ export function historyServer(o: { databaseUrl: string; schema: string; feed: Bl
     }
     const pr = (route.param === "marketId" ? MarketPath : AccountPath).safeParse({ [route.param]: param });
     if (!pr.success) throw validationError(pr.error, "param");
-    if (!route.list) return candlePage(setBlock, param.toLowerCase(), qr.data as CandleQuery);
+    if (!route.list) return candlePage(setBlock, param, qr.data as CandleQuery);
     const query = qr.data as ListQuery;
-    const scope = route.list.scope === "market" ? { marketId: param.toLowerCase() } : { accountId: BigInt(param) };
-    return (await plans.listPage(run, route.list, scope, { ...query, marketId: query.marketId?.toLowerCase() }, (st) => setBlock(st.number.toString()))).data;
+    const scope = route.list.scope === "market" ? { marketId: param } : { accountId: BigInt(param) };
+    return (await plans.listPage(run, route.list, scope, query, (st) => setBlock(st.number.toString()))).data;
   }
   const bodyOf = (data: unknown) => JSON.stringify({ success: true, data });
 

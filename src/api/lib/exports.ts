@@ -7,7 +7,7 @@
 import type { Context } from "hono";
 import { stream } from "hono/streaming";
 import { ApiError } from "../../../core/errors.js";
-import { exportFormatOf, type ExportFormat, type ListSpec } from "../../../core/history/lists.js";
+import { exportFormatOf, type ListSpec } from "../../../core/history/lists.js";
 import { historyPlans, type HistoryPlans, type ListQuery, type Scope } from "../../../core/history/plans.js";
 import { onPonderDb } from "./hotAnswers.js";
 import { ponderSchema, readAtIndexedBlock, type IndexedBlockEnv } from "./indexedBlock.js";
@@ -17,16 +17,13 @@ let plans: HistoryPlans | undefined;
 /** The history plans of this build's schema, the indexed state read apart (`readAtIndexedBlock`). */
 export const historyPlansOfPonder = () => (plans ??= historyPlans({ schema: ponderSchema(), withState: false }));
 
-/** The export the request asks for by its Accept header, if any. */
-export const exportFormat = (c: Context): ExportFormat | undefined => exportFormatOf(c.req.header("accept"));
-
 /**
  * A list route's answer. A page's 404 comes from the same indexed-state read as its rows (a reorg
  * that removes an account never answers its empty page as a 200); an export streams in several
  * reads and checks its scope once before.
  */
 export async function answerList(c: Context<IndexedBlockEnv>, l: ListSpec, scope: Scope, q: ListQuery, columns: string[]) {
-  const format = exportFormat(c);
+  const format = exportFormatOf(c.req.header("accept"));
   if (format) {
     await historyPlansOfPonder().requireScope(onPonderDb, l, scope, q);
     if (q.cursor !== undefined) throw new ApiError("VALIDATION_ERROR", "cursor: an export streams the whole range; send from/to instead");

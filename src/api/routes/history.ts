@@ -12,7 +12,7 @@ import type { CandleResolution } from "../../../core/candles.js";
 import * as H from "../../../core/schemas/history.js";
 import { createApiApp } from "../lib/app.js";
 import { requireAccount } from "../lib/data.js";
-import { answerList, exportFormat, historyPlansOfPonder } from "../lib/exports.js";
+import { answerList, historyPlansOfPonder } from "../lib/exports.js";
 import { onPonderDb } from "../lib/hotAnswers.js";
 import { HISTORY_LISTS, historyQueryOf, type ListSpec } from "../../../core/history/lists.js";
 import type { ListQuery, Scope } from "../../../core/history/plans.js";
@@ -75,7 +75,7 @@ const routeOf = ({ spec: l, summary, data, name }: ListRoute) => {
 
 /** The list's scope from the route's path. */
 const scopeOf = (l: ListSpec, param: Record<string, string>): Scope =>
-  l.scope === "market" ? { marketId: param.marketId!.toLowerCase() } : { accountId: BigInt(param.accountId!) };
+  l.scope === "market" ? { marketId: param.marketId! } : { accountId: BigInt(param.accountId!) };
 
 /** A history route that is not a keyset list (PnL, candles): its params, query and page schema. */
 const periodRoute = <P extends z.ZodObject, R extends z.ZodObject>(r: { path: string; summary: string; description: string; params: P; query: R; data: z.ZodType; name: string; order: string; errors: string }) =>
@@ -126,7 +126,7 @@ for (const l of lists) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- one handler shape for every list's route
   historyRoutes.openapi(routeOf(l), (async (c: any) => {
     const q = c.req.valid("query") as ListQuery;
-    return answerList(c as never, l.spec, scopeOf(l.spec, c.req.valid("param") as Record<string, string>), { ...q, marketId: q.marketId?.toLowerCase() }, columns);
+    return answerList(c as never, l.spec, scopeOf(l.spec, c.req.valid("param") as Record<string, string>), q, columns);
   }) as never);
 }
 historyRoutes
@@ -141,7 +141,7 @@ historyRoutes
     return c.json({ success: true as const, data }, 200) as never;
   })
   .openapi(candlesRoute, async (c) => {
-    const marketId = c.req.valid("param").marketId.toLowerCase();
+    const marketId = c.req.valid("param").marketId;
     const q = c.req.valid("query");
     const data = await readAtIndexedBlock(c as never, async (b) => (await historyPlansOfPonder().candlePage(onPonderDb, marketId, { ...q, resolution: q.resolution as CandleResolution }, b.timestamp)).data);
     return c.json({ success: true as const, data }, 200) as never;
