@@ -20,6 +20,7 @@ import { devAccount } from "../../core/config.js";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { runSession } from "./reads-session.js";
 import { hotErrors, hotOk, UNKNOWN_MARKET } from "./helpers/hot-urls.js";
+import { getOnce } from "./helpers/http.js";
 import { dbKinds } from "./stack.js";
 import { gatewayOverStandIns } from "../unit/gateway-standins.js";
 
@@ -55,7 +56,7 @@ describe.each(dbKinds())("golden answers on %s", (kind) => {
   };
 
   const at = async (base: string, path: string, headers: Record<string, string> = {}): Promise<Answer & { text: string }> => {
-    const res = await fetch(`${base}${path}`, { headers });
+    const res = await getOnce(`${base}${path}`, { headers });
     const text = await res.text();
     const type = (res.headers.get("content-type") ?? "").split(";")[0]!;
     return { status: res.status, block: res.headers.get("x-indexed-block"), type, body: parse(text, type), text };

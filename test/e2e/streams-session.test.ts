@@ -122,6 +122,9 @@ describe.each([mainKind()])("streams through a session with a liquidation, fundi
     // funding: two hours pass, a fresh index, a poke (anyone may)
     await rpc("evm_increaseTime", [7200]);
     await step("a fresh index after two hours", () => setPrice(EUR, "1.0800"));
+    // funding accrues while the index is fresh: half a minute of it, whatever the wall clock did
+    // between these two blocks (in one second, none would accrue)
+    await rpc("evm_increaseTime", [30]);
     await step("a funding poke", () => send(L, "pokeFunding", [EUR]));
     expect(BigInt(subs.market!.data!.funding.cumulativeFunding)).not.toBe(0n);
     await step("C's close", () => send(C, "closePosition", [v.accountIds[C]!, EUR, TYPE_MARKET, 0n, `0x${"0".repeat(64)}`]));

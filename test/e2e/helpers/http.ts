@@ -21,6 +21,21 @@ export type RequestOptions = {
   headers?: Record<string, string>;
 };
 
+/**
+ * `fetch` of a GET, sent again once when a reused keep-alive connection turns out closed by the
+ * server (undici's UND_ERR_SOCKET "other side closed": the server's idle timeout ran while this
+ * process's event loop was busy and had not yet dropped the connection), as browsers do for
+ * idempotent requests (RFC 9110 §9.2.2). Any other failure, and a second one, is the test's.
+ */
+export async function getOnce(url: string, init: RequestInit = {}): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (e) {
+    if ((e as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw e;
+    return fetch(url, init);
+  }
+}
+
 export function jsonClient(base: string) {
   return async function req(method: string, path: string, o: RequestOptions = {}) {
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
