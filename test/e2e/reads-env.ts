@@ -1,5 +1,5 @@
 /**
- * An indexer-only venue for the reads, reconciliation, rebuild and reorg tests: its own anvil,
+ * An indexer-only venue for the reads, reconciliation and reorg-and-rebuild tests: its own anvil,
  * the contracts, funded wallets and Ponder (PGlite or Postgres), with nothing else writing to the
  * chain, so a scripted session is deterministic and the chain may be snapshotted and reverted
  * (the shared stack of global-setup.ts runs a keeper and a relayer that would race with that).
