@@ -203,10 +203,18 @@ describe.each([sharedStack()])("streams on $kind", (s: StackInfo) => {
     const first = await StreamClient.open(wsUrl());
     const sub = await first.subscribe({ channel: "market", marketId: eur });
     first.send({ op: "testDrop", subscriptionId: sub.id });
+    // the market's next changes come from this test's own fills (open interest), not from waiting
+    // for the stack's price feed: the dropped message, the one that shows the gap, one after the resume
+    const buy = () => write("POST", `/accounts/${accountId}/orders`, { marketId: eur, collateralAmount: "50000000", side: "LONG", leverage: 2, orderType: "MARKET" });
+    const close = () => write("POST", `/accounts/${accountId}/positions/${eur}/close`, { orderType: "MARKET" });
+    await buy();
+    await close();
     await first.until(() => first.resumed.length === 1, 30_000);
     const resumed = first.resumed[0]!;
     const at = resumed.block;
+    await buy();
     await first.until(() => resumed.block > at, 30_000);
+    await close();
     expect(resumed.gaps).toBe(1);
     expect(resumed.snapshots).toBe(1); // replayed, not re-snapshotted
     const [m, p, f] = await Promise.all([rest(`/markets/${eur}`), rest(`/markets/${eur}/price`), rest(`/markets/${eur}/funding`)]);
