@@ -27,6 +27,8 @@ const relayerEnv = z.object({
   FEE_BUMP_BPS: z.coerce.number().int().min(11_250).default(11_250),
   /** A sent transaction the node no longer knows (dropped) is sent again after this long. */
   REBROADCAST_AFTER_MS: z.coerce.number().int().positive().default(2_000),
+  /** A nonce used on chain without any of our attempts' receipts this long is not ours: the write is signed again. */
+  FOREIGN_NONCE_AFTER_MS: z.coerce.number().int().positive().default(10_000),
   /** Period of the tracker loop (receipts, bumps, re-sends, recovery). */
   TRACK_INTERVAL_MS: z.coerce.number().int().positive().default(200),
   /** A QUEUED row untouched this long is taken over (its process died). */

@@ -30,8 +30,6 @@ export type Outcome = Pick<RequestRow, "id" | "status" | "httpStatus" | "respons
 
 /** Gas limit = estimate × 1.25 + 25k: the book may change between simulation and mining. */
 const gasLimitOf = (estimate: bigint) => (estimate * 125n) / 100n + 25_000n;
-/** A nonce used on chain without any of our attempts' receipts this long → not ours: re-sign. */
-const FOREIGN_NONCE_AFTER_MS = 10_000;
 /** A lane waits at most this long for a write's transaction before the next write runs. */
 const LANE_HOLD_MAX_MS = 60_000;
 
@@ -462,7 +460,7 @@ export class Relayer {
       }
       const since = this.missingSince.get(row.id) ?? Date.now();
       this.missingSince.set(row.id, since);
-      if (Date.now() - since > FOREIGN_NONCE_AFTER_MS) {
+      if (Date.now() - since > this.cfg.FOREIGN_NONCE_AFTER_MS) {
         this.log.warn({ requestId: row.id, nonce: nonce.toString() }, "nonce used by a transaction that is not ours: signing again");
         this.missingSince.delete(row.id);
         await this.store.requeue(row.id, nonce);

@@ -202,7 +202,8 @@ describe("the relayer after the chain rewinds (private anvil)", () => {
   });
 
   it("(e) a nonce gap (the rewind removed a foreign use of the signer's key below our write): filled with a no-op, the write mined again once", async () => {
-    const relayer = await startRelayer(chain, db, { WRITE_TIMEOUT_MS: "40000", REBROADCAST_AFTER_MS: "500" }, { name: "gap" });
+    // the foreign use is recognised after 1 s (10 s by default): the test waits on evidence, not on the default
+    const relayer = await startRelayer(chain, db, { WRITE_TIMEOUT_MS: "40000", REBROADCAST_AFTER_MS: "500", FOREIGN_NONCE_AFTER_MS: "1000" }, { name: "gap" });
     try {
       const snap = await rpc(chain.rpcUrl, "evm_snapshot");
       const n = await chainNonce();
