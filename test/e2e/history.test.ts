@@ -102,8 +102,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
 
   beforeAll(async () => {
     v = await startVenue(kind);
-    ix = await v.startIndexer("history");
-    rd = await v.startReads(ix);
+    ({ ix, rd } = await v.startIndexerAndReads("history"));
     [EUR, GBP] = v.deployment.markets.map((m) => m.marketId) as [Hex, Hex];
     await runSession(v);
     await randomSession(v, seed);

@@ -30,8 +30,7 @@ describe.each(dbKinds())("an answer belongs to one indexed block on %s", (kind) 
 
   beforeAll(async () => {
     v = await startVenue(kind);
-    ix = await v.startIndexer("consist");
-    rd = await v.startReads(ix);
+    ({ ix, rd } = await v.startIndexerAndReads("consist"));
     [EUR, GBP] = v.deployment.markets.map((m) => m.marketId) as [Hex, Hex];
   }, 300_000);
   afterAll(async () => {

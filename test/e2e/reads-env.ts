@@ -41,6 +41,8 @@ export type Venue = {
   startIndexer: (name: string, opts?: { waitReady?: boolean }) => Promise<Indexer>;
   /** Starts the read service (services/reads) in front of an indexer of this venue (`env`: its extra settings). */
   startReads: (ix: Indexer, env?: Record<string, string>) => Promise<{ url: string; proc: Proc }>;
+  /** Both at once (`readsEnv`: the read service's extra settings), ready when both are. */
+  startIndexerAndReads: (name: string, readsEnv?: Record<string, string>) => Promise<{ ix: Indexer; rd: { url: string; proc: Proc } }>;
   /** the venue's own Postgres database (null on PGlite) */
   databaseUrl: string | null;
   stop: () => Promise<void>;
@@ -99,7 +101,7 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
     const { deployment, accountIds } = opts.clock === undefined ? await withChainFixture("quiet-venue", rpcOf(anvil.rpcUrl), setup) : await setup();
     const deploymentFile = writeDeployment(deployment, join(base, "deployment.json"));
     const rpcUrl = anvil.rpcUrl;
-    const startIndexer = async (name: string, opts: { waitReady?: boolean } = {}): Promise<Indexer> => {
+    const spawnIndexer = async (name: string, opts: { waitReady?: boolean } = {}) => {
       const schema = `rd_${runId}_${name}_${kind === "pglite" ? "l" : "p"}`.slice(0, 45);
       const port = await freePort();
       const env: NodeJS.ProcessEnv = {
@@ -131,10 +133,14 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
       const proc = startProcess(`ponder ${name}`, process.execPath, args, env, join(base, `ponder-${name}.log`), PROJECT_ROOT);
       const indexer: Indexer = { url: `http://127.0.0.1:${port}`, schema, proc, stop: () => proc.stop() };
       indexers.push(indexer);
-      await waitForHttp(`${indexer.url}/${opts.waitReady === false ? "health" : "ready"}`, { proc, timeoutMs: 300_000, intervalMs: 50 });
+      return { indexer, up: waitForHttp(`${indexer.url}/${opts.waitReady === false ? "health" : "ready"}`, { proc, timeoutMs: 300_000, intervalMs: 50 }) };
+    };
+    const startIndexer = async (name: string, opts: { waitReady?: boolean } = {}): Promise<Indexer> => {
+      const { indexer, up } = await spawnIndexer(name, opts);
+      await up;
       return indexer;
     };
-    const startReads = async (ix: Indexer, extraEnv: Record<string, string> = {}) => {
+    const spawnReads = async (ix: Indexer, extraEnv: Record<string, string> = {}) => {
       const port = await freePort();
       // the same high configured limit as the indexer's (tests and benches are one client)
       const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", INDEXER_URL: ix.url, LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000" };
@@ -152,8 +158,19 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
       const proc = startProcess(`reads ${ix.schema}`, process.execPath, args, env, join(base, `reads-${port}.log`), PROJECT_ROOT);
       indexers.push({ url: `http://127.0.0.1:${port}`, schema: ix.schema, proc, stop: () => proc.stop() });
       const url = `http://127.0.0.1:${port}`;
-      await waitForHttp(`${url}/health`, { proc, timeoutMs: 180_000, intervalMs: 50 });
-      return { url, proc };
+      return { reads: { url, proc }, up: waitForHttp(`${url}/health`, { proc, timeoutMs: 180_000, intervalMs: 50 }) };
+    };
+    const startReads = async (ix: Indexer, extraEnv: Record<string, string> = {}) => {
+      const { reads, up } = await spawnReads(ix, extraEnv);
+      await up;
+      return reads;
+    };
+    // both processes boot at once: Ponder's start is mostly one thread, the read service's the other core
+    const startIndexerAndReads = async (name: string, readsEnv: Record<string, string> = {}) => {
+      const ix = await spawnIndexer(name);
+      const rd = await spawnReads(ix.indexer, readsEnv);
+      await Promise.all([ix.up, rd.up]);
+      return { ix: ix.indexer, rd: rd.reads };
     };
     return {
       kind,
@@ -169,6 +186,7 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
       databaseUrl: kind === "postgres" ? dbUrl : null,
       startIndexer,
       startReads,
+      startIndexerAndReads,
       stop,
     };
   } catch (e) {

@@ -26,8 +26,7 @@ describe.each(dbKinds())("reorg, then rebuild from events, on %s", (kind) => {
 
   beforeAll(async () => {
     v = await startVenue(kind);
-    ix = await v.startIndexer("reorg");
-    rd = await v.startReads(ix);
+    ({ ix, rd } = await v.startIndexerAndReads("reorg"));
   }, 300_000);
   afterAll(async () => {
     await v?.stop();

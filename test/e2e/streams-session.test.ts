@@ -37,8 +37,8 @@ describe.each([mainKind()])("streams through a session with a liquidation, fundi
 
   beforeAll(async () => {
     v = await startVenue(kind);
-    const ix = await v.startIndexer("streams");
-    reads = (await v.startReads(ix)).url;
+    const { ix, rd } = await v.startIndexerAndReads("streams");
+    reads = rd.url;
     const port = await freePort();
     const env: NodeJS.ProcessEnv = {
       ...process.env, PROFILE: "local", PORT: String(port), HOST: "127.0.0.1", INTEGRATION_URL: reads, RPC_URL: v.rpcUrl, LOG_LEVEL: "warn",
