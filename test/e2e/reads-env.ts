@@ -49,6 +49,11 @@ export type Venue = {
 };
 
 const ACCOUNTS = [0, 1, 2, 3, 4, 5];
+/**
+ * Tests of a `?minBlock` ahead of the chain wait the bound out before the 503: 3 s here (5 s by
+ * default), still 10× an indexed block's time on this venue (nothing else mines on it).
+ */
+const TEST_WAITS = { MIN_BLOCK_WAIT_MS: "3000" };
 
 /**
  * `clock`: a fixed chain clock (unix seconds) for answers that must be the same bytes on every run
@@ -115,7 +120,7 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
         RATE_LIMIT_PER_MINUTE: "100000000",
         // tests run this indexer beside a whole stack on one Postgres (100 connections); the
         // benchmark keeps Ponder's default pool
-        ...(process.env.VITEST ? { DATABASE_POOL_MAX: "14" } : {}),
+        ...(process.env.VITEST ? { DATABASE_POOL_MAX: "14", ...TEST_WAITS } : {}),
       };
       delete env.DATABASE_URL;
       delete env.DATABASE_SCHEMA;
@@ -143,7 +148,7 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
     const spawnReads = async (ix: Indexer, extraEnv: Record<string, string> = {}) => {
       const port = await freePort();
       // the same high configured limit as the indexer's (tests and benches are one client)
-      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", INDEXER_URL: ix.url, LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000" };
+      const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", INDEXER_URL: ix.url, LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000", ...(process.env.VITEST ? TEST_WAITS : {}) };
       delete env.DATABASE_URL;
       delete env.DATABASE_SCHEMA;
       if (kind === "postgres") {

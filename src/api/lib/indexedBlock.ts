@@ -1,7 +1,7 @@
 /**
  * The latest indexed block (Ponder's `_ponder_checkpoint`, the table behind its `/status`), the
  * `X-Indexed-Block` header on every read, and `?minBlock=N`: a read waits up to
- * MIN_BLOCK_WAIT_MS for block N to be indexed, then answers 503 SERVICE_UNAVAILABLE
+ * MIN_BLOCK_WAIT_MS (env, default 5 s) for block N to be indexed, then answers 503 SERVICE_UNAVAILABLE
  * (Retry-After: 1) rather than stale data, so a client can read its own writes.
  */
 import { createMiddleware } from "hono/factory";
@@ -11,8 +11,10 @@ import { ApiError } from "../../../core/errors.js";
 import { indexedStateSql, stateFromRow, type IndexedState, type StateRow } from "../../../core/indexer/indexed-state.js";
 import { pgliteGate, pgSnapshot, ponderSchema } from "../../ponder/internals.js";
 import { waitForMinBlock } from "../../../core/reads/min-block.js";
+import { positiveIntEnv } from "./env.js";
 
-export const MIN_BLOCK_WAIT_MS = 5_000;
+/** The `?minBlock` wait bound, ms: MIN_BLOCK_WAIT_MS (default 5000), as the read service's. */
+export const MIN_BLOCK_WAIT_MS = positiveIntEnv("MIN_BLOCK_WAIT_MS", 5_000);
 
 /**
  * `state` identifies the indexed state exactly: the checkpoint (block, time) plus the last

@@ -11,6 +11,7 @@ import { sameSecret } from "../../../core/auth/service-tokens.js";
 import { errorResponse } from "./errors.js";
 import { setReadonlyStatementTimeout } from "../../ponder/internals.js";
 import { disallowedFunction, parseStatement, pgliteShapeError, SQL_FUNCTIONS, type TableCatalog } from "./sqlPolicy.js";
+import { positiveIntEnv } from "./env.js";
 
 export type SqlGuardVariables = { sqlService?: boolean };
 
@@ -47,15 +48,9 @@ export function planCost(plan: PlanNode): number {
 }
 export type SqlQuery = { sql: string; params: unknown[] };
 
-function positiveInt(name: string, fallback: number): number {
-  const n = Number(process.env[name] || fallback);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer (got ${process.env[name]})`);
-  return n;
-}
-
 /** SQL_TIMEOUT_MS (default 5 s): Postgres' `statement_timeout` of every statement of Ponder's read-only pool (`/sql/db`, `/sql/live`, the API's reads). */
 export function sqlTimeoutMs(): number {
-  return positiveInt("SQL_TIMEOUT_MS", 5_000);
+  return positiveIntEnv("SQL_TIMEOUT_MS", 5_000);
 }
 
 /** The largest `sql` parameter read (Node's own header limit is 16 KiB, so longer URLs never get here). */
@@ -114,7 +109,7 @@ export type SqlQueryGuardOptions = {
  */
 export function sqlQueryGuard(opts: SqlQueryGuardOptions) {
   const maxCost = opts.maxCost ?? Number(process.env.SQL_MAX_COST || 1_000_000);
-  const maxConcurrent = opts.maxConcurrent ?? positiveInt("SQL_MAX_CONCURRENT", 2);
+  const maxConcurrent = opts.maxConcurrent ?? positiveIntEnv("SQL_MAX_CONCURRENT", 2);
   setReadonlyStatementTimeout(sqlTimeoutMs());
   let running = 0;
   return createMiddleware<{ Variables: SqlGuardVariables }>(async function sqlQueryGuard(c, next) {

@@ -11,11 +11,10 @@ import { gauge } from "../../../core/metrics.js";
 import { stallDetector, type StallStatus } from "../../../core/indexer/stall.js";
 import { ponderLogger, setHealthCheck } from "../../ponder/internals.js";
 import { readIndexedBlock } from "./indexedBlock.js";
+import { positiveIntEnv } from "./env.js";
 
 export function stallBoundMs(env: Record<string, string | undefined> = process.env): number {
-  const n = Number(env.INDEXER_STALL_MS || 120_000);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`INDEXER_STALL_MS must be a positive integer (got ${env.INDEXER_STALL_MS})`);
-  return n;
+  return positiveIntEnv("INDEXER_STALL_MS", 120_000, env);
 }
 
 export function startSyncWatchdog(o: { rpcUrl: string; boundMs: number }): () => void {
