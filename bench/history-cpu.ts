@@ -14,7 +14,7 @@ import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
 import pg from "pg";
 import { startProcess, waitForHttp } from "../scripts/lib/processes.js";
-import { tsxBin } from "../scripts/lib/services.js";
+import { nodeTs } from "../scripts/lib/services.js";
 import { freePort } from "../core/chain/anvil.js";
 import { cannon } from "./load.js";
 import { pidsCpuMs } from "./history-pg.js";
@@ -49,9 +49,9 @@ try {
       DATABASE_URL: cfg.databaseUrl,
       DATABASE_SCHEMA: cfg.schema,
     };
-    // with node flags (a profile): one process, tsx as a loader; without: as the stacks start it (tsx's CLI)
+    // with node flags (a profile) or without: one process, tsx as a loader, as the stacks start it
     const main = join(root, "services/reads/main.ts");
-    const args = a.node ? [...a.node.split(" "), "--import", "tsx", main] : [tsxBin(), main];
+    const args = nodeTs(main, a.node?.split(" ") ?? []);
     const proc = startProcess(`reads ${i}`, process.execPath, args, env, `/tmp/history-cpu-reads-${port}.log`, root);
     services.push({ root, url: `http://127.0.0.1:${port}`, proc });
     await waitForHttp(`http://127.0.0.1:${port}/health`, { proc, timeoutMs: 180_000, intervalMs: 50 });

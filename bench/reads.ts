@@ -33,7 +33,7 @@ import { freePort } from "../core/chain/anvil.js";
 import { PROJECT_ROOT } from "../core/deployment.js";
 import { startProcess, waitForHttp } from "../scripts/lib/processes.js";
 import { sseBlockFeed } from "../core/indexer/blocks.js";
-import { serviceMain, tsxBin } from "../scripts/lib/services.js";
+import { serviceMain, nodeTs } from "../scripts/lib/services.js";
 import { DEFAULT_ADMIN_TOKEN, devAccount } from "../core/config.js";
 import { startVenue, waitForBlock, type Venue } from "../test/e2e/reads-env.js";
 import { sessionActions } from "../test/e2e/reads-session.js";
@@ -122,7 +122,7 @@ export async function freshnessSamples(
   const sprayKeys = Number(process.env.BENCH_SPRAY ?? 0);
   const sprayLog = join(tmpdir(), `bench-spray-${process.pid}-${Date.now()}.log`);
   const spray = sprayKeys
-    ? startProcess("spray", process.execPath, [tsxBin(), join(PROJECT_ROOT, "bench", "spray.ts")], { ...process.env, SPRAY_URL: readsUrl, SPRAY_MARKETS: v.deployment.markets.map((m) => m.marketId).join(","), SPRAY_ACCOUNTS: v.accountIds.join(","), SPRAY_KEYS: String(sprayKeys) }, sprayLog, PROJECT_ROOT)
+    ? startProcess("spray", process.execPath, nodeTs(join(PROJECT_ROOT, "bench", "spray.ts")), { ...process.env, SPRAY_URL: readsUrl, SPRAY_MARKETS: v.deployment.markets.map((m) => m.marketId).join(","), SPRAY_ACCOUNTS: v.accountIds.join(","), SPRAY_KEYS: String(sprayKeys) }, sprayLog, PROJECT_ROOT)
     : undefined;
   if (spray) {
     for (let t = 0; t < 600 && !/"ok"/.test(readFileSync(sprayLog, "utf8")); t++) await new Promise((r) => setTimeout(r, 100));
@@ -391,7 +391,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     writeFileSync(join(dir, "bodies.json"), JSON.stringify(bodies));
     const barePort = await freePort();
     const ceilingPort = await freePort();
-    const bare = startProcess("bare", process.execPath, [tsxBin(), join(PROJECT_ROOT, "bench", "bare-server.ts")], { ...process.env, PORT: String(barePort), CEILING_PORT: String(ceilingPort), BENCH_BARE_BODIES: join(dir, "bodies.json") }, join(dir, "bare.log"), PROJECT_ROOT);
+    const bare = startProcess("bare", process.execPath, nodeTs(join(PROJECT_ROOT, "bench", "bare-server.ts")), { ...process.env, PORT: String(barePort), CEILING_PORT: String(ceilingPort), BENCH_BARE_BODIES: join(dir, "bodies.json") }, join(dir, "bare.log"), PROJECT_ROOT);
     stops.push(() => bare.stop());
     const bareUrl = `http://127.0.0.1:${barePort}`;
     const ceilingUrl = `http://127.0.0.1:${ceilingPort}`;
@@ -403,7 +403,7 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
         ? await Promise.all(
             [1, nodeWorkers].map(async (workers) => {
               const port = await freePort();
-              const p = startProcess(`node-${workers}`, process.execPath, [tsxBin(), join(PROJECT_ROOT, "bench", "node-server.ts")], { ...process.env, PORT: String(port), NODE_WORKERS: String(workers), BENCH_BARE_BODIES: join(dir, "bodies.json") }, join(dir, `node-${workers}.log`), PROJECT_ROOT);
+              const p = startProcess(`node-${workers}`, process.execPath, nodeTs(join(PROJECT_ROOT, "bench", "node-server.ts")), { ...process.env, PORT: String(port), NODE_WORKERS: String(workers), BENCH_BARE_BODIES: join(dir, "bodies.json") }, join(dir, `node-${workers}.log`), PROJECT_ROOT);
               stops.push(() => p.stop());
               const url = `http://127.0.0.1:${port}`;
               await waitForHttp(`${url}/health`, { proc: p });
@@ -417,9 +417,9 @@ async function benchDb(kind: DbKind, log: (m: string) => void): Promise<ReadRow[
     const gwEnv: NodeJS.ProcessEnv = { ...process.env, PORT: String(gwPort), HOST: "127.0.0.1", INTEGRATION_URL: rd.url, PGLITE_DIR: join(dir, "gateway-db"), RATE_LIMIT_PER_MINUTE: "1000000000", LOG_LEVEL: "warn", PROFILE: "local" };
     delete gwEnv.DATABASE_URL;
     delete gwEnv.REDIS_URL;
-    // BENCH_GATEWAY_NODE_ARGS: the gateway's own node flags (node runs it with tsx as its loader, as the read service's)
+    // BENCH_GATEWAY_NODE_ARGS: the gateway's own node flags (as the read service's)
     const gwFlags = process.env.BENCH_GATEWAY_NODE_ARGS?.split(/\s+/).filter(Boolean);
-    const gwArgs = gwFlags?.length ? [...gwFlags, "--import", "tsx", serviceMain("gateway")] : [tsxBin(), serviceMain("gateway")];
+    const gwArgs = nodeTs(serviceMain("gateway"), gwFlags ?? []);
     const gw = startProcess("gateway", process.execPath, gwArgs, gwEnv, join(dir, "gateway.log"), PROJECT_ROOT);
     stops.push(() => gw.stop());
     const gwUrl = `http://127.0.0.1:${gwPort}`;

@@ -11,14 +11,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../core/deployment.js";
 import { freeBasePort } from "../scripts/lib/ports.js";
-import { tsxBin } from "../scripts/lib/services.js";
+import { nodeTs } from "../scripts/lib/services.js";
 
 type Stages = { stage: string; seconds: number }[];
 
 /** Runs one `npm start` until "The venue is running.", Ctrl-C, and returns its stage lines. */
 function startOnce(dir: string, basePort: number, fresh: boolean): Promise<{ stages: Stages; totalSeconds: number }> {
   const t0 = Date.now();
-  const child = spawn(process.execPath, [tsxBin(), join(PROJECT_ROOT, "scripts/start.ts"), ...(fresh ? ["--fresh"] : [])], {
+  const child = spawn(process.execPath, [...nodeTs(join(PROJECT_ROOT, "scripts/start.ts")), ...(fresh ? ["--fresh"] : [])], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, VENUE_BASE_PORT: String(basePort), VENUE_DIR: dir, PONDER_TELEMETRY_DISABLED: "true", SCHEDULE_ENABLED: "false" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -31,7 +31,7 @@ import { devAccount } from "../core/config.js";
 import { PROJECT_ROOT } from "../core/deployment.js";
 import { openBlockFeed } from "../core/indexer/blocks.js";
 import { walletClientFor } from "../scripts/lib/clients.js";
-import { tsxBin } from "../scripts/lib/services.js";
+import { nodeTs } from "../scripts/lib/services.js";
 import { startStack, type DbKind, type StackInfo } from "../test/e2e/stack.js";
 import { percentile } from "./indexing.js";
 import { groupCpuMs } from "./load.js";
@@ -58,7 +58,7 @@ type Clients = { ready: Promise<number>; go: (seconds: number) => Promise<any> }
 
 function startClients(env: Record<string, string>): Clients {
   const out = join(mkdtempSync(join(tmpdir(), "bench-streams-")), "result.json");
-  const p = spawn(process.execPath, [tsxBin(), join(PROJECT_ROOT, "bench/streams-clients.ts")], { env: { ...process.env, ...env, BENCH_OUT: out }, stdio: ["pipe", "pipe", "inherit"] });
+  const p = spawn(process.execPath, nodeTs(join(PROJECT_ROOT, "bench/streams-clients.ts")), { env: { ...process.env, ...env, BENCH_OUT: out }, stdio: ["pipe", "pipe", "inherit"] });
   const lines = createInterface({ input: p.stdout! });
   let readyResolve: (rss: number) => void;
   let resultResolve: (r: unknown) => void;

@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
 import type { Hex } from "viem";
 import { PROJECT_ROOT } from "../../core/deployment.js";
 import type { SecretName } from "../../core/profiles.js";
@@ -69,8 +70,13 @@ export const DEFAULT_PONDER_NODE_ARGS = "";
 export function ponderNodeArgs(env: NodeJS.ProcessEnv = process.env): string[] {
   return (env.PONDER_NODE_ARGS ?? DEFAULT_PONDER_NODE_ARGS).split(/\s+/).filter(Boolean);
 }
-export function tsxBin(): string {
-  return join(require.resolve("tsx/package.json").replace(/package\.json$/, ""), "dist/cli.mjs");
+/**
+ * Node's arguments to run a TypeScript file: tsx as an import hook in the one process (`node
+ * --import tsx`; tsx's CLI would add a supervisor process around it, ~0.2 s of CPU per start),
+ * after `nodeFlags` (e.g. `--cpu-prof`).
+ */
+export function nodeTs(script: string, nodeFlags: string[] = []): string[] {
+  return [...nodeFlags, "--import", pathToFileURL(require.resolve("tsx")).href, script];
 }
 
 /** The environment every service shares (names per docs/SERVICES.md). */
@@ -154,7 +160,7 @@ function spawnService(o: ServicesOptions, s: ServiceName): Proc {
     if (o.viewsSchema && o.db.kind === "postgres") args.push("--views-schema", o.viewsSchema);
     return startProcess("indexer (ponder)", process.execPath, args, env, logFile, PROJECT_ROOT);
   }
-  return startProcess(s, process.execPath, [tsxBin(), serviceMain(s)], env, logFile, PROJECT_ROOT);
+  return startProcess(s, process.execPath, nodeTs(serviceMain(s)), env, logFile, PROJECT_ROOT);
 }
 
 const logSize = (file: string) => (existsSync(file) ? statSync(file).size : 0);

@@ -18,7 +18,7 @@ import { deployVenue, writeDeployment } from "../../scripts/deploy.js";
 import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
 import { DEMO_MINT_6, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
-import { ponderBin, ponderNodeArgs, serviceMain, tsxBin } from "../../scripts/lib/services.js";
+import { ponderBin, ponderNodeArgs, serviceMain, nodeTs } from "../../scripts/lib/services.js";
 import { createDatabase, databaseUrl, dropDatabase, type DbKind } from "./stack.js";
 import { rpcOf, withChainFixture } from "./helpers/chain-fixture.js";
 
@@ -156,10 +156,9 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
         env.DATABASE_SCHEMA = ix.schema;
       }
       Object.assign(env, extraEnv);
-      // the read service's own node flags (bench/reads.ts), e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof":
-      // node itself runs it then, with tsx as its loader (not tsx's CLI, whose child would not get them)
+      // the read service's own node flags (bench/reads.ts), e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
       const flags = process.env.BENCH_READS_NODE_ARGS?.split(/\s+/).filter(Boolean);
-      const args = flags?.length ? [...flags, "--import", "tsx", serviceMain("reads")] : [tsxBin(), serviceMain("reads")];
+      const args = nodeTs(serviceMain("reads"), flags ?? []);
       const proc = startProcess(`reads ${ix.schema}`, process.execPath, args, env, join(base, `reads-${port}.log`), PROJECT_ROOT);
       indexers.push({ url: `http://127.0.0.1:${port}`, schema: ix.schema, proc, stop: () => proc.stop() });
       const url = `http://127.0.0.1:${port}`;

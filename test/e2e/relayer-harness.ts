@@ -16,7 +16,7 @@ import { deployVenue, writeDeployment } from "../../scripts/deploy.js";
 import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
 import { mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
-import { serviceMain, tsxBin } from "../../scripts/lib/services.js";
+import { serviceMain, nodeTs } from "../../scripts/lib/services.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
 import { POSTGRES_URL } from "./stack.js";
 import { rpcOf, withChainFixture } from "./helpers/chain-fixture.js";
@@ -107,8 +107,8 @@ export async function startRelayer(chain: TestChain, db: RelayerDbOpt, env: Reco
     e.DATABASE_URL = db.url;
     e.RELAYER_DB_SCHEMA = db.schema;
   } else e.PGLITE_DIR = db.pgliteDir;
-  // nodeArgs (e.g. --cpu-prof) need node itself, with tsx as an import hook
-  const args = opts.nodeArgs?.length ? [...opts.nodeArgs, "--import", "tsx", serviceMain("relayer")] : [tsxBin(), serviceMain("relayer")];
+  // nodeArgs: node's own flags (e.g. --cpu-prof)
+  const args = nodeTs(serviceMain("relayer"), opts.nodeArgs ?? []);
   const proc = startProcess(opts.name ?? "relayer", process.execPath, args, e, logFile, PROJECT_ROOT);
   const url = `http://127.0.0.1:${port}`;
   if (opts.waitReady !== false) {

@@ -15,7 +15,7 @@ import { rpcAnswers, startAnvil } from "../../core/chain/anvil.js";
 import { devAccount } from "../../core/config.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
 import { publicClientFor } from "../../scripts/lib/clients.js";
-import { tsxBin } from "../../scripts/lib/services.js";
+import { nodeTs } from "../../scripts/lib/services.js";
 import { freeBasePort } from "../../scripts/lib/ports.js";
 import type { LocalJson } from "../../scripts/start.js";
 import { applyLocalCalendar } from "../../scripts/lib/local-calendar.js";
@@ -31,7 +31,7 @@ let output = "";
 
 function start(): Promise<void> {
   output = "";
-  child = spawn(process.execPath, [tsxBin(), join(PROJECT_ROOT, "scripts/start.ts")], {
+  child = spawn(process.execPath, nodeTs(join(PROJECT_ROOT, "scripts/start.ts")), {
     cwd: PROJECT_ROOT,
     env: { ...process.env, VENUE_BASE_PORT: String(basePort), VENUE_DIR: dir, PONDER_TELEMETRY_DISABLED: "true", SCHEDULE_ENABLED: "false" },
     stdio: ["ignore", "pipe", "pipe"],

@@ -24,7 +24,7 @@ import { freePort } from "../../core/chain/anvil.js";
 import { devAccount } from "../../core/config.js";
 import { issueToken } from "../../core/auth/siwe.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
-import { serviceMain, tsxBin } from "../../scripts/lib/services.js";
+import { serviceMain, nodeTs } from "../../scripts/lib/services.js";
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
 import { publicClient } from "./helpers/chain.js";
 import { jsonClient } from "./helpers/http.js";
@@ -85,7 +85,7 @@ describe.each([postgresStack()])("stream service replicas on $kind", (s: StackIn
       STREAMS_MAX_CONNECTIONS_PER_KEY: String(PER_KEY),
       LOG_LEVEL: "warn",
     };
-    const proc = startProcess(`streams replica ${i}`, process.execPath, [tsxBin(), serviceMain("streams")], env, join(s.logDir, `streams-replica-${i}.log`), PROJECT_ROOT);
+    const proc = startProcess(`streams replica ${i}`, process.execPath, nodeTs(serviceMain("streams")), env, join(s.logDir, `streams-replica-${i}.log`), PROJECT_ROOT);
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(`${url}/health`, { proc, timeoutMs: 120_000, intervalMs: 100 });
     return { url, proc, subs: {}, views: {} };

@@ -16,7 +16,7 @@ import { devAccount } from "../../core/config.js";
 import { issueToken } from "../../core/auth/siwe.js";
 import { DEFAULT_SECRETS } from "../../core/profiles.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
-import { serviceMain, tsxBin } from "../../scripts/lib/services.js";
+import { serviceMain, nodeTs } from "../../scripts/lib/services.js";
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
 import { startVenue, type Venue } from "./reads-env.js";
 import { sessionActions } from "./reads-session.js";
@@ -48,7 +48,7 @@ describe.each([mainKind()])("streams through a session with a liquidation, fundi
     delete env.DATABASE_URL;
     delete env.DATABASE_SCHEMA;
     if (kind === "postgres") Object.assign(env, { DATABASE_URL: v.databaseUrl!, DATABASE_SCHEMA: ix.schema });
-    proc = startProcess("streams", process.execPath, [tsxBin(), serviceMain("streams")], env, join(v.base, "streams.log"), PROJECT_ROOT);
+    proc = startProcess("streams", process.execPath, nodeTs(serviceMain("streams")), env, join(v.base, "streams.log"), PROJECT_ROOT);
     streams = `http://127.0.0.1:${port}`;
     await waitForHttp(`${streams}/health`, { proc, timeoutMs: 120_000, intervalMs: 100 });
     EUR = v.deployment.markets[0]!.marketId.toLowerCase() as Hex;

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "../../../core/chain/anvil.js";
 import { PROJECT_ROOT } from "../../../core/deployment.js";
-import { serviceMain, tsxBin } from "../../../scripts/lib/services.js";
+import { serviceMain, nodeTs } from "../../../scripts/lib/services.js";
 import { startProcess, waitForHttp, type Proc } from "../../../scripts/lib/processes.js";
 import type { StackInfo } from "./stacks.js";
 
@@ -24,7 +24,7 @@ let n = 0;
 async function startExtra(s: StackInfo, service: "streams" | "gateway" | "reads", env: NodeJS.ProcessEnv, readyPath: string): Promise<Extra & { port: number }> {
   const port = await freePort();
   const name = `${service}-extra-${process.pid}-${++n}`;
-  const proc = startProcess(name, process.execPath, [tsxBin(), serviceMain(service)], {
+  const proc = startProcess(name, process.execPath, nodeTs(serviceMain(service)), {
     ...process.env,
     ...s.tokens,
     PROFILE: "local",
