@@ -108,7 +108,7 @@ export type SqlQueryGuardOptions = {
  * queries (`sqlService`, set by sqlGuard) skip the shape, the price and the cap, not the timeout.
  */
 export function sqlQueryGuard(opts: SqlQueryGuardOptions) {
-  const maxCost = opts.maxCost ?? Number(process.env.SQL_MAX_COST || 1_000_000);
+  const maxCost = opts.maxCost ?? positiveIntEnv("SQL_MAX_COST", 1_000_000);
   const maxConcurrent = opts.maxConcurrent ?? positiveIntEnv("SQL_MAX_CONCURRENT", 2);
   setReadonlyStatementTimeout(sqlTimeoutMs());
   let running = 0;
