@@ -1,10 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import pino from "pino";
 import type { Hex } from "viem";
 import type { IndexerReader, Snapshot } from "../indexer/reader.js";
 import type { RelayerAnswer, RelayerClient } from "../relayer-client.js";
 import type { MarketContext, PositionRow } from "./health.js";
-import { LiquidationScanner, STALL_CALLS } from "./scanner.js";
+import { LiquidationScanner, RESCAN_SAME_BLOCK_MS, STALL_CALLS } from "./scanner.js";
 
 const E18 = 10n ** 18n;
 const M1 = `0x${"11".repeat(32)}` as Hex;
@@ -26,12 +26,16 @@ const pos = (accountId: bigint, marketId: Hex): PositionRow => ({
 function setup(positions: PositionRow[], answer: (path: string) => RelayerAnswer) {
   const state = { block: 10n, index: 1n * E18 };
   const sent: string[] = [];
+  const reads = { positions: 0 };
   const reader = {
     block: async () => ({ number: state.block, timestamp: 100n }),
     marketsAt: async (block: { number: bigint; timestamp: bigint }): Promise<Snapshot> => ({
       block, markets: new Map([[M1, ctx(M1, state.index)], [M2, ctx(M2, state.index)]]), seenBlock: 0n,
     }),
-    openPositions: async () => positions,
+    openPositions: async () => {
+      reads.positions++;
+      return positions;
+    },
   } as unknown as IndexerReader;
   const relayer = {
     liquidatePosition: async (accountId: bigint, marketId: string) => {
@@ -44,13 +48,36 @@ function setup(positions: PositionRow[], answer: (path: string) => RelayerAnswer
     },
   } as unknown as RelayerClient;
   const scanner = new LiquidationScanner(reader, relayer, "0x0000000000000000000000000000000000000001", pino({ level: "silent" }));
-  return { scanner, state, sent };
+  return { scanner, state, sent, reads };
 }
 
 const mined = (block: number): RelayerAnswer => ({ status: 200, body: { success: true, data: { blockNumber: block, transactionHash: "0xab" } } });
 const refused = (code: string): RelayerAnswer => ({ status: 409, body: { success: false, error: { code, message: code } } });
 
 describe("liquidation scan", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("skips a scan at the indexed block of the previous one until the rescan interval passed", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const { scanner, state, sent, reads } = setup([pos(1n, M1)], () => mined(10));
+    state.index = 98n * E18 / 100n;
+    expect(await scanner.scan()).toEqual({ scanned: 1, liquidatable: 1, sent: 1 });
+    expect(await scanner.scan()).toEqual({ scanned: 1, liquidatable: 1, sent: 0 });
+    expect(reads.positions).toBe(1);
+    vi.advanceTimersByTime(RESCAN_SAME_BLOCK_MS - 1);
+    await scanner.scan();
+    expect(reads.positions).toBe(1);
+    vi.advanceTimersByTime(1); // the same block for RESCAN_SAME_BLOCK_MS: scanned anyway (still held: not sent)
+    expect(await scanner.scan()).toEqual({ scanned: 1, liquidatable: 0, sent: 0 });
+    expect(reads.positions).toBe(2);
+    state.block = 11n; // a newer block than the liquidation's: scanned and sent again
+    expect(await scanner.scan()).toEqual({ scanned: 1, liquidatable: 1, sent: 1 });
+    expect(reads.positions).toBe(3);
+    expect(sent).toHaveLength(2);
+  });
+
   it("leaves healthy positions alone", async () => {
     const { scanner, sent } = setup([pos(1n, M1)], () => mined(11));
     expect(await scanner.scan()).toEqual({ scanned: 1, liquidatable: 0, sent: 0 });
