@@ -1817,6 +1817,35 @@ export const engineAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "int256",
+        "name": "delta6",
+        "type": "int256"
+      }
+    ],
+    "name": "movePositionMargin",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "marginWad",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "address",
         "name": "owner",
         "type": "address"

@@ -16,9 +16,9 @@ export const CLOSE_REASONS = [
   "FILLED", "USER_CANCEL", "UNFILLED_MARKET", "REDUCE_ONLY_EXPIRED", "FILL_CAP", "LIQUIDATION", "DUST", "MARGIN",
   "REDUCE_ONLY_SESSION", "OPERATOR_BAND",
 ] as const;
-export const POSITION_REASONS = ["TRADE", "LIQUIDATION", "DELEVERAGE"] as const;
+export const POSITION_REASONS = ["TRADE", "LIQUIDATION", "DELEVERAGE", "MARGIN"] as const;
 export const SESSIONS = ["OPEN", "REDUCE_ONLY", "CLOSED"] as const;
-export const MARGIN_REASONS = ["DEPOSIT", "WITHDRAW", "ORDER_COMMIT", "ORDER_RELEASE", "TRADE_SETTLEMENT", "LIQUIDATION"] as const;
+export const MARGIN_REASONS = ["DEPOSIT", "WITHDRAW", "ORDER_COMMIT", "ORDER_RELEASE", "TRADE_SETTLEMENT", "LIQUIDATION", "POSITION_MARGIN"] as const;
 
 export const enumName = <T extends readonly string[]>(names: T, value: number | bigint): T[number] =>
   names[Number(value)] ?? `UNKNOWN_${value}`;

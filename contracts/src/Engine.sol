@@ -8,7 +8,7 @@ import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
 import {IEngine} from "./interfaces/IEngine.sol";
-import {IMarket} from "./interfaces/IMarket.sol";
+import {IMarket, IMarketMargin} from "./interfaces/IMarket.sol";
 import {MarginAccount} from "./MarginAccount.sol";
 import {VenueRoles} from "./governance/VenueRoles.sol";
 import {MarketCalendar} from "./libraries/MarketCalendar.sol";
@@ -295,6 +295,22 @@ contract Engine is IEngine, AccessControl, EIP712 {
         uint256 charge;
         (orderId, key, closingSide, quantityQty, charge) = m.closePosition(accountId, orderType, limitPriceX18, clientKey, band);
         if (band != 0) _useBudget(owner, o, accountId, charge);
+    }
+
+    /// An operator may add margin (it only lowers the position's risk) and remove it down to its
+    /// policy's maxLeverage at the mark (docs/CONTRACTS.md "Operators"); no budget is charged.
+    function movePositionMargin(uint256 accountId, bytes32 marketId, int256 delta6) external returns (uint256 marginWad) {
+        IMarket m = _market(marketId);
+        (address owner, Operator storage o) = _authorizeTrade(accountId);
+        // 0, and beyond any balance (so `× 1e12` cannot overflow): InvalidAmount
+        if (delta6 == 0 || delta6 > int256(uint256(type(uint128).max)) || delta6 < -int256(uint256(type(uint128).max))) {
+            revert InvalidAmount();
+        }
+        uint256 value;
+        (marginWad, value) = IMarketMargin(address(m)).adjustMargin(accountId, delta6 * int256(TO_WAD));
+        if (delta6 < 0 && owner != msg.sender && value > marginWad * o.maxLeverage) {
+            revert OperatorLimitExceeded(owner, msg.sender, 1, marginWad == 0 ? type(uint256).max : (value + marginWad - 1) / marginWad, o.maxLeverage);
+        }
     }
 
     /// Account 0 is the insurance fund's position in each market (docs/CONTRACTS.md "Backstop").

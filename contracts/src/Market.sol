@@ -89,6 +89,11 @@ contract Market is IMarket, MarketBase, Initializable {
         _delegate();
     }
 
+    /// Isolated margin (IMarketMargin), served by the extension.
+    function adjustMargin(uint256, int256) external returns (uint256, uint256) {
+        _delegate();
+    }
+
     /// The calendar and the close uplift are served by the backstop (through the extension).
     function scheduleCalendar(Calendar calldata, uint256) external {
         _delegate();

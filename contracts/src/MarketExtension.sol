@@ -5,6 +5,7 @@ import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 import {TickBitmap} from "./libraries/TickBitmap.sol";
 import {VenueMath} from "./libraries/VenueMath.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
+import {IEngine} from "./interfaces/IEngine.sol";
 import {MarketBase} from "./MarketBase.sol";
 import {MarketBackstop} from "./MarketBackstop.sol";
 
@@ -188,6 +189,45 @@ contract MarketExtension is MarketBase {
     function markPrice() external view returns (uint256) {
         (uint256 index,) = _oracle.getPrice(_marketId);
         return _markNow(index);
+    }
+
+    /// Isolated margin (IMarketMargin.adjustMargin; docs/CONTRACTS.md "Position margin"): what a
+    /// trade needs (not CLOSED, a fresh index; a removal also an active market), pending funding
+    /// settled, and a removal leaves at least initial margin at the mark with the session's
+    /// uplift, a loss counted and a profit not (a profit is paid on the close that realizes it,
+    /// never against a mark that may move back).
+    function adjustMargin(uint256 accountId, int256 deltaWad) external returns (uint256 marginWad, uint256 valueWad) {
+        if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
+        if (_sessionNow() == IMarket.Session.CLOSED) revert MarketClosed(_marketId);
+        if (deltaWad < 0 && !_isActive) revert MarketNotActive(_marketId);
+        uint256 index = _accrueFresh();
+        Position storage pos = positions[accountId];
+        int256 size = pos.size;
+        if (size == 0) revert NoPosition(accountId, _marketId);
+        int256 funding = _pending(pos, fundingState.cumulativeIndex);
+        int256 margin = int256(uint256(pos.margin)) - funding + deltaWad;
+        uint256 open = pos.openNotional;
+        if (deltaWad < 0) {
+            valueWad = VenueMath.abs(size) * _mark(index) / WAD;
+            int256 upnl = size > 0 ? int256(valueWad) - int256(open) : int256(open) - int256(valueWad);
+            if (upnl < 0) upnl += margin;
+            else upnl = margin;
+            if (upnl < 0 || uint256(upnl) < Math.ceilDiv(valueWad * _upliftBps(), _params.maxLeverage * BPS)) {
+                revert BelowInitialMargin(accountId, _marketId);
+            }
+        }
+        // funding owed beyond the margin and what is added: the position is for liquidation
+        if (margin < 0) revert BelowInitialMargin(accountId, _marketId);
+        _margin(accountId, -deltaWad, margin - int256(uint256(pos.margin)), IEngine.MarginReason.POSITION_MARGIN);
+        pos.margin = uint128(uint256(margin));
+        pos.lastFundingIndex = fundingState.cumulativeIndex;
+        pos.lastSettledAt = uint64(block.timestamp);
+        emit IMarket.PositionUpdated(
+            ++seq, accountId, IMarket.PositionReason.MARGIN, size, open, uint256(margin), 0, funding, 0, fundingState.cumulativeIndex
+        );
+        // every accrual is followed by the rate's recompute (it clears the stale flag: `_accrue`)
+        _updateRate(index);
+        marginWad = uint256(margin);
     }
 
     /// Every other call (initialize, the calendar, the close uplift and session, the funding

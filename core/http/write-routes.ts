@@ -14,10 +14,10 @@ import { forwardToRelayer, relayerTargetFromEnv, type ForwardRequest } from "../
 import { validationError } from "../schemas/validation.js";
 import {
   AccountIdParam, AmountBody, ClientKey, ClosePositionBody, CreateAccountBody, MarketId, OperatorApproveBody,
-  OperatorTypedDataQuery, PlaceOrderBody, ValidUntil,
+  OperatorTypedDataQuery, PlaceOrderBody, PositionMarginBody, ValidUntil,
 } from "../schemas/writes.js";
 import {
-  CancelOrderResult, ClosePositionResult, CreateAccountResult, DepositResult, OperatorApprovalResult, OperatorTypedData,
+  CancelOrderResult, ClosePositionResult, CreateAccountResult, DepositResult, OperatorApprovalResult, OperatorTypedData, PositionMarginResult,
   pendingOf, PlaceOrderResult, TransactionStatusResult, WithdrawResult,
 } from "../schemas/write-responses.js";
 import { errorResponse, makeOnError } from "./errors.js";
@@ -157,6 +157,23 @@ writeRoutes.openapi(
   async (c) => {
     const { accountId, marketId } = c.req.valid("param");
     return forward(c, { method: "POST", path: `/internal/accounts/${accountId}/positions/${marketId}/close`, body: c.req.valid("json") });
+  },
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/accounts/{accountId}/positions/{marketId}/margin", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Add margin to a position from available margin, or remove what exceeds initial margin at the mark (isolated margin)",
+    request: {
+      params: z.object({ accountId: AccountIdParam, marketId: MarketId.openapi({ param: { name: "marketId", in: "path" } }) }),
+      headers: IdempotencyHeaders,
+      body: { required: true, content: json(PositionMarginBody) },
+    },
+    responses: writeResponses(200, PositionMarginResult, "PendingPositionMargin"),
+  }),
+  async (c) => {
+    const { accountId, marketId } = c.req.valid("param");
+    return forward(c, { method: "POST", path: `/internal/accounts/${accountId}/positions/${marketId}/margin`, body: c.req.valid("json") });
   },
 );
 

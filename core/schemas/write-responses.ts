@@ -83,6 +83,21 @@ export const WithdrawResult = z
   })
   .openapi("WithdrawResult");
 
+export const PositionMarginResult = z
+  .object({
+    accountId: z.int(),
+    marketId: Hex32,
+    action: z.enum(["ADD", "REMOVE"]),
+    amount: Dec("deposit-token units (6 decimals) moved"),
+    amountFormatted: Dec("exact decimal"),
+    positionMargin: Dec("the position's margin after the move (pending funding settled), WAD (18 decimals)"),
+    positionMarginFormatted: Dec("exact decimal"),
+    newAvailableMargin: Dec("available margin after the move, WAD (18 decimals)"),
+    newAvailableMarginFormatted: Dec("exact decimal"),
+    ...TxFields,
+  })
+  .openapi("PositionMarginResult");
+
 const OrderFields = {
   clientKey: Hex32,
   orderId: Dec("on-chain order id, unique venue-wide"),
@@ -122,7 +137,7 @@ export const CancelOrderResult = z
 export const TransactionStatusResult = z
   .object({
     requestId: z.string(),
-    kind: z.string().openapi({ description: "createAccount, deposit, withdraw, placeOrder, cancelOrder, closePosition, liquidatePosition, liquidateAccount, approveOperator" }),
+    kind: z.string().openapi({ description: "createAccount, deposit, withdraw, placeOrder, cancelOrder, closePosition, adjustMargin, liquidatePosition, liquidateAccount, approveOperator" }),
     transactionStatus: z.enum(TRANSACTION_STATUS).openapi({
       description:
         "PENDING until mined; CONFIRMED; REVERTED (mined, reverted); FAILED (refused before sending: nothing sent); EXPIRED (validUntil passed: nothing sent, or its nonce went to a no-op that was mined); CANCELLED (the same, at the caller's request); REORGED (it was mined, then its block left the canonical chain: the same signed transaction is sent again at the same nonce, then PENDING and mined again, or past validUntil its no-op; blockNumber and result follow the new block)",

@@ -144,6 +144,13 @@ export const CreateAccountBody = z
 
 export const AmountBody = z.object({ amount: Amount6, validUntil: ValidUntil }).openapi("AmountRequest");
 
+export const MarginAction = z.enum(["ADD", "REMOVE"]).openapi({
+  description: "ADD: available margin into the position; REMOVE: back to available margin, only what exceeds initial margin at the mark (an unrealized loss counts, an unrealized profit is not removable)",
+});
+export const PositionMarginBody = z
+  .object({ action: MarginAction, amount: Amount6, validUntil: ValidUntil })
+  .openapi("PositionMarginRequest");
+
 export const PlaceOrderBody = z
   .object({
     marketId: MarketId,

@@ -42,6 +42,13 @@ export const DepositData = z
 export const WithdrawData = z
   .object({ account_id: int(), withdrawn_amount: dec("6 decimals"), withdrawn_amount_formatted: fmt(), new_available_margin: wad(), ...mined })
   .openapi("WithdrawResult");
+export const PositionMarginData = z
+  .object({
+    account_id: int(), market_id: hex("bytes32"), action: z.enum(["ADD", "REMOVE"]), amount: dec("6 decimals"), amount_formatted: fmt(),
+    position_margin: wad("the position's margin after the move, WAD"), position_margin_formatted: fmt(),
+    new_available_margin: wad(), new_available_margin_formatted: fmt(), ...mined,
+  })
+  .openapi("PositionMarginResult");
 export const OrderPlacedData = z
   .object({
     client_key: hex("bytes32"), order_id: dec("venue-wide id"), market_id: hex("bytes32"), side, size: dec("18 decimals"), size_formatted: fmt(),

@@ -151,6 +151,14 @@ export const AmountBody = z
   .object({ amount: uintString("deposit-token base units (6 decimals), greater than 0", "1000000000"), valid_until: validUntil })
   .openapi("AmountRequest");
 
+export const PositionMarginBody = z
+  .object({
+    action: z.enum(["ADD", "REMOVE"]).openapi({ description: "ADD: available margin into the position; REMOVE: back to available margin, only what exceeds initial margin at the mark (an unrealized profit is not removable)" }),
+    amount: uintString("deposit-token base units (6 decimals), greater than 0", "10000000"),
+    valid_until: validUntil,
+  })
+  .openapi("PositionMarginRequest");
+
 export const TradeBody = z
   .object({
     market_id: bytes32("market to trade"),

@@ -19,6 +19,7 @@ export type Kind =
   | "placeOrder"
   | "cancelOrder"
   | "closePosition"
+  | "adjustMargin"
   | "liquidatePosition"
   | "liquidateAccount"
   | "approveOperator";
@@ -34,6 +35,7 @@ export type Params = {
   };
   cancelOrder: { accountId: string; marketId: Hex; clientKey: Hex };
   closePosition: { accountId: string; marketId: Hex; orderType: "MARKET" | "LIMIT"; limitPrice?: string; clientKey: Hex };
+  adjustMargin: { accountId: string; marketId: Hex; action: "ADD" | "REMOVE"; amount: string };
   liquidatePosition: { accountId: string; marketId: Hex; adlCandidates?: string[] };
   liquidateAccount: { accountId: string };
   approveOperator: { owner: Address; operator: Address; expiry: string; deadline: string; signature: Hex } & OperatorPolicy;
@@ -48,6 +50,7 @@ export const SUCCESS_STATUS: Record<Kind, 200 | 201> = {
   placeOrder: 201,
   cancelOrder: 200,
   closePosition: 201,
+  adjustMargin: 200,
   liquidatePosition: 200,
   liquidateAccount: 200,
   approveOperator: 200,
@@ -80,6 +83,7 @@ export async function authorize(kind: Kind, chain: Chain, caller: Address, param
     case "placeOrder":
     case "cancelOrder":
     case "closePosition":
+    case "adjustMargin":
       await ownerActs(chain, caller, p.accountId!);
       return;
     case "liquidatePosition":
@@ -142,7 +146,7 @@ function marginEvent(logs: Log[], accountId: string, reason: number) {
   return ev.args as { amount6: bigint; availableWad: bigint; committedWad: bigint };
 }
 
-const MARGIN_REASON = { DEPOSIT: 0, WITHDRAW: 1 } as const;
+const MARGIN_REASON = { DEPOSIT: 0, WITHDRAW: 1, POSITION_MARGIN: 6 } as const;
 
 export const OPS: { [K in Kind]: Op<K> } = {
   createAccount: {
@@ -303,6 +307,53 @@ export const OPS: { [K in Kind]: Op<K> } = {
       const placed = events.find((l) => l.eventName === "OrderPlaced" && l.args.accountId === BigInt(p.accountId));
       if (!placed) throw new Error("receipt has no OrderPlaced event");
       return orderData(p.marketId, placed.args, events, p.orderType, { sideKey: "closingSide" });
+    },
+  },
+
+  // Isolated margin (docs/CONTRACTS.md "Position margin"): the chain decides what a removal may
+  // take (initial margin at the mark, funding settled first); the checks here only spare a
+  // transaction that cannot succeed.
+  adjustMargin: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, caller, p) {
+      await ownerActs(chain, caller, p.accountId);
+      const m = await chain.market(p.marketId);
+      const pos = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "getPosition", args: [BigInt(p.accountId)] });
+      if (pos.sizeQty === 0n) throw new ApiError("NO_POSITION", `account ${p.accountId} has no open position in ${m.symbol}`);
+      const amount = toWad(BigInt(p.amount));
+      if (p.action === "ADD") {
+        const acct = await accountOf(chain, p.accountId);
+        if (acct.availableWad < amount)
+          throw new ApiError("INSUFFICIENT_MARGIN", `available margin ${formatWad(acct.availableWad)} is below ${formatWad(amount)}`);
+      } else if (pos.marginWad < amount) {
+        throw new ApiError("INSUFFICIENT_MARGIN", `the position's margin ${formatWad(pos.marginWad)} is below ${formatWad(amount)}`);
+      }
+    },
+    pending: (p) => ({
+      accountId: Number(p.accountId), marketId: p.marketId, action: p.action, amount: p.amount, amountFormatted: formatAmount6(BigInt(p.amount)),
+      positionMargin: null, positionMarginFormatted: null, newAvailableMargin: null, newAvailableMarginFormatted: null,
+    }),
+    call: async (chain, p) =>
+      engineCall(chain, encodeFunctionData({
+        abi: engineAbi, functionName: "movePositionMargin",
+        args: [BigInt(p.accountId), p.marketId, p.action === "ADD" ? BigInt(p.amount) : -BigInt(p.amount)],
+      })),
+    async result(chain, p, logs) {
+      const m = await chain.market(p.marketId);
+      const margin = marginEvent(logs, p.accountId, MARGIN_REASON.POSITION_MARGIN);
+      const pos = decode(logs).find((l) => l.eventName === "PositionUpdated" && same(l.address, m.address) && l.args.accountId === BigInt(p.accountId));
+      if (!pos) throw new Error("receipt has no PositionUpdated event");
+      return {
+        accountId: Number(p.accountId),
+        marketId: p.marketId,
+        action: p.action,
+        amount: p.amount,
+        amountFormatted: formatAmount6(BigInt(p.amount)),
+        positionMargin: (pos.args.marginWad as bigint).toString(),
+        positionMarginFormatted: formatWad(pos.args.marginWad),
+        newAvailableMargin: margin.availableWad.toString(),
+        newAvailableMarginFormatted: formatWad(margin.availableWad),
+      };
     },
   },
 

@@ -334,6 +334,31 @@ describe.each([sharedStack()])("gateway /v1 ($kind)", (s) => {
       }
     });
 
+    it("position margin: ADD and REMOVE in snake_case, the chain's margin in the answer and the next read; too much is 422", async () => {
+      const gbp = s.deployment.markets[1]!.marketId;
+      const placed = await req("POST", `/v1/accounts/${accountId}/trade`, {
+        key: trader.apiKey,
+        body: { market_id: gbp, collateral: "30000000", side: 0, leverage: 3, order_type: 0 },
+      });
+      expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+      const path = `/v1/accounts/${accountId}/positions/${gbp}/margin`;
+      const add = await req("POST", path, { key: trader.apiKey, body: { action: "ADD", amount: "5000000" } });
+      expect(add.status, JSON.stringify(add.body)).toBe(200);
+      expectSnake(add.body.data);
+      expect(add.body.data).toMatchObject({ account_id: accountId, market_id: gbp, action: "ADD", amount: "5000000", amount_formatted: "5", transaction_status: "CONFIRMED" });
+      const position = await req("GET", `/v1/accounts/${accountId}/positions/${gbp}`, { key: trader.apiKey });
+      expect(position.body.data.margin).toBe(add.body.data.position_margin);
+      const remove = await req("POST", path, { key: trader.apiKey, body: { action: "REMOVE", amount: "5000000" } });
+      expect(remove.status, JSON.stringify(remove.body)).toBe(200);
+      expect(BigInt(remove.body.data.position_margin)).toBe(BigInt(add.body.data.position_margin) - 5_000_000n * 10n ** 12n);
+      const tooMuch = await req("POST", path, { key: trader.apiKey, body: { action: "REMOVE", amount: "1000000000000" } });
+      expect([tooMuch.status, tooMuch.body.error!.code]).toEqual([422, "INSUFFICIENT_MARGIN"]);
+      const theirs = await req("POST", path, { key: other.apiKey, body: { action: "ADD", amount: "1" } });
+      expect(theirs.status).toBe(403);
+      const closed = await req("POST", `/v1/accounts/${accountId}/positions/${gbp}/close`, { key: trader.apiKey, body: {} });
+      expect(closed.status, JSON.stringify(closed.body)).toBe(201);
+    });
+
     it("close without a position: 404 NO_POSITION (another wallet's account: 403)", async () => {
       const other3 = s.deployment.markets[2]!.marketId;
       const none = await req("POST", `/v1/accounts/${accountId}/positions/${other3}/close`, { key: trader.apiKey, body: {} });

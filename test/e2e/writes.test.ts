@@ -407,6 +407,32 @@ describe.each([sharedStack()])("integration write routes ($kind)", (s) => {
       expect(readPos.body.data).toMatchObject({ isOpen: true, side: "LONG", size: pos.sizeQty.toString() });
       expect(BigInt(readPos.headers.get("x-indexed-block")!)).toBeGreaterThanOrEqual(BigInt(open.body.data.blockNumber));
 
+      // isolated margin: in and out of the position, what the chain and the next read show
+      const margin = (token: string, body: unknown) => req("POST", `/accounts/${ids.w}/positions/${eur.marketId}/margin`, { token, body });
+      const added = await margin(tokens.w!, { action: "ADD", amount: usd("40").toString() });
+      expect(added.status, JSON.stringify(added.body)).toBe(200);
+      const posAdded = await client.readContract({ address: eurAddress, abi: marketAbi, functionName: "getPosition", args: [BigInt(ids.w!)] });
+      const acctAdded = await client.readContract({ address: engine, abi: engineAbi, functionName: "getAccount", args: [BigInt(ids.w!)] });
+      expect(added.body.data).toMatchObject({
+        accountId: ids.w, marketId: eur.marketId, action: "ADD", amount: usd("40").toString(), amountFormatted: "40",
+        positionMargin: posAdded.marginWad.toString(), newAvailableMargin: acctAdded.availableWad.toString(), transactionStatus: "CONFIRMED",
+      });
+      expect(posAdded.marginWad).toBe(pos.marginWad + 40n * 10n ** 18n); // no funding in between: the same second's settlement is 0
+      const readAdded = await req("GET", `/accounts/${ids.w}/positions/${eur.marketId}`, { token: tokens.w });
+      expect(readAdded.body.data.margin).toBe(posAdded.marginWad.toString());
+      const removed = await margin(tokens.w!, { action: "REMOVE", amount: usd("40").toString() });
+      expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+      expect(removed.body.data).toMatchObject({ action: "REMOVE", amount: usd("40").toString() });
+      // beyond initial margin: 422 INSUFFICIENT_MARGIN from the chain's own check; nothing moved
+      const tooMuch = await margin(tokens.w!, { action: "REMOVE", amount: usd("99").toString() });
+      expect([tooMuch.status, tooMuch.body.error!.code], JSON.stringify(tooMuch.body)).toEqual([422, "INSUFFICIENT_MARGIN"]);
+      const notOwner2 = await margin(tokens.x!, { action: "ADD", amount: "1" });
+      expect([notOwner2.status, notOwner2.body.error!.code]).toEqual([403, "UNAUTHORIZED"]);
+      const badAction = await margin(tokens.w!, { action: "MOVE", amount: "1" });
+      expect([badAction.status, badAction.body.error!.code]).toEqual([400, "VALIDATION_ERROR"]);
+      const posAfterMoves = await client.readContract({ address: eurAddress, abi: marketAbi, functionName: "getPosition", args: [BigInt(ids.w!)] });
+      expect(posAfterMoves.marginWad).toBe(posAdded.marginWad - 40n * 10n ** 18n);
+
       const r = await close(tokens.w!, eur.marketId);
       expect(r.status, JSON.stringify(r.body)).toBe(201);
       expect(r.body.data).toMatchObject({ marketId: eur.marketId, closingSide: "SHORT", orderType: "MARKET", size: pos.sizeQty.toString(), transactionStatus: "CONFIRMED" });
@@ -415,6 +441,8 @@ describe.each([sharedStack()])("integration write routes ($kind)", (s) => {
       expect(after.sizeQty).toBe(0n);
       const closed = await req("GET", `/accounts/${ids.w}/positions/${eur.marketId}`, { token: tokens.w });
       expect(closed.body.data).toMatchObject({ isOpen: false, size: "0" });
+      const noPosition = await margin(tokens.w!, { action: "ADD", amount: "1" });
+      expect([noPosition.status, noPosition.body.error!.code]).toEqual([404, "NO_POSITION"]);
 
       const status = await req("GET", `/transactions/${r.body.data.requestId}`, { token: tokens.w });
       expect(status.body.data).toMatchObject({ transactionStatus: "CONFIRMED", transactionHash: r.body.data.transactionHash, kind: "closePosition" });

@@ -290,6 +290,15 @@ describe("writes", () => {
     expect(gw.relayer.requests[0]).toMatchObject({ path: `/internal/accounts/2/positions/${MARKET}/close`, body: { orderType: "MARKET" } });
   });
 
+  it("position margin: action and amount go to the relayer as they came; a bad action is a 400 that sends nothing", async () => {
+    await gw.app.request(`/v1/accounts/2/positions/${MARKET}/margin`, json({ action: "REMOVE", amount: "2500000" }, gw.keyA.key));
+    expect(gw.relayer.requests[0]).toMatchObject({ path: `/internal/accounts/2/positions/${MARKET}/margin`, body: { action: "REMOVE", amount: "2500000" } });
+    const bad = await gw.app.request(`/v1/accounts/2/positions/${MARKET}/margin`, json({ action: "take", amount: "1" }, gw.keyA.key));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("VALIDATION_ERROR");
+    expect(gw.relayer.requests).toHaveLength(1);
+  });
+
   it("operator routes: typed data for the key's wallet; approve only for it", async () => {
     const typedData = { domain: { chainId: 31337, verifyingContract: "0x01" }, types: { OperatorApproval: [] }, primaryType: "OperatorApproval", message: {} };
     gw.relayer.handle((_r, c) => c.json({ success: true, data: typedData }));

@@ -89,6 +89,11 @@ describe("write routes before the relayer", () => {
       ["POST", "/accounts/1/orders", { marketId: m, collateralAmount: "1.0", side: "LONG", leverage: 2, orderType: "MARKET" }, "VALIDATION_ERROR", "collateralAmount"],
       ["POST", `/accounts/1/positions/${m}/close`, { orderType: "LIMIT" }, "VALIDATION_ERROR", "limitPrice"],
       ["POST", "/accounts/1/positions/0x12/close", { orderType: "MARKET" }, "VALIDATION_ERROR", "marketId"],
+      ["POST", `/accounts/1/positions/${m}/margin`, { action: "MOVE", amount: "1" }, "VALIDATION_ERROR", "action"],
+      ["POST", `/accounts/1/positions/${m}/margin`, { amount: "1" }, "VALIDATION_ERROR", "action"],
+      ["POST", `/accounts/1/positions/${m}/margin`, { action: "ADD", amount: "0" }, "INVALID_AMOUNT"],
+      ["POST", `/accounts/1/positions/${m}/margin`, { action: "REMOVE", amount: "1.5" }, "VALIDATION_ERROR", "amount"],
+      ["POST", "/accounts/1/positions/0x12/margin", { action: "ADD", amount: "1" }, "VALIDATION_ERROR", "marketId"],
       ["DELETE", `/accounts/1/orders/${m}`, undefined, "VALIDATION_ERROR", "marketId"],
       ["DELETE", `/accounts/1/orders/0x12?marketId=${m}`, undefined, "VALIDATION_ERROR", "clientKey"],
       ["POST", "/accounts", { userAddress: "nope" }, "VALIDATION_ERROR", "userAddress"],
@@ -117,7 +122,7 @@ describe("write routes before the relayer", () => {
   it("the routes are in the OpenAPI document", () => {
     const doc = app.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "t", version: "1" } });
     for (const p of ["/accounts", "/accounts/{accountId}/deposit", "/accounts/{accountId}/withdraw", "/accounts/{accountId}/orders",
-      "/accounts/{accountId}/orders/{clientKey}", "/accounts/{accountId}/positions/{marketId}/close", "/transactions/{requestId}",
+      "/accounts/{accountId}/orders/{clientKey}", "/accounts/{accountId}/positions/{marketId}/close", "/accounts/{accountId}/positions/{marketId}/margin", "/transactions/{requestId}",
       "/operators/typed-data", "/operators/approve", "/auth/nonce", "/auth/login", "/transactions/{requestId}/cancel"]) expect(doc.paths?.[p], p).toBeDefined();
     expect(doc.components?.securitySchemes?.bearerAuth).toBeDefined();
     // a 202 carries the result's fields, those not known before mining null

@@ -14,7 +14,7 @@ import {IMarket} from "./IMarket.sol";
 /// Rounding in markets always leaves the residue in the pool (the venue's side).
 interface IEngine is IVenueErrors {
     /// Why an account's margin changed (MarginUpdated.reason).
-    enum MarginReason { DEPOSIT, WITHDRAW, ORDER_COMMIT, ORDER_RELEASE, TRADE_SETTLEMENT, LIQUIDATION }
+    enum MarginReason { DEPOSIT, WITHDRAW, ORDER_COMMIT, ORDER_RELEASE, TRADE_SETTLEMENT, LIQUIDATION, POSITION_MARGIN }
 
     struct AccountView {
         uint256 accountId;
@@ -128,6 +128,11 @@ interface IEngine is IVenueErrors {
         external returns (uint256 orderId, uint256 marginReturnedWad);
     function closePosition(uint256 accountId, bytes32 marketId, IMarket.OrderType orderType, uint256 limitPriceX18, bytes32 clientKey)
         external returns (uint256 orderId, bytes32 key, IMarket.Side closingSide, uint256 quantityQty);
+    /// Isolated margin: moves delta6 (6 decimals) of available margin into the position's margin
+    /// (> 0), or of the position's margin back to available margin (< 0: only what exceeds initial
+    /// margin at the mark, IMarketMargin.adjustMargin; an operator only down to its policy's
+    /// maxLeverage). Returns the position's margin after the move.
+    function movePositionMargin(uint256 accountId, bytes32 marketId, int256 delta6) external returns (uint256 marginWad);
 
     // ─── permissionless ──────────────────────────────────────────────────────────────────
     function liquidatePosition(uint256 accountId, bytes32 marketId) external returns (uint256 closedQty);

@@ -29,7 +29,7 @@ interface IMarket is IVenueErrors {
     /// Why a position changed. DELEVERAGE: a counterparty closed by auto-deleveraging at a
     /// liquidated position's bankruptcy price. The insurance fund's own position (account 0,
     /// docs/CONTRACTS.md "Backstop") changes with LIQUIDATION when it takes a position over.
-    enum PositionReason { TRADE, LIQUIDATION, DELEVERAGE }
+    enum PositionReason { TRADE, LIQUIDATION, DELEVERAGE, MARGIN }
 
     /// The market's trading session (docs/CONTRACTS.md "Weekends and gaps"), derived from
     /// `block.timestamp` and the market's calendar (no key switches it). OPEN: normal. REDUCE_ONLY (the window before a close): only
@@ -286,4 +286,15 @@ interface IMarket is IVenueErrors {
     function restingQty() external view returns (uint256 bidQty, uint256 askQty);
     function markPrice() external view returns (uint256 priceX18);
     function funding() external view returns (FundingView memory);
+}
+
+/// Isolated margin, served by the market's backstop (Market forwards what it does not declare:
+/// one more declared entry point in Market leaves its optimized code too deep for the stack).
+interface IMarketMargin {
+    /// Engine only. Isolated margin (docs/CONTRACTS.md "Position margin"): moves `deltaWad` from
+    /// the account's available margin into the position's margin (> 0), or back (< 0: only what
+    /// exceeds initial margin at the mark, unrealized profit not counted; needs a fresh index, an
+    /// active market and a session that is not CLOSED). Settles pending funding first.
+    /// `valueWad`: the position's value at the mark (for a removal; 0 for an addition).
+    function adjustMargin(uint256 accountId, int256 deltaWad) external returns (uint256 marginWad, uint256 valueWad);
 }

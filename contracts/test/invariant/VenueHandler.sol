@@ -69,6 +69,8 @@ contract VenueHandler is Test {
     uint256 public failedLiquidations;
     uint256 public deposits;
     uint256 public withdrawals;
+    uint256 public marginMoves;
+    uint256 public marginLeftLiquidatable;
     uint256 public operatorActions;
     uint256 public signedApprovals;
     uint256 public revocations;
@@ -347,6 +349,32 @@ contract VenueHandler is Test {
             ++withdrawals;
         } catch (bytes memory r) {
             _expect("withdraw", r, new bytes4[](0));
+        }
+    }
+
+    /// Isolated margin (Market v2): the owner or its operator adds to or removes from a position's
+    /// margin; a removal that succeeds leaves the position healthy (it kept initial margin).
+    function moveMargin(uint256 actorSeed, bool add, uint256 amount6) external step {
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        amount6 = bound(amount6, 1, 2_000e6);
+        address who = _caller(i, actorSeed);
+        bytes4[] memory allowed = new bytes4[](7);
+        allowed[0] = IVenueErrors.NoPosition.selector;
+        allowed[1] = IVenueErrors.InsufficientMargin.selector;
+        allowed[2] = _sig("BelowInitialMargin(uint256,bytes32)");
+        allowed[3] = _sess(k) == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
+        allowed[4] = stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff);
+        allowed[5] = paused[k] ? IVenueErrors.MarketNotActive.selector : bytes4(0xffffffff);
+        allowed[6] = operatorActing ? IVenueErrors.OperatorLimitExceeded.selector : bytes4(0xffffffff);
+        vm.prank(who);
+        try engine.movePositionMargin(id, ids[k], add ? int256(amount6) : -int256(amount6)) {
+            ++marginMoves;
+            if (!add && markets[k].getPosition(id).sizeQty != 0 && lens.positionHealth(markets[k], id).isLiquidatable) {
+                ++marginLeftLiquidatable;
+                _target("a margin removal left the position liquidatable");
+            }
+        } catch (bytes memory r) {
+            _expect(add ? "add position margin" : "remove position margin", r, allowed);
         }
     }
 

@@ -17,12 +17,13 @@ import {
   policyParams,
   IdParam,
   OrdersQuery,
+  PositionMarginBody,
   ReadQuery,
   TradeBody,
   orderTypeName,
   sideName,
 } from "../schemas.js";
-import { AccountCreatedData, AccountData, AccountByAddressData, AccountOperatorsData, DepositData, WithdrawData, OrderPlacedData, OrderListData, CancelData, PositionData, PositionFundingData, CloseData } from "../responses.js";
+import { AccountCreatedData, AccountData, AccountByAddressData, AccountOperatorsData, DepositData, WithdrawData, OrderPlacedData, OrderListData, CancelData, PositionData, PositionFundingData, CloseData, PositionMarginData } from "../responses.js";
 import { pendingOf } from "../responses.js";
 import { defineRoute, jsonBody } from "./define.js";
 
@@ -160,6 +161,17 @@ export const closePosition = defineRoute({
   request: { params: AccountMarketParam, ...jsonBody(CloseBody, "{ order_type?, limit_price? } (empty object for MARKET)") },
   ok: { status: 201, name: "CloseResult", data: CloseData, description: "client_key, order_id, market_id, closing_side, size, order_type, transaction_hash" },
   accepted: { name: "ClosePending", data: pendingOf(CloseData, "ClosePending") },
+  errors: writeErrors,
+});
+
+export const positionMargin = defineRoute({
+  method: "post",
+  path: "/v1/accounts/{account_id}/positions/{market_id}/margin",
+  tag,
+  summary: "Add margin to a position, or remove what exceeds initial margin at the mark (isolated margin)",
+  request: { params: AccountMarketParam, ...jsonBody(PositionMarginBody, "{ action: ADD | REMOVE, amount }: deposit-token base units (6 decimals)") },
+  ok: { status: 200, name: "PositionMarginResult", data: PositionMarginData, description: "account_id, market_id, action, amount, position_margin (WAD), new_available_margin (WAD), transaction_hash" },
+  accepted: { name: "PositionMarginPending", data: pendingOf(PositionMarginData, "PositionMarginPending") },
   errors: writeErrors,
 });
 
@@ -329,6 +341,20 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
           ...(b.limit_price !== undefined ? { limitPrice: b.limit_price } : {}),
           ...validity(b),
         },
+        headers: forwardHeaders(c, true),
+      }),
+    );
+  });
+
+  app.openapi(positionMargin, async (c) => {
+    const p = c.req.valid("param");
+    const b = c.req.valid("json");
+    return send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: `/internal/accounts/${p.account_id}/positions/${p.market_id}/margin`,
+        body: { action: b.action, amount: b.amount, ...validity(b) },
         headers: forwardHeaders(c, true),
       }),
     );

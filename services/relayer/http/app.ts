@@ -15,7 +15,7 @@ import { httpMetrics, metricsHandler } from "../../../core/metrics.js";
 import { profileFromEnv } from "../../../core/profiles.js";
 import { parseOrThrow } from "../../../core/schemas/validation.js";
 import {
-  AccountIdParam, AmountBody, CancelOrderQuery, ClientKey, ClosePositionBody, CreateAccountBody, LiquidateAccountBody,
+  AccountIdParam, AmountBody, CancelOrderQuery, ClientKey, ClosePositionBody, CreateAccountBody, PositionMarginBody, LiquidateAccountBody,
   LiquidatePositionBody, MarketId, OperatorApproveBody, OperatorTypedDataQuery, PlaceOrderBody,
 } from "../../../core/schemas/writes.js";
 import type { Relayer } from "../relayer.js";
@@ -266,6 +266,14 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
         clientKey: (b.clientKey?.toLowerCase() as Hex | undefined) ?? randomClientKey(),
       },
     });
+  });
+
+  app.post("/internal/accounts/:accountId/positions/:marketId/margin", async (c) => {
+    const accountId = accountIdOf(c);
+    const marketId = parseOrThrow(MarketId, c.req.param("marketId")).toLowerCase() as Hex;
+    const raw = await jsonBody(c);
+    const { action, amount, validUntil } = parseOrThrow(PositionMarginBody, raw);
+    return write(c, "adjustMargin", { hashOf: { accountId, marketId, raw }, params: { accountId, marketId, action, amount }, validUntil });
   });
 
   app.post("/internal/liquidations/position", async (c) => {
