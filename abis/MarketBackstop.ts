@@ -1141,6 +1141,121 @@ export const marketBackstopAbi = [
   },
   {
     "inputs": [],
+    "name": "params",
+    "outputs": [
+      {
+        "components": [
+          {
+            "internalType": "bytes32",
+            "name": "marketId",
+            "type": "bytes32"
+          },
+          {
+            "internalType": "string",
+            "name": "symbol",
+            "type": "string"
+          },
+          {
+            "internalType": "address",
+            "name": "baseFxToken",
+            "type": "address"
+          },
+          {
+            "internalType": "address",
+            "name": "quoteFxToken",
+            "type": "address"
+          },
+          {
+            "internalType": "uint256",
+            "name": "tickSizeX18",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "lotSizeQty",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "minOrderQty",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint16",
+            "name": "maxLeverage",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "maintenanceMarginBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "liquidationFeeBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "makerFeeBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "takerFeeBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "priceBandBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "markClampBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "maxFillsPerTx",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint256",
+            "name": "maxFundingRateX18PerHour",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "skewScaleX18PerHour",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint16",
+            "name": "operatorBandBps",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint256",
+            "name": "maxOpenInterestQty",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "maxPositionQty",
+            "type": "uint256"
+          }
+        ],
+        "internalType": "struct IMarket.MarketParams",
+        "name": "p",
+        "type": "tuple"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "reduceFundPosition",
     "outputs": [
       {

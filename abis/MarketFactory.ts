@@ -102,6 +102,16 @@ export const marketFactoryAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "CloneArgumentsTooLong",
+    "type": "error"
+  },
+  {
+    "inputs": [],
+    "name": "Create2EmptyBytecode",
+    "type": "error"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",

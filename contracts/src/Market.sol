@@ -7,6 +7,7 @@ import {IEngine} from "./interfaces/IEngine.sol";
 import {IOracle} from "./interfaces/IOracle.sol";
 import {VenueMath} from "./libraries/VenueMath.sol";
 import {MarketBase} from "./MarketBase.sol";
+import {MarketArgs} from "./libraries/MarketArgs.sol";
 import {MarketExtension} from "./MarketExtension.sol";
 
 /// @notice One perpetual market (a clone per market). See IMarket and docs/CONTRACTS.md.
@@ -67,7 +68,7 @@ contract Market is IMarket, MarketBase, Initializable {
         Order storage o = orders[n];
         // an operator's order gives back the taker fee its unfilled quantity was charged
         if (o.operatorBandBps != 0) {
-            releaseWad = _operatorCharge(false, 0, uint256(o.tick) * _params.tickSizeX18, o.originalQty - o.filledQty, false);
+            releaseWad = _operatorCharge(false, 0, uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE), o.originalQty - o.filledQty, false);
         }
         bool counted = _unlinkFromLevel(o);
         marginReturnedWad = _closeOrder(n, o, OrderStatus.CANCELLED, CloseReason.USER_CANCEL, KEYED | BOND_REFUND);
@@ -129,8 +130,8 @@ contract Market is IMarket, MarketBase, Initializable {
         }
         uint256 index = _accrueFresh();
         bool isBuy = side == Side.LONG;
-        if (!reduceOnly && (leverage == 0 || leverage > _params.maxLeverage)) {
-            revert ExceedsMaxLeverage(leverage, _params.maxLeverage);
+        if (!reduceOnly && (leverage == 0 || leverage > MarketArgs.get(MarketArgs.MAX_LEVERAGE))) {
+            revert ExceedsMaxLeverage(leverage, MarketArgs.get(MarketArgs.MAX_LEVERAGE));
         }
         uint256 mark = _mark(index);
         uint256 price;
@@ -138,7 +139,7 @@ contract Market is IMarket, MarketBase, Initializable {
             price = limitPriceX18;
             // both edges: mark × (1 ± band)
             if (
-                price == 0 || price % _params.tickSizeX18 != 0 || price / _params.tickSizeX18 > MAX_TICK
+                price == 0 || price % MarketArgs.get(MarketArgs.TICK_SIZE) != 0 || price / MarketArgs.get(MarketArgs.TICK_SIZE) > MAX_TICK
                     || price > _bandPrice(true, mark) || price < _bandPrice(false, mark)
             ) revert InvalidPrice(price);
             if (positions[accountId].openOrders >= MAX_OPEN_ORDERS) revert TooManyOrders(accountId, MAX_OPEN_ORDERS);
@@ -148,9 +149,9 @@ contract Market is IMarket, MarketBase, Initializable {
         }
         // an operator (the relayer) may not price an account's order far from the mark: its owner's
         // band for it, at most the market's operator band
-        uint256 bandBps = _params.priceBandBps;
+        uint256 bandBps = MarketArgs.get(MarketArgs.PRICE_BAND_BPS);
         if (operatorBandBps != 0) {
-            bandBps = _params.operatorBandBps;
+            bandBps = MarketArgs.get(MarketArgs.OPERATOR_BAND_BPS);
             if (operatorBandBps < bandBps) bandBps = operatorBandBps;
             _checkOperatorPrice(price, mark, bandBps);
         }
@@ -159,8 +160,8 @@ contract Market is IMarket, MarketBase, Initializable {
             if (size == 0 || (size > 0) == isBuy) revert NoPosition(accountId, _marketId);
             qty = VenueMath.abs(size);
         } else {
-            qty = VenueMath.orderQty(collateralWad, leverage, price, _params.lotSizeQty);
-            if (qty < _params.minOrderQty || qty == 0) revert OrderTooSmall(qty, _params.minOrderQty);
+            qty = VenueMath.orderQty(collateralWad, leverage, price, MarketArgs.get(MarketArgs.LOT_SIZE));
+            if (qty < MarketArgs.get(MarketArgs.MIN_ORDER) || qty == 0) revert OrderTooSmall(qty, MarketArgs.get(MarketArgs.MIN_ORDER));
             _checkPositionCap(accountId, size, isBuy, qty);
             // a LIMIT commits its bond with its margin (back when it closes without resting: _finishTaker)
             if (orderType == OrderType.LIMIT) collateralWad += ORDER_BOND_WAD;
@@ -199,7 +200,7 @@ contract Market is IMarket, MarketBase, Initializable {
             charge = _operatorCharge(isBuy, mark, s.bound, orderType == OrderType.LIMIT ? qty : s.filledQty, true);
         }
         // long and short open interest are equal; only a fill where both sides open grows them
-        if (longOI > _params.maxOpenInterestQty) revert OpenInterestCapExceeded(longOI, _params.maxOpenInterestQty);
+        if (longOI > MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST)) revert OpenInterestCapExceeded(longOI, MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST));
         _afterTrade(index);
     }
 
@@ -207,7 +208,7 @@ contract Market is IMarket, MarketBase, Initializable {
     /// and, when `isCharge`, the distance from `mark` on the side that costs the owner (a charge is
     /// rounded up, a release of the unfilled quantity's fee down: never more than was charged).
     function _operatorCharge(bool isBuy, uint256 mark, uint256 price, uint256 qty, bool isCharge) internal view returns (uint256) {
-        uint256 perUnit = (price * _params.takerFeeBps + BPS - 1) / BPS;
+        uint256 perUnit = (price * MarketArgs.get(MarketArgs.TAKER_FEE_BPS) + BPS - 1) / BPS;
         if (!isCharge) return qty * perUnit / WAD;
         if (isBuy ? price > mark : mark > price) perUnit += isBuy ? price - mark : mark - price;
         return qty * perUnit / WAD + 1;

@@ -9,6 +9,7 @@ import {IMarket} from "./interfaces/IMarket.sol";
 import {VenueMath} from "./libraries/VenueMath.sol";
 import {MarketCalendar} from "./libraries/MarketCalendar.sol";
 import {MarketBase} from "./MarketBase.sol";
+import {MarketArgs} from "./libraries/MarketArgs.sol";
 import {TickBitmap} from "./libraries/TickBitmap.sol";
 
 /// @notice The liquidation backstop of a market (docs/CONTRACTS.md "Backstop"): insurance fund
@@ -40,10 +41,16 @@ contract MarketBackstop is MarketBase, Initializable {
         _oracle = IOracle(oracle_);
         _marketId = p.marketId;
         _marketIndex = marketIndex_;
-        _params = p;
+        _names = MarketNames(p.symbol, p.baseFxToken, p.quoteFxToken);
         (_maxLeverage, _makerFeeBps) = (p.maxLeverage, p.makerFeeBps);
         _isActive = true;
         fundingState.lastUpdate = uint64(block.timestamp);
+    }
+
+    /// The parameters (IMarket.params): the names from storage, the numbers from the clone's args.
+    function params() external view returns (IMarket.MarketParams memory p) {
+        (p.marketId, p.symbol, p.baseFxToken, p.quoteFxToken) = (_marketId, _names.symbol, _names.baseFxToken, _names.quoteFxToken);
+        MarketArgs.fill(p);
     }
 
     /// A calendar change (IMarket.scheduleCalendar; the engine checks the delay): the start is
@@ -76,8 +83,8 @@ contract MarketBackstop is MarketBase, Initializable {
     function setCloseUplift(uint256 upliftBps) external {
         if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
         if (
-            upliftBps < BPS || upliftBps > type(uint16).max || upliftBps > uint256(_params.maxLeverage) * BPS
-                || upliftBps * _params.maintenanceMarginBps >= BPS * BPS
+            upliftBps < BPS || upliftBps > type(uint16).max || upliftBps > uint256(MarketArgs.get(MarketArgs.MAX_LEVERAGE)) * BPS
+                || upliftBps * MarketArgs.get(MarketArgs.MAINTENANCE_BPS) >= BPS * BPS
         ) revert InvalidParameters();
         _closeUpliftBps = uint16(upliftBps);
         _emitSession();
@@ -157,7 +164,7 @@ contract MarketBackstop is MarketBase, Initializable {
         // a solvent rest closes at the mark (the owner keeps its equity less the liquidation fee,
         // which goes to the fund; the counterparty gets nothing for being chosen); only a bankrupt
         // rest goes at the bankruptcy price
-        uint256 feeBps = h.equity > 0 ? _params.liquidationFeeBps : 0;
+        uint256 feeBps = h.equity > 0 ? MarketArgs.get(MarketArgs.LIQUIDATION_FEE_BPS) : 0;
         uint256 price = feeBps != 0 ? mark : _bankruptcyPrice(size, h);
         uint256 absSize = VenueMath.abs(size);
         if (accountId != FUND) {
@@ -288,7 +295,7 @@ contract MarketBackstop is MarketBase, Initializable {
                 totalQty[k] += o.originalQty - o.filledQty;
                 ++orderCounts[k];
             }
-            if (orderCounts[k] != 0) pricesX18[k++] = tick * _params.tickSizeX18;
+            if (orderCounts[k] != 0) pricesX18[k++] = tick * MarketArgs.get(MarketArgs.TICK_SIZE);
             tick = isBid ? book.nextBelow(tick) : book.nextAbove(tick);
         }
         assembly ("memory-safe") {

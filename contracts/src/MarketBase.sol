@@ -8,6 +8,7 @@ import {IEngine} from "./interfaces/IEngine.sol";
 import {IOracle} from "./interfaces/IOracle.sol";
 import {TickBitmap} from "./libraries/TickBitmap.sol";
 import {VenueMath} from "./libraries/VenueMath.sol";
+import {MarketArgs} from "./libraries/MarketArgs.sol";
 import {MarketCalendar} from "./libraries/MarketCalendar.sol";
 
 /// @notice Storage and the shared internals of a market: the matching engine, position
@@ -57,6 +58,12 @@ abstract contract MarketBase is IVenueErrors {
         uint128 marginAllocatedWad;
         uint128 marginRemainingWad;
         bytes32 clientKey; // 0 when derived (not stored: see _keyOf)
+    }
+
+    struct MarketNames {
+        string symbol;
+        address baseFxToken;
+        address quoteFxToken;
     }
 
     struct Level {
@@ -129,7 +136,8 @@ abstract contract MarketBase is IVenueErrors {
     IOracle internal _oracle;
     bytes32 internal _marketId;
     uint256 internal _marketIndex;
-    IMarket.MarketParams internal _params;
+    /// The market's names; its numbers are the clone's immutable args (libraries/MarketArgs.sol).
+    MarketNames internal _names;
     bool internal _isActive;
     uint64 internal seq;
     uint64 internal _orderCount;
@@ -189,10 +197,10 @@ abstract contract MarketBase is IVenueErrors {
         o.originalQty = uint128(qty);
         o.marginAllocatedWad = uint128(marginWad);
         o.marginRemainingWad = uint128(marginWad);
-        uint256 tick = price / _params.tickSizeX18; // liquidation orders: the mark, rounded down to the tick
+        uint256 tick = price / MarketArgs.get(MarketArgs.TICK_SIZE); // liquidation orders: the mark, rounded down to the tick
         o.tick = uint32(tick);
         if (!derived) o.clientKey = clientKey;
-        emit IMarket.OrderPlaced(++seq, _orderId(n), accountId, clientKey, side, orderType, reduceOnly, tick * _params.tickSizeX18, qty, marginWad);
+        emit IMarket.OrderPlaced(++seq, _orderId(n), accountId, clientKey, side, orderType, reduceOnly, tick * MarketArgs.get(MarketArgs.TICK_SIZE), qty, marginWad);
     }
 
     /// Matches a taker against the opposite book up to `bound`, the fill cap, the skip budget and
@@ -204,13 +212,13 @@ abstract contract MarketBase is IVenueErrors {
         s.window = !s.liquidation && _sessionNow() != IMarket.Session.OPEN;
         TickBitmap.Bitmap storage book = s.isBuy ? asks : bids;
         while (s.remaining != 0) {
-            if (s.fills >= _params.maxFillsPerTx || s.skips >= MAX_SKIPS) {
+            if (s.fills >= MarketArgs.get(MarketArgs.MAX_FILLS) || s.skips >= MAX_SKIPS) {
                 s.capped = true;
                 break;
             }
             uint256 tick = s.isBuy ? book.lowest() : book.highest();
             if (tick == TickBitmap.NONE) break;
-            uint256 price = tick * _params.tickSizeX18;
+            uint256 price = tick * MarketArgs.get(MarketArgs.TICK_SIZE);
             if (s.isBuy ? price > s.bound : price < s.bound) break;
             if (!_sweepLevel(s, tick, price)) break;
         }
@@ -221,7 +229,7 @@ abstract contract MarketBase is IVenueErrors {
         mapping(uint256 => Level) storage levels = s.isBuy ? askLevels : bidLevels;
         Level storage level = levels[tick];
         uint256 m = level.head;
-        uint256 cap = _params.maxFillsPerTx;
+        uint256 cap = MarketArgs.get(MarketArgs.MAX_FILLS);
         more = true;
         while (m != 0 && s.remaining != 0 && s.fills < cap && s.skips < MAX_SKIPS) {
             Order storage mo = orders[m];
@@ -301,7 +309,7 @@ abstract contract MarketBase is IVenueErrors {
         uint256 makerRemaining = mo.originalQty - mo.filledQty;
         uint256 portion = q == makerRemaining ? mo.marginRemainingWad : mo.marginRemainingWad * q / makerRemaining;
         uint256 notional = q * price / WAD;
-        uint256 makerFee = Math.mulDiv(notional, _params.makerFeeBps, BPS, Math.Rounding.Ceil);
+        uint256 makerFee = Math.mulDiv(notional, MarketArgs.get(MarketArgs.MAKER_FEE_BPS), BPS, Math.Rounding.Ceil);
         Settlement memory st = _computeSettle(mo.accountId, !s.isBuy, q, notional, portion, makerFee, false);
         if (!_meetsInitialMargin(st, s.mark)) return false;
         // the fill that completes the order returns its bond with the settlement (no extra call)
@@ -312,7 +320,7 @@ abstract contract MarketBase is IVenueErrors {
         level.totalQty -= uint128(q);
         bool uncounted = _uncounted(mo);
         _resting(!s.isBuy, uncounted, q, false);
-        uint256 takerFee = s.liquidation ? 0 : Math.mulDiv(notional, _params.takerFeeBps, BPS, Math.Rounding.Ceil);
+        uint256 takerFee = s.liquidation ? 0 : Math.mulDiv(notional, MarketArgs.get(MarketArgs.TAKER_FEE_BPS), BPS, Math.Rounding.Ceil);
         s.makerFees += st.feeTaken;
         s.takerFees += takerFee;
         s.remaining -= q;
@@ -327,7 +335,7 @@ abstract contract MarketBase is IVenueErrors {
         if (left == 0) {
             _removeAt(level, mo);
             _closeOrder(m, mo, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, KEYED);
-        } else if (left < _params.minOrderQty && !mo.reduceOnly) {
+        } else if (left < MarketArgs.get(MarketArgs.MIN_ORDER) && !mo.reduceOnly) {
             // a dust remainder is cancelled
             level.totalQty -= uint128(left);
             _resting(!s.isBuy, uncounted, left, false);
@@ -363,11 +371,11 @@ abstract contract MarketBase is IVenueErrors {
             _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, s.capped ? IMarket.CloseReason.FILL_CAP : IMarket.CloseReason.UNFILLED_MARKET, keyed);
             return IMarket.OrderStatus.CANCELLED;
         }
-        if (s.remaining < _params.minOrderQty && !o.reduceOnly) {
+        if (s.remaining < MarketArgs.get(MarketArgs.MIN_ORDER) && !o.reduceOnly) {
             _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, keyed);
             return IMarket.OrderStatus.CANCELLED;
         }
-        uint256 price = uint256(o.tick) * _params.tickSizeX18;
+        uint256 price = uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE);
         uint256 opposite = s.isBuy ? _best(false) : _best(true);
         if (opposite != 0 && (s.isBuy ? opposite <= price : opposite >= price)) {
             _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.FILL_CAP, keyed);
@@ -418,7 +426,7 @@ abstract contract MarketBase is IVenueErrors {
     /// once the mark has moved away from it in its favour. Fixed for the order's life (original
     /// size, margin and price; a market's parameters never change), so the totals stay exact.
     function _uncounted(Order storage o) internal view returns (bool) {
-        return o.reduceOnly || _uncountedOf(false, o.originalQty, uint256(o.tick) * _params.tickSizeX18, o.marginAllocatedWad);
+        return o.reduceOnly || _uncountedOf(false, o.originalQty, uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE), o.marginAllocatedWad);
     }
 
     /// `_uncounted` of an order's original size, price and margin.
@@ -539,8 +547,8 @@ abstract contract MarketBase is IVenueErrors {
         uint256 value = VenueMath.abs(size) * mark / WAD;
         int256 upnl = size > 0 ? int256(value) - int256(st.openNotional) : int256(st.openNotional) - int256(value);
         int256 equity = st.margin + upnl;
-        return equity >= 0 && uint256(equity) >= Math.ceilDiv(value * _upliftBps(), _params.maxLeverage * BPS)
-            && VenueMath.abs(size) <= _params.maxPositionQty;
+        return equity >= 0 && uint256(equity) >= Math.ceilDiv(value * _upliftBps(), MarketArgs.get(MarketArgs.MAX_LEVERAGE) * BPS)
+            && VenueMath.abs(size) <= MarketArgs.get(MarketArgs.MAX_POSITION);
     }
 
     /// Placement: an opening order that would take the position (all of it filled) beyond the
@@ -548,8 +556,8 @@ abstract contract MarketBase is IVenueErrors {
     function _checkPositionCap(uint256 accountId, int256 size, bool isBuy, uint256 qty) internal view {
         int256 next = isBuy ? size + int256(qty) : size - int256(qty);
         uint256 after_ = VenueMath.abs(next);
-        if (after_ > VenueMath.abs(size) && after_ > _params.maxPositionQty) {
-            revert PositionCapExceeded(accountId, after_, _params.maxPositionQty);
+        if (after_ > VenueMath.abs(size) && after_ > MarketArgs.get(MarketArgs.MAX_POSITION)) {
+            revert PositionCapExceeded(accountId, after_, MarketArgs.get(MarketArgs.MAX_POSITION));
         }
     }
 
@@ -684,7 +692,7 @@ abstract contract MarketBase is IVenueErrors {
     }
 
     function _maintenanceBps() internal view returns (uint256) {
-        return uint256(_params.maintenanceMarginBps) * _upliftBps() / BPS;
+        return uint256(MarketArgs.get(MarketArgs.MAINTENANCE_BPS)) * _upliftBps() / BPS;
     }
 
     /// The price at which the position's equity is zero, rounded in its favour by one wei (so a
@@ -758,7 +766,7 @@ abstract contract MarketBase is IVenueErrors {
     /// The premium average after `dt` seconds with the book as it is now.
     function _premiumAfter(uint256 index, uint256 dt) internal view returns (int256) {
         return VenueMath.premiumEma(
-            components.premium, VenueMath.premiumSample(index, _best(true), _best(false), _params.markClampBps), dt, MARK_PERIOD
+            components.premium, VenueMath.premiumSample(index, _best(true), _best(false), MarketArgs.get(MarketArgs.MARK_CLAMP_BPS)), dt, MARK_PERIOD
         );
     }
 
@@ -773,7 +781,7 @@ abstract contract MarketBase is IVenueErrors {
     /// The rate of `premium` and the margined book as it is now.
     function _rateOf(int256 premium) internal view returns (VenueMath.Rate memory) {
         (uint256 l, uint256 s) = _marginedQty();
-        return VenueMath.fundingRate(premium, l, s, _params.skewScaleX18PerHour, _params.maxFundingRateX18PerHour);
+        return VenueMath.fundingRate(premium, l, s, MarketArgs.get(MarketArgs.SKEW_SCALE), MarketArgs.get(MarketArgs.MAX_FUNDING_RATE));
     }
 
     /// Recomputes the rate from the stored premium average and the margined skew (after an
@@ -845,21 +853,21 @@ abstract contract MarketBase is IVenueErrors {
             if (room == 0) return false;
             if (q > room) q = room;
         }
-        uint256 notional = q * (uint256(o.tick) * _params.tickSizeX18) / WAD;
+        uint256 notional = q * (uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE)) / WAD;
         uint256 portion = q == left ? o.marginRemainingWad : o.marginRemainingWad * q / left;
-        uint256 fee = Math.mulDiv(notional, _params.makerFeeBps, BPS, Math.Rounding.Ceil);
+        uint256 fee = Math.mulDiv(notional, MarketArgs.get(MarketArgs.MAKER_FEE_BPS), BPS, Math.Rounding.Ceil);
         return _meetsInitialMargin(_computeSettle(o.accountId, isBid, q, notional, portion, fee, false), mark);
     }
 
     /// Best bid (`bid`) or best ask price; 0 when that side is empty.
     function _best(bool bid) internal view returns (uint256) {
         uint256 tick = bid ? bids.highest() : asks.lowest();
-        return tick == TickBitmap.NONE ? 0 : tick * _params.tickSizeX18;
+        return tick == TickBitmap.NONE ? 0 : tick * MarketArgs.get(MarketArgs.TICK_SIZE);
     }
 
     /// The worst price a taker on this side may fill at: mark ± band.
     function _bandPrice(bool isBuy, uint256 mark) internal view returns (uint256) {
-        return _bandPrice(isBuy, mark, _params.priceBandBps);
+        return _bandPrice(isBuy, mark, MarketArgs.get(MarketArgs.PRICE_BAND_BPS));
     }
 
     function _bandPrice(bool isBuy, uint256 mark, uint256 band) internal pure returns (uint256) {
@@ -877,6 +885,6 @@ abstract contract MarketBase is IVenueErrors {
     }
 
     function _emitLevel(IMarket.Side side, uint256 tick, Level storage level) internal {
-        emit IMarket.LevelUpdated(++seq, side, tick * _params.tickSizeX18, level.totalQty, level.orderCount);
+        emit IMarket.LevelUpdated(++seq, side, tick * MarketArgs.get(MarketArgs.TICK_SIZE), level.totalQty, level.orderCount);
     }
 }

@@ -7,6 +7,7 @@ import {VenueMath} from "./libraries/VenueMath.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {IEngine} from "./interfaces/IEngine.sol";
 import {MarketBase} from "./MarketBase.sol";
+import {MarketArgs} from "./libraries/MarketArgs.sol";
 import {MarketBackstop} from "./MarketBackstop.sol";
 
 /// @notice Liquidation and the bulky views of a market. Never called directly:
@@ -67,7 +68,7 @@ contract MarketExtension is MarketBase {
         uint256 takenFee;
         uint256 shortfall;
         if (s.filledQty != 0) {
-            uint256 feeWad = Math.mulDiv(s.notional, _params.liquidationFeeBps, BPS, Math.Rounding.Ceil);
+            uint256 feeWad = Math.mulDiv(s.notional, MarketArgs.get(MarketArgs.LIQUIDATION_FEE_BPS), BPS, Math.Rounding.Ceil);
             Settlement memory st = _computeSettle(accountId, s.isBuy, s.filledQty, s.notional, 0, feeWad, true);
             _writeSettle(accountId, st, 0, IMarket.PositionReason.LIQUIDATION);
             takenFee = st.feeTaken;
@@ -126,10 +127,6 @@ contract MarketExtension is MarketBase {
     // ─── views ───────────────────────────────────────────────────────────────────────────
 
     /// Served here: its string-carrying struct encoding is bulky, and only views and the factory read it.
-    function params() external view returns (IMarket.MarketParams memory) {
-        return _params;
-    }
-
     function getOrder(uint256 orderId) external view returns (IMarket.OrderView memory v) {
         if (orderId >> 64 != _marketIndex) return v;
         uint256 n = orderId & type(uint64).max;
@@ -142,7 +139,7 @@ contract MarketExtension is MarketBase {
         v.orderType = o.orderType;
         v.status = o.status;
         v.reduceOnly = o.reduceOnly;
-        v.priceX18 = uint256(o.tick) * _params.tickSizeX18;
+        v.priceX18 = uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE);
         v.originalQty = o.originalQty;
         v.filledQty = o.filledQty;
         v.remainingQty = o.status == IMarket.OrderStatus.ACTIVE ? o.originalQty - o.filledQty : 0;
@@ -162,7 +159,7 @@ contract MarketExtension is MarketBase {
         uint256 k;
         while (k < depth && tick != TickBitmap.NONE) {
             Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
-            pricesX18[k] = tick * _params.tickSizeX18;
+            pricesX18[k] = tick * MarketArgs.get(MarketArgs.TICK_SIZE);
             totalQty[k] = level.totalQty;
             orderCounts[k] = level.orderCount;
             ++k;
@@ -212,7 +209,7 @@ contract MarketExtension is MarketBase {
             int256 upnl = size > 0 ? int256(valueWad) - int256(open) : int256(open) - int256(valueWad);
             if (upnl < 0) upnl += margin;
             else upnl = margin;
-            if (upnl < 0 || uint256(upnl) < Math.ceilDiv(valueWad * _upliftBps(), _params.maxLeverage * BPS)) {
+            if (upnl < 0 || uint256(upnl) < Math.ceilDiv(valueWad * _upliftBps(), MarketArgs.get(MarketArgs.MAX_LEVERAGE) * BPS)) {
                 revert BelowInitialMargin(accountId, _marketId);
             }
         }

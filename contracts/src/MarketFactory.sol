@@ -3,6 +3,7 @@ pragma solidity ^0.8.28;
 
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
+import {MarketArgs} from "./libraries/MarketArgs.sol";
 import {IMarketFactory} from "./interfaces/IMarketFactory.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {IEngine} from "./interfaces/IEngine.sol";
@@ -46,7 +47,8 @@ contract MarketFactory is IMarketFactory, AccessControl {
         MarketParamRules.check(params, index, IOracle(oracle).maxMoveBps());
         params.baseFxToken = _fxToken(baseSymbol);
         params.quoteFxToken = _fxToken(quoteSymbol);
-        market = Clones.cloneDeterministic(marketImplementation, params.marketId);
+        // the numbers live in the clone's code (libraries/MarketArgs.sol): no cold storage read per trade
+        market = Clones.cloneDeterministicWithImmutableArgs(marketImplementation, MarketArgs.encode(params), params.marketId);
         markets.push(market);
         uint256 marketIndex = markets.length;
         Market(market).initialize(engine, oracle, marketIndex, params);

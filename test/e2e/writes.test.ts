@@ -8,7 +8,7 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { parseUnits, type Address, type Hex } from "viem";
+import { parseEventLogs, parseUnits, type Address, type Hex } from "viem";
 import { depositTokenAbi, engineAbi, marketAbi } from "../../abis/index.js";
 import { DEFAULT_OPERATOR_POLICY } from "../../core/operator-policy.js";
 import { sharedStack } from "./helpers/stacks.js";
@@ -417,7 +417,11 @@ describe.each([sharedStack()])("integration write routes ($kind)", (s) => {
         accountId: ids.w, marketId: eur.marketId, action: "ADD", amount: usd("40").toString(), amountFormatted: "40",
         positionMargin: posAdded.marginWad.toString(), newAvailableMargin: acctAdded.availableWad.toString(), transactionStatus: "CONFIRMED",
       });
-      expect(posAdded.marginWad).toBe(pos.marginWad + 40n * 10n ** 18n); // no funding in between: the same second's settlement is 0
+      // the move settles the position's pending funding first (its PositionUpdated says how much)
+      const receipt = await client.getTransactionReceipt({ hash: added.body.data.transactionHash });
+      const [moved] = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "PositionUpdated" });
+      expect(moved!.args.reason).toBe(3); // MARGIN
+      expect(posAdded.marginWad).toBe(pos.marginWad - moved!.args.fundingPaidWad + 40n * 10n ** 18n);
       const readAdded = await req("GET", `/accounts/${ids.w}/positions/${eur.marketId}`, { token: tokens.w });
       expect(readAdded.body.data.margin).toBe(posAdded.marginWad.toString());
       const removed = await margin(tokens.w!, { action: "REMOVE", amount: usd("40").toString() });
@@ -431,7 +435,7 @@ describe.each([sharedStack()])("integration write routes ($kind)", (s) => {
       const badAction = await margin(tokens.w!, { action: "MOVE", amount: "1" });
       expect([badAction.status, badAction.body.error!.code]).toEqual([400, "VALIDATION_ERROR"]);
       const posAfterMoves = await client.readContract({ address: eurAddress, abi: marketAbi, functionName: "getPosition", args: [BigInt(ids.w!)] });
-      expect(posAfterMoves.marginWad).toBe(posAdded.marginWad - 40n * 10n ** 18n);
+      expect(posAfterMoves.marginWad).toBe(BigInt(removed.body.data.positionMargin)); // the refused removal moved nothing
 
       const r = await close(tokens.w!, eur.marketId);
       expect(r.status, JSON.stringify(r.body)).toBe(201);
