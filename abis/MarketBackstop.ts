@@ -912,6 +912,19 @@ export const marketBackstopAbi = [
   },
   {
     "inputs": [],
+    "name": "engine",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "funding",
     "outputs": [
       {
@@ -1011,21 +1024,6 @@ export const marketBackstopAbi = [
   },
   {
     "inputs": [
-      {
-        "internalType": "address",
-        "name": "engine_",
-        "type": "address"
-      },
-      {
-        "internalType": "address",
-        "name": "oracle_",
-        "type": "address"
-      },
-      {
-        "internalType": "uint256",
-        "name": "marketIndex_",
-        "type": "uint256"
-      },
       {
         "components": [
           {
@@ -1137,6 +1135,45 @@ export const marketBackstopAbi = [
     "name": "initialize",
     "outputs": [],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "marketId",
+    "outputs": [
+      {
+        "internalType": "bytes32",
+        "name": "",
+        "type": "bytes32"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "marketIndex",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "oracle",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {

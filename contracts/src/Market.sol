@@ -27,12 +27,12 @@ contract Market is IMarket, MarketBase, Initializable {
     }
 
     /// Served by the backstop (through the extension): storing the parameters is bulky code.
-    function initialize(address, address, uint256, MarketParams calldata) external {
+    function initialize(MarketParams calldata) external {
         _delegate();
     }
 
     modifier onlyEngine() {
-        if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
+        if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
         _;
     }
 
@@ -49,9 +49,9 @@ contract Market is IMarket, MarketBase, Initializable {
     function closePosition(uint256 accountId, OrderType orderType, uint256 limitPriceX18, bytes32 clientKey, uint256 operatorBandBps)
         external returns (uint256 orderId, bytes32 key, Side closingSide, uint256 quantityQty, uint256 chargeWad)
     {
-        if (msg.sender != address(_engine) && msg.sender != address(this)) revert Unauthorized(msg.sender);
+        if (msg.sender != address(_engine()) && msg.sender != address(this)) revert Unauthorized(msg.sender);
         int256 size = positions[accountId].size;
-        if (size == 0) revert NoPosition(accountId, _marketId);
+        if (size == 0) revert NoPosition(accountId, _marketId());
         closingSide = size > 0 ? Side.SHORT : Side.LONG;
         (orderId, key, quantityQty,, chargeWad) =
             _place(accountId, closingSide, orderType, 0, 0, limitPriceX18, clientKey, operatorBandBps);
@@ -123,10 +123,10 @@ contract Market is IMarket, MarketBase, Initializable {
         bool reduceOnly = collateralWad == 0;
         // reduce-only closes keep working while the market is paused and before a close
         Session session_ = _sessionNow();
-        if (session_ == Session.CLOSED) revert MarketClosed(_marketId);
+        if (session_ == Session.CLOSED) revert MarketClosed(_marketId());
         if (!reduceOnly) {
-            if (!_isActive) revert MarketNotActive(_marketId);
-            if (session_ != Session.OPEN) revert MarketReduceOnly(_marketId);
+            if (!_isActive) revert MarketNotActive(_marketId());
+            if (session_ != Session.OPEN) revert MarketReduceOnly(_marketId());
         }
         uint256 index = _accrueFresh();
         bool isBuy = side == Side.LONG;
@@ -145,7 +145,7 @@ contract Market is IMarket, MarketBase, Initializable {
             if (positions[accountId].openOrders >= MAX_OPEN_ORDERS) revert TooManyOrders(accountId, MAX_OPEN_ORDERS);
         } else {
             price = isBuy ? _best(false) : _best(true);
-            if (price == 0) revert NoLiquidity(_marketId);
+            if (price == 0) revert NoLiquidity(_marketId());
         }
         // an operator (the relayer) may not price an account's order far from the mark: its owner's
         // band for it, at most the market's operator band
@@ -157,7 +157,7 @@ contract Market is IMarket, MarketBase, Initializable {
         }
         int256 size = positions[accountId].size;
         if (reduceOnly) {
-            if (size == 0 || (size > 0) == isBuy) revert NoPosition(accountId, _marketId);
+            if (size == 0 || (size > 0) == isBuy) revert NoPosition(accountId, _marketId());
             qty = VenueMath.abs(size);
         } else {
             qty = VenueMath.orderQty(collateralWad, leverage, price, MarketArgs.get(MarketArgs.LOT_SIZE));
@@ -189,10 +189,10 @@ contract Market is IMarket, MarketBase, Initializable {
             Settlement memory st = _computeSettle(accountId, isBuy, s.filledQty, s.notional, portion, s.takerFees, false);
             if (!_meetsInitialMargin(st, mark)) {
                 _checkPositionCap(accountId, 0, st.size > 0, VenueMath.abs(st.size));
-                revert BelowInitialMargin(accountId, _marketId);
+                revert BelowInitialMargin(accountId, _marketId());
             }
             _writeSettle(accountId, st, portion, PositionReason.TRADE);
-            if (s.takerFees + s.makerFees != 0) _engine.collect(s.takerFees + s.makerFees, 0);
+            if (s.takerFees + s.makerFees != 0) _engine().collect(s.takerFees + s.makerFees, 0);
         }
         status = _finishTaker(n, s, orderType);
         // charged at placement (a MARKET order: what filled, at the band edge): maker fills cost nothing more
@@ -217,11 +217,11 @@ contract Market is IMarket, MarketBase, Initializable {
     // ─── views (served by the extension) ─────────────────────────────────────────────────
 
     function marketId() external view returns (bytes32) {
-        return _marketId;
+        _delegateView();
     }
 
     function marketIndex() external view returns (uint256) {
-        return _marketIndex;
+        _delegateView();
     }
 
     function isActive() external view returns (bool) {
@@ -237,11 +237,11 @@ contract Market is IMarket, MarketBase, Initializable {
     }
 
     function engine() external view returns (address) {
-        return address(_engine);
+        _delegateView();
     }
 
     function oracle() external view returns (address) {
-        return address(_oracle);
+        _delegateView();
     }
 
     function orderCount() external view returns (uint256) {

@@ -36,27 +36,41 @@ contract MarketBackstop is MarketBase, Initializable {
 
     // ─── seldom called (through Market and the extension's fallback) ─────────────────────
 
-    function initialize(address engine_, address oracle_, uint256 marketIndex_, IMarket.MarketParams calldata p) external initializer {
-        _engine = IEngine(engine_);
-        _oracle = IOracle(oracle_);
-        _marketId = p.marketId;
-        _marketIndex = marketIndex_;
+    /// The engine, oracle, id, index and numbers are the clone's args (MarketFactory); the rest here.
+    function initialize(IMarket.MarketParams calldata p) external initializer {
         _names = MarketNames(p.symbol, p.baseFxToken, p.quoteFxToken);
         (_maxLeverage, _makerFeeBps) = (p.maxLeverage, p.makerFeeBps);
         _isActive = true;
         fundingState.lastUpdate = uint64(block.timestamp);
     }
 
+    /// Who the market is (IMarket views): its clone's args.
+    function marketId() external view returns (bytes32) {
+        return _marketId();
+    }
+
+    function marketIndex() external view returns (uint256) {
+        return _marketIndex();
+    }
+
+    function engine() external view returns (address) {
+        return address(_engine());
+    }
+
+    function oracle() external view returns (address) {
+        return address(_oracle());
+    }
+
     /// The parameters (IMarket.params): the names from storage, the numbers from the clone's args.
     function params() external view returns (IMarket.MarketParams memory p) {
-        (p.marketId, p.symbol, p.baseFxToken, p.quoteFxToken) = (_marketId, _names.symbol, _names.baseFxToken, _names.quoteFxToken);
+        (p.marketId, p.symbol, p.baseFxToken, p.quoteFxToken) = (_marketId(), _names.symbol, _names.baseFxToken, _names.quoteFxToken);
         MarketArgs.fill(p);
     }
 
     /// A calendar change (IMarket.scheduleCalendar; the engine checks the delay): the start is
     /// OPEN under the new calendar, so no change enters, extends or joins a close.
     function scheduleCalendar(IMarket.Calendar calldata next, uint256 startsAt) external {
-        if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
+        if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
         uint256 w = _calendar;
         uint256 pending = uint40(w >> 96);
         // the next calendar already in force becomes the current one; one not yet in force is replaced
@@ -81,7 +95,7 @@ contract MarketBackstop is MarketBase, Initializable {
 
     /// The uplift covers a typical gap; it may not push maintenance to 100 % nor initial margin past it.
     function setCloseUplift(uint256 upliftBps) external {
-        if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
+        if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
         if (
             upliftBps < BPS || upliftBps > type(uint16).max || upliftBps > uint256(MarketArgs.get(MarketArgs.MAX_LEVERAGE)) * BPS
                 || upliftBps * MarketArgs.get(MarketArgs.MAINTENANCE_BPS) >= BPS * BPS
@@ -103,7 +117,7 @@ contract MarketBackstop is MarketBase, Initializable {
     function funding() external view returns (IMarket.FundingView memory v) {
         FundingState memory f = fundingState;
         FundingComponents memory c = components;
-        (uint256 index, uint256 since, uint256 until) = _oracle.priceWindow(_marketId);
+        (uint256 index, uint256 since, uint256 until) = _oracle().priceWindow(_marketId());
         v.rateX18PerHour = f.rate;
         v.premiumComponentX18 = c.premiumComponent;
         v.skewComponentX18 = c.skewComponent;
@@ -133,7 +147,7 @@ contract MarketBackstop is MarketBase, Initializable {
         // the keeper reads the fund's size (getPosition(0)) and the next second (the last
         // FundPositionReduced, or this error's `nextAt`)
         int256 size = positions[FUND].size;
-        if (size == 0) revert NoPosition(FUND, _marketId);
+        if (size == 0) revert NoPosition(FUND, _marketId());
         (bool ok, bytes memory ret) =
             address(this).call(abi.encodeCall(IMarket.closePosition, (FUND, IMarket.OrderType.MARKET, 0, bytes32(0), 0)));
         if (!ok) {
@@ -171,14 +185,14 @@ contract MarketBackstop is MarketBase, Initializable {
             notional = Math.mulDiv(absSize, price, WAD, long ? Math.Rounding.Ceil : Math.Rounding.Floor);
             Settlement memory f = _computeSettle(FUND, long, absSize, notional, 0, 0, false);
             uint256 topUp = _fundTopUp(f, mark);
-            if (f.shortfall == 0 && topUp <= _engine.insuranceFundWad()) {
+            if (f.shortfall == 0 && topUp <= _engine().insuranceFundWad()) {
                 if (topUp != 0) f = _computeSettle(FUND, long, absSize, notional, topUp, 0, false);
                 _closeAt(accountId, absSize, notional, feeBps);
                 _writeSettle(FUND, f, topUp, IMarket.PositionReason.LIQUIDATION);
                 Position storage fp = positions[FUND];
                 emit IMarket.InsuranceTakeover(
                     ++seq, accountId, absSize, price, notional, topUp, fp.size, fp.openNotional, fp.margin,
-                    _engine.insuranceFundWad()
+                    _engine().insuranceFundWad()
                 );
                 return (absSize, notional, 0);
             }
@@ -203,7 +217,7 @@ contract MarketBackstop is MarketBase, Initializable {
         uint256 fee = Math.mulDiv(notional, feeBps, BPS, Math.Rounding.Ceil);
         Settlement memory st = _computeSettle(accountId, positions[accountId].size < 0, q, notional, 0, fee, true);
         _writeSettle(accountId, st, 0, IMarket.PositionReason.LIQUIDATION);
-        if (st.feeTaken != 0) _engine.collect(0, st.feeTaken);
+        if (st.feeTaken != 0) _engine().collect(0, st.feeTaken);
         return st.shortfall;
     }
 
@@ -212,7 +226,7 @@ contract MarketBackstop is MarketBase, Initializable {
         uint256 n = supplied.length;
         if (n > MAX_ADL_CANDIDATES) revert TooManyAdlCandidates(n, MAX_ADL_CANDIDATES);
         if (n != 0) return supplied;
-        n = _engine.accountCount();
+        n = _engine().accountCount();
         if (n > DEFAULT_ADL_SCAN) n = DEFAULT_ADL_SCAN;
         ids = new uint256[](n + 1);
         for (uint256 i = 1; i <= n; ++i) ids[i] = i;
@@ -281,7 +295,7 @@ contract MarketBackstop is MarketBase, Initializable {
         pricesX18 = new uint256[](depth);
         totalQty = new uint256[](depth);
         orderCounts = new uint256[](depth);
-        (uint256 index,) = _oracle.getPrice(_marketId);
+        (uint256 index,) = _oracle().getPrice(_marketId());
         uint256 mark = _markNow(index);
         uint256 tick = isBid ? book.highest() : book.lowest();
         uint256 k;

@@ -132,10 +132,6 @@ abstract contract MarketBase is IVenueErrors {
         uint256 shortfall;
     }
 
-    IEngine internal _engine;
-    IOracle internal _oracle;
-    bytes32 internal _marketId;
-    uint256 internal _marketIndex;
     /// The market's names; its numbers are the clone's immutable args (libraries/MarketArgs.sol).
     MarketNames internal _names;
     bool internal _isActive;
@@ -173,6 +169,24 @@ abstract contract MarketBase is IVenueErrors {
     uint256 internal _calendar;
     /// The second of the last `reduceFundPosition` (MarketBackstop).
     uint64 internal _fundReducedAt;
+
+    // ─── who the market is (its clone's args: libraries/MarketArgs.sol) ─────────────────
+
+    function _engine() internal view returns (IEngine) {
+        return IEngine(address(uint160(MarketArgs.get(MarketArgs.ENGINE))));
+    }
+
+    function _oracle() internal view returns (IOracle) {
+        return IOracle(address(uint160(MarketArgs.get(MarketArgs.ORACLE))));
+    }
+
+    function _marketId() internal view returns (bytes32) {
+        return bytes32(MarketArgs.get(MarketArgs.MARKET_ID));
+    }
+
+    function _marketIndex() internal view returns (uint256) {
+        return MarketArgs.get(MarketArgs.MARKET_INDEX);
+    }
 
     // ─── orders ──────────────────────────────────────────────────────────────────────────
 
@@ -352,7 +366,7 @@ abstract contract MarketBase is IVenueErrors {
         // pays them to the liquidator)
         if (s.bonds != 0 && !s.liquidation) {
             // the fund's own reduction (MarketBackstop.reduceFundPosition) takes them into the fund
-            if (s.accountId == FUND) _engine.settleInsurance(int256(s.bonds), 0);
+            if (s.accountId == FUND) _engine().settleInsurance(int256(s.bonds), 0);
             else _margin(s.accountId, int256(s.bonds), 0, IEngine.MarginReason.TRADE_SETTLEMENT);
         }
         Order storage o = orders[n];
@@ -570,7 +584,7 @@ abstract contract MarketBase is IVenueErrors {
 
     /// The one call site of Engine.applyMargin (each call site costs bytecode; docs/CONTRACTS.md "Margin accounting").
     function _margin(uint256 accountId, int256 deltaAvailableWad, int256 deltaCommittedWad, IEngine.MarginReason reason) internal {
-        _engine.applyMargin(accountId, deltaAvailableWad, deltaCommittedWad, reason);
+        _engine().applyMargin(accountId, deltaAvailableWad, deltaCommittedWad, reason);
     }
 
     /// Writes a computed settlement: position, open interest, one Engine call for the account.
@@ -588,14 +602,14 @@ abstract contract MarketBase is IVenueErrors {
         pos.lastSettledAt = uint64(block.timestamp);
         if (accountId == FUND) {
             // the fund's wallet is the insurance fund; `orderMargin` is what it puts in now
-            _engine.settleInsurance(st.toAvailable - int256(orderMargin), st.margin - int256(oldMargin));
+            _engine().settleInsurance(st.toAvailable - int256(orderMargin), st.margin - int256(oldMargin));
         } else {
             _margin(
                 accountId, st.toAvailable, st.margin - int256(oldMargin) - int256(orderMargin),
                 reason == IMarket.PositionReason.TRADE ? IEngine.MarginReason.TRADE_SETTLEMENT : IEngine.MarginReason.LIQUIDATION
             );
         }
-        if (st.shortfall != 0) _engine.coverBadDebt(st.shortfall);
+        if (st.shortfall != 0) _engine().coverBadDebt(st.shortfall);
         emit IMarket.PositionUpdated(
             ++seq, accountId, reason, size, st.openNotional, uint256(st.margin), st.pnl, st.funding, st.feeTaken,
             fundingState.cumulativeIndex
@@ -721,7 +735,7 @@ abstract contract MarketBase is IVenueErrors {
     function _accrueFresh() internal returns (uint256 index) {
         uint256 since;
         uint256 until;
-        (index, since, until) = _oracle.getFreshPriceWindow(_marketId);
+        (index, since, until) = _oracle().getFreshPriceWindow(_marketId());
         _accrue(index, since, until);
     }
 
@@ -804,7 +818,7 @@ abstract contract MarketBase is IVenueErrors {
     /// funding. On a stale index the interval is closed after accruing up to the index's expiry
     /// (`_indexNow`: nothing for the stale seconds), and the premium average is left as it was.
     function _poke() internal {
-        (uint256 index, uint256 since, uint256 until) = _oracle.priceWindow(_marketId);
+        (uint256 index, uint256 since, uint256 until) = _oracle().priceWindow(_marketId());
         // closed for the session break: funding does not accrue either
         if (index == 0 || _sessionNow() == IMarket.Session.CLOSED) {
             fundingState.lastUpdate = uint64(block.timestamp);
@@ -881,7 +895,7 @@ abstract contract MarketBase is IVenueErrors {
     }
 
     function _orderId(uint256 n) internal view returns (uint256) {
-        return (_marketIndex << 64) | n;
+        return (_marketIndex() << 64) | n;
     }
 
     function _emitLevel(IMarket.Side side, uint256 tick, Level storage level) internal {

@@ -32,16 +32,16 @@ contract MarketExtension is MarketBase {
     /// (at most MAX_SKIPS a call) and those cancellations stick even when nothing closed: with J
     /// such orders ahead of depth the position closes within 1 + ⌈J / MAX_SKIPS⌉ calls.
     function liquidate(uint256 accountId, address liquidator, uint256[] calldata adlCandidates) external returns (uint256 closedQty) {
-        if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
+        if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
         // closed: the index is the last price before the close; liquidations resume at reopening
-        if (_sessionNow() == IMarket.Session.CLOSED) revert MarketClosed(_marketId);
+        if (_sessionNow() == IMarket.Session.CLOSED) revert MarketClosed(_marketId());
         uint256 index = _accrueFresh();
         Position storage pos = positions[accountId];
         int256 size = pos.size;
-        if (size == 0) revert NoPosition(accountId, _marketId);
+        if (size == 0) revert NoPosition(accountId, _marketId());
         uint256 mark = _mark(index);
         VenueMath.Health memory h = _healthOf(pos, mark);
-        if (!h.isLiquidatable) revert NotLiquidatable(accountId, _marketId);
+        if (!h.isLiquidatable) revert NotLiquidatable(accountId, _marketId());
         if (accountId == FUND && _topUpFund(pos, h)) {
             _afterTrade(index);
             return 0;
@@ -92,12 +92,12 @@ contract MarketExtension is MarketBase {
         }
         // a call that only cancelled makers it could not fill (skip budget) does not revert: the
         // cancellations stick, the next call meets the depth behind them (Liquidated with 0 closed)
-        if (closedQty == 0 && s.skips == 0) revert NoLiquidity(_marketId);
+        if (closedQty == 0 && s.skips == 0) revert NoLiquidity(_marketId());
         uint256 liquidatorFee = takenFee / 2;
         // the bonds of the makers it cleared as unable to fill go to the liquidator with its fee
-        if (liquidatorFee + s.bonds != 0) _engine.payLiquidator(liquidator, liquidatorFee + s.bonds);
-        if (takenFee != 0) _engine.collect(0, takenFee - liquidatorFee);
-        if (s.makerFees != 0) _engine.collect(s.makerFees, 0);
+        if (liquidatorFee + s.bonds != 0) _engine().payLiquidator(liquidator, liquidatorFee + s.bonds);
+        if (takenFee != 0) _engine().collect(0, takenFee - liquidatorFee);
+        if (s.makerFees != 0) _engine().collect(s.makerFees, 0);
         _afterTrade(index);
         emit IMarket.Liquidated(
             ++seq, accountId, liquidator, closedQty, notional, liquidatorFee, takenFee - liquidatorFee, shortfall,
@@ -110,9 +110,9 @@ contract MarketExtension is MarketBase {
     /// the takeover step).
     function _topUpFund(Position storage pos, VenueMath.Health memory h) internal returns (bool) {
         uint256 need = uint256(int256(h.maintenance) - h.equity);
-        if (need > _engine.insuranceFundWad()) return false;
+        if (need > _engine().insuranceFundWad()) return false;
         pos.margin += uint128(need);
-        _engine.settleInsurance(-int256(need), int256(need));
+        _engine().settleInsurance(-int256(need), int256(need));
         emit IMarket.PositionUpdated(
             ++seq, FUND, IMarket.PositionReason.LIQUIDATION, pos.size, pos.openNotional, pos.margin, 0, 0, 0, pos.lastFundingIndex
         );
@@ -128,7 +128,7 @@ contract MarketExtension is MarketBase {
 
     /// Served here: its string-carrying struct encoding is bulky, and only views and the factory read it.
     function getOrder(uint256 orderId) external view returns (IMarket.OrderView memory v) {
-        if (orderId >> 64 != _marketIndex) return v;
+        if (orderId >> 64 != _marketIndex()) return v;
         uint256 n = orderId & type(uint64).max;
         Order storage o = orders[n];
         if (o.status == IMarket.OrderStatus.NONE) return v;
@@ -184,7 +184,7 @@ contract MarketExtension is MarketBase {
     }
 
     function markPrice() external view returns (uint256) {
-        (uint256 index,) = _oracle.getPrice(_marketId);
+        (uint256 index,) = _oracle().getPrice(_marketId());
         return _markNow(index);
     }
 
@@ -194,13 +194,13 @@ contract MarketExtension is MarketBase {
     /// uplift, a loss counted and a profit not (a profit is paid on the close that realizes it,
     /// never against a mark that may move back).
     function adjustMargin(uint256 accountId, int256 deltaWad) external returns (uint256 marginWad, uint256 valueWad) {
-        if (msg.sender != address(_engine)) revert Unauthorized(msg.sender);
-        if (_sessionNow() == IMarket.Session.CLOSED) revert MarketClosed(_marketId);
-        if (deltaWad < 0 && !_isActive) revert MarketNotActive(_marketId);
+        if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
+        if (_sessionNow() == IMarket.Session.CLOSED) revert MarketClosed(_marketId());
+        if (deltaWad < 0 && !_isActive) revert MarketNotActive(_marketId());
         uint256 index = _accrueFresh();
         Position storage pos = positions[accountId];
         int256 size = pos.size;
-        if (size == 0) revert NoPosition(accountId, _marketId);
+        if (size == 0) revert NoPosition(accountId, _marketId());
         int256 funding = _pending(pos, fundingState.cumulativeIndex);
         int256 margin = int256(uint256(pos.margin)) - funding + deltaWad;
         uint256 open = pos.openNotional;
@@ -210,11 +210,11 @@ contract MarketExtension is MarketBase {
             if (upnl < 0) upnl += margin;
             else upnl = margin;
             if (upnl < 0 || uint256(upnl) < Math.ceilDiv(valueWad * _upliftBps(), MarketArgs.get(MarketArgs.MAX_LEVERAGE) * BPS)) {
-                revert BelowInitialMargin(accountId, _marketId);
+                revert BelowInitialMargin(accountId, _marketId());
             }
         }
         // funding owed beyond the margin and what is added: the position is for liquidation
-        if (margin < 0) revert BelowInitialMargin(accountId, _marketId);
+        if (margin < 0) revert BelowInitialMargin(accountId, _marketId());
         _margin(accountId, -deltaWad, margin - int256(uint256(pos.margin)), IEngine.MarginReason.POSITION_MARGIN);
         pos.margin = uint128(uint256(margin));
         pos.lastFundingIndex = fundingState.cumulativeIndex;

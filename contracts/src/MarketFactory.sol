@@ -47,11 +47,14 @@ contract MarketFactory is IMarketFactory, AccessControl {
         MarketParamRules.check(params, index, IOracle(oracle).maxMoveBps());
         params.baseFxToken = _fxToken(baseSymbol);
         params.quoteFxToken = _fxToken(quoteSymbol);
-        // the numbers live in the clone's code (libraries/MarketArgs.sol): no cold storage read per trade
-        market = Clones.cloneDeterministicWithImmutableArgs(marketImplementation, MarketArgs.encode(params), params.marketId);
+        // who the market is and its numbers live in the clone's code (libraries/MarketArgs.sol): no
+        // cold storage read for them in a trade
+        uint256 marketIndex = markets.length + 1;
+        market = Clones.cloneDeterministicWithImmutableArgs(
+            marketImplementation, MarketArgs.encode(params, engine, oracle, marketIndex), params.marketId
+        );
         markets.push(market);
-        uint256 marketIndex = markets.length;
-        Market(market).initialize(engine, oracle, marketIndex, params);
+        Market(market).initialize(params);
         IEngine(engine).registerMarket(params.marketId, market);
         emit MarketCreated(
             params.marketId, market, marketIndex, params.symbol, params.baseFxToken, string.concat("fx", baseSymbol),

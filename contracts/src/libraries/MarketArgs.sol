@@ -5,9 +5,9 @@ import {IMarket} from "../interfaces/IMarket.sol";
 
 /// @notice A market's numeric parameters, which never change, as the immutable args of its clone
 /// (MarketFactory: `Clones.cloneDeterministicWithImmutableArgs`): one 32-byte word each, in the
-/// order below, after EIP-1167's 45 bytes of proxy code. Reading one costs an EXTCODECOPY of the
-/// market's own (warm) code, about 120 gas, where a cold storage slot costs 2,100: the trading
-/// path reads ten of them.
+/// order below, after EIP-1167's 45 bytes of proxy code; so are its engine, oracle, id and index.
+/// Reading one costs an EXTCODECOPY of the market's own (warm) code, about 120 gas, where a cold
+/// storage slot costs 2,100: the trading path reads fourteen of them.
 library MarketArgs {
     uint256 internal constant TICK_SIZE = 0;
     uint256 internal constant LOT_SIZE = 1;
@@ -25,15 +25,23 @@ library MarketArgs {
     uint256 internal constant OPERATOR_BAND_BPS = 13;
     uint256 internal constant MAX_OPEN_INTEREST = 14;
     uint256 internal constant MAX_POSITION = 15;
+    /// and who the market is: its engine and oracle, its id and its index (order ids' high bits)
+    uint256 internal constant ENGINE = 16;
+    uint256 internal constant ORACLE = 17;
+    uint256 internal constant MARKET_ID = 18;
+    uint256 internal constant MARKET_INDEX = 19;
 
     /// The args of a market's clone.
-    function encode(IMarket.MarketParams memory p) internal pure returns (bytes memory) {
+    function encode(IMarket.MarketParams memory p, address engine, address oracle, uint256 marketIndex)
+        internal pure returns (bytes memory)
+    {
         return bytes.concat(
             abi.encode(p.tickSizeX18, p.lotSizeQty, p.minOrderQty, p.maxLeverage, p.maintenanceMarginBps, p.liquidationFeeBps, p.makerFeeBps, p.takerFeeBps),
             abi.encode(
                 p.priceBandBps, p.markClampBps, p.maxFillsPerTx, p.maxFundingRateX18PerHour, p.skewScaleX18PerHour, p.operatorBandBps,
                 p.maxOpenInterestQty, p.maxPositionQty
-            )
+            ),
+            abi.encode(engine, oracle, p.marketId, marketIndex)
         );
     }
 
