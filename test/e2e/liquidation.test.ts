@@ -7,12 +7,13 @@
  * routes' error answers (400/401/404/409, never 500).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeAbiParameters, keccak256, maxUint256, parseUnits, type Hex } from "viem";
-import { depositTokenAbi, engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.js";
+import { parseUnits, type Hex } from "viem";
+import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.js";
 import { devAccount, KEY_INDEX } from "../../core/config.js";
 import { publicClient, walletClient } from "./helpers/chain.js";
 import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 import { until } from "./helpers/wait.js";
+import { chainTrading, positionIdOf } from "./helpers/trading.js";
 
 const TRADER_INDEX = 17; // ether only in the harness: this file's own wallet
 
@@ -24,15 +25,13 @@ async function call<T = any>(url: string, init?: RequestInit): Promise<{ status:
 }
 
 
-const positionIdOf = (accountId: bigint, marketId: Hex) =>
-  keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "bytes32" }], [accountId, marketId]));
 
 describe.each([sharedStack()])("liquidation end to end ($kind)", (s: StackInfo) => {
   const client = publicClient(s);
   const trader = devAccount(TRADER_INDEX);
   const traderWallet = walletClient(s, trader.privateKey);
   const deployerWallet = walletClient(s, s.keys.deployer);
-  const { engine, depositToken, oracle, venueLens } = s.deployment.contracts;
+  const { engine, oracle, venueLens } = s.deployment.contracts;
   const eur = s.deployment.markets.find((m) => m.symbol === "EUR/USD")!;
   const marketId = eur.marketId as Hex;
   const internal = { "x-internal-token": s.internalToken, "x-caller-address": trader.address };
@@ -41,43 +40,13 @@ describe.each([sharedStack()])("liquidation end to end ($kind)", (s: StackInfo) 
   let startPrice = 0n;
   let sizeQty = 0n;
 
-  /** Simulated, sent, mined: the receipt, whatever its status. */
-  const send = async (w: typeof traderWallet, req: any) => {
-    const { request } = await client.simulateContract({ ...req, account: w.account });
-    return client.waitForTransactionReceipt({ hash: await w.writeContract(request as any) });
-  };
-  const write = async (w: typeof traderWallet, req: any) => {
-    const r = await send(w, req);
-    expect(r.status).toBe("success");
-    return r;
-  };
-
-  /** Moves the index to `target` in updates the oracle bounds (1 % on the devnet, all updates of
-   *  one second together): one update per second of chain time (evm_increaseTime) until the
-   *  applied price is the target. */
-  const walkIndex = async (target: bigint) => {
-    let last;
-    for (let i = 0; i < 20; i++) {
-      last = await write(deployerWallet, { address: oracle, abi: oracleAbi, functionName: "setPrice", args: [marketId, target] });
-      const [now] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [marketId], blockNumber: last.blockNumber });
-      if (now === target) return last;
-      // the oracle bounds the updates of one second: the next one in a block a second later
-      await client.request({ method: "evm_increaseTime" as never, params: [1] as never });
-    }
-    throw new Error(`the index never reached ${target}`);
-  };
+  const { send, fund } = chainTrading(s);
+  const walkIndex = (target: bigint) => chainTrading(s).walkIndex(marketId, target);
 
   beforeAll(async () => {
     [startPrice] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [marketId] });
     // The trader's own account: 10,000 USDV minted by the deployer, approved, deposited.
-    await write(deployerWallet, { address: depositToken, abi: depositTokenAbi, functionName: "mint", args: [trader.address, parseUnits("10000", 6)] });
-    await write(traderWallet, { address: depositToken, abi: depositTokenAbi, functionName: "approve", args: [engine, maxUint256] });
-    accountId = await client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [trader.address] });
-    if (accountId === 0n) {
-      await write(traderWallet, { address: engine, abi: engineAbi, functionName: "createAccount", args: [trader.address] });
-      accountId = await client.readContract({ address: engine, abi: engineAbi, functionName: "accountIdOf", args: [trader.address] });
-    }
-    await write(traderWallet, { address: engine, abi: engineAbi, functionName: "deposit", args: [accountId, parseUnits("10000", 6)] });
+    accountId = await fund(traderWallet, "10000");
     positionId = positionIdOf(accountId, marketId);
   });
 

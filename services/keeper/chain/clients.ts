@@ -11,8 +11,14 @@ import {
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { Logger } from "pino";
 
+/**
+ * How often a role polls for its transaction's receipt (viem's default is 4 s): the local chain
+ * mines at once, so a market maker's re-quote of a dozen transactions took tens of seconds there.
+ */
+const receiptPollMs = (chainId: number) => (chainId === 31337 ? 100 : 1_000);
+
 export function makePublicClient(rpcUrl: string, chainId: number): PublicClient {
-  return createPublicClient({ chain: chainOf(rpcUrl, chainId), transport: http(rpcUrl, { retryCount: 1 }) });
+  return createPublicClient({ chain: chainOf(rpcUrl, chainId), transport: http(rpcUrl, { retryCount: 1 }), pollingInterval: receiptPollMs(chainId) });
 }
 
 function chainOf(rpcUrl: string, chainId: number) {
