@@ -1,24 +1,15 @@
 /** viem clients for scripts and tests: any chain by id + RPC URL, local ones polled fast. */
-import { createPublicClient, createWalletClient, defineChain, http, type Chain, type Hex } from "viem";
+import { createPublicClient, createWalletClient, http, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { LOCAL_CHAIN_ID } from "../../core/config.js";
+import { chainFor, pollingIntervalFor } from "../../core/chain/viem-chain.js";
 
-export function chainFor(chainId: number, rpcUrl: string): Chain {
-  return defineChain({
-    id: chainId,
-    name: chainId === LOCAL_CHAIN_ID ? "anvil" : `chain-${chainId}`,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
-}
-
-const isLocal = (rpcUrl: string) => /\/\/(127\.0\.0\.1|localhost)[:/]/.test(rpcUrl);
+export { chainFor };
 
 export function publicClientFor(rpcUrl: string, chainId: number) {
   return createPublicClient({
     chain: chainFor(chainId, rpcUrl),
     transport: http(rpcUrl, { retryCount: 2 }),
-    pollingInterval: isLocal(rpcUrl) ? 50 : 2_000,
+    pollingInterval: pollingIntervalFor(rpcUrl),
   });
 }
 
@@ -27,7 +18,7 @@ export function walletClientFor(rpcUrl: string, chainId: number, privateKey: Hex
     account: privateKeyToAccount(privateKey),
     chain: chainFor(chainId, rpcUrl),
     transport: http(rpcUrl, { retryCount: 2 }),
-    pollingInterval: isLocal(rpcUrl) ? 50 : 2_000,
+    pollingInterval: pollingIntervalFor(rpcUrl),
   });
 }
 

@@ -3,7 +3,8 @@
  * ABIs, a cache of markets (address and parameters), and the latest block (kept fresh by the
  * tracker: fees and "now" for operator expiry come from it).
  */
-import { createPublicClient, defineChain, http, type Abi, type Address, type Hex, type PublicClient } from "viem";
+import { createPublicClient, http, type Abi, type Address, type Hex, type PublicClient } from "viem";
+import { chainFor } from "../../core/chain/viem-chain.js";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { depositTokenAbi, engineAbi, marketAbi } from "../../abis/index.js";
 import type { Deployment } from "../../core/deployment.js";
@@ -33,12 +34,7 @@ export class Chain {
 
   constructor(opts: { rpcUrl: string; chainId: number; privateKey: Hex; deployment: Deployment; approvalCacheMs?: number }) {
     this.approvalCacheMs = opts.approvalCacheMs ?? 5_000;
-    const chain = defineChain({
-      id: opts.chainId,
-      name: `chain-${opts.chainId}`,
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [opts.rpcUrl] } },
-    });
+    const chain = chainFor(opts.chainId, opts.rpcUrl);
     this.client = createPublicClient({ chain, transport: http(opts.rpcUrl, { retryCount: 2, timeout: 10_000 }) }) as PublicClient;
     this.account = privateKeyToAccount(opts.privateKey);
     this.engine = opts.deployment.contracts.engine;

@@ -4,30 +4,20 @@
  * its own nonces and never touches the relayer's.
  */
 import {
-  BaseError, ContractFunctionRevertedError, createPublicClient, createWalletClient, defineChain, http,
+  BaseError, ContractFunctionRevertedError, createPublicClient, createWalletClient, http,
   type Abi, type Address, type ContractFunctionArgs, type ContractFunctionName, type Hex, type PublicClient,
   type TransactionReceipt,
 } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import type { Logger } from "pino";
+import { chainFor, pollingIntervalFor } from "../../../core/chain/viem-chain.js";
 
 /**
- * How often a role polls for its transaction's receipt (viem's default is 4 s): the local chain
- * mines at once, so a market maker's re-quote of a dozen transactions took tens of seconds there.
+ * Receipts polled as core/chain/viem-chain.ts says (viem's default of 4 s made a market maker's
+ * re-quote of a dozen transactions take tens of seconds on the local chain).
  */
-const receiptPollMs = (chainId: number) => (chainId === 31337 ? 100 : 1_000);
-
 export function makePublicClient(rpcUrl: string, chainId: number): PublicClient {
-  return createPublicClient({ chain: chainOf(rpcUrl, chainId), transport: http(rpcUrl, { retryCount: 1 }), pollingInterval: receiptPollMs(chainId) });
-}
-
-function chainOf(rpcUrl: string, chainId: number) {
-  return defineChain({
-    id: chainId,
-    name: chainId === 31337 ? "anvil" : `chain-${chainId}`,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  });
+  return createPublicClient({ chain: chainFor(chainId, rpcUrl), transport: http(rpcUrl, { retryCount: 1 }), pollingInterval: pollingIntervalFor(rpcUrl) });
 }
 
 export type WriteRequest<abi extends Abi, fn extends ContractFunctionName<abi, "nonpayable" | "payable">> = {
@@ -52,7 +42,7 @@ export class Signer {
     private readonly log: Logger,
   ) {
     this.account = privateKeyToAccount(privateKey);
-    this.wallet = createWalletClient({ account: this.account, chain: chainOf(rpcUrl, chainId), transport: http(rpcUrl) });
+    this.wallet = createWalletClient({ account: this.account, chain: chainFor(chainId, rpcUrl), transport: http(rpcUrl) });
   }
 
   get address(): Address {
