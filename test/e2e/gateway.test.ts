@@ -3,12 +3,13 @@
  * every route of the spec's table, the auth cases, snake_case in and out, bad input.
  * Wallets: 2 trades (prepared account), 1 is "another wallet", 7 creates its account.
  */
-import { createPublicClient, encodeAbiParameters, getAddress, http, keccak256, type Hex } from "viem";
-import { engineAbi } from "../../abis/index.js";
+import { createPublicClient, encodeAbiParameters, getAddress, http, keccak256, parseEventLogs, type Hex } from "viem";
+import { engineAbi, marketAbi } from "../../abis/index.js";
 import { snakeKeys } from "../../core/case.js";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { sharedStack } from "./helpers/stacks.js";
+import { publicClient } from "./helpers/chain.js";
 import { gatewayClient } from "./helpers/http.js";
 
 /** No camelCase key anywhere in a gateway answer. */
@@ -350,7 +351,10 @@ describe.each([sharedStack()])("gateway /v1 ($kind)", (s) => {
       expect(position.body.data.margin).toBe(add.body.data.position_margin);
       const remove = await req("POST", path, { key: trader.apiKey, body: { action: "REMOVE", amount: "5000000" } });
       expect(remove.status, JSON.stringify(remove.body)).toBe(200);
-      expect(BigInt(remove.body.data.position_margin)).toBe(BigInt(add.body.data.position_margin) - 5_000_000n * 10n ** 12n);
+      // the removal settles the funding accrued since the addition first (its PositionUpdated says how much)
+      const receipt = await publicClient(s).getTransactionReceipt({ hash: remove.body.data.transaction_hash });
+      const [moved] = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "PositionUpdated" });
+      expect(BigInt(remove.body.data.position_margin)).toBe(BigInt(add.body.data.position_margin) - moved!.args.fundingPaidWad - 5_000_000n * 10n ** 12n);
       const tooMuch = await req("POST", path, { key: trader.apiKey, body: { action: "REMOVE", amount: "1000000000000" } });
       expect([tooMuch.status, tooMuch.body.error!.code]).toEqual([422, "INSUFFICIENT_MARGIN"]);
       const theirs = await req("POST", path, { key: other.apiKey, body: { action: "ADD", amount: "1" } });

@@ -1336,6 +1336,18 @@ contract VenueHandler is Test {
         }
     }
 
+    /// Σ −equity of the positions still open below zero (after `liquidateEverything`: those that
+    /// neither the book, the fund nor a counterparty in profit could take; BUGS.md #10).
+    function deficitLeftOpen() external view returns (uint256 sum) {
+        for (uint256 j; j < 2; ++j) {
+            for (uint256 id; id <= engine.accountCount(); ++id) {
+                if (markets[j].getPosition(id).sizeQty == 0) continue;
+                int256 equity = lens.positionHealth(markets[j], id).equityWad;
+                if (equity < 0) sum += uint256(-equity);
+            }
+        }
+    }
+
     function actorCount() external view returns (uint256) {
         return actors.length;
     }
