@@ -8,7 +8,7 @@ import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
 import {IEngine} from "./interfaces/IEngine.sol";
-import {IMarket, IMarketMargin} from "./interfaces/IMarket.sol";
+import {IMarket} from "./interfaces/IMarket.sol";
 import {MarginAccount} from "./MarginAccount.sol";
 import {VenueRoles} from "./governance/VenueRoles.sol";
 import {MarketCalendar} from "./libraries/MarketCalendar.sol";
@@ -307,7 +307,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
             revert InvalidAmount();
         }
         uint256 value;
-        (marginWad, value) = IMarketMargin(address(m)).adjustMargin(accountId, delta6 * int256(TO_WAD));
+        (marginWad, value) = m.adjustMargin(accountId, delta6 * int256(TO_WAD));
         if (delta6 < 0 && owner != msg.sender && value > marginWad * o.maxLeverage) {
             revert OperatorLimitExceeded(owner, msg.sender, 1, marginWad == 0 ? type(uint256).max : (value + marginWad - 1) / marginWad, o.maxLeverage);
         }

@@ -90,7 +90,7 @@ contract Market is IMarket, MarketBase, Initializable {
         _delegate();
     }
 
-    /// Isolated margin (IMarketMargin), served by the extension.
+    /// Isolated margin, served by the extension.
     function adjustMargin(uint256, int256) external returns (uint256, uint256) {
         _delegate();
     }

@@ -188,7 +188,7 @@ contract MarketExtension is MarketBase {
         return _markNow(index);
     }
 
-    /// Isolated margin (IMarketMargin.adjustMargin; docs/CONTRACTS.md "Position margin"): what a
+    /// Isolated margin (IMarket.adjustMargin; docs/CONTRACTS.md "Position margin"): what a
     /// trade needs (not CLOSED, a fresh index; a removal also an active market), pending funding
     /// settled, and a removal leaves at least initial margin at the mark with the session's
     /// uplift, a loss counted and a profit not (a profit is paid on the close that realizes it,

@@ -60,6 +60,7 @@ const writeResponses = <T extends z.ZodRawShape>(status: 200 | 201, schema: z.Zo
   503: err("PRICE_STALE, RELAYER_OUT_OF_FUNDS (the relayer's signer is low on ether: nothing was queued), SERVICE_UNAVAILABLE (relayer down)"),
 });
 const AccountPath = z.object({ accountId: AccountIdParam });
+const AccountMarketPath = z.object({ accountId: AccountIdParam, marketId: MarketId.openapi({ param: { name: "marketId", in: "path" } }) });
 const security = [{ bearerAuth: [] }];
 
 // ─── forwarding ───────────────────────────────────────────────────────────────────────────────
@@ -148,7 +149,7 @@ writeRoutes.openapi(
     method: "post", path: "/accounts/{accountId}/positions/{marketId}/close", tags: ["writes"], security, middleware: [signedIn] as const,
     summary: "Close the position: a reduce-only order on the opposite side with zero collateral",
     request: {
-      params: z.object({ accountId: AccountIdParam, marketId: MarketId.openapi({ param: { name: "marketId", in: "path" } }) }),
+      params: AccountMarketPath,
       headers: IdempotencyHeaders,
       body: { required: true, content: json(ClosePositionBody) },
     },
@@ -165,7 +166,7 @@ writeRoutes.openapi(
     method: "post", path: "/accounts/{accountId}/positions/{marketId}/margin", tags: ["writes"], security, middleware: [signedIn] as const,
     summary: "Add margin to a position from available margin, or remove what exceeds initial margin at the mark (isolated margin)",
     request: {
-      params: z.object({ accountId: AccountIdParam, marketId: MarketId.openapi({ param: { name: "marketId", in: "path" } }) }),
+      params: AccountMarketPath,
       headers: IdempotencyHeaders,
       body: { required: true, content: json(PositionMarginBody) },
     },

@@ -130,6 +130,14 @@ export async function ownerActs(chain: Chain, caller: Address, accountId: string
   return owner;
 }
 
+/** The account's position in the market (`NO_POSITION` when it has none). */
+async function openPosition(chain: Chain, accountId: string, marketId: Hex) {
+  const m = await chain.market(marketId);
+  const pos = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "getPosition", args: [BigInt(accountId)] });
+  if (pos.sizeQty === 0n) throw new ApiError("NO_POSITION", `account ${accountId} has no open position in ${m.symbol}`);
+  return pos;
+}
+
 async function activeMarket(chain: Chain, marketId: Hex) {
   const m = await chain.market(marketId);
   const active = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "isActive" });
@@ -290,9 +298,7 @@ export const OPS: { [K in Kind]: Op<K> } = {
     lane: (p) => `account:${p.accountId}`,
     async precheck(chain, caller, p) {
       await ownerActs(chain, caller, p.accountId);
-      const m = await chain.market(p.marketId);
-      const pos = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "getPosition", args: [BigInt(p.accountId)] });
-      if (pos.sizeQty === 0n) throw new ApiError("NO_POSITION", `account ${p.accountId} has no open position in ${m.symbol}`);
+      await openPosition(chain, p.accountId, p.marketId);
     },
     pending: (p) => ({ ...orderPending(p), closingSide: null }),
     urgent: () => true,
@@ -317,9 +323,7 @@ export const OPS: { [K in Kind]: Op<K> } = {
     lane: (p) => `account:${p.accountId}`,
     async precheck(chain, caller, p) {
       await ownerActs(chain, caller, p.accountId);
-      const m = await chain.market(p.marketId);
-      const pos = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "getPosition", args: [BigInt(p.accountId)] });
-      if (pos.sizeQty === 0n) throw new ApiError("NO_POSITION", `account ${p.accountId} has no open position in ${m.symbol}`);
+      const pos = await openPosition(chain, p.accountId, p.marketId);
       const amount = toWad(BigInt(p.amount));
       if (p.action === "ADD") {
         const acct = await accountOf(chain, p.accountId);

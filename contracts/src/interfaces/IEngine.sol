@@ -130,7 +130,7 @@ interface IEngine is IVenueErrors {
         external returns (uint256 orderId, bytes32 key, IMarket.Side closingSide, uint256 quantityQty);
     /// Isolated margin: moves delta6 (6 decimals) of available margin into the position's margin
     /// (> 0), or of the position's margin back to available margin (< 0: only what exceeds initial
-    /// margin at the mark, IMarketMargin.adjustMargin; an operator only down to its policy's
+    /// margin at the mark, IMarket.adjustMargin; an operator only down to its policy's
     /// maxLeverage). Returns the position's margin after the move.
     function movePositionMargin(uint256 accountId, bytes32 marketId, int256 delta6) external returns (uint256 marginWad);
 

@@ -236,6 +236,14 @@ interface IMarket is IVenueErrors {
     /// ranks them; at most 64), or empty for accounts 0 .. 256 (docs/CONTRACTS.md "Backstop").
     function liquidate(uint256 accountId, address liquidator, uint256[] calldata adlCandidates) external returns (uint256 closedQty);
 
+    /// Engine only. Isolated margin (docs/CONTRACTS.md "Position margin"; served by the extension):
+    /// moves `deltaWad` from the account's available margin into the position's margin (> 0), or
+    /// back (< 0: only what exceeds initial margin at the mark, unrealized profit not counted).
+    /// Needs a fresh index and a session that is not CLOSED, a removal also an active market.
+    /// Settles pending funding first.
+    /// `valueWad`: the position's value at the mark (for a removal; 0 for an addition).
+    function adjustMargin(uint256 accountId, int256 deltaWad) external returns (uint256 marginWad, uint256 valueWad);
+
     function setActive(bool active) external;
     /// Engine only (PARAMS_ROLE, at least the engine's calendar delay ahead): `next` is in force
     /// from `startsAt`, at which second it must be OPEN (a close is never entered, extended or
@@ -286,15 +294,4 @@ interface IMarket is IVenueErrors {
     function restingQty() external view returns (uint256 bidQty, uint256 askQty);
     function markPrice() external view returns (uint256 priceX18);
     function funding() external view returns (FundingView memory);
-}
-
-/// Isolated margin, served by the market's backstop (Market forwards what it does not declare:
-/// one more declared entry point in Market leaves its optimized code too deep for the stack).
-interface IMarketMargin {
-    /// Engine only. Isolated margin (docs/CONTRACTS.md "Position margin"): moves `deltaWad` from
-    /// the account's available margin into the position's margin (> 0), or back (< 0: only what
-    /// exceeds initial margin at the mark, unrealized profit not counted; needs a fresh index, an
-    /// active market and a session that is not CLOSED). Settles pending funding first.
-    /// `valueWad`: the position's value at the mark (for a removal; 0 for an addition).
-    function adjustMargin(uint256 accountId, int256 deltaWad) external returns (uint256 marginWad, uint256 valueWad);
 }
