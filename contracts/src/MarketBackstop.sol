@@ -53,6 +53,24 @@ contract MarketBackstop is MarketBase, Initializable {
         return _marketIndex();
     }
 
+    /// Counters and the client-key map (IMarket views).
+    function orderCount() external view returns (uint256) {
+        return _orderCount;
+    }
+
+    function openInterest() external view returns (uint256 longQty, uint256 shortQty) {
+        return (longOI, shortOI);
+    }
+
+    function restingQty() external view returns (uint256 bidQty, uint256 askQty) {
+        return (restingBidQty, restingAskQty);
+    }
+
+    function orderIdOf(uint256 accountId, bytes32 clientKey) external view returns (uint256) {
+        uint256 n = openByKey[accountId][clientKey];
+        return n == 0 ? 0 : _orderId(n);
+    }
+
     function engine() external view returns (address) {
         return address(_engine());
     }
@@ -274,6 +292,25 @@ contract MarketBackstop is MarketBase, Initializable {
             if (st.shortfall != 0) continue;
             _writeSettle(c, st, 0, IMarket.PositionReason.DELEVERAGE);
             emit IMarket.Deleveraged(++seq, accountId, c, q, price, cn, st.size, st.pnl, r + 1);
+            qty += q;
+            notional += cn;
+        }
+        // the last resort: with no fund to take it and not enough in profit, the rest closes
+        // against the candidates' other opposite positions (in loss: after every one in profit),
+        // at the same price, in the list's order (rank 0): a bankrupt rest's deficit is borne by
+        // the opposite side, as with those in profit, never left open nor to the pool. One that
+        // would end below zero at that price is passed over (its own liquidation's business).
+        for (uint256 x; x < n && qty < absSize; ++x) {
+            uint256 c = cands[x];
+            Position storage p = positions[c];
+            if (c == accountId || p.size == 0 || (p.size > 0) == long) continue;
+            uint256 q = VenueMath.abs(p.size);
+            if (q > absSize - qty) q = absSize - qty;
+            uint256 cn = Math.mulDiv(q, price, WAD, long ? Math.Rounding.Ceil : Math.Rounding.Floor);
+            Settlement memory st = _computeSettle(c, long, q, cn, 0, 0, false);
+            if (st.shortfall != 0) continue;
+            _writeSettle(c, st, 0, IMarket.PositionReason.DELEVERAGE);
+            emit IMarket.Deleveraged(++seq, accountId, c, q, price, cn, st.size, st.pnl, 0);
             qty += q;
             notional += cn;
         }

