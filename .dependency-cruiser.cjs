@@ -10,7 +10,7 @@
  * A test file (`*.test.ts`) is the test layer wherever it sits, beside the code it tests or in test/.
  */
 const test = "\\.test\\.ts$";
-const own = "^(core|src|services|scripts|bench|test|abis)/|^ponder\\.(schema|config)\\.ts$";
+const own = "^(core|src|services|scripts|bench|test|abis|packages)/|^ponder\\.(schema|config)\\.ts$";
 
 module.exports = {
   forbidden: [
@@ -55,6 +55,20 @@ module.exports = {
       comment: "scripts/ are the venue's tools: they import no benchmark or test code.",
       from: { path: "^scripts/", pathNot: test },
       to: { path: "^(bench|test)/" },
+    },
+    {
+      name: "core-not-packages",
+      severity: "error",
+      comment: "core/ and the servers never import a client package (packages/*): the package takes from core/, not the reverse.",
+      from: { path: "^(core|src|services)/", pathNot: test },
+      to: { path: "^packages/" },
+    },
+    {
+      name: "client-package-only-core",
+      severity: "error",
+      comment: "packages/*/src (the published client) takes only from core/ (types, and pure helpers bundled at build time): never src/, services/, scripts/, bench/ or test/ code.",
+      from: { path: "^packages/[^/]+/src/", pathNot: test },
+      to: { path: "^(src|services|scripts|bench|test|abis)/|^ponder\\.(schema|config)\\.ts$" },
     },
     {
       name: "no-unresolvable",

@@ -11,7 +11,7 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["test/unit/**/*.test.ts", "core/**/*.test.ts", "services/**/*.test.ts"],
+          include: ["test/unit/**/*.test.ts", "core/**/*.test.ts", "services/**/*.test.ts", "packages/*/test/**/*.test.ts"],
           testTimeout: 60_000,
           // a worker per core (vitest's default, cores − 1, is one worker on a 2-core machine): the
           // unit phase runs alone in CI (forge before it, e2e after)

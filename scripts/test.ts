@@ -30,7 +30,8 @@ const npx = (bin: string, ...args: string[]): Pick<Phase, "cmd" | "args"> => ({ 
 const forge = (...args: string[]) => npx("tsx", "scripts/forge.ts", "test", ...args);
 
 const phases: Phase[] = [
-  { name: "deps", ...npx("depcruise", "--config", ".dependency-cruiser.cjs", "core", "src", "services", "scripts", "bench", "test", "abis", "ponder.schema.ts", "ponder.config.ts") },
+  // the dependency rules over the folders package.json's `test:deps` names (one list)
+  { name: "deps", cmd: "npm", args: ["run", "--silent", "test:deps"] },
   ...(fast
     ? // forge's fuzz/ and invariant/ suites skipped; the other property tests on a few runs each
       [{ name: "forge", ...forge("--no-match-path", "test/{fuzz,invariant}/**"), env: { FOUNDRY_FUZZ_RUNS: "16" } }]

@@ -7,7 +7,7 @@
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { Hex } from "viem";
-import { issueNonce, login, NONCE_TTL_SECONDS, siweConfig, TOKEN_TTL_SECONDS } from "../../../core/auth/siwe.js";
+import { issueNonce, login, siweConfig } from "../../../core/auth/siwe.js";
 import { nonceStoreFromEnv, type NonceStore } from "../../../core/auth/nonce-store.js";
 import { bearerAuth, type BearerVariables } from "../../../core/auth/bearer.js";
 import { secret } from "../../../core/profiles.js";
@@ -15,6 +15,7 @@ import { ok } from "../../../core/envelope.js";
 import { validationError } from "../../../core/schemas/validation.js";
 import { errorResponse, onError } from "../lib/errors.js";
 import { ErrorEnvelope } from "../../../core/schemas/envelope.js";
+import { LoginBody, SessionToken, SiweNonce } from "../../../core/schemas/auth.js";
 
 const jwtSecret = () => secret("JWT_SECRET");
 // checked at start by ponder.config.ts (required outside local); cheap to read per request
@@ -30,17 +31,6 @@ authRoutes.onError(onError);
 const Envelope = <T extends z.ZodType>(data: T) => z.object({ success: z.literal(true), data });
 const err = (description: string) => ({ description, content: { "application/json": { schema: ErrorEnvelope } } });
 
-const NonceData = z
-  .object({
-    nonce: z.string().openapi({ description: "put it in the EIP-4361 message's Nonce field" }),
-    issuedAtISO: z.string(),
-    expiresAtISO: z.string().openapi({ description: `the nonce is valid ${NONCE_TTL_SECONDS} s` }),
-    domain: z.string().nullable().openapi({ description: "a message domain this API accepts (SIWE_DOMAINS); null: any loopback host (local profile)" }),
-    uri: z.string().nullable().openapi({ description: "a URI origin this API accepts (SIWE_URI_ORIGINS); null: any loopback origin (local profile)" }),
-    chainId: z.int(),
-    version: z.literal("1"),
-  })
-  .openapi("SiweNonce");
 
 authRoutes.openapi(
   createRoute({
@@ -48,7 +38,7 @@ authRoutes.openapi(
     path: "/auth/nonce",
     tags: ["auth"],
     summary: "A nonce for a Sign-In with Ethereum message",
-    responses: { 200: { description: "nonce", content: { "application/json": { schema: Envelope(NonceData) } } } },
+    responses: { 200: { description: "nonce", content: { "application/json": { schema: Envelope(SiweNonce) } } } },
   }),
   (c) => {
     const now = Math.floor(Date.now() / 1000);
@@ -68,23 +58,7 @@ authRoutes.openapi(
   },
 );
 
-const LoginBody = z
-  .object({
-    message: z.string().min(1).max(4096).openapi({ description: "the EIP-4361 message (viem/siwe createSiweMessage)" }),
-    signature: z.string().regex(/^0x[0-9a-fA-F]{130}$/, { message: "must be a 65-byte hex signature" }),
-  })
-  .openapi("LoginRequest");
 
-const TokenData = z
-  .object({
-    token: z.string(),
-    tokenType: z.literal("Bearer"),
-    address: z.string(),
-    expiresAt: z.int().openapi({ description: "seconds" }),
-    expiresAtISO: z.string(),
-    expiresIn: z.int().openapi({ description: `seconds (${TOKEN_TTL_SECONDS})` }),
-  })
-  .openapi("SessionToken");
 
 authRoutes.openapi(
   createRoute({
@@ -94,7 +68,7 @@ authRoutes.openapi(
     summary: "Exchange a signed SIWE message for a bearer token",
     request: { body: { required: true, content: { "application/json": { schema: LoginBody } } } },
     responses: {
-      200: { description: "token", content: { "application/json": { schema: Envelope(TokenData) } } },
+      200: { description: "token", content: { "application/json": { schema: Envelope(SessionToken) } } },
       400: err("VALIDATION_ERROR"),
       401: err("UNAUTHENTICATED: bad, expired or already used nonce, wrong domain, URI or chain, bad signature"),
     },
