@@ -6,7 +6,7 @@
 import { createWriteStream, readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { privateKeyToAccount } from "viem/accounts";
-import { VenueClient, streamsOf, order, amount6, x18, formatX18, meta, type Hex } from "../src/index.js";
+import { VenueClient, streamsOf, order, amount6, big, formatX18, meta, type Hex } from "../src/index.js";
 
 const local = JSON.parse(readFileSync(".venue/local.json", "utf8"));
 const EUR = local.markets.find((m: { symbol: string }) => m.symbol === "EUR/USD").marketId as Hex;
@@ -33,7 +33,10 @@ const fills = streams.subscribe<{ fills?: { orderId: string; side: string; price
 
 // 4. place and cancel: checked before sending (a LIMIT needs a price, leverage within the market's
 //    maximum, the price on its tick...), an Idempotency-Key per call, answered once mined and indexed
-const placed = await venue.placeOrder(1, order.limit({ marketId: EUR, side: "LONG", collateral: amount6("100"), leverage: 5, price: x18("1.05") }), {
+//    (a bid 0.2 % under the best one, on the market's tick: it rests; the band around the mark is under 1 %)
+const { tickSize } = await venue.market(EUR);
+const price = ((big(book.bids[0]!.price) * 998n) / 1000n / big(tickSize)) * big(tickSize);
+const placed = await venue.placeOrder(1, order.limit({ marketId: EUR, side: "LONG", collateral: amount6("100"), leverage: 5, price }), {
   onStatus: (s) => console.log(s.transactionStatus, s.blockNumber, s.final ? "final" : ""),
 });
 const open = await venue.ordersPage(1, { status: "active" }); // already there: reads pass minBlock ≥ the write's block
