@@ -132,6 +132,14 @@ export abstract class BaseClient extends Emitter<ClientEvents> {
   protected abstract readonly snake: boolean;
   protected abstract authHeaders(kind: "read" | "write"): Promise<Record<string, string>>;
 
+  /** Deposits and withdrawals: the same route and body on both surfaces. */
+  deposit(accountId: number | bigint | string, amount6: bigint, o: WriteOptions & { validUntil?: number } = {}) {
+    return this.write<T.DepositResult>("POST", `/accounts/${checkAccountId(accountId)}/deposit`, buildAmount(amount6, o.validUntil), o);
+  }
+  withdraw(accountId: number | bigint | string, amount6: bigint, o: WriteOptions & { validUntil?: number } = {}) {
+    return this.write<T.WithdrawResult>("POST", `/accounts/${checkAccountId(accountId)}/withdraw`, buildAmount(amount6, o.validUntil), o);
+  }
+
   /** The rate limit of the latest answer (every method's answer also has it: `meta(answer)`). */
   get rateLimit() {
     return this.http.last?.rateLimit;
@@ -447,12 +455,6 @@ export class VenueClient extends BaseClient {
   createAccount(b: { userAddress: string; operatorApproval?: T.CreateAccountRequest["operatorApproval"]; validUntil?: number }, o?: WriteOptions) {
     return this.write<T.CreateAccountResult>("POST", "/accounts", b, o);
   }
-  deposit(accountId: number | bigint | string, amount6: bigint, o: WriteOptions & { validUntil?: number } = {}) {
-    return this.write<T.DepositResult>("POST", `/accounts/${checkAccountId(accountId)}/deposit`, buildAmount(amount6, o.validUntil), o);
-  }
-  withdraw(accountId: number | bigint | string, amount6: bigint, o: WriteOptions & { validUntil?: number } = {}) {
-    return this.write<T.WithdrawResult>("POST", `/accounts/${checkAccountId(accountId)}/withdraw`, buildAmount(amount6, o.validUntil), o);
-  }
   /** Places an order built by `order.limit(...)` / `order.market(...)`, checked against the market's rules first. */
   async placeOrder(accountId: number | bigint | string, spec: OrderSpec, o?: WriteOptions) {
     const id = checkAccountId(accountId);
@@ -521,12 +523,6 @@ export class GatewayClient extends BaseClient {
 
   createAccount(b: { owner: string; operatorApproval?: { expiry: string; deadline: string; signature: string; maxLeverage?: number; bandBps?: number; budgetBps?: number }; validUntil?: number }, o?: WriteOptions) {
     return this.write<T.CreateAccountResult>("POST", "/accounts/create", b, o);
-  }
-  deposit(accountId: number | bigint | string, amount6: bigint, o: WriteOptions & { validUntil?: number } = {}) {
-    return this.write<T.DepositResult>("POST", `/accounts/${checkAccountId(accountId)}/deposit`, buildAmount(amount6, o.validUntil), o);
-  }
-  withdraw(accountId: number | bigint | string, amount6: bigint, o: WriteOptions & { validUntil?: number } = {}) {
-    return this.write<T.WithdrawResult>("POST", `/accounts/${checkAccountId(accountId)}/withdraw`, buildAmount(amount6, o.validUntil), o);
   }
   /** POST /v1/accounts/{id}/trade (side and order_type as 0/1 on the wire). */
   async placeOrder(accountId: number | bigint | string, spec: OrderSpec, o?: WriteOptions) {
