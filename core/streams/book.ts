@@ -1,6 +1,7 @@
 /**
- * The reference client's order book: a snapshot plus the `orderbook` channel's updates (a level
- * with quantity "0" is gone). Used by `npm run watch:book` and the tests' stream client.
+ * A client's order book: a snapshot plus the `orderbook` channel's updates (a level with quantity
+ * "0" is gone). The one implementation: the TypeScript client's `OrderBookView` (packages/client,
+ * bundled in), the stream service's channel tests and the e2e tests' stream client.
  */
 
 /** One price level as the orderbook channel sends it (decimal strings on the wire). */

@@ -2,6 +2,10 @@
  * The stream service's HTTP surface beside `/ws`: health, counters (`/stats`, Prometheus'
  * `/metrics`), the AsyncAPI document and the reference page (`/live`: one HTML page and one
  * module, its charting libraries served from node_modules: nothing is fetched from elsewhere).
+ * The page's stream client is the TypeScript client's (packages/client, `@venue-indexer/client`):
+ * its stream module bundled for the browser by esbuild (the client package's own build tool) at
+ * the first request of `/live/client.js`, so a clean clone serves it with no build step. The
+ * stream part imports nothing of viem; isows (the platform's WebSocket in a browser) is bundled in.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -31,6 +35,23 @@ const assets: Record<string, [string, string]> = {
   "vendor/uPlot.min.css": [join(pkg("uplot"), "dist/uPlot.min.css"), "text/css"],
 };
 const cache = new Map<string, string>();
+/** the client's stream module as one browser ES module (built once, on first use) */
+let clientBundle: Promise<string> | undefined;
+function buildClientBundle(): Promise<string> {
+  const client = pkg("@venue-indexer/client");
+  const { build } = createRequire(join(client, "package.json"))("esbuild") as typeof import("esbuild");
+  return build({
+    entryPoints: [join(client, "src/streams.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "browser",
+    target: "es2022",
+    minify: true,
+    write: false,
+    logLevel: "silent",
+    legalComments: "none",
+  }).then((r) => r.outputFiles[0]!.text);
+}
 const read = (file: string) => cache.get(file) ?? (cache.set(file, readFileSync(file, "utf8")), cache.get(file)!);
 
 export function createStreamsApp(d: StreamsAppDeps) {
@@ -48,6 +69,13 @@ export function createStreamsApp(d: StreamsAppDeps) {
   app.get("/live", (c) => {
     const ids = JSON.stringify(d.markets()).replace(/</g, "\\u003c");
     return c.html(read(join(here, "page/index.html")).replace("__MARKET_IDS__", ids), 200, { "Cache-Control": "no-store" });
+  });
+  app.get("/live/client.js", async (c) => {
+    const js = await (clientBundle ??= buildClientBundle().catch((e) => {
+      clientBundle = undefined;
+      throw e;
+    }));
+    return c.body(js, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "no-cache" });
   });
   app.get("/live/*", (c) => {
     const a = assets[c.req.path.slice("/live/".length)];

@@ -20,9 +20,11 @@ export {
   type HistoryList, type ExportableList, type ExportFormat,
 } from "./client.js";
 export {
-  StreamClient, Subscription, OrderBookView, applyLevels,
+  StreamClient, Subscription, OrderBookView,
   type StreamOptions, type StreamEvents, type SubscribeParams, type StreamMessage, type SubscriptionHandlers, type WebSocketLike, type WebSocketFactory, type BookData, type Level, type OrderBookEvents,
 } from "./streams.js";
+/** A book after an `orderbook` update (a level with quantity "0" is gone): what `OrderBookView` applies. */
+export { applyBookUpdate } from "../../../core/streams/book.js";
 
 import { VenueClient } from "./client.js";
 import { StreamClient, type StreamOptions } from "./streams.js";

@@ -14,6 +14,7 @@
  */
 import { WebSocket as IsoWebSocket } from "isows";
 import { camelKeys } from "../../../core/case.js";
+import { applyBookUpdate } from "../../../core/streams/book.js";
 import { Emitter } from "./emitter.js";
 import { VenueError } from "./errors.js";
 import type { BookLevel, ChannelName } from "./types.js";
@@ -418,7 +419,13 @@ export class StreamClient extends Emitter<StreamEvents> {
 /** A price level with its values as bigint (18 decimals). */
 export type Level = { price: bigint; quantity: bigint; orderCount: number };
 
-export type OrderBookEvents = { change: OrderBookView; stale: OrderBookView; resynced: OrderBookView };
+export type OrderBookEvents = {
+  change: OrderBookView;
+  stale: OrderBookView;
+  resynced: OrderBookView;
+  /** the service ended the subscription (an unknown market, a depth out of range...) */
+  error: VenueError;
+};
 
 /**
  * An order book kept from the `orderbook` channel: the snapshot, then each update's changed levels
@@ -439,8 +446,7 @@ export class OrderBookView extends Emitter<OrderBookEvents> {
     super();
     this.subscription = client.subscribe<BookData>({ channel: "orderbook", marketId, depth }, {
       snapshot: (m) => {
-        this.bids = sortLevels(m.data.bids, true);
-        this.asks = sortLevels(m.data.asks, false);
+        ({ bids: this.bids, asks: this.asks } = applyBookUpdate({ bids: [], asks: [] }, m.data)); // sorted
         this.blockNumber = this.snapshotBlock = m.blockNumber;
         const was = this.stale;
         this.stale = false;
@@ -449,8 +455,7 @@ export class OrderBookView extends Emitter<OrderBookEvents> {
       },
       update: (m) => {
         if (m.blockNumber <= this.snapshotBlock) return; // older than (or in) the snapshot: already in it
-        this.bids = applyLevels(this.bids, m.data.bids ?? [], true);
-        this.asks = applyLevels(this.asks, m.data.asks ?? [], false);
+        ({ bids: this.bids, asks: this.asks } = applyBookUpdate(this, { bids: m.data.bids ?? [], asks: m.data.asks ?? [] }));
         this.blockNumber = m.blockNumber;
         if (this.stale) {
           this.stale = false;
@@ -460,6 +465,7 @@ export class OrderBookView extends Emitter<OrderBookEvents> {
       },
       stale: () => this.markStale(),
       reorg: () => this.markStale(),
+      error: (e) => this.emit("error", e),
     });
   }
 
@@ -482,20 +488,4 @@ export class OrderBookView extends Emitter<OrderBookEvents> {
   close() {
     this.subscription.unsubscribe();
   }
-}
-
-const sortLevels = (levels: BookLevel[], desc: boolean) =>
-  [...levels].sort((a, b) => {
-    const x = BigInt(a.price), y = BigInt(b.price);
-    return x === y ? 0 : (desc ? x < y : x > y) ? 1 : -1;
-  });
-
-/** A side after an update's changed levels (quantity "0" removes the level). */
-export function applyLevels(levels: BookLevel[], changes: BookLevel[], desc: boolean): BookLevel[] {
-  const m = new Map(levels.map((l) => [BigInt(l.price), l]));
-  for (const c of changes) {
-    if (BigInt(c.quantity) === 0n) m.delete(BigInt(c.price));
-    else m.set(BigInt(c.price), c);
-  }
-  return sortLevels([...m.values()], desc);
 }

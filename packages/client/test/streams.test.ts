@@ -39,6 +39,19 @@ describe("stream client", () => {
     expect(book.bids.map((l) => l.price)).toEqual(["100"]);
   });
 
+  it("the service's error on the book's subscription reaches the book's error event", () => {
+    const { sockets, factory } = socketFactory();
+    const c = new StreamClient({ url: "ws://x/ws", webSocket: factory, heartbeat: false });
+    const book = c.orderBook(`0x${"77".repeat(32)}`, 10);
+    const errors: string[] = [];
+    book.on("error", (e) => errors.push(e.code));
+    const ws = sockets[0]!;
+    ws.serverOpen();
+    ws.serverSend({ type: "error", id: ws.subscribes()[0]!.id, code: "MARKET_NOT_FOUND", message: "no such market" });
+    expect(errors).toEqual(["MARKET_NOT_FOUND"]);
+    expect(book.stale).toBe(true);
+  });
+
   it("a gap in seq: stale, resubscribe with resume; replay resyncs; a fresh snapshot does too", () => {
     const { sockets, factory } = socketFactory();
     const c = new StreamClient({ url: "ws://x/ws", webSocket: factory, heartbeat: false });

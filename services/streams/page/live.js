@@ -1,10 +1,15 @@
 // The reference page (docs/STREAMS.md "Reference page"): per market, the live order book with a
 // depth chart, the trades tape and 1-minute candles, built only from the stream service's
-// messages (snapshot, then one update per indexed block; a sequence gap resubscribes for a fresh
-// snapshot; a reorg is followed by a snapshot). Charting: TradingView's lightweight-charts
-// (candles) and uPlot (depth), served from the service's node_modules.
+// messages. The stream handling is the TypeScript client's (packages/client, served as
+// /live/client.js): one connection that reconnects with backoff and resumes every subscription
+// (a replay, or a fresh snapshot when the service cannot: a restarted service has a new epoch),
+// a sequence gap resubscribed, a reorg followed by a snapshot, and the book kept by its
+// OrderBookView (snapshot + deltas, `stale` until resynced: shown as the section's data-stale).
+// Charting: TradingView's lightweight-charts (candles) and uPlot (depth), served from the
+// service's node_modules.
 import { createChart, CandlestickSeries } from "/live/vendor/lightweight-charts.mjs";
 import uPlot from "/live/vendor/uPlot.esm.js";
+import { StreamClient } from "/live/client.js";
 
 const BOOK_DEPTH = 20;
 const BOOK_ROWS = 10;
@@ -12,16 +17,11 @@ const TAPE_ROWS = 40;
 const marketIds = JSON.parse(document.getElementById("market-ids").textContent);
 const $ = (sel, root = document) => root.querySelector(sel);
 const esc = (s) => String(s).replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
-const byPrice = (desc) => (a, b) => {
-  const x = BigInt(a.price), y = BigInt(b.price);
-  return x === y ? 0 : (x < y) === desc ? 1 : -1;
-};
 
 /** One market's section and its state, applied from the four channels. */
 class MarketView {
   constructor(id) {
     this.id = id;
-    this.book = { bids: [], asks: [] };
     this.trades = [];
     this.candles = new Map();
     this.el = document.createElement("section");
@@ -52,6 +52,7 @@ class MarketView {
   block(n) {
     $(".block", this.el).textContent = n;
     this.el.dataset.block = n;
+    $("#block").textContent = n;
   }
 
   onMarket(d) {
@@ -63,14 +64,10 @@ class MarketView {
     $(".oi", this.el).textContent = `${d.market.openInterest.longFormatted} / ${d.market.openInterest.shortFormatted}`;
   }
 
-  onBook(d, snapshot) {
-    if (snapshot) this.book = { bids: [...d.bids], asks: [...d.asks] };
-    else
-      for (const side of ["bids", "asks"]) {
-        const m = new Map(this.book[side].map((l) => [l.price, l]));
-        for (const c of d[side]) c.quantity === "0" ? m.delete(c.price) : m.set(c.price, c);
-        this.book[side] = [...m.values()].sort(byPrice(side === "bids"));
-      }
+  /** The book as the client's OrderBookView holds it (levels sorted from the best price). */
+  onBook(view) {
+    this.book = view;
+    this.el.dataset.bookBlock = view.blockNumber;
     const row = (cls) => (l) => `<tr class="${cls}" data-price="${esc(l.price)}"><td>${esc(l.priceFormatted)}</td><td>${esc(l.quantityFormatted)}</td><td class="muted">${l.orderCount}</td></tr>`;
     const asks = this.book.asks.slice(0, BOOK_ROWS).reverse().map(row("ask"));
     const bids = this.book.bids.slice(0, BOOK_ROWS).map(row("bid"));
@@ -111,73 +108,31 @@ class MarketView {
   }
 }
 
-const views = new Map(marketIds.map((id) => [id, new MarketView(id)]));
-const requests = (id) => requestsOf.get(id);
-const requestsOf = new Map(marketIds.map((id) => [id, [
-  { channel: "market", marketId: id },
-  { channel: "orderbook", marketId: id, depth: BOOK_DEPTH },
-  { channel: "trades", marketId: id },
-  { channel: "candles", marketId: id, resolution: "1m" },
-]]));
-
-let ws;
-let backoff = 1000;
-/** subscriptionId → { req, seq } */
-const subs = new Map();
 const status = (s) => ($("#status").textContent = s);
+const views = new Map(marketIds.map((id) => [id, new MarketView(id)]));
+const client = new StreamClient({ url: `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`, reconnect: { initialMs: 1000, maxMs: 30_000 } });
+client.on("open", () => status("live"));
+client.on("reconnecting", ({ delayMs }) => status(`disconnected; retrying in ${Math.round(delayMs / 1000)} s`));
+client.on("error", (e) => status(`error ${e.code}: ${e.message}`));
 
-/** tag (the request's `id`, echoed by `subscribed`) → request */
-const tags = new Map(marketIds.flatMap((id, i) => requests(id).map((r) => [`${r.channel}:${i}`, r])));
-function subscribe(req) {
-  const tag = [...tags].find(([, r]) => r === req)[0];
-  ws.send(JSON.stringify({ op: "subscribe", ...req, id: tag }));
+for (const [id, v] of views) {
+  // every channel's snapshot and update: its data, and the block it describes (a reorg is
+  // followed by a snapshot, which replaces what the client held)
+  const on = (apply) => ({
+    snapshot: (m) => (apply(m.data, true), v.block(m.blockNumber)),
+    update: (m) => (apply(m.data, false), v.block(m.blockNumber)),
+    error: (e) => status(`error ${e.code} on ${id.slice(0, 10)}…: ${e.message}`),
+  });
+  client.subscribe({ channel: "market", marketId: id }, on((d) => v.onMarket(d)));
+  client.subscribe({ channel: "trades", marketId: id }, on((d, snapshot) => v.onTrades(d, snapshot)));
+  client.subscribe({ channel: "candles", marketId: id, resolution: "1m" }, on((d, snapshot) => v.onCandles(d, snapshot)));
+  const book = client.orderBook(id, BOOK_DEPTH);
+  v.el.dataset.stale = "true";
+  book.on("change", () => {
+    v.onBook(book);
+    v.block(book.blockNumber);
+  });
+  book.on("stale", () => (v.el.dataset.stale = "true"));
+  book.on("resynced", () => (v.el.dataset.stale = "false"));
+  book.on("error", (e) => status(`error ${e.code} on ${id.slice(0, 10)}…: ${e.message}`));
 }
-
-function connect() {
-  ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
-  subs.clear();
-  ws.onopen = () => {
-    backoff = 1000;
-    status("live");
-    for (const id of marketIds) for (const r of requests(id)) subscribe(r);
-  };
-  ws.onclose = () => {
-    // reconnect with backoff and jitter; every subscription starts again from a snapshot
-    status(`disconnected; retrying in ${Math.round(backoff / 1000)} s`);
-    setTimeout(connect, backoff + Math.random() * 500);
-    backoff = Math.min(backoff * 2, 30_000);
-  };
-  ws.onmessage = (ev) => {
-    const m = JSON.parse(ev.data);
-    if (m.type === "subscribed") {
-      subs.set(m.subscriptionId, { req: tags.get(m.id), seq: -1 });
-      return;
-    }
-    if (m.type === "error") {
-      status(`error ${m.code}: ${m.message}`);
-      console.error(`stream error ${m.code}: ${m.message}`);
-      return;
-    }
-    const s = subs.get(m.subscriptionId);
-    if (!s) return;
-    if (m.type !== "snapshot" && m.seq !== s.seq + 1) {
-      // a lost message: drop this subscription and take a fresh snapshot
-      subs.delete(m.subscriptionId);
-      ws.send(JSON.stringify({ op: "unsubscribe", subscriptionId: m.subscriptionId }));
-      subscribe(s.req);
-      return;
-    }
-    s.seq = m.seq;
-    if (m.type === "reorg") return; // the snapshot that follows replaces the state
-    const v = views.get(m.marketId);
-    const snapshot = m.type === "snapshot";
-    if (m.channel === "market") v.onMarket(m.data);
-    else if (m.channel === "orderbook") v.onBook(m.data, snapshot);
-    else if (m.channel === "trades") v.onTrades(m.data, snapshot);
-    else if (m.channel === "candles") v.onCandles(m.data, snapshot);
-    v.block(m.blockNumber);
-    $("#block").textContent = m.blockNumber;
-  };
-}
-
-connect();

@@ -21,8 +21,8 @@ let n = 0;
  * `service` on a port of its own beside the stack (PROFILE=local, the stack's service tokens,
  * `env` on top), ready once `readyPath` answers 200.
  */
-async function startExtra(s: StackInfo, service: "streams" | "gateway" | "reads", env: NodeJS.ProcessEnv, readyPath: string): Promise<Extra & { port: number }> {
-  const port = await freePort();
+async function startExtra(s: StackInfo, service: "streams" | "gateway" | "reads", env: NodeJS.ProcessEnv, readyPath: string, onPort?: number): Promise<Extra & { port: number }> {
+  const port = onPort ?? (await freePort());
   const name = `${service}-extra-${process.pid}-${++n}`;
   const proc = startProcess(name, process.execPath, nodeTs(serviceMain(service)), {
     ...process.env,
@@ -40,9 +40,9 @@ async function startExtra(s: StackInfo, service: "streams" | "gateway" | "reads"
   return { url, ws: "", proc, port };
 }
 
-/** A stream service on the stack's read service and relayer, `env` on top. */
-export async function startStreams(s: StackInfo, env: Record<string, string> = {}): Promise<Extra> {
-  const x = await startExtra(s, "streams", { INTEGRATION_URL: s.integrationUrl, RELAYER_URL: s.relayerUrl!, DATABASE_URL: "", ...env }, "/health");
+/** A stream service on the stack's read service and relayer, `env` on top (`port`: a restart on the port of a stopped one). */
+export async function startStreams(s: StackInfo, env: Record<string, string> = {}, port?: number): Promise<Extra> {
+  const x = await startExtra(s, "streams", { INTEGRATION_URL: s.integrationUrl, RELAYER_URL: s.relayerUrl!, DATABASE_URL: "", ...env }, "/health", port);
   return { ...x, ws: `ws://127.0.0.1:${x.port}/ws` };
 }
 
