@@ -28,8 +28,6 @@ abstract contract MarketBase is IVenueErrors {
     uint256 internal constant MAX_SKIPS = 100;
     /// Time constant of the mark's premium average (seconds).
     uint256 internal constant MARK_PERIOD = 300;
-    /// Resting orders the mark's sample reads at most per side (`_markBest`).
-    uint256 internal constant MARK_PROBES = 4;
     /// The insurance fund's account in every market: it holds the positions it takes over.
     uint256 internal constant FUND = 0;
     /// Bond of every resting order (docs/CONTRACTS.md "Order bond"): committed with the order,
@@ -779,30 +777,11 @@ abstract contract MarketBase is IVenueErrors {
         return x < lo ? lo : x > hi ? hi : x;
     }
 
-    /// The premium average after `dt` seconds with the book as it is now (its fillable top:
-    /// `_markBest`, at the mark of the stored average).
+    /// The premium average after `dt` seconds with the book as it is now.
     function _premiumAfter(uint256 index, uint256 dt) internal view returns (int256) {
-        uint256 mark = _mark(index);
         return VenueMath.premiumEma(
-            components.premium, _premiumSample(index, mark), dt, MARK_PERIOD
+            components.premium, VenueMath.premiumSample(index, _best(true), _best(false), MarketArgs.get(MarketArgs.MARK_CLAMP_BPS)), dt, MARK_PERIOD
         );
-    }
-
-    /// The book's premium sample now. A book around the index (best bid ≤ index ≤ best ask) samples
-    /// the index itself whatever orders make it (premium 0; an empty side gives 0 too); only a side
-    /// beyond the index moves the mark, and then only through orders that can fill: the sample is
-    /// then taken from the fillable top of each side (`_fillableTop` at `mark`).
-    function _premiumSample(uint256 index, uint256 mark) internal view returns (int256) {
-        uint256 bid = _best(true);
-        uint256 ask = _best(false);
-        if (bid > index || (ask != 0 && ask < index)) (bid, ask) = _fillableTop(mark);
-        return VenueMath.premiumSample(index, bid, ask, MarketArgs.get(MarketArgs.MARK_CLAMP_BPS));
-    }
-
-    /// The best bid and ask that could fill now (`_markBest`). Market reaches the extension's copy
-    /// (`_fillable` does not fit in it under EIP-170).
-    function _fillableTop(uint256 mark) internal view virtual returns (uint256 bid, uint256 ask) {
-        return (_markBest(true, mark), _markBest(false, mark));
     }
 
     /// The skew's sides: only size that can fill, positions and the resting orders that carry
@@ -892,25 +871,6 @@ abstract contract MarketBase is IVenueErrors {
         uint256 portion = q == left ? o.marginRemainingWad : o.marginRemainingWad * q / left;
         uint256 fee = Math.mulDiv(notional, MarketArgs.get(MarketArgs.MAKER_FEE_BPS), BPS, Math.Rounding.Ceil);
         return _meetsInitialMargin(_computeSettle(o.accountId, isBid, q, notional, portion, fee, false), mark);
-    }
-
-    /// The best bid (`bid`) or ask the mark samples: the price of the first resting order from the
-    /// top that could fill an ordinary taker now (`_fillable` at `mark`), probing at most
-    /// MARK_PROBES orders; 0 (the side gives no sample) when none of them can. An order that cannot
-    /// fill (a reduce-only one whose position is gone, an opening one outside OPEN, one its own fill
-    /// would leave below initial margin) never moves the mark; a wall of them only silences the side.
-    function _markBest(bool bid, uint256 mark) internal view returns (uint256) {
-        TickBitmap.Bitmap storage book = bid ? bids : asks;
-        uint256 tick = bid ? book.highest() : book.lowest();
-        uint256 probes;
-        while (tick != TickBitmap.NONE) {
-            for (uint256 n = (bid ? bidLevels[tick] : askLevels[tick]).head; n != 0; n = orders[n].next) {
-                if (_fillable(n, mark)) return tick * MarketArgs.get(MarketArgs.TICK_SIZE);
-                if (++probes == MARK_PROBES) return 0;
-            }
-            tick = bid ? book.nextBelow(tick) : book.nextAbove(tick);
-        }
-        return 0;
     }
 
     /// Best bid (`bid`) or best ask price; 0 when that side is empty.
