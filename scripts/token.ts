@@ -5,19 +5,19 @@
  *
  *   npm run token -- [wallet index, default 0]
  *
- * Reads .venue/local.json (written by `npm start`: the integration API's URL and the demo wallets).
+ * Reads .venue/local.json (`npm start` writes it; VENUE_DIR moves it): the integration API's URL and the demo wallets.
  */
-import { readFileSync } from "node:fs";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { VenueClient } from "../packages/client/src/index.js";
+import { readLocalJson } from "./lib/local-venue.js";
 
 const index = Number(process.argv[2] ?? 0);
-let local: { integrationUrl: string; wallets: { privateKey: Hex }[] };
+let local: ReturnType<typeof readLocalJson>;
 try {
-  local = JSON.parse(readFileSync(".venue/local.json", "utf8"));
-} catch {
-  console.error("no .venue/local.json: start the local venue first (npm start)");
+  local = readLocalJson();
+} catch (e) {
+  console.error((e as Error).message);
   process.exit(1);
 }
 const wallet = local.wallets[index];
@@ -25,5 +25,5 @@ if (!Number.isInteger(index) || !wallet) {
   console.error(`usage: npm run token -- <wallet index 0..${local.wallets.length - 1}>`);
   process.exit(1);
 }
-const venue = new VenueClient({ baseUrl: local.integrationUrl, signer: privateKeyToAccount(wallet.privateKey) });
+const venue = new VenueClient({ baseUrl: local.integrationUrl, signer: privateKeyToAccount(wallet.privateKey as Hex) });
 console.log((await venue.signIn()).token);

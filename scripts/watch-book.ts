@@ -4,14 +4,11 @@
  * (packages/client: snapshot + updates, reconnect with backoff, resume after a gap, `stale` until
  * resynced). Stops when the stream service stays away (10 reconnect attempts) or on Ctrl-C.
  */
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { PROJECT_ROOT } from "../core/deployment.js";
 import { StreamClient, formatX18, type Level } from "../packages/client/src/index.js";
-import type { LocalJson } from "./start.js";
+import { readLocalJson } from "./lib/local-venue.js";
 
 const [symbol = "EUR/USD", depthRaw = "10"] = process.argv.slice(2);
-const local = JSON.parse(readFileSync(join(process.env.VENUE_DIR ?? join(PROJECT_ROOT, ".venue"), "local.json"), "utf8")) as LocalJson;
+const local = readLocalJson();
 const market = local.markets.find((m) => m.symbol === symbol);
 if (!market || !local.streamsUrl) throw new Error(`no market ${symbol} or no stream service in local.json (npm start first)`);
 const depth = Number(depthRaw);
