@@ -84,7 +84,7 @@ export default createConfig({
     },
   },
   // every block, for its timestamp: the PnL route values an account at the last block of each
-  // hour (src/history/pnl.ts); a block handler is a header fetch and two cached writes per block
+  // hour (src/history/clock.ts); a block handler is a header fetch and two cached writes per block
   blocks: {
     Clock: { chain: "venue", startBlock, interval: 1 },
   },

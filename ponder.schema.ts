@@ -216,6 +216,8 @@ export const marketState = onchainTable("market_state", (t) => ({
   skewComponentX18: t.bigint("skew_component_x18").notNull(),
   skewX18: t.bigint("skew_x18").notNull(),
   premiumX18: t.bigint("premium_x18").notNull(),
+  // the book's sample at the last funding update (its fillable top, taken on chain): premium_x18 moves towards it until the next
+  premiumSampleX18: t.bigint("premium_sample_x18").notNull(),
   cumulativeFundingIndexX18: t.bigint("cumulative_funding_index_x18").notNull(),
   fundingLastUpdate: t.bigint().notNull(), // seconds
   fundingIndexPriceX18: t.bigint("funding_index_price_x18").notNull(), // index and mark at the last funding update
@@ -332,7 +334,7 @@ export const oracleUpdater = onchainTable("oracle_updater", (t) => ({
   updatedBlock: t.bigint().notNull(),
 }));
 
-/** Funding accruals: rate and its components, the cumulative index, index and mark price. */
+/** Funding accruals: rate and its components, the premium average and the book's sample, the cumulative index, index and mark price. */
 export const fundingUpdateEvent = onchainTable(
   "funding_update_event",
   (t) => ({
@@ -344,6 +346,7 @@ export const fundingUpdateEvent = onchainTable(
     skewComponentX18: t.bigint("skew_component_x18").notNull(),
     skewX18: t.bigint("skew_x18").notNull(),
     premiumX18: t.bigint("premium_x18").notNull(),
+    premiumSampleX18: t.bigint("premium_sample_x18").notNull(),
     cumulativeIndexX18: t.bigint("cumulative_index_x18").notNull(),
     indexPriceX18: t.bigint("index_price_x18").notNull(),
     markPriceX18: t.bigint("mark_price_x18").notNull(),
@@ -805,10 +808,10 @@ export const accountLiquidation = onchainTable(
   }),
 );
 
-// ─── PnL at period ends (GET /accounts/{id}/pnl; src/history/pnl.ts) ─────────────────────
+// ─── PnL at period ends (GET /accounts/{id}/pnl; src/history/clock.ts) ─────────────────────
 // An account's PnL at a period end is the state at the last block B with a timestamp at or
 // before it, valued as the contracts' views value it at B: that needs B's own timestamp (funding
-// accrues and the mark's premium moves with time) and the book's best prices at B.
+// accrues and the mark's premium moves with time).
 
 /** The last block the indexer saw (one row, id 0), kept by the per-block clock. */
 export const chainClock = onchainTable("chain_clock", (t) => ({
@@ -832,25 +835,3 @@ export const periodEndBlock = onchainTable(
   (t) => ({ timeIdx: index().on(t.timestamp) }),
 );
 
-/** A market's best bid and ask now (0 = empty side), as the book's LevelUpdated events leave them. */
-export const bookBest = onchainTable("book_best", (t) => ({
-  marketId: t.hex().primaryKey(),
-  bestBidX18: t.bigint("best_bid_x18").notNull(),
-  bestAskX18: t.bigint("best_ask_x18").notNull(),
-  updatedBlock: t.bigint().notNull(),
-}));
-
-/** The best bid and ask after every change of either (the mark at a past block needs them). */
-export const bookBestEvent = onchainTable(
-  "book_best_event",
-  (t) => ({
-    id: t.text().primaryKey(),
-    marketId: t.hex().notNull(),
-    bestBidX18: t.bigint("best_bid_x18").notNull(),
-    bestAskX18: t.bigint("best_ask_x18").notNull(),
-    blockNumber: t.bigint().notNull(),
-    logIndex: t.integer().notNull(),
-    timestamp: t.bigint().notNull(),
-  }),
-  (t) => ({ marketIdx: index().on(t.marketId, t.timestamp, t.blockNumber, t.logIndex) }),
-);

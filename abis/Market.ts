@@ -669,6 +669,12 @@ export const marketAbi = [
       {
         "indexed": false,
         "internalType": "int256",
+        "name": "premiumSampleX18",
+        "type": "int256"
+      },
+      {
+        "indexed": false,
+        "internalType": "int256",
         "name": "cumulativeIndexX18",
         "type": "int256"
       },
@@ -1539,6 +1545,11 @@ export const marketAbi = [
             "internalType": "uint256",
             "name": "rateStaleSince",
             "type": "uint256"
+          },
+          {
+            "internalType": "int256",
+            "name": "premiumSampleX18",
+            "type": "int256"
           }
         ],
         "internalType": "struct IMarket.FundingView",

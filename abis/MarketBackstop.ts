@@ -978,6 +978,11 @@ export const marketBackstopAbi = [
             "internalType": "uint256",
             "name": "rateStaleSince",
             "type": "uint256"
+          },
+          {
+            "internalType": "int256",
+            "name": "premiumSampleX18",
+            "type": "int256"
           }
         ],
         "internalType": "struct IMarket.FundingView",
@@ -1165,12 +1170,67 @@ export const marketBackstopAbi = [
   },
   {
     "inputs": [],
+    "name": "openInterest",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "longQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "shortQty",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "oracle",
     "outputs": [
       {
         "internalType": "address",
         "name": "",
         "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "orderCount",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "clientKey",
+        "type": "bytes32"
+      }
+    ],
+    "name": "orderIdOf",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
       }
     ],
     "stateMutability": "view",
@@ -1302,6 +1362,24 @@ export const marketBackstopAbi = [
       }
     ],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "restingQty",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "bidQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "askQty",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {

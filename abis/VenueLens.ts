@@ -290,6 +290,11 @@ export const venueLensAbi = [
                 "internalType": "uint256",
                 "name": "rateStaleSince",
                 "type": "uint256"
+              },
+              {
+                "internalType": "int256",
+                "name": "premiumSampleX18",
+                "type": "int256"
               }
             ],
             "internalType": "struct IMarket.FundingView",
@@ -530,6 +535,11 @@ export const venueLensAbi = [
                 "internalType": "uint256",
                 "name": "rateStaleSince",
                 "type": "uint256"
+              },
+              {
+                "internalType": "int256",
+                "name": "premiumSampleX18",
+                "type": "int256"
               }
             ],
             "internalType": "struct IMarket.FundingView",

@@ -29,7 +29,6 @@ import {
   positionIdOf,
 } from "./store.js";
 import { recordFill, recordFundingPayment, recordFundingRate, recordLiquidation, type LiquidationArgs } from "./history/record.js";
-import { recordBookBest } from "./history/pnl.js";
 import { fundingRate } from "../core/math/funding.js";
 import type { Hex } from "viem";
 
@@ -132,7 +131,6 @@ on("Market:LevelUpdated", async ({ event, context }) => {
     const values = { quantityQty: totalQty, orderCount: Number(orderCount), updatedBlock: event.block.number };
     await context.db.insert(orderBookLevel).values({ ...key, ...values }).onConflictDoUpdate(values);
   }
-  await recordBookBest(context, event, marketId, side, priceX18, totalQty);
   // resting size per side feeds the funding skew (L = long OI + resting bids)
   const delta = totalQty - (before?.quantityQty ?? 0n);
   await patchMarketState(context, event.log.address, event.block.number, (s) =>
@@ -222,6 +220,7 @@ on("Market:FundingUpdated", async ({ event, context }) => {
     skewComponentX18: a.skewComponentX18,
     skewX18: a.skewX18,
     premiumX18: a.premiumX18,
+    premiumSampleX18: a.premiumSampleX18,
     cumulativeFundingIndexX18: a.cumulativeIndexX18,
     fundingLastUpdate: a.timestamp,
     fundingIndexPriceX18: a.indexPriceX18,
@@ -237,6 +236,7 @@ on("Market:FundingUpdated", async ({ event, context }) => {
     skewComponentX18: a.skewComponentX18,
     skewX18: a.skewX18,
     premiumX18: a.premiumX18,
+    premiumSampleX18: a.premiumSampleX18,
     cumulativeIndexX18: a.cumulativeIndexX18,
     indexPriceX18: a.indexPriceX18,
     markPriceX18: a.markPriceX18,

@@ -245,7 +245,7 @@ contract Market is IMarket, MarketBase, Initializable {
     }
 
     function orderCount() external view returns (uint256) {
-        return _orderCount;
+        _delegateView();
     }
 
     function params() external view returns (MarketParams memory) {
@@ -253,16 +253,15 @@ contract Market is IMarket, MarketBase, Initializable {
     }
 
     function openInterest() external view returns (uint256 longQty, uint256 shortQty) {
-        return (longOI, shortOI);
+        _delegateView();
     }
 
     function restingQty() external view returns (uint256 bidQty, uint256 askQty) {
-        return (restingBidQty, restingAskQty);
+        _delegateView();
     }
 
     function orderIdOf(uint256 accountId, bytes32 clientKey) external view returns (uint256) {
-        uint256 n = openByKey[accountId][clientKey];
-        return n == 0 ? 0 : _orderId(n);
+        _delegateView();
     }
 
     function getOrder(uint256) external view returns (OrderView memory) {
@@ -290,6 +289,33 @@ contract Market is IMarket, MarketBase, Initializable {
     }
 
     // ─── delegation ──────────────────────────────────────────────────────────────────────
+
+    /// The fillable top of the book from the extension (`MarketExtension.fillableTop`): one
+    /// delegatecall, only when a side of the book lies beyond the index (`_premiumSample`).
+    function _fillableTop(uint256 mark) internal view override returns (uint256, uint256) {
+        function(uint256) internal returns (uint256, uint256) f = _fillableTopInExtension;
+        function(uint256) internal view returns (uint256, uint256) g;
+        assembly {
+            g := f
+        }
+        return g(mark);
+    }
+
+    function _fillableTopInExtension(uint256 mark) internal returns (uint256 bid, uint256 ask) {
+        address ext = extension;
+        bytes4 selector = MarketExtension.fillableTop.selector;
+        assembly ("memory-safe") {
+            let p := mload(0x40)
+            mstore(p, selector)
+            mstore(add(p, 4), mark)
+            if iszero(delegatecall(gas(), ext, p, 36, 0, 64)) {
+                returndatacopy(0, 0, returndatasize())
+                revert(0, returndatasize())
+            }
+            bid := mload(0)
+            ask := mload(32)
+        }
+    }
 
     /// Runs the same call in the extension and returns (or reverts) with its result.
     function _delegate() internal {

@@ -53,6 +53,24 @@ contract MarketBackstop is MarketBase, Initializable {
         return _marketIndex();
     }
 
+    /// Counters and the client-key map (IMarket views).
+    function orderCount() external view returns (uint256) {
+        return _orderCount;
+    }
+
+    function openInterest() external view returns (uint256 longQty, uint256 shortQty) {
+        return (longOI, shortOI);
+    }
+
+    function restingQty() external view returns (uint256 bidQty, uint256 askQty) {
+        return (restingBidQty, restingAskQty);
+    }
+
+    function orderIdOf(uint256 accountId, bytes32 clientKey) external view returns (uint256) {
+        uint256 n = openByKey[accountId][clientKey];
+        return n == 0 ? 0 : _orderId(n);
+    }
+
     function engine() external view returns (address) {
         return address(_engine());
     }
@@ -131,6 +149,7 @@ contract MarketBackstop is MarketBase, Initializable {
         v.lastUpdate = f.lastUpdate;
         v.rateStaleSince = _rateStaleSince;
         v.rateNowX18PerHour = v.rateStaleSince == 0 ? int256(f.rate) : _rateOf(c.premium).rate;
+        v.premiumSampleX18 = _premiumSample;
     }
 
     // ─── the fund's own position (docs/CONTRACTS.md "Backstop") ─────────────────────────

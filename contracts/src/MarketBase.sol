@@ -28,6 +28,8 @@ abstract contract MarketBase is IVenueErrors {
     uint256 internal constant MAX_SKIPS = 100;
     /// Time constant of the mark's premium average (seconds).
     uint256 internal constant MARK_PERIOD = 300;
+    /// Resting orders the premium sample reads at most per side (`_markBest`).
+    uint256 internal constant MARK_PROBES = 4;
     /// The insurance fund's account in every market: it holds the positions it takes over.
     uint256 internal constant FUND = 0;
     /// Bond of every resting order (docs/CONTRACTS.md "Order bond"): committed with the order,
@@ -169,6 +171,11 @@ abstract contract MarketBase is IVenueErrors {
     uint256 internal _calendar;
     /// The second of the last `reduceFundPosition` (MarketBackstop).
     uint64 internal _fundReducedAt;
+    /// Same slot: the book's premium sample taken at the last rate update (`_updateRate`, after
+    /// every placement, fill, liquidation, margin change and poke), from the book's fillable top
+    /// (`_sampleNow`). The premium average moves towards it until the next update, in transactions
+    /// and views alike: the mark never reads the book in between (docs/CONTRACTS.md "Prices").
+    int64 internal _premiumSample;
 
     // ─── who the market is (its clone's args: libraries/MarketArgs.sol) ─────────────────
 
@@ -749,7 +756,7 @@ abstract contract MarketBase is IVenueErrors {
         uint256 dt = _since(f.lastUpdate);
         if (dt == 0) return;
         fundingState = FundingState(int128(_indexNow(f, index, since, until)), f.rate, uint64(block.timestamp));
-        components.premium = int64(_premiumAfter(index, dt));
+        components.premium = int64(_premiumAfter(dt));
     }
 
     /// The cumulative index accrued from lastUpdate to now over the seconds the index has been
@@ -777,11 +784,27 @@ abstract contract MarketBase is IVenueErrors {
         return x < lo ? lo : x > hi ? hi : x;
     }
 
-    /// The premium average after `dt` seconds with the book as it is now.
-    function _premiumAfter(uint256 index, uint256 dt) internal view returns (int256) {
-        return VenueMath.premiumEma(
-            components.premium, VenueMath.premiumSample(index, _best(true), _best(false), MarketArgs.get(MarketArgs.MARK_CLAMP_BPS)), dt, MARK_PERIOD
-        );
+    /// The premium average after `dt` seconds: towards the sample of the last rate update.
+    function _premiumAfter(uint256 dt) internal view returns (int256) {
+        return VenueMath.premiumEma(components.premium, _premiumSample, dt, MARK_PERIOD);
+    }
+
+    /// The book's premium sample now, at `mark`. A book around the index (best bid ≤ index ≤ best
+    /// ask) samples the index itself whatever orders make it (premium 0; an empty side gives 0
+    /// too); only a side beyond the index moves the mark, and then only through orders that can
+    /// fill: the sample is taken from the fillable top of each side (`_fillableTop`).
+    function _sampleNow(uint256 index, uint256 mark) internal view returns (int256) {
+        if (index == 0) return 0;
+        uint256 bid = _best(true);
+        uint256 ask = _best(false);
+        if (bid > index || (ask != 0 && ask < index)) (bid, ask) = _fillableTop(mark);
+        return VenueMath.premiumSample(index, bid, ask, MarketArgs.get(MarketArgs.MARK_CLAMP_BPS));
+    }
+
+    /// The best bid and ask that could fill now (`_markBest`). Market reaches the extension's copy
+    /// (`_fillable` does not fit in it under EIP-170).
+    function _fillableTop(uint256 mark) internal view virtual returns (uint256 bid, uint256 ask) {
+        return (_markBest(true, mark), _markBest(false, mark));
     }
 
     /// The skew's sides: only size that can fill, positions and the resting orders that carry
@@ -807,9 +830,12 @@ abstract contract MarketBase is IVenueErrors {
         fundingState.rate = int64(r.rate);
         components = FundingComponents(int64(r.premiumComponent), int64(r.skewComponent), int64(r.skew), int64(premium));
         _rateStaleSince = 0;
+        // the sample the premium average moves towards until the next update (written when it moved)
+        int256 sample = _sampleNow(index, mark);
+        if (sample != _premiumSample) _premiumSample = int64(sample);
         emit IMarket.FundingUpdated(
-            ++seq, r.rate, r.premiumComponent, r.skewComponent, r.skew, premium, fundingState.cumulativeIndex, index,
-            mark, block.timestamp
+            ++seq, r.rate, r.premiumComponent, r.skewComponent, r.skew, premium, sample, fundingState.cumulativeIndex,
+            index, mark, block.timestamp
         );
     }
 
@@ -848,7 +874,7 @@ abstract contract MarketBase is IVenueErrors {
         uint256 last = fundingState.lastUpdate;
         uint256 reopen = _lastReopen();
         uint256 dt = _since(last > reopen ? last : reopen);
-        return VenueMath.markFromPremium(index, dt == 0 ? components.premium : _premiumAfter(index, dt));
+        return VenueMath.markFromPremium(index, dt == 0 ? components.premium : _premiumAfter(dt));
     }
 
     /// Whether resting order `n` could fill an ordinary taker now, all of its remaining size (or
@@ -871,6 +897,25 @@ abstract contract MarketBase is IVenueErrors {
         uint256 portion = q == left ? o.marginRemainingWad : o.marginRemainingWad * q / left;
         uint256 fee = Math.mulDiv(notional, MarketArgs.get(MarketArgs.MAKER_FEE_BPS), BPS, Math.Rounding.Ceil);
         return _meetsInitialMargin(_computeSettle(o.accountId, isBid, q, notional, portion, fee, false), mark);
+    }
+
+    /// The best bid (`bid`) or ask the premium sample reads: the price of the first resting order
+    /// from the top that could fill an ordinary taker now (`_fillable` at `mark`), probing at most
+    /// MARK_PROBES orders; 0 (the side gives no sample) when none of them can. An order that cannot
+    /// fill (a reduce-only one whose position is gone, an opening one outside OPEN, one its own fill
+    /// would leave below initial margin) never moves the mark; a wall of them only silences the side.
+    function _markBest(bool bid, uint256 mark) internal view returns (uint256) {
+        TickBitmap.Bitmap storage book = bid ? bids : asks;
+        uint256 tick = bid ? book.highest() : book.lowest();
+        uint256 probes;
+        while (tick != TickBitmap.NONE) {
+            for (uint256 n = (bid ? bidLevels[tick] : askLevels[tick]).head; n != 0; n = orders[n].next) {
+                if (_fillable(n, mark)) return tick * MarketArgs.get(MarketArgs.TICK_SIZE);
+                if (++probes == MARK_PROBES) return 0;
+            }
+            tick = bid ? book.nextBelow(tick) : book.nextAbove(tick);
+        }
+        return 0;
     }
 
     /// Best bid (`bid`) or best ask price; 0 when that side is empty.

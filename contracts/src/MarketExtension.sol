@@ -120,6 +120,12 @@ contract MarketExtension is MarketBase {
     }
 
     /// Anyone (through Market.pokeFunding): accrue funding to now and recompute the rate.
+    /// The fillable top of the book (`_fillableTop`) for Market's premium sample, on the clone's
+    /// storage through its delegatecall (called on this contract itself it reads an empty book).
+    function fillableTop(uint256 mark) external view returns (uint256, uint256) {
+        return _fillableTop(mark);
+    }
+
     function pokeFunding() external {
         _poke();
     }

@@ -1,4 +1,4 @@
-/** Hour ends for the PnL route's period values (src/history/pnl.ts keeps them per block). */
+/** Hour ends for the PnL route's period values (src/history/clock.ts keeps them per block). */
 export const HOUR = 3_600n;
 
 /**

@@ -8,6 +8,5 @@ export const min = (a: bigint, b: bigint) => (a < b ? a : b);
 export const max = (a: bigint, b: bigint) => (a > b ? a : b);
 /** ceil(a / b) for a ≥ 0, b > 0. */
 export const ceilDiv = (a: bigint, b: bigint) => (a === 0n ? 0n : (a - 1n) / b + 1n);
-/** The middle of three values. */
-export const median3 = (a: bigint, b: bigint, c: bigint) => max(min(a, b), min(max(a, b), c));
+/** `x` within [lo, hi]. */
 export const clamp = (x: bigint, lo: bigint, hi: bigint) => (x < lo ? lo : x > hi ? hi : x);

@@ -21,8 +21,7 @@ import {
   positionLeverage,
   annualizeHourlyRate,
   positionIdOf,
-  premiumEma,
-  premiumSample,
+  premiumAt,
   MARK_PERIOD_SECONDS,
 } from "../math/index.js";
 import { bpsToPercent, secondsToISO, x18ToPercent } from "../units.js";
@@ -318,9 +317,8 @@ export function markPriceResponse(snap: MarketSnapshot, block: { timestamp: bigi
 /** What the mark is made of, as the contracts compute it (core/math/price.ts, docs/CONTRACTS.md "Mark"). */
 function markComponents(snap: MarketSnapshot, now: bigint) {
   const clampBps = BigInt(snap.market.markClampBps);
-  const sample = premiumSample(snap.indexX18, snap.bestBidX18, snap.bestAskX18, clampBps);
-  const { premiumX18: stored, fundingLastUpdate: last } = snap.state;
-  const premium = now > last ? premiumEma(stored, sample, now - last) : stored;
+  const { premiumX18, premiumSampleX18: sample, fundingLastUpdate: lastUpdate } = snap.state;
+  const premium = premiumAt({ premiumX18, premiumSampleX18: sample, lastUpdate, now });
   const price = (v: bigint) => (v === 0n ? null : v.toString());
   return {
     bestBid: price(snap.bestBidX18),

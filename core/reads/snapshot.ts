@@ -44,6 +44,7 @@ export const EMPTY_MARKET_STATE = {
   skewComponentX18: 0n,
   skewX18: 0n,
   premiumX18: 0n,
+  premiumSampleX18: 0n,
   cumulativeFundingIndexX18: 0n,
   fundingIndexPriceX18: 0n,
   fundingMarkPriceX18: 0n,
@@ -123,8 +124,7 @@ export function marketSnapshot(r: SnapshotRows, now: bigint): MarketSnapshot {
     bestBidX18,
     bestAskX18,
     markX18: markPrice({
-      indexX18, bestBidX18, bestAskX18, markClampBps: BigInt(m.markClampBps),
-      premiumX18: state.premiumX18, lastUpdate: state.fundingLastUpdate, now,
+      indexX18, premiumX18: state.premiumX18, premiumSampleX18: state.premiumSampleX18, lastUpdate: state.fundingLastUpdate, now,
     }),
     ...fundingNow({
       cumulativeIndexX18: state.cumulativeFundingIndexX18,

@@ -505,7 +505,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
       const ends = Array.from({ length: 48 }, (_, i) => now - (now % 3600n) - BigInt(i) * 3600n);
       const pnl = pnlPointsQuery(ix.schema, account, ends, markets);
       const plan = (await db.query(`EXPLAIN ${pnl.text}`, pnl.values)).rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join("\n");
-      for (const table of ["period_end_block", "margin_update_event", "position_update_event", "funding_update_event", "funding_rate_stale_event", "market_session_event", "index_price_event", "book_best_event"]) {
+      for (const table of ["period_end_block", "margin_update_event", "position_update_event", "funding_update_event", "funding_rate_stale_event", "market_session_event", "index_price_event"]) {
         expect(plan, `pnl, ${table}:\n${plan}`).toMatch(new RegExp(`Index (Only )?Scan( Backward)? using \\S+ on ${table}\\b`));
         expect(plan, `pnl:\n${plan}`).not.toMatch(new RegExp(`Seq Scan on ${table}\\b`));
       }

@@ -80,6 +80,9 @@ describe.each([mainKind()])("insurance fund and mark components on %s", (kind) =
     const market = v.deployment.markets[0]!.marketAddress as Hex;
     const onChain = await v.client.readContract({ address: market, abi: marketAbi, functionName: "markPrice", blockNumber: block });
     expect(BigInt(d.markPrice as string)).toBe(onChain);
+    // the sample is the chain's own (FundingUpdated.premiumSampleX18; the view's premiumSampleX18)
+    const funding = await v.client.readContract({ address: market, abi: marketAbi, functionName: "funding", blockNumber: block });
+    expect(d.premiumSample).toBe(funding.premiumSampleX18.toString());
     expect(typeof d.markClampBps).toBe("number");
     expect(d.averagingPeriodSeconds).toBe(300);
     const m = await get(`/markets/${EUR}`);

@@ -14,9 +14,8 @@ import {
   markFromPremium,
   markPrice,
   premiumEma,
-  premiumSample,
+  premiumAt,
   marketFundingDirection,
-  median3,
   orderQuantity,
   pendingFunding,
   positionFundingDirection,
@@ -29,32 +28,21 @@ import { encodeAbiParameters, keccak256, parseUnits } from "viem";
 const px = (v: string) => parseUnits(v, 18);
 
 describe("mark price", () => {
-  it("median of index, best bid and best ask when both sides exist", () => {
-    expect(median3(3n, 1n, 2n)).toBe(2n);
-    expect(median3(1n, 1n, 5n)).toBe(1n);
-    const m = (index: string, bid: bigint, ask: bigint, clampBps: bigint, premium = 0n, dt = 10_000n) =>
-      markPrice({ indexX18: px(index), bestBidX18: bid, bestAskX18: ask, markClampBps: clampBps, premiumX18: premium, lastUpdate: 1000n, now: 1000n + dt });
-    // a full period after the last update the average is the book's sample
-    expect(m("1.08", px("1.079"), px("1.081"), 100n)).toBe(px("1.08"));
-    expect(m("1", px("1.0005"), px("1.001"), 100n)).toBe(px("1.0005"));
-    // (premium truncates: 0.0005 / 1.08 loses the last digits)
-    expect(m("1.08", px("1.0805"), px("1.081"), 100n)).toBe(markFromPremium(px("1.08"), (px("0.0005") * WAD) / px("1.08")));
-  });
-  it("the index when a side is empty, and clamped to index ± clamp", () => {
-    const m = (index: bigint, bid: bigint, ask: bigint) =>
-      markPrice({ indexX18: index, bestBidX18: bid, bestAskX18: ask, markClampBps: 100n, premiumX18: 0n, lastUpdate: 0n, now: 300n });
-    expect(m(px("1.08"), 0n, px("1.2"))).toBe(px("1.08"));
-    expect(m(px("1.05"), px("1.078"), px("1.0785"))).toBe(px("1.0605"));
-    expect(m(px("1.05"), px("1.0"), px("1.001"))).toBe(px("1.0395"));
-    expect(m(0n, 0n, 0n)).toBe(0n);
-  });
-  it("moves by dt / 300 s of the way towards the sample; not at all within the second of the last update", () => {
-    const base = { indexX18: px("1"), bestBidX18: px("1.004"), bestAskX18: px("1.006"), markClampBps: 50n, premiumX18: 0n, lastUpdate: 1000n };
+  // the book's sample is taken on chain (its fillable top, MarketBase._sampleNow) and carried by
+  // FundingUpdated; the read side moves the stored average towards it, as the views do
+  const base = { indexX18: px("1"), premiumX18: 0n, premiumSampleX18: px("0.004"), lastUpdate: 1000n };
+  it("moves by dt / 300 s of the way towards the update's sample; not at all within the second of the last update", () => {
     expect(markPrice({ ...base, now: 1000n })).toBe(px("1"));
-    expect(premiumSample(px("1"), px("1.004"), px("1.006"), 50n)).toBe(px("0.004"));
     expect(markPrice({ ...base, now: 1030n })).toBe(px("1.0004"));
+    expect(premiumAt({ ...base, now: 1150n })).toBe(px("0.002"));
     expect(premiumEma(-7n, 0n, 1n, 3n)).toBe(-5n); // -7 + 7/3 truncates toward zero
     expect(markFromPremium(px("2"), -px("0.5"))).toBe(px("1"));
+  });
+  it("a full period or more after the update the average is the sample; no index, no mark", () => {
+    expect(markPrice({ ...base, now: 1300n })).toBe(px("1.004"));
+    expect(markPrice({ ...base, now: 100_000n })).toBe(px("1.004"));
+    expect(markPrice({ ...base, premiumX18: px("0.001"), premiumSampleX18: -px("0.002"), now: 1100n })).toBe(px("1"));
+    expect(markPrice({ ...base, indexX18: 0n, now: 1300n })).toBe(0n);
   });
 });
 

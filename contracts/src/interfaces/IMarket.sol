@@ -123,6 +123,7 @@ interface IMarket is IVenueErrors {
         uint256 lastUpdate;           // seconds
         int256 rateNowX18PerHour;     // the rate in force now: the stored one, or from rateStaleSince the rate of the stored premium and the margined book now
         uint256 rateStaleSince;       // seconds; 0 = the stored rate is current (else a cancel made it stale, docs/CONTRACTS.md "Funding")
+        int256 premiumSampleX18;      // the book's sample at the last update: premiumX18 moves towards it until the next (docs/CONTRACTS.md "Prices")
     }
 
     // ─── events (post-state values) ────────────────────────────────────────────────────────
@@ -165,10 +166,12 @@ interface IMarket is IVenueErrors {
     /// `longQty` = long OI + resting bids − reduce-only bids, `shortQty` likewise; the next
     /// FundingUpdated writes it (docs/CONTRACTS.md "Funding").
     event FundingRateStale(uint64 seq, uint64 staleSince, uint256 longQty, uint256 shortQty);
-    /// Funding accrued to `timestamp` and the rate that applies from now on.
+    /// Funding accrued to `timestamp` and the rate that applies from now on. `premiumX18`: the
+    /// premium average now; `premiumSampleX18`: the book's sample now (its fillable top), which the
+    /// average moves towards until the next FundingUpdated (docs/CONTRACTS.md "Prices").
     event FundingUpdated(
         uint64 seq, int256 rateX18PerHour, int256 premiumComponentX18, int256 skewComponentX18,
-        int256 skewX18, int256 premiumX18, int256 cumulativeIndexX18, uint256 indexPriceX18,
+        int256 skewX18, int256 premiumX18, int256 premiumSampleX18, int256 cumulativeIndexX18, uint256 indexPriceX18,
         uint256 markPriceX18, uint256 timestamp
     );
     event Liquidated(

@@ -86,11 +86,6 @@ contract Scenario14MarkWallAttack is AttackBase {
     }
 
     function _run(bytes32 mid_, Kind kind, uint256 j) internal {
-        // open (issue 26): the chain's fix (the sample from the first orders that pass `_fillable`,
-        // landed and measured on 2026-11-28: every case passes) was taken back the same day, as
-        // the read side's mark (core/math/price.ts over the indexed best bid and ask) must mirror
-        // it first, or reads' PnL and marks part from the chain's views (history.test)
-        _pendingFix("the mark's sample counts orders that cannot fill");
         _book(mid_);
         uint256 snap = vm.snapshotState();
         uint256 honest = _markAfterPokes();

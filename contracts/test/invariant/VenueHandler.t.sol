@@ -101,11 +101,15 @@ contract VenueHandlerTest is VenueFixture {
         assertGt(h.fillCapHits(), 0, "market orders stopped with the book still full");
         assertGt(h.reduceOnlyPlaced(), 0, "reduce-only orders through placeOrder");
         // the walk meets leftovers by chance or not at all (its path moves with the contracts):
-        // then its actors make some, resting a reduce-only LIMIT inside the band and closing
+        // then its actors make some: another actor rests a bid and an ask 10 bps from the mark
+        // (depth for the close, which the walk may have used up), the actor rests a reduce-only
+        // LIMIT 50 bps from the mark and closes at market
         h.setPaused(0, false);
         h.setPaused(1, false);
         h.warp(1);
         for (uint256 a; a < 40 && leftoverSeen == 0; ++a) {
+            h.placeLimit(a + 1, true, 2_000e6, 20, -10);
+            h.placeLimit(a + 1, false, 2_000e6, 20, 10);
             h.placeReduceOnly(a, true, a & 1 == 0 ? int256(50) : int256(-50), a);
             h.close(a, false, 0);
             if (h.reduceOnlyLeftovers() != 0) ++leftoverSeen;

@@ -139,8 +139,8 @@ contract MarketFundingTest is VenueFixture {
         engine.pokeFunding(EUR);
         Vm.Log[] memory ups = _logs(vm.getRecordedLogs(), address(market), IMarket.FundingUpdated.selector);
         assertEq(ups.length, 1);
-        (, int256 r,,,,, int256 cum, uint256 idx,, uint256 ts) = abi.decode(
-            ups[0].data, (uint64, int256, int256, int256, int256, int256, int256, uint256, uint256, uint256)
+        (, int256 r,,,,,, int256 cum, uint256 idx,, uint256 ts) = abi.decode(
+            ups[0].data, (uint64, int256, int256, int256, int256, int256, int256, int256, uint256, uint256, uint256)
         );
         assertEq(cum, f0.cumulativeIndexX18 + step);
         assertEq(r, rate, "same state, same rate");

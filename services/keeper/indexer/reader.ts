@@ -69,9 +69,9 @@ export class IndexerReader {
 
   /** Every market's context, read after `block` was indexed. */
   async marketsAt(block: IndexedBlock): Promise<Snapshot> {
-    const { market, marketState, indexPrice, orderBookLevel } = schema;
+    const { market, marketState, indexPrice } = schema;
     const at = fresh(block);
-    const [markets, prices, tops] = await Promise.all([
+    const [markets, prices] = await Promise.all([
       this.db
         .select({
           marketId: market.marketId,
@@ -79,12 +79,12 @@ export class IndexerReader {
           marketAddress: market.marketAddress,
           maintenanceMarginBps: market.maintenanceMarginBps,
           liquidationFeeBps: market.liquidationFeeBps,
-          markClampBps: market.markClampBps,
           isActive: marketState.isActive,
           fundingRateX18PerHour: marketState.fundingRateX18PerHour,
           cumulativeFundingIndexX18: marketState.cumulativeFundingIndexX18,
           fundingLastUpdate: marketState.fundingLastUpdate,
           premiumX18: marketState.premiumX18,
+          premiumSampleX18: marketState.premiumSampleX18,
           rateStaleSince: marketState.rateStaleSince,
           staleRateX18PerHour: marketState.staleRateX18PerHour,
           closeUpliftBps: marketState.closeUpliftBps,
@@ -101,18 +101,6 @@ export class IndexerReader {
         .leftJoin(marketState, eq(marketState.marketAddress, market.marketAddress))
         .where(at),
       this.db.select().from(indexPrice).where(at),
-      this.db
-        .select({
-          marketId: orderBookLevel.marketId,
-          side: orderBookLevel.side,
-          // aliased: /sql answers rows as JSON objects, so two unnamed max() columns would collide
-          highest: sql<string | null>`max(${orderBookLevel.priceX18})`.as("highest"),
-          lowest: sql<string | null>`min(${orderBookLevel.priceX18})`.as("lowest"),
-          levelBlock: sql<string | null>`max(${orderBookLevel.updatedBlock})`.as("level_block"),
-        })
-        .from(orderBookLevel)
-        .where(at)
-        .groupBy(orderBookLevel.marketId, orderBookLevel.side),
     ]);
     const out = new Map<Hex, MarketContext>();
     let seenBlock = 0n;
@@ -120,17 +108,10 @@ export class IndexerReader {
       if (b != null && BigInt(b) > seenBlock) seenBlock = BigInt(b);
     };
     for (const p of prices) see(p.updatedBlock);
-    for (const t of tops) see(t.levelBlock);
     for (const m of markets) {
       see(m.stateBlock);
       const id = m.marketId.toLowerCase() as Hex;
       const price = prices.find((p) => p.marketId.toLowerCase() === id);
-      const top = (side: string) => {
-        const t = tops.find((x) => x.marketId.toLowerCase() === id && x.side === side);
-        // best bid = the highest bid, best ask = the lowest ask
-        const best = side === "LONG" ? t?.highest : t?.lowest;
-        return best == null ? 0n : BigInt(best);
-      };
       // the session follows the market's calendar at the block's time (core/calendar.ts): no event marks a switch
       const cal = calendarOf({
         calendarCloseAtMin: Number(m.calendarCloseAtMin ?? 0), calendarWindowMin: Number(m.calendarWindowMin ?? 0),
@@ -150,17 +131,15 @@ export class IndexerReader {
         // floor, as the market computes it
         maintenanceMarginBps: (BigInt(m.maintenanceMarginBps) * upliftBps) / 10_000n,
         liquidationFeeBps: BigInt(m.liquidationFeeBps),
-        markClampBps: BigInt(m.markClampBps),
         isActive: m.isActive ?? true,
         indexPriceX18: price?.priceX18 ?? 0n,
         indexUpdatedAt: price?.updatedAt ?? 0n,
-        bestBidX18: top("LONG"),
-        bestAskX18: top("SHORT"),
         fundingRateX18PerHour: m.fundingRateX18PerHour ?? 0n,
         cumulativeFundingIndexX18: m.cumulativeFundingIndexX18 ?? 0n,
         // an accrual after a close restarts funding at the reopening (MarketBase._skipClosed)
         fundingLastUpdate: lastUpdate < reopen ? reopen : lastUpdate,
         premiumX18: m.premiumX18 ?? 0n,
+        premiumSampleX18: m.premiumSampleX18 ?? 0n,
         rateStaleSince: m.rateStaleSince ?? 0n,
         staleRateX18PerHour: m.staleRateX18PerHour ?? 0n,
         session,

@@ -4,10 +4,9 @@ import { aggregate, healthAt, markOf, type MarketContext, type PositionRow } fro
 const E18 = 10n ** 18n;
 const market: MarketContext = {
   marketId: `0x${"11".repeat(32)}`, symbol: "EUR/USD", marketAddress: `0x${"22".repeat(20)}`,
-  maintenanceMarginBps: 100n, liquidationFeeBps: 50n, markClampBps: 100n, isActive: true,
+  maintenanceMarginBps: 100n, liquidationFeeBps: 50n, isActive: true,
   indexPriceX18: 1_080_000_000_000_000_000n, indexUpdatedAt: 1000n,
-  bestBidX18: 1_079_000_000_000_000_000n, bestAskX18: 1_081_000_000_000_000_000n,
-  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1000n, premiumX18: 0n,
+  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1000n, premiumX18: 0n, premiumSampleX18: 0n,
 };
 // 46,250 EUR long at 1.0811 with 975 USD of margin (a 50x position)
 const long: PositionRow = {
@@ -19,12 +18,14 @@ const long: PositionRow = {
 describe("health at the indexed block", () => {
   it("uses the time-weighted mark and flags liquidation below maintenance", () => {
     expect(markOf(market, 1000n)).toBe(market.indexPriceX18);
-    expect(markOf(market, 1300n)).toBe(market.indexPriceX18); // median(index, bid, ask) = index
+    expect(markOf(market, 1300n)).toBe(market.indexPriceX18); // the update's sample was 0
+    // a sample of +0.2 %: the premium moves towards it, 30 s of the 300 s period
+    expect(markOf({ ...market, premiumSampleX18: 2n * 10n ** 15n }, 1030n)).toBe(1_080_216_000_000_000_000n);
     const h = healthAt(long, market, 1000n);
     expect(h.isLiquidatable).toBe(false);
     // liquidation price: (openNotional − margin) / (size × (1 − 1 %))
     expect(h.liquidationPriceX18).toBe(((long.openNotionalWad - long.marginWad) * E18 * 10_000n) / (long.sizeQty * 9_900n));
-    const dropped = { ...market, indexPriceX18: 1_047_600_000_000_000_000n, bestBidX18: 0n, bestAskX18: 0n };
+    const dropped = { ...market, indexPriceX18: 1_047_600_000_000_000_000n };
     expect(healthAt(long, dropped, 1000n).isLiquidatable).toBe(true);
   });
 

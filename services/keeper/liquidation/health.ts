@@ -1,7 +1,7 @@
 /**
  * A position's health at the latest indexed block, composed from the indexed rows with the
  * contracts' own formulas (`core/math`, docs/CONTRACTS.md "Health and liquidation"): mark from
- * index, best bid/ask and the stored time-weighted premium, the cumulative funding index accrued to the block's timestamp with
+ * index, the stored time-weighted premium and the book's sample of the last funding update, the cumulative funding index accrued to the block's timestamp with
  * the current index (split at a cancel's stale second, as the contract), pending funding, then `positionHealth`.
  */
 import { cumulativeIndexNow, markPrice, pendingFunding, positionHealth, type Health } from "../../../core/math/index.js";
@@ -13,17 +13,16 @@ export type MarketContext = {
   /** In force now: the market's maintenance × its session's margin uplift (docs/CONTRACTS.md "Weekends and gaps"). */
   maintenanceMarginBps: bigint;
   liquidationFeeBps: bigint;
-  markClampBps: bigint;
   isActive: boolean;
   indexPriceX18: bigint; // 0 when never set
   indexUpdatedAt: bigint;
-  bestBidX18: bigint; // 0 = empty side
-  bestAskX18: bigint;
   fundingRateX18PerHour: bigint;
   cumulativeFundingIndexX18: bigint;
   fundingLastUpdate: bigint;
   /** The time-weighted premium stored at fundingLastUpdate (FundingUpdated.premiumX18). */
   premiumX18: bigint;
+  /** The book's sample of that update (FundingUpdated.premiumSampleX18): the premium moves towards it. */
+  premiumSampleX18: bigint;
   /** A cancel made the stored rate stale from this second (FundingRateStale); absent or 0: not stale. */
   rateStaleSince?: bigint;
   /** The rate from rateStaleSince (the stored premium, the margined book after the last cancel). */
@@ -48,8 +47,7 @@ export type PositionRow = {
 
 export const markOf = (m: MarketContext, timestamp: bigint) =>
   markPrice({
-    indexX18: m.indexPriceX18, bestBidX18: m.bestBidX18, bestAskX18: m.bestAskX18, markClampBps: m.markClampBps,
-    premiumX18: m.premiumX18, lastUpdate: m.fundingLastUpdate, now: timestamp,
+    indexX18: m.indexPriceX18, premiumX18: m.premiumX18, premiumSampleX18: m.premiumSampleX18, lastUpdate: m.fundingLastUpdate, now: timestamp,
   });
 
 export function healthAt(p: PositionRow, m: MarketContext, timestamp: bigint): Health {

@@ -11,9 +11,9 @@ const M1 = `0x${"11".repeat(32)}` as Hex;
 const M2 = `0x${"22".repeat(32)}` as Hex;
 const ctx = (marketId: Hex, index: bigint): MarketContext => ({
   marketId, symbol: marketId === M1 ? "EUR/USD" : "GBP/USD", marketAddress: `0x${"33".repeat(20)}`,
-  maintenanceMarginBps: 100n, liquidationFeeBps: 50n, markClampBps: 100n, isActive: true,
-  indexPriceX18: index, indexUpdatedAt: 1n, bestBidX18: 0n, bestAskX18: 0n,
-  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1n, premiumX18: 0n,
+  maintenanceMarginBps: 100n, liquidationFeeBps: 50n, isActive: true,
+  indexPriceX18: index, indexUpdatedAt: 1n,
+  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1n, premiumX18: 0n, premiumSampleX18: 0n,
 });
 // a 1,000-unit long bought at 1.00 with 20 of margin: liquidatable below ≈ 0.9899
 const pos = (accountId: bigint, marketId: Hex): PositionRow => ({

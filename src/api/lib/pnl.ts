@@ -79,7 +79,7 @@ export async function pnlPage(q: { accountId: bigint; createdAt: bigint; resolut
 async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise<PnlPoint[]> {
   const markets = await db
     .select({
-      marketId: market.marketId, marketAddress: market.marketAddress, positionId: position.positionId, mmBps: market.maintenanceMarginBps, clampBps: market.markClampBps,
+      marketId: market.marketId, marketAddress: market.marketAddress, positionId: position.positionId, mmBps: market.maintenanceMarginBps,
       calendarCloseAtMin: marketState.calendarCloseAtMin, calendarWindowMin: marketState.calendarWindowMin, calendarClosedMin: marketState.calendarClosedMin,
       nextCalendarCloseAtMin: marketState.nextCalendarCloseAtMin, nextCalendarWindowMin: marketState.nextCalendarWindowMin,
       nextCalendarClosedMin: marketState.nextCalendarClosedMin, calendarStartsAt: marketState.calendarStartsAt,
@@ -132,10 +132,8 @@ async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise
     const closed = cal ? sessionAt(calendarAt(cal, t), t) === "CLOSED" : false;
     const mark = markPrice({
       indexX18,
-      bestBidX18: big(r.best_bid_x18),
-      bestAskX18: big(r.best_ask_x18),
-      markClampBps: BigInt(m.clampBps),
       premiumX18: big(r.premium_x18),
+      premiumSampleX18: big(r.premium_sample_x18),
       lastUpdate,
       now,
     });

@@ -24,7 +24,7 @@ export function pnlPointsQuery(schema: string, accountId: bigint, ends: bigint[]
       LEFT JOIN LATERAL (SELECT size_qty, open_notional_wad, margin_wad, funding_index_x18, realized_pnl_total_wad, funding_paid_total_wad, fees_paid_total_wad
         FROM ${t("position_update_event")} WHERE position_id = mk.position_id AND block_number <= blk.block_number
         ORDER BY block_number DESC, seq DESC LIMIT 1) pu ON true
-      LEFT JOIN LATERAL (SELECT rate_x18_per_hour, cumulative_index_x18, premium_x18, timestamp AS last_update, seq AS funding_seq
+      LEFT JOIN LATERAL (SELECT rate_x18_per_hour, cumulative_index_x18, premium_x18, premium_sample_x18, timestamp AS last_update, seq AS funding_seq
         FROM ${t("funding_update_event")} WHERE market_address = mk.market_address AND timestamp <= blk.timestamp
         ORDER BY timestamp DESC, seq DESC LIMIT 1) fu ON true
       LEFT JOIN LATERAL (SELECT stale_since, rate_x18_per_hour AS stale_rate_x18_per_hour, seq AS stale_seq
@@ -35,12 +35,10 @@ export function pnlPointsQuery(schema: string, accountId: bigint, ends: bigint[]
         ORDER BY timestamp DESC, seq DESC LIMIT 1) se ON true
       LEFT JOIN LATERAL (SELECT price_x18 AS index_x18, fresh_since, timestamp + (SELECT max_age_seconds FROM ${t("oracle_config")} LIMIT 1) AS fresh_until
         FROM ${t("index_price_event")} WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
-        ORDER BY timestamp DESC, id DESC LIMIT 1) ip ON true
-      LEFT JOIN LATERAL (SELECT best_bid_x18, best_ask_x18 FROM ${t("book_best_event")} WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
-        ORDER BY timestamp DESC, block_number DESC, log_index DESC LIMIT 1) bb ON true`
+        ORDER BY timestamp DESC, id DESC LIMIT 1) ip ON true`
     : "";
   const cols = markets.length
-    ? `, mk.market_id, pu.*, fu.*, st.stale_since, st.stale_rate_x18_per_hour, se.session, se.session_last_update, ip.index_x18, ip.fresh_since, ip.fresh_until, bb.best_bid_x18, bb.best_ask_x18`
+    ? `, mk.market_id, pu.*, fu.*, st.stale_since, st.stale_rate_x18_per_hour, se.session, se.session_last_update, ip.index_x18, ip.fresh_since, ip.fresh_until`
     : "";
   const text = `
     WITH ends AS (SELECT unnest(cast(${endsP} AS numeric[])) AS p),
