@@ -31,5 +31,5 @@ describe("package", () => {
     expect(d).toMatch(/"OPERATOR_LIMIT_EXCEEDED"/);
     const js = readFileSync(join(pkg, "dist/index.js"), "utf8");
     expect(js).not.toMatch(/from\s*["'](?!viem|isows)/);
-  });
+  }, 180_000); // a TypeScript program over the package and the core/ it uses: 10 s alone, a minute on a loaded machine
 });
