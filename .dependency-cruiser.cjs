@@ -59,9 +59,16 @@ module.exports = {
     {
       name: "core-not-packages",
       severity: "error",
-      comment: "core/ and the servers never import a client package (packages/*): the package takes from core/, not the reverse.",
-      from: { path: "^(core|src|services)/", pathNot: test },
+      comment: "core/ and the indexer never import a client package (packages/*): the package takes from core/, not the reverse.",
+      from: { path: "^(core|src)/", pathNot: test },
       to: { path: "^packages/" },
+    },
+    {
+      name: "services-use-client-entry",
+      severity: "error",
+      comment: "A service may be a client of the venue (the keeper's market maker, issue 30) through the client package's entry (packages/client/src/index.ts) only, as an integrator would: no other package, no module inside it.",
+      from: { path: "^services/", pathNot: test },
+      to: { path: "^packages/", pathNot: "^packages/client/src/index\\.ts$" },
     },
     {
       name: "client-package-only-core",

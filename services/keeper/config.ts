@@ -17,6 +17,8 @@ const keeperEnv = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(DEFAULT_PORTS.keeper),
   INTEGRATION_URL: z.string().url().default(defaultUrl("indexer")),
   RELAYER_URL: z.string().url().default(defaultUrl("relayer")),
+  /** The stream service (its WebSocket at /ws): the market maker re-quotes on its market channels. */
+  STREAMS_URL: z.string().url().default(defaultUrl("streams")),
   /** Optional: outside local, GET /metrics needs it (Authorization: Bearer). */
   ADMIN_TOKEN: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
@@ -38,7 +40,10 @@ const keeperEnv = z.object({
   PRICE_FEED_BAND_BPS: z.coerce.number().int().min(1).max(5_000).default(200),
 
   MARKET_MAKER_ENABLED: bool.optional(),
+  /** The maker's poll while the stream service is down or not up yet (and its retry while the integration API is not). */
   MARKET_MAKER_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
+  /** The maker's fallback poll while the stream is connected (re-quotes follow the market channels). */
+  MARKET_MAKER_STREAM_POLL_MS: z.coerce.number().int().min(50).default(30_000),
   MARKET_MAKER_LEVELS: z.coerce.number().int().min(1).max(20).default(3),
   /** Distance of the best quote from the index, and between levels, in basis points. */
   MARKET_MAKER_SPREAD_BPS: z.coerce.number().int().min(1).max(400).default(10),

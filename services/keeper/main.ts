@@ -18,7 +18,7 @@ import { IndexerReader } from "./indexer/reader.js";
 import { LiquidationScanner } from "./liquidation/scanner.js";
 import { LiquidationService } from "./liquidation/service.js";
 import { startLoop, type Loop } from "./loop.js";
-import { MarketMaker } from "./market-maker/maker.js";
+import { startMarketMaker, type RunningMarketMaker } from "./market-maker/run.js";
 import { PriceFeed } from "./price-feed/feed.js";
 import { RelayerClient } from "./relayer-client.js";
 
@@ -86,9 +86,21 @@ if (cfg.priceFeedEnabled) {
     }
   }, () => {});
 }
+let marketMaker: RunningMarketMaker | undefined;
 if (cfg.marketMakerEnabled) {
-  const maker = new MarketMaker(client, signer("market-maker", cfg.marketMakerKey), signer("deployer", cfg.deployerKey),
-    { engine, oracle, depositToken }, markets, {
+  // reads, streams, units and builders through the client (packages/client); writes on chain with its own key
+  marketMaker = startMarketMaker({
+    integrationUrl: cfg.INTEGRATION_URL,
+    streamsUrl: cfg.STREAMS_URL,
+    internalToken: cfg.keeperToken,
+    intervalMs: cfg.MARKET_MAKER_INTERVAL_MS,
+    streamPollMs: cfg.MARKET_MAKER_STREAM_POLL_MS,
+    timeoutMs: cfg.UPSTREAM_TIMEOUT_MS,
+    chain: client,
+    maker: signer("market-maker", cfg.marketMakerKey),
+    deployer: signer("deployer", cfg.deployerKey),
+    addresses: { engine, depositToken },
+    opts: {
       levels: cfg.MARKET_MAKER_LEVELS,
       spreadBps: BigInt(cfg.MARKET_MAKER_SPREAD_BPS),
       levelStepBps: BigInt(cfg.MARKET_MAKER_LEVEL_STEP_BPS),
@@ -96,8 +108,10 @@ if (cfg.marketMakerEnabled) {
       leverage: BigInt(cfg.MARKET_MAKER_LEVERAGE),
       requoteBps: BigInt(cfg.MARKET_MAKER_REQUOTE_BPS),
       depositUsd: cfg.MARKET_MAKER_DEPOSIT_USD,
-    }, log.child({ part: "market-maker" }));
-  loops.marketMaker = startLoop("market-maker", cfg.MARKET_MAKER_INTERVAL_MS, () => maker.round(), log);
+    },
+    log: log.child({ part: "market-maker" }),
+  });
+  loops.marketMaker = marketMaker.loop;
 }
 
 const app = createKeeperApp({
@@ -124,7 +138,11 @@ async function shutdown(signal: string) {
   stopping = true;
   log.info({ signal }, "keeper stopping");
   server.close();
-  await Promise.race([Promise.all(Object.values(loops).map((l) => l.stop())), new Promise((r) => setTimeout(r, 10_000))]);
+  // the maker's stream first (no reconnect while the loops wind down)
+  await Promise.race([
+    Promise.all([marketMaker?.close(), ...Object.values(loops).map((l) => l.stop())]),
+    new Promise((r) => setTimeout(r, 10_000)),
+  ]);
   process.exit(0);
 }
 process.on("SIGINT", () => void shutdown("SIGINT"));

@@ -37,9 +37,28 @@ export default async function setup(project: TestProject) {
     throw e;
   });
   console.log(`[e2e] ${kind} stack up in ${Date.now() - t0} ms; logs: ${running.info.logDir}`);
+  // The keeper's market maker reads through the integration API (issue 30), so it quotes only
+  // once the indexer answers, seconds after the stack is up: files that trade at once need its book.
+  const quoted = await makerQuotes(running.info, 120_000);
+  console.log(quoted ? `[e2e] the market maker quotes every market (${Date.now() - t0} ms)` : "[e2e] the market maker has not quoted every market within 120 s");
   project.provide("stack", running.info);
   return async () => {
     await running.stop();
     rmSync(fixtures, { recursive: true, force: true });
   };
+}
+
+/** Every market's REST book has a bid and an ask (the keeper's market maker), within `timeoutMs`. */
+async function makerQuotes(s: StackInfo, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const quoted = await Promise.all(s.deployment.markets.map(async (m) => {
+      const res = await fetch(`${s.integrationUrl}/markets/${m.marketId}/orderbook?depth=1`).catch(() => null);
+      const book = (await res?.json().catch(() => null)) as { data?: { bids: unknown[]; asks: unknown[] } } | null;
+      return !!book?.data && book.data.bids.length > 0 && book.data.asks.length > 0;
+    }));
+    if (quoted.every(Boolean)) return true;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return false;
 }
