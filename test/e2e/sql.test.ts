@@ -274,7 +274,8 @@ describe.each(dbKinds())("docs/SQL.md queries on %s", (kind) => {
       await actions.setPrice(EUR, "1.0810");
       await indexed();
       expect(await price()).toBe(px("1.0810"));
-      await actions.place(1, EUR, "LONG", "LIMIT", "100", 10, "1.0750");
+      // inside the band whatever the mark's premium (the mark stays within index ± the 50 bps clamp)
+      await actions.place(1, EUR, "LONG", "LIMIT", "100", 10, "1.0800");
       await indexed();
       expect(await orders()).toBe(before + 4);
       expect(await price()).toBe(px("1.0810"));
@@ -318,7 +319,7 @@ describe.each(dbKinds())("docs/SQL.md queries on %s", (kind) => {
         const from = seen.length;
         for (const [i, p] of ["1.0820", "1.0830", "1.0840"].entries()) {
           // a block of other tables first (kept, not emptied, while nothing references them)
-          await actions.place(i % 2, EUR, i % 2 === 0 ? "SHORT" : "LONG", "LIMIT", "100", 10, i % 2 === 0 ? "1.0860" : "1.0750");
+          await actions.place(i % 2, EUR, i % 2 === 0 ? "SHORT" : "LONG", "LIMIT", "100", 10, i % 2 === 0 ? "1.0860" : "1.0800");
           await indexed();
           await actions.setPrice(EUR, p);
           await waitFor(px(p));
