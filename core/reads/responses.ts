@@ -21,7 +21,6 @@ import {
   positionLeverage,
   annualizeHourlyRate,
   positionIdOf,
-  premiumAt,
   MARK_PERIOD_SECONDS,
 } from "../math/index.js";
 import { bpsToPercent, secondsToISO, x18ToPercent } from "../units.js";
@@ -309,16 +308,16 @@ export function markPriceResponse(snap: MarketSnapshot, block: { timestamp: bigi
     markPriceFormatted: formatField("markPrice", snap.markX18),
     indexPrice: snap.indexX18.toString(),
     indexPriceFormatted: formatField("indexPrice", snap.indexX18),
-    ...markComponents(snap, block.timestamp),
+    ...markComponents(snap),
     timestamp: num(block.timestamp),
   };
 }
 
 /** What the mark is made of, as the contracts compute it (core/math/price.ts, docs/CONTRACTS.md "Mark"). */
-function markComponents(snap: MarketSnapshot, now: bigint) {
+function markComponents(snap: MarketSnapshot) {
   const clampBps = BigInt(snap.market.markClampBps);
-  const { premiumX18, premiumSampleX18: sample, fundingLastUpdate: lastUpdate } = snap.state;
-  const premium = premiumAt({ premiumX18, premiumSampleX18: sample, lastUpdate, now });
+  const sample = snap.state.premiumSampleX18;
+  const premium = snap.premiumNowX18;
   const price = (v: bigint) => (v === 0n ? null : v.toString());
   return {
     bestBid: price(snap.bestBidX18),

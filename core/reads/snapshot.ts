@@ -6,7 +6,7 @@
  * (services/reads/tables.ts, one statement on Postgres).
  */
 import type { account, indexPrice, market, marketState, operatorApproval, orderBookLevel, position } from "../../ponder.schema.js";
-import { fundingNow, markPrice } from "../math/index.js";
+import { fundingNow, markFromPremium, premiumAt } from "../math/index.js";
 import { calendarAt, calendarOf, lastReopen, lastSwitch, nextSessionChange, sessionAt, type SessionName } from "../calendar.js";
 
 export type AccountRow = typeof account.$inferSelect;
@@ -23,6 +23,8 @@ export type MarketSnapshot = {
   indexX18: bigint;
   bestBidX18: bigint; // 0 = empty side
   bestAskX18: bigint;
+  /** The mark's premium average at `now` (the stored one moved towards the last update's sample). */
+  premiumNowX18: bigint;
   markX18: bigint;
   /** The contract's cumulativeIndexNow at `now` (split at a cancel's stale second; nothing while closed). */
   cumulativeIndexNowX18: bigint;
@@ -116,6 +118,7 @@ export function marketSnapshot(r: SnapshotRows, now: bigint): MarketSnapshot {
   const bestBidX18 = r.bestBidX18 ?? 0n;
   const bestAskX18 = r.bestAskX18 ?? 0n;
   const next = nextSessionChange(calendarOf(state), Number(now));
+  const premiumNowX18 = premiumAt({ premiumX18: state.premiumX18, premiumSampleX18: state.premiumSampleX18, lastUpdate: state.fundingLastUpdate, now });
   return {
     market: m,
     state,
@@ -123,9 +126,8 @@ export function marketSnapshot(r: SnapshotRows, now: bigint): MarketSnapshot {
     indexX18,
     bestBidX18,
     bestAskX18,
-    markX18: markPrice({
-      indexX18, premiumX18: state.premiumX18, premiumSampleX18: state.premiumSampleX18, lastUpdate: state.fundingLastUpdate, now,
-    }),
+    premiumNowX18,
+    markX18: markFromPremium(indexX18, premiumNowX18),
     ...fundingNow({
       cumulativeIndexX18: state.cumulativeFundingIndexX18,
       rateX18PerHour: state.fundingRateX18PerHour,

@@ -7,9 +7,7 @@ export type ChainMarket = {
   address: Address;
   symbol: string;
   tickX18: bigint;
-  lotQty: bigint;
   minOrderQty: bigint;
-  maxLeverage: number;
 };
 
 export class MarketDirectory {
@@ -37,9 +35,7 @@ export class MarketDirectory {
         address,
         symbol: p.symbol,
         tickX18: p.tickSizeX18,
-        lotQty: p.lotSizeQty,
         minOrderQty: p.minOrderQty,
-        maxLeverage: Number(p.maxLeverage),
       });
     }
     this.loadedAt = Date.now();

@@ -13,14 +13,10 @@ import { SIDE_LONG, type Quote, type QuoteParams } from "./quotes.js";
 
 const E18 = 10n ** 18n;
 
-export type MakerOptions = {
-  levels: number;
-  spreadBps: bigint;
-  levelStepBps: bigint;
+/** The ladder's own parameters (QuoteParams'), the quantity in whole units, and the maker's account. */
+export type MakerOptions = Pick<QuoteParams, "levels" | "spreadBps" | "levelStepBps" | "leverage" | "requoteBps"> & {
   /** Whole base units per level. */
   levelQty: bigint;
-  leverage: bigint;
-  requoteBps: bigint;
   /** Whole USD the maker keeps deposited. */
   depositUsd: bigint;
   /** Quote only these markets (default: every market the integration API lists). */
