@@ -216,8 +216,10 @@ export const marketState = onchainTable("market_state", (t) => ({
   skewComponentX18: t.bigint("skew_component_x18").notNull(),
   skewX18: t.bigint("skew_x18").notNull(),
   premiumX18: t.bigint("premium_x18").notNull(),
-  // the book's sample at the last funding update (its fillable top, taken on chain): premium_x18 moves towards it until the next
-  premiumSampleX18: t.bigint("premium_sample_x18").notNull(),
+  // the bid and ask the last funding update sampled (the book's fillable top, taken on chain; 0 = none, both 0 for a
+  // book around the index): until the next, premium_x18 moves towards their sample against the index of the moment
+  sampleBidX18: t.bigint("sample_bid_x18").notNull(),
+  sampleAskX18: t.bigint("sample_ask_x18").notNull(),
   cumulativeFundingIndexX18: t.bigint("cumulative_funding_index_x18").notNull(),
   fundingLastUpdate: t.bigint().notNull(), // seconds
   fundingIndexPriceX18: t.bigint("funding_index_price_x18").notNull(), // index and mark at the last funding update
@@ -346,7 +348,8 @@ export const fundingUpdateEvent = onchainTable(
     skewComponentX18: t.bigint("skew_component_x18").notNull(),
     skewX18: t.bigint("skew_x18").notNull(),
     premiumX18: t.bigint("premium_x18").notNull(),
-    premiumSampleX18: t.bigint("premium_sample_x18").notNull(),
+    sampleBidX18: t.bigint("sample_bid_x18").notNull(),
+    sampleAskX18: t.bigint("sample_ask_x18").notNull(),
     cumulativeIndexX18: t.bigint("cumulative_index_x18").notNull(),
     indexPriceX18: t.bigint("index_price_x18").notNull(),
     markPriceX18: t.bigint("mark_price_x18").notNull(),

@@ -668,9 +668,15 @@ export const marketAbi = [
       },
       {
         "indexed": false,
-        "internalType": "int256",
-        "name": "premiumSampleX18",
-        "type": "int256"
+        "internalType": "uint256",
+        "name": "sampleBidX18",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "sampleAskX18",
+        "type": "uint256"
       },
       {
         "indexed": false,
@@ -1550,6 +1556,16 @@ export const marketAbi = [
             "internalType": "int256",
             "name": "premiumSampleX18",
             "type": "int256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "sampleBidX18",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "sampleAskX18",
+            "type": "uint256"
           }
         ],
         "internalType": "struct IMarket.FundingView",

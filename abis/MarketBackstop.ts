@@ -983,6 +983,16 @@ export const marketBackstopAbi = [
             "internalType": "int256",
             "name": "premiumSampleX18",
             "type": "int256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "sampleBidX18",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "sampleAskX18",
+            "type": "uint256"
           }
         ],
         "internalType": "struct IMarket.FundingView",
@@ -1022,6 +1032,62 @@ export const marketBackstopAbi = [
         "internalType": "uint256[]",
         "name": "orderCounts",
         "type": "uint256[]"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      }
+    ],
+    "name": "getPosition",
+    "outputs": [
+      {
+        "components": [
+          {
+            "internalType": "int256",
+            "name": "sizeQty",
+            "type": "int256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "openNotionalWad",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "entryPriceX18",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "marginWad",
+            "type": "uint256"
+          },
+          {
+            "internalType": "int256",
+            "name": "lastFundingIndexX18",
+            "type": "int256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "lastSettledAt",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "openBlock",
+            "type": "uint256"
+          }
+        ],
+        "internalType": "struct IMarket.PositionView",
+        "name": "v",
+        "type": "tuple"
       }
     ],
     "stateMutability": "view",
@@ -1140,6 +1206,19 @@ export const marketBackstopAbi = [
     "name": "initialize",
     "outputs": [],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "markPrice",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {

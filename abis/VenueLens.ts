@@ -295,6 +295,16 @@ export const venueLensAbi = [
                 "internalType": "int256",
                 "name": "premiumSampleX18",
                 "type": "int256"
+              },
+              {
+                "internalType": "uint256",
+                "name": "sampleBidX18",
+                "type": "uint256"
+              },
+              {
+                "internalType": "uint256",
+                "name": "sampleAskX18",
+                "type": "uint256"
               }
             ],
             "internalType": "struct IMarket.FundingView",
@@ -540,6 +550,16 @@ export const venueLensAbi = [
                 "internalType": "int256",
                 "name": "premiumSampleX18",
                 "type": "int256"
+              },
+              {
+                "internalType": "uint256",
+                "name": "sampleBidX18",
+                "type": "uint256"
+              },
+              {
+                "internalType": "uint256",
+                "name": "sampleAskX18",
+                "type": "uint256"
               }
             ],
             "internalType": "struct IMarket.FundingView",

@@ -291,7 +291,7 @@ contract Market is IMarket, MarketBase, Initializable {
     // ─── delegation ──────────────────────────────────────────────────────────────────────
 
     /// The fillable top of the book from the extension (`MarketExtension.fillableTop`): one
-    /// delegatecall, only when a side of the book lies beyond the index (`_premiumSample`).
+    /// delegatecall, only when a side of the book lies beyond the index (`_sampleNow`).
     function _fillableTop(uint256 mark) internal view override returns (uint256, uint256) {
         function(uint256) internal returns (uint256, uint256) f = _fillableTopInExtension;
         function(uint256) internal view returns (uint256, uint256) g;

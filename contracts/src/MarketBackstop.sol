@@ -149,7 +149,8 @@ contract MarketBackstop is MarketBase, Initializable {
         v.lastUpdate = f.lastUpdate;
         v.rateStaleSince = _rateStaleSince;
         v.rateNowX18PerHour = v.rateStaleSince == 0 ? int256(f.rate) : _rateOf(c.premium).rate;
-        v.premiumSampleX18 = _premiumSample;
+        v.premiumSampleX18 = _sampleAt(index);
+        (v.sampleBidX18, v.sampleAskX18) = (_sampleBid, _sampleAsk);
     }
 
     // ─── the fund's own position (docs/CONTRACTS.md "Backstop") ─────────────────────────
@@ -318,6 +319,24 @@ contract MarketBackstop is MarketBase, Initializable {
     }
 
     // ─── views ───────────────────────────────────────────────────────────────────────────
+
+    // served here for the extension's size (EIP-170)
+
+    function getPosition(uint256 accountId) external view returns (IMarket.PositionView memory v) {
+        Position storage p = positions[accountId];
+        v.sizeQty = p.size;
+        v.openNotionalWad = p.openNotional;
+        v.entryPriceX18 = p.size == 0 ? 0 : uint256(p.openNotional) * WAD / VenueMath.abs(p.size);
+        v.marginWad = p.margin;
+        v.lastFundingIndexX18 = p.lastFundingIndex;
+        v.lastSettledAt = p.lastSettledAt;
+        v.openBlock = p.openBlock;
+    }
+
+    function markPrice() external view returns (uint256) {
+        (uint256 index,) = _oracle().getPrice(_marketId());
+        return _markNow(index);
+    }
 
     /// Orders `getFillableLevels` reads at most (a view; bounds its cost for a node's eth_call).
     uint256 internal constant MAX_DEPTH_ORDERS = 2_000;

@@ -171,11 +171,13 @@ abstract contract MarketBase is IVenueErrors {
     uint256 internal _calendar;
     /// The second of the last `reduceFundPosition` (MarketBackstop).
     uint64 internal _fundReducedAt;
-    /// Same slot: the book's premium sample taken at the last rate update (`_updateRate`, after
-    /// every placement, fill, liquidation, margin change and poke), from the book's fillable top
-    /// (`_sampleNow`). The premium average moves towards it until the next update, in transactions
-    /// and views alike: the mark never reads the book in between (docs/CONTRACTS.md "Prices").
-    int64 internal _premiumSample;
+    /// Same slot: the book's sampled bid and ask (prices; 0 = none) taken at the last rate update
+    /// (`_updateRate`, after every placement, fill, liquidation, margin change and poke) from the
+    /// book's fillable top (`_sampleNow`). The premium average moves towards their sample against
+    /// the index of the moment (`_sampleAt`) until the next update, in transactions and views
+    /// alike: the mark never reads the book in between (docs/CONTRACTS.md "Prices").
+    uint96 internal _sampleBid;
+    uint96 internal _sampleAsk;
 
     // ─── who the market is (its clone's args: libraries/MarketArgs.sol) ─────────────────
 
@@ -756,7 +758,7 @@ abstract contract MarketBase is IVenueErrors {
         uint256 dt = _since(f.lastUpdate);
         if (dt == 0) return;
         fundingState = FundingState(int128(_indexNow(f, index, since, until)), f.rate, uint64(block.timestamp));
-        components.premium = int64(_premiumAfter(dt));
+        components.premium = int64(_premiumAfter(index, dt));
     }
 
     /// The cumulative index accrued from lastUpdate to now over the seconds the index has been
@@ -784,21 +786,31 @@ abstract contract MarketBase is IVenueErrors {
         return x < lo ? lo : x > hi ? hi : x;
     }
 
-    /// The premium average after `dt` seconds: towards the sample of the last rate update.
-    function _premiumAfter(uint256 dt) internal view returns (int256) {
-        return VenueMath.premiumEma(components.premium, _premiumSample, dt, MARK_PERIOD);
+    /// The premium average after `dt` seconds: towards the sample of the last rate update's bid
+    /// and ask against `index`.
+    function _premiumAfter(uint256 index, uint256 dt) internal view returns (int256) {
+        return VenueMath.premiumEma(components.premium, _sampleAt(index), dt, MARK_PERIOD);
     }
 
-    /// The book's premium sample now, at `mark`. A book around the index (best bid ≤ index ≤ best
-    /// ask) samples the index itself whatever orders make it (premium 0; an empty side gives 0
-    /// too); only a side beyond the index moves the mark, and then only through orders that can
-    /// fill: the sample is taken from the fillable top of each side (`_fillableTop`).
-    function _sampleNow(uint256 index, uint256 mark) internal view returns (int256) {
-        if (index == 0) return 0;
+    /// The premium sample of the stored bid and ask against `index`: median(index, bid, ask),
+    /// clamped; 0 when either is none. An index that moved since the update moves the sample with
+    /// it (a stored bid the index rose past samples the index itself, premium 0).
+    function _sampleAt(uint256 index) internal view returns (int256) {
+        return VenueMath.premiumSample(index, _sampleBid, _sampleAsk, MarketArgs.get(MarketArgs.MARK_CLAMP_BPS));
+    }
+
+    /// The bid and ask (0 = none) the premium samples until the next update, taken now at
+    /// `mark`. A book around the index (best bid ≤ index ≤ best ask) gives none (premium 0 whatever
+    /// orders make it; an empty side gives none too); only a side beyond the index moves the mark,
+    /// and then only through orders that can fill: the bid and ask are the book's fillable top
+    /// (`_fillableTop`), fixed at the update.
+    function _sampleNow(uint256 index, uint256 mark) internal view returns (uint256, uint256) {
+        if (index == 0) return (0, 0);
         uint256 bid = _best(true);
         uint256 ask = _best(false);
-        if (bid > index || (ask != 0 && ask < index)) (bid, ask) = _fillableTop(mark);
-        return VenueMath.premiumSample(index, bid, ask, MarketArgs.get(MarketArgs.MARK_CLAMP_BPS));
+        if (bid == 0 || ask == 0 || (bid <= index && ask >= index)) return (0, 0);
+        (bid, ask) = _fillableTop(mark);
+        return bid == 0 || ask == 0 ? (0, 0) : (bid, ask);
     }
 
     /// The best bid and ask that could fill now (`_markBest`). Market reaches the extension's copy
@@ -830,12 +842,12 @@ abstract contract MarketBase is IVenueErrors {
         fundingState.rate = int64(r.rate);
         components = FundingComponents(int64(r.premiumComponent), int64(r.skewComponent), int64(r.skew), int64(premium));
         _rateStaleSince = 0;
-        // the sample the premium average moves towards until the next update (written when it moved)
-        int256 sample = _sampleNow(index, mark);
-        if (sample != _premiumSample) _premiumSample = int64(sample);
+        // the bid and ask the premium average moves towards until the next update (written when they moved)
+        (uint256 bid, uint256 ask) = _sampleNow(index, mark);
+        if (bid != _sampleBid || ask != _sampleAsk) (_sampleBid, _sampleAsk) = (uint96(bid), uint96(ask));
         emit IMarket.FundingUpdated(
-            ++seq, r.rate, r.premiumComponent, r.skewComponent, r.skew, premium, sample, fundingState.cumulativeIndex,
-            index, mark, block.timestamp
+            ++seq, r.rate, r.premiumComponent, r.skewComponent, r.skew, premium, bid, ask,
+            fundingState.cumulativeIndex, index, mark, block.timestamp
         );
     }
 
@@ -874,7 +886,7 @@ abstract contract MarketBase is IVenueErrors {
         uint256 last = fundingState.lastUpdate;
         uint256 reopen = _lastReopen();
         uint256 dt = _since(last > reopen ? last : reopen);
-        return VenueMath.markFromPremium(index, dt == 0 ? components.premium : _premiumAfter(dt));
+        return VenueMath.markFromPremium(index, dt == 0 ? components.premium : _premiumAfter(index, dt));
     }
 
     /// Whether resting order `n` could fill an ordinary taker now, all of its remaining size (or

@@ -178,22 +178,6 @@ contract MarketExtension is MarketBase {
         }
     }
 
-    function getPosition(uint256 accountId) external view returns (IMarket.PositionView memory v) {
-        Position storage p = positions[accountId];
-        v.sizeQty = p.size;
-        v.openNotionalWad = p.openNotional;
-        v.entryPriceX18 = p.size == 0 ? 0 : uint256(p.openNotional) * WAD / VenueMath.abs(p.size);
-        v.marginWad = p.margin;
-        v.lastFundingIndexX18 = p.lastFundingIndex;
-        v.lastSettledAt = p.lastSettledAt;
-        v.openBlock = p.openBlock;
-    }
-
-    function markPrice() external view returns (uint256) {
-        (uint256 index,) = _oracle().getPrice(_marketId());
-        return _markNow(index);
-    }
-
     /// Isolated margin (IMarket.adjustMargin; docs/CONTRACTS.md "Position margin"): what a
     /// trade needs (not CLOSED, a fresh index; a removal also an active market), pending funding
     /// settled, and a removal leaves at least initial margin at the mark with the session's

@@ -316,7 +316,7 @@ export function markPriceResponse(snap: MarketSnapshot, block: { timestamp: bigi
 /** What the mark is made of, as the contracts compute it (core/math/price.ts, docs/CONTRACTS.md "Mark"). */
 function markComponents(snap: MarketSnapshot) {
   const clampBps = BigInt(snap.market.markClampBps);
-  const sample = snap.state.premiumSampleX18;
+  const sample = snap.premiumSampleNowX18;
   const premium = snap.premiumNowX18;
   const price = (v: bigint) => (v === 0n ? null : v.toString());
   return {

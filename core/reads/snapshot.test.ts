@@ -24,10 +24,10 @@ describe("market snapshot (core/reads/snapshot.ts)", () => {
   });
 
   it("computes mark and cumulative index at `now` from the rows, as core/math does", () => {
-    const state = { ...emptyMarketState(market), premiumX18: WAD / 1000n, premiumSampleX18: WAD / 500n, fundingRateX18PerHour: WAD / 10_000n, cumulativeFundingIndexX18: 5n * WAD, fundingLastUpdate: 1_500n };
+    const state = { ...emptyMarketState(market), premiumX18: WAD / 1000n, sampleBidX18: (108216n * WAD) / 100_000n, sampleAskX18: (109n * WAD) / 100n, fundingRateX18PerHour: WAD / 10_000n, cumulativeFundingIndexX18: 5n * WAD, fundingLastUpdate: 1_500n };
     const rows = { market, state, indexX18: (108n * WAD) / 100n, bestBidX18: (1079n * WAD) / 1000n, bestAskX18: (1082n * WAD) / 1000n };
     const s = marketSnapshot(rows, 1_800n);
-    expect(s.markX18).toBe(markPrice({ indexX18: rows.indexX18, premiumX18: state.premiumX18, premiumSampleX18: WAD / 500n, lastUpdate: 1_500n, now: 1_800n }));
+    expect(s.markX18).toBe(markPrice({ indexX18: rows.indexX18, premiumX18: state.premiumX18, sampleBidX18: state.sampleBidX18, sampleAskX18: state.sampleAskX18, markClampBps: BigInt(market.markClampBps), lastUpdate: 1_500n, now: 1_800n }));
     expect(s.markX18).toBe((rows.indexX18 * (WAD + WAD / 500n)) / WAD); // a full period later: the sample
     expect(s.cumulativeIndexNowX18).toBe(cumulativeIndexNow({ cumulativeIndexX18: 5n * WAD, rateX18PerHour: WAD / 10_000n, indexX18: rows.indexX18, lastUpdate: 1_500n, now: 1_800n }));
     expect(s.cumulativeIndexNowX18).toBeGreaterThan(5n * WAD);

@@ -6,7 +6,7 @@
  * (services/reads/tables.ts, one statement on Postgres).
  */
 import type { account, indexPrice, market, marketState, operatorApproval, orderBookLevel, position } from "../../ponder.schema.js";
-import { fundingNow, markFromPremium, premiumAt } from "../math/index.js";
+import { fundingNow, markFromPremium, premiumAt, premiumSample } from "../math/index.js";
 import { calendarAt, calendarOf, lastReopen, lastSwitch, nextSessionChange, sessionAt, type SessionName } from "../calendar.js";
 
 export type AccountRow = typeof account.$inferSelect;
@@ -23,7 +23,9 @@ export type MarketSnapshot = {
   indexX18: bigint;
   bestBidX18: bigint; // 0 = empty side
   bestAskX18: bigint;
-  /** The mark's premium average at `now` (the stored one moved towards the last update's sample). */
+  /** The premium sample at `now`: the last update's bid and ask against the index now. */
+  premiumSampleNowX18: bigint;
+  /** The mark's premium average at `now` (the stored one moved towards that sample). */
   premiumNowX18: bigint;
   markX18: bigint;
   /** The contract's cumulativeIndexNow at `now` (split at a cancel's stale second; nothing while closed). */
@@ -46,7 +48,8 @@ export const EMPTY_MARKET_STATE = {
   skewComponentX18: 0n,
   skewX18: 0n,
   premiumX18: 0n,
-  premiumSampleX18: 0n,
+  sampleBidX18: 0n,
+  sampleAskX18: 0n,
   cumulativeFundingIndexX18: 0n,
   fundingIndexPriceX18: 0n,
   fundingMarkPriceX18: 0n,
@@ -118,7 +121,10 @@ export function marketSnapshot(r: SnapshotRows, now: bigint): MarketSnapshot {
   const bestBidX18 = r.bestBidX18 ?? 0n;
   const bestAskX18 = r.bestAskX18 ?? 0n;
   const next = nextSessionChange(calendarOf(state), Number(now));
-  const premiumNowX18 = premiumAt({ premiumX18: state.premiumX18, premiumSampleX18: state.premiumSampleX18, lastUpdate: state.fundingLastUpdate, now });
+  const markClampBps = BigInt(m.markClampBps);
+  const premiumNowX18 = premiumAt({
+    indexX18, premiumX18: state.premiumX18, sampleBidX18: state.sampleBidX18, sampleAskX18: state.sampleAskX18, markClampBps, lastUpdate: state.fundingLastUpdate, now,
+  });
   return {
     market: m,
     state,
@@ -126,6 +132,7 @@ export function marketSnapshot(r: SnapshotRows, now: bigint): MarketSnapshot {
     indexX18,
     bestBidX18,
     bestAskX18,
+    premiumSampleNowX18: premiumSample(indexX18, state.sampleBidX18, state.sampleAskX18, markClampBps),
     premiumNowX18,
     markX18: markFromPremium(indexX18, premiumNowX18),
     ...fundingNow({

@@ -353,7 +353,7 @@ export const MarkPrice = z
     bestBidFormatted: formatted("bestBid").nullable(),
     bestAsk: raw("bestAsk").nullable().openapi({ description: "Best ask now; null when the side is empty" }),
     bestAskFormatted: formatted("bestAsk").nullable(),
-    premiumSample: raw("premiumSample", "Signed: the book's sample of the last funding update, which the premium moves towards until the next: (median(index, bid, ask) clamped to index ± markClampBps) ÷ index − 1, where bid and ask are the top of the book, or its fillable top when a side lies beyond the index (orders that cannot fill never count); 0 when a side gives no price"),
+    premiumSample: raw("premiumSample", "Signed: the sample the premium moves towards now, (median(index, bid, ask) clamped to index ± markClampBps) ÷ index − 1 with the index now and the bid and ask the last funding update sampled: the book's fillable top when a side lay beyond the index (orders that cannot fill never count); none (0) when the book lay around the index or a side gave no price"),
     premiumSamplePercent: percent("premiumSample"),
     premium: raw("premium", "Signed: the sample averaged over averagingPeriodSeconds (premium += (sample − premium) × min(dt, period) ÷ period), at the indexed block's time"),
     premiumPercent: percent("premium"),

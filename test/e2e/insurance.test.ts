@@ -120,4 +120,31 @@ describe.each([mainKind()])("insurance fund and mark components on %s", (kind) =
       await gw.close();
     }
   });
+
+  it("the sample follows the index between updates, as the chain's: the stored bid and ask against the index now", async () => {
+    const { send, setPrice } = sessionActions(v);
+    const market = v.deployment.markets[0]!.marketAddress as Hex;
+    const atBlock = async () => {
+      await waitForBlock(ix.url, await v.client.getBlockNumber({ cacheTime: 0 }));
+      const { status, block, body } = await get(`/markets/${EUR}/price`);
+      expect(status, JSON.stringify(body)).toBe(200);
+      const funding = await v.client.readContract({ address: market, abi: marketAbi, functionName: "funding", blockNumber: block });
+      const mark = await v.client.readContract({ address: market, abi: marketAbi, functionName: "markPrice", blockNumber: block });
+      expect(body.data.premiumSample).toBe(funding.premiumSampleX18.toString());
+      expect(BigInt(body.data.markPrice as string)).toBe(mark);
+      return { d: body.data, funding };
+    };
+    // the index falls below the book (bid 1.0790, ask 1.0830) and a poke takes the sample
+    await setPrice(EUR, "1.0760");
+    await send(1, "pokeFunding", [EUR]);
+    const below = await atBlock();
+    expect(below.funding.sampleBidX18).toBe(px("1.0790"));
+    expect(below.funding.sampleAskX18).toBe(px("1.0830"));
+    expect(BigInt(below.d.premiumSample as string)).toBe(((px("1.0790") - px("1.0760")) * 10n ** 18n) / px("1.0760"));
+    // back to 1.0800 with no update since: the same stored bid and ask, the sample of the index now is 0
+    await setPrice(EUR, "1.0800");
+    const back = await atBlock();
+    expect(back.funding.sampleBidX18).toBe(px("1.0790"));
+    expect(back.d.premiumSample).toBe("0");
+  });
 });

@@ -15,6 +15,7 @@ import {
   markPrice,
   premiumEma,
   premiumAt,
+  premiumSample,
   marketFundingDirection,
   orderQuantity,
   pendingFunding,
@@ -28,9 +29,10 @@ import { encodeAbiParameters, keccak256, parseUnits } from "viem";
 const px = (v: string) => parseUnits(v, 18);
 
 describe("mark price", () => {
-  // the book's sample is taken on chain (its fillable top, MarketBase._sampleNow) and carried by
-  // FundingUpdated; the read side moves the stored average towards it, as the views do
-  const base = { indexX18: px("1"), premiumX18: 0n, premiumSampleX18: px("0.004"), lastUpdate: 1000n };
+  // the bid and ask are sampled on chain (the book's fillable top, MarketBase._sampleNow) and
+  // carried by FundingUpdated; the read side moves the stored average towards their sample
+  // against the index now, as the views do
+  const base = { indexX18: px("1"), premiumX18: 0n, sampleBidX18: px("1.004"), sampleAskX18: px("1.01"), markClampBps: 50n, lastUpdate: 1000n };
   it("moves by dt / 300 s of the way towards the update's sample; not at all within the second of the last update", () => {
     expect(markPrice({ ...base, now: 1000n })).toBe(px("1"));
     expect(markPrice({ ...base, now: 1030n })).toBe(px("1.0004"));
@@ -41,8 +43,19 @@ describe("mark price", () => {
   it("a full period or more after the update the average is the sample; no index, no mark", () => {
     expect(markPrice({ ...base, now: 1300n })).toBe(px("1.004"));
     expect(markPrice({ ...base, now: 100_000n })).toBe(px("1.004"));
-    expect(markPrice({ ...base, premiumX18: px("0.001"), premiumSampleX18: -px("0.002"), now: 1100n })).toBe(px("1"));
+    expect(markPrice({ ...base, premiumX18: px("0.001"), sampleBidX18: px("0.99"), sampleAskX18: px("0.998"), now: 1100n })).toBe(px("1"));
     expect(markPrice({ ...base, indexX18: 0n, now: 1300n })).toBe(0n);
+  });
+  it("samples the stored bid and ask against the index of the moment: median, clamped; none → 0", () => {
+    expect(premiumSample(px("1"), px("1.004"), px("1.01"), 50n)).toBe(px("0.004"));
+    // the index rose past the bid: median is the index
+    expect(premiumSample(px("1.005"), px("1.004"), px("1.01"), 50n)).toBe(0n);
+    expect(markPrice({ ...base, indexX18: px("1.005"), now: 1300n })).toBe(px("1.005"));
+    // clamped to index + 0.5 %
+    expect(premiumSample(px("1"), px("1.02"), px("1.03"), 50n)).toBe(px("0.005"));
+    expect(premiumSample(px("1"), px("0.97"), px("0.98"), 50n)).toBe(-px("0.005"));
+    expect(premiumSample(px("1"), 0n, px("1.01"), 50n)).toBe(0n);
+    expect(premiumSample(px("1"), px("1.004"), 0n, 50n)).toBe(0n);
   });
 });
 

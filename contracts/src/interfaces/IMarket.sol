@@ -123,7 +123,9 @@ interface IMarket is IVenueErrors {
         uint256 lastUpdate;           // seconds
         int256 rateNowX18PerHour;     // the rate in force now: the stored one, or from rateStaleSince the rate of the stored premium and the margined book now
         uint256 rateStaleSince;       // seconds; 0 = the stored rate is current (else a cancel made it stale, docs/CONTRACTS.md "Funding")
-        int256 premiumSampleX18;      // the book's sample at the last update: premiumX18 moves towards it until the next (docs/CONTRACTS.md "Prices")
+        int256 premiumSampleX18;      // the sample now: of the last update's bid and ask against the index now; premiumX18 moves towards it (docs/CONTRACTS.md "Prices")
+        uint256 sampleBidX18;         // the bid and ask the last update sampled (0 = none; both 0: a book around the index, premium 0)
+        uint256 sampleAskX18;
     }
 
     // ─── events (post-state values) ────────────────────────────────────────────────────────
@@ -167,12 +169,14 @@ interface IMarket is IVenueErrors {
     /// FundingUpdated writes it (docs/CONTRACTS.md "Funding").
     event FundingRateStale(uint64 seq, uint64 staleSince, uint256 longQty, uint256 shortQty);
     /// Funding accrued to `timestamp` and the rate that applies from now on. `premiumX18`: the
-    /// premium average now; `premiumSampleX18`: the book's sample now (its fillable top), which the
-    /// average moves towards until the next FundingUpdated (docs/CONTRACTS.md "Prices").
+    /// premium average now; `sampleBidX18`, `sampleAskX18`: the bid and ask sampled now (the
+    /// book's fillable top when a side lies beyond the index; 0 = none, both 0 for a book around
+    /// the index). Until the next FundingUpdated the average moves towards their premium sample
+    /// against the index of each moment (docs/CONTRACTS.md "Prices").
     event FundingUpdated(
         uint64 seq, int256 rateX18PerHour, int256 premiumComponentX18, int256 skewComponentX18,
-        int256 skewX18, int256 premiumX18, int256 premiumSampleX18, int256 cumulativeIndexX18, uint256 indexPriceX18,
-        uint256 markPriceX18, uint256 timestamp
+        int256 skewX18, int256 premiumX18, uint256 sampleBidX18, uint256 sampleAskX18, int256 cumulativeIndexX18,
+        uint256 indexPriceX18, uint256 markPriceX18, uint256 timestamp
     );
     event Liquidated(
         uint64 seq, uint256 indexed accountId, address indexed liquidator, uint256 closedQty,

@@ -117,8 +117,9 @@ contract FundingFuzzTest is VenueFixture {
         else engine.pokeFunding(EUR);
         Vm.Log[] memory ups = _logs(vm.getRecordedLogs(), address(market), IMarket.FundingUpdated.selector);
         assertEq(ups.length, 1);
-        (,,,,,,, int256 cum,, uint256 upMark, uint256 ts) =
-            abi.decode(ups[0].data, (uint64, int256, int256, int256, int256, int256, int256, int256, uint256, uint256, uint256));
+        (,,,,,,,, int256 cum,, uint256 upMark, uint256 ts) = abi.decode(
+            ups[0].data, (uint64, int256, int256, int256, int256, int256, uint256, uint256, int256, uint256, uint256, uint256)
+        );
         assertEq(cum, v.cumulativeIndexNowX18, "cumulativeIndexNow is what the next accrual writes");
         assertEq(upMark, mark, "markPrice is the next accrual's mark");
         assertEq(ts, block.timestamp);

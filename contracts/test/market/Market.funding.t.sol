@@ -76,6 +76,42 @@ contract MarketFundingTest is VenueFixture {
         assertEq(f.rateX18PerHour, rate);
     }
 
+    /// The update stores the bid and ask it sampled, not a premium: an index that moves before
+    /// the next update moves the sample with it. A book above the index (bid 1.0850, ask 1.0900)
+    /// samples +0.46 %; the index then rises to 1.0870, past the bid, and nobody trades or pokes:
+    /// the sample is the index itself (premium 0), not the old +0.46 % over the new index.
+    function test_funding_indexMoveAfterTheUpdateMovesTheSample() public {
+        _limit(carol, c, LONG, 10.85e6, 10, 1.085e18);
+        _limit(dave, d, SHORT, 10.9e6, 10, 1.09e18);
+        IMarket.FundingView memory f = market.funding();
+        assertEq(f.sampleBidX18, 1.085e18, "the update sampled the bid beyond the index");
+        assertEq(f.sampleAskX18, 1.09e18);
+        assertEq(f.premiumSampleX18, int256(0.005e18) * 1e18 / int256(1.08e18));
+        vm.warp(block.timestamp + 1 hours);
+        _setPrice(EUR, 1.087e18);
+        f = market.funding();
+        assertEq(f.premiumSampleX18, 0, "median(1.087, 1.085, 1.090) is the index");
+        assertEq(f.sampleBidX18, 1.085e18, "the stored bid and ask stay until the next update");
+        // the premium average reaches the sample a period after the update, whatever it was
+        assertEq(market.markPrice(), 1.087e18, "the mark is the new index, not 0.46 % above it");
+        // and a fall of the index below the book samples the stored bid against the new index
+        vm.warp(block.timestamp + 1 hours);
+        _setPrice(EUR, 1.083e18);
+        f = market.funding();
+        assertEq(f.premiumSampleX18, int256(0.002e18) * 1e18 / int256(1.083e18), "median is the bid 1.085");
+        assertEq(market.markPrice(), 1.083e18 * uint256(1e18 + f.premiumSampleX18) / 1e18);
+    }
+
+    /// A book around the index samples none (premium 0): the update stores no bid or ask.
+    function test_funding_bookAroundTheIndexSamplesNone() public {
+        _limit(carol, c, LONG, 10.75e6, 10, 1.075e18);
+        _limit(dave, d, SHORT, 10.85e6, 10, 1.085e18);
+        IMarket.FundingView memory f = market.funding();
+        assertEq(f.sampleBidX18, 0);
+        assertEq(f.sampleAskX18, 0);
+        assertEq(f.premiumSampleX18, 0);
+    }
+
     /// Dust cannot pin the mark: the sample is clamped to index ± markClampBps (≤ maintenance / 2).
     function test_funding_markClampedNearIndex() public {
         // a book inside the band (1.08 ± 0.94 %) whose mid sits 0.88 % above the index
@@ -139,8 +175,8 @@ contract MarketFundingTest is VenueFixture {
         engine.pokeFunding(EUR);
         Vm.Log[] memory ups = _logs(vm.getRecordedLogs(), address(market), IMarket.FundingUpdated.selector);
         assertEq(ups.length, 1);
-        (, int256 r,,,,,, int256 cum, uint256 idx,, uint256 ts) = abi.decode(
-            ups[0].data, (uint64, int256, int256, int256, int256, int256, int256, int256, uint256, uint256, uint256)
+        (, int256 r,,,,,,, int256 cum, uint256 idx,, uint256 ts) = abi.decode(
+            ups[0].data, (uint64, int256, int256, int256, int256, int256, uint256, uint256, int256, uint256, uint256, uint256)
         );
         assertEq(cum, f0.cumulativeIndexX18 + step);
         assertEq(r, rate, "same state, same rate");

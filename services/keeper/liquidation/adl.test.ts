@@ -7,7 +7,7 @@ const market: MarketContext = {
   marketId: `0x${"11".repeat(32)}`, symbol: "EUR/USD", marketAddress: `0x${"22".repeat(20)}`,
   maintenanceMarginBps: 100n, liquidationFeeBps: 50n, isActive: true,
   indexPriceX18: 1_066_000_000_000_000_000n, indexUpdatedAt: 1000n,
-  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1000n, premiumX18: 0n, premiumSampleX18: 0n,
+  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1000n, premiumX18: 0n, sampleBidX18: 0n, sampleAskX18: 0n, markClampBps: 50n,
 };
 const row = (accountId: bigint, sizeQty: bigint, openNotionalWad: bigint, marginWad: bigint): PositionRow => ({
   positionId: `0x${accountId.toString(16).padStart(64, "0")}`, accountId, marketId: market.marketId, sizeQty, openNotionalWad,

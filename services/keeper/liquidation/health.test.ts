@@ -6,7 +6,7 @@ const market: MarketContext = {
   marketId: `0x${"11".repeat(32)}`, symbol: "EUR/USD", marketAddress: `0x${"22".repeat(20)}`,
   maintenanceMarginBps: 100n, liquidationFeeBps: 50n, isActive: true,
   indexPriceX18: 1_080_000_000_000_000_000n, indexUpdatedAt: 1000n,
-  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1000n, premiumX18: 0n, premiumSampleX18: 0n,
+  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1000n, premiumX18: 0n, sampleBidX18: 0n, sampleAskX18: 0n, markClampBps: 50n,
 };
 // 46,250 EUR long at 1.0811 with 975 USD of margin (a 50x position)
 const long: PositionRow = {
@@ -19,8 +19,11 @@ describe("health at the indexed block", () => {
   it("uses the time-weighted mark and flags liquidation below maintenance", () => {
     expect(markOf(market, 1000n)).toBe(market.indexPriceX18);
     expect(markOf(market, 1300n)).toBe(market.indexPriceX18); // the update's sample was 0
-    // a sample of +0.2 %: the premium moves towards it, 30 s of the 300 s period
-    expect(markOf({ ...market, premiumSampleX18: 2n * 10n ** 15n }, 1030n)).toBe(1_080_216_000_000_000_000n);
+    // a sampled bid 0.2 % over the index (median of index, bid, ask): the premium moves towards +0.2 %, 30 s of the 300 s period
+    const sampled = { ...market, sampleBidX18: 1_082_160_000_000_000_000n, sampleAskX18: 1_090_000_000_000_000_000n };
+    expect(markOf(sampled, 1030n)).toBe(1_080_216_000_000_000_000n);
+    // the index rose past the sampled bid since the update: the sample is the index itself
+    expect(markOf({ ...sampled, indexPriceX18: 1_083_000_000_000_000_000n }, 1300n)).toBe(1_083_000_000_000_000_000n);
     const h = healthAt(long, market, 1000n);
     expect(h.isLiquidatable).toBe(false);
     // liquidation price: (openNotional − margin) / (size × (1 − 1 %))

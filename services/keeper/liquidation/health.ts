@@ -1,7 +1,7 @@
 /**
  * A position's health at the latest indexed block, composed from the indexed rows with the
  * contracts' own formulas (`core/math`, docs/CONTRACTS.md "Health and liquidation"): mark from
- * index, the stored time-weighted premium and the book's sample of the last funding update, the cumulative funding index accrued to the block's timestamp with
+ * index, the stored time-weighted premium and the bid and ask the last funding update sampled, the cumulative funding index accrued to the block's timestamp with
  * the current index (split at a cancel's stale second, as the contract), pending funding, then `positionHealth`.
  */
 import { cumulativeIndexNow, markPrice, pendingFunding, positionHealth, type Health } from "../../../core/math/index.js";
@@ -21,8 +21,10 @@ export type MarketContext = {
   fundingLastUpdate: bigint;
   /** The time-weighted premium stored at fundingLastUpdate (FundingUpdated.premiumX18). */
   premiumX18: bigint;
-  /** The book's sample of that update (FundingUpdated.premiumSampleX18): the premium moves towards it. */
-  premiumSampleX18: bigint;
+  /** The bid and ask that update sampled (FundingUpdated.sampleBidX18/sampleAskX18; 0 = none): the premium moves towards their sample against the index. */
+  sampleBidX18: bigint;
+  sampleAskX18: bigint;
+  markClampBps: bigint;
   /** A cancel made the stored rate stale from this second (FundingRateStale); absent or 0: not stale. */
   rateStaleSince?: bigint;
   /** The rate from rateStaleSince (the stored premium, the margined book after the last cancel). */
@@ -47,7 +49,8 @@ export type PositionRow = {
 
 export const markOf = (m: MarketContext, timestamp: bigint) =>
   markPrice({
-    indexX18: m.indexPriceX18, premiumX18: m.premiumX18, premiumSampleX18: m.premiumSampleX18, lastUpdate: m.fundingLastUpdate, now: timestamp,
+    indexX18: m.indexPriceX18, premiumX18: m.premiumX18, sampleBidX18: m.sampleBidX18, sampleAskX18: m.sampleAskX18,
+    markClampBps: m.markClampBps, lastUpdate: m.fundingLastUpdate, now: timestamp,
   });
 
 export function healthAt(p: PositionRow, m: MarketContext, timestamp: bigint): Health {

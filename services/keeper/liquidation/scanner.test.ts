@@ -13,7 +13,7 @@ const ctx = (marketId: Hex, index: bigint): MarketContext => ({
   marketId, symbol: marketId === M1 ? "EUR/USD" : "GBP/USD", marketAddress: `0x${"33".repeat(20)}`,
   maintenanceMarginBps: 100n, liquidationFeeBps: 50n, isActive: true,
   indexPriceX18: index, indexUpdatedAt: 1n,
-  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1n, premiumX18: 0n, premiumSampleX18: 0n,
+  fundingRateX18PerHour: 0n, cumulativeFundingIndexX18: 0n, fundingLastUpdate: 1n, premiumX18: 0n, sampleBidX18: 0n, sampleAskX18: 0n, markClampBps: 50n,
 });
 // a 1,000-unit long bought at 1.00 with 20 of margin: liquidatable below ≈ 0.9899
 const pos = (accountId: bigint, marketId: Hex): PositionRow => ({

@@ -79,7 +79,7 @@ export async function pnlPage(q: { accountId: bigint; createdAt: bigint; resolut
 async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise<PnlPoint[]> {
   const markets = await db
     .select({
-      marketId: market.marketId, marketAddress: market.marketAddress, positionId: position.positionId, mmBps: market.maintenanceMarginBps,
+      marketId: market.marketId, marketAddress: market.marketAddress, positionId: position.positionId, mmBps: market.maintenanceMarginBps, markClampBps: market.markClampBps,
       calendarCloseAtMin: marketState.calendarCloseAtMin, calendarWindowMin: marketState.calendarWindowMin, calendarClosedMin: marketState.calendarClosedMin,
       nextCalendarCloseAtMin: marketState.nextCalendarCloseAtMin, nextCalendarWindowMin: marketState.nextCalendarWindowMin,
       nextCalendarClosedMin: marketState.nextCalendarClosedMin, calendarStartsAt: marketState.calendarStartsAt,
@@ -133,7 +133,9 @@ async function pointsAt(accountId: bigint, ends: bigint[], len: bigint): Promise
     const mark = markPrice({
       indexX18,
       premiumX18: big(r.premium_x18),
-      premiumSampleX18: big(r.premium_sample_x18),
+      sampleBidX18: big(r.sample_bid_x18),
+      sampleAskX18: big(r.sample_ask_x18),
+      markClampBps: BigInt(m.markClampBps),
       lastUpdate,
       now,
     });

@@ -24,7 +24,7 @@ export function pnlPointsQuery(schema: string, accountId: bigint, ends: bigint[]
       LEFT JOIN LATERAL (SELECT size_qty, open_notional_wad, margin_wad, funding_index_x18, realized_pnl_total_wad, funding_paid_total_wad, fees_paid_total_wad
         FROM ${t("position_update_event")} WHERE position_id = mk.position_id AND block_number <= blk.block_number
         ORDER BY block_number DESC, seq DESC LIMIT 1) pu ON true
-      LEFT JOIN LATERAL (SELECT rate_x18_per_hour, cumulative_index_x18, premium_x18, premium_sample_x18, timestamp AS last_update, seq AS funding_seq
+      LEFT JOIN LATERAL (SELECT rate_x18_per_hour, cumulative_index_x18, premium_x18, sample_bid_x18, sample_ask_x18, timestamp AS last_update, seq AS funding_seq
         FROM ${t("funding_update_event")} WHERE market_address = mk.market_address AND timestamp <= blk.timestamp
         ORDER BY timestamp DESC, seq DESC LIMIT 1) fu ON true
       LEFT JOIN LATERAL (SELECT stale_since, rate_x18_per_hour AS stale_rate_x18_per_hour, seq AS stale_seq
