@@ -320,6 +320,9 @@ export const oracleConfig = onchainTable("oracle_config", (t) => ({
   maxAgeSeconds: t.bigint().notNull(),
   maxMoveBps: t.integer().notNull(),
   updatedBlock: t.bigint().notNull(),
+  // the markets routed to a price feed now (price_feed rows with a feed): the indexer reads their
+  // index each block (src/oracle/feeds.ts); null = none
+  feedMarketIds: t.hex().array(),
 }));
 
 /** Markets routed to an external price feed (Oracle.setFeed); a row with feed 0x0… went back to pushed prices. */

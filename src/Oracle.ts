@@ -1,6 +1,7 @@
 /** Oracle events: index prices, clamped updates, configuration, feeds and updaters. */
 import { on } from "./on.js";
 import { indexPrice, indexPriceClamp, indexPriceEvent, oracleConfig, oracleUpdater, priceFeed } from "ponder:schema";
+import { routeFeed } from "./oracle/feeds.js";
 
 /** Oracle's runAge bound (uint24 seconds). */
 const MAX_RUN_AGE = 2n ** 24n - 1n;
@@ -49,6 +50,7 @@ on("Oracle:OracleConfigUpdated", async ({ event, context }) => {
 on("Oracle:FeedSet", async ({ event, context }) => {
   const values = { feed: event.args.feed, updatedBlock: event.block.number };
   await context.db.insert(priceFeed).values({ marketId: event.args.marketId, ...values }).onConflictDoUpdate(values);
+  await routeFeed(context, event.block, event.args.marketId, event.args.feed);
 });
 
 on("Oracle:UpdaterSet", async ({ event, context }) => {
