@@ -1301,6 +1301,35 @@ export const engineAbi = [
         "type": "bytes32"
       },
       {
+        "internalType": "uint256",
+        "name": "orderId",
+        "type": "uint256"
+      }
+    ],
+    "name": "cancelOrderById",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "marginReturnedWad",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      },
+      {
         "internalType": "enum IMarket.OrderType",
         "name": "orderType",
         "type": "uint8"

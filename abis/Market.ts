@@ -1027,12 +1027,6 @@ export const marketAbi = [
         "type": "uint256"
       },
       {
-        "indexed": true,
-        "internalType": "bytes32",
-        "name": "clientKey",
-        "type": "bytes32"
-      },
-      {
         "indexed": false,
         "internalType": "enum IMarket.OrderStatus",
         "name": "status",
@@ -1394,17 +1388,51 @@ export const marketAbi = [
     "outputs": [
       {
         "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
         "name": "orderId",
         "type": "uint256"
-      },
+      }
+    ],
+    "name": "cancelOrderById",
+    "outputs": [
       {
         "internalType": "uint256",
-        "name": "marginReturnedWad",
+        "name": "",
         "type": "uint256"
       },
       {
         "internalType": "uint256",
-        "name": "releaseWad",
+        "name": "",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "",
         "type": "uint256"
       }
     ],
@@ -1667,11 +1695,6 @@ export const marketAbi = [
             "type": "uint256"
           },
           {
-            "internalType": "bytes32",
-            "name": "clientKey",
-            "type": "bytes32"
-          },
-          {
             "internalType": "enum IMarket.Side",
             "name": "side",
             "type": "uint8"
@@ -1709,11 +1732,6 @@ export const marketAbi = [
           {
             "internalType": "uint256",
             "name": "remainingQty",
-            "type": "uint256"
-          },
-          {
-            "internalType": "uint256",
-            "name": "marginAllocatedWad",
             "type": "uint256"
           },
           {

@@ -623,11 +623,6 @@ export const venueLensAbi = [
             "type": "uint256"
           },
           {
-            "internalType": "bytes32",
-            "name": "clientKey",
-            "type": "bytes32"
-          },
-          {
             "internalType": "enum IMarket.Side",
             "name": "side",
             "type": "uint8"
@@ -665,11 +660,6 @@ export const venueLensAbi = [
           {
             "internalType": "uint256",
             "name": "remainingQty",
-            "type": "uint256"
-          },
-          {
-            "internalType": "uint256",
-            "name": "marginAllocatedWad",
             "type": "uint256"
           },
           {

@@ -277,8 +277,21 @@ contract Engine is IEngine, AccessControl, EIP712 {
         (address owner, Operator storage o) = _authorizeTrade(accountId);
         uint256 release;
         (orderId, marginReturnedWad, release) = m.cancelOrder(accountId, clientKey);
-        // a release lowers the budget used as recorded (it decays from there as before); no event:
-        // the next charge's OperatorBudgetUsed carries the figure (cancels stay cheap)
+        _release(owner, o, release);
+    }
+
+    function cancelOrderById(uint256 accountId, bytes32 marketId, uint256 orderId) external returns (uint256 marginReturnedWad) {
+        IMarket m = _market(marketId);
+        (address owner, Operator storage o) = _authorizeTrade(accountId);
+        uint256 release;
+        (, marginReturnedWad, release) = m.cancelOrderById(accountId, orderId);
+        _release(owner, o, release);
+    }
+
+    /// A cancel by an operator lowers its budget used as recorded by what the order was charged
+    /// (it decays from there as before); no event: the next charge's OperatorBudgetUsed carries
+    /// the figure (cancels stay cheap).
+    function _release(address owner, Operator storage o, uint256 release) internal {
         if (owner != msg.sender && release != 0) {
             uint256 used = o.usedWad;
             o.usedWad = uint96(used > release ? used - release : 0);

@@ -61,17 +61,35 @@ contract Market is IMarket, MarketBase, Initializable {
     /// itself, which a place-then-cancel must not leave behind: cancelling such size marks the rate stale
     /// from this second (no oracle read, no recompute); the next accrual applies it.
     function cancelOrder(uint256 accountId, bytes32 clientKey)
-        external onlyEngine returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad)
+        external onlyEngine returns (uint256, uint256, uint256)
     {
         uint256 n = openByKey[accountId][clientKey];
-        if (n == 0) revert OrderNotFound(accountId, clientKey);
+        if (!_isOpen(accountId, n)) revert OrderNotFound(accountId, clientKey);
+        return _cancel(n);
+    }
+
+    /// The same by order id (an id of another market, or of an order not open, is not found).
+    function cancelOrderById(uint256 accountId, uint256 orderId)
+        external onlyEngine returns (uint256, uint256, uint256)
+    {
+        uint256 n = orderId >> 64 == _marketIndex() ? uint64(orderId) : 0;
+        if (!_isOpen(accountId, n)) revert OrderNotFound(accountId, bytes32(orderId));
+        return _cancel(n);
+    }
+
+    function _isOpen(uint256 accountId, uint256 n) internal view returns (bool) {
+        Order storage o = orders[n];
+        return n != 0 && o.status == OrderStatus.ACTIVE && o.accountId == accountId;
+    }
+
+    function _cancel(uint256 n) internal returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad) {
         Order storage o = orders[n];
         // an operator's order gives back the taker fee its unfilled quantity was charged
         if (o.operatorBandBps != 0) {
             releaseWad = _operatorCharge(false, 0, uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE), o.originalQty - o.filledQty, false);
         }
         bool counted = _unlinkFromLevel(o);
-        marginReturnedWad = _closeOrder(n, o, OrderStatus.CANCELLED, CloseReason.USER_CANCEL, KEYED | BOND_REFUND);
+        marginReturnedWad = _closeOrder(n, o, OrderStatus.CANCELLED, CloseReason.USER_CANCEL, BOND_REFUND);
         orderId = _orderId(n);
         if (counted) {
             uint64 since = _rateStaleSince;
@@ -155,24 +173,13 @@ contract Market is IMarket, MarketBase, Initializable {
             if (operatorBandBps < bandBps) bandBps = operatorBandBps;
             _checkOperatorPrice(price, mark, bandBps);
         }
-        int256 size = positions[accountId].size;
-        if (reduceOnly) {
-            if (size == 0 || (size > 0) == isBuy) revert NoPosition(accountId, _marketId());
-            qty = VenueMath.abs(size);
-        } else {
-            qty = VenueMath.orderQty(collateralWad, leverage, price, MarketArgs.get(MarketArgs.LOT_SIZE));
-            if (qty < MarketArgs.get(MarketArgs.MIN_ORDER) || qty == 0) revert OrderTooSmall(qty, MarketArgs.get(MarketArgs.MIN_ORDER));
-            _checkPositionCap(accountId, size, isBuy, qty);
-            // a LIMIT commits its bond with its margin (back when it closes without resting: _finishTaker)
-            if (orderType == OrderType.LIMIT) collateralWad += ORDER_BOND_WAD;
-            _margin(accountId, -int256(collateralWad), int256(collateralWad), IEngine.MarginReason.ORDER_COMMIT);
-            if (orderType == OrderType.LIMIT) collateralWad -= ORDER_BOND_WAD;
-        }
-        uint256 n = _newOrder(accountId, side, orderType, reduceOnly, price, qty, collateralWad, clientKey, true);
+        qty = _sizeAndCommit(accountId, isBuy, orderType, collateralWad, leverage, price);
+        // the order's id is the next: its key (supplied, or derived from that id) first
+        key = _claimKey(accountId, _orderCount + 1, clientKey);
+        uint256 n = _newOrder(accountId, side, orderType, reduceOnly, price, qty, collateralWad, key);
         // fills of an operator's order stay within its band (_sweepLevel)
         if (operatorBandBps != 0) orders[n].operatorBandBps = uint16(bandBps);
         orderId = _orderId(n);
-        key = _keyOf(n, orders[n]);
         Sweep memory s;
         s.orderN = n;
         s.accountId = accountId;
@@ -184,8 +191,8 @@ contract Market is IMarket, MarketBase, Initializable {
         _sweep(s, qty);
         if (s.filledQty != 0) {
             Order storage o = orders[n];
-            uint256 portion = s.filledQty == qty ? o.marginRemainingWad : o.marginRemainingWad * s.filledQty / qty;
-            o.marginRemainingWad -= uint128(portion);
+            uint256 portion = _portion(o.margin6, s.filledQty, qty);
+            o.margin6 -= uint64(portion / MICRO);
             Settlement memory st = _computeSettle(accountId, isBuy, s.filledQty, s.notional, portion, s.takerFees, false);
             if (!_meetsInitialMargin(st, mark)) {
                 _checkPositionCap(accountId, 0, st.size > 0, VenueMath.abs(st.size));
@@ -202,6 +209,24 @@ contract Market is IMarket, MarketBase, Initializable {
         // long and short open interest are equal; only a fill where both sides open grows them
         if (longOI > MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST)) revert OpenInterestCapExceeded(longOI, MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST));
         _afterTrade(index);
+    }
+
+    /// The order's quantity (a reduce-only order: the whole position), and its margin and bond
+    /// committed (a LIMIT commits its bond with its margin; back when it closes without resting:
+    /// _finishTaker). `collateralWad` 0: reduce-only.
+    function _sizeAndCommit(uint256 accountId, bool isBuy, OrderType orderType, uint256 collateralWad, uint256 leverage, uint256 price)
+        internal returns (uint256 qty)
+    {
+        int256 size = positions[accountId].size;
+        if (collateralWad == 0) {
+            if (size == 0 || (size > 0) == isBuy) revert NoPosition(accountId, _marketId());
+            return VenueMath.abs(size);
+        }
+        qty = VenueMath.orderQty(collateralWad, leverage, price, MarketArgs.get(MarketArgs.LOT_SIZE));
+        if (qty < MarketArgs.get(MarketArgs.MIN_ORDER) || qty == 0) revert OrderTooSmall(qty, MarketArgs.get(MarketArgs.MIN_ORDER));
+        _checkPositionCap(accountId, size, isBuy, qty);
+        uint256 commit = orderType == OrderType.LIMIT ? collateralWad + ORDER_BOND_WAD : collateralWad;
+        _margin(accountId, -int256(commit), int256(commit), IEngine.MarginReason.ORDER_COMMIT);
     }
 
     /// What an operator's order of `qty` at `price` may cost its owner: the taker fee at `price`

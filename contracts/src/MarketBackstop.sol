@@ -68,7 +68,7 @@ contract MarketBackstop is MarketBase, Initializable {
 
     function orderIdOf(uint256 accountId, bytes32 clientKey) external view returns (uint256) {
         uint256 n = openByKey[accountId][clientKey];
-        return n == 0 ? 0 : _orderId(n);
+        return n == 0 || orders[n].status != IMarket.OrderStatus.ACTIVE ? 0 : _orderId(n);
     }
 
     function engine() external view returns (address) {

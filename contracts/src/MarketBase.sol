@@ -20,6 +20,8 @@ abstract contract MarketBase is IVenueErrors {
 
     uint256 internal constant WAD = 1e18;
     uint256 internal constant BPS = 1e4;
+    /// WAD per 1e-6 (the deposit token's unit): an order's margin is kept in these units.
+    uint256 internal constant MICRO = 1e12;
     uint256 internal constant MAX_TICK = (1 << 24) - 1;
     /// Resting orders per account and market (bounds what a liquidation may have to cancel).
     uint256 internal constant MAX_OPEN_ORDERS = 100;
@@ -38,28 +40,28 @@ abstract contract MarketBase is IVenueErrors {
     /// opening in the pre-close window): an order that can never fill costs its placer more than
     /// it costs the keeper to remove (about 20k gas a cleared order).
     uint256 internal constant ORDER_BOND_WAD = 0.5e18;
-    /// `_closeOrder`'s flags: the order is in the client-key map; its bond goes back to the owner;
-    /// its bond is forfeited (to whoever cleared the order, paid by the caller).
-    uint8 internal constant KEYED = 1;
+    /// `_closeOrder`'s flags: its bond goes back to the owner; its bond is forfeited (to whoever
+    /// cleared the order, paid by the caller).
     uint8 internal constant BOND_REFUND = 2;
     uint8 internal constant BOND_FORFEIT = 4;
 
-    /// Four slots: ids and flags, quantities, margin, client key.
+    /// Two slots: ids, links and flags; quantities and margin. The client key is not stored: the
+    /// map `openByKey` leads from it to the order (an entry is left when its order closes and
+    /// taken over by the next order with that key), and the events carry it.
     struct Order {
-        uint48 accountId;
-        uint16 operatorBandBps; // placed by an operator: its band (fills beyond it are refused); 0: by the owner
-        uint64 next;
-        uint64 prev;
-        uint32 tick; // price = tick × tickSize
+        uint40 accountId;
+        uint40 next;
+        uint40 prev;
+        uint24 tick; // price = tick × tickSize
         IMarket.Side side;
         IMarket.OrderStatus status;
         IMarket.OrderType orderType;
         bool reduceOnly;
-        uint128 originalQty;
-        uint128 filledQty;
-        uint128 marginAllocatedWad;
-        uint128 marginRemainingWad;
-        bytes32 clientKey; // 0 when derived (not stored: see _keyOf)
+        bool uncounted; // the funding skew leaves its size out (`_uncounted`), fixed when it rests
+        uint16 operatorBandBps; // placed by an operator: its band (fills beyond it are refused); 0: by the owner
+        uint96 originalQty;
+        uint96 filledQty;
+        uint64 margin6; // still committed to the unfilled part, in units of 1e-6 (margins move in whole units: `_portion`)
     }
 
     struct MarketNames {
@@ -68,10 +70,11 @@ abstract contract MarketBase is IVenueErrors {
         address quoteFxToken;
     }
 
+    /// One slot.
     struct Level {
-        uint128 totalQty;
-        uint64 head;
-        uint64 tail;
+        uint96 totalQty;
+        uint40 head;
+        uint40 tail;
         uint32 orderCount;
     }
 
@@ -199,30 +202,24 @@ abstract contract MarketBase is IVenueErrors {
 
     // ─── orders ──────────────────────────────────────────────────────────────────────────
 
-    /// `keyed`: the order enters the client-key map (liquidation orders never do).
+    /// A new order (`marginWad`: a whole number of 1e-6 units, collateral6 × 1e12). Its client key,
+    /// when it has one (liquidation orders have none), is claimed apart (`_claimKey`).
     function _newOrder(
         uint256 accountId, IMarket.Side side, IMarket.OrderType orderType, bool reduceOnly, uint256 price, uint256 qty,
-        uint256 marginWad, bytes32 clientKey, bool keyed
+        uint256 marginWad, bytes32 clientKey
     ) internal returns (uint256 n) {
         n = ++_orderCount;
-        bool derived = clientKey == bytes32(0);
-        if (derived) clientKey = keccak256(abi.encode(accountId, _orderId(n)));
-        if (keyed) {
-            if (openByKey[accountId][clientKey] != 0) revert ClientKeyInUse(accountId, clientKey);
-            openByKey[accountId][clientKey] = n;
-        }
+        clientKey = _keyFor(accountId, n, clientKey);
         Order storage o = orders[n];
-        o.accountId = uint48(accountId);
+        o.accountId = uint40(accountId);
         o.side = side;
         o.status = IMarket.OrderStatus.ACTIVE;
         o.orderType = orderType;
         o.reduceOnly = reduceOnly;
-        o.originalQty = uint128(qty);
-        o.marginAllocatedWad = uint128(marginWad);
-        o.marginRemainingWad = uint128(marginWad);
+        o.originalQty = uint96(qty);
+        o.margin6 = uint64(marginWad / MICRO);
         uint256 tick = price / MarketArgs.get(MarketArgs.TICK_SIZE); // liquidation orders: the mark, rounded down to the tick
-        o.tick = uint32(tick);
-        if (!derived) o.clientKey = clientKey;
+        o.tick = uint24(tick);
         emit IMarket.OrderPlaced(++seq, _orderId(n), accountId, clientKey, side, orderType, reduceOnly, tick * MarketArgs.get(MarketArgs.TICK_SIZE), qty, marginWad);
     }
 
@@ -313,14 +310,14 @@ abstract contract MarketBase is IVenueErrors {
     function _dropMaker(Sweep memory s, Level storage level, Order storage mo, uint256 m, uint256 makerRemaining, IMarket.CloseReason reason)
         internal
     {
-        level.totalQty -= uint128(makerRemaining);
+        level.totalQty -= uint96(makerRemaining);
         _resting(!s.isBuy, _uncounted(mo), makerRemaining, false);
         _removeAt(level, mo);
         // the bond goes back when the order is not at fault: the account's own orders in its
         // liquidation, and an operator's order its owner's band stops (it was inside the band when
         // placed; the owner's policy, not the order, refuses the fill now)
         bool refund = reason == IMarket.CloseReason.LIQUIDATION || reason == IMarket.CloseReason.OPERATOR_BAND;
-        _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, reason, KEYED | (refund ? BOND_REFUND : BOND_FORFEIT));
+        _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, reason, refund ? BOND_REFUND : BOND_FORFEIT);
         if (!refund) s.bonds += ORDER_BOND_WAD;
     }
 
@@ -330,7 +327,7 @@ abstract contract MarketBase is IVenueErrors {
         internal returns (bool)
     {
         uint256 makerRemaining = mo.originalQty - mo.filledQty;
-        uint256 portion = q == makerRemaining ? mo.marginRemainingWad : mo.marginRemainingWad * q / makerRemaining;
+        uint256 portion = _portion(mo.margin6, q, makerRemaining);
         uint256 notional = q * price / WAD;
         uint256 makerFee = Math.mulDiv(notional, MarketArgs.get(MarketArgs.MAKER_FEE_BPS), BPS, Math.Rounding.Ceil);
         Settlement memory st = _computeSettle(mo.accountId, !s.isBuy, q, notional, portion, makerFee, false);
@@ -338,9 +335,9 @@ abstract contract MarketBase is IVenueErrors {
         // the fill that completes the order returns its bond with the settlement (no extra call)
         if (q == makerRemaining) st.toAvailable += int256(ORDER_BOND_WAD);
         _writeSettle(mo.accountId, st, q == makerRemaining ? portion + ORDER_BOND_WAD : portion, IMarket.PositionReason.TRADE);
-        mo.filledQty += uint128(q);
-        mo.marginRemainingWad -= uint128(portion);
-        level.totalQty -= uint128(q);
+        mo.filledQty += uint96(q);
+        mo.margin6 -= uint64(portion / MICRO);
+        level.totalQty -= uint96(q);
         bool uncounted = _uncounted(mo);
         _resting(!s.isBuy, uncounted, q, false);
         uint256 takerFee = s.liquidation ? 0 : Math.mulDiv(notional, MarketArgs.get(MarketArgs.TAKER_FEE_BPS), BPS, Math.Rounding.Ceil);
@@ -357,13 +354,13 @@ abstract contract MarketBase is IVenueErrors {
         );
         if (left == 0) {
             _removeAt(level, mo);
-            _closeOrder(m, mo, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, KEYED);
+            _closeOrder(m, mo, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, 0);
         } else if (left < MarketArgs.get(MarketArgs.MIN_ORDER) && !mo.reduceOnly) {
             // a dust remainder is cancelled
-            level.totalQty -= uint128(left);
+            level.totalQty -= uint96(left);
             _resting(!s.isBuy, uncounted, left, false);
             _removeAt(level, mo);
-            _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, KEYED | BOND_REFUND);
+            _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, BOND_REFUND);
         }
         return true;
     }
@@ -379,9 +376,9 @@ abstract contract MarketBase is IVenueErrors {
             else _margin(s.accountId, int256(s.bonds), 0, IEngine.MarginReason.TRADE_SETTLEMENT);
         }
         Order storage o = orders[n];
-        o.filledQty = uint128(s.filledQty);
+        o.filledQty = uint96(s.filledQty);
         // a LIMIT with margin committed its bond at placement: back when it closes without resting
-        uint8 keyed = (s.liquidation ? 0 : KEYED) | (orderType == IMarket.OrderType.LIMIT && !o.reduceOnly ? BOND_REFUND : 0);
+        uint8 keyed = orderType == IMarket.OrderType.LIMIT && !o.reduceOnly ? BOND_REFUND : 0;
         if (s.remaining == 0) {
             if (s.filledQty == o.originalQty) {
                 _closeOrder(n, o, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, keyed);
@@ -406,7 +403,8 @@ abstract contract MarketBase is IVenueErrors {
         }
         // the skew's check at rest from what the sweep holds (s.bound is a LIMIT's price; original
         // size = filled + remaining): the same answer `_uncounted(o)` gives later
-        _rest(n, o, o.tick, s.remaining, _uncountedOf(o.reduceOnly, s.filledQty + s.remaining, s.bound, s.margin));
+        o.uncounted = _uncountedOf(o.reduceOnly, s.filledQty + s.remaining, s.bound, s.margin);
+        _rest(n, o, o.tick, s.remaining, o.uncounted);
         // a reduce-only order that rests commits its bond now (it committed nothing at placement)
         if (o.reduceOnly) _margin(s.accountId, -int256(ORDER_BOND_WAD), int256(ORDER_BOND_WAD), IEngine.MarginReason.ORDER_COMMIT);
         return IMarket.OrderStatus.ACTIVE;
@@ -417,14 +415,14 @@ abstract contract MarketBase is IVenueErrors {
         Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
         uint256 tail = level.tail;
         if (tail == 0) {
-            level.head = uint64(n);
+            level.head = uint40(n);
             (isBid ? bids : asks).set(tick);
         } else {
-            orders[tail].next = uint64(n);
-            o.prev = uint64(tail);
+            orders[tail].next = uint40(n);
+            o.prev = uint40(tail);
         }
-        level.tail = uint64(n);
-        level.totalQty += uint128(qty);
+        level.tail = uint40(n);
+        level.totalQty += uint96(qty);
         level.orderCount += 1;
         _resting(isBid, uncounted, qty, true);
         positions[o.accountId].openOrders += 1;
@@ -449,7 +447,7 @@ abstract contract MarketBase is IVenueErrors {
     /// once the mark has moved away from it in its favour. Fixed for the order's life (original
     /// size, margin and price; a market's parameters never change), so the totals stay exact.
     function _uncounted(Order storage o) internal view returns (bool) {
-        return o.reduceOnly || _uncountedOf(false, o.originalQty, uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE), o.marginAllocatedWad);
+        return o.reduceOnly || o.uncounted;
     }
 
     /// `_uncounted` of an order's original size, price and margin.
@@ -467,7 +465,7 @@ abstract contract MarketBase is IVenueErrors {
         bool isBid = o.side == IMarket.Side.LONG;
         Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
         uint256 remaining = o.originalQty - o.filledQty;
-        level.totalQty -= uint128(remaining);
+        level.totalQty -= uint96(remaining);
         counted = !_uncounted(o);
         _resting(isBid, !counted, remaining, false);
         _removeAt(level, o);
@@ -481,8 +479,8 @@ abstract contract MarketBase is IVenueErrors {
 
     /// Unlinks a resting order from its level's FIFO list (totals are the caller's).
     function _removeAt(Level storage level, Order storage o) internal {
-        uint64 prev = o.prev;
-        uint64 next = o.next;
+        uint40 prev = o.prev;
+        uint40 next = o.next;
         if (prev == 0) level.head = next;
         else orders[prev].next = next;
         if (next == 0) level.tail = prev;
@@ -491,8 +489,8 @@ abstract contract MarketBase is IVenueErrors {
         positions[o.accountId].openOrders -= 1;
     }
 
-    /// Marks an order closed, frees its client key, returns its remaining margin.
-    /// `flags`: KEYED; BOND_REFUND (the bond to the owner's available balance with the margin) or
+    /// Marks an order closed (its client key is free again: `_newOrder`), returns its remaining margin.
+    /// `flags`: BOND_REFUND (the bond to the owner's available balance with the margin) or
     /// BOND_FORFEIT (out of the owner's committed balance; the caller pays it to whoever cleared it).
     function _closeOrder(uint256 n, Order storage o, IMarket.OrderStatus status, IMarket.CloseReason reason, uint8 flags)
         internal returns (uint256 marginReturned)
@@ -500,19 +498,17 @@ abstract contract MarketBase is IVenueErrors {
         o.status = status;
         o.next = 0;
         o.prev = 0;
-        bytes32 key = _keyOf(n, o);
-        if (flags & KEYED != 0) delete openByKey[o.accountId][key];
-        marginReturned = o.marginRemainingWad;
+        marginReturned = uint256(o.margin6) * MICRO;
         uint256 bond = flags & (BOND_REFUND | BOND_FORFEIT) == 0 ? 0 : ORDER_BOND_WAD;
         if (marginReturned + bond != 0) {
-            o.marginRemainingWad = 0;
+            o.margin6 = 0;
             _margin(
                 o.accountId, int256(marginReturned + (flags & BOND_REFUND == 0 ? 0 : bond)), -int256(marginReturned + bond),
                 IEngine.MarginReason.ORDER_RELEASE
             );
         }
         uint256 cancelled = o.originalQty - o.filledQty;
-        emit IMarket.OrderClosed(++seq, _orderId(n), o.accountId, key, status, reason, o.filledQty, cancelled, marginReturned);
+        emit IMarket.OrderClosed(++seq, _orderId(n), o.accountId, status, reason, o.filledQty, cancelled, marginReturned);
     }
 
     // ─── positions ───────────────────────────────────────────────────────────────────────
@@ -906,7 +902,7 @@ abstract contract MarketBase is IVenueErrors {
             if (q > room) q = room;
         }
         uint256 notional = q * (uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE)) / WAD;
-        uint256 portion = q == left ? o.marginRemainingWad : o.marginRemainingWad * q / left;
+        uint256 portion = _portion(o.margin6, q, left);
         uint256 fee = Math.mulDiv(notional, MarketArgs.get(MarketArgs.MAKER_FEE_BPS), BPS, Math.Rounding.Ceil);
         return _meetsInitialMargin(_computeSettle(o.accountId, isBid, q, notional, portion, fee, false), mark);
     }
@@ -945,10 +941,23 @@ abstract contract MarketBase is IVenueErrors {
         return isBuy ? mark * (BPS + band) / BPS : mark * (BPS - band) / BPS;
     }
 
-    /// A client key that was not supplied is derived, not stored (saves a slot per order).
-    function _keyOf(uint256 n, Order storage o) internal view returns (bytes32 key) {
-        key = o.clientKey;
-        if (key == bytes32(0)) key = keccak256(abi.encode(uint256(o.accountId), _orderId(n)));
+    /// Order `n` takes its client key (`_keyFor`); a key in use by an ACTIVE order is refused.
+    function _claimKey(uint256 accountId, uint256 n, bytes32 clientKey) internal returns (bytes32 key) {
+        key = _keyFor(accountId, n, clientKey);
+        uint256 m = openByKey[accountId][key];
+        if (m != 0 && orders[m].status == IMarket.OrderStatus.ACTIVE) revert ClientKeyInUse(accountId, key);
+        openByKey[accountId][key] = n;
+    }
+
+    /// The client key of order `n`: the one supplied, else derived: keccak256(accountId, orderId).
+    function _keyFor(uint256 accountId, uint256 n, bytes32 clientKey) internal view returns (bytes32) {
+        return clientKey == bytes32(0) ? keccak256(abi.encode(accountId, _orderId(n))) : clientKey;
+    }
+
+    /// The margin (WAD) a fill of `q` of `left` takes from an order's remaining `margin6`: all of it
+    /// for the last fill, else floor(margin6 × q / left) whole 1e-6 units.
+    function _portion(uint256 margin6, uint256 q, uint256 left) internal pure returns (uint256) {
+        return (q == left ? margin6 : margin6 * q / left) * MICRO;
     }
 
     function _orderId(uint256 n) internal view returns (uint256) {

@@ -55,7 +55,7 @@ contract MarketExtension is MarketBase {
             uint256 band = _bandPrice(s.isBuy, mark);
             s.orderN = _newOrder(
                 accountId, s.isBuy ? IMarket.Side.LONG : IMarket.Side.SHORT, IMarket.OrderType.MARKET, true, mark, absSize, 0,
-                bytes32(0), false
+                bytes32(0)
             );
             s.accountId = accountId;
             s.reduceOnly = true;
@@ -140,7 +140,6 @@ contract MarketExtension is MarketBase {
         if (o.status == IMarket.OrderStatus.NONE) return v;
         v.orderId = orderId;
         v.accountId = o.accountId;
-        v.clientKey = _keyOf(n, o);
         v.side = o.side;
         v.orderType = o.orderType;
         v.status = o.status;
@@ -149,8 +148,7 @@ contract MarketExtension is MarketBase {
         v.originalQty = o.originalQty;
         v.filledQty = o.filledQty;
         v.remainingQty = o.status == IMarket.OrderStatus.ACTIVE ? o.originalQty - o.filledQty : 0;
-        v.marginAllocatedWad = o.marginAllocatedWad;
-        v.marginRemainingWad = o.marginRemainingWad;
+        v.marginRemainingWad = uint256(o.margin6) * MICRO;
     }
 
     function getLevels(IMarket.Side side, uint256 depth)

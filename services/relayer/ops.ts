@@ -283,7 +283,7 @@ export const OPS: { [K in Kind]: Op<K> } = {
       const ev = decode(logs).find((l) => l.eventName === "OrderClosed" && same(l.address, m.address) && l.args.accountId === BigInt(p.accountId));
       if (!ev) throw new Error("receipt has no OrderClosed event");
       return {
-        clientKey: ev.args.clientKey as Hex,
+        clientKey: p.clientKey,
         orderId: (ev.args.orderId as bigint).toString(),
         marketId: p.marketId,
         marginReturned: (ev.args.marginReturnedWad as bigint).toString(),

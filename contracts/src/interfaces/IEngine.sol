@@ -126,6 +126,7 @@ interface IEngine is IVenueErrors {
         external returns (uint256 orderId, bytes32 clientKey, uint256 quantityQty, IMarket.OrderStatus status);
     function cancelOrder(uint256 accountId, bytes32 marketId, bytes32 clientKey)
         external returns (uint256 orderId, uint256 marginReturnedWad);
+    function cancelOrderById(uint256 accountId, bytes32 marketId, uint256 orderId) external returns (uint256 marginReturnedWad);
     function closePosition(uint256 accountId, bytes32 marketId, IMarket.OrderType orderType, uint256 limitPriceX18, bytes32 clientKey)
         external returns (uint256 orderId, bytes32 key, IMarket.Side closingSide, uint256 quantityQty);
     /// Isolated margin: moves delta6 (6 decimals) of available margin into the position's margin

@@ -76,7 +76,6 @@ interface IMarket is IVenueErrors {
     struct OrderView {
         uint256 orderId;
         uint256 accountId;
-        bytes32 clientKey;
         Side side;
         OrderType orderType;
         OrderStatus status;
@@ -85,8 +84,7 @@ interface IMarket is IVenueErrors {
         uint256 originalQty;
         uint256 filledQty;
         uint256 remainingQty;       // 0 once closed
-        uint256 marginAllocatedWad; // committed at placement
-        uint256 marginRemainingWad; // still committed to the unfilled part
+        uint256 marginRemainingWad; // still committed to the unfilled part (OrderPlaced carries the margin at placement, its client key too)
     }
 
     struct PositionView {
@@ -149,7 +147,7 @@ interface IMarket is IVenueErrors {
     );
     /// The order left the book: FILLED (nothing remains) or CANCELLED (remaining part dropped).
     event OrderClosed(
-        uint64 seq, uint256 indexed orderId, uint256 indexed accountId, bytes32 indexed clientKey,
+        uint64 seq, uint256 indexed orderId, uint256 indexed accountId,
         OrderStatus status, CloseReason reason, uint256 filledQty, uint256 cancelledQty,
         uint256 marginReturnedWad
     );
@@ -234,6 +232,9 @@ interface IMarket is IVenueErrors {
     /// (Engine releases it from the operator's budget when the operator cancels).
     function cancelOrder(uint256 accountId, bytes32 clientKey)
         external returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad);
+    /// The same by order id (OrderNotFound(accountId, bytes32(orderId)) when it is not the account's open order here).
+    function cancelOrderById(uint256 accountId, uint256 orderId)
+        external returns (uint256, uint256 marginReturnedWad, uint256 releaseWad);
 
     /// Reduce-only order for the whole position on the opposite side, zero collateral. Engine only,
     /// or the market itself for the insurance fund's account 0 (`reduceFundPosition`).

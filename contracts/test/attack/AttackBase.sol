@@ -127,7 +127,7 @@ abstract contract AttackBase is VenueFixture {
                 IMarket.OrderView memory o = m.getOrder(base | j);
                 if (o.accountId != id || o.status != IMarket.OrderStatus.ACTIVE) continue;
                 vm.prank(who);
-                try engine.cancelOrder(id, mid, o.clientKey) {}
+                try engine.cancelOrderById(id, mid, base | j) {}
                 catch (bytes memory r) {
                     _requireVenueRefusal(r, "exit: cancel");
                 }

@@ -13,7 +13,7 @@ import {Vm} from "../utils/Vm.sol";
 contract ReduceOnlyWindowMakerAttack is AttackBase {
     uint256 internal constant UPLIFT = 30_000; // initial margin 2 % → 6 %
     bytes32 internal constant ORDER_CLOSED = keccak256(
-        "OrderClosed(uint64,uint256,uint256,bytes32,uint8,uint8,uint256,uint256,uint256)"
+        "OrderClosed(uint64,uint256,uint256,uint8,uint8,uint256,uint256,uint256)"
     );
 
     address internal mm;

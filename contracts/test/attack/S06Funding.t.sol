@@ -93,7 +93,7 @@ contract Scenario06FundingAttack is AttackBase {
         (bool ok, uint256 oid,) = _tryLimit(carol_, c, EUR, LONG, 50_000e6, 10, 1.071e18, "large bid");
         assertTrue(ok, "setup: large bid");
         assertTrue(_rate(market) != r0, "setup: the bid steers");
-        bytes32 key = market.getOrder(oid).clientKey;
+        bytes32 key = _keyOf(oid);
         vm.prank(carol_);
         engine.cancelOrder(c, EUR, key);
     }
@@ -139,7 +139,7 @@ contract Scenario06FundingAttack is AttackBase {
         IMarket.FundingView memory f0 = market.funding();
         assertTrue(f0.rateX18PerHour != r0, "setup: the bid steers");
         _warpFresh(20 minutes);
-        bytes32 key = market.getOrder(oid).clientKey;
+        bytes32 key = _keyOf(oid);
         vm.prank(carol_);
         engine.cancelOrder(c, EUR, key);
         int256 rateAfter = market.funding().rateNowX18PerHour;

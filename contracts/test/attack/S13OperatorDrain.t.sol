@@ -45,7 +45,7 @@ contract Scenario13OperatorDrainAttack is AttackBase {
             IMarket.OrderView memory o = m.getOrder(base | j);
             if (o.accountId != id || o.status != IMarket.OrderStatus.ACTIVE) continue;
             vm.prank(who);
-            try engine.cancelOrder(id, mid, o.clientKey) {}
+            try engine.cancelOrderById(id, mid, base | j) {}
             catch (bytes memory r) {
                 _requireVenueRefusal(r, "cancel");
             }

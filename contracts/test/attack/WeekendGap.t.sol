@@ -55,7 +55,7 @@ contract WeekendGapAttack is AttackBase {
             IMarket.OrderView memory o = market.getOrder(base | j);
             if (o.accountId != mmId || o.status != IMarket.OrderStatus.ACTIVE) continue;
             vm.prank(mm);
-            engine.cancelOrder(mmId, EUR, o.clientKey); // cancels work while CLOSED
+            engine.cancelOrderById(mmId, EUR, base | j); // cancels work while CLOSED
         }
     }
 

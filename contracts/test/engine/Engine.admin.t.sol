@@ -49,7 +49,7 @@ contract EngineAdminTest is VenueFixture {
 
     function test_setMarketActive_pauseStillAllowsCancel() public {
         uint256 oid = _limit(alice, a, LONG, 100e6, 5, 1.07e18);
-        bytes32 key = market.getOrder(oid).clientKey;
+        bytes32 key = _keyOf(oid);
         engine.setMarketActive(EUR, false);
         vm.prank(alice);
         engine.cancelOrder(a, EUR, key);

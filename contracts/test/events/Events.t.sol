@@ -52,7 +52,7 @@ contract EventsTest is VenueFixture {
         _limit(bob, b, SHORT, 216e6, 10, 1.08e18);
         _market(alice, a, LONG, 22.5e6, 48);
         uint256 extra = _limit(bob, b, SHORT, 10.9e6, 10, 1.09e18);
-        bytes32 key = market.getOrder(extra).clientKey;
+        bytes32 key = _keyOf(extra);
         vm.prank(bob);
         engine.cancelOrder(b, EUR, key);
         vm.warp(block.timestamp + 30 minutes);
@@ -116,7 +116,7 @@ contract EventsTest is VenueFixture {
         vm.expectEmit(false, false, false, true, address(market));
         emit IMarket.LevelUpdated(s + 3, SHORT, 1.08e18, 500e18, 1);
         vm.expectEmit(true, true, true, true, address(market));
-        emit IMarket.OrderClosed(s + 5, takerId, a, takerKey, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, 500e18, 0, 0);
+        emit IMarket.OrderClosed(s + 5, takerId, a, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, 500e18, 0, 0);
         vm.expectEmit(false, false, false, true, address(market));
         emit IMarket.OpenInterestUpdated(s + 6, 500e18, 500e18);
         _market(alice, a, LONG, 54e6, 10);

@@ -92,7 +92,7 @@ contract FundingFuzzTest is VenueFixture {
         _warpTo(bound(dt1, 0, 2 hours), 1.08e18);
         for (uint256 i; i < 4; ++i) {
             if (i != 0 && (seed >> (120 + i)) & 1 == 0) continue;
-            bytes32 key = market.getOrder(oids[i]).clientKey;
+            bytes32 key = _keyOf(oids[i]);
             (address who, uint256 id) = i % 2 == 0 ? (carol, fc) : (dave, fd);
             vm.prank(who);
             engine.cancelOrder(id, EUR, key);

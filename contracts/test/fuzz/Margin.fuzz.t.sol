@@ -52,7 +52,7 @@ contract MarginFuzzTest is VenueFixture {
         uint256 oid = _limit(alice, a, LONG, coll6, lev, 1.07e18);
         assertEq(_acct(a).availableWad, (dep - coll6) * TO_WAD - ORDER_BOND_WAD);
         assertEq(_acct(a).committedWad, coll6 * TO_WAD + ORDER_BOND_WAD);
-        bytes32 key = market.getOrder(oid).clientKey;
+        bytes32 key = _keyOf(oid);
         vm.prank(alice);
         engine.cancelOrder(a, EUR, key);
         assertEq(_acct(a).availableWad, dep * TO_WAD);

@@ -39,7 +39,7 @@ contract SizingFuzzTest is VenueFixture {
         // rounding down: one more lot would need more collateral than given
         assertLe(qty * px / 1e18, coll6 * TO_WAD * lev, "notional within collateral x leverage");
         assertGt((qty + LOT) * px, coll6 * TO_WAD * lev * 1e18, "largest lot multiple");
-        assertEq(market.getOrder(oid).marginAllocatedWad, coll6 * TO_WAD);
+        assertEq(market.getOrder(oid).marginRemainingWad, coll6 * TO_WAD);
         assertEq(_acct(a).committedWad, coll6 * TO_WAD + ORDER_BOND_WAD); // the resting order's margin and bond
         _checkAll();
     }

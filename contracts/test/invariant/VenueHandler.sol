@@ -605,7 +605,7 @@ contract VenueHandler is Test {
             IMarket.OrderView memory o = m.getOrder(base | (1 + (start + j) % n));
             if (o.accountId != id || o.status != IMarket.OrderStatus.ACTIVE) continue;
             vm.prank(_caller(i, actorSeed));
-            try engine.cancelOrder(id, ids[k], o.clientKey) {
+            try engine.cancelOrderById(id, ids[k], base | (1 + (start + j) % n)) {
                 ++cancels;
             } catch (bytes memory r) {
                 bytes4 sel = _expect("cancel", r, _one(IVenueErrors.MarketNotActive.selector));
@@ -735,7 +735,7 @@ contract VenueHandler is Test {
             IMarket.OrderView memory o = markets[k].getOrder(base | (m + 1));
             if (o.accountId != victims[v] || o.status != IMarket.OrderStatus.ACTIVE) continue;
             vm.prank(victimOwners[v]);
-            try engine.cancelOrder(victims[v], ids[k], o.clientKey) {} catch {}
+            try engine.cancelOrderById(victims[v], ids[k], base | (m + 1)) {} catch {}
         }
     }
 

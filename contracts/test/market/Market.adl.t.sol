@@ -118,7 +118,7 @@ contract MarketAdlTest is VenueFixture {
         }
         IMarket.OrderView memory o = _order(bid);
         vm.prank(mmWho);
-        engine.cancelOrder(mm, EUR, o.clientKey);
+        engine.cancelOrderById(mm, EUR, bid);
         uint256 dustQty = VenueAbs.abs(_pos(first).sizeQty);
         assertGe(dustQty, MIN_QTY);
         // alice's long against an honest short far above the default scan

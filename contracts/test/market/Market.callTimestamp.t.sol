@@ -39,7 +39,7 @@ contract MarketCallTimestampTest is VenueFixture {
         }
         assertEq(market.markPrice(), mark, "lagging order: the mark it was placed at");
         engine.pokeFunding(EUR);
-        bytes32 key = _order(id).clientKey;
+        bytes32 key = _keyOf(id);
         vm.prank(bob);
         engine.cancelOrder(b, EUR, key);
         _place(bob, b, LONG, LMT, 100e6, 10, bidPx);
@@ -73,7 +73,7 @@ contract MarketCallTimestampTest is VenueFixture {
         vm.warp(block.timestamp + 600);
         vm.roll(block.number + 1);
         _setPrice(EUR, EUR_PX);
-        bytes32 key = _order(id).clientKey;
+        bytes32 key = _keyOf(id);
         vm.prank(bob);
         engine.cancelOrder(b, EUR, key); // the rate stale from now
         _simulateLagging(300, 1.073e18); // after the last accrual, behind the stale second

@@ -18,7 +18,7 @@ contract MarketCancelTest is VenueFixture {
     }
 
     function _key(uint256 oid) internal view returns (bytes32) {
-        return market.getOrder(oid).clientKey;
+        return _keyOf(oid);
     }
 
     function test_cancelOrder_returnsMarginAndClears() public {
@@ -52,7 +52,7 @@ contract MarketCancelTest is VenueFixture {
         emit IMarket.LevelUpdated(s, LONG, 1.07e18, 0, 0);
         vm.expectEmit(true, true, true, true, address(market));
         emit IMarket.OrderClosed(
-            s + 1, oid, a, key, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.USER_CANCEL, 0, q, 108e18
+            s + 1, oid, a, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.USER_CANCEL, 0, q, 108e18
         );
         vm.prank(alice);
         engine.cancelOrder(a, EUR, key);

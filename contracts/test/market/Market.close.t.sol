@@ -33,7 +33,7 @@ contract MarketCloseTest is VenueFixture {
         assertEq(qty, 500e18);
         IMarket.OrderView memory o = market.getOrder(oid);
         assertTrue(o.reduceOnly);
-        assertEq(o.marginAllocatedWad, 0, "no collateral");
+        assertEq(o.marginRemainingWad, 0, "no collateral");
         assertEq(uint256(o.status), uint256(IMarket.OrderStatus.FILLED));
         IMarket.PositionView memory p = _pos(a);
         assertEq(p.sizeQty, 0);

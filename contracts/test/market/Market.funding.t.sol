@@ -257,7 +257,7 @@ contract MarketFundingTest is VenueFixture {
     }
 
     function _cancel(address who, uint256 id, uint256 oid) internal {
-        bytes32 key = market.getOrder(oid).clientKey;
+        bytes32 key = _keyOf(oid);
         vm.prank(who);
         engine.cancelOrder(id, EUR, key);
     }

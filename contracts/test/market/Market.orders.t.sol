@@ -185,7 +185,7 @@ contract MarketOrdersTest is VenueFixture {
         // a margined bid moves it, its cancel moves it back
         uint256 oid = _limit(carol, c, LONG, 1_000e6, 10, 1.075e18);
         assertGt(market.funding().skewX18, r0);
-        bytes32 key = market.getOrder(oid).clientKey;
+        bytes32 key = _keyOf(oid);
         vm.prank(carol);
         engine.cancelOrder(c, EUR, key);
         // the cancel marks the rate stale: the rate in force is the book's without the bid

@@ -207,7 +207,7 @@ contract MarketSessionTest is VenueFixture {
         _limit(carol, c, LONG, 200e6, 10, 1.079e18);
         _session(CLOSED);
         uint256 freeBefore = _acct(c).availableWad;
-        bytes32 key = market.getOrder((market.marketIndex() << 64) | 3).clientKey;
+        bytes32 key = _keyOf((market.marketIndex() << 64) | 3);
         vm.prank(carol);
         (, uint256 returned) = engine.cancelOrder(c, EUR, key);
         assertEq(returned, 200e18);
@@ -275,7 +275,7 @@ contract MarketSessionTest is VenueFixture {
         IMarket.FundingView memory atClose = market.funding();
         vm.warp(block.timestamp + 12 hours);
         _setPrice(EUR, EUR_PX);
-        bytes32 key = market.getOrder(oid).clientKey;
+        bytes32 key = _keyOf(oid);
         vm.prank(carol);
         (, uint256 returned) = engine.cancelOrder(c, EUR, key);
         assertEq(returned, 500e18, "the cancel works while closed");

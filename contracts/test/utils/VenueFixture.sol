@@ -202,6 +202,11 @@ abstract contract VenueFixture is Test {
         return market.getOrder(orderId);
     }
 
+    /// The client key of an EUR order placed without one (MarketBase._keyFor: keccak256(accountId, orderId)).
+    function _keyOf(uint256 orderId) internal view returns (bytes32) {
+        return keccak256(abi.encode(market.getOrder(orderId).accountId, orderId));
+    }
+
     function _bestBid() internal view returns (uint256 b) {
         (b,) = lens.bestPrices(market);
     }
