@@ -419,6 +419,9 @@ export const order = onchainTable(
     // history page reads it instead of counting account_fill rows per order
     fillCount: t.integer().notNull(),
     marginAllocatedWad: t.bigint().notNull(),
+    // the order's margin not yet gone into its position (the chain's Order.marginRemainingWad, to the
+    // wei: src/Market.ts); 0 once closed. What a fill of the rest would bring (core/math/fillable.ts)
+    marginRemainingWad: t.bigint().notNull(),
     marginReturnedWad: t.bigint().notNull(),
     status: t.text().notNull(), // active | filled | cancelled
     closeReason: t.text(), // FILLED USER_CANCEL UNFILLED_MARKET REDUCE_ONLY_EXPIRED FILL_CAP LIQUIDATION DUST MARGIN REDUCE_ONLY_SESSION
@@ -432,7 +435,8 @@ export const order = onchainTable(
     accountIdx: index().on(t.accountId, t.marketId, t.status),
     accountStatusIdx: index().on(t.accountId, t.status),
     clientKeyIdx: index().on(t.accountId, t.marketId, t.clientKey),
-    marketIdx: index().on(t.marketId, t.status),
+    // also a side's resting orders in price-time order (core/reads/plans.ts `bookSide`)
+    marketIdx: index().on(t.marketId, t.status, t.side, t.priceX18, t.orderId),
     // the order history route: newest first by (createdAt, createdBlock, orderId), with a time range
     historyIdx: index().on(t.accountId, t.createdAt, t.createdBlock, t.orderId),
     historyMarketIdx: index().on(t.accountId, t.marketId, t.createdAt, t.createdBlock, t.orderId),

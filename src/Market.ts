@@ -30,6 +30,7 @@ import {
 } from "./store.js";
 import { recordFill, recordFundingPayment, recordFundingRate, recordLiquidation, type LiquidationArgs } from "./history/record.js";
 import { fundingRate } from "../core/math/funding.js";
+import { marginPortion } from "../core/math/fillable.js";
 import type { Hex } from "viem";
 
 const WAD = 10n ** 18n;
@@ -52,6 +53,7 @@ on("Market:OrderPlaced", async ({ event, context }) => {
     cancelledQty: 0n,
     fillCount: 0,
     marginAllocatedWad: a.marginWad,
+    marginRemainingWad: a.marginWad,
     marginReturnedWad: 0n,
     status: "active",
     closeReason: null,
@@ -100,9 +102,26 @@ on("Market:OrderFilled", async ({ event, context }) => {
   });
   // post-fill quantities come with the event; OrderClosed follows when an order leaves the book.
   // fillCount: the order's account fills so far (one per fill on each side)
+  // marginRemainingWad as the chain keeps it: a maker gives the fill's share of what it had left
+  // (MarketBase._fillMaker: its remaining size before the fill = what is left + this fill); a
+  // taker once after its sweep, the share of its whole filled size in its placed margin
+  // (Market._place; liquidation and reduce-only takers carry none): set from each of its fills'
+  // running total, the last one's is the chain's
   const t = event.block.timestamp;
-  await context.db.update(order, { orderId: a.makerOrderId }).set((o) => ({ filledQty: a.makerFilledQty, remainingQty: a.makerRemainingQty, updatedAt: t, fillCount: o.fillCount + 1 }));
-  await context.db.update(order, { orderId: a.takerOrderId }).set((o) => ({ filledQty: a.takerFilledQty, remainingQty: a.takerRemainingQty, updatedAt: t, fillCount: o.fillCount + 1 }));
+  await context.db.update(order, { orderId: a.makerOrderId }).set((o) => ({
+    filledQty: a.makerFilledQty,
+    remainingQty: a.makerRemainingQty,
+    marginRemainingWad: o.marginRemainingWad - marginPortion(o.marginRemainingWad, a.quantityQty, a.makerRemainingQty + a.quantityQty),
+    updatedAt: t,
+    fillCount: o.fillCount + 1,
+  }));
+  await context.db.update(order, { orderId: a.takerOrderId }).set((o) => ({
+    filledQty: a.takerFilledQty,
+    remainingQty: a.takerRemainingQty,
+    marginRemainingWad: o.marginAllocatedWad - marginPortion(o.marginAllocatedWad, a.takerFilledQty, o.originalQty),
+    updatedAt: t,
+    fillCount: o.fillCount + 1,
+  }));
 });
 
 on("Market:OrderClosed", async ({ event, context }) => {
@@ -113,6 +132,7 @@ on("Market:OrderClosed", async ({ event, context }) => {
     filledQty: a.filledQty,
     remainingQty: 0n,
     cancelledQty: a.cancelledQty,
+    marginRemainingWad: 0n, // returned (marginReturnedWad)
     marginReturnedWad: a.marginReturnedWad,
     updatedAt: event.block.timestamp,
     closedAt: event.block.timestamp,

@@ -5,3 +5,4 @@ export * from "./funding.js";
 export * from "./health.js";
 export * from "./orders.js";
 export * from "./ids.js";
+export * from "./fillable.js";

@@ -30,7 +30,8 @@ import {
   positionFundingResponse,
   positionResponse,
 } from "./responses.js";
-import { marketSnapshot, type LevelRow, type MarketRow, type MarketSnapshot, type MarketStateRow, type PositionRow } from "./snapshot.js";
+import { marketSnapshot, type MarketRow, type MarketSnapshot, type MarketStateRow, type PositionRow } from "./snapshot.js";
+import { MAX_DEPTH_ORDERS, fillableBook } from "./depth.js";
 import { validationError } from "../schemas/validation.js";
 import { AccountMarketPath, AccountPath, MarketPath, OrderBookQuery, OrdersQuery, ReadQuery } from "../schemas/reads.js";
 import { colName, columnsOf, q, stateCols, stateCte } from "./sql.js";
@@ -155,10 +156,10 @@ export type AnswerPlans = {
 export function answerPlans(o: { schema: string; withState: boolean }): AnswerPlans {
   const S = q(o.schema);
   const T = (t: object) => `${S}.${q(getTableName(t as never))}`;
-  const { market, marketState, indexPrice, oracleConfig, orderBookLevel: level, account, position, order } = tables;
+  const { market, marketState, indexPrice, oracleConfig, account, position, order } = tables;
   const m = (k: string) => colName(market, k);
-  const lv = (k: string) => colName(level, k);
   const od = (k: string) => colName(order, k);
+  const ps = (k: string) => colName(position, k);
   // with the state: the statement's first clause reads it, in its snapshot; `(SELECT 1)` keeps one row before any checkpoint
   const head = (extra: string[]) => (o.withState ? `${stateCte(o.schema)}\nSELECT ${[stateCols, ...extra].join(", ")}` : `SELECT ${extra.join(", ")}`);
   const from = o.withState ? `FROM (SELECT 1) one LEFT JOIN st ON true` : `FROM (SELECT 1) one`;
@@ -166,38 +167,55 @@ export function answerPlans(o: { schema: string; withState: boolean }): AnswerPl
   const named = (name: string) => (o.withState ? `a_${name}` : `b_${name}`);
   const accountExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(account)} WHERE ${colName(account, "accountId")} = ${p})`;
   const marketExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(market)} WHERE ${m("marketId")} = ${p})`;
-  const best = (side: "LONG" | "SHORT") =>
-    `(SELECT l.${lv("priceX18")} FROM ${T(level)} l WHERE l.${lv("marketId")} = mk.${m("marketId")} AND l.${lv("side")} = '${side}' ORDER BY l.${lv("priceX18")} ${side === "LONG" ? "DESC" : "ASC"} LIMIT 1)`;
-  // a market with its state, index price and best prices: the snapshot's rows (data.ts snapshotOf)
-  const snapshotRows = (where: string) => `SELECT ${selectAs(market, "mk", "m.")}, ${selectAs(marketState, "s", "s.")},
+  // A side's resting orders from the best price outwards in time order (a level's FIFO: an order
+  // rests once, at its placement, so by id), at most MAX_DEPTH_ORDERS as the chain's view reads,
+  // each with what `_fillable` reads of it and of its owner's position: one JSON array of decimal
+  // strings per order (depth.ts `bookOrders`), one column per side (index: orders' marketIdx)
+  const bookSide = (side: "LONG" | "SHORT") => {
+    const dir = side === "LONG" ? "DESC" : "ASC";
+    return `(SELECT json_agg(json_build_array(b.p::text, b.l::text, b.ro, b.mr::text, b.sz::text, b.oq::text, b.mg::text, b.fi::text) ORDER BY b.p ${dir}, b.id)
+    FROM (SELECT o.${od("priceX18")} AS p, o.${od("orderId")} AS id, o.${od("remainingQty")} AS l, o.${od("reduceOnly")} AS ro, o.${od("marginRemainingWad")} AS mr,
+        p.${ps("sizeQty")} AS sz, p.${ps("openNotionalWad")} AS oq, p.${ps("marginWad")} AS mg, p.${ps("lastFundingIndexX18")} AS fi
+      FROM ${T(order)} o LEFT JOIN ${T(position)} p ON p.${ps("accountId")} = o.${od("accountId")} AND p.${ps("marketId")} = o.${od("marketId")}
+      WHERE o.${od("marketId")} = mk.${m("marketId")} AND o.${od("status")} = 'active' AND o.${od("side")} = '${side}'
+      ORDER BY o.${od("priceX18")} ${dir}, o.${od("orderId")} LIMIT ${MAX_DEPTH_ORDERS}) b)`;
+  };
+  // a market with its state and index price: the snapshot's rows (data.ts snapshotOf); `book`:
+  // with its resting orders too (`__bids`, `__asks`), for the answers that show depth or best prices
+  const snapshotRows = (where: string, book = false) => `SELECT ${selectAs(market, "mk", "m.")}, ${selectAs(marketState, "s", "s.")},
     ip.${colName(indexPrice, "priceX18")} AS "ip", ip.${colName(indexPrice, "freshSince")} AS "fs",
-    ip.${colName(indexPrice, "updatedAt")} + (SELECT oc.${colName(oracleConfig, "maxAgeSeconds")} FROM ${T(oracleConfig)} oc LIMIT 1) AS "fu",
-    ${best("LONG")} AS "bb", ${best("SHORT")} AS "ba"
+    ip.${colName(indexPrice, "updatedAt")} + (SELECT oc.${colName(oracleConfig, "maxAgeSeconds")} FROM ${T(oracleConfig)} oc LIMIT 1) AS "fu"${
+      book ? `,
+    ${bookSide("LONG")} AS "__bids",
+    ${bookSide("SHORT")} AS "__asks"` : ""
+    }
   FROM ${T(market)} mk
   LEFT JOIN ${T(marketState)} s ON s.${colName(marketState, "marketAddress")} = mk.${m("marketAddress")}
   LEFT JOIN ${T(indexPrice)} ip ON ip.${colName(indexPrice, "marketId")} = mk.${m("marketId")}${where ? `\n  WHERE ${where}` : ""}`;
   const readMarket = rowReader<MarketRow>(market, "m.", "marketId");
   const readState = rowReader<MarketStateRow>(marketState, "s.", "marketAddress");
-  const readLevel = rowReader<LevelRow>(level, "", "marketId");
   const readAccount = rowReader<typeof account.$inferSelect>(account, "a.", "accountId");
   const readPosition = rowReader<PositionRow>(position, "p.", "accountId");
   const readOrder = rowReader<typeof order.$inferSelect>(order, "o.", "orderId");
   const big = (v: unknown) => (v === null || v === undefined ? undefined : BigInt(v as string));
+  // the snapshot's best bid and ask are read only where an answer shows them (the book statement: `bookOf`)
   const snapshotOf = (r: Raw, now: bigint): MarketSnapshot | undefined => {
     const mr = readMarket(r);
-    return mr && marketSnapshot({ market: mr, state: readState(r), indexX18: big(r.ip), freshSince: big(r.fs), freshUntil: big(r.fu), bestBidX18: big(r.bb), bestAskX18: big(r.ba) }, now);
+    return mr && marketSnapshot({ market: mr, state: readState(r), indexX18: big(r.ip), freshSince: big(r.fs), freshUntil: big(r.fu) }, now);
+  };
+  /** The snapshot of a book statement's row, its best bid and ask those that could fill now, and its `depth` fillable levels per side. */
+  const bookOf = (r: Raw, now: bigint, depth: number) => {
+    const snap = snapshotOf(r, now);
+    if (!snap) return undefined;
+    const book = fillableBook(snap, r.__bids, r.__asks, depth);
+    return { snap: { ...snap, bestBidX18: book.bids[0]?.priceX18 ?? 0n, bestAskX18: book.asks[0]?.priceX18 ?? 0n }, ...book };
   };
 
   const statements = {
     markets: { name: named("markets"), text: `${head(["r.*"])} ${from} LEFT JOIN LATERAL (${snapshotRows("")}) r ON true ORDER BY r."m.${getTableColumns(market).marketIndex.name}"` },
     market: { name: named("market"), text: `${head(["r.*"])} ${from} LEFT JOIN LATERAL (${snapshotRows(`mk.${m("marketId")} = $1::text`)}) r ON true` },
-    orderbook: {
-      name: named("orderbook"),
-      text: `${head([`${marketExists("$1::text")} AS "__found"`, "r.*"])} ${from} LEFT JOIN LATERAL (
-  (SELECT l.*, 0 AS "__side" FROM ${T(level)} l WHERE l.${lv("marketId")} = $1::text AND l.${lv("side")} = 'LONG' ORDER BY l.${lv("priceX18")} DESC LIMIT $2::int)
-  UNION ALL
-  (SELECT l.*, 1 AS "__side" FROM ${T(level)} l WHERE l.${lv("marketId")} = $1::text AND l.${lv("side")} = 'SHORT' ORDER BY l.${lv("priceX18")} ASC LIMIT $2::int)) r ON true`,
-    },
+    // the market with its resting orders: its book (any depth: the levels are counted from the orders) and its price
+    book: { name: named("book"), text: `${head(["r.*"])} ${from} LEFT JOIN LATERAL (${snapshotRows(`mk.${m("marketId")} = $1::text`, true)}) r ON true` },
     account: { name: named("account"), text: `${head([selectAs(account, "a", "a.")])} ${from} LEFT JOIN ${T(account)} a ON a.${colName(account, "accountId")} = $1::numeric` },
     position: {
       name: named("position"),
@@ -242,29 +260,37 @@ export function answerPlans(o: { schema: string; withState: boolean }): AnswerPl
       case "markets":
         return { s: statements.markets, values: [], finish: (rows, st) => ({ markets: rows.map((r) => snapshotOf(r, st.timestamp)).filter((x) => x !== undefined).map(marketResponse) }) };
       case "market":
-      case "funding":
-      case "price": {
+      case "funding": {
         const kind = input.kind;
-        const respond = (snap: MarketSnapshot, st: IndexedState) => (kind === "market" ? marketResponse(snap) : kind === "funding" ? fundingResponse(snap) : markPriceResponse(snap, st));
         return {
           s: statements.market,
           values: [input.marketId],
           finish: (rows, st) => {
             const snap = snapshotOf(rows[0]!, st.timestamp);
             if (!snap) throw marketNotFound(input.marketId);
-            return respond(snap, st);
+            return kind === "market" ? marketResponse(snap) : fundingResponse(snap);
           },
         };
       }
+      // the price (its best bid and ask) and the book: from the orders that could fill now (depth.ts)
+      case "price":
+        return {
+          s: statements.book,
+          values: [input.marketId],
+          finish: (rows, st) => {
+            const b = bookOf(rows[0]!, st.timestamp, 1);
+            if (!b) throw marketNotFound(input.marketId);
+            return markPriceResponse(b.snap, st);
+          },
+        };
       case "orderbook":
         return {
-          s: statements.orderbook,
-          values: [input.marketId, input.depth],
+          s: statements.book,
+          values: [input.marketId],
           finish: (rows, st) => {
-            if (rows[0]!.__found !== true) throw marketNotFound(input.marketId);
-            const side = (n: number, desc: boolean) =>
-              one(rows.filter((r) => r.__side === n), readLevel).sort((a, b) => (a.priceX18 === b.priceX18 ? 0 : (a.priceX18 < b.priceX18) === desc ? 1 : -1));
-            return orderBookResponse(input.marketId, side(0, true), side(1, false), st);
+            const b = bookOf(rows[0]!, st.timestamp, input.depth);
+            if (!b) throw marketNotFound(input.marketId);
+            return orderBookResponse(input.marketId, b.bids, b.asks, st);
           },
         };
       case "account":
@@ -358,7 +384,7 @@ export function answerPlans(o: { schema: string; withState: boolean }): AnswerPl
 /**
  * Every key's answer at one indexed state, read through `exec` (the caller's one transaction,
  * so the state and every answer's rows are one snapshot): the state once, then each distinct
- * statement once (the market, its funding and price share one; a position and its funding too).
+ * statement once (a market and its funding share one, its price and book another; a position and its funding too).
  * `behind`: the state is below `minBlock` (nothing else was read). A key's 400 carries the state's
  * block, as Ponder's middleware reads it before its validators run.
  */

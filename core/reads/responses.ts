@@ -263,7 +263,10 @@ export function fundingResponse(snap: MarketSnapshot): Out<typeof S.Funding> {
   };
 }
 
-const levelResponse = (l: LevelRow) => ({
+/** A level of the book as shown: its price, and the size and count of its orders that could fill now (depth.ts). */
+type BookLevel = Pick<LevelRow, "priceX18" | "quantityQty" | "orderCount">;
+
+const levelResponse = (l: BookLevel) => ({
   price: l.priceX18.toString(),
   priceFormatted: formatField("price", l.priceX18),
   quantity: l.quantityQty.toString(),
@@ -273,8 +276,8 @@ const levelResponse = (l: LevelRow) => ({
 
 export function orderBookResponse(
   marketId: Hex,
-  bids: LevelRow[],
-  asks: LevelRow[],
+  bids: BookLevel[],
+  asks: BookLevel[],
   block: { number: bigint; timestamp: bigint },
 ): Out<typeof S.OrderBook> {
   const bid = bids[0]?.priceX18;

@@ -55,7 +55,10 @@ export const OrdersQuery = z.strictObject({
 export const OrderBookQuery = z.strictObject({
   depth: intQuery(1, MAX_BOOK_DEPTH)
     .default(10)
-    .openapi({ type: "integer", description: `Price levels per side (1..${MAX_BOOK_DEPTH}, default 10)` }),
+    .openapi({
+      type: "integer",
+      description: `Price levels per side (1..${MAX_BOOK_DEPTH}, default 10), counting only orders that could fill now (see OrderBook)`,
+    }),
   minBlock,
 });
 
@@ -340,7 +343,10 @@ export const OrderBook = z
     midPrice: raw("midPrice", "(bestBid + bestAsk) / 2 rounded down").nullable(),
     midPriceFormatted: formatted("midPrice").nullable(),
   })
-  .openapi("OrderBook");
+  .openapi("OrderBook", {
+    description:
+      "The depth a taker could fill now: each level's quantity and orderCount count only the resting orders that could fill an ordinary taker at the mark and session of the indexed block (not a reduce-only order whose position is gone or on its own side; outside OPEN only what an order's position lets it reduce; not an order whose fill would leave its owner below initial margin, such as a bid at the maximum leverage at or above the mark); a level with none is left out; at most 2,000 orders are read per side. The same as the market contract's getFillableLevels(side, depth) at that block",
+  });
 
 export const MarkPrice = z
   .object({
@@ -349,9 +355,9 @@ export const MarkPrice = z
     markPriceFormatted: formatted("markPrice"),
     indexPrice: raw("indexPrice"),
     indexPriceFormatted: formatted("indexPrice"),
-    bestBid: raw("bestBid").nullable().openapi({ description: "Best bid now; null when the side is empty" }),
+    bestBid: raw("bestBid").nullable().openapi({ description: "Best bid that could fill now (the order book's first bid level); null when there is none" }),
     bestBidFormatted: formatted("bestBid").nullable(),
-    bestAsk: raw("bestAsk").nullable().openapi({ description: "Best ask now; null when the side is empty" }),
+    bestAsk: raw("bestAsk").nullable().openapi({ description: "Best ask that could fill now (the order book's first ask level); null when there is none" }),
     bestAskFormatted: formatted("bestAsk").nullable(),
     premiumSample: raw("premiumSample", "Signed: the sample the premium moves towards now, (median(index, bid, ask) clamped to index ± markClampBps) ÷ index − 1 with the index now and the bid and ask the last funding update sampled: the book's fillable top when a side lay beyond the index (orders that cannot fill never count); none (0) when the book lay around the index or a side gave no price"),
     premiumSamplePercent: percent("premiumSample"),

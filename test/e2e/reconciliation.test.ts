@@ -212,7 +212,8 @@ describe.each([mainKind()])("reconciliation on %s", (kind) => {
 
       const book = (await api(`/markets/${marketId}/orderbook?depth=100`)).data;
       for (const [side, key] of [[0, "bids"], [1, "asks"]] as const) {
-        const [prices, qtys, counts] = await read<[bigint[], bigint[], bigint[]]>(market, marketAbi, "getLevels", [side, 100n]);
+        // the depth that could fill now (core/reads/depth.ts): the stored levels less the orders that cannot
+        const [prices, qtys, counts] = await read<[bigint[], bigint[], bigint[]]>(market, marketAbi, "getFillableLevels", [side, 100n]);
         expect(book[key]).toEqual(
           prices.map((p, i) => ({
             price: p.toString(),
