@@ -1040,6 +1040,116 @@ export const marketBackstopAbi = [
   {
     "inputs": [
       {
+        "internalType": "enum IMarket.Side",
+        "name": "side",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "depth",
+        "type": "uint256"
+      }
+    ],
+    "name": "getLevels",
+    "outputs": [
+      {
+        "internalType": "uint256[]",
+        "name": "pricesX18",
+        "type": "uint256[]"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "totalQty",
+        "type": "uint256[]"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "orderCounts",
+        "type": "uint256[]"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "orderId",
+        "type": "uint256"
+      }
+    ],
+    "name": "getOrder",
+    "outputs": [
+      {
+        "components": [
+          {
+            "internalType": "uint256",
+            "name": "orderId",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "accountId",
+            "type": "uint256"
+          },
+          {
+            "internalType": "enum IMarket.Side",
+            "name": "side",
+            "type": "uint8"
+          },
+          {
+            "internalType": "enum IMarket.OrderType",
+            "name": "orderType",
+            "type": "uint8"
+          },
+          {
+            "internalType": "enum IMarket.OrderStatus",
+            "name": "status",
+            "type": "uint8"
+          },
+          {
+            "internalType": "bool",
+            "name": "reduceOnly",
+            "type": "bool"
+          },
+          {
+            "internalType": "uint256",
+            "name": "priceX18",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "originalQty",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "filledQty",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "remainingQty",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "marginRemainingWad",
+            "type": "uint256"
+          }
+        ],
+        "internalType": "struct IMarket.OrderView",
+        "name": "v",
+        "type": "tuple"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "accountId",
         "type": "uint256"

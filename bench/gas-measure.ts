@@ -129,15 +129,17 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
 
   // ── resting orders and cancel ────────────────────────────────────────────────────────
   const restTarget = { max: 200_000, label: "<= 200k" };
-  record("limitOrderNewLevel", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.087")), restTarget); // 100 @ 1.087
+  // a new tick in a bitmap word the book already uses (issue 29's definition): 1.0852 is tick
+  // 108,520, in the leaf word of the asks at 108,300–108,500 (ticks of 0.00001; 256 a word)
+  record("limitOrderNewLevel", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.0852")), restTarget); // ~100 @ 1.0852
   const key = clientKey();
-  record("limitOrderExistingLevel", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.087"), key), restTarget);
+  record("limitOrderExistingLevel", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.0852"), key), restTarget);
   record("cancel", await send(relayer, engine, engineAbi, "cancelOrder", [m0.accountId, EUR, key]), { max: 80_000, label: "<= 80k" });
 
   // ── market orders (the relayer's operator band: up to mark + 89 bps) ─────────────────
   // m1's asks make way, so that the market orders below fill the makers they name
   for (const k of askKeys) await send(relayer, engine, engineAbi, "cancelOrder", [m1.accountId, EUR, k]);
-  const one = await place(taker, LONG, MARKET, usd("10.9"), 10n); // 100: m0's order at 1.087
+  const one = await place(taker, LONG, MARKET, usd("10.9"), 10n); // ~100: m0's order at 1.0852
   if (fills(one) !== 1) throw new Error(`expected 1 fill, got ${fills(one)}`);
   record("marketOrder1Maker", one);
 

@@ -177,10 +177,12 @@ contract Market is IMarket, MarketBase, Initializable {
         // the order's id is the next: its key (supplied, or derived from that id) first
         key = _claimKey(accountId, _orderCount + 1, clientKey);
         uint256 n = _newOrder(accountId, side, orderType, reduceOnly, price, qty, collateralWad, key);
-        // fills of an operator's order stay within its band (_sweepLevel)
-        if (operatorBandBps != 0) orders[n].operatorBandBps = uint16(bandBps);
         orderId = _orderId(n);
         Sweep memory s;
+        // fills of an operator's order stay within its band once it rests (_sweepLevel)
+        if (operatorBandBps != 0) s.band = bandBps;
+        s.orderType = orderType;
+        s.qty = qty;
         s.orderN = n;
         s.accountId = accountId;
         s.isBuy = isBuy;
@@ -188,11 +190,11 @@ contract Market is IMarket, MarketBase, Initializable {
         s.bound = orderType == OrderType.LIMIT ? price : _bandPrice(isBuy, mark, bandBps);
         s.mark = mark;
         s.margin = collateralWad;
+        s.marginLeft = collateralWad;
         _sweep(s, qty);
         if (s.filledQty != 0) {
-            Order storage o = orders[n];
-            uint256 portion = _portion(o.margin6, s.filledQty, qty);
-            o.margin6 -= uint64(portion / MICRO);
+            uint256 portion = _portion(collateralWad / MICRO, s.filledQty, qty);
+            s.marginLeft -= portion;
             Settlement memory st = _computeSettle(accountId, isBuy, s.filledQty, s.notional, portion, s.takerFees, false);
             if (!_meetsInitialMargin(st, mark)) {
                 _checkPositionCap(accountId, 0, st.size > 0, VenueMath.abs(st.size));
@@ -201,7 +203,7 @@ contract Market is IMarket, MarketBase, Initializable {
             _writeSettle(accountId, st, portion, PositionReason.TRADE);
             if (s.takerFees + s.makerFees != 0) _engine().collect(s.takerFees + s.makerFees, 0);
         }
-        status = _finishTaker(n, s, orderType);
+        status = _finishTaker(n, s);
         // charged at placement (a MARKET order: what filled, at the band edge): maker fills cost nothing more
         if (operatorBandBps != 0) {
             charge = _operatorCharge(isBuy, mark, s.bound, orderType == OrderType.LIMIT ? qty : s.filledQty, true);

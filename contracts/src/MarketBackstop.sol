@@ -261,10 +261,34 @@ contract MarketBackstop is MarketBase, Initializable {
     function _deleverage(uint256 accountId, bool long, uint256 absSize, uint256 price, uint256 mark, uint256[] memory cands)
         internal returns (uint256 qty, uint256 notional)
     {
+        (uint256[] memory ids, uint256 k) = _ranked(accountId, long, mark, cands);
+        for (uint256 r; r < k && qty < absSize; ++r) {
+            (uint256 q, uint256 cn) = _deleverageOne(accountId, ids[r], long, absSize - qty, price, r + 1);
+            qty += q;
+            notional += cn;
+        }
+        // the last resort: with no fund to take it and not enough in profit, the rest closes
+        // against the candidates' other opposite positions (in loss: after every one in profit),
+        // at the same price, in the list's order (rank 0): a bankrupt rest's deficit is borne by
+        // the opposite side, as with those in profit, never left open nor to the pool. One that
+        // would end below zero at that price is passed over (its own liquidation's business).
+        for (uint256 x; x < cands.length && qty < absSize; ++x) {
+            uint256 c = cands[x];
+            Position storage p = positions[c];
+            if (c == accountId || p.size == 0 || (p.size > 0) == long) continue;
+            (uint256 q, uint256 cn) = _deleverageOne(accountId, c, long, absSize - qty, price, 0);
+            qty += q;
+            notional += cn;
+        }
+    }
+
+    /// The candidates' opposite positions in profit, best score first (`_deleverage`); `k` of them.
+    function _ranked(uint256 accountId, bool long, uint256 mark, uint256[] memory cands)
+        internal view returns (uint256[] memory ids, uint256 k)
+    {
         uint256 n = cands.length;
-        uint256[] memory ids = new uint256[](n);
+        ids = new uint256[](n);
         uint256[] memory scores = new uint256[](n);
-        uint256 k;
         for (uint256 x; x < n; ++x) {
             uint256 i = cands[x];
             Position storage p = positions[i];
@@ -284,43 +308,71 @@ contract MarketBackstop is MarketBase, Initializable {
             ids[j] = i;
             scores[j] = score;
         }
-        for (uint256 r; r < k && qty < absSize; ++r) {
-            uint256 c = ids[r];
-            uint256 q = VenueMath.abs(positions[c].size);
-            if (q > absSize - qty) q = absSize - qty;
-            // the counterparty pays the rounding: a short buys back (ceil), a long sells (floor)
-            uint256 cn = Math.mulDiv(q, price, WAD, long ? Math.Rounding.Ceil : Math.Rounding.Floor);
-            Settlement memory st = _computeSettle(c, long, q, cn, 0, 0, false);
-            if (st.shortfall != 0) continue;
-            _writeSettle(c, st, 0, IMarket.PositionReason.DELEVERAGE);
-            emit IMarket.Deleveraged(++seq, accountId, c, q, price, cn, st.size, st.pnl, r + 1);
-            qty += q;
-            notional += cn;
-        }
-        // the last resort: with no fund to take it and not enough in profit, the rest closes
-        // against the candidates' other opposite positions (in loss: after every one in profit),
-        // at the same price, in the list's order (rank 0): a bankrupt rest's deficit is borne by
-        // the opposite side, as with those in profit, never left open nor to the pool. One that
-        // would end below zero at that price is passed over (its own liquidation's business).
-        for (uint256 x; x < n && qty < absSize; ++x) {
-            uint256 c = cands[x];
-            Position storage p = positions[c];
-            if (c == accountId || p.size == 0 || (p.size > 0) == long) continue;
-            uint256 q = VenueMath.abs(p.size);
-            if (q > absSize - qty) q = absSize - qty;
-            uint256 cn = Math.mulDiv(q, price, WAD, long ? Math.Rounding.Ceil : Math.Rounding.Floor);
-            Settlement memory st = _computeSettle(c, long, q, cn, 0, 0, false);
-            if (st.shortfall != 0) continue;
-            _writeSettle(c, st, 0, IMarket.PositionReason.DELEVERAGE);
-            emit IMarket.Deleveraged(++seq, accountId, c, q, price, cn, st.size, st.pnl, 0);
-            qty += q;
-            notional += cn;
-        }
+    }
+
+    /// Closes up to `room` of counterparty `c`'s opposite position against the liquidated one at
+    /// `price` (`rank`: its place in the ranking, 0 for the last resort); nothing when that would
+    /// leave it below zero. The counterparty pays the rounding: a short buys back (ceil), a long
+    /// sells (floor).
+    function _deleverageOne(uint256 accountId, uint256 c, bool long, uint256 room, uint256 price, uint256 rank)
+        internal returns (uint256 q, uint256 cn)
+    {
+        q = VenueMath.abs(positions[c].size);
+        if (q > room) q = room;
+        cn = Math.mulDiv(q, price, WAD, long ? Math.Rounding.Ceil : Math.Rounding.Floor);
+        Settlement memory st = _computeSettle(c, long, q, cn, 0, 0, false);
+        if (st.shortfall != 0) return (0, 0);
+        _writeSettle(c, st, 0, IMarket.PositionReason.DELEVERAGE);
+        emit IMarket.Deleveraged(++seq, accountId, c, q, price, cn, st.size, st.pnl, rank);
     }
 
     // ─── views ───────────────────────────────────────────────────────────────────────────
 
     // served here for the extension's size (EIP-170)
+
+    /// Served here: its string-carrying struct encoding is bulky, and only views and the factory read it.
+    function getOrder(uint256 orderId) external view returns (IMarket.OrderView memory v) {
+        if (orderId >> 64 != _marketIndex()) return v;
+        uint256 n = orderId & type(uint64).max;
+        Order storage o = orders[n];
+        if (o.status == IMarket.OrderStatus.NONE) return v;
+        v.orderId = orderId;
+        v.accountId = o.accountId;
+        v.side = o.side;
+        v.orderType = o.orderType;
+        v.status = o.status;
+        v.reduceOnly = o.reduceOnly;
+        v.priceX18 = uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE);
+        v.originalQty = o.originalQty;
+        v.filledQty = o.filledQty;
+        v.remainingQty = o.status == IMarket.OrderStatus.ACTIVE ? o.originalQty - o.filledQty : 0;
+        v.marginRemainingWad = uint256(o.margin6) * MICRO;
+    }
+
+    function getLevels(IMarket.Side side, uint256 depth)
+        external view returns (uint256[] memory pricesX18, uint256[] memory totalQty, uint256[] memory orderCounts)
+    {
+        bool isBid = side == IMarket.Side.LONG;
+        TickBitmap.Bitmap storage book = isBid ? bids : asks;
+        pricesX18 = new uint256[](depth);
+        totalQty = new uint256[](depth);
+        orderCounts = new uint256[](depth);
+        uint256 tick = isBid ? book.highest() : book.lowest();
+        uint256 k;
+        while (k < depth && tick != TickBitmap.NONE) {
+            Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
+            pricesX18[k] = tick * MarketArgs.get(MarketArgs.TICK_SIZE);
+            totalQty[k] = level.totalQty;
+            orderCounts[k] = level.orderCount;
+            ++k;
+            tick = isBid ? book.nextBelow(tick) : book.nextAbove(tick);
+        }
+        assembly {
+            mstore(pricesX18, k)
+            mstore(totalQty, k)
+            mstore(orderCounts, k)
+        }
+    }
 
     function getPosition(uint256 accountId) external view returns (IMarket.PositionView memory v) {
         Position storage p = positions[accountId];

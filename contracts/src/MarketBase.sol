@@ -121,6 +121,10 @@ abstract contract MarketBase is IVenueErrors {
         bool liquidation; // own resting orders are cancelled (uncounted) instead of reverting SelfTrade
         bool window; // not OPEN and not a liquidation: makers may only reduce (REDUCE_ONLY_SESSION)
         uint256 margin; // the taker's margin as placed (what `_uncounted` reads, from memory when it rests)
+        uint256 qty; // the taker's original quantity
+        uint256 marginLeft; // the taker's margin still committed after its own fills (WAD, whole 1e-6 units)
+        uint256 band; // an operator's order: its band, kept when it rests (`_sweepLevel`); 0: the owner's
+        IMarket.OrderType orderType;
     }
 
     /// A position change computed before it is written (so a maker failing its margin check can
@@ -202,25 +206,20 @@ abstract contract MarketBase is IVenueErrors {
 
     // ─── orders ──────────────────────────────────────────────────────────────────────────
 
-    /// A new order (`marginWad`: a whole number of 1e-6 units, collateral6 × 1e12). Its client key,
-    /// when it has one (liquidation orders have none), is claimed apart (`_claimKey`).
+    /// A new order's id and its OrderPlaced (`marginWad`: a whole number of 1e-6 units, collateral6 ×
+    /// 1e12). Nothing is stored until it rests (`_finishTaker`): a taker that fills or closes at
+    /// once costs no slot. Its client key, when it has one (liquidation orders have none), is
+    /// claimed apart (`_claimKey`).
     function _newOrder(
         uint256 accountId, IMarket.Side side, IMarket.OrderType orderType, bool reduceOnly, uint256 price, uint256 qty,
         uint256 marginWad, bytes32 clientKey
     ) internal returns (uint256 n) {
         n = ++_orderCount;
-        clientKey = _keyFor(accountId, n, clientKey);
-        Order storage o = orders[n];
-        o.accountId = uint40(accountId);
-        o.side = side;
-        o.status = IMarket.OrderStatus.ACTIVE;
-        o.orderType = orderType;
-        o.reduceOnly = reduceOnly;
-        o.originalQty = uint96(qty);
-        o.margin6 = uint64(marginWad / MICRO);
-        uint256 tick = price / MarketArgs.get(MarketArgs.TICK_SIZE); // liquidation orders: the mark, rounded down to the tick
-        o.tick = uint24(tick);
-        emit IMarket.OrderPlaced(++seq, _orderId(n), accountId, clientKey, side, orderType, reduceOnly, tick * MarketArgs.get(MarketArgs.TICK_SIZE), qty, marginWad);
+        // liquidation orders: the mark, rounded down to the tick
+        uint256 ts = MarketArgs.get(MarketArgs.TICK_SIZE);
+        emit IMarket.OrderPlaced(
+            ++seq, _orderId(n), accountId, _keyFor(accountId, n, clientKey), side, orderType, reduceOnly, price / ts * ts, qty, marginWad
+        );
     }
 
     /// Matches a taker against the opposite book up to `bound`, the fill cap, the skip budget and
@@ -350,7 +349,7 @@ abstract contract MarketBase is IVenueErrors {
         uint256 left = makerRemaining - q;
         emit IMarket.OrderFilled(
             ++seq, _orderId(m), _orderId(s.orderN), mo.accountId, s.accountId, s.isBuy ? IMarket.Side.LONG : IMarket.Side.SHORT, price, q,
-            mo.filledQty, left, s.filledQty, orders[s.orderN].originalQty - s.filledQty, st.feeTaken, takerFee
+            mo.filledQty, left, s.filledQty, s.qty - s.filledQty, st.feeTaken, takerFee
         );
         if (left == 0) {
             _removeAt(level, mo);
@@ -367,7 +366,7 @@ abstract contract MarketBase is IVenueErrors {
 
     /// After matching: LIMIT rests its remainder (unless the fill cap stopped it while still
     /// crossing, or it is dust); MARKET and reduce-only leftovers beyond the position are cancelled.
-    function _finishTaker(uint256 n, Sweep memory s, IMarket.OrderType orderType) internal returns (IMarket.OrderStatus) {
+    function _finishTaker(uint256 n, Sweep memory s) internal returns (IMarket.OrderStatus) {
         // the bonds of makers this order cleared as unable to fill are the taker's (a liquidation
         // pays them to the liquidator)
         if (s.bonds != 0 && !s.liquidation) {
@@ -375,39 +374,51 @@ abstract contract MarketBase is IVenueErrors {
             if (s.accountId == FUND) _engine().settleInsurance(int256(s.bonds), 0);
             else _margin(s.accountId, int256(s.bonds), 0, IEngine.MarginReason.TRADE_SETTLEMENT);
         }
-        Order storage o = orders[n];
-        o.filledQty = uint96(s.filledQty);
         // a LIMIT with margin committed its bond at placement: back when it closes without resting
-        uint8 keyed = orderType == IMarket.OrderType.LIMIT && !o.reduceOnly ? BOND_REFUND : 0;
+        uint8 flags = s.orderType == IMarket.OrderType.LIMIT && !s.reduceOnly ? BOND_REFUND : 0;
         if (s.remaining == 0) {
-            if (s.filledQty == o.originalQty) {
-                _closeOrder(n, o, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, keyed);
-                return IMarket.OrderStatus.FILLED;
-            }
-            _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.REDUCE_ONLY_EXPIRED, keyed);
-            return IMarket.OrderStatus.CANCELLED;
+            if (s.filledQty == s.qty) return _closeTaker(n, s, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, flags);
+            return _closeTaker(n, s, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.REDUCE_ONLY_EXPIRED, flags);
         }
-        if (orderType == IMarket.OrderType.MARKET) {
-            _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, s.capped ? IMarket.CloseReason.FILL_CAP : IMarket.CloseReason.UNFILLED_MARKET, keyed);
-            return IMarket.OrderStatus.CANCELLED;
+        if (s.orderType == IMarket.OrderType.MARKET) {
+            return _closeTaker(n, s, IMarket.OrderStatus.CANCELLED, s.capped ? IMarket.CloseReason.FILL_CAP : IMarket.CloseReason.UNFILLED_MARKET, flags);
         }
-        if (s.remaining < MarketArgs.get(MarketArgs.MIN_ORDER) && !o.reduceOnly) {
-            _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, keyed);
-            return IMarket.OrderStatus.CANCELLED;
+        if (s.remaining < MarketArgs.get(MarketArgs.MIN_ORDER) && !s.reduceOnly) {
+            return _closeTaker(n, s, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, flags);
         }
-        uint256 price = uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE);
+        // a LIMIT's price is its bound
         uint256 opposite = s.isBuy ? _best(false) : _best(true);
-        if (opposite != 0 && (s.isBuy ? opposite <= price : opposite >= price)) {
-            _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.FILL_CAP, keyed);
-            return IMarket.OrderStatus.CANCELLED;
+        if (opposite != 0 && (s.isBuy ? opposite <= s.bound : opposite >= s.bound)) {
+            return _closeTaker(n, s, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.FILL_CAP, flags);
         }
-        // the skew's check at rest from what the sweep holds (s.bound is a LIMIT's price; original
-        // size = filled + remaining): the same answer `_uncounted(o)` gives later
-        o.uncounted = _uncountedOf(o.reduceOnly, s.filledQty + s.remaining, s.bound, s.margin);
-        _rest(n, o, o.tick, s.remaining, o.uncounted);
+        // it rests: stored now, whole (two slots)
+        Order storage o = orders[n];
+        o.accountId = uint40(s.accountId);
+        o.side = s.isBuy ? IMarket.Side.LONG : IMarket.Side.SHORT;
+        o.status = IMarket.OrderStatus.ACTIVE;
+        o.orderType = IMarket.OrderType.LIMIT;
+        o.reduceOnly = s.reduceOnly;
+        // the skew's check at rest from what the sweep holds (original size = filled + remaining):
+        // fixed for the order's life
+        o.uncounted = _uncountedOf(s.reduceOnly, s.qty, s.bound, s.margin);
+        o.operatorBandBps = uint16(s.band);
+        uint256 tick = s.bound / MarketArgs.get(MarketArgs.TICK_SIZE);
+        o.tick = uint24(tick);
+        o.originalQty = uint96(s.qty);
+        o.filledQty = uint96(s.filledQty);
+        o.margin6 = uint64(s.marginLeft / MICRO);
+        _rest(n, o, tick, s.remaining, o.uncounted);
         // a reduce-only order that rests commits its bond now (it committed nothing at placement)
-        if (o.reduceOnly) _margin(s.accountId, -int256(ORDER_BOND_WAD), int256(ORDER_BOND_WAD), IEngine.MarginReason.ORDER_COMMIT);
+        if (s.reduceOnly) _margin(s.accountId, -int256(ORDER_BOND_WAD), int256(ORDER_BOND_WAD), IEngine.MarginReason.ORDER_COMMIT);
         return IMarket.OrderStatus.ACTIVE;
+    }
+
+    /// Closes a taker that does not rest (nothing of it is stored): its margin left and bond back.
+    function _closeTaker(uint256 n, Sweep memory s, IMarket.OrderStatus status, IMarket.CloseReason reason, uint8 flags)
+        internal returns (IMarket.OrderStatus)
+    {
+        _released(n, s.accountId, status, reason, s.filledQty, s.qty - s.filledQty, s.marginLeft, flags);
+        return status;
     }
 
     function _rest(uint256 n, Order storage o, uint256 tick, uint256 qty, bool uncounted) internal {
@@ -489,7 +500,7 @@ abstract contract MarketBase is IVenueErrors {
         positions[o.accountId].openOrders -= 1;
     }
 
-    /// Marks an order closed (its client key is free again: `_newOrder`), returns its remaining margin.
+    /// Marks a resting order closed (its client key is free again: `_claimKey`), returns its remaining margin.
     /// `flags`: BOND_REFUND (the bond to the owner's available balance with the margin) or
     /// BOND_FORFEIT (out of the owner's committed balance; the caller pays it to whoever cleared it).
     function _closeOrder(uint256 n, Order storage o, IMarket.OrderStatus status, IMarket.CloseReason reason, uint8 flags)
@@ -499,16 +510,24 @@ abstract contract MarketBase is IVenueErrors {
         o.next = 0;
         o.prev = 0;
         marginReturned = uint256(o.margin6) * MICRO;
+        if (marginReturned != 0) o.margin6 = 0;
+        uint256 filled = o.filledQty;
+        _released(n, o.accountId, status, reason, filled, o.originalQty - filled, marginReturned, flags);
+    }
+
+    /// An order's close: its margin (and bond, by `flags`) back, and OrderClosed.
+    function _released(
+        uint256 n, uint256 accountId, IMarket.OrderStatus status, IMarket.CloseReason reason, uint256 filled, uint256 cancelled,
+        uint256 marginReturned, uint8 flags
+    ) internal {
         uint256 bond = flags & (BOND_REFUND | BOND_FORFEIT) == 0 ? 0 : ORDER_BOND_WAD;
         if (marginReturned + bond != 0) {
-            o.margin6 = 0;
             _margin(
-                o.accountId, int256(marginReturned + (flags & BOND_REFUND == 0 ? 0 : bond)), -int256(marginReturned + bond),
+                accountId, int256(marginReturned + (flags & BOND_REFUND == 0 ? 0 : bond)), -int256(marginReturned + bond),
                 IEngine.MarginReason.ORDER_RELEASE
             );
         }
-        uint256 cancelled = o.originalQty - o.filledQty;
-        emit IMarket.OrderClosed(++seq, _orderId(n), o.accountId, status, reason, o.filledQty, cancelled, marginReturned);
+        emit IMarket.OrderClosed(++seq, _orderId(n), accountId, status, reason, filled, cancelled, marginReturned);
     }
 
     // ─── positions ───────────────────────────────────────────────────────────────────────

@@ -60,6 +60,8 @@ contract MarketExtension is MarketBase {
             s.accountId = accountId;
             s.reduceOnly = true;
             s.liquidation = true;
+            s.qty = absSize;
+            s.orderType = IMarket.OrderType.MARKET;
             // a long never sells below its bankruptcy price, a short never buys above it
             s.bound = s.isBuy ? (bankrupt < band ? bankrupt : band) : (bankrupt > band ? bankrupt : band);
             s.mark = mark;
@@ -74,7 +76,7 @@ contract MarketExtension is MarketBase {
             takenFee = st.feeTaken;
             shortfall = st.shortfall;
         }
-        _finishTaker(s.orderN, s, IMarket.OrderType.MARKET);
+        _finishTaker(s.orderN, s);
         closedQty = s.filledQty;
         uint256 notional = s.notional;
         // the backstop takes what the book could not (not when the fill cap or skip budget stopped it)
@@ -131,50 +133,6 @@ contract MarketExtension is MarketBase {
     }
 
     // ─── views ───────────────────────────────────────────────────────────────────────────
-
-    /// Served here: its string-carrying struct encoding is bulky, and only views and the factory read it.
-    function getOrder(uint256 orderId) external view returns (IMarket.OrderView memory v) {
-        if (orderId >> 64 != _marketIndex()) return v;
-        uint256 n = orderId & type(uint64).max;
-        Order storage o = orders[n];
-        if (o.status == IMarket.OrderStatus.NONE) return v;
-        v.orderId = orderId;
-        v.accountId = o.accountId;
-        v.side = o.side;
-        v.orderType = o.orderType;
-        v.status = o.status;
-        v.reduceOnly = o.reduceOnly;
-        v.priceX18 = uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE);
-        v.originalQty = o.originalQty;
-        v.filledQty = o.filledQty;
-        v.remainingQty = o.status == IMarket.OrderStatus.ACTIVE ? o.originalQty - o.filledQty : 0;
-        v.marginRemainingWad = uint256(o.margin6) * MICRO;
-    }
-
-    function getLevels(IMarket.Side side, uint256 depth)
-        external view returns (uint256[] memory pricesX18, uint256[] memory totalQty, uint256[] memory orderCounts)
-    {
-        bool isBid = side == IMarket.Side.LONG;
-        TickBitmap.Bitmap storage book = isBid ? bids : asks;
-        pricesX18 = new uint256[](depth);
-        totalQty = new uint256[](depth);
-        orderCounts = new uint256[](depth);
-        uint256 tick = isBid ? book.highest() : book.lowest();
-        uint256 k;
-        while (k < depth && tick != TickBitmap.NONE) {
-            Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
-            pricesX18[k] = tick * MarketArgs.get(MarketArgs.TICK_SIZE);
-            totalQty[k] = level.totalQty;
-            orderCounts[k] = level.orderCount;
-            ++k;
-            tick = isBid ? book.nextBelow(tick) : book.nextAbove(tick);
-        }
-        assembly {
-            mstore(pricesX18, k)
-            mstore(totalQty, k)
-            mstore(orderCounts, k)
-        }
-    }
 
     /// Isolated margin (IMarket.adjustMargin; docs/CONTRACTS.md "Position margin"): what a
     /// trade needs (not CLOSED, a fresh index; a removal also an active market), pending funding

@@ -287,6 +287,8 @@ interface IMarket is IVenueErrors {
     /// orderId = (marketIndex << 64) | n for the market's n-th order, n = 1..orderCount().
     function marketIndex() external view returns (uint256);
     function orderCount() external view returns (uint256);
+    /// An order that rested (ACTIVE, or FILLED / CANCELLED after resting); a taker that filled or
+    /// closed at once is not stored (status NONE here: its OrderClosed tells its end).
     function getOrder(uint256 orderId) external view returns (OrderView memory);
     /// Open order id for (account, clientKey), 0 if none.
     function orderIdOf(uint256 accountId, bytes32 clientKey) external view returns (uint256);

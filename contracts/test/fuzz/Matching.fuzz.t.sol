@@ -44,7 +44,7 @@ contract MatchingFuzzTest is VenueFixture {
         }
         (uint256 oid, uint256 qty,) =
             _place(alice, ids[0], takerLong ? LONG : SHORT, asMarket ? MKT : LMT, coll, lev, asMarket ? 0 : limitPx);
-        IMarket.OrderView memory t = market.getOrder(oid);
+        IMarket.OrderView memory t = _orderEnd(oid);
         assertLe(t.filledQty, qty, "taker filled <= original");
         (uint256 bidAfter, uint256 askAfter) = market.restingQty();
         uint256 consumed = takerLong ? askBefore - askAfter : bidBefore - bidAfter;
@@ -55,11 +55,11 @@ contract MatchingFuzzTest is VenueFixture {
 
     /// What left the book is the taker's fills plus remainders cancelled on the way (dust below the
     /// minimum order, or a maker whose fill would leave it below initial margin).
-    function _checkConsumed(uint256 consumed, uint256 takerFilled) internal view {
+    function _checkConsumed(uint256 consumed, uint256 takerFilled) internal {
         uint256 makersFilled;
         uint256 cancelledLeft;
         for (uint256 i; i < makerOrders.length; ++i) {
-            IMarket.OrderView memory o = market.getOrder(makerOrders[i]);
+            IMarket.OrderView memory o = _orderEnd(makerOrders[i]);
             makersFilled += o.filledQty;
             if (o.status == IMarket.OrderStatus.CANCELLED) cancelledLeft += o.originalQty - o.filledQty;
         }

@@ -39,7 +39,7 @@ contract SizingFuzzTest is VenueFixture {
         // rounding down: one more lot would need more collateral than given
         assertLe(qty * px / 1e18, coll6 * TO_WAD * lev, "notional within collateral x leverage");
         assertGt((qty + LOT) * px, coll6 * TO_WAD * lev * 1e18, "largest lot multiple");
-        assertEq(market.getOrder(oid).marginRemainingWad, coll6 * TO_WAD);
+        assertEq(_orderEnd(oid).marginRemainingWad, coll6 * TO_WAD);
         assertEq(_acct(a).committedWad, coll6 * TO_WAD + ORDER_BOND_WAD); // the resting order's margin and bond
         _checkAll();
     }
@@ -63,10 +63,10 @@ contract SizingFuzzTest is VenueFixture {
         }
     }
 
-    function _checkFilled(uint256 oid, uint256 qty, IMarket.OrderStatus st, uint256 want, uint256 px) internal view {
+    function _checkFilled(uint256 oid, uint256 qty, IMarket.OrderStatus st, uint256 want, uint256 px) internal {
         assertEq(qty, want);
         assertEq(uint256(st), uint256(IMarket.OrderStatus.FILLED));
-        assertEq(market.getOrder(oid).priceX18, px, "sizing price = best ask");
+        assertEq(_orderEnd(oid).priceX18, px, "sizing price = best ask");
         assertEq(_pos(a).sizeQty, int256(want));
         IMarket.HealthView memory h = _health(a);
         assertGe(h.equityWad * 50, int256(h.positionValueWad), "born at or above initial margin");

@@ -116,7 +116,6 @@ contract MarketAdlTest is VenueFixture {
             vm.prank(who);
             engine.placeOrder(_params(id, EUR, SHORT, MKT, 0.12e6, 10, 0, bytes32(0)));
         }
-        IMarket.OrderView memory o = _order(bid);
         vm.prank(mmWho);
         engine.cancelOrderById(mm, EUR, bid);
         uint256 dustQty = VenueAbs.abs(_pos(first).sizeQty);

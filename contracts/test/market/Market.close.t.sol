@@ -31,7 +31,7 @@ contract MarketCloseTest is VenueFixture {
         (uint256 oid,, IMarket.Side side, uint256 qty) = engine.closePosition(a, EUR, MKT, 0, bytes32(0));
         assertEq(uint256(side), uint256(SHORT), "closing side opposite");
         assertEq(qty, 500e18);
-        IMarket.OrderView memory o = market.getOrder(oid);
+        IMarket.OrderView memory o = _orderEnd(oid);
         assertTrue(o.reduceOnly);
         assertEq(o.marginRemainingWad, 0, "no collateral");
         assertEq(uint256(o.status), uint256(IMarket.OrderStatus.FILLED));
@@ -87,8 +87,8 @@ contract MarketCloseTest is VenueFixture {
         vm.prank(alice);
         (uint256 oid,,,) = engine.closePosition(a, EUR, MKT, 0, bytes32(0));
         assertEq(_pos(a).sizeQty, 300e18);
-        assertEq(market.getOrder(oid).filledQty, 200e18);
-        assertEq(uint256(market.getOrder(oid).status), uint256(IMarket.OrderStatus.CANCELLED));
+        assertEq(_orderEnd(oid).filledQty, 200e18);
+        assertEq(uint256(_orderEnd(oid).status), uint256(IMarket.OrderStatus.CANCELLED));
         _checkAll();
     }
 
@@ -96,10 +96,10 @@ contract MarketCloseTest is VenueFixture {
         vm.prank(alice);
         (uint256 oid,,, uint256 qty) = engine.closePosition(a, EUR, LMT, 1.09e18, bytes32(0));
         assertEq(qty, 500e18);
-        assertEq(uint256(market.getOrder(oid).status), uint256(IMarket.OrderStatus.ACTIVE));
+        assertEq(uint256(_orderEnd(oid).status), uint256(IMarket.OrderStatus.ACTIVE));
         assertEq(_bestAsk(), 1.09e18);
         _market(carol, c, LONG, 54.5e6, 10); // 500 @ 1.09
-        assertEq(uint256(market.getOrder(oid).status), uint256(IMarket.OrderStatus.FILLED));
+        assertEq(uint256(_orderEnd(oid).status), uint256(IMarket.OrderStatus.FILLED));
         assertEq(_pos(a).sizeQty, 0);
         _checkAll();
     }
@@ -108,7 +108,7 @@ contract MarketCloseTest is VenueFixture {
         _limit(carol, c, LONG, 107e6, 10, 1.07e18);
         (uint256 oid, uint256 qty,) = _place(alice, a, SHORT, MKT, 0, 0, 0);
         assertEq(qty, 500e18, "whole position");
-        assertTrue(market.getOrder(oid).reduceOnly);
+        assertTrue(_orderEnd(oid).reduceOnly);
         assertEq(_pos(a).sizeQty, 0);
         assertEq(_pos(c).sizeQty, 500e18, "reduce-only never flips");
         _checkAll();
@@ -127,7 +127,7 @@ contract MarketCloseTest is VenueFixture {
         vm.recordLogs();
         _place(dave, d, LONG, MKT, 10.9e6, 10, 0);
         Vm.Log[] memory closed = _logs(vm.getRecordedLogs(), address(market), IMarket.OrderClosed.selector);
-        assertEq(uint256(market.getOrder(resting).status), uint256(IMarket.OrderStatus.CANCELLED));
+        assertEq(uint256(_orderEnd(resting).status), uint256(IMarket.OrderStatus.CANCELLED));
         bool expired;
         for (uint256 i; i < closed.length; ++i) {
             if (uint256(closed[i].topics[1]) != resting) continue;
@@ -169,7 +169,7 @@ contract MarketCloseTest is VenueFixture {
         vm.roll(block.number + 5);
         (uint256 oid, uint256 qty,) = _place(alice, a, SHORT, MKT, 108e6, 10, 0); // 1000
         assertEq(qty, 1_000e18);
-        assertEq(market.getOrder(oid).filledQty, 1_000e18);
+        assertEq(_orderEnd(oid).filledQty, 1_000e18);
         IMarket.PositionView memory p = _pos(a);
         assertEq(p.sizeQty, -500e18, "500 closed, 500 opened short");
         assertEq(p.openNotionalWad, 540e18);

@@ -26,10 +26,10 @@ contract MarketMatchingTest is VenueFixture {
         (uint256 oid, uint256 qty, IMarket.OrderStatus st) = _place(alice, a, LONG, MKT, 54e6, 10, 0);
         assertEq(qty, 500e18, "sized at the best ask");
         assertEq(uint256(st), uint256(IMarket.OrderStatus.FILLED));
-        IMarket.OrderView memory t = market.getOrder(oid);
+        IMarket.OrderView memory t = _orderEnd(oid);
         assertEq(t.filledQty, 500e18);
         assertEq(t.remainingQty, 0);
-        IMarket.OrderView memory m = market.getOrder(ask);
+        IMarket.OrderView memory m = _orderEnd(ask);
         assertEq(uint256(m.status), uint256(IMarket.OrderStatus.ACTIVE), "partly filled maker rests");
         assertEq(m.filledQty, 500e18);
         assertEq(m.remainingQty, 500e18);
@@ -109,11 +109,11 @@ contract MarketMatchingTest is VenueFixture {
         uint256 first = _limit(bob, b, SHORT, 108e6, 10, 1.08e18);
         uint256 second = _limit(carol, c, SHORT, 108e6, 10, 1.08e18);
         _market(alice, a, LONG, 54e6, 10); // 500
-        assertEq(market.getOrder(first).filledQty, 500e18, "oldest first");
-        assertEq(market.getOrder(second).filledQty, 0);
+        assertEq(_orderEnd(first).filledQty, 500e18, "oldest first");
+        assertEq(_orderEnd(second).filledQty, 0);
         _market(dave, d, LONG, 75.6e6, 10); // 700
-        assertEq(uint256(market.getOrder(first).status), uint256(IMarket.OrderStatus.FILLED));
-        assertEq(market.getOrder(second).filledQty, 200e18);
+        assertEq(uint256(_orderEnd(first).status), uint256(IMarket.OrderStatus.FILLED));
+        assertEq(_orderEnd(second).filledQty, 200e18);
         (, uint256[] memory totals, uint256[] memory counts) = market.getLevels(SHORT, 5);
         assertEq(totals[0], 800e18);
         assertEq(counts[0], 1);
@@ -128,10 +128,11 @@ contract MarketMatchingTest is VenueFixture {
         (uint256 oid, uint256 qty, IMarket.OrderStatus st) = _place(alice, a, LONG, MKT, 27e6, 10, 0);
         assertEq(qty, 250e18);
         assertEq(uint256(st), uint256(IMarket.OrderStatus.FILLED));
-        Vm.Log[] memory fills = _logs(vm.getRecordedLogs(), address(market), IMarket.OrderFilled.selector);
+        Vm.Log[] memory all = vm.getRecordedLogs();
+        Vm.Log[] memory fills = _logs(all, address(market), IMarket.OrderFilled.selector);
         assertEq(fills.length, 3);
-        assertEq(market.getOrder(oid).filledQty, 250e18);
-        assertEq(market.getOrder(third).remainingQty, 50e18);
+        assertEq(_closedFilled(all, oid), 250e18);
+        assertEq(_orderEnd(third).remainingQty, 50e18);
         assertEq(_pos(a).openNotionalWad, 108e18 + 108.1e18 + 54.1e18, "each level at its price");
         assertEq(_bestAsk(), 1.082e18, "swept levels are gone");
         (uint256[] memory prices,,) = market.getLevels(SHORT, 5);
@@ -144,7 +145,7 @@ contract MarketMatchingTest is VenueFixture {
         (uint256 oid, uint256 qty, IMarket.OrderStatus st) = _place(alice, a, LONG, LMT, 21.8e6, 10, 1.09e18); // 200
         assertEq(qty, 200e18);
         assertEq(uint256(st), uint256(IMarket.OrderStatus.ACTIVE));
-        IMarket.OrderView memory o = market.getOrder(oid);
+        IMarket.OrderView memory o = _orderEnd(oid);
         assertEq(o.filledQty, 100e18);
         assertEq(o.remainingQty, 100e18);
         assertEq(o.marginRemainingWad, 10.9e18, "half the margin stays with the resting half");
@@ -168,11 +169,11 @@ contract MarketMatchingTest is VenueFixture {
         (uint256 oid, uint256 qty, IMarket.OrderStatus st) = _place(alice, a, LONG, MKT, 21.6e6, 10, 0); // 200
         assertEq(qty, 200e18);
         assertEq(uint256(st), uint256(IMarket.OrderStatus.CANCELLED), "rest of a MARKET order is cancelled");
-        IMarket.OrderView memory o = market.getOrder(oid);
+        IMarket.OrderView memory o = _orderEnd(oid);
         assertEq(o.filledQty, 100e18);
         assertEq(o.remainingQty, 0);
         assertEq(o.marginRemainingWad, 0);
-        assertEq(market.getOrder(far).filledQty, 0, "beyond the band: untouched");
+        assertEq(_orderEnd(far).filledQty, 0, "beyond the band: untouched");
         assertEq(_pos(a).sizeQty, 100e18);
         assertEq(_acct(a).committedWad, _pos(a).marginWad, "unfilled margin returned");
         _checkAll();
@@ -183,7 +184,7 @@ contract MarketMatchingTest is VenueFixture {
         _setPrice(EUR, 1.075e18); // taker bound 1.0851
         (uint256 oid,, IMarket.OrderStatus st) = _place(alice, a, LONG, MKT, 21.6e6, 10, 0);
         assertEq(uint256(st), uint256(IMarket.OrderStatus.CANCELLED));
-        assertEq(market.getOrder(oid).filledQty, 0);
+        assertEq(_orderEnd(oid).filledQty, 0);
         assertEq(_acct(a).committedWad, 0);
         assertEq(_acct(a).totalWad, 1_000e18, "no fee without a fill");
     }
@@ -199,7 +200,7 @@ contract MarketMatchingTest is VenueFixture {
         Vm.Log[] memory all = vm.getRecordedLogs();
         assertEq(_logs(all, address(market), IMarket.OrderFilled.selector).length, 50, "maxFillsPerTx");
         assertEq(uint256(st), uint256(IMarket.OrderStatus.CANCELLED));
-        assertEq(market.getOrder(oid).filledQty, 50e18);
+        assertEq(_closedFilled(all, oid), 50e18);
         Vm.Log[] memory closed = _logs(all, address(market), IMarket.OrderClosed.selector);
         (, IMarket.OrderStatus cs, IMarket.CloseReason reason,,,) = abi.decode(
             closed[closed.length - 1].data, (uint64, IMarket.OrderStatus, IMarket.CloseReason, uint256, uint256, uint256)
@@ -215,7 +216,7 @@ contract MarketMatchingTest is VenueFixture {
     function test_match_fillCapStopsLimitWithoutCrossingTheBook() public {
         _manyAsks(55);
         (uint256 oid,, IMarket.OrderStatus st) = _place(alice, a, LONG, LMT, 6.48e6, 10, 1.08e18);
-        assertEq(market.getOrder(oid).filledQty, 50e18);
+        assertEq(_orderEnd(oid).filledQty, 50e18);
         assertEq(uint256(st), uint256(IMarket.OrderStatus.CANCELLED), "cannot rest while asks at its price remain");
         _checkAll(); // includes: book not crossed
     }
@@ -234,7 +235,7 @@ contract MarketMatchingTest is VenueFixture {
         _limit(bob, b, SHORT, 10.8e6, 10, 1.08e18); // 100 @ 1.08
         _limit(alice, a, SHORT, 10.9e6, 10, 1.09e18); // own ask behind
         (uint256 oid,,) = _place(alice, a, LONG, MKT, 10.8e6, 10, 0); // 100: filled by bob alone
-        assertEq(market.getOrder(oid).filledQty, 100e18);
+        assertEq(_orderEnd(oid).filledQty, 100e18);
     }
 
     function test_match_makerPositionIsUpdatedPerFill() public {

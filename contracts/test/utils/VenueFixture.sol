@@ -466,6 +466,15 @@ abstract contract VenueFixture is Test {
     /// seq`, per emitter from 1). Consumes the recorded logs: tests that read logs themselves
     /// call this before they start recording their own.
     function _nextSeq(address emitter) internal returns (uint64) {
+        _drainLogs();
+        return seqOf[emitter] + 1;
+    }
+
+    /// Orders as their OrderPlaced and OrderClosed told them (`_orderEnd`: those that closed without resting).
+    mapping(uint256 => IMarket.OrderView) internal endedTakers;
+
+    /// Reads the recorded logs (consumes them): each emitter's last seq, each order placed or closed.
+    function _drainLogs() internal {
         Vm.Log[] memory all = vm.getRecordedLogs();
         for (uint256 i; i < all.length; ++i) {
             if (all[i].data.length < 32 || all[i].topics.length == 0) continue;
@@ -475,8 +484,42 @@ abstract contract VenueFixture is Test {
             }
             uint256 s = abi.decode(all[i].data, (uint256));
             if (s > seqOf[all[i].emitter] && s < 1 << 64) seqOf[all[i].emitter] = uint64(s);
+            if (all[i].topics[0] == IMarket.OrderPlaced.selector) {
+                (, uint8 side, uint8 orderType, bool reduceOnly, uint256 price, uint256 qty,) =
+                    abi.decode(all[i].data, (uint64, uint8, uint8, bool, uint256, uint256, uint256));
+                IMarket.OrderView storage p = endedTakers[uint256(all[i].topics[1])];
+                (p.side, p.orderType, p.reduceOnly, p.priceX18, p.originalQty) =
+                    (IMarket.Side(side), IMarket.OrderType(orderType), reduceOnly, price, qty);
+            }
+            if (all[i].topics[0] == IMarket.OrderClosed.selector) {
+                (, uint8 status,, uint256 filled, uint256 cancelled,) =
+                    abi.decode(all[i].data, (uint64, uint8, uint8, uint256, uint256, uint256));
+                IMarket.OrderView storage v = endedTakers[uint256(all[i].topics[1])];
+                v.orderId = uint256(all[i].topics[1]);
+                v.accountId = uint256(all[i].topics[2]);
+                v.status = IMarket.OrderStatus(status);
+                v.originalQty = filled + cancelled;
+                v.filledQty = filled;
+            }
         }
-        return seqOf[emitter] + 1;
+    }
+
+    /// The filled quantity OrderClosed gave order `orderId` in `all` (0: not closed there).
+    function _closedFilled(Vm.Log[] memory all, uint256 orderId) internal pure returns (uint256 filled) {
+        for (uint256 i; i < all.length; ++i) {
+            if (all[i].topics.length < 2 || all[i].topics[0] != IMarket.OrderClosed.selector || uint256(all[i].topics[1]) != orderId) continue;
+            (,,, filled,,) = abi.decode(all[i].data, (uint64, uint8, uint8, uint256, uint256, uint256));
+        }
+    }
+
+    /// An EUR order as `getOrder` shows it; a taker that closed without resting is not stored
+    /// (MarketBase._finishTaker): then its id, account, status and quantities as its OrderClosed
+    /// told them (consumes the recorded logs, as `_nextSeq`).
+    function _orderEnd(uint256 orderId) internal returns (IMarket.OrderView memory v) {
+        v = market.getOrder(orderId);
+        if (v.status != IMarket.OrderStatus.NONE) return v;
+        _drainLogs();
+        return endedTakers[orderId];
     }
 
     /// The `seq` (first data word) of the last seq-carrying event of `emitter` in `all`.
