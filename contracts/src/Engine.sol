@@ -70,6 +70,10 @@ contract Engine is IEngine, AccessControl, EIP712 {
     mapping(bytes32 => address) public marketOf;
     mapping(address => bytes32) internal marketIdOfAddress;
     mapping(bytes32 => int256) public marketPoolWad;
+    /// The market this transaction's entry point called (`_market`) and its id: its hooks
+    /// (`_onlyMarket`) are recognised without a cold read of `marketIdOfAddress`.
+    address transient _callee;
+    bytes32 transient _calleeId;
 
     /// `calendarDelay_`: at least MarketCalendar.MIN_DELAY, except on the local chain (31337),
     /// where a start script may apply a calendar at once (README "Market sessions").
@@ -350,7 +354,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
         bytes memory firstFailure;
         for (uint256 i; i < n; ++i) {
             bytes32 marketId = _marketIds[i];
-            try IMarket(marketOf[marketId]).liquidate(accountId, msg.sender, new uint256[](0)) {
+            try _market(marketId).liquidate(accountId, msg.sender, new uint256[](0)) {
                 ++positionsLiquidated;
             } catch (bytes memory reason) {
                 bytes4 selector = bytes4(reason);
@@ -384,7 +388,9 @@ contract Engine is IEngine, AccessControl, EIP712 {
         uint256 committed = _add(a.committedWad, deltaCommittedWad);
         a.availableWad = uint128(available);
         a.committedWad = uint128(committed);
-        marketPoolWad[marketId] -= deltaAvailableWad + deltaCommittedWad;
+        // a commit or release only moves margin within the account: the pool is untouched
+        int256 pool = deltaAvailableWad + deltaCommittedWad;
+        if (pool != 0) marketPoolWad[marketId] -= pool;
         emit MarginUpdated(++seq, accountId, marketId, reason, deltaAvailableWad, deltaCommittedWad, 0, available, committed);
     }
 
@@ -502,12 +508,16 @@ contract Engine is IEngine, AccessControl, EIP712 {
         emit OperatorBudgetUsed(++seq, owner, msg.sender, used, budget);
     }
 
-    function _market(bytes32 marketId) internal view returns (IMarket m) {
+    function _market(bytes32 marketId) internal returns (IMarket m) {
         m = IMarket(marketOf[marketId]);
         if (address(m) == address(0)) revert MarketNotFound(marketId);
+        (_callee, _calleeId) = (address(m), marketId);
     }
 
+    /// A registered market's hook: the one this transaction's entry point called (transient), or
+    /// any other by its registration (a market's own entry points: pokeFunding, reduceFundPosition).
     function _onlyMarket() internal view returns (bytes32 marketId) {
+        if (msg.sender == _callee) return _calleeId;
         marketId = marketIdOfAddress[msg.sender];
         if (marketId == bytes32(0)) revert Unauthorized(msg.sender);
     }

@@ -210,7 +210,7 @@ contract Market is IMarket, MarketBase, Initializable {
         }
         // long and short open interest are equal; only a fill where both sides open grows them
         if (longOI > MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST)) revert OpenInterestCapExceeded(longOI, MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST));
-        _afterTrade(index);
+        _afterTrade(index, s.filledQty != 0);
     }
 
     /// The order's quantity (a reduce-only order: the whole position), and its margin and bond

@@ -885,8 +885,10 @@ abstract contract MarketBase is IVenueErrors {
         _updateRate(index);
     }
 
-    function _afterTrade(uint256 index) internal {
-        emit IMarket.OpenInterestUpdated(++seq, longOI, shortOI);
+    /// After a placement, fill or liquidation: the open interest when it may have moved (`traded`),
+    /// and the rate.
+    function _afterTrade(uint256 index, bool traded) internal {
+        if (traded) emit IMarket.OpenInterestUpdated(++seq, longOI, shortOI);
         _updateRate(index);
     }
 

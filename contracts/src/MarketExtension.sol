@@ -43,7 +43,7 @@ contract MarketExtension is MarketBase {
         VenueMath.Health memory h = _healthOf(pos, mark);
         if (!h.isLiquidatable) revert NotLiquidatable(accountId, _marketId());
         if (accountId == FUND && _topUpFund(pos, h)) {
-            _afterTrade(index);
+            _afterTrade(index, false);
             return 0;
         }
 
@@ -100,7 +100,7 @@ contract MarketExtension is MarketBase {
         if (liquidatorFee + s.bonds != 0) _engine().payLiquidator(liquidator, liquidatorFee + s.bonds);
         if (takenFee != 0) _engine().collect(0, takenFee - liquidatorFee);
         if (s.makerFees != 0) _engine().collect(s.makerFees, 0);
-        _afterTrade(index);
+        _afterTrade(index, true);
         emit IMarket.Liquidated(
             ++seq, accountId, liquidator, closedQty, notional, liquidatorFee, takenFee - liquidatorFee, shortfall,
             positions[accountId].size

@@ -159,6 +159,7 @@ interface IMarket is IVenueErrors {
         uint256 openNotionalWad, uint256 marginWad, int256 realizedPnlWad, int256 fundingPaidWad,
         uint256 feeWad, int256 fundingIndexX18
     );
+    /// After a fill or a liquidation (a placement that filled nothing leaves the open interest as it was: no event).
     event OpenInterestUpdated(uint64 seq, uint256 longQty, uint256 shortQty);
     /// A cancel changed the margined book: the stored rate applies up to `staleSince` (the first
     /// such cancel since the last FundingUpdated; a reopening after it moves it to the reopening),
