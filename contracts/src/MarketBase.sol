@@ -2,6 +2,7 @@
 pragma solidity ^0.8.28;
 
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {IVenueErrors} from "./interfaces/IVenueErrors.sol";
 import {IEngine} from "./interfaces/IEngine.sol";
@@ -78,14 +79,16 @@ abstract contract MarketBase is IVenueErrors {
         uint32 orderCount;
     }
 
+    /// Two slots: what a placement reads (size, its resting orders) and a fill's first half; the
+    /// margin and funding index. Narrowing is checked where they are written (`_writeSettle`).
     struct Position {
-        int128 size;
-        uint128 openNotional;
-        uint128 margin;
+        int96 size;
+        uint96 openNotional;
+        uint16 openOrders; // resting orders of the account in this market (≤ MAX_OPEN_ORDERS)
+        uint40 lastSettledAt;
+        uint96 margin;
         int128 lastFundingIndex;
-        uint64 lastSettledAt;
-        uint64 openBlock;
-        uint32 openOrders; // resting orders of the account in this market
+        uint32 openBlock;
     }
 
     struct FundingState {
@@ -618,12 +621,12 @@ abstract contract MarketBase is IVenueErrors {
         int256 size = st.size;
         _updateOI(st.oldSize, size);
         if (size == 0) pos.openBlock = 0;
-        else if (st.oldSize == 0 || (st.oldSize > 0) != (size > 0)) pos.openBlock = uint64(block.number);
-        pos.size = int128(size);
-        pos.openNotional = uint128(st.openNotional);
-        pos.margin = uint128(uint256(st.margin));
+        else if (st.oldSize == 0 || (st.oldSize > 0) != (size > 0)) pos.openBlock = uint32(block.number);
+        pos.size = SafeCast.toInt96(size);
+        pos.openNotional = SafeCast.toUint96(st.openNotional);
+        pos.margin = SafeCast.toUint96(uint256(st.margin));
         pos.lastFundingIndex = fundingState.cumulativeIndex;
-        pos.lastSettledAt = uint64(block.timestamp);
+        pos.lastSettledAt = uint40(block.timestamp);
         if (accountId == FUND) {
             // the fund's wallet is the insurance fund; `orderMargin` is what it puts in now
             _engine().settleInsurance(st.toAvailable - int256(orderMargin), st.margin - int256(oldMargin));

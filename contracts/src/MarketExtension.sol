@@ -2,6 +2,7 @@
 pragma solidity ^0.8.28;
 
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {TickBitmap} from "./libraries/TickBitmap.sol";
 import {VenueMath} from "./libraries/VenueMath.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
@@ -113,7 +114,7 @@ contract MarketExtension is MarketBase {
     function _topUpFund(Position storage pos, VenueMath.Health memory h) internal returns (bool) {
         uint256 need = uint256(int256(h.maintenance) - h.equity);
         if (need > _engine().insuranceFundWad()) return false;
-        pos.margin += uint128(need);
+        pos.margin = SafeCast.toUint96(pos.margin + need);
         _engine().settleInsurance(-int256(need), int256(need));
         emit IMarket.PositionUpdated(
             ++seq, FUND, IMarket.PositionReason.LIQUIDATION, pos.size, pos.openNotional, pos.margin, 0, 0, 0, pos.lastFundingIndex
@@ -162,9 +163,9 @@ contract MarketExtension is MarketBase {
         // funding owed beyond the margin and what is added: the position is for liquidation
         if (margin < 0) revert BelowInitialMargin(accountId, _marketId());
         _margin(accountId, -deltaWad, margin - int256(uint256(pos.margin)), IEngine.MarginReason.POSITION_MARGIN);
-        pos.margin = uint128(uint256(margin));
+        pos.margin = SafeCast.toUint96(uint256(margin));
         pos.lastFundingIndex = fundingState.cumulativeIndex;
-        pos.lastSettledAt = uint64(block.timestamp);
+        pos.lastSettledAt = uint40(block.timestamp);
         emit IMarket.PositionUpdated(
             ++seq, accountId, IMarket.PositionReason.MARGIN, size, open, uint256(margin), 0, funding, 0, fundingState.cumulativeIndex
         );
