@@ -150,7 +150,8 @@ contract MarketBackstop is MarketBase, Initializable {
         v.rateStaleSince = _rateStaleSince;
         v.rateNowX18PerHour = v.rateStaleSince == 0 ? int256(f.rate) : _rateOf(c.premium).rate;
         v.premiumSampleX18 = _sampleAt(index);
-        (v.sampleBidX18, v.sampleAskX18) = (_sampleBid, _sampleAsk);
+        uint256 ts = MarketArgs.get(MarketArgs.TICK_SIZE);
+        (v.sampleBidX18, v.sampleAskX18) = (_sampleBidTick * ts, _sampleAskTick * ts);
     }
 
     // ─── the fund's own position (docs/CONTRACTS.md "Backstop") ─────────────────────────
@@ -179,7 +180,7 @@ contract MarketBackstop is MarketBase, Initializable {
         int256 left = positions[FUND].size;
         closedQty = uint256(size > 0 ? size - left : left - size);
         if (closedQty == 0) return 0;
-        _fundReducedAt = uint64(block.timestamp);
+        _fundReducedAt = uint40(block.timestamp);
         emit IMarket.FundPositionReduced(++seq, closedQty, left, block.timestamp + FUND_REDUCE_INTERVAL);
     }
 
@@ -357,7 +358,9 @@ contract MarketBackstop is MarketBase, Initializable {
         pricesX18 = new uint256[](depth);
         totalQty = new uint256[](depth);
         orderCounts = new uint256[](depth);
-        uint256 tick = isBid ? book.highest() : book.lowest();
+        // from the best tick the market keeps (`_bookSet`): what its sweep starts from
+        uint256 tick = isBid ? _bestBidTick : _bestAskTick;
+        if (tick == 0) tick = TickBitmap.NONE;
         uint256 k;
         while (k < depth && tick != TickBitmap.NONE) {
             Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
@@ -406,7 +409,9 @@ contract MarketBackstop is MarketBase, Initializable {
         orderCounts = new uint256[](depth);
         (uint256 index,) = _oracle().getPrice(_marketId());
         uint256 mark = _markNow(index);
-        uint256 tick = isBid ? book.highest() : book.lowest();
+        // from the best tick the market keeps (`_bookSet`): what its sweep starts from
+        uint256 tick = isBid ? _bestBidTick : _bestAskTick;
+        if (tick == 0) tick = TickBitmap.NONE;
         uint256 k;
         uint256 read;
         while (k < depth && tick != TickBitmap.NONE && read < MAX_DEPTH_ORDERS) {

@@ -180,14 +180,18 @@ abstract contract MarketBase is IVenueErrors {
     /// The calendar in force, the next one and its start (MarketCalendar's packing): one word.
     uint256 internal _calendar;
     /// The second of the last `reduceFundPosition` (MarketBackstop).
-    uint64 internal _fundReducedAt;
-    /// Same slot: the book's sampled bid and ask (prices; 0 = none) taken at the last rate update
+    uint40 internal _fundReducedAt;
+    /// Same slot: the book's sampled bid and ask (ticks; 0 = none) taken at the last rate update
     /// (`_updateRate`, after every placement, fill, liquidation, margin change and poke) from the
     /// book's fillable top (`_sampleNow`). The premium average moves towards their sample against
     /// the index of the moment (`_sampleAt`) until the next update, in transactions and views
     /// alike: the mark never reads the book in between (docs/CONTRACTS.md "Prices").
-    uint96 internal _sampleBid;
-    uint96 internal _sampleAsk;
+    uint24 internal _sampleBidTick;
+    uint24 internal _sampleAskTick;
+    /// Same slot (every rate update reads it): the best bid and ask ticks (0: the side is empty),
+    /// kept by `_bookSet` and `_bookClear`, so that the top of the book costs no bitmap walk.
+    uint24 internal _bestBidTick;
+    uint24 internal _bestAskTick;
 
     // ─── who the market is (its clone's args: libraries/MarketArgs.sol) ─────────────────
 
@@ -238,8 +242,8 @@ abstract contract MarketBase is IVenueErrors {
                 s.capped = true;
                 break;
             }
-            uint256 tick = s.isBuy ? book.lowest() : book.highest();
-            if (tick == TickBitmap.NONE) break;
+            uint256 tick = s.isBuy ? _bestAskTick : _bestBidTick;
+            if (tick == 0) break;
             uint256 price = tick * MarketArgs.get(MarketArgs.TICK_SIZE);
             if (s.isBuy ? price > s.bound : price < s.bound) break;
             if (!_sweepLevel(s, tick, price)) break;
@@ -303,7 +307,7 @@ abstract contract MarketBase is IVenueErrors {
         }
         _emitLevel(s.isBuy ? IMarket.Side.SHORT : IMarket.Side.LONG, tick, level);
         if (level.orderCount == 0) {
-            (s.isBuy ? asks : bids).clear(tick);
+            _bookClear(!s.isBuy, tick);
             delete levels[tick];
         }
     }
@@ -430,7 +434,7 @@ abstract contract MarketBase is IVenueErrors {
         uint256 tail = level.tail;
         if (tail == 0) {
             level.head = uint40(n);
-            (isBid ? bids : asks).set(tick);
+            _bookSet(isBid, tick);
         } else {
             orders[tail].next = uint40(n);
             o.prev = uint40(tail);
@@ -485,7 +489,7 @@ abstract contract MarketBase is IVenueErrors {
         _removeAt(level, o);
         _emitLevel(o.side, tick, level);
         if (level.orderCount == 0) {
-            (isBid ? bids : asks).clear(tick);
+            _bookClear(isBid, tick);
             if (isBid) delete bidLevels[tick];
             else delete askLevels[tick];
         }
@@ -814,7 +818,8 @@ abstract contract MarketBase is IVenueErrors {
     /// clamped; 0 when either is none. An index that moved since the update moves the sample with
     /// it (a stored bid the index rose past samples the index itself, premium 0).
     function _sampleAt(uint256 index) internal view returns (int256) {
-        return VenueMath.premiumSample(index, _sampleBid, _sampleAsk, MarketArgs.get(MarketArgs.MARK_CLAMP_BPS));
+        uint256 ts = MarketArgs.get(MarketArgs.TICK_SIZE);
+        return VenueMath.premiumSample(index, _sampleBidTick * ts, _sampleAskTick * ts, MarketArgs.get(MarketArgs.MARK_CLAMP_BPS));
     }
 
     /// The bid and ask (0 = none) the premium samples until the next update, taken now at
@@ -862,7 +867,8 @@ abstract contract MarketBase is IVenueErrors {
         _rateStaleSince = 0;
         // the bid and ask the premium average moves towards until the next update (written when they moved)
         (uint256 bid, uint256 ask) = _sampleNow(index, mark);
-        if (bid != _sampleBid || ask != _sampleAsk) (_sampleBid, _sampleAsk) = (uint96(bid), uint96(ask));
+        uint256 ts = MarketArgs.get(MarketArgs.TICK_SIZE);
+        if (bid / ts != _sampleBidTick || ask / ts != _sampleAskTick) (_sampleBidTick, _sampleAskTick) = (uint24(bid / ts), uint24(ask / ts));
         emit IMarket.FundingUpdated(
             ++seq, r.rate, r.premiumComponent, r.skewComponent, r.skew, premium, bid, ask,
             fundingState.cumulativeIndex, index, mark, block.timestamp
@@ -938,7 +944,8 @@ abstract contract MarketBase is IVenueErrors {
     /// would leave below initial margin) never moves the mark; a wall of them only silences the side.
     function _markBest(bool bid, uint256 mark) internal view returns (uint256) {
         TickBitmap.Bitmap storage book = bid ? bids : asks;
-        uint256 tick = bid ? book.highest() : book.lowest();
+        uint256 tick = bid ? _bestBidTick : _bestAskTick;
+        if (tick == 0) return 0;
         uint256 probes;
         while (tick != TickBitmap.NONE) {
             for (uint256 n = (bid ? bidLevels[tick] : askLevels[tick]).head; n != 0; n = orders[n].next) {
@@ -952,8 +959,37 @@ abstract contract MarketBase is IVenueErrors {
 
     /// Best bid (`bid`) or best ask price; 0 when that side is empty.
     function _best(bool bid) internal view returns (uint256) {
-        uint256 tick = bid ? bids.highest() : asks.lowest();
-        return tick == TickBitmap.NONE ? 0 : tick * MarketArgs.get(MarketArgs.TICK_SIZE);
+        return (bid ? _bestBidTick : _bestAskTick) * MarketArgs.get(MarketArgs.TICK_SIZE);
+    }
+
+    /// A level on that side is no longer empty: the bitmap, and the best tick when it is better.
+    function _bookSet(bool isBid, uint256 tick) internal {
+        if (isBid) {
+            bids.set(tick);
+            if (tick > _bestBidTick) _bestBidTick = uint24(tick);
+        } else {
+            asks.set(tick);
+            uint256 best = _bestAskTick;
+            if (best == 0 || tick < best) _bestAskTick = uint24(tick);
+        }
+    }
+
+    /// A level on that side is empty now: the bitmap, and the best tick when it was the best (the
+    /// next one from the bitmap, or 0).
+    function _bookClear(bool isBid, uint256 tick) internal {
+        if (isBid) {
+            bids.clear(tick);
+            if (tick == _bestBidTick) {
+                uint256 next = bids.highest();
+                _bestBidTick = next == TickBitmap.NONE ? 0 : uint24(next);
+            }
+        } else {
+            asks.clear(tick);
+            if (tick == _bestAskTick) {
+                uint256 next = asks.lowest();
+                _bestAskTick = next == TickBitmap.NONE ? 0 : uint24(next);
+            }
+        }
     }
 
     /// The worst price a taker on this side may fill at: mark ± band.
