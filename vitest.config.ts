@@ -1,12 +1,23 @@
 import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
+import E2eSequencer from "./test/e2e/sequencer.js";
+
+/**
+ * e2e files side by side: E2E_WORKERS (default 2). Most of an e2e file's time is waiting (on a
+ * chain, an indexer, a restarted process), so two at a time on this 2-core machine; the files on
+ * the shared stack still take it one at a time (test/e2e/helpers/stack-lock.ts).
+ */
+const e2eWorkers = Number(process.env.E2E_WORKERS ?? 2);
 
 // Two projects: `unit` (fast, parallel) and `e2e` (real anvil, Ponder, services; one stack
-// per database kind started once by test/e2e/global-setup.ts; files run one at a time).
+// started once by test/e2e/global-setup.ts and shared by one file at a time, the other files on
+// venues of their own).
 export default defineConfig({
   test: {
     // the default output, then every file's duration, slowest first (where CI's minutes go)
     reporters: ["default", "./test/reporters/file-durations.ts"],
+    // e2e: the files on the shared stack spread among the others (test/e2e/sequencer.ts)
+    sequence: { sequencer: E2eSequencer },
     projects: [
       {
         test: {
@@ -23,7 +34,10 @@ export default defineConfig({
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
           globalSetup: ["test/e2e/global-setup.ts"],
-          fileParallelism: false,
+          fileParallelism: e2eWorkers > 1,
+          maxWorkers: e2eWorkers,
+          // after the unit files when one command runs both (never in one pool with them)
+          sequence: { groupOrder: 1 },
           testTimeout: 180_000,
           hookTimeout: 300_000,
         },

@@ -33,7 +33,7 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
 import WebSocket from "ws";
-import { freePort } from "../../core/chain/anvil.js";
+import { e2ePort } from "./helpers/ports.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
 import { serviceMain, nodeTs } from "../../scripts/lib/services.js";
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
@@ -249,7 +249,7 @@ describe.each([mainKind()])("the client's stream client through a stream-service
     const env: NodeJS.ProcessEnv = {
       ...process.env, PROFILE: "local", PORT: String(port), HOST: "127.0.0.1", INTEGRATION_URL: reads, RPC_URL: v.rpcUrl, LOG_LEVEL: "warn",
       // no relayer here: the transactions channel's feed retries quietly
-      RELAYER_URL: `http://127.0.0.1:${await freePort()}`,
+      RELAYER_URL: `http://127.0.0.1:${await e2ePort()}`,
     };
     delete env.DATABASE_URL;
     delete env.DATABASE_SCHEMA;
@@ -267,7 +267,7 @@ describe.each([mainKind()])("the client's stream client through a stream-service
     v = await startVenue(kind);
     const { rd } = await v.startIndexerAndReads("clientstreams");
     reads = rd.url;
-    port = await freePort();
+    port = await e2ePort();
     // (on Postgres too the stream service follows the read service's block feed: this file is about the client)
     await startStreamService();
     EUR = v.deployment.markets[0]!.marketId.toLowerCase() as Hex;

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../core/chain/anvil.js";
+import { e2ePort } from "./helpers/ports.js";
 import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 
 const root = join(import.meta.dirname, "../..");
@@ -27,7 +27,7 @@ describe.each([sharedStack()])("gateway keys and rate limit ($kind)", (s: StackI
 
   /** A gateway process on the stack's services; its own key store unless `schema` is shared. */
   async function startGateway(extra: Record<string, string>, dbSchema = schema): Promise<{ url: string; child: ChildProcess }> {
-    const port = await freePort();
+    const port = await e2ePort();
     const url = `http://127.0.0.1:${port}`;
     const env: NodeJS.ProcessEnv = {
       ...process.env,

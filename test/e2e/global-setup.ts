@@ -6,11 +6,12 @@
  * Chains of the same setup are deployed once per run (test/e2e/helpers/chain-fixture.ts).
  * Logs: the temp dir printed at start (`E2E_VERBOSE=1` prints progress).
  */
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { checkPostgres, dbKinds, mainKind, startStack, type StackInfo } from "./stack.js";
+import { startStackLock } from "./helpers/stack-lock.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -30,9 +31,15 @@ export default async function setup(project: TestProject) {
   // inherit the variable; removed at teardown
   const fixtures = join(tmpdir(), "venue-chain-fixtures", runId);
   process.env.E2E_FIXTURE_DIR = fixtures;
+  // the run's claimed ports (test/e2e/helpers/ports.ts: files run side by side) and the shared
+  // stack's lock (test/e2e/helpers/stack-lock.ts: one file on it at a time)
+  process.env.E2E_PORT_DIR = join(fixtures, "ports");
+  mkdirSync(process.env.E2E_PORT_DIR, { recursive: true });
+  const lock = await startStackLock();
 
   const t0 = Date.now();
-  const running = await startStack(kind, runId, { log }).catch((e) => {
+  const running = await startStack(kind, runId, { log }).catch(async (e) => {
+    await lock.close();
     rmSync(fixtures, { recursive: true, force: true });
     throw e;
   });
@@ -44,6 +51,7 @@ export default async function setup(project: TestProject) {
   project.provide("stack", running.info);
   return async () => {
     await running.stop();
+    await lock.close();
     rmSync(fixtures, { recursive: true, force: true });
   };
 }

@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
 import type { Hex, PublicClient } from "viem";
 import { engineAbi, marketAbi, oracleAbi } from "../../abis/index.js";
-import { freePort } from "../../core/chain/anvil.js";
+import { e2ePort } from "./helpers/ports.js";
 import { devAccount, KEY_INDEX } from "../../core/config.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
 import { AMOUNT6_TO_WAD } from "../../core/units.js";
@@ -69,7 +69,7 @@ describe.each([sharedStack()])("market maker ($kind)", (s: StackInfo) => {
     const env: NodeJS.ProcessEnv = {
       ...process.env, PROFILE: "local", PORT: String(streamsPort), HOST: "127.0.0.1", INTEGRATION_URL: s.integrationUrl, RPC_URL: s.rpcUrl, LOG_LEVEL: "warn",
       // no relayer needed: the transactions channel's feed retries quietly
-      RELAYER_URL: `http://127.0.0.1:${await freePort()}`,
+      RELAYER_URL: `http://127.0.0.1:${await e2ePort()}`,
     };
     delete env.DATABASE_URL;
     delete env.DATABASE_SCHEMA;
@@ -80,7 +80,7 @@ describe.each([sharedStack()])("market maker ($kind)", (s: StackInfo) => {
   /** the stream service boots while the first tests run (their chain work and its start overlap) */
   let streamsUp: Promise<unknown> = Promise.resolve();
   beforeAll(async () => {
-    streamsPort = await freePort();
+    streamsPort = await e2ePort();
     streamsUp = startStreams().then(() => undefined, (e: unknown) => e);
   });
 

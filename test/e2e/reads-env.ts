@@ -11,7 +11,8 @@ import { secret } from "../../core/profiles.js";
 import { createIndexerDb } from "../../services/keeper/indexer/sql-client.js";
 import * as schema from "../../ponder.schema.js";
 import type { Hex, PublicClient } from "viem";
-import { startAnvil, freePort, type Anvil } from "../../core/chain/anvil.js";
+import { startAnvil, type Anvil } from "../../core/chain/anvil.js";
+import { e2ePort } from "./helpers/ports.js";
 import { KEY_INDEX, devAccount } from "../../core/config.js";
 import { PROJECT_ROOT, type Deployment } from "../../core/deployment.js";
 import { deployVenue, writeDeployment } from "../../scripts/deploy.js";
@@ -78,7 +79,7 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
   };
   try {
     if (kind === "postgres") await createDatabase(database);
-    anvil = await startAnvil({ logFile: join(base, "anvil.log"), extraArgs: opts.clock === undefined ? undefined : ["--timestamp", String(opts.clock)] });
+    anvil = await startAnvil({ port: await e2ePort(), logFile: join(base, "anvil.log"), extraArgs: opts.clock === undefined ? undefined : ["--timestamp", String(opts.clock)] });
     const chainId = 31337;
     const client = publicClientFor(anvil.rpcUrl, chainId) as PublicClient;
     if (opts.clock !== undefined) await client.request({ method: "anvil_setBlockTimestampInterval" as never, params: [1] as never });
@@ -108,7 +109,7 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
     const rpcUrl = anvil.rpcUrl;
     const spawnIndexer = async (name: string, opts: { waitReady?: boolean } = {}) => {
       const schema = `rd_${runId}_${name}_${kind === "pglite" ? "l" : "p"}`.slice(0, 45);
-      const port = await freePort();
+      const port = await e2ePort();
       const env: NodeJS.ProcessEnv = {
         ...process.env,
         PONDER_TELEMETRY_DISABLED: "true",
@@ -146,7 +147,7 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
       return indexer;
     };
     const spawnReads = async (ix: Indexer, extraEnv: Record<string, string> = {}) => {
-      const port = await freePort();
+      const port = await e2ePort();
       // the same high configured limit as the indexer's (tests and benches are one client)
       const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: "127.0.0.1", INDEXER_URL: ix.url, LOG_LEVEL: "warn", RATE_LIMIT_PER_MINUTE: "100000000", ...(process.env.VITEST ? TEST_WAITS : {}) };
       delete env.DATABASE_URL;

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import type { Address, Hex, PublicClient } from "viem";
-import { startAnvil, freePort, type Anvil } from "../../core/chain/anvil.js";
+import { startAnvil, type Anvil } from "../../core/chain/anvil.js";
+import { e2ePort } from "./helpers/ports.js";
 import { DEFAULT_ADMIN_TOKEN, KEY_INDEX, devAccount } from "../../core/config.js";
 import { DEFAULT_SECRETS } from "../../core/profiles.js";
 import type { Deployment } from "../../core/deployment.js";
@@ -45,7 +46,7 @@ export type TestChain = {
 /** anvil + deploy + `prepared` wallets (indices 0..prepared-1) with an account, 100k deposited, relayer approved. */
 export async function startTestChain(opts: { prepared?: number; blockTime?: number; extraArgs?: string[]; fresh?: boolean } = {}): Promise<TestChain> {
   const dir = mkdtempSync(join(tmpdir(), "relayer-e2e-"));
-  const anvil = await startAnvil({ logFile: join(dir, "anvil.log"), blockTime: opts.blockTime, extraArgs: opts.extraArgs });
+  const anvil = await startAnvil({ port: await e2ePort(), logFile: join(dir, "anvil.log"), blockTime: opts.blockTime, extraArgs: opts.extraArgs });
   try {
     const chainId = 31337;
     const client = publicClientFor(anvil.rpcUrl, chainId) as PublicClient;
@@ -82,7 +83,7 @@ export type RelayerProc = { url: string; port: number; proc: Proc; stop: () => P
 export type RelayerDbOpt = { url: string; schema: string } | { pgliteDir: string };
 
 export async function startRelayer(chain: TestChain, db: RelayerDbOpt, env: Record<string, string> = {}, opts: { port?: number; name?: string; waitReady?: boolean; nodeArgs?: string[] } = {}): Promise<RelayerProc> {
-  const port = opts.port ?? (await freePort());
+  const port = opts.port ?? (await e2ePort());
   const logDir = join(chain.dir, "logs");
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${opts.name ?? "relayer"}-${port}-${Date.now()}.log`);

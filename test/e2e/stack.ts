@@ -19,7 +19,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import type { Address, Hex, PublicClient } from "viem";
-import { startAnvil, freePort, type Anvil } from "../../core/chain/anvil.js";
+import { startAnvil, type Anvil } from "../../core/chain/anvil.js";
+import { e2ePort } from "./helpers/ports.js";
 import { KEY_INDEX, devAccount } from "../../core/config.js";
 import { DEFAULT_SECRETS, type SecretName } from "../../core/profiles.js";
 import type { Deployment } from "../../core/deployment.js";
@@ -168,7 +169,7 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
     const t0 = Date.now();
     // E2E_ANVIL_ARGS: extra anvil flags for debugging (e.g. "--block-time 1").
     const extraArgs = process.env.E2E_ANVIL_ARGS?.split(" ").filter(Boolean);
-    anvil = await startAnvil({ logFile: join(logDir, "anvil.log"), extraArgs });
+    anvil = await startAnvil({ port: await e2ePort(), logFile: join(logDir, "anvil.log"), extraArgs });
     const chainId = 31337;
     const client = publicClientFor(anvil.rpcUrl, chainId);
     const deployer = walletClientFor(anvil.rpcUrl, chainId, keys.deployer);
@@ -198,7 +199,7 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
     log(`[${kind}] wallets ready in ${Date.now() - t0} ms`);
 
     if (kind === "postgres") await createDatabase(dbName);
-    const ports = { indexer: await freePort(), reads: await freePort(), relayer: await freePort(), gateway: await freePort(), keeper: await freePort(), streams: await freePort() };
+    const ports = { indexer: await e2ePort(), reads: await e2ePort(), relayer: await e2ePort(), gateway: await e2ePort(), keeper: await e2ePort(), streams: await e2ePort() };
     services = await startServices({
       rpcUrl: anvil.rpcUrl,
       chainId,

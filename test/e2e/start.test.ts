@@ -22,6 +22,7 @@ import { applyLocalCalendar } from "../../scripts/lib/local-calendar.js";
 import type { Deployment } from "../../core/deployment.js";
 import type { PublicClient } from "viem";
 import { reusableDeployment } from "../../scripts/lib/local-deployment.js";
+import { e2ePort } from "./helpers/ports.js";
 
 
 const dir = mkdtempSync(join(tmpdir(), "venue-start-"));
@@ -216,7 +217,7 @@ describe("npm start", () => {
   it("redeploys when .venue/ holds contracts older than the checkout's (the decision of the start, on its stopped chain's state)", async () => {
     // the chain the two starts left, loaded by an anvil of this test's own (a third `npm start`
     // would redeploy by the same decision: scripts/lib/local-deployment.ts)
-    const anvil = await startAnvil({ stateFile: join(dir, "anvil-state.json"), logFile: join(dir, "anvil-check.log") });
+    const anvil = await startAnvil({ port: await e2ePort(), stateFile: join(dir, "anvil-state.json"), logFile: join(dir, "anvil-check.log") });
     try {
       const client = publicClientFor(anvil.rpcUrl, local.chainId) as PublicClient;
       const file = join(dir, "deployment.json");

@@ -5,7 +5,7 @@
  * to start under PROFILE=production without JWT_SECRET is in test/unit/startup-secrets.test.ts.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { freePort } from "../../core/chain/anvil.js";
+import { e2ePort } from "./helpers/ports.js";
 import { startStreams, type Extra } from "./helpers/extra-services.js";
 import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 
@@ -19,7 +19,7 @@ describe.each([sharedStack()])("stream service health on $kind", (s: StackInfo) 
 
   it("a failing write-events feed makes /health degraded; a working one ok", async () => {
     // nothing listens on this port: the feed can never connect
-    const streams = await startStreams(s, { RELAYER_URL: `http://127.0.0.1:${await freePort()}` });
+    const streams = await startStreams(s, { RELAYER_URL: `http://127.0.0.1:${await e2ePort()}` });
     extras.push(streams);
     const res = await fetch(`${streams.url}/health`);
     const body = (await res.json()) as Health;

@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseUnits, type Hex } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
-import { freePort } from "../../core/chain/anvil.js";
+import { e2ePort } from "./helpers/ports.js";
 import { devAccount } from "../../core/config.js";
 import { issueToken } from "../../core/auth/siwe.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
@@ -68,7 +68,7 @@ describe.each([postgresStack()])("stream service replicas on $kind", (s: StackIn
   };
 
   async function startReplica(i: number): Promise<Replica> {
-    const port = await freePort();
+    const port = await e2ePort();
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...s.tokens,

@@ -11,7 +11,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
-import { freePort } from "../../core/chain/anvil.js";
+import { e2ePort } from "./helpers/ports.js";
 import { devAccount } from "../../core/config.js";
 import { issueToken } from "../../core/auth/siwe.js";
 import { DEFAULT_SECRETS } from "../../core/profiles.js";
@@ -39,11 +39,11 @@ describe.each([mainKind()])("streams through a session with a liquidation, fundi
     v = await startVenue(kind);
     const { ix, rd } = await v.startIndexerAndReads("streams");
     reads = rd.url;
-    const port = await freePort();
+    const port = await e2ePort();
     const env: NodeJS.ProcessEnv = {
       ...process.env, PROFILE: "local", PORT: String(port), HOST: "127.0.0.1", INTEGRATION_URL: reads, RPC_URL: v.rpcUrl, LOG_LEVEL: "warn",
       // no relayer here: the transactions channel's feed retries quietly
-      RELAYER_URL: `http://127.0.0.1:${await freePort()}`,
+      RELAYER_URL: `http://127.0.0.1:${await e2ePort()}`,
     };
     delete env.DATABASE_URL;
     delete env.DATABASE_SCHEMA;

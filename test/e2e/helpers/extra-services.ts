@@ -7,7 +7,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../../../core/chain/anvil.js";
+import { e2ePort } from "./ports.js";
 import { PROJECT_ROOT } from "../../../core/deployment.js";
 import { serviceMain, nodeTs } from "../../../scripts/lib/services.js";
 import { startProcess, waitForHttp, type Proc } from "../../../scripts/lib/processes.js";
@@ -22,7 +22,7 @@ let n = 0;
  * `env` on top), ready once `readyPath` answers 200.
  */
 async function startExtra(s: StackInfo, service: "streams" | "gateway" | "reads", env: NodeJS.ProcessEnv, readyPath: string, onPort?: number): Promise<Extra & { port: number }> {
-  const port = onPort ?? (await freePort());
+  const port = onPort ?? (await e2ePort());
   const name = `${service}-extra-${process.pid}-${++n}`;
   const proc = startProcess(name, process.execPath, nodeTs(serviceMain(service)), {
     ...process.env,

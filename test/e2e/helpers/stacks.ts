@@ -4,20 +4,28 @@
  *
  *   describe.each([sharedStack()])("orders ($kind)", (s) => { … s.integrationUrl … });
  *
- * The stack is shared by every e2e file of the run (files run one at a time): use wallets that
- * no other file relies on, or create fresh state. See test/e2e/stack.ts for the demo wallets.
+ * The stack is shared by every e2e file of the run, one file at a time (`sharedStack()` holds it
+ * for the calling file: test/e2e/helpers/stack-lock.ts; files on venues of their own run beside
+ * it): use wallets that no other file relies on, or create fresh state. See test/e2e/stack.ts
+ * for the demo wallets.
  * Files where the database matters (reads, history, consistency, reorg, rebuild, SQL) run on
  * each kind of `dbKinds()` with venues of their own (test/e2e/reads-env.ts).
  */
 import { inject } from "vitest";
 import type { DbKind, StackInfo } from "../stack.js";
+import { holdSharedStack } from "./stack-lock.js";
 
 export type { StackInfo, DbKind };
 
-/** The run's shared stack. Throws (the file fails) when global-setup provided none. */
+/**
+ * The run's shared stack, held by the calling file from its first hook to its last (call it while
+ * the file is collected, as `describe.each([sharedStack()])` does). Throws (the file fails) when
+ * global-setup provided none.
+ */
 export function sharedStack(): StackInfo {
   const s = inject("stack");
   if (!s) throw new Error("no shared stack: test/e2e/global-setup.ts did not start one (see its error above)");
+  holdSharedStack();
   return s;
 }
 
