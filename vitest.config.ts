@@ -18,6 +18,9 @@ export default defineConfig({
     reporters: ["default", "./test/reporters/file-durations.ts"],
     // e2e: the files on the shared stack spread among the others (test/e2e/sequencer.ts)
     sequence: { sequencer: E2eSequencer },
+    // the e2e project's workers (unit sets its own): here, so that `--maxWorkers=1` on the
+    // command line still runs e2e files one at a time (a project's own setting would win over it)
+    maxWorkers: e2eWorkers,
     projects: [
       {
         test: {
@@ -34,8 +37,7 @@ export default defineConfig({
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
           globalSetup: ["test/e2e/global-setup.ts"],
-          fileParallelism: e2eWorkers > 1,
-          maxWorkers: e2eWorkers,
+          fileParallelism: true,
           // after the unit files when one command runs both (never in one pool with them)
           sequence: { groupOrder: 1 },
           testTimeout: 180_000,
