@@ -78,6 +78,22 @@ export const engineAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "count",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
+    ],
+    "name": "BatchTooLarge",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "accountId",
         "type": "uint256"
       },
@@ -120,6 +136,22 @@ export const engineAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "deadline",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "earliest",
+        "type": "uint256"
+      }
+    ],
+    "name": "DeadmanTooSoon",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "leverage",
         "type": "uint256"
       },
@@ -135,6 +167,22 @@ export const engineAbi = [
   {
     "inputs": [],
     "name": "FailedDeployment",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "filledQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "FillOrKillUnfilled",
     "type": "error"
   },
   {
@@ -215,6 +263,38 @@ export const engineAbi = [
   {
     "inputs": [],
     "name": "InvalidAmount",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "expiresAt",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "nowSeconds",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidExpiry",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "timeInForce",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "expiresAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidOrderOptions",
     "type": "error"
   },
   {
@@ -470,6 +550,22 @@ export const engineAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "bestOppositeX18",
+        "type": "uint256"
+      }
+    ],
+    "name": "PostOnlyWouldCross",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
         "name": "marketId",
         "type": "bytes32"
@@ -486,6 +582,22 @@ export const engineAbi = [
       }
     ],
     "name": "PriceStale",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "positionQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "ReduceOnlyExceedsPosition",
     "type": "error"
   },
   {
@@ -598,6 +710,31 @@ export const engineAbi = [
       }
     ],
     "name": "AccountCreated",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "deadline",
+        "type": "uint64"
+      }
+    ],
+    "name": "DeadmanSet",
     "type": "event"
   },
   {
@@ -1080,7 +1217,33 @@ export const engineAbi = [
   },
   {
     "inputs": [],
+    "name": "MAX_BATCH",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
     "name": "MAX_MARKETS",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "MIN_DEADMAN_DELAY",
     "outputs": [
       {
         "internalType": "uint256",
@@ -1242,6 +1405,35 @@ export const engineAbi = [
     "type": "function"
   },
   {
+    "inputs": [
+      {
+        "internalType": "bytes[]",
+        "name": "calls",
+        "type": "bytes[]"
+      },
+      {
+        "internalType": "bool",
+        "name": "atomic",
+        "type": "bool"
+      }
+    ],
+    "name": "batch",
+    "outputs": [
+      {
+        "internalType": "bool[]",
+        "name": "ok",
+        "type": "bool[]"
+      },
+      {
+        "internalType": "bytes[]",
+        "name": "results",
+        "type": "bytes[]"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
     "inputs": [],
     "name": "calendarDelay",
     "outputs": [
@@ -1308,6 +1500,40 @@ export const engineAbi = [
     ],
     "name": "cancelOrderById",
     "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "marginReturnedWad",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "orderIds",
+        "type": "uint256[]"
+      }
+    ],
+    "name": "cancelOrders",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "cancelled",
+        "type": "uint256"
+      },
       {
         "internalType": "uint256",
         "name": "marginReturnedWad",
@@ -1430,6 +1656,25 @@ export const engineAbi = [
       }
     ],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      }
+    ],
+    "name": "deadmanOf",
+    "outputs": [
+      {
+        "internalType": "uint64",
+        "name": "",
+        "type": "uint64"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   },
   {
@@ -2064,6 +2309,21 @@ export const engineAbi = [
             "internalType": "bytes32",
             "name": "clientKey",
             "type": "bytes32"
+          },
+          {
+            "internalType": "enum IMarket.TimeInForce",
+            "name": "timeInForce",
+            "type": "uint8"
+          },
+          {
+            "internalType": "bool",
+            "name": "reduceOnly",
+            "type": "bool"
+          },
+          {
+            "internalType": "uint64",
+            "name": "expiresAt",
+            "type": "uint64"
           }
         ],
         "internalType": "struct IEngine.PlaceOrderParams",
@@ -2200,6 +2460,24 @@ export const engineAbi = [
       }
     ],
     "name": "scheduleMarketCalendar",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint64",
+        "name": "deadline",
+        "type": "uint64"
+      }
+    ],
+    "name": "setDeadman",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"

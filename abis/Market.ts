@@ -42,6 +42,22 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "count",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
+    ],
+    "name": "BatchTooLarge",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "accountId",
         "type": "uint256"
       },
@@ -74,6 +90,22 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "deadline",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "earliest",
+        "type": "uint256"
+      }
+    ],
+    "name": "DeadmanTooSoon",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "leverage",
         "type": "uint256"
       },
@@ -84,6 +116,22 @@ export const marketAbi = [
       }
     ],
     "name": "ExceedsMaxLeverage",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "filledQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "FillOrKillUnfilled",
     "type": "error"
   },
   {
@@ -151,8 +199,40 @@ export const marketAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "expiresAt",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "nowSeconds",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidExpiry",
+    "type": "error"
+  },
+  {
     "inputs": [],
     "name": "InvalidInitialization",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "timeInForce",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "expiresAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidOrderOptions",
     "type": "error"
   },
   {
@@ -408,6 +488,22 @@ export const marketAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "bestOppositeX18",
+        "type": "uint256"
+      }
+    ],
+    "name": "PostOnlyWouldCross",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
         "name": "marketId",
         "type": "bytes32"
@@ -424,6 +520,22 @@ export const marketAbi = [
       }
     ],
     "name": "PriceStale",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "positionQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "ReduceOnlyExceedsPosition",
     "type": "error"
   },
   {
@@ -534,98 +646,6 @@ export const marketAbi = [
       }
     ],
     "name": "ActiveSet",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": false,
-        "internalType": "uint64",
-        "name": "seq",
-        "type": "uint64"
-      },
-      {
-        "indexed": true,
-        "internalType": "uint256",
-        "name": "accountId",
-        "type": "uint256"
-      },
-      {
-        "indexed": true,
-        "internalType": "uint256",
-        "name": "counterpartyId",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "quantityQty",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "priceX18",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "notionalWad",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "int256",
-        "name": "counterpartySizeQty",
-        "type": "int256"
-      },
-      {
-        "indexed": false,
-        "internalType": "int256",
-        "name": "counterpartyRealizedPnlWad",
-        "type": "int256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "rank",
-        "type": "uint256"
-      }
-    ],
-    "name": "Deleveraged",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": false,
-        "internalType": "uint64",
-        "name": "seq",
-        "type": "uint64"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "quantityQty",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "int256",
-        "name": "fundSizeQty",
-        "type": "int256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "nextAt",
-        "type": "uint256"
-      }
-    ],
-    "name": "FundPositionReduced",
     "type": "event"
   },
   {
@@ -761,73 +781,6 @@ export const marketAbi = [
         "type": "uint64"
       },
       {
-        "indexed": true,
-        "internalType": "uint256",
-        "name": "accountId",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "quantityQty",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "priceX18",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "notionalWad",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "fundMarginAddedWad",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "int256",
-        "name": "fundSizeQty",
-        "type": "int256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "fundOpenNotionalWad",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "fundMarginWad",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "insuranceFundWad",
-        "type": "uint256"
-      }
-    ],
-    "name": "InsuranceTakeover",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": false,
-        "internalType": "uint64",
-        "name": "seq",
-        "type": "uint64"
-      },
-      {
         "indexed": false,
         "internalType": "enum IMarket.Side",
         "name": "side",
@@ -853,163 +806,6 @@ export const marketAbi = [
       }
     ],
     "name": "LevelUpdated",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": false,
-        "internalType": "uint64",
-        "name": "seq",
-        "type": "uint64"
-      },
-      {
-        "indexed": true,
-        "internalType": "uint256",
-        "name": "accountId",
-        "type": "uint256"
-      },
-      {
-        "indexed": true,
-        "internalType": "address",
-        "name": "liquidator",
-        "type": "address"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "closedQty",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "closedNotionalWad",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "liquidatorFeeWad",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "insuranceFeeWad",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "badDebtWad",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "int256",
-        "name": "remainingSizeQty",
-        "type": "int256"
-      }
-    ],
-    "name": "Liquidated",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": false,
-        "internalType": "uint64",
-        "name": "seq",
-        "type": "uint64"
-      },
-      {
-        "components": [
-          {
-            "internalType": "uint16",
-            "name": "closeAtMin",
-            "type": "uint16"
-          },
-          {
-            "internalType": "uint16",
-            "name": "windowMin",
-            "type": "uint16"
-          },
-          {
-            "internalType": "uint16",
-            "name": "closedMin",
-            "type": "uint16"
-          }
-        ],
-        "indexed": false,
-        "internalType": "struct IMarket.Calendar",
-        "name": "current",
-        "type": "tuple"
-      },
-      {
-        "components": [
-          {
-            "internalType": "uint16",
-            "name": "closeAtMin",
-            "type": "uint16"
-          },
-          {
-            "internalType": "uint16",
-            "name": "windowMin",
-            "type": "uint16"
-          },
-          {
-            "internalType": "uint16",
-            "name": "closedMin",
-            "type": "uint16"
-          }
-        ],
-        "indexed": false,
-        "internalType": "struct IMarket.Calendar",
-        "name": "next",
-        "type": "tuple"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "startsAt",
-        "type": "uint256"
-      }
-    ],
-    "name": "MarketCalendarScheduled",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": false,
-        "internalType": "uint64",
-        "name": "seq",
-        "type": "uint64"
-      },
-      {
-        "indexed": false,
-        "internalType": "enum IMarket.Session",
-        "name": "session",
-        "type": "uint8"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "marginUpliftBps",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "closeUpliftBps",
-        "type": "uint256"
-      }
-    ],
-    "name": "MarketSessionChanged",
     "type": "event"
   },
   {
@@ -1245,6 +1041,18 @@ export const marketAbi = [
         "internalType": "uint256",
         "name": "marginWad",
         "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum IMarket.TimeInForce",
+        "name": "timeInForce",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "expiresAt",
+        "type": "uint256"
       }
     ],
     "name": "OrderPlaced",
@@ -1318,90 +1126,8 @@ export const marketAbi = [
     "type": "event"
   },
   {
-    "inputs": [
-      {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
-      },
-      {
-        "internalType": "int256",
-        "name": "",
-        "type": "int256"
-      }
-    ],
-    "name": "adjustMargin",
-    "outputs": [
-      {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
-      }
-    ],
     "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [],
-    "name": "calendar",
-    "outputs": [
-      {
-        "components": [
-          {
-            "internalType": "uint16",
-            "name": "closeAtMin",
-            "type": "uint16"
-          },
-          {
-            "internalType": "uint16",
-            "name": "windowMin",
-            "type": "uint16"
-          },
-          {
-            "internalType": "uint16",
-            "name": "closedMin",
-            "type": "uint16"
-          }
-        ],
-        "internalType": "struct IMarket.Calendar",
-        "name": "",
-        "type": "tuple"
-      },
-      {
-        "components": [
-          {
-            "internalType": "uint16",
-            "name": "closeAtMin",
-            "type": "uint16"
-          },
-          {
-            "internalType": "uint16",
-            "name": "windowMin",
-            "type": "uint16"
-          },
-          {
-            "internalType": "uint16",
-            "name": "closedMin",
-            "type": "uint16"
-          }
-        ],
-        "internalType": "struct IMarket.Calendar",
-        "name": "next",
-        "type": "tuple"
-      },
-      {
-        "internalType": "uint256",
-        "name": "startsAt",
-        "type": "uint256"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
+    "type": "fallback"
   },
   {
     "inputs": [
@@ -1425,12 +1151,12 @@ export const marketAbi = [
       },
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "marginReturnedWad",
         "type": "uint256"
       },
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "releaseWad",
         "type": "uint256"
       }
     ],
@@ -1465,6 +1191,45 @@ export const marketAbi = [
       {
         "internalType": "uint256",
         "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "orderIds",
+        "type": "uint256[]"
+      },
+      {
+        "internalType": "enum IMarket.CloseReason",
+        "name": "reason",
+        "type": "uint8"
+      }
+    ],
+    "name": "cancelOrders",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "cancelled",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "marginReturnedWad",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "releaseWad",
         "type": "uint256"
       }
     ],
@@ -1532,7 +1297,7 @@ export const marketAbi = [
   },
   {
     "inputs": [],
-    "name": "engine",
+    "name": "extension",
     "outputs": [
       {
         "internalType": "address",
@@ -1545,7 +1310,528 @@ export const marketAbi = [
   },
   {
     "inputs": [],
-    "name": "extension",
+    "name": "isActive",
+    "outputs": [
+      {
+        "internalType": "bool",
+        "name": "",
+        "type": "bool"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "enum IMarket.Side",
+        "name": "side",
+        "type": "uint8"
+      },
+      {
+        "internalType": "enum IMarket.OrderType",
+        "name": "orderType",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "collateralWad",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "leverage",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "limitPriceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "clientKey",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint256",
+        "name": "options",
+        "type": "uint256"
+      }
+    ],
+    "name": "placeOrder",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      },
+      {
+        "internalType": "enum IMarket.OrderStatus",
+        "name": "",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256[]",
+        "name": "orderIds",
+        "type": "uint256[]"
+      }
+    ],
+    "name": "removeExpired",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "removed",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bool",
+        "name": "active",
+        "type": "bool"
+      }
+    ],
+    "name": "setActive",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "counterpartyId",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "notionalWad",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "int256",
+        "name": "counterpartySizeQty",
+        "type": "int256"
+      },
+      {
+        "indexed": false,
+        "internalType": "int256",
+        "name": "counterpartyRealizedPnlWad",
+        "type": "int256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "rank",
+        "type": "uint256"
+      }
+    ],
+    "name": "Deleveraged",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "int256",
+        "name": "fundSizeQty",
+        "type": "int256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "nextAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "FundPositionReduced",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "notionalWad",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "fundMarginAddedWad",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "int256",
+        "name": "fundSizeQty",
+        "type": "int256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "fundOpenNotionalWad",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "fundMarginWad",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "insuranceFundWad",
+        "type": "uint256"
+      }
+    ],
+    "name": "InsuranceTakeover",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "address",
+        "name": "liquidator",
+        "type": "address"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "closedQty",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "closedNotionalWad",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "liquidatorFeeWad",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "insuranceFeeWad",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "badDebtWad",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "int256",
+        "name": "remainingSizeQty",
+        "type": "int256"
+      }
+    ],
+    "name": "Liquidated",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "components": [
+          {
+            "internalType": "uint16",
+            "name": "closeAtMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "windowMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "closedMin",
+            "type": "uint16"
+          }
+        ],
+        "indexed": false,
+        "internalType": "struct IMarket.Calendar",
+        "name": "current",
+        "type": "tuple"
+      },
+      {
+        "components": [
+          {
+            "internalType": "uint16",
+            "name": "closeAtMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "windowMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "closedMin",
+            "type": "uint16"
+          }
+        ],
+        "indexed": false,
+        "internalType": "struct IMarket.Calendar",
+        "name": "next",
+        "type": "tuple"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "startsAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "MarketCalendarScheduled",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "enum IMarket.Session",
+        "name": "session",
+        "type": "uint8"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "marginUpliftBps",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "closeUpliftBps",
+        "type": "uint256"
+      }
+    ],
+    "name": "MarketSessionChanged",
+    "type": "event"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "int256",
+        "name": "deltaWad",
+        "type": "int256"
+      }
+    ],
+    "name": "adjustMargin",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "marginWad",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "valueWad",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "calendar",
+    "outputs": [
+      {
+        "components": [
+          {
+            "internalType": "uint16",
+            "name": "closeAtMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "windowMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "closedMin",
+            "type": "uint16"
+          }
+        ],
+        "internalType": "struct IMarket.Calendar",
+        "name": "current",
+        "type": "tuple"
+      },
+      {
+        "components": [
+          {
+            "internalType": "uint16",
+            "name": "closeAtMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "windowMin",
+            "type": "uint16"
+          },
+          {
+            "internalType": "uint16",
+            "name": "closedMin",
+            "type": "uint16"
+          }
+        ],
+        "internalType": "struct IMarket.Calendar",
+        "name": "next",
+        "type": "tuple"
+      },
+      {
+        "internalType": "uint256",
+        "name": "nextStartsAt",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "engine",
     "outputs": [
       {
         "internalType": "address",
@@ -1640,12 +1926,12 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "enum IMarket.Side",
-        "name": "",
+        "name": "side",
         "type": "uint8"
       },
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "depth",
         "type": "uint256"
       }
     ],
@@ -1653,17 +1939,17 @@ export const marketAbi = [
     "outputs": [
       {
         "internalType": "uint256[]",
-        "name": "",
+        "name": "pricesX18",
         "type": "uint256[]"
       },
       {
         "internalType": "uint256[]",
-        "name": "",
+        "name": "totalQty",
         "type": "uint256[]"
       },
       {
         "internalType": "uint256[]",
-        "name": "",
+        "name": "orderCounts",
         "type": "uint256[]"
       }
     ],
@@ -1674,12 +1960,12 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "enum IMarket.Side",
-        "name": "",
+        "name": "side",
         "type": "uint8"
       },
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "depth",
         "type": "uint256"
       }
     ],
@@ -1687,17 +1973,17 @@ export const marketAbi = [
     "outputs": [
       {
         "internalType": "uint256[]",
-        "name": "",
+        "name": "pricesX18",
         "type": "uint256[]"
       },
       {
         "internalType": "uint256[]",
-        "name": "",
+        "name": "totalQty",
         "type": "uint256[]"
       },
       {
         "internalType": "uint256[]",
-        "name": "",
+        "name": "orderCounts",
         "type": "uint256[]"
       }
     ],
@@ -1708,7 +1994,7 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "orderId",
         "type": "uint256"
       }
     ],
@@ -1770,6 +2056,11 @@ export const marketAbi = [
             "internalType": "uint256",
             "name": "marginRemainingWad",
             "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "expiresAt",
+            "type": "uint256"
           }
         ],
         "internalType": "struct IMarket.OrderView",
@@ -1784,7 +2075,7 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "accountId",
         "type": "uint256"
       }
     ],
@@ -1942,7 +2233,7 @@ export const marketAbi = [
           }
         ],
         "internalType": "struct IMarket.MarketParams",
-        "name": "",
+        "name": "p",
         "type": "tuple"
       }
     ],
@@ -1952,33 +2243,20 @@ export const marketAbi = [
     "type": "function"
   },
   {
-    "inputs": [],
-    "name": "isActive",
-    "outputs": [
-      {
-        "internalType": "bool",
-        "name": "",
-        "type": "bool"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
     "inputs": [
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "accountId",
         "type": "uint256"
       },
       {
         "internalType": "address",
-        "name": "",
+        "name": "liquidator",
         "type": "address"
       },
       {
         "internalType": "uint256[]",
-        "name": "",
+        "name": "adlCandidates",
         "type": "uint256[]"
       }
     ],
@@ -1986,7 +2264,7 @@ export const marketAbi = [
     "outputs": [
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "closedQty",
         "type": "uint256"
       }
     ],
@@ -1999,7 +2277,7 @@ export const marketAbi = [
     "outputs": [
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "priceX18",
         "type": "uint256"
       }
     ],
@@ -2216,80 +2494,6 @@ export const marketAbi = [
     "type": "function"
   },
   {
-    "inputs": [
-      {
-        "internalType": "uint256",
-        "name": "accountId",
-        "type": "uint256"
-      },
-      {
-        "internalType": "enum IMarket.Side",
-        "name": "side",
-        "type": "uint8"
-      },
-      {
-        "internalType": "enum IMarket.OrderType",
-        "name": "orderType",
-        "type": "uint8"
-      },
-      {
-        "internalType": "uint256",
-        "name": "collateralWad",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "leverage",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "limitPriceX18",
-        "type": "uint256"
-      },
-      {
-        "internalType": "bytes32",
-        "name": "clientKey",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint256",
-        "name": "operatorBandBps",
-        "type": "uint256"
-      }
-    ],
-    "name": "placeOrder",
-    "outputs": [
-      {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
-      },
-      {
-        "internalType": "bytes32",
-        "name": "",
-        "type": "bytes32"
-      },
-      {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
-      },
-      {
-        "internalType": "enum IMarket.OrderStatus",
-        "name": "",
-        "type": "uint8"
-      },
-      {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
-      }
-    ],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
     "inputs": [],
     "name": "pokeFunding",
     "outputs": [],
@@ -2302,7 +2506,7 @@ export const marketAbi = [
     "outputs": [
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "closedQty",
         "type": "uint256"
       }
     ],
@@ -2348,12 +2552,12 @@ export const marketAbi = [
           }
         ],
         "internalType": "struct IMarket.Calendar",
-        "name": "",
+        "name": "next",
         "type": "tuple"
       },
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "startsAt",
         "type": "uint256"
       }
     ],
@@ -2368,17 +2572,17 @@ export const marketAbi = [
     "outputs": [
       {
         "internalType": "enum IMarket.Session",
-        "name": "",
+        "name": "current",
         "type": "uint8"
       },
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "marginUpliftBps",
         "type": "uint256"
       },
       {
         "internalType": "uint256",
-        "name": "",
+        "name": "closeUpliftBps",
         "type": "uint256"
       }
     ],
@@ -2388,21 +2592,8 @@ export const marketAbi = [
   {
     "inputs": [
       {
-        "internalType": "bool",
-        "name": "active",
-        "type": "bool"
-      }
-    ],
-    "name": "setActive",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
         "internalType": "uint256",
-        "name": "",
+        "name": "upliftBps",
         "type": "uint256"
       }
     ],

@@ -36,6 +36,22 @@ export const marketBackstopAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "count",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
+    ],
+    "name": "BatchTooLarge",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "accountId",
         "type": "uint256"
       },
@@ -68,6 +84,22 @@ export const marketBackstopAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "deadline",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "earliest",
+        "type": "uint256"
+      }
+    ],
+    "name": "DeadmanTooSoon",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "leverage",
         "type": "uint256"
       },
@@ -78,6 +110,22 @@ export const marketBackstopAbi = [
       }
     ],
     "name": "ExceedsMaxLeverage",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "filledQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "FillOrKillUnfilled",
     "type": "error"
   },
   {
@@ -145,8 +193,40 @@ export const marketBackstopAbi = [
     "type": "error"
   },
   {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "expiresAt",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "nowSeconds",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidExpiry",
+    "type": "error"
+  },
+  {
     "inputs": [],
     "name": "InvalidInitialization",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "timeInForce",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "expiresAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidOrderOptions",
     "type": "error"
   },
   {
@@ -402,6 +482,22 @@ export const marketBackstopAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "bestOppositeX18",
+        "type": "uint256"
+      }
+    ],
+    "name": "PostOnlyWouldCross",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
         "name": "marketId",
         "type": "bytes32"
@@ -418,6 +514,22 @@ export const marketBackstopAbi = [
       }
     ],
     "name": "PriceStale",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "positionQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "ReduceOnlyExceedsPosition",
     "type": "error"
   },
   {
@@ -1168,6 +1280,11 @@ export const marketBackstopAbi = [
           {
             "internalType": "uint256",
             "name": "marginRemainingWad",
+            "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "expiresAt",
             "type": "uint256"
           }
         ],

@@ -73,6 +73,22 @@ export const marketFactoryAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "count",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
+    ],
+    "name": "BatchTooLarge",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "accountId",
         "type": "uint256"
       },
@@ -115,6 +131,22 @@ export const marketFactoryAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "deadline",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "earliest",
+        "type": "uint256"
+      }
+    ],
+    "name": "DeadmanTooSoon",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "leverage",
         "type": "uint256"
       },
@@ -130,6 +162,22 @@ export const marketFactoryAbi = [
   {
     "inputs": [],
     "name": "FailedDeployment",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "filledQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "FillOrKillUnfilled",
     "type": "error"
   },
   {
@@ -215,12 +263,44 @@ export const marketFactoryAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "expiresAt",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "nowSeconds",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidExpiry",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "string",
         "name": "rule",
         "type": "string"
       }
     ],
     "name": "InvalidMarketParams",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "timeInForce",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "expiresAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidOrderOptions",
     "type": "error"
   },
   {
@@ -471,6 +551,22 @@ export const marketFactoryAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "bestOppositeX18",
+        "type": "uint256"
+      }
+    ],
+    "name": "PostOnlyWouldCross",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
         "name": "marketId",
         "type": "bytes32"
@@ -487,6 +583,22 @@ export const marketFactoryAbi = [
       }
     ],
     "name": "PriceStale",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "positionQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "ReduceOnlyExceedsPosition",
     "type": "error"
   },
   {

@@ -68,6 +68,22 @@ export const oracleAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "count",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "max",
+        "type": "uint256"
+      }
+    ],
+    "name": "BatchTooLarge",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "accountId",
         "type": "uint256"
       },
@@ -100,6 +116,22 @@ export const oracleAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "deadline",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "earliest",
+        "type": "uint256"
+      }
+    ],
+    "name": "DeadmanTooSoon",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "leverage",
         "type": "uint256"
       },
@@ -126,6 +158,22 @@ export const oracleAbi = [
       }
     ],
     "name": "FeedManaged",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "filledQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "FillOrKillUnfilled",
     "type": "error"
   },
   {
@@ -190,6 +238,38 @@ export const oracleAbi = [
   {
     "inputs": [],
     "name": "InvalidAmount",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "expiresAt",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "nowSeconds",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidExpiry",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "timeInForce",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "expiresAt",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidOrderOptions",
     "type": "error"
   },
   {
@@ -440,6 +520,22 @@ export const oracleAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "bestOppositeX18",
+        "type": "uint256"
+      }
+    ],
+    "name": "PostOnlyWouldCross",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
         "name": "marketId",
         "type": "bytes32"
@@ -456,6 +552,22 @@ export const oracleAbi = [
       }
     ],
     "name": "PriceStale",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "quantityQty",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "positionQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "ReduceOnlyExceedsPosition",
     "type": "error"
   },
   {

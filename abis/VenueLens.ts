@@ -666,6 +666,11 @@ export const venueLensAbi = [
             "internalType": "uint256",
             "name": "marginRemainingWad",
             "type": "uint256"
+          },
+          {
+            "internalType": "uint256",
+            "name": "expiresAt",
+            "type": "uint256"
           }
         ],
         "internalType": "struct IMarket.OrderView[]",

@@ -106,7 +106,7 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
   /** As services/relayer sends it: the operator key, the account's id, a client key. */
   const place = (a: Actor, side: number, type: number, collateral6: bigint, leverage: bigint, limit = 0n, key = clientKey()) =>
     send(relayer, engine, engineAbi, "placeOrder", [
-      { accountId: a.accountId, marketId: EUR, side, orderType: type, collateral6, leverage, limitPriceX18: limit, clientKey: key },
+      { accountId: a.accountId, marketId: EUR, side, orderType: type, collateral6, leverage, limitPriceX18: limit, clientKey: key, timeInForce: 0, reduceOnly: false, expiresAt: 0n },
     ]);
   const fills = (r: TransactionReceipt) =>
     parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "OrderFilled" }).length;

@@ -12,6 +12,7 @@ import {IMarket} from "./interfaces/IMarket.sol";
 import {MarginAccount} from "./MarginAccount.sol";
 import {VenueRoles} from "./governance/VenueRoles.sol";
 import {MarketCalendar} from "./libraries/MarketCalendar.sol";
+import {OrderOptions} from "./libraries/OrderOptions.sol";
 
 /// @notice Accounts, money and the router to every market. See IEngine and docs/CONTRACTS.md.
 /// Roles (governance/VenueRoles.sol): the constructor gives `admin_` every role so that a
@@ -22,6 +23,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
 
     struct Account {
         address owner;
+        uint64 deadman; // the dead-man deadline (0: off): same slot as the owner, read by every authorization
         uint128 availableWad;
         uint128 committedWad;
     }
@@ -48,6 +50,10 @@ contract Engine is IEngine, AccessControl, EIP712 {
     uint256 internal constant TO_WAD = 1e12;
     /// Bounds account-level loops (liquidateAccount).
     uint256 public constant MAX_MARKETS = 64;
+    /// Items of one `batch` and order ids of one `cancelOrders`.
+    uint256 public constant MAX_BATCH = 32;
+    /// A dead-man deadline is at least this far ahead when set.
+    uint256 public constant MIN_DEADMAN_DELAY = 5;
 
     address public immutable depositToken;
     address public immutable oracle;
@@ -268,7 +274,8 @@ contract Engine is IEngine, AccessControl, EIP712 {
         }
         uint256 charge;
         (orderId, clientKey, quantityQty, status, charge) = m.placeOrder(
-            p.accountId, p.side, p.orderType, p.collateral6 * TO_WAD, p.leverage, p.limitPriceX18, p.clientKey, band
+            p.accountId, p.side, p.orderType, p.collateral6 * TO_WAD, p.leverage, p.limitPriceX18, p.clientKey,
+            OrderOptions.pack(p.timeInForce, p.reduceOnly, p.expiresAt, band)
         );
         if (band != 0) _useBudget(owner, o, p.accountId, charge);
     }
@@ -290,6 +297,55 @@ contract Engine is IEngine, AccessControl, EIP712 {
         uint256 release;
         (, marginReturnedWad, release) = m.cancelOrderById(accountId, orderId);
         _release(owner, o, release);
+    }
+
+    function cancelOrders(uint256 accountId, bytes32 marketId, uint256[] calldata orderIds)
+        external returns (uint256 cancelled, uint256 marginReturnedWad)
+    {
+        if (orderIds.length > MAX_BATCH) revert BatchTooLarge(orderIds.length, MAX_BATCH);
+        IMarket m = _market(marketId);
+        address owner = _requireAccount(accountId);
+        Operator storage o = _operators[owner][msg.sender];
+        IMarket.CloseReason reason = IMarket.CloseReason.USER_CANCEL;
+        if (msg.sender != owner && o.expiry <= block.timestamp) {
+            // a stranger: only once the account's dead-man deadline has passed
+            uint256 deadline = accounts[accountId].deadman;
+            if (deadline == 0 || block.timestamp < deadline) revert OperatorNotApproved(owner, msg.sender);
+            reason = IMarket.CloseReason.DEADMAN;
+        }
+        uint256 release;
+        (cancelled, marginReturnedWad, release) = m.cancelOrders(accountId, orderIds, reason);
+        if (reason == IMarket.CloseReason.USER_CANCEL) _release(owner, o, release);
+    }
+
+    function setDeadman(uint256 accountId, uint64 deadline) external {
+        _authorize(accountId);
+        if (deadline != 0 && deadline < block.timestamp + MIN_DEADMAN_DELAY) {
+            revert DeadmanTooSoon(deadline, block.timestamp + MIN_DEADMAN_DELAY);
+        }
+        accounts[accountId].deadman = deadline;
+        emit DeadmanSet(++seq, accountId, deadline);
+    }
+
+    function deadmanOf(uint256 accountId) external view returns (uint64) {
+        return accounts[accountId].deadman;
+    }
+
+    /// Each item runs by delegatecall into this engine: the caller, its authorization and its
+    /// operator policy are those of a call sent alone.
+    function batch(bytes[] calldata calls, bool atomic) external returns (bool[] memory ok, bytes[] memory results) {
+        if (calls.length > MAX_BATCH) revert BatchTooLarge(calls.length, MAX_BATCH);
+        ok = new bool[](calls.length);
+        results = new bytes[](calls.length);
+        for (uint256 i; i < calls.length; ++i) {
+            (bool success, bytes memory ret) = address(this).delegatecall(calls[i]);
+            if (!success && atomic) {
+                assembly ("memory-safe") {
+                    revert(add(ret, 32), mload(ret))
+                }
+            }
+            (ok[i], results[i]) = (success, ret);
+        }
     }
 
     /// A cancel by an operator lowers its budget used as recorded by what the order was charged

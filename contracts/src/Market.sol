@@ -9,6 +9,7 @@ import {VenueMath} from "./libraries/VenueMath.sol";
 import {MarketBase} from "./MarketBase.sol";
 import {MarketArgs} from "./libraries/MarketArgs.sol";
 import {MarketExtension} from "./MarketExtension.sol";
+import {OrderOptions} from "./libraries/OrderOptions.sol";
 
 /// @notice One perpetual market (a clone per market). See IMarket and docs/CONTRACTS.md.
 /// Trading entry points live here; liquidation and the bulky views live in `MarketExtension`,
@@ -16,7 +17,7 @@ import {MarketExtension} from "./MarketExtension.sol";
 /// clone's address emits its events); what is seldom called (initialize, the calendar, the
 /// close uplift and session, the funding view) goes on from the extension to `MarketBackstop`
 /// the same way, so all three contracts keep room under EIP-170.
-contract Market is IMarket, MarketBase, Initializable {
+contract Market is MarketBase, Initializable {
     /// The extension (an immutable of the implementation: every clone reads it from the code).
     address public immutable extension;
 
@@ -24,11 +25,6 @@ contract Market is IMarket, MarketBase, Initializable {
     constructor(address backstop_) {
         extension = address(new MarketExtension(backstop_));
         _disableInitializers();
-    }
-
-    /// Served by the backstop (through the extension): storing the parameters is bulky code.
-    function initialize(MarketParams calldata) external {
-        _delegate();
     }
 
     modifier onlyEngine() {
@@ -39,195 +35,254 @@ contract Market is IMarket, MarketBase, Initializable {
     // ─── entry points ────────────────────────────────────────────────────────────────────
 
     function placeOrder(
-        uint256 accountId, Side side, OrderType orderType, uint256 collateralWad, uint256 leverage,
-        uint256 limitPriceX18, bytes32 clientKey, uint256 operatorBandBps
-    ) external onlyEngine returns (uint256, bytes32, uint256, OrderStatus, uint256) {
-        return _place(accountId, side, orderType, collateralWad, leverage, limitPriceX18, clientKey, operatorBandBps);
+        uint256 accountId, IMarket.Side side, IMarket.OrderType orderType, uint256 collateralWad, uint256 leverage,
+        uint256 limitPriceX18, bytes32 clientKey, uint256 options
+    ) external onlyEngine returns (uint256, bytes32, uint256, IMarket.OrderStatus, uint256) {
+        return _place(accountId, side, orderType, collateralWad, leverage, limitPriceX18, clientKey, options);
     }
 
     /// The engine's, or the market's own for the fund (MarketBackstop.reduceFundPosition).
-    function closePosition(uint256 accountId, OrderType orderType, uint256 limitPriceX18, bytes32 clientKey, uint256 operatorBandBps)
-        external returns (uint256 orderId, bytes32 key, Side closingSide, uint256 quantityQty, uint256 chargeWad)
+    function closePosition(uint256 accountId, IMarket.OrderType orderType, uint256 limitPriceX18, bytes32 clientKey, uint256 operatorBandBps)
+        external returns (uint256 orderId, bytes32 key, IMarket.Side closingSide, uint256 quantityQty, uint256 chargeWad)
     {
         if (msg.sender != address(_engine()) && msg.sender != address(this)) revert Unauthorized(msg.sender);
         int256 size = positions[accountId].size;
         if (size == 0) revert NoPosition(accountId, _marketId());
-        closingSide = size > 0 ? Side.SHORT : Side.LONG;
+        closingSide = size > 0 ? IMarket.Side.SHORT : IMarket.Side.LONG;
         (orderId, key, quantityQty,, chargeWad) =
-            _place(accountId, closingSide, orderType, 0, 0, limitPriceX18, clientKey, operatorBandBps);
+            _place(accountId, closingSide, orderType, 0, 0, limitPriceX18, clientKey, OrderOptions.pack(IMarket.TimeInForce.GTC, true, 0, operatorBandBps));
     }
 
     /// Works while paused, closed and on a stale price. The skew counts resting size that carries
     /// itself, which a place-then-cancel must not leave behind: cancelling such size marks the rate stale
     /// from this second (no oracle read, no recompute); the next accrual applies it.
     function cancelOrder(uint256 accountId, bytes32 clientKey)
-        external onlyEngine returns (uint256, uint256, uint256)
+        external onlyEngine returns (uint256, uint256 marginReturnedWad, uint256 releaseWad)
     {
         uint256 n = openByKey[accountId][clientKey];
         if (!_isOpen(accountId, n)) revert OrderNotFound(accountId, clientKey);
-        return _cancel(n);
+        return _cancelOne(n);
     }
 
     /// The same by order id (an id of another market, or of an order not open, is not found).
     function cancelOrderById(uint256 accountId, uint256 orderId)
         external onlyEngine returns (uint256, uint256, uint256)
     {
-        uint256 n = orderId >> 64 == _marketIndex() ? uint64(orderId) : 0;
+        uint256 n = _localOf(orderId);
         if (!_isOpen(accountId, n)) revert OrderNotFound(accountId, bytes32(orderId));
-        return _cancel(n);
+        return _cancelOne(n);
+    }
+
+    function cancelOrders(uint256 accountId, uint256[] calldata orderIds, IMarket.CloseReason reason)
+        external onlyEngine returns (uint256 cancelled, uint256 marginReturnedWad, uint256 releaseWad)
+    {
+        bool counted;
+        for (uint256 i; i < orderIds.length; ++i) {
+            uint256 n = _localOf(orderIds[i]);
+            if (!_isOpen(accountId, n)) continue;
+            (uint256 m, uint256 r, bool c) = _cancel(n, reason);
+            marginReturnedWad += m;
+            releaseWad += r;
+            counted = counted || c;
+            ++cancelled;
+        }
+        if (counted) _markStale();
+    }
+
+    /// Anyone: expired orders out of the book (docs/CONTRACTS.md "Time in force";); their bonds to
+    /// the caller. They never counted in the funding skew (a good-til-time order does not), so the
+    /// rate is not touched.
+    function removeExpired(uint256[] calldata orderIds) external returns (uint256 removed) {
+        for (uint256 i; i < orderIds.length; ++i) {
+            uint256 n = _localOf(orderIds[i]);
+            Order storage o = orders[n];
+            if (n == 0 || o.status != IMarket.OrderStatus.ACTIVE || !_expired(o)) continue;
+            _unlinkFromLevel(o);
+            _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.EXPIRED, BOND_FORFEIT);
+            ++removed;
+        }
+        if (removed != 0) _engine().payLiquidator(msg.sender, removed * ORDER_BOND_WAD);
+    }
+
+    /// An order id's local number here (0: another market's).
+    function _localOf(uint256 orderId) internal view returns (uint256) {
+        return orderId >> 64 == _marketIndex() ? uint64(orderId) : 0;
     }
 
     function _isOpen(uint256 accountId, uint256 n) internal view returns (bool) {
         Order storage o = orders[n];
-        return n != 0 && o.status == OrderStatus.ACTIVE && o.accountId == accountId;
+        return n != 0 && o.status == IMarket.OrderStatus.ACTIVE && o.accountId == accountId;
     }
 
-    function _cancel(uint256 n) internal returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad) {
+    function _cancelOne(uint256 n) internal returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad) {
+        bool counted;
+        (marginReturnedWad, releaseWad, counted) = _cancel(n, IMarket.CloseReason.USER_CANCEL);
+        orderId = _orderId(n);
+        if (counted) _markStale();
+    }
+
+    /// `counted`: the skew counted its size (the caller marks the rate stale: `_markStale`).
+    function _cancel(uint256 n, IMarket.CloseReason reason) internal returns (uint256 marginReturnedWad, uint256 releaseWad, bool counted) {
         Order storage o = orders[n];
         // an operator's order gives back the taker fee its unfilled quantity was charged
         if (o.operatorBandBps != 0) {
             releaseWad = _operatorCharge(false, 0, uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE), o.originalQty - o.filledQty, false);
         }
-        bool counted = _unlinkFromLevel(o);
-        marginReturnedWad = _closeOrder(n, o, OrderStatus.CANCELLED, CloseReason.USER_CANCEL, BOND_REFUND);
-        orderId = _orderId(n);
-        if (counted) {
-            uint64 since = _rateStaleSince;
-            if (since == 0) _rateStaleSince = since = uint64(block.timestamp);
-            (uint256 l, uint256 s) = _marginedQty();
-            emit FundingRateStale(++seq, since, l, s);
-        }
+        counted = _unlinkFromLevel(o);
+        marginReturnedWad = _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, reason, BOND_REFUND);
+    }
+
+    function _markStale() internal {
+        uint64 since = _rateStaleSince;
+        if (since == 0) _rateStaleSince = since = uint64(block.timestamp);
+        (uint256 l, uint256 s) = _marginedQty();
+        emit IMarket.FundingRateStale(++seq, since, l, s);
     }
 
     function setActive(bool active) external onlyEngine {
         _isActive = active;
-        emit ActiveSet(++seq, active);
-    }
-
-    function liquidate(uint256, address, uint256[] calldata) external returns (uint256) {
-        _delegate();
-    }
-
-    /// Isolated margin, served by the extension.
-    function adjustMargin(uint256, int256) external returns (uint256, uint256) {
-        _delegate();
-    }
-
-    /// The calendar and the close uplift are served by the backstop (through the extension).
-    function scheduleCalendar(Calendar calldata, uint256) external {
-        _delegate();
-    }
-
-    function setCloseUplift(uint256) external {
-        _delegate();
-    }
-
-    /// Anyone: accrue funding to now and recompute the rate (the extension's `_poke`).
-    function pokeFunding() external {
-        _delegate();
-    }
-
-    /// Anyone: the fund's reduction (served by the backstop, through the extension).
-    function reduceFundPosition() external returns (uint256) {
-        _delegate();
+        emit IMarket.ActiveSet(++seq, active);
     }
 
     // ─── placing ─────────────────────────────────────────────────────────────────────────
 
     function _place(
-        uint256 accountId, Side side, OrderType orderType, uint256 collateralWad, uint256 leverage,
-        uint256 limitPriceX18, bytes32 clientKey, uint256 operatorBandBps
-    ) internal returns (uint256 orderId, bytes32 key, uint256 qty, OrderStatus status, uint256 charge) {
-        bool reduceOnly = collateralWad == 0;
-        // reduce-only closes keep working while the market is paused and before a close
-        Session session_ = _sessionNow();
-        if (session_ == Session.CLOSED) revert MarketClosed(_marketId());
-        if (!reduceOnly) {
-            if (!_isActive) revert MarketNotActive(_marketId());
-            if (session_ != Session.OPEN) revert MarketReduceOnly(_marketId());
-        }
-        uint256 index = _accrueFresh();
-        bool isBuy = side == Side.LONG;
-        if (!reduceOnly && (leverage == 0 || leverage > MarketArgs.get(MarketArgs.MAX_LEVERAGE))) {
-            revert ExceedsMaxLeverage(leverage, MarketArgs.get(MarketArgs.MAX_LEVERAGE));
-        }
-        uint256 mark = _mark(index);
-        uint256 price;
-        if (orderType == OrderType.LIMIT) {
-            price = limitPriceX18;
-            // both edges: mark × (1 ± band)
-            if (
-                price == 0 || price % MarketArgs.get(MarketArgs.TICK_SIZE) != 0 || price / MarketArgs.get(MarketArgs.TICK_SIZE) > MAX_TICK
-                    || price > _bandPrice(true, mark) || price < _bandPrice(false, mark)
-            ) revert InvalidPrice(price);
-            if (positions[accountId].openOrders >= MAX_OPEN_ORDERS) revert TooManyOrders(accountId, MAX_OPEN_ORDERS);
-        } else {
-            price = isBuy ? _best(false) : _best(true);
-            if (price == 0) revert NoLiquidity(_marketId());
-        }
-        // an operator (the relayer) may not price an account's order far from the mark: its owner's
-        // band for it, at most the market's operator band
-        uint256 bandBps = MarketArgs.get(MarketArgs.PRICE_BAND_BPS);
-        if (operatorBandBps != 0) {
-            bandBps = MarketArgs.get(MarketArgs.OPERATOR_BAND_BPS);
-            if (operatorBandBps < bandBps) bandBps = operatorBandBps;
-            _checkOperatorPrice(price, mark, bandBps);
-        }
-        qty = _sizeAndCommit(accountId, isBuy, orderType, collateralWad, leverage, price);
+        uint256 accountId, IMarket.Side side, IMarket.OrderType orderType, uint256 collateralWad, uint256 leverage,
+        uint256 limitPriceX18, bytes32 clientKey, uint256 options
+    ) internal returns (uint256 orderId, bytes32 key, uint256 qty, IMarket.OrderStatus status, uint256 charge) {
+        Sweep memory s;
+        s.accountId = accountId;
+        s.isBuy = side == IMarket.Side.LONG;
+        s.orderType = orderType;
+        s.expiresAt = OrderOptions.expiresAt(options);
+        uint256 index = _admit(s, collateralWad, leverage, options);
+        uint256 price = _orderPrice(s, limitPriceX18, options);
+        qty = _sizeAndCommit(accountId, s.isBuy, orderType, collateralWad, leverage, price, options);
+        // a reduce-only order commits nothing (its collateral only sized it)
+        if (s.reduceOnly) collateralWad = 0;
         // the order's id is the next: its key (supplied, or derived from that id) first
         key = _claimKey(accountId, _orderCount + 1, clientKey);
-        uint256 n = _newOrder(accountId, side, orderType, reduceOnly, price, qty, collateralWad, key);
-        orderId = _orderId(n);
-        Sweep memory s;
-        // fills of an operator's order stay within its band once it rests (_sweepLevel)
-        if (operatorBandBps != 0) s.band = bandBps;
-        s.orderType = orderType;
+        s.orderN = _newOrder(accountId, side, orderType, s.reduceOnly, price, qty, collateralWad, key, s.tif, s.expiresAt);
+        orderId = _orderId(s.orderN);
         s.qty = qty;
-        s.orderN = n;
-        s.accountId = accountId;
-        s.isBuy = isBuy;
-        s.reduceOnly = reduceOnly;
-        s.bound = orderType == OrderType.LIMIT ? price : _bandPrice(isBuy, mark, bandBps);
-        s.mark = mark;
+        if (orderType == IMarket.OrderType.LIMIT) s.bound = price;
         s.margin = collateralWad;
         s.marginLeft = collateralWad;
-        _sweep(s, qty);
+        // a post-only order does not cross (`_orderPrice`): nothing to match
+        if (s.tif == uint256(IMarket.TimeInForce.POST_ONLY)) s.remaining = qty;
+        else _sweep(s, qty);
+        if (s.tif == uint256(IMarket.TimeInForce.FOK) && s.filledQty != qty) revert FillOrKillUnfilled(s.filledQty, qty);
         if (s.filledQty != 0) {
             uint256 portion = _portion(collateralWad / MICRO, s.filledQty, qty);
             s.marginLeft -= portion;
-            Settlement memory st = _computeSettle(accountId, isBuy, s.filledQty, s.notional, portion, s.takerFees, false);
-            if (!_meetsInitialMargin(st, mark)) {
+            Settlement memory st = _computeSettle(accountId, s.isBuy, s.filledQty, s.notional, portion, s.takerFees, false);
+            if (!_meetsInitialMargin(st, s.mark)) {
                 _checkPositionCap(accountId, 0, st.size > 0, VenueMath.abs(st.size));
                 revert BelowInitialMargin(accountId, _marketId());
             }
-            _writeSettle(accountId, st, portion, PositionReason.TRADE);
+            _writeSettle(accountId, st, portion, IMarket.PositionReason.TRADE);
             if (s.takerFees + s.makerFees != 0) _engine().collect(s.takerFees + s.makerFees, 0);
         }
-        status = _finishTaker(n, s);
+        status = _finishTaker(s.orderN, s);
         // charged at placement (a MARKET order: what filled, at the band edge): maker fills cost nothing more
-        if (operatorBandBps != 0) {
-            charge = _operatorCharge(isBuy, mark, s.bound, orderType == OrderType.LIMIT ? qty : s.filledQty, true);
+        if (s.band != 0) {
+            charge = _operatorCharge(s.isBuy, s.mark, s.bound, orderType == IMarket.OrderType.LIMIT ? qty : s.filledQty, true);
         }
         // long and short open interest are equal; only a fill where both sides open grows them
         if (longOI > MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST)) revert OpenInterestCapExceeded(longOI, MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST));
         _afterTrade(index, s.filledQty != 0);
     }
 
-    /// The order's quantity (a reduce-only order: the whole position), and its margin and bond
-    /// committed (a LIMIT commits its bond with its margin; back when it closes without resting:
-    /// _finishTaker). `collateralWad` 0: reduce-only.
-    function _sizeAndCommit(uint256 accountId, bool isBuy, OrderType orderType, uint256 collateralWad, uint256 leverage, uint256 price)
-        internal returns (uint256 qty)
-    {
-        int256 size = positions[accountId].size;
-        if (collateralWad == 0) {
-            if (size == 0 || (size > 0) == isBuy) revert NoPosition(accountId, _marketId());
-            return VenueMath.abs(size);
+    /// Whether the order may be placed now (its options, the session, the leverage); the index
+    /// (fresh, funding accrued to now) and, in `s`, the mark, time in force and reduce-only flag.
+    function _admit(Sweep memory s, uint256 collateralWad, uint256 leverage, uint256 options) internal returns (uint256 index) {
+        s.tif = _checkOptions(s.orderType, options);
+        bool reduceOnly = collateralWad == 0 || OrderOptions.reduceOnly(options);
+        s.reduceOnly = reduceOnly;
+        // reduce-only closes keep working while the market is paused and before a close
+        IMarket.Session session_ = _sessionNow();
+        if (session_ == IMarket.Session.CLOSED) revert MarketClosed(_marketId());
+        if (!reduceOnly) {
+            if (!_isActive) revert MarketNotActive(_marketId());
+            if (session_ != IMarket.Session.OPEN) revert MarketReduceOnly(_marketId());
         }
+        index = _accrueFresh();
+        if (collateralWad != 0 && (leverage == 0 || leverage > MarketArgs.get(MarketArgs.MAX_LEVERAGE))) {
+            revert ExceedsMaxLeverage(leverage, MarketArgs.get(MarketArgs.MAX_LEVERAGE));
+        }
+        s.mark = _mark(index);
+    }
+
+    /// The order's price (a LIMIT's limit, checked; a MARKET's sizing price: the best opposite)
+    /// and, in `s`, a MARKET's bound and an operator's band.
+    function _orderPrice(Sweep memory s, uint256 limitPriceX18, uint256 options) internal view returns (uint256 price) {
+        uint256 mark = s.mark;
+        if (s.orderType == IMarket.OrderType.LIMIT) {
+            price = limitPriceX18;
+            // both edges: mark × (1 ± band)
+            if (
+                price == 0 || price % MarketArgs.get(MarketArgs.TICK_SIZE) != 0 || price / MarketArgs.get(MarketArgs.TICK_SIZE) > MAX_TICK
+                    || price > _bandPrice(true, mark) || price < _bandPrice(false, mark)
+            ) revert InvalidPrice(price);
+            if (positions[s.accountId].openOrders >= MAX_OPEN_ORDERS) revert TooManyOrders(s.accountId, MAX_OPEN_ORDERS);
+            if (s.tif == uint256(IMarket.TimeInForce.POST_ONLY)) {
+                uint256 opposite = _best(!s.isBuy);
+                if (opposite != 0 && (s.isBuy ? opposite <= price : opposite >= price)) revert PostOnlyWouldCross(price, opposite);
+            }
+        } else {
+            price = _best(!s.isBuy);
+            if (price == 0) revert NoLiquidity(_marketId());
+        }
+        // an operator (the relayer) may not price an account's order far from the mark: its owner's
+        // band for it, at most the market's operator band; fills of its order stay within that band
+        // once it rests (_sweepLevel)
+        uint256 bandBps = MarketArgs.get(MarketArgs.PRICE_BAND_BPS);
+        uint256 operatorBand = OrderOptions.bandBps(options);
+        if (operatorBand != 0) {
+            bandBps = MarketArgs.get(MarketArgs.OPERATOR_BAND_BPS);
+            if (operatorBand < bandBps) bandBps = operatorBand;
+            _checkOperatorPrice(price, mark, bandBps);
+            s.band = bandBps;
+        }
+        if (s.orderType == IMarket.OrderType.MARKET) s.bound = _bandPrice(s.isBuy, mark, bandBps);
+    }
+
+    /// The time in force (a MARKET order's GTC is IOC), after the combinations that do not exist
+    /// (docs/CONTRACTS.md "Time in force") and an expiry not after now.
+    function _checkOptions(IMarket.OrderType orderType, uint256 options) internal view returns (uint256 tif) {
+        tif = OrderOptions.timeInForce(options);
+        uint256 expiresAt = OrderOptions.expiresAt(options);
+        if (orderType == IMarket.OrderType.MARKET && tif == uint256(IMarket.TimeInForce.GTC)) tif = uint256(IMarket.TimeInForce.IOC);
+        if (
+            tif > uint256(IMarket.TimeInForce.POST_ONLY) || (orderType == IMarket.OrderType.MARKET && tif == uint256(IMarket.TimeInForce.POST_ONLY))
+                || (expiresAt != 0 && (tif == uint256(IMarket.TimeInForce.IOC) || tif == uint256(IMarket.TimeInForce.FOK)))
+        ) revert InvalidOrderOptions(tif, expiresAt);
+        if (expiresAt != 0 && expiresAt <= block.timestamp) revert InvalidExpiry(expiresAt, block.timestamp);
+    }
+
+    /// The order's quantity (a reduce-only order: the whole position, or what its collateral and
+    /// leverage size up to the position), and its margin and bond committed (a LIMIT commits its
+    /// bond with its margin; back when it closes without resting: _finishTaker). `collateralWad`
+    /// 0: reduce-only.
+    function _sizeAndCommit(
+        uint256 accountId, bool isBuy, IMarket.OrderType orderType, uint256 collateralWad, uint256 leverage, uint256 price, uint256 options
+    ) internal returns (uint256 qty) {
+        int256 size = positions[accountId].size;
+        bool reduceOnly = collateralWad == 0 || OrderOptions.reduceOnly(options);
+        if (reduceOnly && (size == 0 || (size > 0) == isBuy)) revert NoPosition(accountId, _marketId());
+        if (collateralWad == 0) return VenueMath.abs(size);
         qty = VenueMath.orderQty(collateralWad, leverage, price, MarketArgs.get(MarketArgs.LOT_SIZE));
         if (qty < MarketArgs.get(MarketArgs.MIN_ORDER) || qty == 0) revert OrderTooSmall(qty, MarketArgs.get(MarketArgs.MIN_ORDER));
+        if (reduceOnly) {
+            uint256 room = VenueMath.abs(size);
+            if (qty > room) {
+                if (OrderOptions.timeInForce(options) == uint256(IMarket.TimeInForce.FOK)) revert ReduceOnlyExceedsPosition(qty, room);
+                qty = room;
+            }
+            return qty;
+        }
         _checkPositionCap(accountId, size, isBuy, qty);
-        uint256 commit = orderType == OrderType.LIMIT ? collateralWad + ORDER_BOND_WAD : collateralWad;
+        uint256 commit = orderType == IMarket.OrderType.LIMIT ? collateralWad + ORDER_BOND_WAD : collateralWad;
         _margin(accountId, -int256(commit), int256(commit), IEngine.MarginReason.ORDER_COMMIT);
     }
 
@@ -241,78 +296,15 @@ contract Market is IMarket, MarketBase, Initializable {
         return qty * perUnit / WAD + 1;
     }
 
-    // ─── views (served by the extension) ─────────────────────────────────────────────────
-
-    function marketId() external view returns (bytes32) {
-        _delegateView();
-    }
-
-    function marketIndex() external view returns (uint256) {
-        _delegateView();
-    }
-
     function isActive() external view returns (bool) {
         return _isActive;
     }
 
-    function session() external view returns (Session, uint256, uint256) {
-        _delegateView();
-    }
-
-    function calendar() external view returns (Calendar memory, Calendar memory next, uint256 startsAt) {
-        _delegateView();
-    }
-
-    function engine() external view returns (address) {
-        _delegateView();
-    }
-
-    function oracle() external view returns (address) {
-        _delegateView();
-    }
-
-    function orderCount() external view returns (uint256) {
-        _delegateView();
-    }
-
-    function params() external view returns (MarketParams memory) {
-        _delegateView();
-    }
-
-    function openInterest() external view returns (uint256 longQty, uint256 shortQty) {
-        _delegateView();
-    }
-
-    function restingQty() external view returns (uint256 bidQty, uint256 askQty) {
-        _delegateView();
-    }
-
-    function orderIdOf(uint256 accountId, bytes32 clientKey) external view returns (uint256) {
-        _delegateView();
-    }
-
-    function getOrder(uint256) external view returns (OrderView memory) {
-        _delegateView();
-    }
-
-    function getLevels(Side, uint256) external view returns (uint256[] memory, uint256[] memory, uint256[] memory) {
-        _delegateView();
-    }
-
-    function getFillableLevels(Side, uint256) external view returns (uint256[] memory, uint256[] memory, uint256[] memory) {
-        _delegateView();
-    }
-
-    function getPosition(uint256) external view returns (PositionView memory) {
-        _delegateView();
-    }
-
-    function markPrice() external view returns (uint256) {
-        _delegateView();
-    }
-
-    function funding() external view returns (FundingView memory) {
-        _delegateView();
+    /// Everything else IMarket declares (liquidation, isolated margin, the calendar, funding
+    /// pokes, the fund's reduction, expired orders' removal, initialize and every other view) is
+    /// served by the extension, or through it by the backstop: the same call there.
+    fallback() external {
+        _delegate();
     }
 
     // ─── delegation ──────────────────────────────────────────────────────────────────────
@@ -354,15 +346,5 @@ contract Market is IMarket, MarketBase, Initializable {
             if iszero(ok) { revert(0, returndatasize()) }
             return(0, returndatasize())
         }
-    }
-
-    /// `_delegate` for views: the extension's views only read (a delegatecall cannot be typed view).
-    function _delegateView() internal view {
-        function() internal f = _delegate;
-        function() internal view g;
-        assembly {
-            g := f
-        }
-        g();
     }
 }

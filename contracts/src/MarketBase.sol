@@ -60,6 +60,7 @@ abstract contract MarketBase is IVenueErrors {
         bool reduceOnly;
         bool uncounted; // the funding skew leaves its size out (`_uncounted`), fixed when it rests
         uint16 operatorBandBps; // placed by an operator: its band (fills beyond it are refused); 0: by the owner
+        uint40 expiresAt; // 0: none; from this second it never fills (`_expired`)
         uint96 originalQty;
         uint96 filledQty;
         uint64 margin6; // still committed to the unfilled part, in units of 1e-6 (margins move in whole units: `_portion`)
@@ -128,6 +129,8 @@ abstract contract MarketBase is IVenueErrors {
         uint256 marginLeft; // the taker's margin still committed after its own fills (WAD, whole 1e-6 units)
         uint256 band; // an operator's order: its band, kept when it rests (`_sweepLevel`); 0: the owner's
         IMarket.OrderType orderType;
+        uint256 tif; // IMarket.TimeInForce
+        uint256 expiresAt;
     }
 
     /// A position change computed before it is written (so a maker failing its margin check can
@@ -219,13 +222,14 @@ abstract contract MarketBase is IVenueErrors {
     /// claimed apart (`_claimKey`).
     function _newOrder(
         uint256 accountId, IMarket.Side side, IMarket.OrderType orderType, bool reduceOnly, uint256 price, uint256 qty,
-        uint256 marginWad, bytes32 clientKey
+        uint256 marginWad, bytes32 clientKey, uint256 tif, uint256 expiresAt
     ) internal returns (uint256 n) {
         n = ++_orderCount;
         // liquidation orders: the mark, rounded down to the tick
         uint256 ts = MarketArgs.get(MarketArgs.TICK_SIZE);
         emit IMarket.OrderPlaced(
-            ++seq, _orderId(n), accountId, _keyFor(accountId, n, clientKey), side, orderType, reduceOnly, price / ts * ts, qty, marginWad
+            ++seq, _orderId(n), accountId, _keyFor(accountId, n, clientKey), side, orderType, reduceOnly, price / ts * ts, qty, marginWad,
+            IMarket.TimeInForce(tif), expiresAt
         );
     }
 
@@ -261,6 +265,13 @@ abstract contract MarketBase is IVenueErrors {
             Order storage mo = orders[m];
             uint256 next = mo.next;
             uint256 makerRemaining = mo.originalQty - mo.filledQty;
+            // an expired order never fills: removed, its bond to the taker (any of its own too)
+            if (_expired(mo)) {
+                _dropMaker(s, level, mo, m, makerRemaining, IMarket.CloseReason.EXPIRED);
+                ++s.skips;
+                m = next;
+                continue;
+            }
             if (mo.accountId == s.accountId) {
                 if (!s.liquidation) revert SelfTrade(s.accountId, _orderId(m));
                 // bounded by MAX_OPEN_ORDERS: not counted
@@ -390,6 +401,9 @@ abstract contract MarketBase is IVenueErrors {
         if (s.orderType == IMarket.OrderType.MARKET) {
             return _closeTaker(n, s, IMarket.OrderStatus.CANCELLED, s.capped ? IMarket.CloseReason.FILL_CAP : IMarket.CloseReason.UNFILLED_MARKET, flags);
         }
+        if (s.tif == uint256(IMarket.TimeInForce.IOC)) {
+            return _closeTaker(n, s, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.UNFILLED_IOC, flags);
+        }
         if (s.remaining < MarketArgs.get(MarketArgs.MIN_ORDER) && !s.reduceOnly) {
             return _closeTaker(n, s, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, flags);
         }
@@ -407,8 +421,9 @@ abstract contract MarketBase is IVenueErrors {
         o.reduceOnly = s.reduceOnly;
         // the skew's check at rest from what the sweep holds (original size = filled + remaining):
         // fixed for the order's life
-        o.uncounted = _uncountedOf(s.reduceOnly, s.qty, s.bound, s.margin);
+        o.uncounted = _uncountedOf(s.reduceOnly || s.expiresAt != 0, s.qty, s.bound, s.margin);
         o.operatorBandBps = uint16(s.band);
+        o.expiresAt = uint40(s.expiresAt);
         uint256 tick = s.bound / MarketArgs.get(MarketArgs.TICK_SIZE);
         o.tick = uint24(tick);
         o.originalQty = uint96(s.qty);
@@ -456,6 +471,12 @@ abstract contract MarketBase is IVenueErrors {
             restingAskQty = add ? restingAskQty + uint128(q) : restingAskQty - uint128(q);
             if (uncounted) restingUncountedAskQty = add ? restingUncountedAskQty + uint128(q) : restingUncountedAskQty - uint128(q);
         }
+    }
+
+    /// A good-til-time order at or past its expiry: never filled, never liquidity (docs/CONTRACTS.md "Time in force").
+    function _expired(Order storage o) internal view returns (bool) {
+        uint256 e = o.expiresAt;
+        return e != 0 && e <= block.timestamp;
     }
 
     /// Resting size the funding skew leaves out: reduce-only (it carries no margin), or margined
@@ -922,7 +943,7 @@ abstract contract MarketBase is IVenueErrors {
     /// without side effects: for views (`getFillableLevels`) and whoever needs fillable depth.
     function _fillable(uint256 n, uint256 mark) internal view returns (bool) {
         Order storage o = orders[n];
-        if (o.status != IMarket.OrderStatus.ACTIVE) return false;
+        if (o.status != IMarket.OrderStatus.ACTIVE || _expired(o)) return false;
         bool isBid = o.side == IMarket.Side.LONG;
         uint256 left = o.originalQty - o.filledQty;
         uint256 q = left;

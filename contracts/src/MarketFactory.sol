@@ -54,7 +54,7 @@ contract MarketFactory is IMarketFactory, AccessControl {
             marketImplementation, MarketArgs.encode(params, engine, oracle, marketIndex), params.marketId
         );
         markets.push(market);
-        Market(market).initialize(params);
+        IMarket(market).initialize(params);
         IEngine(engine).registerMarket(params.marketId, market);
         emit MarketCreated(
             params.marketId, market, marketIndex, params.symbol, params.baseFxToken, string.concat("fx", baseSymbol),

@@ -253,6 +253,7 @@ export const OPS: { [K in Kind]: Op<K> } = {
           accountId: BigInt(p.accountId), marketId: p.marketId, side: SIDE_VALUE[p.side], orderType: ORDER_TYPE_VALUE[p.orderType],
           collateral6: BigInt(p.collateralAmount), leverage: BigInt(p.leverage),
           limitPriceX18: p.orderType === "LIMIT" ? BigInt(p.limitPrice ?? "0") : 0n, clientKey: p.clientKey,
+          timeInForce: 0, reduceOnly: false, expiresAt: 0n,
         }],
       })),
     async result(chain, p, logs) {

@@ -74,7 +74,7 @@ describe.each([sharedStack()])("liquidation behind a wall of unfillable orders (
   const { send, write, trade, fund } = chainTrading(s);
   const walkIndex = (target: bigint) => chainTrading(s).walkIndex(marketId, target);
   const place = (accountId: bigint, side: number, orderType: number, collateral6: bigint, leverage: bigint, limitPriceX18 = 0n, clientKey: Hex = zeroHash) =>
-    ({ address: engine, abi: engineAbi, functionName: "placeOrder", args: [{ accountId, marketId, side, orderType, collateral6, leverage, limitPriceX18, clientKey }] }) as const;
+    ({ address: engine, abi: engineAbi, functionName: "placeOrder", args: [{ accountId, marketId, side, orderType, collateral6, leverage, limitPriceX18, clientKey, timeInForce: 0, reduceOnly: false, expiresAt: 0n }] }) as const;
   const account = (id: bigint, blockNumber?: bigint) => client.readContract({ address: engine, abi: engineAbi, functionName: "getAccount", args: [id], blockNumber });
   const positionOf = (id: bigint) => client.readContract({ address: market, abi: marketAbi, functionName: "getPosition", args: [id] });
   const bestPrices = () => client.readContract({ address: venueLens, abi: venueLensAbi, functionName: "bestPrices", args: [market] });

@@ -39,6 +39,9 @@ export function sessionActions(v: Venue) {
         leverage: BigInt(leverage),
         limitPriceX18: px(price),
         clientKey,
+        timeInForce: 0,
+        reduceOnly: false,
+        expiresAt: 0n,
       },
     ]);
   const rpc = (method: string, params: unknown[] = []) => v.client.request({ method: method as never, params: params as never });

@@ -54,6 +54,9 @@ interface IEngine is IVenueErrors {
         uint256 leverage;        // 1..maxLeverage (ignored when collateral6 == 0)
         uint256 limitPriceX18;   // LIMIT only
         bytes32 clientKey;       // 0 = derived: keccak256(abi.encode(accountId, orderId))
+        IMarket.TimeInForce timeInForce; // GTC (0) is today's default: a LIMIT rests, a MARKET is IOC
+        bool reduceOnly;         // with collateral6 > 0: sized as an opening order would be, commits nothing, only reduces
+        uint64 expiresAt;        // 0 = none; GTC or POST_ONLY LIMIT only, after now
     }
 
     event AccountCreated(uint64 seq, uint256 indexed accountId, address indexed owner, address accountAddress);
@@ -91,6 +94,9 @@ interface IEngine is IVenueErrors {
     event InsuranceDonated(uint64 seq, address indexed donor, uint256 amount6, uint256 insuranceFundWad);
     /// Fees paid out to a treasury; `feesWad` is what remains.
     event FeesWithdrawn(uint64 seq, address indexed to, uint256 amount6, uint256 feesWad);
+    /// The account's dead-man deadline (0 = off): from that second anyone may cancel its orders
+    /// (`cancelOrders`, reason DEADMAN) until its owner or an operator sets a later one.
+    event DeadmanSet(uint64 seq, uint256 indexed accountId, uint64 deadline);
     /// liquidateAccount could not liquidate the account in this market (`reason`: the error selector).
     event LiquidationSkipped(uint64 seq, uint256 indexed accountId, bytes32 indexed marketId, bytes4 reason);
 
@@ -127,6 +133,19 @@ interface IEngine is IVenueErrors {
     function cancelOrder(uint256 accountId, bytes32 marketId, bytes32 clientKey)
         external returns (uint256 orderId, uint256 marginReturnedWad);
     function cancelOrderById(uint256 accountId, bytes32 marketId, uint256 orderId) external returns (uint256 marginReturnedWad);
+    /// Cancels those of `orderIds` (at most MAX_BATCH) that are the account's open orders in the
+    /// market; the others are skipped (a cancel-all may race a fill). The owner or an operator
+    /// (USER_CANCEL), or anyone once the account's dead-man deadline has passed (DEADMAN).
+    function cancelOrders(uint256 accountId, bytes32 marketId, uint256[] calldata orderIds)
+        external returns (uint256 cancelled, uint256 marginReturnedWad);
+    /// The owner or an operator: the dead-man deadline, at least MIN_DEADMAN_DELAY from now, or 0 (off).
+    function setDeadman(uint256 accountId, uint64 deadline) external;
+    function deadmanOf(uint256 accountId) external view returns (uint64);
+    /// Runs each of `calls` (at most MAX_BATCH; each the calldata of one of this engine's entry
+    /// points) as if sent alone by the caller, in order. `atomic`: the first failure reverts the
+    /// whole batch with that item's error; else each item succeeds or fails on its own (`ok[i]`,
+    /// `results[i]` its return data or its error's data).
+    function batch(bytes[] calldata calls, bool atomic) external returns (bool[] memory ok, bytes[] memory results);
     function closePosition(uint256 accountId, bytes32 marketId, IMarket.OrderType orderType, uint256 limitPriceX18, bytes32 clientKey)
         external returns (uint256 orderId, bytes32 key, IMarket.Side closingSide, uint256 quantityQty);
     /// Isolated margin: moves delta6 (6 decimals) of available margin into the position's margin

@@ -14,6 +14,12 @@ import {IVenueErrors} from "./IVenueErrors.sol";
 interface IMarket is IVenueErrors {
     enum Side { LONG, SHORT }
     enum OrderType { MARKET, LIMIT }
+    /// How long an order may rest (docs/CONTRACTS.md "Time in force"). GTC: until filled or
+    /// cancelled (a MARKET order: as IOC); IOC: fills what it can at once, the rest is cancelled
+    /// (UNFILLED_IOC); FOK: fills whole at once or reverts (FillOrKillUnfilled); POST_ONLY (LIMIT
+    /// only): rests whole without filling or reverts (PostOnlyWouldCross). An expiry (GTC or
+    /// POST_ONLY) makes a good-til-time order.
+    enum TimeInForce { GTC, IOC, FOK, POST_ONLY }
     enum OrderStatus { NONE, ACTIVE, FILLED, CANCELLED }
     /// Why an order closed with something unfilled.
     /// DUST: a remainder below the minimum order; MARGIN: a maker whose fill would leave its
@@ -22,9 +28,12 @@ interface IMarket is IVenueErrors {
     /// the market is not OPEN (the pre-close window; cancelled instead of filled).
     /// OPERATOR_BAND: an operator-placed resting order met at a price beyond its operator band
     /// from the mark at fill time, on the side that costs the owner (cancelled instead of filled).
+    /// UNFILLED_IOC: what an IOC LIMIT order did not fill at once. EXPIRED: a good-til-time order
+    /// met by a taker, or removed by anyone (`removeExpired`), at or after its expiry (its bond to
+    /// whoever removed it). DEADMAN: cancelled by anyone once its account's dead-man deadline passed.
     enum CloseReason {
         FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION, DUST, MARGIN, REDUCE_ONLY_SESSION,
-        OPERATOR_BAND
+        OPERATOR_BAND, UNFILLED_IOC, EXPIRED, DEADMAN
     }
     /// Why a position changed. DELEVERAGE: a counterparty closed by auto-deleveraging at a
     /// liquidated position's bankruptcy price. The insurance fund's own position (account 0,
@@ -85,6 +94,7 @@ interface IMarket is IVenueErrors {
         uint256 filledQty;
         uint256 remainingQty;       // 0 once closed
         uint256 marginRemainingWad; // still committed to the unfilled part (OrderPlaced carries the margin at placement, its client key too)
+        uint256 expiresAt;          // seconds; 0 = none (an order at or past it never fills: docs/CONTRACTS.md "Time in force")
     }
 
     struct PositionView {
@@ -128,11 +138,11 @@ interface IMarket is IVenueErrors {
 
     // ─── events (post-state values) ────────────────────────────────────────────────────────
 
-    /// A new order entered the book engine (before any fill).
+    /// A new order entered the book engine (before any fill). `expiresAt`: 0 = none.
     event OrderPlaced(
         uint64 seq, uint256 indexed orderId, uint256 indexed accountId, bytes32 indexed clientKey,
         Side side, OrderType orderType, bool reduceOnly, uint256 priceX18, uint256 quantityQty,
-        uint256 marginWad
+        uint256 marginWad, TimeInForce timeInForce, uint256 expiresAt
     );
     /// One per maker fill. Taker and maker post-fill filled/remaining quantities included.
     /// Each side's fee for this fill: ceil(notional × feeBps / 1e4) of the fill's notional
@@ -224,9 +234,11 @@ interface IMarket is IVenueErrors {
     /// `chargeWad` (operators only): what the order may cost its owner beyond the mark, charged to
     /// the operator's budget: |price − mark| × quantity on the side that costs the owner (price: the
     /// limit, for MARKET the band edge and only the filled quantity) plus the taker fee at that price.
+    /// `options` (libraries/OrderOptions.sol): time in force, the reduce-only flag, the expiry and
+    /// `operatorBandBps` in one word.
     function placeOrder(
         uint256 accountId, Side side, OrderType orderType, uint256 collateralWad, uint256 leverage,
-        uint256 limitPriceX18, bytes32 clientKey, uint256 operatorBandBps
+        uint256 limitPriceX18, bytes32 clientKey, uint256 options
     ) external returns (uint256 orderId, bytes32 key, uint256 quantityQty, OrderStatus status, uint256 chargeWad);
 
     /// `releaseWad`: for an operator-placed order, the taker fee its unfilled quantity was charged
@@ -236,6 +248,16 @@ interface IMarket is IVenueErrors {
     /// The same by order id (OrderNotFound(accountId, bytes32(orderId)) when it is not the account's open order here).
     function cancelOrderById(uint256 accountId, uint256 orderId)
         external returns (uint256, uint256 marginReturnedWad, uint256 releaseWad);
+
+    /// Engine only: cancels those of `orderIds` that are the account's open orders here (others
+    /// are skipped: a cancel-all may race a fill), with `reason` USER_CANCEL or DEADMAN.
+    /// `releaseWad`: Σ of the cancelled operator-placed orders' charged fees (as cancelOrder).
+    function cancelOrders(uint256 accountId, uint256[] calldata orderIds, CloseReason reason)
+        external returns (uint256 cancelled, uint256 marginReturnedWad, uint256 releaseWad);
+
+    /// Anyone: removes those of `orderIds` that rest at or past their expiry (others are skipped);
+    /// their bonds go to the caller's wallet. Works in every session and while paused.
+    function removeExpired(uint256[] calldata orderIds) external returns (uint256 removed);
 
     /// Reduce-only order for the whole position on the opposite side, zero collateral. Engine only,
     /// or the market itself for the insurance fund's account 0 (`reduceFundPosition`).
@@ -253,6 +275,9 @@ interface IMarket is IVenueErrors {
     /// Settles pending funding first.
     /// `valueWad`: the position's value at the mark (for a removal; 0 for an addition).
     function adjustMargin(uint256 accountId, int256 deltaWad) external returns (uint256 marginWad, uint256 valueWad);
+
+    /// Once, by the factory, on the new clone (served by the backstop).
+    function initialize(MarketParams calldata p) external;
 
     function setActive(bool active) external;
     /// Engine only (PARAMS_ROLE, at least the engine's calendar delay ahead): `next` is in force

@@ -76,4 +76,19 @@ interface IVenueErrors {
     error TooManyAdlCandidates(uint256 count, uint256 max);
     /// VALIDATION_ERROR: reduceFundPosition before its interval has passed (the keeper's call).
     error FundReductionNotDue(uint256 nextAt);
+    /// POST_ONLY_WOULD_CROSS: a post-only order priced at or beyond the best opposite price.
+    error PostOnlyWouldCross(uint256 priceX18, uint256 bestOppositeX18);
+    /// FILL_OR_KILL_UNFILLED: a fill-or-kill order that could not fill whole at once.
+    error FillOrKillUnfilled(uint256 filledQty, uint256 quantityQty);
+    /// VALIDATION_ERROR: a combination of time in force, order type and expiry that does not
+    /// exist (post-only MARKET, an expiry on IOC, FOK or MARKET, an unknown time in force).
+    error InvalidOrderOptions(uint256 timeInForce, uint256 expiresAt);
+    /// VALIDATION_ERROR: an expiry not after now.
+    error InvalidExpiry(uint256 expiresAt, uint256 nowSeconds);
+    /// REDUCE_ONLY_EXCEEDS_POSITION: a fill-or-kill reduce-only order larger than the position.
+    error ReduceOnlyExceedsPosition(uint256 quantityQty, uint256 positionQty);
+    /// VALIDATION_ERROR: a dead-man deadline sooner than now + the minimum delay (0 turns it off).
+    error DeadmanTooSoon(uint256 deadline, uint256 earliest);
+    /// VALIDATION_ERROR: a batch longer than the engine takes in one call.
+    error BatchTooLarge(uint256 count, uint256 max);
 }

@@ -110,7 +110,7 @@ contract EventsTest is VenueFixture {
         bytes32 takerKey = keccak256(abi.encode(a, takerId));
         uint64 s = _nextSeq(address(market));
         vm.expectEmit(true, true, true, true, address(market));
-        emit IMarket.OrderPlaced(s, takerId, a, takerKey, LONG, MKT, false, 1.08e18, 500e18, 54e18);
+        emit IMarket.OrderPlaced(s, takerId, a, takerKey, LONG, MKT, false, 1.08e18, 500e18, 54e18, IMarket.TimeInForce.IOC, 0);
         vm.expectEmit(true, true, false, false, address(market));
         emit IMarket.OrderFilled(0, ask, takerId, 0, 0, LONG, 0, 0, 0, 0, 0, 0, 0, 0);
         vm.expectEmit(false, false, false, true, address(market));

@@ -515,7 +515,7 @@ contract VenueHandler is Test {
         lev = bound(lev, 1, markets[k].params().maxLeverage);
         uint256 px = _nearMark(k, offsetBps, _reach(k));
         if (coll6 * 1e12 * lev * 1e18 / px < MIN_QTY) return p;
-        p = IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, coll6, lev, px, bytes32(0));
+        p = IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, coll6, lev, px, bytes32(0), IMarket.TimeInForce.GTC, false, 0);
     }
 
     function placeMarket(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev) external step {
@@ -539,7 +539,7 @@ contract VenueHandler is Test {
         (uint256 bid, uint256 ask) = lens.bestPrices(markets[k]);
         uint256 px = long ? ask : bid;
         if (px == 0 || coll6 * 1e12 * lev * 1e18 / px < MIN_QTY) return p;
-        p = IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.MARKET, coll6, lev, 0, bytes32(0));
+        p = IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.MARKET, coll6, lev, 0, bytes32(0), IMarket.TimeInForce.GTC, false, 0);
     }
 
     /// A MARKET order cancelled with a remainder after filling some while the opposite side still
@@ -575,7 +575,7 @@ contract VenueHandler is Test {
         IMarket.MarketParams memory mp = markets[k].params();
         uint256 p = long ? px - j * mp.tickSizeX18 : px + j * mp.tickSizeX18;
         uint256 coll6 = (MIN_QTY + mp.lotSizeQty) * p / 1e18 / mp.maxLeverage / 1e12 + 1;
-        return IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, coll6, mp.maxLeverage, p, bytes32(0));
+        return IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, coll6, mp.maxLeverage, p, bytes32(0), IMarket.TimeInForce.GTC, false, 0);
     }
 
     function cancel(uint256 actorSeed, uint256 orderSeed) external step {
@@ -711,7 +711,7 @@ contract VenueHandler is Test {
         bytes32 key = keccak256(abi.encode("accomplice", calls));
         _accomplice(t.j, t.jid, t.k, IMarket.Side.SHORT, up, key);
         IEngine.PlaceOrderParams memory p =
-            IEngine.PlaceOrderParams(t.id, ids[t.k], IMarket.Side.LONG, IMarket.OrderType.LIMIT, t.coll, t.lev, up, bytes32(0));
+            IEngine.PlaceOrderParams(t.id, ids[t.k], IMarket.Side.LONG, IMarket.OrderType.LIMIT, t.coll, t.lev, up, bytes32(0), IMarket.TimeInForce.GTC, false, 0);
         operatorActing = true;
         vm.prank(t.operator);
         try engine.placeOrder(p) {} catch (bytes memory r) {
@@ -745,7 +745,7 @@ contract VenueHandler is Test {
     function _accomplice(uint256 j, uint256 jid, uint256 k, IMarket.Side side, uint256 px, bytes32 key) internal {
         vm.prank(actors[j]);
         try engine.cancelOrder(jid, ids[k], key) {} catch {}
-        IEngine.PlaceOrderParams memory p = IEngine.PlaceOrderParams(jid, ids[k], side, IMarket.OrderType.LIMIT, 500e6, 10, px, key);
+        IEngine.PlaceOrderParams memory p = IEngine.PlaceOrderParams(jid, ids[k], side, IMarket.OrderType.LIMIT, 500e6, 10, px, key, IMarket.TimeInForce.GTC, false, 0);
         vm.prank(actors[j]);
         try engine.placeOrder(p) {} catch {}
     }
@@ -763,7 +763,7 @@ contract VenueHandler is Test {
         IEngine.PlaceOrderParams memory p = IEngine.PlaceOrderParams(
             id, ids[k], _side(long), asLimit ? IMarket.OrderType.LIMIT : IMarket.OrderType.MARKET, 0, 0,
             asLimit ? _nearMark(k, offsetBps, 300) : 0, _key(keySeed)
-        );
+        , IMarket.TimeInForce.GTC, false, 0);
         (bool ok,, IMarket.OrderStatus st) = _place(_caller(i, actorSeed), k, p, "placeReduceOnly");
         if (!ok) return;
         ++reduceOnlyPlaced;
@@ -845,7 +845,7 @@ contract VenueHandler is Test {
         }
         // built before the prank: a call made while evaluating the arguments would consume it
         IEngine.PlaceOrderParams memory p =
-            IEngine.PlaceOrderParams(id, ids[k], IMarket.Side.LONG, IMarket.OrderType.LIMIT, 1e6, 1, _nearMark(k, -100, 100), bytes32(0));
+            IEngine.PlaceOrderParams(id, ids[k], IMarket.Side.LONG, IMarket.OrderType.LIMIT, 1e6, 1, _nearMark(k, -100, 100), bytes32(0), IMarket.TimeInForce.GTC, false, 0);
         vm.prank(operators[i]);
         try engine.placeOrder(p) {
             ++unauthorizedSuccesses;
@@ -1183,13 +1183,13 @@ contract VenueHandler is Test {
         for (uint256 j; j < n; ++j) {
             int256 off = long ? -int256(10 + 5 * j) : int256(10 + 5 * j); // behind the mark
             IEngine.PlaceOrderParams memory p =
-                IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, 0, 0, _nearMark(k, off, 90), bytes32(0));
+                IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, 0, 0, _nearMark(k, off, 90), bytes32(0), IMarket.TimeInForce.GTC, false, 0);
             (bool ok,, IMarket.OrderStatus st) = _place(_caller(i, nSeed + j), k, p, "flatLeavingReduceOnly: rest");
             if (ok) ++reduceOnlyPlaced;
             if (ok && st == IMarket.OrderStatus.ACTIVE) ++reduceOnlyOrders;
         }
         IEngine.PlaceOrderParams memory c =
-            IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.MARKET, 0, 0, 0, bytes32(0));
+            IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.MARKET, 0, 0, 0, bytes32(0), IMarket.TimeInForce.GTC, false, 0);
         _place(_caller(i, nSeed), k, c, "flatLeavingReduceOnly: close");
     }
 

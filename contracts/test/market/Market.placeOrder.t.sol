@@ -61,7 +61,7 @@ contract MarketPlaceOrderTest is VenueFixture {
             es, a, EUR, IEngine.MarginReason.ORDER_COMMIT, -108.5e18, 108.5e18, 0, 891.5e18, 108.5e18
         );
         vm.expectEmit(true, true, true, true, address(market));
-        emit IMarket.OrderPlaced(ms, oid, a, key, LONG, LMT, false, px, q, 108e18);
+        emit IMarket.OrderPlaced(ms, oid, a, key, LONG, LMT, false, px, q, 108e18, IMarket.TimeInForce.GTC, 0);
         vm.expectEmit(false, false, false, false, address(market));
         emit IMarket.LevelUpdated(0, LONG, px, q, 1);
         _place(alice, a, LONG, LMT, 108e6, 10, px);

@@ -173,7 +173,7 @@ abstract contract VenueFixture is Test {
         pure
         returns (IEngine.PlaceOrderParams memory)
     {
-        return IEngine.PlaceOrderParams(id, mid, side, t, coll6, lev, px, key);
+        return IEngine.PlaceOrderParams(id, mid, side, t, coll6, lev, px, key, IMarket.TimeInForce.GTC, false, 0);
     }
 
     function _place(address who, uint256 id, IMarket.Side side, IMarket.OrderType t, uint256 coll6, uint256 lev, uint256 px)

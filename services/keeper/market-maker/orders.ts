@@ -47,6 +47,9 @@ export type EngineOrder = {
   leverage: bigint;
   limitPriceX18: bigint;
   clientKey: Hex;
+  timeInForce: number;
+  reduceOnly: boolean;
+  expiresAt: bigint;
 };
 
 /** A checked order body (the client's `buildPlaceOrder`) as `Engine.placeOrder`'s argument. */
@@ -60,6 +63,9 @@ export function toEngineOrder(accountId: bigint, b: PlaceOrderRequest & { client
     leverage: BigInt(b.leverage),
     limitPriceX18: b.orderType === "LIMIT" ? BigInt(b.limitPrice ?? "0") : 0n,
     clientKey: b.clientKey,
+    timeInForce: 0,
+    reduceOnly: false,
+    expiresAt: 0n,
   };
 }
 
