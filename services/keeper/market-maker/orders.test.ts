@@ -22,7 +22,7 @@ describe("the maker's orders through the client's builder", () => {
       const key = quoteClientKey(EUR, q.side, q.level, 1);
       expect(quoteOrder(7n, market, q, p.leverage, key)).toEqual({
         accountId: 7n, marketId: EUR, side: q.side === SIDE_LONG ? 0 : 1, orderType: 1,
-        collateral6: q.collateral6, leverage: 5n, limitPriceX18: q.priceX18, clientKey: key,
+        collateral6: q.collateral6, leverage: 5n, limitPriceX18: q.priceX18, clientKey: key, timeInForce: 0, reduceOnly: false, expiresAt: 0n,
       });
     }
     expect(toEngineOrder(1n, { marketId: EUR, side: "SHORT", orderType: "MARKET", collateralAmount: "5", leverage: 2, clientKey: EUR })).toMatchObject({ side: 1, orderType: 0, limitPriceX18: 0n });
