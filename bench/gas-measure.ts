@@ -8,7 +8,7 @@
  * bids and asks on several levels on both sides).
  */
 import {
-  createTestClient, http, keccak256, parseEventLogs, parseUnits, stringToHex,
+  createTestClient, encodeFunctionData, http, keccak256, parseEventLogs, parseUnits, stringToHex,
   type Abi, type Address, type Hex, type TransactionReceipt,
 } from "viem";
 import { depositTokenAbi, engineAbi, marketAbi, marketBackstopBytecode, oracleAbi } from "../abis/index.js";
@@ -177,6 +177,28 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
   const keeper = walletClientFor(rpcUrl, LOCAL_CHAIN_ID, devAccount(KEY_INDEX.keeper).privateKey);
   const liq = await send(keeper, engine, engineAbi, "liquidatePosition", [lev.accountId, EUR]);
   record("liquidate", liq, undefined, `${fills(liq)} maker fill; reported, not capped`);
+
+  // ── Market v2: a batch of 10 at existing levels, cancel-all of 20, a dead-man refresh ─
+  // m0 opens 10 ask levels (1.0700–1.0709, inside the operator band of the mark after the
+  // liquidation's 1.066); m1 rests 10 orders at them in one batch, then 10 more one by one
+  const tick = px("0.0001");
+  const orderArgs = (a: Actor, i: number) => ({
+    accountId: a.accountId, marketId: EUR, side: SHORT, orderType: LIMIT, collateral6: usd("10.7"), leverage: 10n,
+    limitPriceX18: px("1.07") + BigInt(i) * tick, clientKey: clientKey(), timeInForce: 0, reduceOnly: false, expiresAt: 0n,
+  });
+  const m0Ids: bigint[] = [];
+  const placedIds = (r: TransactionReceipt) => parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "OrderPlaced" }).map((l) => l.args.orderId);
+  for (let i = 0; i < 10; i++) m0Ids.push(...placedIds(await send(relayer, engine, engineAbi, "placeOrder", [orderArgs(m0, i)])));
+  const calls = Array.from({ length: 10 }, (_, i) => encodeFunctionData({ abi: engineAbi, functionName: "placeOrder", args: [orderArgs(m1, i)] }));
+  const batch = await send(relayer, engine, engineAbi, "batch", [calls, false]);
+  const m1Ids = placedIds(batch);
+  if (m1Ids.length !== 10) throw new Error(`expected 10 orders placed by the batch, got ${m1Ids.length}`);
+  record("batch10ExistingLevels", batch, { max: 950_000, label: "<= 950k" }, "Engine.batch of 10 placeOrder at existing levels");
+  for (let i = 0; i < 10; i++) m1Ids.push(...placedIds(await send(relayer, engine, engineAbi, "placeOrder", [orderArgs(m1, i)])));
+  record("cancelAll20", await send(relayer, engine, engineAbi, "cancelOrders", [m1.accountId, EUR, m1Ids]), { max: 500_000, label: "<= 500k" }, "Engine.cancelOrders of 20 resting orders");
+  await send(relayer, engine, engineAbi, "setDeadman", [m1.accountId, BigInt(now + 60)]);
+  record("deadmanRefresh", await send(relayer, engine, engineAbi, "setDeadman", [m1.accountId, BigInt(now + 61)]), { max: 40_000, label: "<= 40k" }, "Engine.setDeadman over an armed deadline");
+  await send(relayer, engine, engineAbi, "cancelOrders", [m0.accountId, EUR, m0Ids]); // the fill cap below meets only its own makers
 
   if (fillCap) {
     // the fill cap (50): 50 makers of 10 each over 5 levels, a taker wanting 600

@@ -348,6 +348,7 @@ contract MarketBackstop is MarketBase, Initializable {
         v.filledQty = o.filledQty;
         v.remainingQty = o.status == IMarket.OrderStatus.ACTIVE ? o.originalQty - o.filledQty : 0;
         v.marginRemainingWad = uint256(o.margin6) * MICRO;
+        v.expiresAt = o.expiresAt;
     }
 
     function getLevels(IMarket.Side side, uint256 depth)

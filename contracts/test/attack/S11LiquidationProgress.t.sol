@@ -3,6 +3,7 @@ pragma solidity ^0.8.28;
 
 import {AttackBase} from "./AttackBase.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
+import {IEngine} from "../../src/interfaces/IEngine.sol";
 
 interface VmCool {
     /// Marks an address's account and storage cold (a keeper's call is its own transaction).
@@ -25,7 +26,7 @@ contract Scenario11LiquidationProgressAttack is AttackBase {
 
     event log_named_uint(string key, uint256 val);
 
-    enum Kind { REDUCE_ONLY_LEFTOVER, UNDER_MARGINED, WINDOW_25X }
+    enum Kind { REDUCE_ONLY_LEFTOVER, UNDER_MARGINED, WINDOW_25X, EXPIRED_GTT }
 
     address internal bob_;
     uint256 internal b;
@@ -80,12 +81,25 @@ contract Scenario11LiquidationProgressAttack is AttackBase {
             (address g, uint256 gid) = (gs[i / 100], ids[i / 100]);
             uint256 px = top - i * TICK;
             if (kind == Kind.REDUCE_ONLY_LEFTOVER) _tryClose(g, gid, mid, LMT, px, "reduce-only bid");
+            else if (kind == Kind.EXPIRED_GTT) _expiringBid(g, gid, px);
             else _tryLimit(g, gid, mid, LONG, _minColl6(px, lev) * 3, lev, px, "bid");
+        }
+        // good-til-time bids, well margined: only their expiry keeps them from filling
+        if (kind == Kind.EXPIRED_GTT) {
+            vm.warp(block.timestamp + 2);
+            _refreshPrices();
         }
         // the reduce-only griefers close their shorts, leaving their bids behind
         if (kind == Kind.REDUCE_ONLY_LEFTOVER) for (uint256 k; k < n; ++k) _flatten(gs[k], ids[k]);
         (uint256[] memory levels,,) = m.getLevels(LONG, 1_000);
         assertGe(levels.length, j, "setup: the unfillable bids rest");
+    }
+
+    function _expiringBid(address g, uint256 gid, uint256 px) internal {
+        IEngine.PlaceOrderParams memory p = _params(gid, mid, LONG, LMT, _minColl6(px, 10) * 3, 10, px, bytes32(0));
+        p.expiresAt = uint64(block.timestamp + 1);
+        (bool ok,,) = _tryPlace(g, p, "good-til-time bid");
+        assertTrue(ok, "setup: good-til-time bid");
     }
 
     function _newGriefer(Kind kind, uint256 k) internal returns (address g, uint256 gid) {
@@ -178,6 +192,20 @@ contract Scenario11LiquidationProgressAttack is AttackBase {
 
     function test_attack_underMargined_GBP_300() public {
         _run(GBP, Kind.UNDER_MARGINED, 300);
+    }
+
+    // ─── good-til-time bids past their expiry (Market v2): never liquidity ───────────────
+
+    function test_attack_expiredBids_EUR_100() public {
+        _run(EUR, Kind.EXPIRED_GTT, 100);
+    }
+
+    function test_attack_expiredBids_EUR_250() public {
+        _run(EUR, Kind.EXPIRED_GTT, 250);
+    }
+
+    function test_attack_expiredBids_GBP_150() public {
+        _run(GBP, Kind.EXPIRED_GTT, 150);
     }
 
     // ─── the REDUCE_ONLY window: honest 25× bids fail the raised initial margin ─────────

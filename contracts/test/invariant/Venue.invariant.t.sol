@@ -15,7 +15,7 @@ abstract contract VenueInvariantBase is VenueFixture {
         super.setUp();
         handler = new VenueHandler(engine, [market, gbp], oracle, token, lens, admin, 5);
         targetContract(address(handler));
-        bytes4[] memory sel = new bytes4[](34);
+        bytes4[] memory sel = new bytes4[](39);
         sel[0] = VenueHandler.deposit.selector;
         sel[1] = VenueHandler.withdraw.selector;
         sel[2] = VenueHandler.placeLimit.selector;
@@ -50,6 +50,11 @@ abstract contract VenueInvariantBase is VenueFixture {
         sel[31] = VenueHandler.staleGap.selector; // issue 26
         sel[32] = VenueHandler.reduceFund.selector; // issue 26
         sel[33] = VenueHandler.moveMargin.selector; // issue 29: isolated margin
+        sel[34] = VenueHandler.placeWithOptions.selector; // issue 29: time in force, expiry, reduce-only flag
+        sel[35] = VenueHandler.placeWithOptions.selector;
+        sel[36] = VenueHandler.removeExpired.selector; // issue 29
+        sel[37] = VenueHandler.deadmanLapse.selector; // issue 29
+        sel[38] = VenueHandler.batchPlaceCancel.selector; // issue 29
         targetSelector(FuzzSelector(address(handler), sel));
         // seed every actor with margin so the first steps can trade
         for (uint256 i; i < 5; ++i) handler.deposit(i, 5_000e6);
@@ -156,6 +161,10 @@ contract VenueInvariantTest is VenueInvariantBase {
         assertEq(handler.staleGapCharged(), 0, handler.lastTargetViolation());
         assertEq(handler.fundReductionWrong(), 0, handler.lastTargetViolation());
         assertEq(handler.marginLeftLiquidatable(), 0, handler.lastTargetViolation());
+        assertEq(handler.postOnlyMatched(), 0, handler.lastTargetViolation());
+        assertEq(handler.immediateRested(), 0, handler.lastTargetViolation());
+        assertEq(handler.expiredRemovalMismatch(), 0, handler.lastTargetViolation());
+        assertEq(handler.deadmanMismatch(), 0, handler.lastTargetViolation());
         _checkCaps(market);
         _checkCaps(gbp);
         assertGe(RiskChecks.surplusSignedWad(engine, lens, token), int256(0), "a pool hides a deficit (WAD)");

@@ -59,6 +59,15 @@ contract VenueHandler is Test {
     uint16 internal constant CAL_CLOSED_MIN = 30;
 
     // ─── ghosts: what happened ───────────────────────────────────────────────────────────
+    // Market v2 (placeWithOptions, removeExpired, deadmanLapse, batchPlaceCancel)
+    uint256 public optionOrders;
+    uint256 public postOnlyMatched;
+    uint256 public immediateRested;
+    uint256 public expiredRemoved;
+    uint256 public expiredRemovalMismatch;
+    uint256 public deadmanCancels;
+    uint256 public deadmanMismatch;
+    uint256 public batches;
     uint256 public calls;
     uint256 public placed;
     uint256 public fills;
@@ -264,7 +273,12 @@ contract VenueHandler is Test {
     /// empty book, too many orders, initial margin; a stale feed and a pause when they hold; the
     /// operator band when an operator acts; the exposure caps.
     function _orderRefusals(uint256 k) internal view returns (bytes4[] memory a) {
-        a = new bytes4[](18);
+        a = new bytes4[](22);
+        // Market v2's time in force (placeWithOptions)
+        a[18] = IVenueErrors.PostOnlyWouldCross.selector;
+        a[19] = IVenueErrors.FillOrKillUnfilled.selector;
+        a[20] = IVenueErrors.InvalidOrderOptions.selector;
+        a[21] = IVenueErrors.ReduceOnlyExceedsPosition.selector;
         a[17] = operatorActing ? IVenueErrors.OperatorLimitExceeded.selector : bytes4(0xffffffff);
         a[15] = _sess(k) == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
         a[16] = _sess(k) == IMarket.Session.REDUCE_ONLY ? IVenueErrors.MarketReduceOnly.selector : bytes4(0xffffffff);
@@ -516,6 +530,120 @@ contract VenueHandler is Test {
         uint256 px = _nearMark(k, offsetBps, _reach(k));
         if (coll6 * 1e12 * lev * 1e18 / px < MIN_QTY) return p;
         p = IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, coll6, lev, px, bytes32(0), IMarket.TimeInForce.GTC, false, 0);
+    }
+
+    /// Market v2: any time in force, an expiry, the reduce-only flag, on a LIMIT or a MARKET order.
+    /// Post-only never matches (the placer's position does not move); IOC, FOK and MARKET never rest.
+    function placeWithOptions(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev, int256 offsetBps, uint256 optSeed)
+        external
+        step
+    {
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        IEngine.PlaceOrderParams memory p = _optionParams(id, k, long, collSeed, lev, offsetBps, optSeed);
+        if (p.collateral6 == 0) return;
+        int256 before = markets[k].getPosition(id).sizeQty;
+        (bool ok,, IMarket.OrderStatus st) = _place(_caller(i, actorSeed), k, p, "placeWithOptions");
+        if (ok) _checkOptionOutcome(p, id, k, before, st);
+    }
+
+    function _optionParams(uint256 id, uint256 k, bool long, uint256 collSeed, uint256 lev, int256 offsetBps, uint256 optSeed)
+        internal
+        view
+        returns (IEngine.PlaceOrderParams memory p)
+    {
+        bool limit = optSeed & 1 == 0;
+        p = limit ? _limitParams(id, k, long, collSeed, lev, offsetBps) : _marketParams(id, k, long, collSeed, lev);
+        p.timeInForce = IMarket.TimeInForce(optSeed >> 1 & 3);
+        p.reduceOnly = optSeed >> 3 & 3 == 0;
+        bool resting = p.timeInForce == IMarket.TimeInForce.GTC || p.timeInForce == IMarket.TimeInForce.POST_ONLY;
+        if (limit && resting && optSeed >> 5 & 1 == 1) p.expiresAt = uint64(block.timestamp + bound(optSeed >> 8, 1, 600));
+    }
+
+    function _checkOptionOutcome(IEngine.PlaceOrderParams memory p, uint256 id, uint256 k, int256 before, IMarket.OrderStatus st) internal {
+        ++optionOrders;
+        if (p.timeInForce == IMarket.TimeInForce.POST_ONLY && markets[k].getPosition(id).sizeQty != before) {
+            ++postOnlyMatched;
+            _target("a post-only order matched");
+        }
+        bool rests = p.orderType == IMarket.OrderType.LIMIT
+            && (p.timeInForce == IMarket.TimeInForce.GTC || p.timeInForce == IMarket.TimeInForce.POST_ONLY);
+        if (!rests && st == IMarket.OrderStatus.ACTIVE) {
+            ++immediateRested;
+            _target("an IOC, FOK or MARKET order rested");
+        }
+    }
+
+    /// Anyone removes the expired orders of a market (up to 32 of them) and earns their bonds.
+    function removeExpired(uint256 marketSeed) external step {
+        uint256 k = marketSeed % 2;
+        IMarket m = markets[k];
+        uint256 n = m.orderCount();
+        uint256 base = m.marketIndex() << 64;
+        uint256[] memory found = new uint256[](32);
+        uint256 f;
+        for (uint256 j = n; j >= 1 && f < 32; --j) {
+            IMarket.OrderView memory o = m.getOrder(base | j);
+            if (o.status == IMarket.OrderStatus.ACTIVE && o.expiresAt != 0 && o.expiresAt <= block.timestamp) found[f++] = base | j;
+        }
+        assembly ("memory-safe") {
+            mstore(found, f)
+        }
+        uint256 balance = token.balanceOf(address(this));
+        uint256 removed = m.removeExpired(found);
+        if (removed != f || token.balanceOf(address(this)) != balance + removed * 5e5) {
+            ++expiredRemovalMismatch;
+            _target("removeExpired removed other than the expired orders, or paid other than their bonds");
+        }
+        expiredRemoved += removed;
+    }
+
+    /// The owner arms its dead-man switch, lets it lapse; a stranger then cancels its resting
+    /// orders (up to 32) in one market; the owner turns it off again.
+    function deadmanLapse(uint256 actorSeed) external step {
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        vm.prank(actors[i]);
+        engine.setDeadman(id, uint64(block.timestamp + 5));
+        vm.warp(block.timestamp + 5);
+        vm.roll(block.number + 1);
+        if (!stale[0]) _refresh(0);
+        if (!stale[1]) _refresh(1);
+        IMarket m = markets[k];
+        uint256 base = m.marketIndex() << 64;
+        uint256[] memory open = new uint256[](32);
+        uint256 f;
+        for (uint256 j = m.orderCount(); j >= 1 && f < 32; --j) {
+            IMarket.OrderView memory o = m.getOrder(base | j);
+            if (o.status == IMarket.OrderStatus.ACTIVE && o.accountId == id) open[f++] = base | j;
+        }
+        assembly ("memory-safe") {
+            mstore(open, f)
+        }
+        vm.prank(address(0xDEAD5));
+        (uint256 cancelled,) = engine.cancelOrders(id, ids[k], open);
+        if (cancelled != f) {
+            ++deadmanMismatch;
+            _target("a lapsed dead-man switch left orders open");
+        }
+        deadmanCancels += cancelled;
+        vm.prank(actors[i]);
+        engine.setDeadman(id, 0);
+    }
+
+    /// A batch of a placement and a cancel of the actor's newest order, each on its own.
+    function batchPlaceCancel(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev, int256 offsetBps) external step {
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        IEngine.PlaceOrderParams memory p = _limitParams(id, k, long, collSeed, lev, offsetBps);
+        if (p.collateral6 == 0) return;
+        bytes[] memory calls = new bytes[](2);
+        calls[0] = abi.encodeCall(IEngine.placeOrder, (p));
+        calls[1] = abi.encodeCall(IEngine.cancelOrderById, (id, ids[k], (markets[k].marketIndex() << 64) | markets[k].orderCount()));
+        Before memory b = _snapshotSizes(k);
+        vm.prank(_caller(i, actorSeed));
+        (bool[] memory ok, bytes[] memory res) = engine.batch(calls, false);
+        if (!ok[0]) _expect("batch place", res[0], _orderRefusals(k));
+        else _checkBornHealthy(k, b);
+        if (ok[1]) ++cancels;
+        ++batches;
     }
 
     function placeMarket(uint256 actorSeed, bool long, uint256 collSeed, uint256 lev) external step {
