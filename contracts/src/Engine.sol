@@ -80,6 +80,11 @@ contract Engine is IEngine, AccessControl, EIP712 {
     /// (`_onlyMarket`) are recognised without a cold read of `marketIdOfAddress`.
     address transient _callee;
     bytes32 transient _calleeId;
+    /// While `cancelOrders` runs: its account + 1, and the margin its orders release, summed into
+    /// one `applyMargin` (one MarginUpdated) at the end.
+    uint256 transient _deferFor;
+    int256 transient _deferAvailable;
+    int256 transient _deferCommitted;
 
     /// `calendarDelay_`: at least MarketCalendar.MIN_DELAY, except on the local chain (31337),
     /// where a start script may apply a calendar at once (README "Market sessions").
@@ -314,7 +319,13 @@ contract Engine is IEngine, AccessControl, EIP712 {
             reason = IMarket.CloseReason.DEADMAN;
         }
         uint256 release;
+        _deferFor = accountId + 1;
         (cancelled, marginReturnedWad, release) = m.cancelOrders(accountId, orderIds, reason);
+        _deferFor = 0;
+        if (cancelled != 0) {
+            _applyMargin(marketId, accountId, _deferAvailable, _deferCommitted, MarginReason.ORDER_RELEASE);
+            (_deferAvailable, _deferCommitted) = (0, 0); // a batch may cancel again in this transaction
+        }
         if (reason == IMarket.CloseReason.USER_CANCEL) _release(owner, o, release);
     }
 
@@ -439,6 +450,17 @@ contract Engine is IEngine, AccessControl, EIP712 {
         external
     {
         bytes32 marketId = _onlyMarket();
+        if (_deferFor == accountId + 1) {
+            _deferAvailable += deltaAvailableWad;
+            _deferCommitted += deltaCommittedWad;
+            return;
+        }
+        _applyMargin(marketId, accountId, deltaAvailableWad, deltaCommittedWad, reason);
+    }
+
+    function _applyMargin(bytes32 marketId, uint256 accountId, int256 deltaAvailableWad, int256 deltaCommittedWad, MarginReason reason)
+        internal
+    {
         Account storage a = accounts[accountId];
         uint256 available = _add(a.availableWad, deltaAvailableWad);
         uint256 committed = _add(a.committedWad, deltaCommittedWad);
