@@ -6,6 +6,11 @@ export const marketAbi = [
         "internalType": "address",
         "name": "backstop_",
         "type": "address"
+      },
+      {
+        "internalType": "address",
+        "name": "orders_",
+        "type": "address"
       }
     ],
     "stateMutability": "nonpayable",
@@ -1205,45 +1210,6 @@ export const marketAbi = [
         "type": "uint256"
       },
       {
-        "internalType": "uint256[]",
-        "name": "orderIds",
-        "type": "uint256[]"
-      },
-      {
-        "internalType": "enum IMarket.CloseReason",
-        "name": "reason",
-        "type": "uint8"
-      }
-    ],
-    "name": "cancelOrders",
-    "outputs": [
-      {
-        "internalType": "uint256",
-        "name": "cancelled",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "marginReturnedWad",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "releaseWad",
-        "type": "uint256"
-      }
-    ],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "uint256",
-        "name": "accountId",
-        "type": "uint256"
-      },
-      {
         "internalType": "enum IMarket.OrderType",
         "name": "orderType",
         "type": "uint8"
@@ -1322,6 +1288,19 @@ export const marketAbi = [
     "type": "function"
   },
   {
+    "inputs": [],
+    "name": "orderModule",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",
@@ -1389,25 +1368,6 @@ export const marketAbi = [
       {
         "internalType": "uint256",
         "name": "",
-        "type": "uint256"
-      }
-    ],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "uint256[]",
-        "name": "orderIds",
-        "type": "uint256[]"
-      }
-    ],
-    "name": "removeExpired",
-    "outputs": [
-      {
-        "internalType": "uint256",
-        "name": "removed",
         "type": "uint256"
       }
     ],
@@ -1827,6 +1787,45 @@ export const marketAbi = [
       }
     ],
     "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256[]",
+        "name": "orderIds",
+        "type": "uint256[]"
+      },
+      {
+        "internalType": "enum IMarket.CloseReason",
+        "name": "reason",
+        "type": "uint8"
+      }
+    ],
+    "name": "cancelOrders",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "cancelled",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "marginReturnedWad",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "releaseWad",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
     "type": "function"
   },
   {
@@ -2507,6 +2506,25 @@ export const marketAbi = [
       {
         "internalType": "uint256",
         "name": "closedQty",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256[]",
+        "name": "orderIds",
+        "type": "uint256[]"
+      }
+    ],
+    "name": "removeExpired",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "removed",
         "type": "uint256"
       }
     ],

@@ -2,6 +2,7 @@
 export * from "./Engine.js";
 export * from "./Market.js";
 export * from "./MarketBackstop.js";
+export * from "./MarketOrders.js";
 export * from "./MarketFactory.js";
 export * from "./Oracle.js";
 export * from "./DepositToken.js";

@@ -232,6 +232,7 @@ async function deployedSizes(client: PublicClientT, contracts: Record<string, Ad
     Market: await at(contracts.marketImplementation!),
     MarketExtension: await at(extension),
     MarketBackstop: size(backstop.data),
+    MarketOrders: await at((await client.readContract({ address: market, abi: marketAbi, functionName: "orderModule" })) as Address),
     MarketFactory: await at(contracts.marketFactory!),
     Oracle: await at(contracts.oracle!),
     VenueLens: await at(contracts.venueLens!),

@@ -22,7 +22,7 @@ const abiDir = join(root, "abis");
 
 /** Contracts whose ABI the TypeScript side uses. */
 export const EXPORTED = [
-  "Engine", "Market", "MarketBackstop", "MarketFactory", "Oracle", "DepositToken", "FxToken", "MarginAccount", "VenueLens",
+  "Engine", "Market", "MarketBackstop", "MarketOrders", "MarketFactory", "Oracle", "DepositToken", "FxToken", "MarginAccount", "VenueLens",
   "VenueTimelock", "ChainlinkFeedAdapter", "PythFeedAdapter",
 ] as const;
 

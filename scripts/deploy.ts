@@ -17,7 +17,7 @@ import {
   type Abi, type Account, type Address, type Chain, type Hex, type PublicClient, type Transport, type WalletClient,
 } from "viem";
 import {
-  depositTokenAbi, depositTokenBytecode, engineAbi, engineBytecode, marketAbi, marketBytecode, marketBackstopAbi, marketBackstopBytecode,
+  depositTokenAbi, depositTokenBytecode, engineAbi, engineBytecode, marketAbi, marketBytecode, marketBackstopAbi, marketBackstopBytecode, marketOrdersAbi, marketOrdersBytecode,
   marketFactoryAbi, marketFactoryBytecode, oracleAbi, oracleBytecode, venueLensAbi, venueLensBytecode,
   venueTimelockAbi, venueTimelockBytecode, marginAccountBytecode, fxTokenBytecode,
 } from "../abis/index.js";
@@ -84,7 +84,7 @@ export const CALENDAR_MIN_DELAY_SECONDS = 12n * 3600n;
 /** keccak256 over the creation code of every contract deployVenue deploys: a deployment made
  *  from other contracts (an older checkout) carries another hash, and `npm start` redeploys. */
 export const CODE_HASH: Hex = keccak256(concat([
-  depositTokenBytecode, oracleBytecode, engineBytecode, marketBackstopBytecode, marketBytecode, marketFactoryBytecode, venueLensBytecode,
+  depositTokenBytecode, oracleBytecode, engineBytecode, marketBackstopBytecode, marketOrdersBytecode, marketBytecode, marketFactoryBytecode, venueLensBytecode,
   venueTimelockBytecode, marginAccountBytecode, fxTokenBytecode,
 ] as Hex[]));
 
@@ -186,7 +186,8 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
   const calendarDelay = opts.calendarDelaySeconds ?? (chainId === LOCAL_CHAIN_ID ? 0n : CALENDAR_MIN_DELAY_SECONDS);
   const engine = await deploy("Engine", engineAbi, engineBytecode, [token.address, oracle.address, me, calendarDelay]);
   const backstop = await deploy("MarketBackstop", marketBackstopAbi, marketBackstopBytecode, []);
-  const impl = await deploy("Market (impl)", marketAbi, marketBytecode, [backstop.address]);
+  const orderModule = await deploy("MarketOrders", marketOrdersAbi, marketOrdersBytecode, []);
+  const impl = await deploy("Market (impl)", marketAbi, marketBytecode, [backstop.address, orderModule.address]);
   const factory = await deploy("MarketFactory", marketFactoryAbi, marketFactoryBytecode, [engine.address, impl.address, me]);
   const delay = opts.governanceDelaySeconds ?? GOVERNANCE_DELAY_SECONDS;
   const timelock = await deploy("VenueTimelock", venueTimelockAbi, venueTimelockBytecode, [delay, [owner], [owner], zeroAddress]);

@@ -20,10 +20,14 @@ import {OrderOptions} from "./libraries/OrderOptions.sol";
 contract Market is MarketBase, Initializable {
     /// The extension (an immutable of the implementation: every clone reads it from the code).
     address public immutable extension;
+    /// MarketOrders: order management off the placing path (several cancels, expired orders' removal).
+    address public immutable orderModule;
 
-    /// `backstop_`: the deployed MarketBackstop the extension delegates to.
-    constructor(address backstop_) {
+    /// `backstop_`: the deployed MarketBackstop the extension delegates to; `orders_`: the
+    /// deployed MarketOrders (both apart: the implementation's creation code stays under EIP-3860).
+    constructor(address backstop_, address orders_) {
         extension = address(new MarketExtension(backstop_));
+        orderModule = orders_;
         _disableInitializers();
     }
 
@@ -73,70 +77,11 @@ contract Market is MarketBase, Initializable {
         return _cancelOne(n);
     }
 
-    function cancelOrders(uint256 accountId, uint256[] calldata orderIds, IMarket.CloseReason reason)
-        external onlyEngine returns (uint256 cancelled, uint256 marginReturnedWad, uint256 releaseWad)
-    {
-        bool counted;
-        for (uint256 i; i < orderIds.length; ++i) {
-            uint256 n = _localOf(orderIds[i]);
-            if (!_isOpen(accountId, n)) continue;
-            (uint256 m, uint256 r, bool c) = _cancel(n, reason);
-            marginReturnedWad += m;
-            releaseWad += r;
-            counted = counted || c;
-            ++cancelled;
-        }
-        if (counted) _markStale();
-    }
-
-    /// Anyone: expired orders out of the book (docs/CONTRACTS.md "Time in force";); their bonds to
-    /// the caller. They never counted in the funding skew (a good-til-time order does not), so the
-    /// rate is not touched.
-    function removeExpired(uint256[] calldata orderIds) external returns (uint256 removed) {
-        for (uint256 i; i < orderIds.length; ++i) {
-            uint256 n = _localOf(orderIds[i]);
-            Order storage o = orders[n];
-            if (n == 0 || o.status != IMarket.OrderStatus.ACTIVE || !_expired(o)) continue;
-            _unlinkFromLevel(o);
-            _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.EXPIRED, BOND_FORFEIT);
-            ++removed;
-        }
-        if (removed != 0) _engine().payLiquidator(msg.sender, removed * ORDER_BOND_WAD);
-    }
-
-    /// An order id's local number here (0: another market's).
-    function _localOf(uint256 orderId) internal view returns (uint256) {
-        return orderId >> 64 == _marketIndex() ? uint64(orderId) : 0;
-    }
-
-    function _isOpen(uint256 accountId, uint256 n) internal view returns (bool) {
-        Order storage o = orders[n];
-        return n != 0 && o.status == IMarket.OrderStatus.ACTIVE && o.accountId == accountId;
-    }
-
     function _cancelOne(uint256 n) internal returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad) {
         bool counted;
         (marginReturnedWad, releaseWad, counted) = _cancel(n, IMarket.CloseReason.USER_CANCEL);
         orderId = _orderId(n);
         if (counted) _markStale();
-    }
-
-    /// `counted`: the skew counted its size (the caller marks the rate stale: `_markStale`).
-    function _cancel(uint256 n, IMarket.CloseReason reason) internal returns (uint256 marginReturnedWad, uint256 releaseWad, bool counted) {
-        Order storage o = orders[n];
-        // an operator's order gives back the taker fee its unfilled quantity was charged
-        if (o.operatorBandBps != 0) {
-            releaseWad = _operatorCharge(false, 0, uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE), o.originalQty - o.filledQty, false);
-        }
-        counted = _unlinkFromLevel(o);
-        marginReturnedWad = _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, reason, BOND_REFUND);
-    }
-
-    function _markStale() internal {
-        uint64 since = _rateStaleSince;
-        if (since == 0) _rateStaleSince = since = uint64(block.timestamp);
-        (uint256 l, uint256 s) = _marginedQty();
-        emit IMarket.FundingRateStale(++seq, since, l, s);
     }
 
     function setActive(bool active) external onlyEngine {
@@ -286,16 +231,6 @@ contract Market is MarketBase, Initializable {
         _margin(accountId, -int256(commit), int256(commit), IEngine.MarginReason.ORDER_COMMIT);
     }
 
-    /// What an operator's order of `qty` at `price` may cost its owner: the taker fee at `price`
-    /// and, when `isCharge`, the distance from `mark` on the side that costs the owner (a charge is
-    /// rounded up, a release of the unfilled quantity's fee down: never more than was charged).
-    function _operatorCharge(bool isBuy, uint256 mark, uint256 price, uint256 qty, bool isCharge) internal view returns (uint256) {
-        uint256 perUnit = (price * MarketArgs.get(MarketArgs.TAKER_FEE_BPS) + BPS - 1) / BPS;
-        if (!isCharge) return qty * perUnit / WAD;
-        if (isBuy ? price > mark : mark > price) perUnit += isBuy ? price - mark : mark - price;
-        return qty * perUnit / WAD + 1;
-    }
-
     function isActive() external view returns (bool) {
         return _isActive;
     }
@@ -304,7 +239,8 @@ contract Market is MarketBase, Initializable {
     /// pokes, the fund's reduction, expired orders' removal, initialize and every other view) is
     /// served by the extension, or through it by the backstop: the same call there.
     fallback() external {
-        _delegate();
+        bytes4 s = msg.sig;
+        _delegate(s == IMarket.cancelOrders.selector || s == IMarket.removeExpired.selector ? orderModule : extension);
     }
 
     // ─── delegation ──────────────────────────────────────────────────────────────────────
@@ -336,9 +272,9 @@ contract Market is MarketBase, Initializable {
         }
     }
 
-    /// Runs the same call in the extension and returns (or reverts) with its result.
-    function _delegate() internal {
-        address ext = extension;
+    /// Runs the same call in `module` (the extension or MarketOrders) and returns (or reverts) with its result.
+    function _delegate(address module) internal {
+        address ext = module;
         assembly {
             calldatacopy(0, 0, calldatasize())
             let ok := delegatecall(gas(), ext, 0, calldatasize(), 0, 0)

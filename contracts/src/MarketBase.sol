@@ -558,6 +558,44 @@ abstract contract MarketBase is IVenueErrors {
         emit IMarket.OrderClosed(++seq, _orderId(n), accountId, status, reason, filled, cancelled, marginReturned);
     }
 
+    /// An order id's local number here (0: another market's).
+    function _localOf(uint256 orderId) internal view returns (uint256) {
+        return orderId >> 64 == _marketIndex() ? uint64(orderId) : 0;
+    }
+
+    function _isOpen(uint256 accountId, uint256 n) internal view returns (bool) {
+        Order storage o = orders[n];
+        return n != 0 && o.status == IMarket.OrderStatus.ACTIVE && o.accountId == accountId;
+    }
+
+    /// `counted`: the skew counted its size (the caller marks the rate stale: `_markStale`).
+    function _cancel(uint256 n, IMarket.CloseReason reason) internal returns (uint256 marginReturnedWad, uint256 releaseWad, bool counted) {
+        Order storage o = orders[n];
+        // an operator's order gives back the taker fee its unfilled quantity was charged
+        if (o.operatorBandBps != 0) {
+            releaseWad = _operatorCharge(false, 0, uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE), o.originalQty - o.filledQty, false);
+        }
+        counted = _unlinkFromLevel(o);
+        marginReturnedWad = _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, reason, BOND_REFUND);
+    }
+
+    function _markStale() internal {
+        uint64 since = _rateStaleSince;
+        if (since == 0) _rateStaleSince = since = uint64(block.timestamp);
+        (uint256 l, uint256 s) = _marginedQty();
+        emit IMarket.FundingRateStale(++seq, since, l, s);
+    }
+
+    /// What an operator's order of `qty` at `price` may cost its owner: the taker fee at `price`
+    /// and, when `isCharge`, the distance from `mark` on the side that costs the owner (a charge is
+    /// rounded up, a release of the unfilled quantity's fee down: never more than was charged).
+    function _operatorCharge(bool isBuy, uint256 mark, uint256 price, uint256 qty, bool isCharge) internal view returns (uint256) {
+        uint256 perUnit = (price * MarketArgs.get(MarketArgs.TAKER_FEE_BPS) + BPS - 1) / BPS;
+        if (!isCharge) return qty * perUnit / WAD;
+        if (isBuy ? price > mark : mark > price) perUnit += isBuy ? price - mark : mark - price;
+        return qty * perUnit / WAD + 1;
+    }
+
     // ─── positions ───────────────────────────────────────────────────────────────────────
 
     /// Computes a fill of `q` base units worth `notional` WAD on an account's position: funding

@@ -95,7 +95,9 @@ abstract contract VenueFixture is Test {
         token = IDepositToken(vm.deployCode("DepositToken.sol:DepositToken", abi.encode(admin)));
         oracle = IOracle(vm.deployCode("Oracle.sol:Oracle", abi.encode(admin, MAX_AGE)));
         engine = IEngine(vm.deployCode("Engine.sol:Engine", abi.encode(address(token), address(oracle), admin, _calendarDelay())));
-        marketImpl = vm.deployCode("Market.sol:Market", abi.encode(vm.deployCode("MarketBackstop.sol:MarketBackstop")));
+        marketImpl = vm.deployCode(
+            "Market.sol:Market", abi.encode(vm.deployCode("MarketBackstop.sol:MarketBackstop"), vm.deployCode("MarketOrders.sol:MarketOrders"))
+        );
         factory = IMarketFactory(
             vm.deployCode("MarketFactory.sol:MarketFactory", abi.encode(address(engine), marketImpl, admin))
         );
