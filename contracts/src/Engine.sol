@@ -329,6 +329,17 @@ contract Engine is IEngine, AccessControl, EIP712 {
         if (reason == IMarket.CloseReason.USER_CANCEL) _release(owner, o, release);
     }
 
+    function modifyOrder(uint256 accountId, bytes32 marketId, uint256 orderId, bytes32 clientKey, uint256 priceX18, uint256 remainingQty)
+        external
+    {
+        IMarket m = _market(marketId);
+        (address owner, Operator storage o) = _authorizeTrade(accountId);
+        uint256 band = owner != msg.sender ? o.bandBps : 0;
+        (uint256 charge, uint256 release) = m.modifyOrder(accountId, orderId, clientKey, priceX18, remainingQty, band);
+        _release(owner, o, release);
+        if (band != 0) _useBudget(owner, o, accountId, charge);
+    }
+
     function setDeadman(uint256 accountId, uint64 deadline) external {
         _authorize(accountId);
         if (deadline != 0 && deadline < block.timestamp + MIN_DEADMAN_DELAY) {

@@ -240,7 +240,11 @@ contract Market is MarketBase, Initializable {
     /// served by the extension, or through it by the backstop: the same call there.
     fallback() external {
         bytes4 s = msg.sig;
-        _delegate(s == IMarket.cancelOrders.selector || s == IMarket.removeExpired.selector ? orderModule : extension);
+        _delegate(
+            s == IMarket.modifyOrder.selector || s == IMarket.cancelOrders.selector || s == IMarket.removeExpired.selector
+                ? orderModule
+                : extension
+        );
     }
 
     // ─── delegation ──────────────────────────────────────────────────────────────────────

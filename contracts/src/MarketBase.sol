@@ -444,8 +444,16 @@ abstract contract MarketBase is IVenueErrors {
     }
 
     function _rest(uint256 n, Order storage o, uint256 tick, uint256 qty, bool uncounted) internal {
+        Level storage level = _link(n, o, tick, qty);
+        _resting(o.side == IMarket.Side.LONG, uncounted, qty, true);
+        _emitLevel(o.side, tick, level);
+    }
+
+    /// Puts order `n` at the tail of its side's level `tick` with `qty` more in the level (no
+    /// resting totals, no event: the caller's).
+    function _link(uint256 n, Order storage o, uint256 tick, uint256 qty) internal returns (Level storage level) {
         bool isBid = o.side == IMarket.Side.LONG;
-        Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
+        level = isBid ? bidLevels[tick] : askLevels[tick];
         uint256 tail = level.tail;
         if (tail == 0) {
             level.head = uint40(n);
@@ -457,9 +465,7 @@ abstract contract MarketBase is IVenueErrors {
         level.tail = uint40(n);
         level.totalQty += uint96(qty);
         level.orderCount += 1;
-        _resting(isBid, uncounted, qty, true);
         positions[o.accountId].openOrders += 1;
-        _emitLevel(o.side, tick, level);
     }
 
     /// Resting totals per side; the size the funding skew leaves out (`_uncounted`) also counted apart.

@@ -2,12 +2,14 @@
 pragma solidity ^0.8.28;
 
 import {IMarket} from "./interfaces/IMarket.sol";
+import {IEngine} from "./interfaces/IEngine.sol";
 import {MarketBase} from "./MarketBase.sol";
+import {MarketArgs} from "./libraries/MarketArgs.sol";
 
 /// @notice Order management off the placing path, run on a market clone's storage by
 /// delegatecall from `Market`'s fallback (deployed once, an immutable of the implementation):
-/// several cancels at once (the engine's cancel-all and dead-man cancels) and the removal of
-/// expired orders. Kept apart so `Market` keeps room under EIP-170 (docs/CONTRACTS.md "Contracts").
+/// several cancels at once (the engine's cancel-all and dead-man cancels), the removal of
+/// expired orders and modifying a resting order. Kept apart so `Market` keeps room under EIP-170 (docs/CONTRACTS.md "Contracts").
 contract MarketOrders is MarketBase {
     function cancelOrders(uint256 accountId, uint256[] calldata orderIds, IMarket.CloseReason reason)
         external returns (uint256 cancelled, uint256 marginReturnedWad, uint256 releaseWad)
@@ -39,5 +41,109 @@ contract MarketOrders is MarketBase {
             ++removed;
         }
         if (removed != 0) _engine().payLiquidator(msg.sender, removed * ORDER_BOND_WAD);
+    }
+
+    function modifyOrder(uint256 accountId, uint256 orderId, bytes32 clientKey, uint256 price, uint256 remaining, uint256 bandBps)
+        external returns (uint256 charge, uint256 release)
+    {
+        if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
+        uint256 n = orderId != 0 ? _localOf(orderId) : openByKey[accountId][clientKey];
+        Order storage o = orders[n];
+        if (!_isOpen(accountId, n) || _expired(o)) revert OrderNotFound(accountId, orderId != 0 ? bytes32(orderId) : clientKey);
+        uint256 index = _admitModify(o.reduceOnly);
+        uint256 mark = _mark(index);
+        bool isBid = o.side == IMarket.Side.LONG;
+        uint256 left = o.originalQty - o.filledQty;
+        uint256 oldPrice = uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE);
+        _checkModify(o, accountId, isBid, price, remaining, left, mark);
+        // an operator's band (its owner's policy, at most the market's), charged like a new order;
+        // the old order's charged fee is released (as a cancel)
+        if (o.operatorBandBps != 0) release = _operatorCharge(false, 0, oldPrice, left, false);
+        if (bandBps != 0) {
+            uint256 cap = MarketArgs.get(MarketArgs.OPERATOR_BAND_BPS);
+            if (bandBps > cap) bandBps = cap;
+            _checkOperatorPrice(price, mark, bandBps);
+            charge = _operatorCharge(isBid, mark, price, remaining, true);
+        }
+        o.operatorBandBps = uint16(bandBps);
+        _remargin(o, accountId, left * oldPrice, remaining * price);
+        _move(n, o, isBid, price, remaining, left);
+        _afterTrade(index, false);
+    }
+
+    /// A modify needs what a placement needs: not CLOSED, a fresh index; an order that can open
+    /// exposure also an active market in OPEN (a reduce-only one may be modified in the window and
+    /// while paused, as it may be placed).
+    function _admitModify(bool reduceOnly) internal returns (uint256 index) {
+        IMarket.Session session_ = _sessionNow();
+        if (session_ == IMarket.Session.CLOSED) revert MarketClosed(_marketId());
+        if (!reduceOnly) {
+            if (!_isActive) revert MarketNotActive(_marketId());
+            if (session_ != IMarket.Session.OPEN) revert MarketReduceOnly(_marketId());
+        }
+        index = _accrueFresh();
+    }
+
+    /// The new price as a placement's (a tick multiple within the band) that does not cross, and
+    /// a size in lots of at least the minimum (a reduce-only order: any), within the position cap.
+    function _checkModify(Order storage o, uint256 accountId, bool isBid, uint256 price, uint256 remaining, uint256 left, uint256 mark)
+        internal view
+    {
+        uint256 ts = MarketArgs.get(MarketArgs.TICK_SIZE);
+        if (price == 0 || price % ts != 0 || price / ts > MAX_TICK || price > _bandPrice(true, mark) || price < _bandPrice(false, mark)) {
+            revert InvalidPrice(price);
+        }
+        uint256 opposite = _best(!isBid);
+        if (opposite != 0 && (isBid ? opposite <= price : opposite >= price)) revert PostOnlyWouldCross(price, opposite);
+        uint256 minQty = o.reduceOnly ? 1 : MarketArgs.get(MarketArgs.MIN_ORDER);
+        if (remaining < minQty || remaining % MarketArgs.get(MarketArgs.LOT_SIZE) != 0 || o.filledQty + remaining > type(uint96).max) {
+            revert OrderTooSmall(remaining, minQty);
+        }
+        if (!o.reduceOnly && remaining > left) _checkPositionCap(accountId, positions[accountId].size, isBid, remaining);
+    }
+
+    /// The order's margin follows its notional (old: `from`, new: `to`; rounded up: the order
+    /// keeps at least its leverage); the difference committed or released.
+    function _remargin(Order storage o, uint256 accountId, uint256 from, uint256 to) internal {
+        uint256 m6 = o.margin6;
+        if (m6 == 0) return;
+        uint256 next = (m6 * to + from - 1) / from;
+        if (next == m6) return;
+        o.margin6 = uint64(next);
+        int256 d = (int256(next) - int256(m6)) * int256(MICRO);
+        _margin(accountId, -d, d, d > 0 ? IEngine.MarginReason.ORDER_COMMIT : IEngine.MarginReason.ORDER_RELEASE);
+    }
+
+    /// The order at its new price and size: in place when only its size shrank (its time kept),
+    /// else at the tail of its new level; the skew's flag and the resting totals follow; one OrderModified.
+    function _move(uint256 n, Order storage o, bool isBid, uint256 price, uint256 remaining, uint256 left) internal {
+        uint256 ts = MarketArgs.get(MarketArgs.TICK_SIZE);
+        uint256 fromTick = o.tick;
+        uint256 tick = price / ts;
+        Level storage from = isBid ? bidLevels[fromTick] : askLevels[fromTick];
+        _resting(isBid, _uncounted(o), left, false);
+        Level storage level = from;
+        if (tick == fromTick && remaining <= left) {
+            from.totalQty = uint96(from.totalQty - left + remaining);
+        } else {
+            from.totalQty -= uint96(left);
+            _removeAt(from, o);
+            o.prev = 0;
+            o.next = 0;
+            if (from.orderCount == 0 && tick != fromTick) _bookClear(isBid, fromTick);
+            level = _link(n, o, tick, remaining);
+        }
+        o.tick = uint24(tick);
+        o.originalQty = uint96(o.filledQty + remaining);
+        o.uncounted = _uncountedOf(o.reduceOnly || o.expiresAt != 0, remaining, price, uint256(o.margin6) * MICRO);
+        _resting(isBid, _uncounted(o), remaining, true);
+        emit IMarket.OrderModified(
+            ++seq, _orderId(n), o.accountId, price, o.originalQty, remaining, uint256(o.margin6) * MICRO, fromTick * ts, from.totalQty,
+            from.orderCount, level.totalQty, level.orderCount
+        );
+        if (from.orderCount == 0 && tick != fromTick) {
+            if (isBid) delete bidLevels[fromTick];
+            else delete askLevels[fromTick];
+        }
     }
 }

@@ -138,6 +138,9 @@ interface IEngine is IVenueErrors {
     /// (USER_CANCEL), or anyone once the account's dead-man deadline has passed (DEADMAN).
     function cancelOrders(uint256 accountId, bytes32 marketId, uint256[] calldata orderIds)
         external returns (uint256 cancelled, uint256 marginReturnedWad);
+    /// The owner or an operator (its policy's band and budget): IMarket.modifyOrder.
+    function modifyOrder(uint256 accountId, bytes32 marketId, uint256 orderId, bytes32 clientKey, uint256 priceX18, uint256 remainingQty)
+        external;
     /// The owner or an operator: the dead-man deadline, at least MIN_DEADMAN_DELAY from now, or 0 (off).
     function setDeadman(uint256 accountId, uint64 deadline) external;
     function deadmanOf(uint256 accountId) external view returns (uint64);

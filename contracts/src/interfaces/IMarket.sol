@@ -161,6 +161,13 @@ interface IMarket is IVenueErrors {
         OrderStatus status, CloseReason reason, uint256 filledQty, uint256 cancelledQty,
         uint256 marginReturnedWad
     );
+    /// An order's new price and size (`modifyOrder`), with both levels' post-state: the level it
+    /// left (`fromPriceX18`; the same as `priceX18` when it stayed) and the level it is in.
+    event OrderModified(
+        uint64 seq, uint256 indexed orderId, uint256 indexed accountId, uint256 priceX18, uint256 originalQty,
+        uint256 remainingQty, uint256 marginRemainingWad, uint256 fromPriceX18, uint256 fromTotalQty, uint256 fromOrderCount,
+        uint256 levelTotalQty, uint256 levelOrderCount
+    );
     /// A price level's new totals (emitted once per touched level per transaction step).
     event LevelUpdated(uint64 seq, Side side, uint256 priceX18, uint256 totalQty, uint256 orderCount);
     /// A position's new state; realized PnL, funding and fee settled by this change.
@@ -254,6 +261,14 @@ interface IMarket is IVenueErrors {
     /// `releaseWad`: Σ of the cancelled operator-placed orders' charged fees (as cancelOrder).
     function cancelOrders(uint256 accountId, uint256[] calldata orderIds, CloseReason reason)
         external returns (uint256 cancelled, uint256 marginReturnedWad, uint256 releaseWad);
+
+    /// Engine only: a resting order's new price and remaining quantity, in place (docs/CONTRACTS.md
+    /// "Modify"): by `orderId`, or by `clientKey` when `orderId` is 0. Never matches (a price at or
+    /// beyond the best opposite: PostOnlyWouldCross); keeps its place in time when only its size
+    /// shrinks; its margin follows its notional (the order keeps its leverage). `chargeWad` /
+    /// `releaseWad`: an operator's budget charge for the new order and release of the old.
+    function modifyOrder(uint256 accountId, uint256 orderId, bytes32 clientKey, uint256 priceX18, uint256 remainingQty, uint256 operatorBandBps)
+        external returns (uint256 chargeWad, uint256 releaseWad);
 
     /// Anyone: removes those of `orderIds` that rest at or past their expiry (others are skipped);
     /// their bonds go to the caller's wallet. Works in every session and while paused.

@@ -68,6 +68,7 @@ contract VenueHandler is Test {
     uint256 public deadmanCancels;
     uint256 public deadmanMismatch;
     uint256 public batches;
+    uint256 public modifies;
     uint256 public calls;
     uint256 public placed;
     uint256 public fills;
@@ -627,6 +628,30 @@ contract VenueHandler is Test {
         deadmanCancels += cancelled;
         vm.prank(actors[i]);
         engine.setDeadman(id, 0);
+    }
+
+    /// Modify one of the actor's resting orders (newest first): a price near the mark, any size.
+    function modifyOrder(uint256 actorSeed, int256 offsetBps, uint256 qtySeed) external step {
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        IMarket m = markets[k];
+        uint256 base = m.marketIndex() << 64;
+        for (uint256 j = m.orderCount(); j >= 1; --j) {
+            IMarket.OrderView memory o = m.getOrder(base | j);
+            if (o.status != IMarket.OrderStatus.ACTIVE || o.accountId != id) continue;
+            uint256 lot = m.params().lotSizeQty;
+            uint256 qty = bound(qtySeed, 1, 5_000) * lot * 10;
+            uint256 px = _nearMark(k, offsetBps, _reach(k));
+            bytes4[] memory ok = _orderRefusals(k);
+            // the order may have expired (OrderNotFound), or fill nothing of it (it never matches)
+            ok[ok.length - 1] = IVenueErrors.OrderNotFound.selector;
+            vm.prank(_caller(i, actorSeed));
+            try engine.modifyOrder(id, ids[k], base | j, bytes32(0), px, qty) {
+                ++modifies;
+            } catch (bytes memory r) {
+                _expect("modifyOrder", r, ok);
+            }
+            return;
+        }
     }
 
     /// A batch of a placement and a cancel of the actor's newest order, each on its own.

@@ -307,6 +307,101 @@ contract MarketOrderTypesTest is VenueFixture {
         }
     }
 
+
+    // ─── modify ──────────────────────────────────────────────────────────────────────────
+
+    function _modify(address who, uint256 id, uint256 orderId, bytes32 key, uint256 px, uint256 qty) internal {
+        vm.prank(who);
+        engine.modifyOrder(id, EUR, orderId, key, px, qty);
+    }
+
+    function test_modify_shrinkKeepsPriorityAndReleasesMargin() public {
+        uint256 first = _limit(alice, a, LONG, 108e6, 10, 1.0799e18); // 1000
+        uint256 second = _limit(bob, b, LONG, 108e6, 10, 1.0799e18);
+        uint256 committed = _acct(a).committedWad;
+        _modify(alice, a, first, bytes32(0), 1.0799e18, 500e18);
+        IMarket.OrderView memory o = _order(first);
+        assertEq(o.remainingQty, 500e18);
+        uint256 left = _qty(108e6, 10, 1.0799e18);
+        uint256 m = _ceilDiv(108e6 * 500e18, left) * TO_WAD;
+        assertEq(o.marginRemainingWad, m, "margin follows the notional (rounded up to 1e-6)");
+        assertEq(_acct(a).committedWad, committed - (108e18 - m));
+        (, uint256[] memory totals, uint256[] memory counts) = market.getLevels(LONG, 1);
+        assertEq(totals[0], 500e18 + left);
+        assertEq(counts[0], 2);
+        // alice is still first in time: a taker of 500 fills her order alone
+        _market(carol, c, SHORT, 54e6, 10);
+        assertEq(_pos(a).sizeQty, 500e18, "alice's order filled first, whole");
+        assertEq(_pos(a).sizeQty + _pos(b).sizeQty, -_pos(c).sizeQty, "bob only after her");
+        _checkAll();
+    }
+
+    function test_modify_priceOrGrowthMovesToTheTail() public {
+        uint256 first = _limit(alice, a, LONG, 108e6, 10, 1.0799e18);
+        _limit(bob, b, LONG, 108e6, 10, 1.0798e18);
+        bytes32 key = _keyOf(first);
+        // by client key, to bob's level: behind bob
+        _modify(alice, a, 0, key, 1.0798e18, 1_000e18);
+        IMarket.OrderView memory o = _order(first);
+        assertEq(o.priceX18, 1.0798e18);
+        assertEq(o.orderId, first, "the id stays");
+        assertEq(market.orderIdOf(a, key), first, "the key stays");
+        assertEq(_bestBid(), 1.0798e18, "the old level is gone");
+        _market(carol, c, SHORT, 54e6, 10); // ~500 at 1.0798: bob's first
+        assertEq(_pos(b).sizeQty, -_pos(c).sizeQty);
+        assertEq(_pos(a).sizeQty, 0);
+        // growth at the same price: to the tail, its margin up with its notional
+        uint256 committed = _acct(a).committedWad;
+        _modify(alice, a, first, bytes32(0), 1.0798e18, 2_000e18);
+        assertEq(_acct(a).committedWad - committed, _order(first).marginRemainingWad - (committed - ORDER_BOND_WAD));
+        _checkAll();
+    }
+
+    function test_modify_refusals() public {
+        uint256 id = _limit(alice, a, LONG, 108e6, 10, 1.0799e18);
+        _limit(bob, b, SHORT, 108e6, 10, 1.0805e18);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.PostOnlyWouldCross.selector, 1.0805e18, 1.0805e18));
+        _modify(alice, a, id, bytes32(0), 1.0805e18, 1_000e18);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InvalidPrice.selector, 1.07995e18 + 1));
+        _modify(alice, a, id, bytes32(0), 1.07995e18 + 1, 1_000e18);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OrderTooSmall.selector, 0.5e18, MIN_QTY));
+        _modify(alice, a, id, bytes32(0), 1.0799e18, 0.5e18);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OrderNotFound.selector, b, bytes32(id)));
+        _modify(bob, b, id, bytes32(0), 1.0799e18, 500e18);
+        vm.prank(stranger);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OperatorNotApproved.selector, alice, stranger));
+        engine.modifyOrder(a, EUR, id, bytes32(0), 1.0799e18, 500e18);
+        // expired: not found
+        uint64 exp = uint64(block.timestamp + 30);
+        (uint256 gtt,,) = _opt(alice, _p(a, LONG, LMT, 108e6, 10, 1.0797e18, GTC, false, exp));
+        vm.warp(exp);
+        _refreshPrices();
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OrderNotFound.selector, a, bytes32(gtt)));
+        _modify(alice, a, gtt, bytes32(0), 1.0797e18, 500e18);
+    }
+
+    /// Any sequence of modifies keeps the book, the resting totals and the committed margin exact.
+    function testFuzz_modify(uint256 seed) public {
+        uint256[] memory ids = new uint256[](3);
+        for (uint256 i; i < 3; ++i) ids[i] = _limit(alice, a, i == 2 ? SHORT : LONG, 54e6, 10, i == 2 ? 1.0805e18 : 1.0795e18 - i * 1e14);
+        for (uint256 k; k < 8; ++k) {
+            uint256 r = uint256(keccak256(abi.encode(seed, k)));
+            uint256 i = r % 3;
+            uint256 px = i == 2 ? 1.0801e18 + (r >> 8) % 50 * 1e13 : 1.0790e18 + (r >> 8) % 90 * 1e13;
+            uint256 qty = (1 + (r >> 16) % 2_000) * 1e18;
+            vm.prank(alice);
+            try engine.modifyOrder(a, EUR, ids[i], bytes32(0), px, qty) {
+                IMarket.OrderView memory o = _order(ids[i]);
+                assertEq(o.priceX18, px);
+                assertEq(o.remainingQty, qty);
+            } catch (bytes memory err) {
+                bytes4 sel = bytes4(err);
+                assertTrue(sel == IVenueErrors.PostOnlyWouldCross.selector || sel == IVenueErrors.InsufficientMargin.selector, "unexpected revert");
+            }
+            _checkAll();
+        }
+    }
+
     // ─── properties ──────────────────────────────────────────────────────────────────────
 
     /// Any time in force against a random book: post-only never matches, IOC and MARKET never
