@@ -2101,6 +2101,44 @@ export const engineAbi = [
         "type": "bytes32"
       },
       {
+        "internalType": "uint256",
+        "name": "orderId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "clientKey",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint256",
+        "name": "priceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "remainingQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "modifyOrder",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      },
+      {
         "internalType": "int256",
         "name": "delta6",
         "type": "int256"

@@ -633,25 +633,30 @@ contract VenueHandler is Test {
     /// Modify one of the actor's resting orders (newest first): a price near the mark, any size.
     function modifyOrder(uint256 actorSeed, int256 offsetBps, uint256 qtySeed) external step {
         (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        uint256 orderId = _newestOpen(k, id);
+        if (orderId == 0) return;
+        uint256 qty = bound(qtySeed, 1, 5_000) * markets[k].params().lotSizeQty * 10;
+        uint256 px = _nearMark(k, offsetBps, _reach(k));
+        bytes4[] memory ok = _orderRefusals(k);
+        // the order may have expired (OrderNotFound); it never matches (PostOnlyWouldCross)
+        ok[ok.length - 1] = IVenueErrors.OrderNotFound.selector;
+        vm.prank(_caller(i, actorSeed));
+        try engine.modifyOrder(id, ids[k], orderId, bytes32(0), px, qty) {
+            ++modifies;
+        } catch (bytes memory r) {
+            _expect("modifyOrder", r, ok);
+        }
+    }
+
+    /// The account's newest resting order in market k (0: none).
+    function _newestOpen(uint256 k, uint256 id) internal view returns (uint256) {
         IMarket m = markets[k];
         uint256 base = m.marketIndex() << 64;
         for (uint256 j = m.orderCount(); j >= 1; --j) {
             IMarket.OrderView memory o = m.getOrder(base | j);
-            if (o.status != IMarket.OrderStatus.ACTIVE || o.accountId != id) continue;
-            uint256 lot = m.params().lotSizeQty;
-            uint256 qty = bound(qtySeed, 1, 5_000) * lot * 10;
-            uint256 px = _nearMark(k, offsetBps, _reach(k));
-            bytes4[] memory ok = _orderRefusals(k);
-            // the order may have expired (OrderNotFound), or fill nothing of it (it never matches)
-            ok[ok.length - 1] = IVenueErrors.OrderNotFound.selector;
-            vm.prank(_caller(i, actorSeed));
-            try engine.modifyOrder(id, ids[k], base | j, bytes32(0), px, qty) {
-                ++modifies;
-            } catch (bytes memory r) {
-                _expect("modifyOrder", r, ok);
-            }
-            return;
+            if (o.status == IMarket.OrderStatus.ACTIVE && o.accountId == id) return base | j;
         }
+        return 0;
     }
 
     /// A batch of a placement and a cancel of the actor's newest order, each on its own.
