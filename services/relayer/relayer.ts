@@ -46,6 +46,7 @@ export const isFinal = (row: Pick<RequestRow, "status">) => (FINAL_STATUSES as s
 const VALIDATION_FAILURES = new Set<string>([
   "VALIDATION_ERROR", "INVALID_AMOUNT", "EXCEEDS_MAX_LEVERAGE", "UNAUTHORIZED", "INVALID_SIGNATURE", "ORDER_TOO_SMALL",
   "INVALID_PRICE", "MARKET_NOT_FOUND", "ACCOUNT_EXISTS", "ACCOUNT_NOT_FOUND",
+  "DEADMAN_TOO_SOON", "BATCH_TOO_LARGE",
 ]);
 
 export class Relayer {
@@ -665,7 +666,7 @@ export class Relayer {
       if (kind === "approveOperator") this.chain.forgetApproval((row.params as { owner: Address }).owner);
       let data: Record<string, unknown> = {};
       try {
-        data = await OPS[kind].result(this.chain, row.params as never, receipt.logs);
+        data = await OPS[kind].result(this.chain, row.params as never, receipt.logs, receipt);
       } catch (e) {
         this.log.error({ err: shortMessage(e), requestId: row.id }, "could not read the result from the receipt");
       }
