@@ -3,7 +3,10 @@
  * at a time), the checks made before sending (the spec's error table), the contract call, and the
  * response data read from the receipt's logs.
  */
-import { decodeFunctionResult, encodeFunctionData, getAddress, parseEventLogs, RawContractError, type Address, type Hex, type Log, type TransactionReceipt } from "viem";
+import {
+  decodeFunctionResult, encodeFunctionData, getAbiItem, getAddress, parseEventLogs, RawContractError, toFunctionSelector,
+  type AbiFunction, type Address, type Hex, type Log, type TransactionReceipt,
+} from "viem";
 import { engineAbi, depositTokenAbi, marketAbi } from "../../abis/index.js";
 import { ApiError } from "../../core/errors.js";
 import { formatAmount6, formatWad, toWad } from "../../core/units.js";
@@ -82,6 +85,8 @@ type Op<K extends Kind> = {
   result: (chain: Chain, p: Params[K], logs: Log[], receipt?: TransactionReceipt) => Promise<Record<string, unknown>>;
   /** The result's fields known before mining (a 202 answers them), every other one null. */
   pending: (p: Params[K]) => Record<string, unknown>;
+  /** The gas limit to sign with, given the simulation's (estimate × 1.25 + 25k); default: that one. */
+  gas?: (chain: Chain, p: Params[K], call: Call, gasLimit: bigint) => Promise<bigint>;
   /** A MARKET order or a close: its default validUntil is VALID_FOR_MARKET_S (else VALID_FOR_OTHER_S). */
   urgent?: (p: Params[K]) => boolean;
 };
@@ -486,6 +491,7 @@ export const OPS: { [K in Kind]: Op<K> } = {
       if (calls.length === 1) return engineCall(chain, calls[0]!);
       return engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "batch", args: [calls.slice(0, MAX_BATCH_ITEMS), false] }));
     },
+    gas: (chain, _p, call, gasLimit) => (call.data.startsWith(BATCH_SELECTOR) ? batchGas(chain, call, gasLimit) : Promise.resolve(gasLimit)),
     async result(chain, p, logs) {
       const closed = decode(logs).filter((l) => l.eventName === "OrderClosed" && l.args.accountId === BigInt(p.accountId));
       const markets = new Map<string, { marketId: Hex | null; cancelled: number; marginReturnedWad: bigint; orderIds: string[] }>();
@@ -527,6 +533,8 @@ export const OPS: { [K in Kind]: Op<K> } = {
       for (const item of p.items) calls.push((await batchItemCall(chain, item)).data);
       return engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "batch", args: [calls, p.atomic] }));
     },
+    // atomic: an item out of gas reverts the whole, so the node's estimate covers every item
+    gas: (chain, p, call, gasLimit) => (p.atomic ? Promise.resolve(gasLimit) : batchGas(chain, call, gasLimit)),
     async result(chain, p, logs, receipt) {
       const outcome = receipt ? await batchOutcome(chain, receipt.transactionHash) : null;
       const items: Record<string, unknown>[] = [];
@@ -674,4 +682,28 @@ async function batchItemResult(chain: Chain, item: BatchItemParams, logs: Log[],
     cancelledQuantity: (ev.args.cancelledQty as bigint).toString(),
     filledQuantity: (ev.args.filledQty as bigint).toString(),
   };
+}
+
+const BATCH_SELECTOR = toFunctionSelector(getAbiItem({ abi: engineAbi, name: "batch" }) as AbiFunction);
+
+/**
+ * The gas limit of an Engine.batch(atomic=false). It never reverts as a whole, so the node's
+ * estimate (the least gas at which the transaction succeeds) may starve an item: out of gas inside
+ * its delegatecall, it counts as a failed item. The limit is doubled until every item's outcome at
+ * it (eth_call) is its outcome with the block's whole gas.
+ */
+export async function batchGas(chain: Chain, call: Call, gasLimit: bigint): Promise<bigint> {
+  const ample = (await chain.client.getBlock({ blockTag: "latest" })).gasLimit;
+  const outcome = async (gas: bigint) => {
+    const r = await chain.client.call({ account: chain.account.address, to: call.to, data: call.data, gas });
+    const [ok] = decodeFunctionResult({ abi: engineAbi, functionName: "batch", data: r.data ?? "0x" }) as readonly [readonly boolean[], readonly Hex[]];
+    return ok.join(",");
+  };
+  const want = await outcome(ample);
+  let g = gasLimit;
+  while (g < ample) {
+    if ((await outcome(g).catch(() => null)) === want) return g;
+    g *= 2n;
+  }
+  return ample;
 }

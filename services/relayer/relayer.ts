@@ -220,6 +220,7 @@ export class Relayer {
       call = await op.call(this.chain, params);
       t1 = performance.now();
       gas = gasLimitOf(await this.simulate(call));
+      if (op.gas) gas = await op.gas(this.chain, params, call, gas);
     } catch (e) {
       const err = toApiError(e);
       if (err.status >= 500) this.log.warn({ err: e, requestId: id }, "check failed");

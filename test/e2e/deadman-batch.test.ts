@@ -351,7 +351,8 @@ describe.each([sharedStack()])("dead-man switch, cancel-all, batch ($kind)", (s)
       expect(receipt.status).toBe("success");
       const orderId = await client.readContract({ address: m1.marketAddress, abi: marketAbi, functionName: "orderIdOf", args: [BigInt(id), clientKey] });
       expect(orderId > 0n).toBe(true);
-      expect((await orderState(m1.marketAddress, orderId)).expiresAt).toBe(expiresAt);
+      const placedEv = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderPlaced" });
+      expect(placedEv[0]!.args.expiresAt).toBe(expiresAt);
       const balanceBefore = await client.readContract({ address: s.deployment.contracts.depositToken, abi: depositTokenAbi, functionName: "balanceOf", args: [keeperAddress] });
 
       await advance(25);

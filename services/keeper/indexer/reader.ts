@@ -207,13 +207,13 @@ export class IndexerReader {
 
   /**
    * Resting orders (status active), oldest first, at most `limit`: the expired-order remover's
-   * candidates. Their expiry is read from the chain (getOrder) until the orders table has one;
+   * candidates. Their expiry is read from the chain (the OrderPlaced event at `createdBlock`) until the orders table has one;
    * then this becomes `expires_at BETWEEN 1 AND now` here (services/keeper/orders/expired.ts).
    */
-  activeOrders(block: IndexedBlock, limit = 5_000): Promise<Array<{ marketId: Hex; orderId: bigint }>> {
+  activeOrders(block: IndexedBlock, limit = 5_000): Promise<Array<{ marketId: Hex; orderId: bigint; createdBlock: bigint }>> {
     const { order } = schema;
     return this.db
-      .select({ marketId: order.marketId, orderId: order.orderId })
+      .select({ marketId: order.marketId, orderId: order.orderId, createdBlock: order.createdBlock })
       .from(order)
       .where(and(eq(order.status, "active"), eq(order.orderType, "LIMIT"), fresh(block)))
       .orderBy(asc(order.orderId))

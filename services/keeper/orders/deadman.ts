@@ -4,8 +4,10 @@
  * may once the deadline passed; CloseReason DEADMAN, the margin back to the account's available).
  * Candidates come from the index (account.deadman, orders) at the chain's time; an account sent
  * once waits until the index has passed that transaction's block, so a lagging index never sends
- * the same cancel twice. One transaction per account: a single cancelOrders, or Engine.batch
- * (atomic=false) of one per market and chunk of 32.
+ * the same cancel twice. One transaction per account: a single cancelOrders, or Engine.batch of
+ * one per market and chunk of 32 — atomic: an item fails only when the account's deadline does not
+ * allow the keeper (the same for every item), and an atomic batch's gas estimate covers every item
+ * (a non-atomic one never reverts, so the node's estimate may starve an item).
  */
 import { encodeFunctionData, parseEventLogs, type Address, type Hex, type PublicClient } from "viem";
 import type { Logger } from "pino";
@@ -64,7 +66,7 @@ export class DeadmanExecutor {
         const receipt =
           items.length === 1
             ? await this.signer.write({ address: this.engine, abi: engineAbi, functionName: "cancelOrders", args: cancelArgs(accountId, markets) })
-            : await this.signer.write({ address: this.engine, abi: engineAbi, functionName: "batch", args: [items.slice(0, MAX_BATCH_ITEMS), false] });
+            : await this.signer.write({ address: this.engine, abi: engineAbi, functionName: "batch", args: [items.slice(0, MAX_BATCH_ITEMS), true] });
         const n = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderClosed" }).filter(
           (e) => e.args.accountId === accountId && Number(e.args.reason) === CLOSE_REASON_DEADMAN,
         ).length;

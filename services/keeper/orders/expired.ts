@@ -2,8 +2,9 @@
  * The expired-order remover: resting good-til-time orders at or past their expiry are removed
  * with Market.removeExpired (anyone may; each removed order's 0.50 bond goes to the caller, the
  * keeper's wallet; CloseReason EXPIRED), in chunks of 32 per transaction.
- * The candidates are the index's resting LIMIT orders; their expiry comes from the chain
- * (Market.getOrder, read once per order: it never changes) until the orders table carries
+ * The candidates are the index's resting LIMIT orders; their expiry comes from the chain (the
+ * order's OrderPlaced event in its block, read once per order: it never changes; Market.getOrder's
+ * `expiresAt` is not filled by the contract today) until the orders table carries
  * `expires_at` — then `IndexerReader.activeOrders` filters `expires_at BETWEEN 1 AND now` itself
  * and the reads here go (one place: `expiredCandidates`).
  */
@@ -56,8 +57,9 @@ export class ExpiredOrderRemover {
       if (!address) continue;
       let at = this.expiry.get(id);
       if (at === undefined) {
-        const o = await this.client.readContract({ address, abi: marketAbi, functionName: "getOrder", args: [id] });
-        at = BigInt(o.expiresAt);
+        const block = BigInt(r.createdBlock);
+        const logs = await this.client.getContractEvents({ address, abi: marketAbi, eventName: "OrderPlaced", args: { orderId: id }, fromBlock: block, toBlock: block });
+        at = BigInt(logs[0]?.args.expiresAt ?? 0n);
         this.expiry.set(id, at);
       }
       if (at !== 0n && at <= now) out.set(address, [...(out.get(address) ?? []), id]);
