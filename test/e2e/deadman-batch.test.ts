@@ -17,6 +17,7 @@ import { sharedStack } from "./helpers/stacks.js";
 import { publicClient, waitIndexed, walletClient } from "./helpers/chain.js";
 import { gatewayClient, integrationClient, signIn } from "./helpers/http.js";
 import { until } from "./helpers/wait.js";
+import { GatewayClient, VenueClient, order } from "../../packages/client/src/index.js";
 
 const usd = (v: string) => parseUnits(v, 6);
 const TICK = 10n ** 13n;
@@ -333,6 +334,38 @@ describe.each([sharedStack()])("dead-man switch, cancel-all, batch ($kind)", (s)
       expect(r.body.data.items[0]).toMatchObject({ status: "OK", action: "PLACE", market_id: m2.marketId, order_status: "active" });
       expect(r.body.data.items[1]).toMatchObject({ status: "FAILED", code: expect.any(String) });
     }, 60_000);
+  });
+
+  describe("the client package", () => {
+    it("setDeadman, batch and cancelAll on both clients", async () => {
+      const clean = await req("POST", `/accounts/${id}/orders/cancel-all`, { token: tokens.a, body: {} });
+      expect(clean.status, JSON.stringify(clean.body)).toBe(200);
+      const venue = new VenueClient({ baseUrl: s.integrationUrl, signer: A });
+      const gwc = new GatewayClient({ baseUrl: s.gatewayUrl!, apiKey, retry: { retries: 3 } });
+      const now = Number(await chainNow());
+      const on = await venue.setDeadman(id, now + 3_600);
+      expect(on).toMatchObject({ accountId: id, deadline: now + 3_600, enabled: true });
+      expect((await venue.account(id)).deadman).toMatchObject({ deadline: now + 3_600, enabled: true });
+      const off = await gwc.setDeadman(id, 0);
+      expect(off).toMatchObject({ deadline: 0, enabled: false });
+      await expect(venue.setDeadman(id, now - 1)).rejects.toMatchObject({ code: "DEADMAN_TOO_SOON" });
+
+      const limit = (marketId: Hex, k: number) =>
+        order.limit({ marketId, side: "LONG", collateral: usd("50"), leverage: 5, price: bidPrice(marketId, k) });
+      const b = await venue.batch(id, [{ action: "PLACE", order: limit(m1.marketId as Hex, 80) }, { action: "PLACE", order: limit(m2.marketId as Hex, 80) }]);
+      expect(b.items.map((i) => i.status)).toEqual(["OK", "OK"]);
+      const g = await gwc.batch(id, [
+        { action: "PLACE", order: limit(m1.marketId as Hex, 81) },
+        { action: "CANCEL", marketId: m1.marketId as Hex, orderId: b.items[0]!.orderId as string },
+      ]);
+      expect(g).toMatchObject({ succeeded: 2, failed: 0 });
+      await expect(venue.batch(id, Array.from({ length: 33 }, () => ({ action: "CANCEL" as const, marketId: m1.marketId as Hex, orderId: 1n })))).rejects.toMatchObject({ code: "BATCH_TOO_LARGE" });
+      const one = await gwc.cancelAll(id, { marketId: m2.marketId as Hex });
+      expect(one).toMatchObject({ cancelled: 1 });
+      const all = await venue.cancelAll(id);
+      expect(all).toMatchObject({ cancelled: 1 });
+      expect(all.markets.map((m) => m.marketId)).toEqual([m1.marketId]);
+    }, 120_000);
   });
 
   describe("expired orders", () => {
