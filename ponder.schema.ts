@@ -33,11 +33,13 @@ export const account = onchainTable(
     availableWad: t.bigint().notNull(),
     committedWad: t.bigint().notNull(),
     totalWad: t.bigint().notNull(),
+    // the dead-man deadline (unix seconds, 0 = off; Engine.DeadmanSet): past it anyone may cancel the account's open orders
+    deadman: t.bigint().notNull(),
     createdBlock: t.bigint().notNull(),
     createdAt: t.bigint().notNull(),
     updatedBlock: t.bigint().notNull(),
   }),
-  (t) => ({ ownerIdx: index().on(t.owner), addressIdx: index().on(t.accountAddress) }),
+  (t) => ({ ownerIdx: index().on(t.owner), addressIdx: index().on(t.accountAddress), deadmanIdx: index().on(t.deadman) }),
 );
 
 /** Every margin change (deposits, withdrawals, order commits/releases, trade settlements, liquidations). */

@@ -51,6 +51,10 @@ export const ERROR_CODES = {
   SQL_NOT_SUPPORTED_ON_PGLITE: 400,
   /** `/sql` on Postgres: the statement ran longer than SQL_TIMEOUT_MS and was cancelled */
   SQL_TIMEOUT: 400,
+  /** a dead-man deadline sooner than now + 5 s (0 turns the switch off) */
+  DEADMAN_TOO_SOON: 400,
+  /** a batch (or a cancel list) longer than the engine takes in one call (32) */
+  BATCH_TOO_LARGE: 400,
   // HTTP / infrastructure
   VALIDATION_ERROR: 400,
   UNAUTHENTICATED: 401,
@@ -112,6 +116,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   RELAYER_OUT_OF_FUNDS: "The relayer's signer is low on ether: writes are refused (nothing queued) until it is funded.",
   SQL_NOT_SUPPORTED_ON_PGLITE: "`/sql` on PGlite (which cannot stop a running statement) answers only one venue table, a WHERE with an equality on an indexed column, LIMIT ≤ 1000, no joins or subqueries; run anything else on Postgres (`DATABASE_URL`, docs/SQL.md).",
   SQL_TIMEOUT: "`/sql` on Postgres: the statement ran longer than `SQL_TIMEOUT_MS` (default 5 s) and was cancelled; narrow the query (an indexed filter, a LIMIT).",
+  DEADMAN_TOO_SOON: "The dead-man deadline is in the past or sooner than the chain's time + 5 s (`MIN_DEADMAN_DELAY`); send a later one, or 0 to turn the switch off.",
+  BATCH_TOO_LARGE: "A batch has more than 32 items (`MAX_BATCH`): split it; nothing was sent.",
   VALIDATION_ERROR: "Malformed input: the message names the field (wrong type, not an integer string, beyond uint256, unknown enum or parameter).",
   UNAUTHENTICATED: "Missing, invalid or expired credentials: bearer token (integration API), X-API-Key (gateway), service or admin token (internal).",
   INSUFFICIENT_SCOPE: "Internal APIs: the calling service's token is valid but its scopes do not include this route.",
@@ -179,6 +185,9 @@ export const CONTRACT_ERROR_CODES: Record<string, ErrorCode> = {
   FundReductionNotDue: "VALIDATION_ERROR",
   // OpenZeppelin's Ownable guards the tokens' mint; the venue's roles revert Unauthorized
   OwnableUnauthorizedAccount: "UNAUTHORIZED",
+  // Engine.setDeadman sooner than now + MIN_DEADMAN_DELAY; Engine.batch / cancelOrders beyond MAX_BATCH
+  DeadmanTooSoon: "DEADMAN_TOO_SOON",
+  BatchTooLarge: "BATCH_TOO_LARGE",
 };
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {
@@ -215,6 +224,8 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   OPERATOR_LIMIT_EXCEEDED: "the write goes beyond the policy the account's owner set for the relayer (leverage or daily budget)",
   POSITION_CAP_EXCEEDED: "the order would take the position beyond the market's maximum position size",
   OPEN_INTEREST_CAP_EXCEEDED: "the order would take the market's open interest beyond its cap",
+  DEADMAN_TOO_SOON: "the dead-man deadline must be 0 (off) or at least 5 s after the chain's time",
+  BATCH_TOO_LARGE: "at most 32 items in one batch",
 };
 
 /** Turns a decoded contract error (name + args) into an ApiError. */

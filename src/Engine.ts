@@ -24,6 +24,7 @@ on("Engine:AccountCreated", async ({ event, context }) => {
     availableWad: 0n,
     committedWad: 0n,
     totalWad: 0n,
+    deadman: 0n,
     createdBlock: event.block.number,
     createdAt: event.block.timestamp,
     updatedBlock: event.block.number,
@@ -170,4 +171,10 @@ on("Engine:LiquidationSkipped", async ({ event, context }) => {
     timestamp: event.block.timestamp,
     transactionHash: event.transaction.hash,
   });
+});
+
+/** The account's dead-man deadline (0 = off): past it anyone may cancel its open orders (the keeper does). */
+on("Engine:DeadmanSet", async ({ event, context }) => {
+  const { accountId, deadline } = event.args;
+  await context.db.update(account, { accountId }).set({ deadman: BigInt(deadline), updatedBlock: event.block.number });
 });

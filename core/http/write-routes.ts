@@ -20,6 +20,8 @@ import {
   CancelOrderResult, ClosePositionResult, CreateAccountResult, DepositResult, OperatorApprovalResult, OperatorTypedData, PositionMarginResult,
   pendingOf, PlaceOrderResult, TransactionStatusResult, WithdrawResult,
 } from "../schemas/write-responses.js";
+import { BatchOrdersResult, CancelAllResult, DeadmanResult } from "../schemas/write-responses.js";
+import { BatchOrdersBody, CancelAllBody, DeadmanBody } from "../schemas/writes.js";
 import { errorResponse, makeOnError } from "./errors.js";
 import { ErrorEnvelope } from "../schemas/envelope.js";
 
@@ -176,6 +178,44 @@ writeRoutes.openapi(
     const { accountId, marketId } = c.req.valid("param");
     return forward(c, { method: "POST", path: `/internal/accounts/${accountId}/positions/${marketId}/margin`, body: c.req.valid("json") });
   },
+);
+
+// ─── Market v2: dead-man switch, cancel-all, batch ─────────────────────────────────────────────
+
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/accounts/{accountId}/deadman", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Set the account's dead-man deadline (0: off)",
+    description:
+      "`deadline`: unix seconds of the chain's clock, 0 (off) or at least now + 5 s (else 400 DEADMAN_TOO_SOON, nothing sent). Once it passes, anyone (the keeper) may cancel every open order of the account (CloseReason DEADMAN, margin back to available). A client that stays alive sends a later deadline before it passes.",
+    request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(DeadmanBody) } },
+    responses: writeResponses(200, DeadmanResult, "PendingDeadman"),
+  }),
+  async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/deadman`, body: c.req.valid("json") }),
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/accounts/{accountId}/orders/cancel-all", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Cancel every open order of the account (of one market with marketId), in one transaction",
+    description:
+      "The open orders are read from the index once it holds the account's earlier writes (the relayer waits for it), then cancelled in one transaction (Engine.cancelOrders, several markets in one Engine.batch). An order that filled meanwhile is skipped. Answers the count per market.",
+    request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: false, content: json(CancelAllBody) } },
+    responses: writeResponses(200, CancelAllResult, "PendingCancelAll"),
+  }),
+  async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/orders/cancel-all`, body: c.req.valid("json") ?? {} }),
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/accounts/{accountId}/orders/batch", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Place and cancel up to 32 orders in one transaction (Engine.batch)",
+    description:
+      "items: `{ action: \"PLACE\", ...PlaceOrderRequest }` or `{ action: \"CANCEL\", marketId, clientKey | orderId }`, at most 32 (400 BATCH_TOO_LARGE, nothing sent). atomic false (default): each item succeeds or fails on its own; the answer lists each item's status with its single write's result, or the error code its single write would answer. atomic true: all or nothing; a failing item answers its error as its single write would, and nothing changes.",
+    request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(BatchOrdersBody) } },
+    responses: writeResponses(200, BatchOrdersResult, "PendingBatchOrders"),
+  }),
+  async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/orders/batch`, body: c.req.valid("json") }),
 );
 
 writeRoutes.openapi(

@@ -60,6 +60,11 @@ export function accountResponse(a: AccountRow): Out<typeof S.Account> {
       total: a.totalWad.toString(),
       totalFormatted: formatField("total", a.totalWad),
     },
+    deadman: {
+      deadline: num(a.deadman),
+      deadlineISO: a.deadman === 0n ? null : secondsToISO(a.deadman),
+      enabled: a.deadman !== 0n,
+    },
   };
 }
 

@@ -92,6 +92,13 @@ export const Account = z
       total: raw("total", "available + committed"),
       totalFormatted: formatted("total"),
     }),
+    deadman: z
+      .object({
+        deadline: z.number().int().openapi({ description: "unix seconds (chain time); 0: off" }),
+        deadlineISO: z.string().nullable().openapi({ description: "`deadline` as ISO 8601 UTC; null when off" }),
+        enabled: z.boolean().openapi({ description: "a deadline is set: once the chain's time reaches it, anyone (the keeper) may cancel every open order of the account (CloseReason DEADMAN)" }),
+      })
+      .openapi({ description: "The dead-man switch (POST /accounts/{accountId}/deadman)" }),
   })
   .openapi("Account");
 

@@ -137,7 +137,7 @@ export const CancelOrderResult = z
 export const TransactionStatusResult = z
   .object({
     requestId: z.string(),
-    kind: z.string().openapi({ description: "createAccount, deposit, withdraw, placeOrder, cancelOrder, closePosition, adjustMargin, liquidatePosition, liquidateAccount, approveOperator" }),
+    kind: z.string().openapi({ description: "createAccount, deposit, withdraw, placeOrder, cancelOrder, closePosition, adjustMargin, liquidatePosition, liquidateAccount, approveOperator, setDeadman, cancelAll, batchOrders" }),
     transactionStatus: z.enum(TRANSACTION_STATUS).openapi({
       description:
         "PENDING until mined; CONFIRMED; REVERTED (mined, reverted); FAILED (refused before sending: nothing sent); EXPIRED (validUntil passed: nothing sent, or its nonce went to a no-op that was mined); CANCELLED (the same, at the caller's request); REORGED (it was mined, then its block left the canonical chain: the same signed transaction is sent again at the same nonce, then PENDING and mined again, or past validUntil its no-op; blockNumber and result follow the new block)",
@@ -172,3 +172,57 @@ export const OperatorTypedData = z
     }),
   })
   .openapi("OperatorTypedData", { description: "EIP-712 typed data to sign with eth_signTypedData_v4" });
+
+// ─── Market v2: dead-man switch, cancel-all, batch ───────────────────────────────────────────
+
+export const DeadmanResult = z
+  .object({
+    accountId: z.int(),
+    deadline: z.int().openapi({ description: "unix seconds (chain time); 0: the switch is off" }),
+    deadlineISO: z.string().nullable().openapi({ description: "`deadline` as ISO 8601 UTC; null when off" }),
+    enabled: z.boolean().openapi({ description: "a deadline is set: past it anyone (the keeper) may cancel every open order of the account (CloseReason DEADMAN)" }),
+    ...TxFields,
+  })
+  .openapi("DeadmanResult");
+
+export const CancelAllResult = z
+  .object({
+    accountId: z.int(),
+    marketId: Hex32.nullable().openapi({ description: "the market asked for; null: every market" }),
+    cancelled: z.int().openapi({ description: "orders cancelled, every market" }),
+    marginReturned: Dec("margin returned to available, WAD, every market"),
+    marginReturnedFormatted: Dec("exact decimal"),
+    markets: z.array(
+      z.object({
+        marketId: Hex32.nullable(),
+        cancelled: z.int(),
+        marginReturned: Dec("WAD"),
+        marginReturnedFormatted: Dec("exact decimal"),
+        orderIds: z.array(Dec("on-chain order id")),
+      }),
+    ).openapi({ description: "per market: the orders cancelled (ids that had filled or closed meanwhile are skipped)" }),
+    ...TxFields,
+  })
+  .openapi("CancelAllResult");
+
+export const BatchItemResult = z
+  .object({
+    index: z.int(),
+    action: z.enum(["PLACE", "CANCEL"]),
+    status: z.enum(["OK", "FAILED", "UNKNOWN"]).openapi({ description: "OK: the item ran (its single write's result fields follow); FAILED: it reverted (code and message: what its single write would answer); UNKNOWN: the node has no call tracer to tell" }),
+    code: z.string().optional().openapi({ description: "FAILED: the error code its single write would answer (docs/ERRORS.md)" }),
+    message: z.string().optional(),
+  })
+  .catchall(z.unknown())
+  .openapi("BatchItemResult");
+
+export const BatchOrdersResult = z
+  .object({
+    accountId: z.int(),
+    atomic: z.boolean(),
+    items: z.array(BatchItemResult),
+    succeeded: z.int(),
+    failed: z.int(),
+    ...TxFields,
+  })
+  .openapi("BatchOrdersResult");

@@ -241,3 +241,84 @@ export const ORDER_TYPE_NAME = ["MARKET", "LIMIT"] as const;
  */
 export const TRANSACTION_STATUS = ["PENDING", "REORGED", "CONFIRMED", "REVERTED", "FAILED", "EXPIRED", "CANCELLED"] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUS)[number];
+
+// ─── Market v2: dead-man switch, cancel-all, batch ───────────────────────────────────────────
+
+/** Engine.MAX_BATCH: items of one Engine.batch, order ids of one Engine.cancelOrders. */
+export const MAX_BATCH_ITEMS = 32;
+/** Engine.MIN_DEADMAN_DELAY: a dead-man deadline is 0 (off) or at least this far after the chain's time. */
+export const MIN_DEADMAN_DELAY_S = 5;
+
+/**
+ * POST /accounts/{accountId}/deadman: the account's dead-man deadline, absolute unix seconds
+ * (chain time), 0 = off. Past it anyone (the keeper) may cancel every open order of the account
+ * (CloseReason DEADMAN); a client that stays alive sends a later deadline before it passes.
+ */
+export const DeadmanBody = z
+  .object({
+    deadline: Seconds.openapi({
+      type: "integer",
+      description: "unix seconds (chain time): 0 turns the switch off, else at least now + 5 s (DEADMAN_TOO_SOON otherwise)",
+      example: 1893456000,
+    }),
+    validUntil: ValidUntil,
+  })
+  .openapi("DeadmanRequest");
+
+/** POST /accounts/{accountId}/orders/cancel-all: every open order of the account, or of one market. */
+export const CancelAllBody = z
+  .object({
+    marketId: MarketId.optional().openapi({ description: "only this market's open orders (default: every market)" }),
+    validUntil: ValidUntil,
+  })
+  .openapi("CancelAllRequest");
+
+const OrderIdString = uintString("order id").openapi({ description: "On-chain order id (decimal string)", example: "42" });
+
+/** A batch's cancel: by clientKey or by orderId (exactly one). */
+export const BatchCancelItem = z
+  .object({ marketId: MarketId, clientKey: ClientKey.optional(), orderId: OrderIdString.optional() })
+  .superRefine((b, ctx) => {
+    if ((b.clientKey === undefined) === (b.orderId === undefined))
+      ctx.addIssue({ code: "custom", path: ["clientKey"], message: "exactly one of clientKey and orderId is required" });
+  })
+  .openapi("BatchCancelItem");
+
+/**
+ * One item of a batch: `{ action: "PLACE", ...PlaceOrderRequest }` (the place-order body, its
+ * validUntil ignored: the batch's counts) or `{ action: "CANCEL", marketId, clientKey | orderId }`.
+ */
+export const BatchItem = z
+  .looseObject({ action: z.enum(["PLACE", "CANCEL"]) })
+  .transform((v, ctx) => {
+    const r = v.action === "PLACE" ? PlaceOrderBody.safeParse(v) : BatchCancelItem.safeParse(v);
+    if (!r.success) {
+      for (const i of r.error.issues)
+        ctx.addIssue({ code: "custom", message: i.message, path: i.path as PropertyKey[], params: (i as { params?: Record<string, unknown> }).params });
+      return z.NEVER;
+    }
+    return v.action === "PLACE"
+      ? { action: "PLACE" as const, ...(r.data as PlaceOrderInput) }
+      : { action: "CANCEL" as const, ...(r.data as z.infer<typeof BatchCancelItem>) };
+  })
+  .openapi({
+    description: "{ action: \"PLACE\", ...PlaceOrderRequest } or { action: \"CANCEL\", marketId, clientKey | orderId }",
+    example: { action: "CANCEL", marketId: "0x" + "ab".repeat(32), clientKey: "0x" + "cd".repeat(32) },
+  });
+
+export const BatchOrdersBody = z
+  .object({
+    items: z
+      .array(BatchItem)
+      .min(1, { message: "at least one item" })
+      .refine((a) => a.length <= MAX_BATCH_ITEMS, { message: `at most ${MAX_BATCH_ITEMS} items`, params: { code: "BATCH_TOO_LARGE" } })
+      .openapi({ description: `1 to ${MAX_BATCH_ITEMS} items, run in order in one Engine.batch transaction` }),
+    atomic: z.boolean().optional().openapi({
+      description: "true: all or nothing (the first failing item's error answers, as its single write would); false (default): each item succeeds or fails on its own",
+    }),
+    validUntil: ValidUntil,
+  })
+  .openapi("BatchOrdersRequest");
+
+export type BatchItemInput = z.infer<typeof BatchItem>;
+export type BatchOrdersInput = z.infer<typeof BatchOrdersBody>;

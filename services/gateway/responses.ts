@@ -5,6 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import * as R from "../../core/schemas/reads.js";
+import * as W from "../../core/schemas/write-responses.js";
 import { snakeSchema } from "../../core/schemas/snake-case.js";
 
 const dec = (d: string) => z.string().openapi({ description: d });
@@ -82,3 +83,8 @@ export function pendingOf<T extends z.ZodRawShape>(result: z.ZodObject<T>, name:
     })
     .openapi(name, { description: "not mined yet: the fields known before mining, the rest null" });
 }
+
+// Market v2 writes: the integration API's results in snake_case (one definition)
+export const DeadmanData = snakeSchema(W.DeadmanResult, "DeadmanResult") as z.ZodObject;
+export const CancelAllData = snakeSchema(W.CancelAllResult, "CancelAllResult") as z.ZodObject;
+export const BatchOrdersData = snakeSchema(W.BatchOrdersResult, "BatchOrdersResult") as z.ZodObject;

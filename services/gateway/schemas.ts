@@ -201,6 +201,53 @@ export const CloseBody = z
   })
   .openapi("CloseRequest");
 
+// ─── Market v2: dead-man switch, cancel-all, batch ─────────────────────────────────────────────
+
+export const DeadmanBody = z
+  .object({
+    deadline: uintString("unix seconds (chain time): 0 turns the switch off, else at least now + 5 s (DEADMAN_TOO_SOON otherwise)", "1893456000"),
+    valid_until: validUntil,
+  })
+  .openapi("DeadmanRequest");
+
+export const CancelAllBody = z
+  .object({ market_id: bytes32("only this market's open orders (default: every market)").optional(), valid_until: validUntil })
+  .openapi("CancelAllRequest");
+
+const BatchCancel = z
+  .object({
+    market_id: bytes32("market of the order"),
+    client_key: bytes32("client key of the open order").optional(),
+    order_id: uintString("on-chain order id", "42").optional(),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.client_key === undefined) === (b.order_id === undefined))
+      ctx.addIssue({ code: "custom", path: ["client_key"], message: "exactly one of client_key and order_id is required" });
+  });
+
+/** `{ action: "PLACE", ...TradeRequest }` or `{ action: "CANCEL", market_id, client_key | order_id }`. */
+export const BatchItem = z
+  .looseObject({ action: z.enum(["PLACE", "CANCEL"]) })
+  .transform((v, ctx) => {
+    const r = v.action === "PLACE" ? TradeBody.safeParse(v) : BatchCancel.safeParse(v);
+    if (!r.success) {
+      for (const i of r.error.issues) ctx.addIssue({ code: "custom", message: i.message, path: i.path as PropertyKey[] });
+      return z.NEVER;
+    }
+    return v.action === "PLACE"
+      ? { action: "PLACE" as const, ...(r.data as z.infer<typeof TradeBody>) }
+      : { action: "CANCEL" as const, ...(r.data as z.infer<typeof BatchCancel>) };
+  })
+  .openapi({ description: "{ action: \"PLACE\", ...TradeRequest } or { action: \"CANCEL\", market_id, client_key | order_id }" });
+
+export const BatchBody = z
+  .object({
+    items: z.array(BatchItem).min(1, "at least one item").openapi({ description: "1 to 32 items (more: 400 BATCH_TOO_LARGE, nothing sent), run in order in one transaction" }),
+    atomic: z.boolean().optional().openapi({ description: "true: all or nothing (a failing item answers its error as its single write would); false (default): per-item results" }),
+    valid_until: validUntil,
+  })
+  .openapi("BatchRequest");
+
 export const TypedDataQuery = z.object({
   owner: address("owner whose approval is signed (default: the API key's wallet)").optional(),
   expiry: uintString("approval expiry (unix seconds)", "1893456000").optional(),

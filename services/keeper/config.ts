@@ -27,6 +27,12 @@ const keeperEnv = z.object({
   LIQUIDATION_SCAN_INTERVAL_MS: z.coerce.number().int().min(50).default(1_000),
   FUNDING_POKE_ENABLED: bool.optional(),
   FUNDING_POKE_INTERVAL_MS: z.coerce.number().int().min(100).default(60_000),
+  /** The dead-man executor (services/keeper/orders/deadman.ts) and its period. */
+  DEADMAN_ENABLED: bool.optional(),
+  DEADMAN_INTERVAL_MS: z.coerce.number().int().min(50).default(1_000),
+  /** The expired-order remover (services/keeper/orders/expired.ts) and its period. */
+  EXPIRED_ORDERS_ENABLED: bool.optional(),
+  EXPIRED_ORDERS_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
   /** Upstream (indexer, relayer) request timeout. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
 
@@ -58,13 +64,15 @@ const keeperEnv = z.object({
 });
 
 export type KeeperConfig = ChainConfig &
-  Omit<z.infer<typeof keeperEnv>, "LIQUIDATION_ENABLED" | "FUNDING_POKE_ENABLED" | "PRICE_FEED_ENABLED" | "MARKET_MAKER_ENABLED"> & {
+  Omit<z.infer<typeof keeperEnv>, "LIQUIDATION_ENABLED" | "FUNDING_POKE_ENABLED" | "PRICE_FEED_ENABLED" | "MARKET_MAKER_ENABLED" | "DEADMAN_ENABLED" | "EXPIRED_ORDERS_ENABLED"> & {
     /** the relayer's policy (core/profiles.ts): invite-only refuses unregistered callers, the keeper too */
     accessPolicy: AccessPolicy;
     liquidationEnabled: boolean;
     fundingPokeEnabled: boolean;
     priceFeedEnabled: boolean;
     marketMakerEnabled: boolean;
+    deadmanEnabled: boolean;
+    expiredOrdersEnabled: boolean;
     keeperKey: Hex;
     priceFeedKey: Hex;
     marketMakerKey: Hex;
@@ -91,7 +99,7 @@ export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperCo
   const local = chain.PROFILE === "local";
   // The simulated feed and the demo maker exist only on a local chain, whatever the flags say.
   const {
-    LIQUIDATION_ENABLED, FUNDING_POKE_ENABLED, PRICE_FEED_ENABLED, MARKET_MAKER_ENABLED, ...rest
+    LIQUIDATION_ENABLED, FUNDING_POKE_ENABLED, PRICE_FEED_ENABLED, MARKET_MAKER_ENABLED, DEADMAN_ENABLED, EXPIRED_ORDERS_ENABLED, ...rest
   } = e;
   if (e.MARKET_MAKER_REQUOTE_BPS >= e.MARKET_MAKER_SPREAD_BPS) {
     throw new Error("invalid keeper configuration: MARKET_MAKER_REQUOTE_BPS must be below MARKET_MAKER_SPREAD_BPS");
@@ -108,6 +116,8 @@ export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperCo
     fundingPokeEnabled: FUNDING_POKE_ENABLED ?? true,
     priceFeedEnabled,
     marketMakerEnabled,
+    deadmanEnabled: DEADMAN_ENABLED ?? true,
+    expiredOrdersEnabled: EXPIRED_ORDERS_ENABLED ?? true,
     keeperKey: roleKey("KEEPER_PRIVATE_KEY", KEY_INDEX.keeper, env),
     priceFeedKey: priceFeedEnabled ? roleKey("PRICE_FEED_PRIVATE_KEY", KEY_INDEX.priceFeed, env) : unused,
     marketMakerKey: marketMakerEnabled ? roleKey("MARKET_MAKER_PRIVATE_KEY", KEY_INDEX.marketMaker, env) : unused,

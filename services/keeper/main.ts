@@ -21,6 +21,8 @@ import { startLoop, type Loop } from "./loop.js";
 import { startMarketMaker, type RunningMarketMaker } from "./market-maker/run.js";
 import { PriceFeed } from "./price-feed/feed.js";
 import { RelayerClient } from "./relayer-client.js";
+import { DeadmanExecutor } from "./orders/deadman.js";
+import { ExpiredOrderRemover } from "./orders/expired.js";
 
 let cfg: KeeperConfig;
 try {
@@ -73,6 +75,15 @@ if (cfg.fundingPokeEnabled) {
     await reduceFundPositions(fundChain, await markets.list(), log);
     return poked;
   }, log);
+}
+// Market v2: dead-man cancels and expired-order removal, signed with the keeper's own key (docs/KEEPER.md)
+if (cfg.deadmanEnabled) {
+  const deadman = new DeadmanExecutor(reader, client, keeper, engine, log.child({ part: "deadman" }));
+  loops.deadman = startLoop("deadman", cfg.DEADMAN_INTERVAL_MS, () => deadman.round(), log);
+}
+if (cfg.expiredOrdersEnabled) {
+  const expired = new ExpiredOrderRemover(reader, client, keeper, markets, log.child({ part: "expired-orders" }));
+  loops.expiredOrders = startLoop("expired-orders", cfg.EXPIRED_ORDERS_INTERVAL_MS, () => expired.round(), log);
 }
 if (cfg.priceFeedEnabled) {
   const feed = new PriceFeed(client, signer("price-feed", cfg.priceFeedKey), oracle, markets, {

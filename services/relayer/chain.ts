@@ -10,6 +10,7 @@ import { depositTokenAbi, engineAbi, marketAbi } from "../../abis/index.js";
 import type { Deployment } from "../../core/deployment.js";
 import { ApiError } from "../../core/errors.js";
 import { reopensAt } from "../../core/calendar.js";
+import type { IndexedOrders } from "./indexed.js";
 
 /** Every error and event the relayer decodes (engine, markets, the deposit token). */
 export const VENUE_ABI = [...engineAbi, ...marketAbi, ...depositTokenAbi] as unknown as Abi;
@@ -31,6 +32,8 @@ export class Chain {
   private approvals = new Map<string, { expiry: bigint; at: number }>();
   private readonly approvalCacheMs: number;
   private marketsByAddress = new Map<string, MarketInfo>();
+  /** The index's open orders (cancel-all); null: none configured. */
+  indexed: IndexedOrders | null = null;
 
   constructor(opts: { rpcUrl: string; chainId: number; privateKey: Hex; deployment: Deployment; approvalCacheMs?: number }) {
     this.approvalCacheMs = opts.approvalCacheMs ?? 5_000;

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { chainConfig, KEY_INDEX, roleKey } from "../../core/config.js";
-import { DEFAULT_PORTS } from "../../core/ports.js";
+import { DEFAULT_PORTS, defaultUrl } from "../../core/ports.js";
 import { assertProfileSecrets, profileFromEnv, RELAYER_SECRETS, secret } from "../../core/profiles.js";
 import { callerTokens, type KnownToken } from "../../core/auth/service-tokens.js";
 
@@ -62,6 +62,8 @@ const relayerEnv = z.object({
   /** Test hook: SIGKILL this process at a step of the first write that reaches it. */
   RELAYER_CRASH_AT: z.enum(CRASH_STEPS).optional(),
   LOG_LEVEL: z.string().default("info"),
+  /** The indexer's read API (Ponder): an account's open orders for cancel-all. */
+  INDEXER_URL: z.string().url().default(defaultUrl("indexer")),
 });
 
 export type RelayerConfig = Omit<z.infer<typeof relayerEnv>, "CONFIRMATIONS"> &

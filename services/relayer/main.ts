@@ -15,6 +15,7 @@ import { Chain } from "./chain.js";
 import { Relayer } from "./relayer.js";
 import { relayerApp } from "./http/app.js";
 import { registerRelayerMetrics } from "./metrics.js";
+import { IndexedOrders } from "./indexed.js";
 
 async function main() {
   let cfg: ReturnType<typeof loadConfig>;
@@ -29,6 +30,7 @@ async function main() {
   const deployment = loadDeployment({ chainId: cfg.CHAIN_ID, file: cfg.DEPLOYMENT_FILE });
   const db = await openDb({ databaseUrl: cfg.DATABASE_URL, pgliteDir: cfg.PGLITE_DIR, schema: cfg.RELAYER_DB_SCHEMA, poolSize: cfg.DB_POOL_SIZE });
   const chain = new Chain({ rpcUrl: cfg.RPC_URL, chainId: cfg.CHAIN_ID, privateKey: cfg.privateKey, deployment, approvalCacheMs: cfg.APPROVAL_CACHE_MS });
+  chain.indexed = new IndexedOrders(cfg.INDEXER_URL);
   const relayer = new Relayer(cfg, chain, new Store(db), log);
   relayer.dbKind = db.kind;
   await relayer.start();

@@ -3,7 +3,10 @@
  * at a time), the checks made before sending (the spec's error table), the contract call, and the
  * response data read from the receipt's logs.
  */
-import { encodeFunctionData, getAddress, parseEventLogs, type Address, type Hex, type Log } from "viem";
+import {
+  decodeFunctionResult, encodeFunctionData, getAbiItem, getAddress, parseEventLogs, RawContractError, toFunctionSelector,
+  type AbiFunction, type Address, type Hex, type Log, type TransactionReceipt,
+} from "viem";
 import { engineAbi, depositTokenAbi, marketAbi } from "../../abis/index.js";
 import { ApiError } from "../../core/errors.js";
 import { formatAmount6, formatWad, toWad } from "../../core/units.js";
@@ -11,6 +14,8 @@ import { ORDER_TYPE_NAME, ORDER_TYPE_VALUE, SIDE_NAME, SIDE_VALUE } from "../../
 import { VENUE_ABI, type Chain } from "./chain.js";
 import type { OperatorPolicy } from "../../core/operator-policy.js";
 import { policyOf } from "../../core/schemas/writes.js";
+import { MAX_BATCH_ITEMS, MIN_DEADMAN_DELAY_S } from "../../core/schemas/writes.js";
+import { revertToApiError } from "../../core/chain/revert.js";
 
 export type Kind =
   | "createAccount"
@@ -22,7 +27,10 @@ export type Kind =
   | "adjustMargin"
   | "liquidatePosition"
   | "liquidateAccount"
-  | "approveOperator";
+  | "approveOperator"
+  | "setDeadman"
+  | "cancelAll"
+  | "batchOrders";
 
 /** Stored parameters of each kind (decimal strings, as validated). */
 export type Params = {
@@ -39,7 +47,17 @@ export type Params = {
   liquidatePosition: { accountId: string; marketId: Hex; adlCandidates?: string[] };
   liquidateAccount: { accountId: string };
   approveOperator: { owner: Address; operator: Address; expiry: string; deadline: string; signature: Hex } & OperatorPolicy;
+  /** deadline: unix seconds (chain time), "0" = off */
+  setDeadman: { accountId: string; deadline: string };
+  /** every open order of the account (of `marketId` when given), read from the index when the write's turn comes */
+  cancelAll: { accountId: string; marketId?: Hex };
+  batchOrders: { accountId: string; atomic: boolean; items: BatchItemParams[] };
 };
+
+/** One item of a batch as stored: a place (the placeOrder params, clientKey always set) or a cancel. */
+export type BatchItemParams =
+  | ({ action: "PLACE" } & Params["placeOrder"])
+  | { action: "CANCEL"; accountId: string; marketId: Hex; clientKey?: Hex; orderId?: string };
 
 export type Call = { to: Address; data: Hex };
 /** Success status of each kind (the spec's). */
@@ -54,6 +72,9 @@ export const SUCCESS_STATUS: Record<Kind, 200 | 201> = {
   liquidatePosition: 200,
   liquidateAccount: 200,
   approveOperator: 200,
+  setDeadman: 200,
+  cancelAll: 200,
+  batchOrders: 200,
 };
 
 type Op<K extends Kind> = {
@@ -61,9 +82,11 @@ type Op<K extends Kind> = {
   /** Throws the spec's ApiError when the write cannot succeed. `caller` is the authenticated wallet. */
   precheck: (chain: Chain, caller: Address, p: Params[K]) => Promise<void>;
   call: (chain: Chain, p: Params[K]) => Promise<Call>;
-  result: (chain: Chain, p: Params[K], logs: Log[]) => Promise<Record<string, unknown>>;
+  result: (chain: Chain, p: Params[K], logs: Log[], receipt?: TransactionReceipt) => Promise<Record<string, unknown>>;
   /** The result's fields known before mining (a 202 answers them), every other one null. */
   pending: (p: Params[K]) => Record<string, unknown>;
+  /** The gas limit to sign with, given the simulation's (estimate × 1.25 + 25k); default: that one. */
+  gas?: (chain: Chain, p: Params[K], call: Call, gasLimit: bigint) => Promise<bigint>;
   /** A MARKET order or a close: its default validUntil is VALID_FOR_MARKET_S (else VALID_FOR_OTHER_S). */
   urgent?: (p: Params[K]) => boolean;
 };
@@ -84,6 +107,9 @@ export async function authorize(kind: Kind, chain: Chain, caller: Address, param
     case "cancelOrder":
     case "closePosition":
     case "adjustMargin":
+    case "setDeadman":
+    case "cancelAll":
+    case "batchOrders":
       await ownerActs(chain, caller, p.accountId!);
       return;
     case "liquidatePosition":
@@ -422,6 +448,106 @@ export const OPS: { [K in Kind]: Op<K> } = {
       };
     },
   },
+
+  // ─── Market v2: dead-man switch, cancel-all, batch ───────────────────────────────────────
+
+  setDeadman: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, caller, p) {
+      await ownerActs(chain, caller, p.accountId);
+      assertDeadman(chain, p.deadline);
+    },
+    pending: (p) => deadmanData(p.accountId, BigInt(p.deadline)),
+    call: async (chain, p) =>
+      engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "setDeadman", args: [BigInt(p.accountId), BigInt(p.deadline)] })),
+    async result(_chain, p, logs) {
+      const ev = decode(logs).find((l) => l.eventName === "DeadmanSet" && l.args.accountId === BigInt(p.accountId));
+      if (!ev) throw new Error("receipt has no DeadmanSet event");
+      return deadmanData(p.accountId, BigInt(ev.args.deadline));
+    },
+  },
+
+  // The open order ids come from the index (services/relayer/indexed.ts) once it holds the chain
+  // head seen when the write's turn came: the account's earlier writes, mined before in its lane,
+  // are in it. One transaction: one cancelOrders, or an Engine.batch (atomic=false) of them.
+  cancelAll: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, caller, p) {
+      await ownerActs(chain, caller, p.accountId);
+      if (p.marketId) await chain.market(p.marketId);
+    },
+    pending: (p) => ({ accountId: Number(p.accountId), marketId: p.marketId ?? null, cancelled: null, marginReturned: null, marginReturnedFormatted: null, markets: null }),
+    async call(chain, p) {
+      if (!chain.indexed) throw new ApiError("SERVICE_UNAVAILABLE", "this relayer has no indexer to read open orders from (INDEXER_URL)");
+      const head = await chain.refreshHead();
+      const open = await chain.indexed.openOrders(p.accountId, p.marketId, head.number);
+      const byMarket = new Map<Hex, bigint[]>();
+      for (const o of open) byMarket.set(o.marketId, [...(byMarket.get(o.marketId) ?? []), o.orderId]);
+      const calls: Hex[] = [];
+      for (const [marketId, ids] of byMarket)
+        for (let i = 0; i < ids.length; i += MAX_BATCH_ITEMS)
+          calls.push(encodeFunctionData({ abi: engineAbi, functionName: "cancelOrders", args: [BigInt(p.accountId), marketId, ids.slice(i, i + MAX_BATCH_ITEMS)] }));
+      // beyond 32 × 32 orders the rest waits for another cancel-all (an account holds at most 100 per market)
+      if (calls.length === 1) return engineCall(chain, calls[0]!);
+      return engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "batch", args: [calls.slice(0, MAX_BATCH_ITEMS), false] }));
+    },
+    gas: (chain, _p, call, gasLimit) => (call.data.startsWith(BATCH_SELECTOR) ? batchGas(chain, call, gasLimit) : Promise.resolve(gasLimit)),
+    async result(chain, p, logs) {
+      const closed = decode(logs).filter((l) => l.eventName === "OrderClosed" && l.args.accountId === BigInt(p.accountId));
+      const markets = new Map<string, { marketId: Hex | null; cancelled: number; marginReturnedWad: bigint; orderIds: string[] }>();
+      if (p.marketId) markets.set(p.marketId.toLowerCase(), { marketId: p.marketId, cancelled: 0, marginReturnedWad: 0n, orderIds: [] });
+      for (const e of closed) {
+        const m = await chain.marketAt(e.address);
+        const key = (m?.marketId ?? e.address).toLowerCase();
+        const row = markets.get(key) ?? { marketId: m?.marketId ?? null, cancelled: 0, marginReturnedWad: 0n, orderIds: [] };
+        row.cancelled++;
+        row.marginReturnedWad += e.args.marginReturnedWad as bigint;
+        row.orderIds.push((e.args.orderId as bigint).toString());
+        markets.set(key, row);
+      }
+      const total = closed.reduce((a, e) => a + (e.args.marginReturnedWad as bigint), 0n);
+      return {
+        accountId: Number(p.accountId),
+        marketId: p.marketId ?? null,
+        cancelled: closed.length,
+        marginReturned: total.toString(),
+        marginReturnedFormatted: formatWad(total),
+        markets: [...markets.values()].map((r) => ({
+          marketId: r.marketId, cancelled: r.cancelled, marginReturned: r.marginReturnedWad.toString(), marginReturnedFormatted: formatWad(r.marginReturnedWad), orderIds: r.orderIds,
+        })),
+      };
+    },
+  },
+
+  // Each item is the calldata its single write sends; the chain runs them in order, as if the
+  // relayer sent each alone. atomic: the simulation answers the first failing item's error.
+  batchOrders: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, caller, p) {
+      await ownerActs(chain, caller, p.accountId);
+      if (p.items.length > MAX_BATCH_ITEMS) throw new ApiError("BATCH_TOO_LARGE", `at most ${MAX_BATCH_ITEMS} items in one batch (got ${p.items.length})`);
+    },
+    pending: (p) => ({ accountId: Number(p.accountId), atomic: p.atomic, items: p.items.map((i) => ({ action: i.action, status: null, marketId: i.marketId, clientKey: i.clientKey ?? null, orderId: i.action === "CANCEL" ? (i.orderId ?? null) : null })), succeeded: null, failed: null }),
+    async call(chain, p) {
+      const calls: Hex[] = [];
+      for (const item of p.items) calls.push((await batchItemCall(chain, item)).data);
+      return engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "batch", args: [calls, p.atomic] }));
+    },
+    // atomic: an item out of gas reverts the whole, so the node's estimate covers every item
+    gas: (chain, p, call, gasLimit) => (p.atomic ? Promise.resolve(gasLimit) : batchGas(chain, call, gasLimit)),
+    async result(chain, p, logs, receipt) {
+      const outcome = receipt ? await batchOutcome(chain, receipt.transactionHash) : null;
+      const items: Record<string, unknown>[] = [];
+      for (const [i, item] of p.items.entries()) items.push({ index: i, action: item.action, ...(await batchItemResult(chain, item, logs, outcome?.[i] ?? null)) });
+      return {
+        accountId: Number(p.accountId),
+        atomic: p.atomic,
+        items,
+        succeeded: items.filter((i) => i.status === "OK").length,
+        failed: items.filter((i) => i.status === "FAILED").length,
+      };
+    },
+  },
 };
 
 type DecodedEvent = { eventName: string; address: Address; args: Record<string, any> };
@@ -480,4 +606,104 @@ async function liquidationData(chain: Chain, logs: Log[]) {
     });
   }
   return out;
+}
+
+// ─── Market v2 helpers ───────────────────────────────────────────────────────────────────────
+
+const deadmanData = (accountId: string, deadline: bigint) => ({
+  accountId: Number(accountId),
+  deadline: Number(deadline),
+  deadlineISO: deadline === 0n ? null : new Date(Number(deadline) * 1000).toISOString(),
+  enabled: deadline !== 0n,
+});
+
+/** DEADMAN_TOO_SOON unless 0 (off) or at least MIN_DEADMAN_DELAY after the chain's time. */
+export function assertDeadman(chain: Pick<Chain, "nowSeconds">, deadline: string) {
+  const d = BigInt(deadline);
+  const earliest = chain.nowSeconds() + BigInt(MIN_DEADMAN_DELAY_S);
+  if (d !== 0n && d < earliest)
+    throw new ApiError("DEADMAN_TOO_SOON", `deadline ${d} is before the earliest allowed, ${earliest} (the chain's time + ${MIN_DEADMAN_DELAY_S} s); 0 turns the switch off`);
+}
+
+/** The calldata of one batch item: its single write's. */
+async function batchItemCall(chain: Chain, item: BatchItemParams): Promise<Call> {
+  if (item.action === "PLACE") {
+    const { action: _a, ...params } = item;
+    return OPS.placeOrder.call(chain, params);
+  }
+  if (item.clientKey) return OPS.cancelOrder.call(chain, { accountId: item.accountId, marketId: item.marketId, clientKey: item.clientKey });
+  return engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "cancelOrderById", args: [BigInt(item.accountId), item.marketId, BigInt(item.orderId!)] }));
+}
+
+type ItemOutcome = { ok: boolean; data: Hex };
+
+/**
+ * Each item's success and return (or revert) data: Engine.batch's own return, read with the
+ * node's call tracer (the exact run inside its block); null when the node has no tracer.
+ */
+async function batchOutcome(chain: Chain, hash: Hex): Promise<ItemOutcome[] | null> {
+  try {
+    const trace = (await chain.client.request({ method: "debug_traceTransaction" as never, params: [hash, { tracer: "callTracer" }] as never })) as { output?: Hex } | null;
+    if (!trace?.output || trace.output === "0x") return null;
+    const [ok, results] = decodeFunctionResult({ abi: engineAbi, functionName: "batch", data: trace.output }) as readonly [readonly boolean[], readonly Hex[]];
+    return ok.map((o, i) => ({ ok: o, data: results[i] ?? "0x" }));
+  } catch {
+    return null;
+  }
+}
+
+/** An item's answer: its single write's result data (status OK), or the code its single write would fail with (status FAILED). */
+async function batchItemResult(chain: Chain, item: BatchItemParams, logs: Log[], outcome: ItemOutcome | null): Promise<Record<string, unknown>> {
+  if (outcome && !outcome.ok) {
+    const err = revertToApiError(new RawContractError({ data: outcome.data }), VENUE_ABI) ?? new ApiError("TRANSACTION_REVERTED", "the item reverted");
+    return { status: "FAILED", code: err.code, message: err.message, marketId: item.marketId, clientKey: item.clientKey ?? null };
+  }
+  const m = await chain.market(item.marketId);
+  const events = decode(logs).filter((l) => same(l.address, m.address));
+  if (item.action === "PLACE") {
+    const placed = events.find((l) => l.eventName === "OrderPlaced" && l.args.accountId === BigInt(item.accountId) && same(l.args.clientKey, item.clientKey));
+    if (!placed) return { status: outcome ? "OK" : "UNKNOWN", marketId: item.marketId, clientKey: item.clientKey };
+    return { ...orderData(item.marketId, placed.args, events, item.orderType, { sideKey: "side" }), status: "OK" };
+  }
+  let orderId = item.orderId !== undefined ? BigInt(item.orderId) : undefined;
+  if (orderId === undefined && outcome) {
+    const [id] = decodeFunctionResult({ abi: engineAbi, functionName: "cancelOrder", data: outcome.data }) as readonly [bigint, bigint];
+    orderId = id;
+  }
+  const ev = orderId !== undefined ? events.find((l) => l.eventName === "OrderClosed" && l.args.orderId === orderId) : undefined;
+  if (!ev) return { status: outcome ? "OK" : "UNKNOWN", marketId: item.marketId, clientKey: item.clientKey ?? null, orderId: orderId?.toString() ?? null };
+  return {
+    status: "OK",
+    clientKey: item.clientKey ?? null,
+    orderId: (ev.args.orderId as bigint).toString(),
+    marketId: item.marketId,
+    marginReturned: (ev.args.marginReturnedWad as bigint).toString(),
+    marginReturnedFormatted: formatWad(ev.args.marginReturnedWad),
+    cancelledQuantity: (ev.args.cancelledQty as bigint).toString(),
+    filledQuantity: (ev.args.filledQty as bigint).toString(),
+  };
+}
+
+const BATCH_SELECTOR = toFunctionSelector(getAbiItem({ abi: engineAbi, name: "batch" }) as AbiFunction);
+
+/**
+ * The gas limit of an Engine.batch(atomic=false). It never reverts as a whole, so the node's
+ * estimate (the least gas at which the transaction succeeds) may starve an item: out of gas inside
+ * its delegatecall, it counts as a failed item. The limit is doubled until every item's outcome at
+ * it (eth_call) is its outcome with the block's whole gas.
+ */
+export async function batchGas(chain: Chain, call: Call, gasLimit: bigint): Promise<bigint> {
+  const ample = (await chain.client.getBlock({ blockTag: "latest" })).gasLimit;
+  const outcome = async (gas: bigint) => {
+    const r = await chain.client.call({ account: chain.account.address, to: call.to, data: call.data, gas });
+    const [ok] = decodeFunctionResult({ abi: engineAbi, functionName: "batch", data: r.data ?? "0x" }) as readonly [readonly boolean[], readonly Hex[]];
+    return ok.join(",");
+  };
+  const want = await outcome(ample);
+  let g = gasLimit;
+  while (g < ample) {
+    if ((await outcome(g).catch(() => null)) === want) return g;
+    g *= 2n;
+  }
+  return ample;
 }

@@ -46,6 +46,7 @@ export const isFinal = (row: Pick<RequestRow, "status">) => (FINAL_STATUSES as s
 const VALIDATION_FAILURES = new Set<string>([
   "VALIDATION_ERROR", "INVALID_AMOUNT", "EXCEEDS_MAX_LEVERAGE", "UNAUTHORIZED", "INVALID_SIGNATURE", "ORDER_TOO_SMALL",
   "INVALID_PRICE", "MARKET_NOT_FOUND", "ACCOUNT_EXISTS", "ACCOUNT_NOT_FOUND",
+  "DEADMAN_TOO_SOON", "BATCH_TOO_LARGE",
 ]);
 
 export class Relayer {
@@ -219,6 +220,7 @@ export class Relayer {
       call = await op.call(this.chain, params);
       t1 = performance.now();
       gas = gasLimitOf(await this.simulate(call));
+      if (op.gas) gas = await op.gas(this.chain, params, call, gas);
     } catch (e) {
       const err = toApiError(e);
       if (err.status >= 500) this.log.warn({ err: e, requestId: id }, "check failed");
@@ -665,7 +667,7 @@ export class Relayer {
       if (kind === "approveOperator") this.chain.forgetApproval((row.params as { owner: Address }).owner);
       let data: Record<string, unknown> = {};
       try {
-        data = await OPS[kind].result(this.chain, row.params as never, receipt.logs);
+        data = await OPS[kind].result(this.chain, row.params as never, receipt.logs, receipt);
       } catch (e) {
         this.log.error({ err: shortMessage(e), requestId: row.id }, "could not read the result from the receipt");
       }

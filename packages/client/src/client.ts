@@ -479,6 +479,23 @@ export class VenueClient extends BaseClient {
     checkBytes32("marketId", marketId);
     return this.write<T.PositionMarginResult>("POST", `/accounts/${id}/positions/${marketId}/margin`, buildMargin(action, amount6, o.validUntil), o);
   }
+  /** POST /accounts/{id}/deadman: the dead-man deadline (unix seconds of the chain's clock, ≥ now + 5 s), 0 = off. */
+  setDeadman(accountId: number | bigint | string, deadline: number, o: WriteOptions & { validUntil?: number } = {}) {
+    const id = checkAccountId(accountId);
+    return this.write<T.DeadmanResult>("POST", `/accounts/${id}/deadman`, { deadline, ...(o.validUntil ? { validUntil: o.validUntil } : {}) }, o);
+  }
+  /** POST /accounts/{id}/orders/cancel-all: every open order of the account (of `marketId` when given), one transaction. */
+  cancelAll(accountId: number | bigint | string, o: WriteOptions & { marketId?: Hex; validUntil?: number } = {}) {
+    const id = checkAccountId(accountId);
+    if (o.marketId) checkBytes32("marketId", o.marketId);
+    return this.write<T.CancelAllResult>("POST", `/accounts/${id}/orders/cancel-all`, { ...(o.marketId ? { marketId: o.marketId } : {}), ...(o.validUntil ? { validUntil: o.validUntil } : {}) }, o);
+  }
+  /** POST /accounts/{id}/orders/batch: up to 32 places (built like placeOrder) and cancels in one transaction. */
+  async batch(accountId: number | bigint | string, items: BatchSpec[], o: WriteOptions & { atomic?: boolean; validUntil?: number } = {}) {
+    const id = checkAccountId(accountId);
+    const body = { items: await batchItems(this, items, false), ...(o.atomic !== undefined ? { atomic: o.atomic } : {}), ...(o.validUntil ? { validUntil: o.validUntil } : {}) };
+    return this.write<T.BatchOrdersResult>("POST", `/accounts/${id}/orders/batch`, body, o);
+  }
   /** GET /operators/typed-data: the EIP-712 approval of the relayer to sign. */
   operatorTypedData(q: { owner: string; expiry?: number; deadline?: number; maxLeverage?: number; bandBps?: number; budgetBps?: number }) {
     return this.call<T.OperatorTypedData>("GET", "/operators/typed-data", { query: q, auth: "none" });
@@ -553,6 +570,23 @@ export class GatewayClient extends BaseClient {
     checkBytes32("marketId", marketId);
     return this.write<T.PositionMarginResult>("POST", `/accounts/${id}/positions/${marketId}/margin`, buildMargin(action, amount6, o.validUntil), o);
   }
+  /** POST /v1/accounts/{id}/deadman: the dead-man deadline (unix seconds of the chain's clock, ≥ now + 5 s), 0 = off. */
+  setDeadman(accountId: number | bigint | string, deadline: number, o: WriteOptions & { validUntil?: number } = {}) {
+    const id = checkAccountId(accountId);
+    return this.write<T.DeadmanResult>("POST", `/accounts/${id}/deadman`, { deadline: String(deadline), ...(o.validUntil ? { validUntil: String(o.validUntil) } : {}) }, o);
+  }
+  /** POST /v1/accounts/{id}/orders/cancel-all: every open order of the account (of `marketId` when given), one transaction. */
+  cancelAll(accountId: number | bigint | string, o: WriteOptions & { marketId?: Hex; validUntil?: number } = {}) {
+    const id = checkAccountId(accountId);
+    if (o.marketId) checkBytes32("marketId", o.marketId);
+    return this.write<T.CancelAllResult>("POST", `/accounts/${id}/orders/cancel-all`, { ...(o.marketId ? { marketId: o.marketId } : {}), ...(o.validUntil ? { validUntil: String(o.validUntil) } : {}) }, o);
+  }
+  /** POST /v1/accounts/{id}/orders/batch: up to 32 places (built like placeOrder) and cancels in one transaction. */
+  async batch(accountId: number | bigint | string, items: BatchSpec[], o: WriteOptions & { atomic?: boolean; validUntil?: number } = {}) {
+    const id = checkAccountId(accountId);
+    const body = { items: await batchItems(this, items, true), ...(o.atomic !== undefined ? { atomic: o.atomic } : {}), ...(o.validUntil ? { validUntil: String(o.validUntil) } : {}) };
+    return this.write<T.BatchOrdersResult>("POST", `/accounts/${id}/orders/batch`, body, o);
+  }
   operatorTypedData(q: { owner?: string; expiry?: number; deadline?: number; maxLeverage?: number; bandBps?: number; budgetBps?: number } = {}) {
     return this.call<T.OperatorTypedData>("GET", "/operators/typed-data", { query: q, auth: "write" });
   }
@@ -582,4 +616,36 @@ export class GatewayClient extends BaseClient {
     checkBytes32("positionId", positionId);
     return this.write<Record<string, unknown>>("POST", `/liquidation/position/${positionId}/liquidate`, undefined, o);
   }
+}
+
+// ─── batches ─────────────────────────────────────────────────────────────────────────────────
+
+/** One item of `batch()`: a place (an OrderSpec, as placeOrder takes it) or a cancel by client key or order id. */
+export type BatchSpec =
+  | { action: "PLACE"; order: OrderSpec }
+  | { action: "CANCEL"; marketId: Hex; clientKey?: Hex; orderId?: string | bigint };
+
+/** The wire items (camelCase; the gateway's side and orderType as 0/1, converted to snake_case by the client). */
+async function batchItems(c: BaseClient, items: BatchSpec[], gateway: boolean) {
+  if (items.length > 32) throw new VenueError("BATCH_TOO_LARGE", `at most 32 items in one batch (got ${items.length})`);
+  const out: Record<string, unknown>[] = [];
+  for (const i of items) {
+    if (i.action === "CANCEL") {
+      checkBytes32("marketId", i.marketId);
+      if ((i.clientKey === undefined) === (i.orderId === undefined)) throw new VenueError("VALIDATION_ERROR", "a cancel needs exactly one of clientKey and orderId");
+      if (i.clientKey !== undefined) checkBytes32("clientKey", i.clientKey);
+      out.push({ action: "CANCEL", marketId: i.marketId, ...(i.clientKey !== undefined ? { clientKey: i.clientKey } : { orderId: String(i.orderId) }) });
+      continue;
+    }
+    const b = buildPlaceOrder(i.order, await c.rulesOf(i.order.marketId));
+    out.push(
+      gateway
+        ? {
+            action: "PLACE", marketId: b.marketId, collateral: b.collateralAmount, side: b.side === "LONG" ? 0 : 1, leverage: b.leverage, orderType: b.orderType === "MARKET" ? 0 : 1,
+            ...(b.limitPrice !== undefined ? { limitPrice: b.limitPrice } : {}), clientKey: b.clientKey,
+          }
+        : { action: "PLACE", ...b },
+    );
+  }
+  return out;
 }

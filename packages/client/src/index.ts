@@ -17,7 +17,7 @@ export {
   BaseClient, VenueClient, GatewayClient,
   type VenueClientOptions, type GatewayClientOptions, type BaseOptions, type ClientEvents, type WriteOptions, type WriteStatus,
   type HistoryQuery, type CandleQuery, type PnlHistoryQuery, type OpenOrdersQuery, type ReadOptions, type Page, type TimeBound,
-  type HistoryList, type ExportableList, type ExportFormat,
+  type HistoryList, type ExportableList, type ExportFormat, type BatchSpec,
 } from "./client.js";
 export {
   StreamClient, Subscription, OrderBookView,

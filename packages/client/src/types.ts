@@ -87,6 +87,10 @@ export type CancelOrderResult = z.output<typeof WR.CancelOrderResult>;
 export type OperatorApprovalResult = z.output<typeof WR.OperatorApprovalResult>;
 export type TransactionStatus = z.output<typeof WR.TransactionStatusResult>;
 export type OperatorTypedData = z.output<typeof WR.OperatorTypedData>;
+export type DeadmanResult = z.output<typeof WR.DeadmanResult>;
+export type CancelAllResult = z.output<typeof WR.CancelAllResult>;
+export type BatchOrdersResult = z.output<typeof WR.BatchOrdersResult>;
+export type BatchItemResult = z.output<typeof WR.BatchItemResult>;
 
 // ─── streams ───────────────────────────────────────────────────────────────────────────────
 export type SubscribeRequest = z.input<typeof P.SubscribeRequest>;

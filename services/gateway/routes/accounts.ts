@@ -20,11 +20,15 @@ import {
   PositionMarginBody,
   ReadQuery,
   TradeBody,
+  BatchBody,
+  CancelAllBody,
+  DeadmanBody,
   orderTypeName,
   sideName,
 } from "../schemas.js";
 import { AccountCreatedData, AccountData, AccountByAddressData, AccountOperatorsData, DepositData, WithdrawData, OrderPlacedData, OrderListData, CancelData, PositionData, PositionFundingData, CloseData, PositionMarginData } from "../responses.js";
-import { pendingOf } from "../responses.js";
+import { pendingOf, BatchOrdersData, CancelAllData, DeadmanData } from "../responses.js";
+import { MAX_BATCH_ITEMS } from "../../../core/schemas/writes.js";
 import { defineRoute, jsonBody } from "./define.js";
 
 /** valid_until → the relayer's validUntil, when given. */
@@ -172,6 +176,45 @@ export const positionMargin = defineRoute({
   request: { params: AccountMarketParam, ...jsonBody(PositionMarginBody, "{ action: ADD | REMOVE, amount }: deposit-token base units (6 decimals)") },
   ok: { status: 200, name: "PositionMarginResult", data: PositionMarginData, description: "account_id, market_id, action, amount, position_margin (WAD), new_available_margin (WAD), transaction_hash" },
   accepted: { name: "PositionMarginPending", data: pendingOf(PositionMarginData, "PositionMarginPending") },
+  errors: writeErrors,
+});
+
+// ─── Market v2: dead-man switch, cancel-all, batch ─────────────────────────────────────────────
+
+export const setDeadman = defineRoute({
+  method: "post",
+  path: "/v1/accounts/{account_id}/deadman",
+  tag,
+  summary: "Set the account's dead-man deadline (0: off)",
+  description:
+    "`deadline`: unix seconds of the chain's clock, 0 (off) or at least now + 5 s (else 400 DEADMAN_TOO_SOON, nothing sent). Once it passes, anyone (the keeper) may cancel every open order of the account (close reason DEADMAN). Send a later deadline before it passes to stay alive.",
+  request: { params: AccountIdParam, ...jsonBody(DeadmanBody, "{ deadline }") },
+  ok: { status: 200, name: "DeadmanResult", data: DeadmanData, description: "account_id, deadline, deadline_iso, enabled, transaction_hash" },
+  accepted: { name: "DeadmanPending", data: pendingOf(DeadmanData, "DeadmanPending") },
+  errors: writeErrors,
+});
+
+export const cancelAll = defineRoute({
+  method: "post",
+  path: "/v1/accounts/{account_id}/orders/cancel-all",
+  tag,
+  summary: "Cancel every open order of the account (of one market with market_id) in one transaction",
+  request: { params: AccountIdParam, ...jsonBody(CancelAllBody, "{ market_id? } ({} for every market)") },
+  ok: { status: 200, name: "CancelAllResult", data: CancelAllData, description: "cancelled, margin_returned, markets[] { market_id, cancelled, margin_returned, order_ids }, transaction_hash" },
+  accepted: { name: "CancelAllPending", data: pendingOf(CancelAllData, "CancelAllPending") },
+  errors: writeErrors,
+});
+
+export const batchOrders = defineRoute({
+  method: "post",
+  path: "/v1/accounts/{account_id}/orders/batch",
+  tag,
+  summary: "Place and cancel up to 32 orders in one transaction",
+  description:
+    "items: `{ action: \"PLACE\", ...trade body }` or `{ action: \"CANCEL\", market_id, client_key | order_id }`, at most 32 (400 BATCH_TOO_LARGE, nothing sent). atomic false (default): per-item results (status OK with the single write's fields, or FAILED with the code its single write would answer); atomic true: all or nothing, a failing item answers its error.",
+  request: { params: AccountIdParam, ...jsonBody(BatchBody, "{ items, atomic? }") },
+  ok: { status: 200, name: "BatchOrdersResult", data: BatchOrdersData, description: "items[] { index, action, status, code?, ... }, succeeded, failed, transaction_hash" },
+  accepted: { name: "BatchOrdersPending", data: pendingOf(BatchOrdersData, "BatchOrdersPending") },
   errors: writeErrors,
 });
 
@@ -355,6 +398,60 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
         method: "POST",
         path: `/internal/accounts/${p.account_id}/positions/${p.market_id}/margin`,
         body: { action: b.action, amount: b.amount, ...validity(b) },
+        headers: forwardHeaders(c, true),
+      }),
+    );
+  });
+
+  app.openapi(setDeadman, async (c) => {
+    const b = c.req.valid("json");
+    return send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: `/internal/accounts/${c.req.valid("param").account_id}/deadman`,
+        body: { deadline: b.deadline, ...validity(b) },
+        headers: forwardHeaders(c, true),
+      }),
+    );
+  });
+
+  app.openapi(cancelAll, async (c) => {
+    const b = c.req.valid("json");
+    return send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: `/internal/accounts/${c.req.valid("param").account_id}/orders/cancel-all`,
+        body: { ...(b.market_id !== undefined ? { marketId: b.market_id } : {}), ...validity(b) },
+        headers: forwardHeaders(c, true),
+      }),
+    );
+  });
+
+  app.openapi(batchOrders, async (c) => {
+    const b = c.req.valid("json");
+    if (b.items.length > MAX_BATCH_ITEMS) throw new ApiError("BATCH_TOO_LARGE", `items: at most ${MAX_BATCH_ITEMS} (got ${b.items.length})`);
+    const items = b.items.map((i) =>
+      i.action === "CANCEL"
+        ? { action: "CANCEL", marketId: i.market_id, ...(i.client_key !== undefined ? { clientKey: i.client_key } : { orderId: i.order_id }) }
+        : {
+            action: "PLACE",
+            marketId: i.market_id,
+            collateralAmount: i.collateral,
+            side: sideName(i.side),
+            leverage: i.leverage,
+            orderType: orderTypeName(i.order_type),
+            ...(i.limit_price !== undefined ? { limitPrice: i.limit_price } : {}),
+            ...(i.client_key !== undefined ? { clientKey: i.client_key } : {}),
+          },
+    );
+    return send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: `/internal/accounts/${c.req.valid("param").account_id}/orders/batch`,
+        body: { items, ...(b.atomic !== undefined ? { atomic: b.atomic } : {}), ...validity(b) },
         headers: forwardHeaders(c, true),
       }),
     );

@@ -3,7 +3,7 @@
  * liquidations) through Ponder's SQL over HTTP. Every read first takes the latest indexed block,
  * so health is computed at that block's timestamp.
  */
-import { and, desc, eq, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, lte, ne, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import { calendarAt, calendarOf, lastReopen, sessionAt } from "../../../core/calendar.js";
 import { indexedBlock, schema, type IndexedBlock, type IndexerDb } from "./sql-client.js";
@@ -187,6 +187,36 @@ export class IndexerReader {
       .from(l)
       .where(and(...conds))
       .orderBy(desc(l.blockNumber), desc(l.seq))
+      .limit(limit);
+  }
+
+  /**
+   * Open orders of the accounts whose dead-man deadline is set and at or before `now` (chain
+   * seconds): what anyone may cancel (Engine.cancelOrders, CloseReason DEADMAN). At most `limit`.
+   */
+  deadmanOrders(block: IndexedBlock, now: bigint, limit = 1_000): Promise<Array<{ accountId: bigint; marketId: Hex; orderId: bigint }>> {
+    const { order, account } = schema;
+    return this.db
+      .select({ accountId: order.accountId, marketId: order.marketId, orderId: order.orderId })
+      .from(order)
+      .innerJoin(account, eq(account.accountId, order.accountId))
+      .where(and(eq(order.status, "active"), gt(account.deadman, 0n), lte(account.deadman, now), fresh(block)))
+      .orderBy(asc(order.orderId))
+      .limit(limit);
+  }
+
+  /**
+   * Resting orders (status active), oldest first, at most `limit`: the expired-order remover's
+   * candidates. Their expiry is read from the chain (the OrderPlaced event at `createdBlock`) until the orders table has one;
+   * then this becomes `expires_at BETWEEN 1 AND now` here (services/keeper/orders/expired.ts).
+   */
+  activeOrders(block: IndexedBlock, limit = 5_000): Promise<Array<{ marketId: Hex; orderId: bigint; createdBlock: bigint }>> {
+    const { order } = schema;
+    return this.db
+      .select({ marketId: order.marketId, orderId: order.orderId, createdBlock: order.createdBlock })
+      .from(order)
+      .where(and(eq(order.status, "active"), eq(order.orderType, "LIMIT"), fresh(block)))
+      .orderBy(asc(order.orderId))
       .limit(limit);
   }
 }

@@ -18,11 +18,12 @@ import {
   AccountIdParam, AmountBody, CancelOrderQuery, ClientKey, ClosePositionBody, CreateAccountBody, PositionMarginBody, LiquidateAccountBody,
   LiquidatePositionBody, MarketId, OperatorApproveBody, OperatorTypedDataQuery, PlaceOrderBody,
 } from "../../../core/schemas/writes.js";
+import { BatchOrdersBody, CancelAllBody, DeadmanBody } from "../../../core/schemas/writes.js";
 import type { Relayer } from "../relayer.js";
 import { isFinal, shortMessage, toApiError } from "../relayer.js";
 import type { Kind, Params } from "../ops.js";
 import type { NewRequest, RequestRow } from "../db/store.js";
-import { authorize, OPS } from "../ops.js";
+import { assertDeadman, authorize, OPS, type BatchItemParams } from "../ops.js";
 import { errorJson, onError } from "./errors.js";
 import { identifyService, requireScope, sameSecret, selfRegistrationMessage, type ServiceVariables } from "../../../core/auth/service-tokens.js";
 import { operatorTypedData } from "../typed-data.js";
@@ -274,6 +275,45 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
     const raw = await jsonBody(c);
     const { action, amount, validUntil } = parseOrThrow(PositionMarginBody, raw);
     return write(c, "adjustMargin", { hashOf: { accountId, marketId, raw }, params: { accountId, marketId, action, amount }, validUntil });
+  });
+
+  // ─── Market v2: dead-man switch, cancel-all, batch ─────────────────────────────────────────
+
+  app.post("/internal/accounts/:accountId/deadman", async (c) => {
+    const accountId = accountIdOf(c);
+    const raw = await jsonBody(c);
+    const { deadline, validUntil } = parseOrThrow(DeadmanBody, raw);
+    assertDeadman(chain, deadline); // before anything is stored: nothing sent
+    return write(c, "setDeadman", { hashOf: { accountId, raw }, params: { accountId, deadline }, validUntil });
+  });
+
+  app.post("/internal/accounts/:accountId/orders/cancel-all", async (c) => {
+    const accountId = accountIdOf(c);
+    const raw = await jsonBody(c);
+    const { marketId, validUntil } = parseOrThrow(CancelAllBody, raw);
+    const params = { accountId, ...(marketId ? { marketId: marketId.toLowerCase() as Hex } : {}) };
+    return write(c, "cancelAll", { hashOf: { accountId, raw }, params, validUntil });
+  });
+
+  app.post("/internal/accounts/:accountId/orders/batch", async (c) => {
+    const accountId = accountIdOf(c);
+    const raw = await jsonBody(c);
+    const b = parseOrThrow(BatchOrdersBody, raw);
+    const items: BatchItemParams[] = b.items.map((item) => {
+      if (item.action === "CANCEL")
+        return {
+          action: "CANCEL", accountId, marketId: item.marketId.toLowerCase() as Hex,
+          ...(item.clientKey ? { clientKey: item.clientKey.toLowerCase() as Hex } : { orderId: item.orderId! }),
+        };
+      // the place-order body as the single write takes it (any field it gains comes along)
+      const { action: _a, validUntil: _v, limitPrice, ...rest } = item;
+      return {
+        action: "PLACE", ...rest, accountId, marketId: item.marketId.toLowerCase() as Hex,
+        ...(item.orderType === "LIMIT" ? { limitPrice } : {}),
+        clientKey: (item.clientKey?.toLowerCase() as Hex | undefined) ?? randomClientKey(),
+      };
+    });
+    return write(c, "batchOrders", { hashOf: { accountId, raw }, params: { accountId, atomic: b.atomic ?? false, items }, validUntil: b.validUntil });
   });
 
   app.post("/internal/liquidations/position", async (c) => {

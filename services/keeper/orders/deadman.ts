@@ -1,0 +1,94 @@
+/**
+ * The dead-man executor: accounts whose dead-man deadline (Engine.setDeadman) has passed and that
+ * still hold open orders get them cancelled by the keeper's own key (Engine.cancelOrders: anyone
+ * may once the deadline passed; CloseReason DEADMAN, the margin back to the account's available).
+ * Candidates come from the index (account.deadman, orders) at the chain's time; an account sent
+ * once waits until the index has passed that transaction's block, so a lagging index never sends
+ * the same cancel twice. One transaction per account: a single cancelOrders, or Engine.batch of
+ * one per market and chunk of 32 — atomic: an item fails only when the account's deadline does not
+ * allow the keeper (the same for every item), and an atomic batch's gas estimate covers every item
+ * (a non-atomic one never reverts, so the node's estimate may starve an item).
+ */
+import { encodeFunctionData, parseEventLogs, type Address, type Hex, type PublicClient } from "viem";
+import type { Logger } from "pino";
+import { engineAbi, marketAbi } from "../../../abis/index.js";
+import { counter } from "../../../core/metrics.js";
+import { MAX_BATCH_ITEMS } from "../../../core/schemas/writes.js";
+import type { IndexerReader } from "../indexer/reader.js";
+import { errorName, type Signer } from "../chain/clients.js";
+
+/** IMarket.CloseReason.DEADMAN */
+export const CLOSE_REASON_DEADMAN = 12;
+
+const calls = () =>
+  counter({ name: "venue_keeper_deadman_calls_total", help: "Dead-man cancel transactions the keeper sent, by result (ok, failed)", labelNames: ["result"] });
+const cancelled = () =>
+  counter({ name: "venue_keeper_deadman_orders_cancelled_total", help: "Open orders the keeper cancelled past their account's dead-man deadline (CloseReason DEADMAN)" });
+const accountsSeen = () =>
+  counter({ name: "venue_keeper_deadman_accounts_total", help: "Accounts past their dead-man deadline found with open orders (each time the executor acts on one)" });
+
+export type DeadmanRound = { accounts: number; sent: number; cancelled: number };
+
+export class DeadmanExecutor {
+  /** accountId → wait until the indexed block is above this (its cancel's block) */
+  private readonly holds = new Map<bigint, bigint>();
+
+  constructor(
+    private readonly reader: IndexerReader,
+    private readonly client: PublicClient,
+    private readonly signer: Signer,
+    private readonly engine: Address,
+    private readonly log: Logger,
+  ) {}
+
+  async round(): Promise<DeadmanRound> {
+    const block = await this.reader.block();
+    const now = (await this.client.getBlock({ blockTag: "latest" })).timestamp;
+    const rows = await this.reader.deadmanOrders(block, now);
+    const byAccount = new Map<bigint, Map<Hex, bigint[]>>();
+    for (const r of rows) {
+      const acct = BigInt(r.accountId);
+      const hold = this.holds.get(acct);
+      if (hold !== undefined && block.number <= hold) continue;
+      const m = byAccount.get(acct) ?? new Map<Hex, bigint[]>();
+      const key = r.marketId.toLowerCase() as Hex;
+      m.set(key, [...(m.get(key) ?? []), BigInt(r.orderId)]);
+      byAccount.set(acct, m);
+    }
+    const out: DeadmanRound = { accounts: byAccount.size, sent: 0, cancelled: 0 };
+    for (const [accountId, markets] of byAccount) {
+      accountsSeen().inc();
+      const items: Hex[] = [];
+      for (const [marketId, ids] of markets)
+        for (let i = 0; i < ids.length; i += MAX_BATCH_ITEMS)
+          items.push(encodeFunctionData({ abi: engineAbi, functionName: "cancelOrders", args: [accountId, marketId, ids.slice(i, i + MAX_BATCH_ITEMS)] }));
+      try {
+        const receipt =
+          items.length === 1
+            ? await this.signer.write({ address: this.engine, abi: engineAbi, functionName: "cancelOrders", args: cancelArgs(accountId, markets) })
+            : await this.signer.write({ address: this.engine, abi: engineAbi, functionName: "batch", args: [items.slice(0, MAX_BATCH_ITEMS), true] });
+        const n = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderClosed" }).filter(
+          (e) => e.args.accountId === accountId && Number(e.args.reason) === CLOSE_REASON_DEADMAN,
+        ).length;
+        this.holds.set(accountId, receipt.blockNumber);
+        calls().inc({ result: "ok" });
+        cancelled().inc(n);
+        out.sent++;
+        out.cancelled += n;
+        this.log.info({ accountId: accountId.toString(), orders: n, hash: receipt.transactionHash }, "dead-man: open orders cancelled");
+      } catch (e) {
+        // e.g. OperatorNotApproved: the deadline is not passed in the next block yet, or was moved
+        calls().inc({ result: "failed" });
+        this.holds.set(accountId, block.number);
+        this.log.warn({ accountId: accountId.toString(), err: errorName(e) }, "dead-man cancel failed");
+      }
+    }
+    return out;
+  }
+}
+
+/** The one cancelOrders of an account with a single market and at most 32 orders. */
+function cancelArgs(accountId: bigint, markets: Map<Hex, bigint[]>): readonly [bigint, Hex, readonly bigint[]] {
+  const [marketId, ids] = [...markets][0]!;
+  return [accountId, marketId, ids] as const;
+}

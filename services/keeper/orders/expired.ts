@@ -1,0 +1,99 @@
+/**
+ * The expired-order remover: resting good-til-time orders at or past their expiry are removed
+ * with Market.removeExpired (anyone may; each removed order's 0.50 bond goes to the caller, the
+ * keeper's wallet; CloseReason EXPIRED), in chunks of 32 per transaction.
+ * The candidates are the index's resting LIMIT orders; their expiry comes from the chain (the
+ * order's OrderPlaced event in its block, read once per order: it never changes; Market.getOrder's
+ * `expiresAt` is not filled by the contract today) until the orders table carries
+ * `expires_at` — then `IndexerReader.activeOrders` filters `expires_at BETWEEN 1 AND now` itself
+ * and the reads here go (one place: `expiredCandidates`).
+ */
+import { parseEventLogs, type Address, type PublicClient } from "viem";
+import type { Logger } from "pino";
+import { marketAbi } from "../../../abis/index.js";
+import { counter } from "../../../core/metrics.js";
+import { MAX_BATCH_ITEMS } from "../../../core/schemas/writes.js";
+import type { IndexerReader } from "../indexer/reader.js";
+import type { MarketDirectory } from "../chain/markets.js";
+import { errorName, type Signer } from "../chain/clients.js";
+
+/** IMarket.CloseReason.EXPIRED */
+export const CLOSE_REASON_EXPIRED = 11;
+
+const calls = () =>
+  counter({ name: "venue_keeper_expired_calls_total", help: "Market.removeExpired transactions the keeper sent, by result (ok, failed)", labelNames: ["result"] });
+const removed = () =>
+  counter({ name: "venue_keeper_expired_orders_removed_total", help: "Expired good-til-time orders the keeper removed (CloseReason EXPIRED; their bonds to the keeper)" });
+
+export type ExpiryRound = { candidates: number; sent: number; removed: number };
+
+export class ExpiredOrderRemover {
+  /** orderId → its expiresAt (0: none), read once from the chain */
+  private readonly expiry = new Map<bigint, bigint>();
+  /** orderId → wait until the indexed block is above this (the block of its removal attempt) */
+  private readonly holds = new Map<bigint, bigint>();
+
+  constructor(
+    private readonly reader: IndexerReader,
+    private readonly client: PublicClient,
+    private readonly signer: Signer,
+    private readonly markets: MarketDirectory,
+    private readonly log: Logger,
+  ) {}
+
+  /** Resting orders whose expiry is at or before `now`, by market address. */
+  private async expiredCandidates(now: bigint): Promise<Map<Address, bigint[]>> {
+    const block = await this.reader.block();
+    const rows = await this.reader.activeOrders(block);
+    const addressOf = new Map((await this.markets.list()).map((m) => [m.marketId.toLowerCase(), m.address] as const));
+    const out = new Map<Address, bigint[]>();
+    const live = new Set<bigint>();
+    for (const r of rows) {
+      const id = BigInt(r.orderId);
+      live.add(id);
+      const hold = this.holds.get(id);
+      if (hold !== undefined && block.number <= hold) continue;
+      const address = addressOf.get(r.marketId.toLowerCase());
+      if (!address) continue;
+      let at = this.expiry.get(id);
+      if (at === undefined) {
+        const block = BigInt(r.createdBlock);
+        const logs = await this.client.getContractEvents({ address, abi: marketAbi, eventName: "OrderPlaced", args: { orderId: id }, fromBlock: block, toBlock: block });
+        at = BigInt(logs[0]?.args.expiresAt ?? 0n);
+        this.expiry.set(id, at);
+      }
+      if (at !== 0n && at <= now) out.set(address, [...(out.get(address) ?? []), id]);
+    }
+    // closed orders leave the caches
+    for (const id of this.expiry.keys()) if (!live.has(id)) this.expiry.delete(id);
+    for (const id of this.holds.keys()) if (!live.has(id)) this.holds.delete(id);
+    return out;
+  }
+
+  async round(): Promise<ExpiryRound> {
+    const now = (await this.client.getBlock({ blockTag: "latest" })).timestamp;
+    const byMarket = await this.expiredCandidates(now);
+    const out: ExpiryRound = { candidates: [...byMarket.values()].reduce((a, v) => a + v.length, 0), sent: 0, removed: 0 };
+    for (const [address, ids] of byMarket) {
+      for (let i = 0; i < ids.length; i += MAX_BATCH_ITEMS) {
+        const chunk = ids.slice(i, i + MAX_BATCH_ITEMS);
+        try {
+          const receipt = await this.signer.write({ address, abi: marketAbi, functionName: "removeExpired", args: [chunk] });
+          const n = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderClosed" }).filter((e) => Number(e.args.reason) === CLOSE_REASON_EXPIRED).length;
+          for (const id of chunk) this.holds.set(id, receipt.blockNumber);
+          calls().inc({ result: "ok" });
+          removed().inc(n);
+          out.sent++;
+          out.removed += n;
+          this.log.info({ market: address, orders: n, hash: receipt.transactionHash }, "expired orders removed");
+        } catch (e) {
+          calls().inc({ result: "failed" });
+          const b = await this.reader.block().catch(() => null);
+          if (b) for (const id of chunk) this.holds.set(id, b.number);
+          this.log.warn({ market: address, err: errorName(e) }, "removeExpired failed");
+        }
+      }
+    }
+    return out;
+  }
+}
