@@ -331,6 +331,17 @@ export const engineAbi = [
         "type": "bytes32"
       }
     ],
+    "name": "MarketCancelOnly",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
     "name": "MarketClosed",
     "type": "error"
   },
@@ -354,6 +365,17 @@ export const engineAbi = [
       }
     ],
     "name": "MarketNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "MarketPostOnly",
     "type": "error"
   },
   {
@@ -2565,6 +2587,24 @@ export const engineAbi = [
       }
     ],
     "name": "setMarketCloseUplift",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "enum IMarket.MarketStatus",
+        "name": "status",
+        "type": "uint8"
+      }
+    ],
+    "name": "setMarketStatus",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"

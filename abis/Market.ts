@@ -269,6 +269,17 @@ export const marketAbi = [
         "type": "bytes32"
       }
     ],
+    "name": "MarketCancelOnly",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
     "name": "MarketClosed",
     "type": "error"
   },
@@ -292,6 +303,17 @@ export const marketAbi = [
       }
     ],
     "name": "MarketNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "MarketPostOnly",
     "type": "error"
   },
   {
@@ -1713,6 +1735,25 @@ export const marketAbi = [
         "type": "uint64"
       },
       {
+        "indexed": false,
+        "internalType": "enum IMarket.MarketStatus",
+        "name": "status",
+        "type": "uint8"
+      }
+    ],
+    "name": "MarketStatusSet",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
         "indexed": true,
         "internalType": "uint256",
         "name": "orderId",
@@ -2746,6 +2787,32 @@ export const marketAbi = [
     "name": "setCloseUplift",
     "outputs": [],
     "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "enum IMarket.MarketStatus",
+        "name": "status",
+        "type": "uint8"
+      }
+    ],
+    "name": "setStatus",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "status",
+    "outputs": [
+      {
+        "internalType": "enum IMarket.MarketStatus",
+        "name": "",
+        "type": "uint8"
+      }
+    ],
+    "stateMutability": "view",
     "type": "function"
   }
 ] as const;

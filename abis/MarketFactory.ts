@@ -332,6 +332,17 @@ export const marketFactoryAbi = [
         "type": "bytes32"
       }
     ],
+    "name": "MarketCancelOnly",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
     "name": "MarketClosed",
     "type": "error"
   },
@@ -355,6 +366,17 @@ export const marketFactoryAbi = [
       }
     ],
     "name": "MarketNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "MarketPostOnly",
     "type": "error"
   },
   {

@@ -248,6 +248,17 @@ export const marketOrdersAbi = [
         "type": "bytes32"
       }
     ],
+    "name": "MarketCancelOnly",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
     "name": "MarketClosed",
     "type": "error"
   },
@@ -271,6 +282,17 @@ export const marketOrdersAbi = [
       }
     ],
     "name": "MarketNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "MarketPostOnly",
     "type": "error"
   },
   {

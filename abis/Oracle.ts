@@ -301,6 +301,17 @@ export const oracleAbi = [
         "type": "bytes32"
       }
     ],
+    "name": "MarketCancelOnly",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
     "name": "MarketClosed",
     "type": "error"
   },
@@ -324,6 +335,17 @@ export const oracleAbi = [
       }
     ],
     "name": "MarketNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      }
+    ],
+    "name": "MarketPostOnly",
     "type": "error"
   },
   {

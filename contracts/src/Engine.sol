@@ -124,6 +124,11 @@ contract Engine is IEngine, AccessControl, EIP712 {
         _market(marketId).setActive(active);
     }
 
+    function setMarketStatus(bytes32 marketId, IMarket.MarketStatus status) external {
+        if (!hasRole(GUARDIAN_ROLE, msg.sender)) _checkRole(PARAMS_ROLE, msg.sender);
+        _market(marketId).setStatus(status);
+    }
+
     /// The market calendar (docs/CONTRACTS.md "Weekends and gaps"): sessions follow it with no
     /// key; a change waits at least `calendarDelay`; the margin uplift is set under PARAMS_ROLE.
     function scheduleMarketCalendar(bytes32 marketId, IMarket.Calendar calldata next, uint256 startsAt)

@@ -145,12 +145,7 @@ contract Market is MarketBase, Initializable {
         bool reduceOnly = collateralWad == 0 || OrderOptions.reduceOnly(options);
         s.reduceOnly = reduceOnly;
         // reduce-only closes keep working while the market is paused and before a close
-        IMarket.Session session_ = _sessionNow();
-        if (session_ == IMarket.Session.CLOSED) revert MarketClosed(_marketId());
-        if (!reduceOnly) {
-            if (!_isActive) revert MarketNotActive(_marketId());
-            if (session_ != IMarket.Session.OPEN) revert MarketReduceOnly(_marketId());
-        }
+        _checkStatus(reduceOnly, s.tif == uint256(IMarket.TimeInForce.POST_ONLY));
         index = _accrueFresh();
         if (collateralWad != 0 && (leverage == 0 || leverage > MarketArgs.get(MarketArgs.MAX_LEVERAGE))) {
             revert ExceedsMaxLeverage(leverage, MarketArgs.get(MarketArgs.MAX_LEVERAGE));

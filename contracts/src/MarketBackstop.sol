@@ -122,6 +122,22 @@ contract MarketBackstop is MarketBase, Initializable {
         _emitSession();
     }
 
+    function setStatus(IMarket.MarketStatus status_) external {
+        if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
+        if (uint256(status_) > uint256(IMarket.MarketStatus.REDUCE_ONLY)) revert InvalidParameters();
+        _mode = uint8(status_);
+        emit IMarket.MarketStatusSet(++seq, status_);
+    }
+
+    function status() external view returns (IMarket.MarketStatus) {
+        IMarket.Session s = _sessionNow();
+        if (s == IMarket.Session.CLOSED) return IMarket.MarketStatus.CLOSED;
+        if (!_isActive) return IMarket.MarketStatus.PAUSED;
+        IMarket.MarketStatus mode = IMarket.MarketStatus(_mode);
+        if (s == IMarket.Session.REDUCE_ONLY && mode != IMarket.MarketStatus.CANCEL_ONLY) return IMarket.MarketStatus.REDUCE_ONLY;
+        return mode;
+    }
+
     function _emitSession() internal {
         (IMarket.Session s, uint256 now_, uint256 close) = session();
         emit IMarket.MarketSessionChanged(++seq, s, now_, close);

@@ -150,6 +150,8 @@ abstract contract MarketBase is IVenueErrors {
     /// The market's names; its numbers are the clone's immutable args (libraries/MarketArgs.sol).
     MarketNames internal _names;
     bool internal _isActive;
+    /// The guardian's mode (IMarket.MarketStatus ACTIVE to REDUCE_ONLY): same slot as `seq`.
+    uint8 internal _mode;
     uint64 internal seq;
     uint64 internal _orderCount;
     /// Same slot as `seq` (warm in every transaction): the close uplift (bps, 0 = none) costs no
@@ -770,6 +772,20 @@ abstract contract MarketBase is IVenueErrors {
     function _upliftBps() internal view returns (uint256) {
         uint256 u = _closeUpliftBps;
         return u == 0 || _sessionNow() == IMarket.Session.OPEN ? BPS : u;
+    }
+
+    /// What the market's status lets through now (docs/CONTRACTS.md "Market status"): nothing
+    /// when CLOSED or CANCEL_ONLY; in POST_ONLY only an order that does not take (`postOnly`);
+    /// paused, in REDUCE_ONLY and in the window before a close only reduce-only orders.
+    function _checkStatus(bool reduceOnly, bool postOnly) internal view {
+        IMarket.Session session_ = _sessionNow();
+        if (session_ == IMarket.Session.CLOSED) revert MarketClosed(_marketId());
+        uint256 mode = _mode;
+        if (mode == uint256(IMarket.MarketStatus.CANCEL_ONLY)) revert MarketCancelOnly(_marketId());
+        if (mode == uint256(IMarket.MarketStatus.POST_ONLY) && !postOnly) revert MarketPostOnly(_marketId());
+        if (reduceOnly) return;
+        if (!_isActive) revert MarketNotActive(_marketId());
+        if (session_ != IMarket.Session.OPEN || mode == uint256(IMarket.MarketStatus.REDUCE_ONLY)) revert MarketReduceOnly(_marketId());
     }
 
     /// The session now: the calendar in force and `block.timestamp` (one storage read).

@@ -71,16 +71,10 @@ contract MarketOrders is MarketBase {
         _afterTrade(index, false);
     }
 
-    /// A modify needs what a placement needs: not CLOSED, a fresh index; an order that can open
-    /// exposure also an active market in OPEN (a reduce-only one may be modified in the window and
-    /// while paused, as it may be placed).
+    /// A modify needs what a post-only placement needs (`_checkStatus`) and a fresh index.
     function _admitModify(bool reduceOnly) internal returns (uint256 index) {
-        IMarket.Session session_ = _sessionNow();
-        if (session_ == IMarket.Session.CLOSED) revert MarketClosed(_marketId());
-        if (!reduceOnly) {
-            if (!_isActive) revert MarketNotActive(_marketId());
-            if (session_ != IMarket.Session.OPEN) revert MarketReduceOnly(_marketId());
-        }
+        // a modify never takes: it passes where post-only orders pass
+        _checkStatus(reduceOnly, true);
         index = _accrueFresh();
     }
 

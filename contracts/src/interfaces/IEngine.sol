@@ -170,6 +170,8 @@ interface IEngine is IVenueErrors {
 
     // ─── admin ───────────────────────────────────────────────────────────────────────────
     function setMarketActive(bytes32 marketId, bool active) external;
+    /// GUARDIAN_ROLE or PARAMS_ROLE: the market's mode (IMarket.setStatus).
+    function setMarketStatus(bytes32 marketId, IMarket.MarketStatus status) external;
     /// PARAMS_ROLE: the market's next calendar (IMarket.scheduleCalendar), in force from
     /// `startsAt` ≥ now + calendarDelay (else InvalidParameters; 0: this block's second).
     function scheduleMarketCalendar(bytes32 marketId, IMarket.Calendar calldata next, uint256 startsAt) external;

@@ -50,6 +50,15 @@ interface IMarket is IVenueErrors {
     /// to normal, liquidations resume.
     enum Session { OPEN, REDUCE_ONLY, CLOSED }
 
+    /// What the market accepts now (docs/CONTRACTS.md "Market status"; `status()`). The first four
+    /// are the guardian's mode (`setStatus`): ACTIVE everything; POST_ONLY only post-only orders
+    /// (MarketPostOnly); CANCEL_ONLY no order at all (MarketCancelOnly); REDUCE_ONLY only
+    /// reduce-only orders (MarketReduceOnly, as in the window before a close, which shows as
+    /// REDUCE_ONLY too). CLOSED: the calendar's close (MarketClosed; no liquidation). PAUSED: the
+    /// guardian's pause (`setActive(false)`: MarketNotActive; reduce-only orders still pass).
+    /// Cancels work in every status; liquidations in every status but CLOSED.
+    enum MarketStatus { ACTIVE, POST_ONLY, CANCEL_ONLY, REDUCE_ONLY, CLOSED, PAUSED }
+
     /// A weekly close (libraries/MarketCalendar.sol): CLOSED from `closeAtMin` (minutes since
     /// Monday 00:00 UTC) for `closedMin` minutes (≤ MAX_CLOSED, 96 h), REDUCE_ONLY in the
     /// `windowMin` minutes before (15 min to 12 h); closedMin = 0: no close, always OPEN.
@@ -204,6 +213,8 @@ interface IMarket is IVenueErrors {
     /// `marginUpliftBps` the multiplier of initial and maintenance margin now (1e4 = none: OPEN,
     /// or no uplift set), `closeUpliftBps` the one REDUCE_ONLY and CLOSED apply (set under
     /// PARAMS_ROLE; 1e4 = none). Sessions themselves change with time (no event): see `calendar`.
+    /// The guardian's mode (ACTIVE, POST_ONLY, CANCEL_ONLY or REDUCE_ONLY).
+    event MarketStatusSet(uint64 seq, MarketStatus status);
     event MarketSessionChanged(uint64 seq, Session session, uint256 marginUpliftBps, uint256 closeUpliftBps);
     /// A calendar was scheduled: `next` is in force from `startsAt` (seconds; the second of
     /// this block on a zero-delay local engine), `current` until then (docs/CONTRACTS.md "Weekends and gaps").
@@ -295,6 +306,10 @@ interface IMarket is IVenueErrors {
     function initialize(MarketParams calldata p) external;
 
     function setActive(bool active) external;
+    /// Engine only (GUARDIAN_ROLE or PARAMS_ROLE): the mode, ACTIVE to REDUCE_ONLY (else InvalidParameters).
+    function setStatus(MarketStatus status) external;
+    /// The status now: the mode, the calendar's session and the pause together.
+    function status() external view returns (MarketStatus);
     /// Engine only (PARAMS_ROLE, at least the engine's calendar delay ahead): `next` is in force
     /// from `startsAt`, at which second it must be OPEN (a close is never entered, extended or
     /// joined to another by a change; one in progress may be cut short). A calendar scheduled

@@ -91,4 +91,8 @@ interface IVenueErrors {
     error DeadmanTooSoon(uint256 deadline, uint256 earliest);
     /// VALIDATION_ERROR: a batch longer than the engine takes in one call.
     error BatchTooLarge(uint256 count, uint256 max);
+    /// MARKET_POST_ONLY: the market accepts only post-only orders now (its status).
+    error MarketPostOnly(bytes32 marketId);
+    /// MARKET_CANCEL_ONLY: the market accepts no orders now, only cancels (its status).
+    error MarketCancelOnly(bytes32 marketId);
 }

@@ -15,7 +15,7 @@ abstract contract VenueInvariantBase is VenueFixture {
         super.setUp();
         handler = new VenueHandler(engine, [market, gbp], oracle, token, lens, admin, 5);
         targetContract(address(handler));
-        bytes4[] memory sel = new bytes4[](41);
+        bytes4[] memory sel = new bytes4[](42);
         sel[0] = VenueHandler.deposit.selector;
         sel[1] = VenueHandler.withdraw.selector;
         sel[2] = VenueHandler.placeLimit.selector;
@@ -57,6 +57,7 @@ abstract contract VenueInvariantBase is VenueFixture {
         sel[38] = VenueHandler.batchPlaceCancel.selector; // issue 29
         sel[39] = VenueHandler.modifyOrder.selector; // issue 29
         sel[40] = VenueHandler.modifyOrder.selector;
+        sel[41] = VenueHandler.setStatus.selector; // issue 29: market status
         targetSelector(FuzzSelector(address(handler), sel));
         // seed every actor with margin so the first steps can trade
         for (uint256 i; i < 5; ++i) handler.deposit(i, 5_000e6);

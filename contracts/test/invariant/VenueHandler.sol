@@ -50,6 +50,8 @@ contract VenueHandler is Test {
 
     // ─── world state the classification depends on ───────────────────────────────────────
     bool[2] public paused;
+    /// The guardian's mode per market (IMarket.MarketStatus ACTIVE..REDUCE_ONLY; setStatus).
+    uint8[2] public mode;
     bool[2] public stale; // the feed of this market stopped (until a warp or a price move)
     uint256 internal staleSteps; // the feed comes back on its own after a few steps
     uint256[2] internal pausedSteps; // and the admin resumes a paused market
@@ -274,7 +276,9 @@ contract VenueHandler is Test {
     /// empty book, too many orders, initial margin; a stale feed and a pause when they hold; the
     /// operator band when an operator acts; the exposure caps.
     function _orderRefusals(uint256 k) internal view returns (bytes4[] memory a) {
-        a = new bytes4[](22);
+        a = new bytes4[](24);
+        a[22] = mode[k] == uint8(IMarket.MarketStatus.POST_ONLY) ? IVenueErrors.MarketPostOnly.selector : bytes4(0xffffffff);
+        a[23] = mode[k] == uint8(IMarket.MarketStatus.CANCEL_ONLY) ? IVenueErrors.MarketCancelOnly.selector : bytes4(0xffffffff);
         // Market v2's time in force (placeWithOptions)
         a[18] = IVenueErrors.PostOnlyWouldCross.selector;
         a[19] = IVenueErrors.FillOrKillUnfilled.selector;
@@ -282,7 +286,9 @@ contract VenueHandler is Test {
         a[21] = IVenueErrors.ReduceOnlyExceedsPosition.selector;
         a[17] = operatorActing ? IVenueErrors.OperatorLimitExceeded.selector : bytes4(0xffffffff);
         a[15] = _sess(k) == IMarket.Session.CLOSED ? IVenueErrors.MarketClosed.selector : bytes4(0xffffffff);
-        a[16] = _sess(k) == IMarket.Session.REDUCE_ONLY ? IVenueErrors.MarketReduceOnly.selector : bytes4(0xffffffff);
+        a[16] = _sess(k) == IMarket.Session.REDUCE_ONLY || mode[k] == uint8(IMarket.MarketStatus.REDUCE_ONLY)
+            ? IVenueErrors.MarketReduceOnly.selector
+            : bytes4(0xffffffff);
         a[12] = operatorActing ? IVenueErrors.OperatorPriceTooFar.selector : bytes4(0xffffffff);
         a[13] = IVenueErrors.PositionCapExceeded.selector;
         a[14] = IVenueErrors.OpenInterestCapExceeded.selector;
@@ -1178,6 +1184,16 @@ contract VenueHandler is Test {
     }
 
     /// The admin pauses a market for 1-5 steps (or resumes it early).
+    /// The guardian sets a market's mode (ACTIVE, POST_ONLY, CANCEL_ONLY, REDUCE_ONLY); back to
+    /// ACTIVE half of the time so the other actions keep trading.
+    function setStatus(uint256 marketSeed, uint256 statusSeed) external step {
+        uint256 k = marketSeed & 1;
+        uint8 m = statusSeed & 1 == 0 ? 0 : uint8(statusSeed >> 1 & 3);
+        vm.prank(admin);
+        engine.setMarketStatus(ids[k], IMarket.MarketStatus(m));
+        mode[k] = m;
+    }
+
     function setPaused(uint256 marketSeed, bool pause) external step {
         uint256 k = marketSeed & 1;
         if (pause == paused[k]) return;

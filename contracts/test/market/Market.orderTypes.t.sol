@@ -402,6 +402,72 @@ contract MarketOrderTypesTest is VenueFixture {
         }
     }
 
+
+    // ─── market status ───────────────────────────────────────────────────────────────────
+
+    function _setStatus(IMarket.MarketStatus st) internal {
+        engine.setMarketStatus(EUR, st); // the fixture's admin holds GUARDIAN_ROLE
+        assertEq(uint256(market.status()), uint256(st));
+    }
+
+    function test_status_eachModeLetsThroughWhatItSays() public {
+        uint256 ask = _limit(bob, b, SHORT, 108e6, 10, 1.0805e18);
+        _market(alice, a, LONG, 10.8e6, 10); // alice long ~100
+        uint256 bid = _limit(carol, c, LONG, 108e6, 10, 1.0795e18);
+        bytes memory postOnly = abi.encodeWithSelector(IVenueErrors.MarketPostOnly.selector, EUR);
+        bytes memory cancelOnly = abi.encodeWithSelector(IVenueErrors.MarketCancelOnly.selector, EUR);
+        bytes memory reduceOnly = abi.encodeWithSelector(IVenueErrors.MarketReduceOnly.selector, EUR);
+
+        _setStatus(IMarket.MarketStatus.POST_ONLY);
+        vm.expectRevert(postOnly);
+        _limit(bob, b, SHORT, 108e6, 10, 1.0806e18);
+        vm.expectRevert(postOnly);
+        _market(alice, a, LONG, 10.8e6, 10);
+        vm.prank(alice);
+        vm.expectRevert(postOnly);
+        engine.closePosition(a, EUR, MKT, 0, bytes32(0));
+        _opt(bob, _p(b, SHORT, LMT, 108e6, 10, 1.0806e18, POST, false, 0)); // a maker's order passes
+        _modify(carol, c, bid, bytes32(0), 1.0794e18, 500e18); // a modify never takes: passes
+
+        _setStatus(IMarket.MarketStatus.CANCEL_ONLY);
+        vm.expectRevert(cancelOnly);
+        _opt(bob, _p(b, SHORT, LMT, 108e6, 10, 1.0807e18, POST, false, 0));
+        vm.prank(alice);
+        vm.expectRevert(cancelOnly);
+        engine.closePosition(a, EUR, MKT, 0, bytes32(0));
+        vm.prank(carol);
+        vm.expectRevert(cancelOnly);
+        engine.modifyOrder(c, EUR, bid, bytes32(0), 1.0793e18, 500e18);
+        vm.prank(bob);
+        engine.cancelOrderById(b, EUR, ask); // cancels work in every status
+
+        _setStatus(IMarket.MarketStatus.REDUCE_ONLY);
+        vm.expectRevert(reduceOnly);
+        _limit(bob, b, SHORT, 108e6, 10, 1.0807e18);
+        vm.prank(alice);
+        engine.closePosition(a, EUR, MKT, 0, bytes32(0)); // into carol's bid
+        assertEq(_pos(a).sizeQty, 0);
+
+        _setStatus(IMarket.MarketStatus.ACTIVE);
+        _limit(bob, b, SHORT, 108e6, 10, 1.0807e18);
+        engine.setMarketActive(EUR, false);
+        assertEq(uint256(market.status()), uint256(IMarket.MarketStatus.PAUSED));
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.InvalidParameters.selector));
+        engine.setMarketStatus(EUR, IMarket.MarketStatus.CLOSED);
+        vm.prank(stranger);
+        vm.expectRevert();
+        engine.setMarketStatus(EUR, IMarket.MarketStatus.CANCEL_ONLY);
+        _checkAll();
+    }
+
+    function test_status_closedByTheCalendar() public {
+        _testCalendar(EUR);
+        _toSession(EUR, IMarket.Session.REDUCE_ONLY);
+        assertEq(uint256(market.status()), uint256(IMarket.MarketStatus.REDUCE_ONLY));
+        _toSession(EUR, IMarket.Session.CLOSED);
+        assertEq(uint256(market.status()), uint256(IMarket.MarketStatus.CLOSED));
+    }
+
     // ─── properties ──────────────────────────────────────────────────────────────────────
 
     /// Any time in force against a random book: post-only never matches, IOC and MARKET never
