@@ -37,6 +37,12 @@ export const ERROR_CODES = {
   OPERATOR_LIMIT_EXCEEDED: 403,
   POSITION_CAP_EXCEEDED: 422,
   OPEN_INTEREST_CAP_EXCEEDED: 422,
+  /** a post-only order priced at or beyond the best opposite price (it would have taken) */
+  POST_ONLY_WOULD_CROSS: 409,
+  /** a fill-or-kill order that could not fill whole at once (nothing changed) */
+  FILL_OR_KILL_UNFILLED: 409,
+  /** a fill-or-kill reduce-only order sized beyond the position */
+  REDUCE_ONLY_EXCEEDS_POSITION: 422,
   POSITION_NOT_FOUND: 404,
   TRANSACTION_NOT_FOUND: 404,
   /** the write's validUntil passed before it was mined: its nonce went to a no-op (or nothing was sent) */
@@ -104,6 +110,9 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   OPERATOR_LIMIT_EXCEEDED: "A write the relayer (the account's operator) submits goes beyond the policy the owner set for it on chain (`Engine.setOperator`, or the signed operator approval): a leverage above the policy's `maxLeverage`, or more than its adverse-execution budget (`budgetBps` of the account's value per rolling 24 h: what orders may cost beyond the mark, plus fees). The owner, signing itself, is not bounded by it.",
   POSITION_CAP_EXCEEDED: "The order would take the account's position in this market beyond the market's `maxPositionQty`.",
   OPEN_INTEREST_CAP_EXCEEDED: "The order would take the market's open interest beyond its `maxOpenInterestQty`; orders that only reduce are never refused for it.",
+  POST_ONLY_WOULD_CROSS: "A POST_ONLY order is priced at or beyond the best opposite price: it would have taken liquidity instead of resting (nothing was sent or changed). Price it behind the best opposite price, or use GTC.",
+  FILL_OR_KILL_UNFILLED: "A FOK order could not fill its whole quantity at once within the price band: nothing filled, nothing changed.",
+  REDUCE_ONLY_EXCEEDS_POSITION: "A FOK reduce-only order's quantity (collateral × leverage / price, as an opening order is sized) is larger than the position it reduces; a GTC or IOC one is capped at the position instead.",
   POSITION_NOT_FOUND: "No position with this id.",
   TRANSACTION_NOT_FOUND: "No write with this request id for this caller.",
   EXPIRED: "The write's validUntil passed before it was mined: its nonce went to a no-op, or nothing was sent.",
@@ -177,6 +186,13 @@ export const CONTRACT_ERROR_CODES: Record<string, ErrorCode> = {
   TooManyAdlCandidates: "VALIDATION_ERROR",
   // reduceFundPosition before its 300 s interval (the keeper's call; no API route sends it)
   FundReductionNotDue: "VALIDATION_ERROR",
+  // Market v2 order options (docs/CONTRACTS.md "Time in force")
+  PostOnlyWouldCross: "POST_ONLY_WOULD_CROSS",
+  FillOrKillUnfilled: "FILL_OR_KILL_UNFILLED",
+  ReduceOnlyExceedsPosition: "REDUCE_ONLY_EXCEEDS_POSITION",
+  // a combination of time in force, order type and expiry that does not exist; an expiry not after now
+  InvalidOrderOptions: "VALIDATION_ERROR",
+  InvalidExpiry: "VALIDATION_ERROR",
   // OpenZeppelin's Ownable guards the tokens' mint; the venue's roles revert Unauthorized
   OwnableUnauthorizedAccount: "UNAUTHORIZED",
 };
@@ -215,6 +231,9 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   OPERATOR_LIMIT_EXCEEDED: "the write goes beyond the policy the account's owner set for the relayer (leverage or daily budget)",
   POSITION_CAP_EXCEEDED: "the order would take the position beyond the market's maximum position size",
   OPEN_INTEREST_CAP_EXCEEDED: "the order would take the market's open interest beyond its cap",
+  POST_ONLY_WOULD_CROSS: "the post-only order would cross the best opposite price",
+  FILL_OR_KILL_UNFILLED: "the fill-or-kill order could not fill whole at once",
+  REDUCE_ONLY_EXCEEDS_POSITION: "the fill-or-kill reduce-only order is larger than the position",
 };
 
 /** Turns a decoded contract error (name + args) into an ApiError. */
