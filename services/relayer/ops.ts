@@ -111,7 +111,7 @@ const orderPending = (p: { clientKey: Hex; marketId: Hex; orderType: string; lim
 /** The order's echo of its options: the time in force the market applies (a MARKET's GTC is IOC), reduce-only, the expiry (null: none). */
 const optionsPending = (p: Params["placeOrder"]) => ({
   timeInForce: appliedTimeInForce(p.orderType, p.timeInForce),
-  reduceOnly: p.reduceOnly === true || p.collateralAmount === "0",
+  reduceOnly: p.reduceOnly === true || BigInt(p.collateralAmount) === 0n,
   expiresAt: p.expiresAt !== undefined ? Number(p.expiresAt) : null,
 });
 
@@ -128,7 +128,7 @@ function checkExpiry(chain: Chain, expiresAt: string | undefined) {
  * the order's own side.
  */
 async function checkReduceOnly(chain: Chain, p: Params["placeOrder"], m: { address: Address; symbol: string }) {
-  if (p.reduceOnly !== true || p.collateralAmount === "0") return;
+  if (p.reduceOnly !== true || BigInt(p.collateralAmount) === 0n) return;
   const pos = await openPosition(chain, p.accountId, p.marketId);
   if ((pos.sizeQty > 0n) === (p.side === "LONG"))
     throw new ApiError("NO_POSITION", `a reduce-only ${p.side} order needs a ${p.side === "LONG" ? "short" : "long"} position in ${m.symbol}`);
