@@ -426,7 +426,12 @@ export const order = onchainTable(
     marginRemainingWad: t.bigint().notNull(),
     marginReturnedWad: t.bigint().notNull(),
     status: t.text().notNull(), // active | filled | cancelled
-    closeReason: t.text(), // FILLED USER_CANCEL UNFILLED_MARKET REDUCE_ONLY_EXPIRED FILL_CAP LIQUIDATION DUST MARGIN REDUCE_ONLY_SESSION
+    closeReason: t.text(), // FILLED USER_CANCEL UNFILLED_MARKET REDUCE_ONLY_EXPIRED FILL_CAP LIQUIDATION DUST MARGIN REDUCE_ONLY_SESSION OPERATOR_BAND UNFILLED_IOC EXPIRED DEADMAN
+    // Market v2 options as OrderPlaced reports them: GTC | IOC | FOK | POST_ONLY (a MARKET order's
+    // GTC is IOC); expiry in seconds, 0 = none. An active order at or past its expiry never fills:
+    // the reads show it cancelled from that second (core/reads/plans.ts), before anyone removes it
+    timeInForce: t.text().notNull(),
+    expiresAt: t.bigint().notNull(),
     createdBlock: t.bigint().notNull(),
     createdAt: t.bigint().notNull(),
     updatedAt: t.bigint().notNull(),

@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   MARKET_NOT_ACTIVE: 409,
   MARKET_CLOSED: 409,
   MARKET_REDUCE_ONLY: 409,
+  MARKET_POST_ONLY: 409,
+  MARKET_CANCEL_ONLY: 409,
   EXCEEDS_MAX_LEVERAGE: 400,
   ORDER_NOT_FOUND: 404,
   NO_POSITION: 404,
@@ -37,6 +39,12 @@ export const ERROR_CODES = {
   OPERATOR_LIMIT_EXCEEDED: 403,
   POSITION_CAP_EXCEEDED: 422,
   OPEN_INTEREST_CAP_EXCEEDED: 422,
+  /** a post-only order priced at or beyond the best opposite price (it would have taken) */
+  POST_ONLY_WOULD_CROSS: 409,
+  /** a fill-or-kill order that could not fill whole at once (nothing changed) */
+  FILL_OR_KILL_UNFILLED: 409,
+  /** a fill-or-kill reduce-only order sized beyond the position */
+  REDUCE_ONLY_EXCEEDS_POSITION: 422,
   POSITION_NOT_FOUND: 404,
   TRANSACTION_NOT_FOUND: 404,
   /** the write's validUntil passed before it was mined: its nonce went to a no-op (or nothing was sent) */
@@ -89,7 +97,9 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   MARKET_NOT_FOUND: "No market with this id.",
   MARKET_NOT_ACTIVE: "The market is paused.",
   MARKET_CLOSED: "The market is closed for its session break (FX weekend): no orders and no liquidation until it reopens; cancels and withdrawals of free margin work. The message names the reopening (ISO 8601 UTC) from the market's on-chain calendar.",
-  MARKET_REDUCE_ONLY: "The market is in its pre-close window: only orders that reduce a position (closes) are accepted. The message names the reopening (ISO 8601 UTC) from the market's on-chain calendar.",
+  MARKET_REDUCE_ONLY: "The market is in its pre-close window, or the guardian set it REDUCE_ONLY: only orders that reduce a position (closes) are accepted. The message names the reopening (ISO 8601 UTC) from the market's on-chain calendar.",
+  MARKET_POST_ONLY: "The guardian set the market POST_ONLY: only post-only orders (and modifies, which never take) are accepted; cancels work.",
+  MARKET_CANCEL_ONLY: "The guardian set the market CANCEL_ONLY: no orders are accepted, only cancels.",
   EXCEEDS_MAX_LEVERAGE: "Leverage is 0 or above the market's maximum.",
   ORDER_NOT_FOUND: "No open order with this client key (it does not exist, or is filled or cancelled).",
   NO_POSITION: "No open position in this market to close or to move margin of.",
@@ -108,6 +118,9 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   OPERATOR_LIMIT_EXCEEDED: "A write the relayer (the account's operator) submits goes beyond the policy the owner set for it on chain (`Engine.setOperator`, or the signed operator approval): a leverage above the policy's `maxLeverage`, or more than its adverse-execution budget (`budgetBps` of the account's value per rolling 24 h: what orders may cost beyond the mark, plus fees). The owner, signing itself, is not bounded by it.",
   POSITION_CAP_EXCEEDED: "The order would take the account's position in this market beyond the market's `maxPositionQty`.",
   OPEN_INTEREST_CAP_EXCEEDED: "The order would take the market's open interest beyond its `maxOpenInterestQty`; orders that only reduce are never refused for it.",
+  POST_ONLY_WOULD_CROSS: "A POST_ONLY order is priced at or beyond the best opposite price: it would have taken liquidity instead of resting (nothing was sent or changed). Price it behind the best opposite price, or use GTC.",
+  FILL_OR_KILL_UNFILLED: "A FOK order could not fill its whole quantity at once within the price band: nothing filled, nothing changed.",
+  REDUCE_ONLY_EXCEEDS_POSITION: "A FOK reduce-only order's quantity (collateral × leverage / price, as an opening order is sized) is larger than the position it reduces; a GTC or IOC one is capped at the position instead.",
   POSITION_NOT_FOUND: "No position with this id.",
   TRANSACTION_NOT_FOUND: "No write with this request id for this caller.",
   EXPIRED: "The write's validUntil passed before it was mined: its nonce went to a no-op, or nothing was sent.",
@@ -160,6 +173,8 @@ export const CONTRACT_ERROR_CODES: Record<string, ErrorCode> = {
   MarketNotActive: "MARKET_NOT_ACTIVE",
   MarketClosed: "MARKET_CLOSED",
   MarketReduceOnly: "MARKET_REDUCE_ONLY",
+  MarketPostOnly: "MARKET_POST_ONLY",
+  MarketCancelOnly: "MARKET_CANCEL_ONLY",
   ExceedsMaxLeverage: "EXCEEDS_MAX_LEVERAGE",
   OrderNotFound: "ORDER_NOT_FOUND",
   NoPosition: "NO_POSITION",
@@ -183,6 +198,13 @@ export const CONTRACT_ERROR_CODES: Record<string, ErrorCode> = {
   TooManyAdlCandidates: "VALIDATION_ERROR",
   // reduceFundPosition before its 300 s interval (the keeper's call; no API route sends it)
   FundReductionNotDue: "VALIDATION_ERROR",
+  // Market v2 order options (docs/CONTRACTS.md "Time in force")
+  PostOnlyWouldCross: "POST_ONLY_WOULD_CROSS",
+  FillOrKillUnfilled: "FILL_OR_KILL_UNFILLED",
+  ReduceOnlyExceedsPosition: "REDUCE_ONLY_EXCEEDS_POSITION",
+  // a combination of time in force, order type and expiry that does not exist; an expiry not after now
+  InvalidOrderOptions: "VALIDATION_ERROR",
+  InvalidExpiry: "VALIDATION_ERROR",
   // OpenZeppelin's Ownable guards the tokens' mint; the venue's roles revert Unauthorized
   OwnableUnauthorizedAccount: "UNAUTHORIZED",
   // Engine.setDeadman sooner than now + MIN_DEADMAN_DELAY; Engine.batch / cancelOrders beyond MAX_BATCH
@@ -203,6 +225,8 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   MARKET_NOT_ACTIVE: "market is paused",
   MARKET_CLOSED: "market is closed until it reopens",
   MARKET_REDUCE_ONLY: "market is reduce-only before its close: only closes are accepted",
+  MARKET_POST_ONLY: "market accepts only post-only orders now",
+  MARKET_CANCEL_ONLY: "market accepts only cancels now",
   EXCEEDS_MAX_LEVERAGE: "leverage must be between 1 and the market's maximum",
   ORDER_NOT_FOUND: "no open order with this client key",
   NO_POSITION: "no open position in this market",
@@ -226,6 +250,9 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   OPEN_INTEREST_CAP_EXCEEDED: "the order would take the market's open interest beyond its cap",
   DEADMAN_TOO_SOON: "the dead-man deadline must be 0 (off) or at least 5 s after the chain's time",
   BATCH_TOO_LARGE: "at most 32 items in one batch",
+  POST_ONLY_WOULD_CROSS: "the post-only order would cross the best opposite price",
+  FILL_OR_KILL_UNFILLED: "the fill-or-kill order could not fill whole at once",
+  REDUCE_ONLY_EXCEEDS_POSITION: "the fill-or-kill reduce-only order is larger than the position",
 };
 
 /** Turns a decoded contract error (name + args) into an ApiError. */

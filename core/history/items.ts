@@ -9,6 +9,7 @@ import { formatField } from "../fields.js";
 import { secondsToISO } from "../units.js";
 import type { Ohlcv } from "../candles.js";
 import type * as H from "../schemas/history.js";
+import type { TimeInForceName } from "../order-options.js";
 
 /** An account's PnL at one period end (src/api/lib/pnl.ts computes it). */
 export type PnlPoint = {
@@ -188,6 +189,8 @@ export function historicalOrderItem(r: typeof order.$inferSelect): Out<typeof H.
     reduceOnly: r.reduceOnly,
     status: r.status as "active" | "filled" | "cancelled",
     closeReason: r.closeReason,
+    timeInForce: r.timeInForce as TimeInForceName,
+    expiresAt: r.expiresAt === 0n ? null : Number(r.expiresAt),
     price: r.priceX18.toString(),
     priceFormatted: formatField("price", r.priceX18),
     originalQuantity: r.originalQty.toString(),

@@ -56,8 +56,8 @@ const writeResponses = <T extends z.ZodRawShape>(status: 200 | 201, schema: z.Zo
   401: err("UNAUTHENTICATED: missing or expired bearer token"),
   403: err("UNAUTHORIZED (not the account owner), OPERATOR_NOT_APPROVED, NOT_REGISTERED (closed beta)"),
   404: err("ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND, ORDER_NOT_FOUND, NO_POSITION"),
-  409: err("MARKET_NOT_ACTIVE, IDEMPOTENCY_CONFLICT, CLIENT_KEY_IN_USE, SELF_TRADE, NO_LIQUIDITY, EXPIRED (validUntil passed before it was mined), CANCELLED"),
-  422: err("INSUFFICIENT_MARGIN, INSUFFICIENT_BALANCE, INSUFFICIENT_ALLOWANCE, TRANSACTION_REVERTED"),
+  409: err("MARKET_NOT_ACTIVE, IDEMPOTENCY_CONFLICT, CLIENT_KEY_IN_USE, SELF_TRADE, NO_LIQUIDITY, POST_ONLY_WOULD_CROSS, FILL_OR_KILL_UNFILLED, EXPIRED (validUntil passed before it was mined), CANCELLED"),
+  422: err("INSUFFICIENT_MARGIN, INSUFFICIENT_BALANCE, INSUFFICIENT_ALLOWANCE, REDUCE_ONLY_EXCEEDS_POSITION, TRANSACTION_REVERTED"),
   429: err("RATE_LIMITED: too many writes of this account or of the caller not mined yet (Retry-After)"),
   503: err("PRICE_STALE, RELAYER_OUT_OF_FUNDS (the relayer's signer is low on ether: nothing was queued), SERVICE_UNAVAILABLE (relayer down)"),
 });

@@ -5,7 +5,7 @@ import { NO_POSITION, computeSettle, fillable, marginPortion, orderQuantity, pos
 
 const px = (v: string) => parseUnits(v, 18);
 /** EUR on the devnet: 50×, maker fee 1 bps, OPEN, no funding accrued. */
-const EUR: FillableMarket = { maxLeverage: 50n, maxPositionQty: px("1000000"), upliftBps: 10_000n, makerFeeBps: 1n, cumulativeIndexX18: 0n, open: true };
+const EUR: FillableMarket = { maxLeverage: 50n, maxPositionQty: px("1000000"), upliftBps: 10_000n, makerFeeBps: 1n, cumulativeIndexX18: 0n, open: true, nowSeconds: 0n };
 const bid = (o: Partial<RestingOrder> = {}): RestingOrder => ({ isBid: true, reduceOnly: false, priceX18: px("1.08"), leftQty: px("1000"), marginRemainingWad: px("200"), ...o });
 const pos = (sizeQty: string, openNotional: string, margin: string, lastFundingIndexX18 = 0n): SettlePosition => ({
   sizeQty: px(sizeQty),

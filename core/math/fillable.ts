@@ -1,7 +1,8 @@
 /**
  * Whether a resting order could fill an ordinary taker now (MarketBase._fillable): the sweep's own
  * tests without side effects, in exact bigint as the contracts compute them. A reduce-only order
- * whose position is gone (flat, or on the order's own side) cannot fill; outside OPEN every order
+ * whose position is gone (flat, or on the order's own side) cannot fill, nor one at or past its
+ * expiry (a good-til-time order, MarketBase._expired); outside OPEN every order
  * fills only up to what its position lets it reduce; and no fill may leave the maker below initial
  * margin at the mark (MarketBase._computeSettle, _trade, _meetsInitialMargin). The book's reads
  * count only such orders (core/reads/depth.ts), as `getFillableLevels` does.
@@ -118,13 +119,22 @@ export type RestingOrder = {
   priceX18: bigint;
   leftQty: bigint; // original − filled
   marginRemainingWad: bigint;
+  /** a good-til-time order's expiry, seconds (absent or 0: none) */
+  expiresAt?: bigint;
 };
 
-/** The market now: its rules, maker fee, stored cumulative funding index and whether the session is OPEN. */
-export type FillableMarket = MarginRules & { makerFeeBps: bigint; cumulativeIndexX18: bigint; open: boolean };
+/**
+ * The market now: its rules, maker fee, stored cumulative funding index, whether the session is
+ * OPEN, and the time (seconds: the block's, which `_expired` reads).
+ */
+export type FillableMarket = MarginRules & { makerFeeBps: bigint; cumulativeIndexX18: bigint; open: boolean; nowSeconds: bigint };
+
+/** MarketBase._expired: a good-til-time order at or past its expiry never fills. */
+export const isExpired = (expiresAt: bigint | undefined, nowSeconds: bigint) => !!expiresAt && expiresAt <= nowSeconds;
 
 /** MarketBase._fillable(n, mark) of an ACTIVE order, its owner's position `pos` (NO_POSITION: none). */
 export function fillable(o: RestingOrder, pos: SettlePosition, m: FillableMarket, markX18: bigint): boolean {
+  if (isExpired(o.expiresAt, m.nowSeconds)) return false;
   let q = o.leftQty;
   if (o.reduceOnly || !m.open) {
     // _reduceRoom: what a fill on the order's side can take off the position

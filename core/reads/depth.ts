@@ -2,7 +2,8 @@
  * The book's depth as the reads show it: only orders that could fill an ordinary taker now at the
  * snapshot's mark and session (core/math/fillable.ts, MarketBase._fillable), per price level from
  * the best outwards, levels with none left out: the chain's `getFillableLevels(side, depth)` at the
- * same block (MarketBackstop.sol). The stored levels (`order_book_level`, LevelUpdated) still hold
+ * same block (MarketBackstop.sol). A good-til-time order at or past its expiry (the block's time)
+ * is read (it is still in the chain's book until removed) but never counts. The stored levels (`order_book_level`, LevelUpdated) still hold
  * orders that cannot fill (reduce-only ones whose position is gone, bids at the maximum leverage
  * at or above the mark, ...), which a taker would only clear, never trade with.
  */
@@ -16,14 +17,14 @@ export type BookOrder = { order: RestingOrder; position: SettlePosition };
 export type BookLevel = { priceX18: bigint; quantityQty: bigint; orderCount: number };
 
 /** One order of a side's read as the statement gives it (plans.ts `bookSide`): its decimal strings, in this order. */
-type BookTuple = [price: string, left: string, reduceOnly: boolean, marginRemaining: string, size: string | null, openNotional: string | null, margin: string | null, lastFundingIndex: string | null];
+type BookTuple = [price: string, left: string, reduceOnly: boolean, marginRemaining: string, size: string | null, openNotional: string | null, margin: string | null, lastFundingIndex: string | null, expiresAt?: string];
 
 /** A side's orders from the statement's JSON column (parsed by the driver or not; null: none). */
 export function bookOrders(raw: unknown, isBid: boolean): BookOrder[] {
   if (raw === null || raw === undefined) return [];
   const tuples = (typeof raw === "string" ? JSON.parse(raw) : raw) as BookTuple[];
-  return tuples.map(([price, left, reduceOnly, marginRemaining, size, openNotional, margin, lastFundingIndex]) => ({
-    order: { isBid, reduceOnly, priceX18: BigInt(price), leftQty: BigInt(left), marginRemainingWad: BigInt(marginRemaining) },
+  return tuples.map(([price, left, reduceOnly, marginRemaining, size, openNotional, margin, lastFundingIndex, expiresAt]) => ({
+    order: { isBid, reduceOnly, priceX18: BigInt(price), leftQty: BigInt(left), marginRemainingWad: BigInt(marginRemaining), expiresAt: BigInt(expiresAt ?? "0") },
     position:
       size === null
         ? NO_POSITION
@@ -31,8 +32,8 @@ export function bookOrders(raw: unknown, isBid: boolean): BookOrder[] {
   }));
 }
 
-/** What `_fillable` reads of the market at the snapshot: the stored cumulative index (a view accrues nothing), the session and its uplift. */
-export function fillableMarket(snap: MarketSnapshot): FillableMarket {
+/** What `_fillable` reads of the market at the snapshot (time `now`, the indexed block's): the stored cumulative index (a view accrues nothing), the session and its uplift, the time (an order's expiry). */
+export function fillableMarket(snap: MarketSnapshot, now: bigint): FillableMarket {
   return {
     maxLeverage: BigInt(snap.market.maxLeverage),
     maxPositionQty: snap.market.maxPositionQty,
@@ -40,6 +41,7 @@ export function fillableMarket(snap: MarketSnapshot): FillableMarket {
     upliftBps: BigInt(snap.state.marginUpliftBps),
     cumulativeIndexX18: snap.state.cumulativeFundingIndexX18,
     open: snap.state.session === "OPEN",
+    nowSeconds: now,
   };
 }
 
@@ -68,8 +70,8 @@ export function fillableLevels(orders: readonly BookOrder[], m: FillableMarket, 
 }
 
 /** Both sides' fillable levels of a snapshot's book read (the statement's `__bids` / `__asks`). */
-export function fillableBook(snap: MarketSnapshot, rawBids: unknown, rawAsks: unknown, depth: number): { bids: BookLevel[]; asks: BookLevel[] } {
-  const m = fillableMarket(snap);
+export function fillableBook(snap: MarketSnapshot, now: bigint, rawBids: unknown, rawAsks: unknown, depth: number): { bids: BookLevel[]; asks: BookLevel[] } {
+  const m = fillableMarket(snap, now);
   return {
     bids: fillableLevels(bookOrders(rawBids, true), m, snap.markX18, depth),
     asks: fillableLevels(bookOrders(rawAsks, false), m, snap.markX18, depth),

@@ -13,12 +13,13 @@ const LIST = "orders";
 export const ordersCursorKey = (cursor: string) => decodeUintCursor(LIST, cursor, 2) as [bigint, bigint];
 
 /** The answer's `data`: `rows` are up to `limit + 1` orders in the list's order, `total` every order the filters match. */
-export function ordersPage(rows: (typeof order.$inferSelect)[], total: number, limit: number) {
+/** `now`: the indexed block's time (an order at or past its expiry shows cancelled). */
+export function ordersPage(rows: (typeof order.$inferSelect)[], total: number, limit: number, now: bigint) {
   const hasMore = rows.length > limit;
   const items = hasMore ? rows.slice(0, limit) : rows;
   const last = items.at(-1);
   return {
-    orders: items.map(orderResponse),
+    orders: items.map((o) => orderResponse(o, now)),
     totalCount: total,
     hasMore,
     nextCursor: hasMore && last ? encodeCursor(LIST, [last.createdBlock, last.orderId]) : null,

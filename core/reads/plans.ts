@@ -173,8 +173,8 @@ export function answerPlans(o: { schema: string; withState: boolean }): AnswerPl
   // strings per order (depth.ts `bookOrders`), one column per side (index: orders' marketIdx)
   const bookSide = (side: "LONG" | "SHORT") => {
     const dir = side === "LONG" ? "DESC" : "ASC";
-    return `(SELECT json_agg(json_build_array(b.p::text, b.l::text, b.ro, b.mr::text, b.sz::text, b.oq::text, b.mg::text, b.fi::text) ORDER BY b.p ${dir}, b.id)
-    FROM (SELECT o.${od("priceX18")} AS p, o.${od("orderId")} AS id, o.${od("remainingQty")} AS l, o.${od("reduceOnly")} AS ro, o.${od("marginRemainingWad")} AS mr,
+    return `(SELECT json_agg(json_build_array(b.p::text, b.l::text, b.ro, b.mr::text, b.sz::text, b.oq::text, b.mg::text, b.fi::text, b.ex::text) ORDER BY b.p ${dir}, b.id)
+    FROM (SELECT o.${od("priceX18")} AS p, o.${od("orderId")} AS id, o.${od("remainingQty")} AS l, o.${od("reduceOnly")} AS ro, o.${od("marginRemainingWad")} AS mr, o.${od("expiresAt")} AS ex,
         p.${ps("sizeQty")} AS sz, p.${ps("openNotionalWad")} AS oq, p.${ps("marginWad")} AS mg, p.${ps("lastFundingIndexX18")} AS fi
       FROM ${T(order)} o LEFT JOIN ${T(position)} p ON p.${ps("accountId")} = o.${od("accountId")} AND p.${ps("marketId")} = o.${od("marketId")}
       WHERE o.${od("marketId")} = mk.${m("marketId")} AND o.${od("status")} = 'active' AND o.${od("side")} = '${side}'
@@ -207,7 +207,7 @@ export function answerPlans(o: { schema: string; withState: boolean }): AnswerPl
   const bookOf = (r: Raw, now: bigint, depth: number) => {
     const snap = snapshotOf(r, now);
     if (!snap) return undefined;
-    const book = fillableBook(snap, r.__bids, r.__asks, depth);
+    const book = fillableBook(snap, now, r.__bids, r.__asks, depth);
     return { snap: { ...snap, bestBidX18: book.bids[0]?.priceX18 ?? 0n, bestAskX18: book.asks[0]?.priceX18 ?? 0n }, ...book };
   };
 
@@ -225,6 +225,11 @@ export function answerPlans(o: { schema: string; withState: boolean }): AnswerPl
     },
   } satisfies Record<string, Statement>;
 
+  // the indexed block's time (its checkpoint's first 10 digits, as `decodeCheckpoint` reads them), in the statement's snapshot
+  const nowSql = `COALESCE((SELECT substr(c.latest_checkpoint, 1, 10)::numeric FROM ${S}."_ponder_checkpoint" c LIMIT 1), 0)`;
+  const shownStatusSql = (t: string) =>
+    `(CASE WHEN ${t}.${od("status")} = 'active' AND ${t}.${od("expiresAt")} <> 0 AND ${t}.${od("expiresAt")} <= ${nowSql} THEN 'cancelled' ELSE ${t}.${od("status")} END)`;
+
   /** The orders statement for the filters present (each variant prepared once per connection). */
   const ordersStatements = new Map<string, Statement>();
   function ordersStatement(v: { market: boolean; status: boolean; cursor: boolean }): Statement {
@@ -240,7 +245,8 @@ export function answerPlans(o: { schema: string; withState: boolean }): AnswerPl
       where.push(`t.${od("marketId")} = ${mp}`);
       extra.push(`${marketExists(mp)} AS "__market"`);
     }
-    if (v.status) where.push(`t.${od("status")} = ${p("text")}`);
+    // the status as shown: an active order at or past its expiry is cancelled from that second (responses.ts `shownOrder`)
+    if (v.status) where.push(`${shownStatusSql("t")} = ${p("text")}`);
     const page = v.cursor ? [...where, `(t.${od("createdBlock")}, t.${od("orderId")}) < (${p("numeric")}, ${p("numeric")})`] : where;
     extra.push(`(SELECT count(*) FROM ${T(order)} t WHERE ${where.join(" AND ")}) AS "__total"`, "r.*");
     const text = `${head(extra)} ${from} LEFT JOIN LATERAL (
@@ -333,12 +339,12 @@ export function answerPlans(o: { schema: string; withState: boolean }): AnswerPl
         return {
           s: ordersStatement({ market: input.marketId !== undefined, status: input.status !== undefined, cursor: after !== undefined }),
           values,
-          finish: (rows) => {
+          finish: (rows, st) => {
             const r = rows[0]!;
             if (r.__account !== true) throw accountNotFound(input.accountId);
             if (input.marketId !== undefined && r.__market !== true) throw marketNotFound(input.marketId);
             if (cursorError) throw cursorError;
-            return ordersPage(one(rows, readOrder), Number(r.__total), input.limit);
+            return ordersPage(one(rows, readOrder), Number(r.__total), input.limit, st.timestamp);
           },
         };
       }

@@ -22,7 +22,9 @@ import {
   annualizeHourlyRate,
   positionIdOf,
   MARK_PERIOD_SECONDS,
+  isExpired,
 } from "../math/index.js";
+import type { TimeInForceName } from "../order-options.js";
 import { bpsToPercent, secondsToISO, x18ToPercent } from "../units.js";
 import type * as S from "../schemas/reads.js";
 import type { AccountRow, LevelRow, MarketSnapshot, OperatorRow, PositionRow } from "./snapshot.js";
@@ -43,7 +45,20 @@ type OrderRow = {
   marginAllocatedWad: bigint;
   createdAt: bigint;
   createdBlock: bigint;
+  timeInForce: string;
+  expiresAt: bigint;
 };
+
+/**
+ * An order as the reads show it at `now` (the indexed block's time): an active good-til-time
+ * order at or past its expiry never fills again (MarketBase._expired), so it shows cancelled, its
+ * remaining quantity 0, from that second, before anyone removes it (its OrderClosed, EXPIRED,
+ * then says the same). The SQL filter on status reads the same rule (plans.ts `shownStatusSql`).
+ */
+export function shownOrder<O extends { status: string; expiresAt: bigint; remainingQty: bigint }>(o: O, now: bigint): O & { expiredUnremoved: boolean } {
+  const expired = o.status === "active" && isExpired(o.expiresAt, now);
+  return expired ? { ...o, status: "cancelled", remainingQty: 0n, expiredUnremoved: true } : { ...o, expiredUnremoved: false };
+}
 
 const num = (v: bigint | number) => Number(v);
 
@@ -148,7 +163,8 @@ export function positionFundingResponse(
   };
 }
 
-export function orderResponse(o: OrderRow): Out<typeof S.Order> {
+export function orderResponse(row: OrderRow, now: bigint): Out<typeof S.Order> {
+  const o = shownOrder(row, now);
   return {
     clientKey: o.clientKey,
     orderId: o.orderId.toString(),
@@ -172,6 +188,9 @@ export function orderResponse(o: OrderRow): Out<typeof S.Order> {
     createdAt: num(o.createdAt),
     createdAtISO: secondsToISO(o.createdAt),
     createdBlock: num(o.createdBlock),
+    timeInForce: o.timeInForce as TimeInForceName,
+    expiresAt: o.expiresAt === 0n ? null : num(o.expiresAt),
+    expiresAtISO: o.expiresAt === 0n ? null : secondsToISO(o.expiresAt),
   };
 }
 

@@ -81,15 +81,16 @@ describe("funding over a stale index (IOracle.priceWindow)", () => {
 });
 
 describe("orders page (core/reads/orders.ts)", () => {
-  const order = (id: number, block: number) =>
+  const order = (id: number, block: number, expiresAt = 0n) =>
     ({
       orderId: BigInt(id), marketId: market.marketId, accountId: 1n, clientKey: `0x${"33".repeat(32)}`, side: "LONG", orderType: "LIMIT", reduceOnly: false,
       priceX18: WAD, originalQty: 10n * WAD, filledQty: 4n * WAD, remainingQty: 6n * WAD, cancelledQty: 0n, marginAllocatedWad: WAD, marginReturnedWad: 0n,
       status: "active", closeReason: null, createdBlock: BigInt(block), createdAt: 100n, updatedAt: 100n, closedAt: null, transactionHash: "0x",
+      timeInForce: "GTC", expiresAt,
     }) as never;
 
   it("one row more than the limit: hasMore and the cursor of the page's last order", () => {
-    const p = ordersPage([order(9, 5), order(8, 5), order(3, 2)], 7, 2);
+    const p = ordersPage([order(9, 5), order(8, 5), order(3, 2)], 7, 2, 100n);
     expect(p.orders.map((o) => o.orderId)).toEqual(["9", "8"]);
     expect([p.totalCount, p.hasMore]).toEqual([7, true]);
     expect(decodeUintCursor("orders", p.nextCursor!, 2)).toEqual([5n, 8n]);
@@ -97,7 +98,17 @@ describe("orders page (core/reads/orders.ts)", () => {
   });
 
   it("the last page: no cursor", () => {
-    expect(ordersPage([order(3, 2)], 1, 2)).toMatchObject({ hasMore: false, nextCursor: null, totalCount: 1 });
-    expect(ordersPage([], 0, 100)).toEqual({ orders: [], totalCount: 0, hasMore: false, nextCursor: null });
+    expect(ordersPage([order(3, 2)], 1, 2, 100n)).toMatchObject({ hasMore: false, nextCursor: null, totalCount: 1 });
+    expect(ordersPage([], 0, 100, 100n)).toEqual({ orders: [], totalCount: 0, hasMore: false, nextCursor: null });
+  });
+
+  it("a good-til-time order shows active before its expiry, cancelled with nothing remaining from its second on (before anyone removes it)", () => {
+    const before = ordersPage([order(3, 2, 150n)], 1, 2, 149n).orders[0]!;
+    expect(before).toMatchObject({ status: "active", isActive: true, remainingQuantity: (6n * WAD).toString(), timeInForce: "GTC", expiresAt: 150, expiresAtISO: "1970-01-01T00:02:30.000Z" });
+    for (const now of [150n, 151n]) {
+      expect(ordersPage([order(3, 2, 150n)], 1, 2, now).orders[0]!).toMatchObject({ status: "cancelled", isActive: false, remainingQuantity: "0", expiresAt: 150 });
+    }
+    // no expiry: never
+    expect(ordersPage([order(3, 2)], 1, 2, 10n ** 12n).orders[0]!).toMatchObject({ status: "active", expiresAt: null, expiresAtISO: null });
   });
 });

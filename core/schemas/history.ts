@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { describeField, type AmountField } from "../fields.js";
 import { CANDLE_RESOLUTION_NAMES } from "../candles.js";
 import { Bytes32 } from "./writes.js";
+import { TIME_IN_FORCE_NAME } from "../order-options.js";
 
 export const MAX_HISTORY_LIMIT = 1_000;
 export const DEFAULT_HISTORY_LIMIT = 100;
@@ -263,7 +264,9 @@ export const HistoricalOrder = z
     orderType: z.enum(["MARKET", "LIMIT"]),
     reduceOnly: z.boolean(),
     status: z.enum(["active", "filled", "cancelled"]),
-    closeReason: z.string().nullable().openapi({ description: "Why it left the book (FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION, DUST, MARGIN, REDUCE_ONLY_SESSION, OPERATOR_BAND); null while active" }),
+    closeReason: z.string().nullable().openapi({ description: "Why it left the book (FILLED, USER_CANCEL, UNFILLED_MARKET, REDUCE_ONLY_EXPIRED, FILL_CAP, LIQUIDATION, DUST, MARGIN, REDUCE_ONLY_SESSION, OPERATOR_BAND, UNFILLED_IOC, EXPIRED, DEADMAN); null while active" }),
+    timeInForce: z.enum(TIME_IN_FORCE_NAME).openapi({ description: "As placed (a MARKET order's GTC is IOC)" }),
+    expiresAt: z.number().int().nullable().openapi({ description: "A good-til-time order's expiry, unix seconds (null: none); the history shows the order as indexed (EXPIRED once removed), GET /accounts/{id}/orders shows it cancelled from that second" }),
     price: raw("price"),
     priceFormatted: formatted("price"),
     originalQuantity: raw("originalQuantity"),

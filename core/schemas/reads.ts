@@ -6,6 +6,7 @@
 import { z } from "@hono/zod-openapi";
 import { describeField, describeUnit, type AmountField, type Unit } from "../fields.js";
 import { AccountIdParam, Address, MarketId } from "./writes.js";
+import { TIME_IN_FORCE_NAME } from "../order-options.js";
 
 // ─── parameters ──────────────────────────────────────────────────────────────────────────
 
@@ -190,7 +191,7 @@ export const Order = z
     side: z.enum(["LONG", "SHORT"]),
     orderType: z.enum(["MARKET", "LIMIT"]),
     status: z.enum(["active", "filled", "cancelled"]),
-    reduceOnly: z.boolean().openapi({ description: "A close (collateral 0)" }),
+    reduceOnly: z.boolean().openapi({ description: "Only reduces the position: a close (collateral 0) or an order placed with reduceOnly: true" }),
     price: raw("price", "Limit price; for MARKET the best opposite price at placement"),
     priceFormatted: formatted("price"),
     originalQuantity: raw("originalQuantity"),
@@ -206,6 +207,11 @@ export const Order = z
     createdAt: seconds("Placement time"),
     createdAtISO: iso("Placement time"),
     createdBlock: z.number().int(),
+    timeInForce: z.enum(TIME_IN_FORCE_NAME).openapi({ description: "As placed (a MARKET order's GTC is IOC): GTC, IOC, FOK, POST_ONLY" }),
+    expiresAt: z.number().int().nullable().openapi({
+      description: "A good-til-time order's expiry, unix seconds (null: none). From that second it never fills: shown cancelled (remainingQuantity 0), even before anyone removes it",
+    }),
+    expiresAtISO: z.string().nullable().openapi({ description: "expiresAt, ISO 8601 (null: none)" }),
   })
   .openapi("Order");
 

@@ -8,6 +8,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { TRANSACTION_STATUS } from "./writes.js";
+import { TIME_IN_FORCE_NAME } from "../order-options.js";
 
 const Dec = (description: string) => z.string().openapi({ description });
 const Hex32 = z.string().openapi({ example: "0x" + "ab".repeat(32) });
@@ -111,6 +112,9 @@ const OrderFields = {
   filledQuantity: Dec("filled in this transaction (18 decimals)"),
   filledQuantityFormatted: Dec("exact decimal"),
   orderStatus: z.enum(["active", "filled", "cancelled"]).openapi({ description: "the order after this transaction" }),
+  timeInForce: z.enum(TIME_IN_FORCE_NAME).openapi({ description: "the time in force the market applied (a MARKET order's GTC is IOC; a close: IOC for MARKET, GTC for LIMIT)" }),
+  reduceOnly: z.boolean().openapi({ description: "the order only reduces the position (collateral 0, reduceOnly: true, or a close)" }),
+  expiresAt: z.int().nullable().openapi({ description: "a good-til-time order's expiry (unix seconds); null: none" }),
 };
 
 export const PlaceOrderResult = z

@@ -9,6 +9,7 @@
 import { z } from "@hono/zod-openapi";
 import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_LIMITS, OPERATOR_POLICY_TEXT, type OperatorPolicy } from "../operator-policy.js";
 import { isAddress } from "viem";
+import { EXPIRES_AT_TEXT, MAX_EXPIRES_AT, REDUCE_ONLY_TEXT, TIME_IN_FORCE_NAME, TIME_IN_FORCE_TEXT, orderOptionsProblem } from "../order-options.js";
 
 export const UINT256_MAX = 2n ** 256n - 1n;
 
@@ -55,6 +56,15 @@ export const ClientKey = Bytes32.openapi({ description: "Client order key (bytes
 
 export const Side = z.enum(["LONG", "SHORT"]).openapi({ description: "LONG (0) or SHORT (1)" });
 export const OrderType = z.enum(["MARKET", "LIMIT"]).openapi({ description: "MARKET (0) or LIMIT (1)" });
+/** IMarket.TimeInForce by name (core/order-options.ts); absent: GTC. */
+export const TimeInForce = z.enum(TIME_IN_FORCE_NAME).openapi({ description: TIME_IN_FORCE_TEXT });
+export const ReduceOnly = z.boolean({ message: "must be a boolean" }).openapi({ description: REDUCE_ONLY_TEXT });
+/** A good-til-time order's expiry: unix seconds (JSON integer or decimal string), > 0, fits the market's 40 bits; after now is checked against the chain. */
+export const ExpiresAt = z
+  .union([z.int().positive(), z.string().regex(/^[1-9]\d{0,19}$/)], { message: "must be a positive integer (unix seconds)" })
+  .transform((v) => String(v))
+  .refine((v) => BigInt(v) <= MAX_EXPIRES_AT, { message: `must be at most ${MAX_EXPIRES_AT} (unix seconds)` })
+  .openapi({ type: "integer", description: EXPIRES_AT_TEXT, example: 1893456000 });
 
 /** Leverage: a JSON integer; 0 → EXCEEDS_MAX_LEVERAGE, above the market maximum is checked against the chain. */
 export const Leverage = z
@@ -160,11 +170,16 @@ export const PlaceOrderBody = z
     orderType: OrderType,
     limitPrice: PriceX18.optional(),
     clientKey: ClientKey.optional(),
+    timeInForce: TimeInForce.optional(),
+    reduceOnly: ReduceOnly.optional(),
+    expiresAt: ExpiresAt.optional(),
     validUntil: ValidUntil,
   })
   .superRefine((b, ctx) => {
     if (b.orderType === "LIMIT" && b.limitPrice === undefined)
       ctx.addIssue({ code: "custom", path: ["limitPrice"], message: "limitPrice is required for a LIMIT order" });
+    const bad = orderOptionsProblem(b);
+    if (bad) ctx.addIssue({ code: "custom", path: [bad.field], message: bad.message });
   })
   .openapi("PlaceOrderRequest");
 

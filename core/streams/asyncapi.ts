@@ -75,7 +75,7 @@ function camelDocument(serverUrl: string, pathname: string) {
       payload: frame(
         "snapshot",
         dataOf(
-          "orderbook: {marketId, bids, asks} as GET /markets/{id}/orderbook; trades: {marketId, trades} the last 50 as GET /markets/{id}/trades; market: {market, price, funding} as GET /markets/{id}, /price, /funding; candles: {marketId, resolution, candles} as GET /markets/{id}/candles; account: {accountId, account, orders, positions (by market id), fills, fundingPayments, liquidations, operators} as the account routes (operators as GET /accounts/{id}/operators); transactions: {wallet, transactions} every write of the caller not final yet and its last 20, newest first, each as in the transactions update",
+          "orderbook: {marketId, bids, asks} as GET /markets/{id}/orderbook; trades: {marketId, trades} the last 50 as GET /markets/{id}/trades; market: {market, price, funding} as GET /markets/{id}, /price, /funding; candles: {marketId, resolution, candles} as GET /markets/{id}/candles; account: {accountId, account, orders, positions (by market id), fills, fundingPayments, liquidations, operators} as the account routes (operators as GET /accounts/{id}/operators; orders as GET /accounts/{id}/orders, each with timeInForce, reduceOnly, expiresAt: a good-til-time order shows cancelled from its expiry's block on); transactions: {wallet, transactions} every write of the caller not final yet and its last 20, newest first, each as in the transactions update",
         ),
         { epoch: str("The topic's identity, for resume") },
       ),

@@ -7,6 +7,7 @@ import { z } from "@hono/zod-openapi";
 import * as R from "../../core/schemas/reads.js";
 import * as W from "../../core/schemas/write-responses.js";
 import { snakeSchema } from "../../core/schemas/snake-case.js";
+import { TIME_IN_FORCE_NAME } from "../../core/order-options.js";
 
 const dec = (d: string) => z.string().openapi({ description: d });
 const wad = (d = "WAD (18 decimals)") => dec(d);
@@ -53,7 +54,9 @@ export const PositionMarginData = z
 export const OrderPlacedData = z
   .object({
     client_key: hex("bytes32"), order_id: dec("venue-wide id"), market_id: hex("bytes32"), side, size: dec("18 decimals"), size_formatted: fmt(),
-    order_type: orderType, status: z.string().openapi({ description: "e.g. PLACED, FILLED, PARTIALLY_FILLED, CANCELLED" }), ...mined,
+    order_type: orderType, status: z.string().openapi({ description: "e.g. PLACED, FILLED, PARTIALLY_FILLED, CANCELLED" }),
+    time_in_force: z.enum(TIME_IN_FORCE_NAME).openapi({ description: "the time in force the market applied (a MARKET order's GTC is IOC)" }),
+    reduce_only: z.boolean(), expires_at: int("a good-til-time order's expiry (unix seconds); null: none").nullable(), ...mined,
   })
   .openapi("OrderResult");
 export const CancelData = z

@@ -9,6 +9,8 @@ import type { ZodError } from "zod";
 import { ApiError } from "../../core/errors.js";
 import { errorEnvelope } from "../../core/schemas/envelope.js";
 import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_LIMITS, OPERATOR_POLICY_TEXT } from "../../core/operator-policy.js";
+import { orderOptionsProblem } from "../../core/order-options.js";
+import * as W from "../../core/schemas/writes.js";
 
 const UINT256_MAX = 2n ** 256n - 1n;
 // zod runs every check even after the regex failed: only compare digits (the regex reports the rest).
@@ -171,12 +173,19 @@ export const TradeBody = z
     order_type: intEnum("0 = MARKET, 1 = LIMIT"),
     limit_price: uintString("limit price, 18 decimals (required for LIMIT, ignored for MARKET)", "1085000000000000000").optional(),
     client_key: bytes32("optional client order id (made by the venue when absent)").optional(),
+    // the order options (Market v2): the integration API's schemas (core/schemas/writes.ts), snake_case names
+    time_in_force: W.TimeInForce.optional(),
+    reduce_only: W.ReduceOnly.optional(),
+    expires_at: W.ExpiresAt.optional(),
     valid_until: validUntil,
   })
   .superRefine((b, ctx) => {
     if (b.order_type === 1 && b.limit_price === undefined) {
       ctx.addIssue({ code: "custom", path: ["limit_price"], message: "required for LIMIT orders (order_type 1)" });
     }
+    // the combinations that do not exist: one rule for both surfaces (core/order-options.ts)
+    const bad = orderOptionsProblem({ orderType: orderTypeName(b.order_type), timeInForce: b.time_in_force, expiresAt: b.expires_at });
+    if (bad) ctx.addIssue({ code: "custom", path: [bad.field === "timeInForce" ? "time_in_force" : "expires_at"], message: bad.message });
   })
   .openapi("TradeRequest");
 

@@ -16,6 +16,8 @@ import type { OperatorPolicy } from "../../core/operator-policy.js";
 import { policyOf } from "../../core/schemas/writes.js";
 import { MAX_BATCH_ITEMS, MIN_DEADMAN_DELAY_S } from "../../core/schemas/writes.js";
 import { revertToApiError } from "../../core/chain/revert.js";
+import { TIME_IN_FORCE_NAME, TIME_IN_FORCE_VALUE, appliedTimeInForce, expiryProblem, type TimeInForceName } from "../../core/order-options.js";
+import { orderQuantity } from "../../core/math/orders.js";
 
 export type Kind =
   | "createAccount"
@@ -40,6 +42,8 @@ export type Params = {
   placeOrder: {
     accountId: string; marketId: Hex; collateralAmount: string; side: "LONG" | "SHORT"; leverage: number;
     orderType: "MARKET" | "LIMIT"; limitPrice?: string; clientKey: Hex;
+    /** Market v2 options, stored only when the request gave them (absent: GTC, false, none) */
+    timeInForce?: TimeInForceName; reduceOnly?: boolean; expiresAt?: string;
   };
   cancelOrder: { accountId: string; marketId: Hex; clientKey: Hex };
   closePosition: { accountId: string; marketId: Hex; orderType: "MARKET" | "LIMIT"; limitPrice?: string; clientKey: Hex };
@@ -101,9 +105,12 @@ export async function authorize(kind: Kind, chain: Chain, caller: Address, param
     case "createAccount":
       if (!same(caller, p.userAddress!)) throw new ApiError("UNAUTHORIZED", "userAddress must be the caller's own wallet");
       return;
+    case "placeOrder":
+      await ownerActs(chain, caller, p.accountId!);
+      checkExpiry(chain, (params as Params["placeOrder"]).expiresAt);
+      return;
     case "deposit":
     case "withdraw":
-    case "placeOrder":
     case "cancelOrder":
     case "closePosition":
     case "adjustMargin":
@@ -126,6 +133,45 @@ const orderPending = (p: { clientKey: Hex; marketId: Hex; orderType: string; lim
   price: p.limitPrice ?? null, priceFormatted: p.limitPrice !== undefined ? formatWad(BigInt(p.limitPrice)) : null,
   filledQuantity: null, filledQuantityFormatted: null, orderStatus: null,
 });
+
+/** The order's echo of its options: the time in force the market applies (a MARKET's GTC is IOC), reduce-only, the expiry (null: none). */
+const optionsPending = (p: Params["placeOrder"]) => ({
+  timeInForce: appliedTimeInForce(p.orderType, p.timeInForce),
+  reduceOnly: p.reduceOnly === true || BigInt(p.collateralAmount) === 0n,
+  expiresAt: p.expiresAt !== undefined ? Number(p.expiresAt) : null,
+});
+
+/** An expiry not after the chain's time (its head): 400 VALIDATION_ERROR naming the field, nothing queued or sent. */
+function checkExpiry(chain: Chain, expiresAt: string | undefined) {
+  const bad = expiryProblem(expiresAt, chain.nowSeconds());
+  if (bad) throw new ApiError("VALIDATION_ERROR", `expiresAt: ${bad}`, { field: "expiresAt" });
+}
+
+/**
+ * A FOK reduce-only order sized beyond the position would revert ReduceOnlyExceedsPosition: its
+ * quantity as Market._sizeAndCommit sizes it (collateral × leverage / price, down to the lot; a
+ * MARKET order at the best opposite price), against |position|. NO_POSITION for none, or one on
+ * the order's own side.
+ */
+async function checkReduceOnly(chain: Chain, p: Params["placeOrder"], m: { address: Address; symbol: string }) {
+  if (p.reduceOnly !== true || BigInt(p.collateralAmount) === 0n) return;
+  const pos = await openPosition(chain, p.accountId, p.marketId);
+  if ((pos.sizeQty > 0n) === (p.side === "LONG"))
+    throw new ApiError("NO_POSITION", `a reduce-only ${p.side} order needs a ${p.side === "LONG" ? "short" : "long"} position in ${m.symbol}`);
+  if (p.timeInForce !== "FOK") return;
+  const params = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "params" });
+  let price = p.orderType === "LIMIT" ? BigInt(p.limitPrice ?? "0") : 0n;
+  if (p.orderType === "MARKET") {
+    // the best opposite price (getLevels' first): the sizing price of a MARKET order
+    const [prices] = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "getLevels", args: [p.side === "LONG" ? 1 : 0, 1n] });
+    price = prices[0] ?? 0n;
+    if (price === 0n) return; // NO_LIQUIDITY: the simulation says so
+  }
+  const qty = orderQuantity(toWad(BigInt(p.collateralAmount)), BigInt(p.leverage), price, params.lotSizeQty);
+  const size = pos.sizeQty < 0n ? -pos.sizeQty : pos.sizeQty;
+  if (qty > size)
+    throw new ApiError("REDUCE_ONLY_EXCEEDS_POSITION", `the fill-or-kill reduce-only order's quantity ${formatWad(qty)} is larger than the position ${formatWad(size)} in ${m.symbol}`, { field: "collateralAmount" });
+}
 
 const ZERO_ADDRESS = /^0x0{40}$/i;
 const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
@@ -261,16 +307,19 @@ export const OPS: { [K in Kind]: Op<K> } = {
     async precheck(chain, caller, p) {
       await ownerActs(chain, caller, p.accountId);
       const acct = await accountOf(chain, p.accountId);
+      checkExpiry(chain, p.expiresAt);
       const m = await activeMarket(chain, p.marketId);
       if (p.leverage < 1 || BigInt(p.leverage) > m.maxLeverage)
         throw new ApiError("EXCEEDS_MAX_LEVERAGE", `leverage must be between 1 and ${m.maxLeverage} on ${m.symbol}`);
-      const needed = toWad(BigInt(p.collateralAmount));
+      await checkReduceOnly(chain, p, m);
+      // a reduce-only order commits no margin (its collateral only sizes it)
+      const needed = p.reduceOnly === true ? 0n : toWad(BigInt(p.collateralAmount));
       if (acct.availableWad < needed)
         throw new ApiError("INSUFFICIENT_MARGIN", `available margin ${formatWad(acct.availableWad)} is below the collateral ${formatWad(needed)}`);
       const open = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "orderIdOf", args: [BigInt(p.accountId), p.clientKey] });
       if (open !== 0n) throw new ApiError("CLIENT_KEY_IN_USE", `order ${open} is open with clientKey ${p.clientKey}`);
     },
-    pending: (p) => ({ ...orderPending(p), side: p.side }),
+    pending: (p) => ({ ...orderPending(p), side: p.side, ...optionsPending(p) }),
     urgent: (p) => p.orderType === "MARKET",
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({
@@ -279,7 +328,7 @@ export const OPS: { [K in Kind]: Op<K> } = {
           accountId: BigInt(p.accountId), marketId: p.marketId, side: SIDE_VALUE[p.side], orderType: ORDER_TYPE_VALUE[p.orderType],
           collateral6: BigInt(p.collateralAmount), leverage: BigInt(p.leverage),
           limitPriceX18: p.orderType === "LIMIT" ? BigInt(p.limitPrice ?? "0") : 0n, clientKey: p.clientKey,
-          timeInForce: 0, reduceOnly: false, expiresAt: 0n,
+          timeInForce: TIME_IN_FORCE_VALUE[p.timeInForce ?? "GTC"], reduceOnly: p.reduceOnly === true, expiresAt: BigInt(p.expiresAt ?? "0"),
         }],
       })),
     async result(chain, p, logs) {
@@ -327,7 +376,7 @@ export const OPS: { [K in Kind]: Op<K> } = {
       await ownerActs(chain, caller, p.accountId);
       await openPosition(chain, p.accountId, p.marketId);
     },
-    pending: (p) => ({ ...orderPending(p), closingSide: null }),
+    pending: (p) => ({ ...orderPending(p), closingSide: null, timeInForce: appliedTimeInForce(p.orderType, undefined), reduceOnly: true, expiresAt: null }),
     urgent: () => true,
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({
@@ -574,6 +623,10 @@ function orderData(marketId: Hex, placed: Record<string, any>, events: DecodedEv
     filledQuantityFormatted: formatWad(filled),
     /** the order's state after this transaction: active (resting), filled or cancelled */
     orderStatus: closed ? (Number(closed.args.status) === 2 ? "filled" : "cancelled") : "active",
+    // its options as the market applied them (OrderPlaced: a MARKET order's GTC is IOC)
+    timeInForce: TIME_IN_FORCE_NAME[Number(placed.timeInForce)] ?? "GTC",
+    reduceOnly: placed.reduceOnly as boolean,
+    expiresAt: (placed.expiresAt as bigint) === 0n ? null : Number(placed.expiresAt),
   };
 }
 

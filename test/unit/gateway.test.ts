@@ -508,6 +508,12 @@ describe("OpenAPI and docs", () => {
     expect(JSON.stringify(schemas.OrderPending!.properties.order_id)).toContain("null");
     expect(JSON.stringify(doc.paths["/v1/accounts/{account_id}/trade"]!.post)).toContain("OrderPendingEnvelope");
     expect(schemas.TradeRequest!.properties.valid_until).toBeDefined();
+    // the order options (Market v2), snake_case: request, answer, and the orders read
+    for (const f of ["time_in_force", "reduce_only", "expires_at"]) {
+      expect(schemas.TradeRequest!.properties[f], f).toBeDefined();
+      expect(schemas.OrderResult!.properties[f], f).toBeDefined();
+    }
+    expect(JSON.stringify(schemas)).toContain("expires_at_iso");
   });
 
   it("serves the docs page and its assets locally", async () => {

@@ -137,6 +137,13 @@ describe("write routes before the relayer", () => {
     expect(JSON.stringify(deposit202)).toContain("PendingDeposit");
     // validUntil on the write bodies and the cancel's query
     expect((doc.components?.schemas?.PlaceOrderRequest as { properties: Record<string, unknown> }).properties.validUntil).toBeDefined();
+    // the order options (Market v2): in the request, the result and the order reads' schema
+    for (const f of ["timeInForce", "reduceOnly", "expiresAt"]) {
+      expect((doc.components?.schemas?.PlaceOrderRequest as { properties: Record<string, unknown> }).properties[f], f).toBeDefined();
+      expect((doc.components?.schemas?.PlaceOrderResult as { properties: Record<string, unknown> }).properties[f], f).toBeDefined();
+      expect(pending.properties[f], f).toBeDefined();
+    }
+    expect(JSON.stringify((doc.components?.schemas?.PlaceOrderRequest as { properties: Record<string, unknown> }).properties.timeInForce)).toContain("POST_ONLY");
     expect(JSON.stringify(doc.paths?.["/accounts/{accountId}/orders/{clientKey}"])).toContain("validUntil");
   });
 });

@@ -2,10 +2,13 @@
  * Builders of every write's body that refuse bad combinations before anything is sent
  * (`VenueInputError`, with the code the server would answer): a LIMIT without a price, a MARKET
  * with one, a zero or non-integer leverage, a leverage above the market's maximum, a price off
- * the market's tick, a zero amount, a malformed id, a validUntil in the past or beyond a day.
+ * the market's tick, a zero amount, a malformed id, a validUntil in the past or beyond a day, an
+ * order option combination that does not exist (POST_ONLY MARKET, an expiry on MARKET, IOC or FOK:
+ * the server's own rule, core/order-options.ts) or an expiry not after now.
  * Amounts are bigint (deposit-token base units for collateral and amounts, 18 decimals for prices).
  */
 import { VenueInputError } from "./errors.js";
+import { MAX_EXPIRES_AT, TIME_IN_FORCE_NAME, expiryProblem, orderOptionsProblem, type TimeInForceName } from "../../../core/order-options.js";
 import type { ClosePositionRequest, Market, MarginAction, OrderType, PlaceOrderRequest, PositionMarginRequest, Side } from "./types.js";
 
 export type Hex = `0x${string}`;
@@ -30,6 +33,12 @@ export type OrderSpec = {
   clientKey?: Hex;
   /** unix seconds; default the server's (60 s for MARKET, 600 s for LIMIT) */
   validUntil?: number;
+  /** GTC (default: a LIMIT rests, a MARKET takes what it can), IOC, FOK (all or nothing), POST_ONLY (LIMIT only: rests or is refused) */
+  timeInForce?: TimeInForceName;
+  /** only reduce the position: sized from collateral × leverage / price, capped at the position, no margin committed */
+  reduceOnly?: boolean;
+  /** good-til-time: unix seconds after now (GTC or POST_ONLY LIMIT only) */
+  expiresAt?: number;
 };
 
 export type CloseSpec = { type: OrderType; price?: bigint; clientKey?: Hex; validUntil?: number };
@@ -87,6 +96,7 @@ export function buildPlaceOrder(spec: OrderSpec, market?: MarketRules, now = now
   const clientKey = spec.clientKey ?? randomClientKey();
   checkBytes32("clientKey", clientKey);
   checkValidUntil(spec.validUntil, now);
+  checkOrderOptions(spec, now);
   return {
     marketId: spec.marketId,
     collateralAmount: spec.collateral.toString(),
@@ -95,14 +105,30 @@ export function buildPlaceOrder(spec: OrderSpec, market?: MarketRules, now = now
     orderType: spec.type,
     ...(spec.type === "LIMIT" ? { limitPrice: spec.price!.toString() } : {}),
     clientKey,
+    ...(spec.timeInForce !== undefined ? { timeInForce: spec.timeInForce } : {}),
+    ...(spec.reduceOnly !== undefined ? { reduceOnly: spec.reduceOnly } : {}),
+    ...(spec.expiresAt !== undefined ? { expiresAt: spec.expiresAt } : {}),
     ...(spec.validUntil !== undefined ? { validUntil: spec.validUntil } : {}),
   };
+}
+
+/** The order options: known names and types, then the server's rule of which combinations exist, an expiry after `now`. */
+function checkOrderOptions(spec: OrderSpec, now: number) {
+  if (spec.timeInForce !== undefined && !(TIME_IN_FORCE_NAME as readonly string[]).includes(spec.timeInForce))
+    refuse("VALIDATION_ERROR", "timeInForce", `must be one of ${TIME_IN_FORCE_NAME.join(", ")}`);
+  if (spec.reduceOnly !== undefined && typeof spec.reduceOnly !== "boolean") refuse("VALIDATION_ERROR", "reduceOnly", "must be a boolean");
+  if (spec.expiresAt !== undefined && (!Number.isSafeInteger(spec.expiresAt) || spec.expiresAt <= 0 || BigInt(spec.expiresAt) > MAX_EXPIRES_AT))
+    refuse("VALIDATION_ERROR", "expiresAt", "must be a positive integer (unix seconds)");
+  const bad = orderOptionsProblem({ orderType: spec.type, timeInForce: spec.timeInForce, expiresAt: spec.expiresAt });
+  if (bad) refuse("VALIDATION_ERROR", bad.field, bad.message);
+  const past = expiryProblem(spec.expiresAt, BigInt(now));
+  if (past) refuse("VALIDATION_ERROR", "expiresAt", past.replace("chain time", "this clock"));
 }
 
 /** Order builders: `order.limit({...})`, `order.market({...})`, checked when placed. */
 export const order = {
   limit: (s: Omit<OrderSpec, "type"> & { price: bigint }): OrderSpec => ({ ...s, type: "LIMIT" }),
-  market: (s: Omit<OrderSpec, "type" | "price">): OrderSpec => ({ ...s, type: "MARKET" }),
+  market: (s: Omit<OrderSpec, "type" | "price" | "expiresAt" | "timeInForce"> & { timeInForce?: "GTC" | "IOC" | "FOK" }): OrderSpec => ({ ...s, type: "MARKET" }),
 };
 
 /** The body of POST /accounts/{id}/positions/{marketId}/close, checked. */

@@ -548,6 +548,10 @@ export class GatewayClient extends BaseClient {
     const body = {
       marketId: b.marketId, collateral: b.collateralAmount, side: b.side === "LONG" ? 0 : 1, leverage: b.leverage, orderType: b.orderType === "MARKET" ? 0 : 1,
       ...(b.limitPrice !== undefined ? { limitPrice: b.limitPrice } : {}), clientKey: b.clientKey, ...(b.validUntil !== undefined ? { validUntil: b.validUntil } : {}),
+      // the order options, snake_cased on the wire (time_in_force, reduce_only, expires_at)
+      ...(b.timeInForce !== undefined ? { timeInForce: b.timeInForce } : {}),
+      ...(b.reduceOnly !== undefined ? { reduceOnly: b.reduceOnly } : {}),
+      ...(b.expiresAt !== undefined ? { expiresAt: b.expiresAt } : {}),
     };
     return this.write<T.PlaceOrderResult>("POST", `/accounts/${id}/trade`, body, o);
   }

@@ -73,6 +73,7 @@ export type AmountRequest = z.input<typeof W.AmountBody>;
 export type PositionMarginRequest = z.input<typeof W.PositionMarginBody>;
 export type OperatorApproveRequest = z.input<typeof W.OperatorApproveBody>;
 export type Side = z.output<typeof W.Side>;
+export type TimeInForce = z.output<typeof W.TimeInForce>;
 export type OrderType = z.output<typeof W.OrderType>;
 export type MarginAction = z.output<typeof W.MarginAction>;
 export type TransactionStatusName = z.output<typeof WR.TransactionStatusResult>["transactionStatus"];

@@ -48,6 +48,23 @@ describe("order builders", () => {
     refused(() => buildPlaceOrder({ ...base, type: "MARKET" }, { ...rules, marketId: `0x${"11".repeat(32)}` }, NOW), "VALIDATION_ERROR", "marketId");
   });
 
+  it("order options: passed when given, absent otherwise; the server's rule of which combinations exist; an expiry after now", () => {
+    const base = { marketId: EUR, side: "LONG" as const, collateral: amount6("10"), leverage: 5 };
+    const gtt = buildPlaceOrder(order.limit({ ...base, price: x18("1.08"), timeInForce: "POST_ONLY", reduceOnly: false, expiresAt: NOW + 60 }), rules, NOW);
+    expect(gtt).toMatchObject({ timeInForce: "POST_ONLY", reduceOnly: false, expiresAt: NOW + 60 });
+    const plain = buildPlaceOrder(order.market(base), rules, NOW);
+    for (const k of ["timeInForce", "reduceOnly", "expiresAt"]) expect(plain).not.toHaveProperty(k);
+    expect(buildPlaceOrder(order.market({ ...base, timeInForce: "FOK", reduceOnly: true }), rules, NOW)).toMatchObject({ timeInForce: "FOK", reduceOnly: true });
+    refused(() => buildPlaceOrder({ ...base, type: "MARKET", timeInForce: "POST_ONLY" }, rules, NOW), "VALIDATION_ERROR", "timeInForce");
+    refused(() => buildPlaceOrder({ ...base, type: "MARKET", expiresAt: NOW + 60 }, rules, NOW), "VALIDATION_ERROR", "expiresAt");
+    refused(() => buildPlaceOrder({ ...base, type: "LIMIT", price: x18("1.08"), timeInForce: "IOC", expiresAt: NOW + 60 }, rules, NOW), "VALIDATION_ERROR", "expiresAt");
+    refused(() => buildPlaceOrder({ ...base, type: "LIMIT", price: x18("1.08"), timeInForce: "FOK", expiresAt: NOW + 60 }, rules, NOW), "VALIDATION_ERROR", "expiresAt");
+    refused(() => buildPlaceOrder({ ...base, type: "LIMIT", price: x18("1.08"), expiresAt: NOW }, rules, NOW), "VALIDATION_ERROR", "expiresAt");
+    refused(() => buildPlaceOrder({ ...base, type: "LIMIT", price: x18("1.08"), expiresAt: 1.5 }, rules, NOW), "VALIDATION_ERROR", "expiresAt");
+    refused(() => buildPlaceOrder({ ...base, type: "LIMIT", price: x18("1.08"), timeInForce: "GTD" as "GTC" }, rules, NOW), "VALIDATION_ERROR", "timeInForce");
+    refused(() => buildPlaceOrder({ ...base, type: "LIMIT", price: x18("1.08"), reduceOnly: "yes" as unknown as boolean }, rules, NOW), "VALIDATION_ERROR", "reduceOnly");
+  });
+
   it("close, amounts and margin", () => {
     expect(buildClose({ type: "MARKET" }, rules, NOW)).toMatchObject({ orderType: "MARKET" });
     refused(() => buildClose({ type: "LIMIT" }, rules, NOW), "VALIDATION_ERROR", "price");

@@ -109,7 +109,7 @@ export const trade = defineRoute({
   tag,
   summary: "Place an order",
   description:
-    "side 0 = LONG, 1 = SHORT; order_type 0 = MARKET, 1 = LIMIT (JSON integers). collateral and limit_price are decimal strings. collateral \"0\" places a reduce-only order for the whole position.",
+    "side 0 = LONG, 1 = SHORT; order_type 0 = MARKET, 1 = LIMIT (JSON integers). collateral and limit_price are decimal strings. collateral \"0\" places a reduce-only order for the whole position. Optional order options: time_in_force GTC (default) | IOC | FOK | POST_ONLY, reduce_only (sized by collateral × leverage, capped at the position), expires_at (unix seconds, GTC or POST_ONLY LIMIT only).",
   request: { params: AccountIdParam, ...jsonBody(TradeBody, "order placement") },
   ok: { status: 201, name: "OrderResult", data: OrderPlacedData, description: "client_key, order_id, market_id, side, size, order_type, status, transaction_hash" },
   accepted: { name: "OrderPending", data: pendingOf(OrderPlacedData, "OrderPending") },
@@ -315,6 +315,9 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
           orderType: orderTypeName(b.order_type),
           ...(b.limit_price !== undefined ? { limitPrice: b.limit_price } : {}),
           ...(b.client_key !== undefined ? { clientKey: b.client_key } : {}),
+          ...(b.time_in_force !== undefined ? { timeInForce: b.time_in_force } : {}),
+          ...(b.reduce_only !== undefined ? { reduceOnly: b.reduce_only } : {}),
+          ...(b.expires_at !== undefined ? { expiresAt: b.expires_at } : {}),
           ...validity(b),
         },
         headers: forwardHeaders(c, true),

@@ -26,6 +26,9 @@ describe("the maker's orders through the client's builder", () => {
       });
     }
     expect(toEngineOrder(1n, { marketId: EUR, side: "SHORT", orderType: "MARKET", collateralAmount: "5", leverage: 2, clientKey: EUR })).toMatchObject({ side: 1, orderType: 0, limitPriceX18: 0n });
+    // a body with the order options carries them to the engine
+    expect(toEngineOrder(1n, { marketId: EUR, side: "LONG", orderType: "LIMIT", limitPrice: "1", collateralAmount: "5", leverage: 2, clientKey: EUR, timeInForce: "POST_ONLY", reduceOnly: true, expiresAt: 1_900_000_000 }))
+      .toMatchObject({ timeInForce: 3, reduceOnly: true, expiresAt: 1_900_000_000n });
   });
 
   it("refuses a bad quote before anything is sent", () => {

@@ -8,6 +8,7 @@
  */
 import type { Hex } from "viem";
 import { SIDE_VALUE, ORDER_TYPE_VALUE } from "../../../core/schemas/writes.js";
+import { TIME_IN_FORCE_VALUE } from "../../../core/order-options.js";
 import { big, buildPlaceOrder, order, type Market, type MarketRules, type PlaceOrderRequest, type Side } from "../../../packages/client/src/index.js";
 import { SIDE_LONG, type Quote, type QuoteParams } from "./quotes.js";
 
@@ -63,9 +64,10 @@ export function toEngineOrder(accountId: bigint, b: PlaceOrderRequest & { client
     leverage: BigInt(b.leverage),
     limitPriceX18: b.orderType === "LIMIT" ? BigInt(b.limitPrice ?? "0") : 0n,
     clientKey: b.clientKey,
-    timeInForce: 0,
-    reduceOnly: false,
-    expiresAt: 0n,
+    // the body's order options, when it has them (absent: GTC, false, none, as before)
+    timeInForce: TIME_IN_FORCE_VALUE[b.timeInForce ?? "GTC"],
+    reduceOnly: b.reduceOnly === true,
+    expiresAt: BigInt(b.expiresAt ?? 0),
   };
 }
 

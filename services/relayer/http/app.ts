@@ -239,6 +239,10 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
       accountId, marketId: b.marketId.toLowerCase() as Hex, collateralAmount: b.collateralAmount, side: b.side, leverage: b.leverage,
       orderType: b.orderType, ...(b.orderType === "LIMIT" ? { limitPrice: b.limitPrice } : {}),
       clientKey: (b.clientKey?.toLowerCase() as Hex | undefined) ?? randomClientKey(),
+      // the order options (Market v2), only when given: an order without them is stored as before
+      ...(b.timeInForce !== undefined ? { timeInForce: b.timeInForce } : {}),
+      ...(b.reduceOnly !== undefined ? { reduceOnly: b.reduceOnly } : {}),
+      ...(b.expiresAt !== undefined ? { expiresAt: b.expiresAt } : {}),
     };
     return write(c, "placeOrder", { hashOf: { accountId, raw }, params, validUntil: b.validUntil });
   });
