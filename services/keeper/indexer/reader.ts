@@ -205,17 +205,13 @@ export class IndexerReader {
       .limit(limit);
   }
 
-  /**
-   * Resting orders (status active), oldest first, at most `limit`: the expired-order remover's
-   * candidates. Their expiry is read from the chain (the OrderPlaced event at `createdBlock`) until the orders table has one;
-   * then this becomes `expires_at BETWEEN 1 AND now` here (services/keeper/orders/expired.ts).
-   */
-  activeOrders(block: IndexedBlock, limit = 5_000): Promise<Array<{ marketId: Hex; orderId: bigint; createdBlock: bigint }>> {
+  /** Resting good-til-time orders at or past their expiry (`expires_at` in 1..now, chain seconds), oldest first. */
+  expiredOrders(block: IndexedBlock, now: bigint, limit = 5_000): Promise<Array<{ marketId: Hex; orderId: bigint }>> {
     const { order } = schema;
     return this.db
-      .select({ marketId: order.marketId, orderId: order.orderId, createdBlock: order.createdBlock })
+      .select({ marketId: order.marketId, orderId: order.orderId })
       .from(order)
-      .where(and(eq(order.status, "active"), eq(order.orderType, "LIMIT"), fresh(block)))
+      .where(and(eq(order.status, "active"), gt(order.expiresAt, 0n), lte(order.expiresAt, now), fresh(block)))
       .orderBy(asc(order.orderId))
       .limit(limit);
   }

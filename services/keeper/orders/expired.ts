@@ -2,11 +2,8 @@
  * The expired-order remover: resting good-til-time orders at or past their expiry are removed
  * with Market.removeExpired (anyone may; each removed order's 0.50 bond goes to the caller, the
  * keeper's wallet; CloseReason EXPIRED), in chunks of 32 per transaction.
- * The candidates are the index's resting LIMIT orders; their expiry comes from the chain (the
- * order's OrderPlaced event in its block, read once per order: it never changes; Market.getOrder's
- * `expiresAt` is not filled by the contract today) until the orders table carries
- * `expires_at` — then `IndexerReader.activeOrders` filters `expires_at BETWEEN 1 AND now` itself
- * and the reads here go (one place: `expiredCandidates`).
+ * The candidates are the index's resting orders whose `expires_at` is at or before the chain's
+ * latest timestamp (`IndexerReader.expiredOrders`).
  */
 import { parseEventLogs, type Address, type PublicClient } from "viem";
 import type { Logger } from "pino";
@@ -28,8 +25,6 @@ const removed = () =>
 export type ExpiryRound = { candidates: number; sent: number; removed: number };
 
 export class ExpiredOrderRemover {
-  /** orderId → its expiresAt (0: none), read once from the chain */
-  private readonly expiry = new Map<bigint, bigint>();
   /** orderId → wait until the indexed block is above this (the block of its removal attempt) */
   private readonly holds = new Map<bigint, bigint>();
 
@@ -44,7 +39,7 @@ export class ExpiredOrderRemover {
   /** Resting orders whose expiry is at or before `now`, by market address. */
   private async expiredCandidates(now: bigint): Promise<Map<Address, bigint[]>> {
     const block = await this.reader.block();
-    const rows = await this.reader.activeOrders(block);
+    const rows = await this.reader.expiredOrders(block, now);
     const addressOf = new Map((await this.markets.list()).map((m) => [m.marketId.toLowerCase(), m.address] as const));
     const out = new Map<Address, bigint[]>();
     const live = new Set<bigint>();
@@ -54,18 +49,8 @@ export class ExpiredOrderRemover {
       const hold = this.holds.get(id);
       if (hold !== undefined && block.number <= hold) continue;
       const address = addressOf.get(r.marketId.toLowerCase());
-      if (!address) continue;
-      let at = this.expiry.get(id);
-      if (at === undefined) {
-        const block = BigInt(r.createdBlock);
-        const logs = await this.client.getContractEvents({ address, abi: marketAbi, eventName: "OrderPlaced", args: { orderId: id }, fromBlock: block, toBlock: block });
-        at = BigInt(logs[0]?.args.expiresAt ?? 0n);
-        this.expiry.set(id, at);
-      }
-      if (at !== 0n && at <= now) out.set(address, [...(out.get(address) ?? []), id]);
+      if (address) out.set(address, [...(out.get(address) ?? []), id]);
     }
-    // closed orders leave the caches
-    for (const id of this.expiry.keys()) if (!live.has(id)) this.expiry.delete(id);
     for (const id of this.holds.keys()) if (!live.has(id)) this.holds.delete(id);
     return out;
   }

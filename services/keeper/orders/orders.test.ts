@@ -2,7 +2,7 @@
  * The keeper's order jobs with stand-ins for the indexer, the chain and the signer: the dead-man
  * executor's grouping (one transaction per account: a single cancelOrders, or an atomic batch of
  * one call per market and chunk of 32) and its hold until the index passes the cancel; the
- * expired-order remover's expiry read once per order, its chunks of 32 per market, and its hold.
+ * expired-order remover's chunks of 32 per market and its hold.
  */
 import { describe, expect, it } from "vitest";
 import pino from "pino";
@@ -101,7 +101,7 @@ describe("dead-man executor", () => {
 });
 
 describe("expired-order remover", () => {
-  it("reads each order's expiry once (OrderPlaced), removes those at or past it in chunks of 32 per market, holds them until indexed", async () => {
+  it("removes the indexed orders at or past their expiry in chunks of 32 per market, holds them until indexed", async () => {
     const state = { indexed: 10n, now: 1_000n };
     const expiry = new Map<bigint, bigint>([
       ...Array.from({ length: 34 }, (_, i) => [BigInt(i + 1), 900n] as [bigint, bigint]), // expired, M1
@@ -109,20 +109,17 @@ describe("expired-order remover", () => {
       [51n, 5_000n], // later
       [60n, 1_000n], // exactly now, M2
     ]);
-    let rows = [...expiry.keys()].map((orderId) => ({ orderId, marketId: orderId === 60n ? M2 : M1, createdBlock: 3n }));
-    const reads: bigint[] = [];
+    let rows = [...expiry.keys()].map((orderId) => ({ orderId, marketId: orderId === 60n ? M2 : M1 }));
+    const asked: bigint[] = [];
     const reader = {
       block: async () => ({ number: state.indexed, timestamp: 1n }),
-      activeOrders: async () => rows,
-    } as unknown as IndexerReader;
-    const client = {
-      getBlock: async () => ({ timestamp: state.now }),
-      getContractEvents: async (q: { args: { orderId: bigint }; fromBlock: bigint }) => {
-        expect(q.fromBlock).toBe(3n);
-        reads.push(q.args.orderId);
-        return [{ args: { expiresAt: expiry.get(q.args.orderId)! } }];
+      // as the SQL filters: expires_at in 1..now
+      expiredOrders: async (_b: unknown, now: bigint) => {
+        asked.push(now);
+        return rows.filter((r) => expiry.get(r.orderId)! > 0n && expiry.get(r.orderId)! <= now);
       },
-    } as unknown as PublicClient;
+    } as unknown as IndexerReader;
+    const client = { getBlock: async () => ({ timestamp: state.now }) } as unknown as PublicClient;
     const markets = { list: async () => [{ marketId: M1, address: A1 }, { marketId: M2, address: A2 }] } as unknown as MarketDirectory;
     const { signer, sent } = signerOf(() => 11n, (s) => (s.args[0] as bigint[]).map((id) => closedLog(s.address, id, 1n, CLOSE_REASON_EXPIRED)));
     const rm = new ExpiredOrderRemover(reader, client, signer, markets, log);
@@ -130,11 +127,10 @@ describe("expired-order remover", () => {
     expect(sent.map((s) => [s.address, s.functionName, (s.args[0] as bigint[]).length])).toEqual([
       [A1, "removeExpired", 32], [A1, "removeExpired", 2], [A2, "removeExpired", 1],
     ]);
-    expect(reads).toHaveLength(37);
-    // not indexed yet: held; the others' expiry is not read again
+    expect(asked).toEqual([1_000n]);
+    // not indexed yet: held
     state.indexed = 11n;
     expect(await rm.round()).toEqual({ candidates: 0, sent: 0, removed: 0 });
-    expect(reads).toHaveLength(37);
     // indexed: the removed ones are gone from the index; the later one expires
     state.indexed = 12n;
     state.now = 6_000n;
