@@ -237,6 +237,9 @@ export const marketState = onchainTable("market_state", (t) => ({
   // sessions follow the calendar below and the time, with no event at a switch, so reads derive
   // the session and the uplift at their block's time (core/reads/snapshot.ts)
   session: t.text().notNull(), // OPEN | REDUCE_ONLY | CLOSED
+  // the guardian's mode (MarketStatusSet): ACTIVE | POST_ONLY | CANCEL_ONLY | REDUCE_ONLY; the status
+  // reads answer combines it with the session and the pause (core/reads/snapshot.ts marketStatus)
+  mode: t.text().notNull(),
   marginUpliftBps: t.integer().notNull(), // multiplier of initial and maintenance margin now, 10000 = none
   closeUpliftBps: t.integer().notNull(), // what REDUCE_ONLY and CLOSED apply
   sessionUpdatedAt: t.bigint(), // seconds of the last change; null before any

@@ -1,4 +1,5 @@
 /** Market events (every market clone, found through the factory): orders, book, positions, funding. */
+import { MARKET_STATUS } from "../core/market-status.js";
 import { on } from "./on.js";
 import {
   deleverageEvent,
@@ -418,6 +419,10 @@ on("Market:Deleveraged", async ({ event, context }) => {
 
 on("Market:ActiveSet", async ({ event, context }) => {
   await patchMarketState(context, event.log.address, event.block.number, { isActive: event.args.isActive });
+});
+
+on("Market:MarketStatusSet", async ({ event, context }) => {
+  await patchMarketState(context, event.log.address, event.block.number, { mode: MARKET_STATUS[event.args.status] ?? "ACTIVE" });
 });
 
 // Sessions follow the calendar and the time on chain (no event at a switch): the row keeps the

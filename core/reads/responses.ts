@@ -5,6 +5,7 @@
  * decimal string with its `...Formatted` (exact, unit from core/fields.ts), `...Percent` or
  * `...ISO` companion.
  */
+import { marketStatus } from "../market-status.js";
 import { getAddress, type Hex } from "viem";
 import type { z } from "@hono/zod-openapi";
 import { formatField, formatUnit } from "../fields.js";
@@ -211,7 +212,9 @@ export function marketResponse(snap: MarketSnapshot): Out<typeof S.Market> {
     maintenanceMarginPercent: bpsToPercent(BigInt(m.maintenanceMarginBps)),
     liquidationFeeBps: m.liquidationFeeBps,
     liquidationFeePercent: bpsToPercent(BigInt(m.liquidationFeeBps)),
-    isActive: s.isActive,
+    // the spec's isActive: true only when the market accepts every order (status ACTIVE)
+    isActive: marketStatus(s) === "ACTIVE",
+    status: marketStatus(s),
     openInterest: {
       long: s.longOpenInterestQty.toString(),
       longFormatted: formatField("long", s.longOpenInterestQty),

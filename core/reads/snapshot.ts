@@ -59,6 +59,7 @@ export const EMPTY_MARKET_STATE = {
   staleShortQty: 0n,
   orderCount: 0n,
   session: "OPEN",
+  mode: "ACTIVE",
   marginUpliftBps: 10_000,
   closeUpliftBps: 10_000,
   sessionUpdatedAt: null,

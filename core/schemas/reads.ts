@@ -3,6 +3,7 @@
  * Units come from core/fields.ts, so the OpenAPI description of a field names the unit that the
  * formatter used for its `...Formatted` companion.
  */
+import { MARKET_STATUS } from "../market-status.js";
 import { z } from "@hono/zod-openapi";
 import { describeField, describeUnit, type AmountField, type Unit } from "../fields.js";
 import { AccountIdParam, Address, MarketId } from "./writes.js";
@@ -257,7 +258,11 @@ export const Market = z
     maintenanceMarginPercent: percent("maintenanceMarginBps"),
     liquidationFeeBps: z.number().int(),
     liquidationFeePercent: percent("liquidationFeeBps"),
-    isActive: z.boolean(),
+    isActive: z.boolean().openapi({ description: "true only while the market accepts every order (status ACTIVE)" }),
+    status: z.enum(MARKET_STATUS).openapi({
+      description:
+        "ACTIVE: every order; POST_ONLY: post-only orders only (409 MARKET_POST_ONLY); CANCEL_ONLY: no orders, cancels only (409 MARKET_CANCEL_ONLY); REDUCE_ONLY: reduce-only orders only, set by the guardian or the window before a close (409 MARKET_REDUCE_ONLY); CLOSED: the calendar's close, no orders and no liquidation (409 MARKET_CLOSED); PAUSED: the guardian's pause, reduce-only orders only (409 MARKET_NOT_ACTIVE). Cancels work in every status, liquidations in every status but CLOSED",
+    }),
     openInterest: z.object({
       long: raw("long"),
       longFormatted: formatted("long"),

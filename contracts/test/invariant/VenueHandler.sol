@@ -52,6 +52,7 @@ contract VenueHandler is Test {
     bool[2] public paused;
     /// The guardian's mode per market (IMarket.MarketStatus ACTIVE..REDUCE_ONLY; setStatus).
     uint8[2] public mode;
+    uint256[2] internal statusSteps; // the guardian sets ACTIVE again after a few steps
     bool[2] public stale; // the feed of this market stopped (until a warp or a price move)
     uint256 internal staleSteps; // the feed comes back on its own after a few steps
     uint256[2] internal pausedSteps; // and the admin resumes a paused market
@@ -196,6 +197,7 @@ contract VenueHandler is Test {
         }
         for (uint256 k; k < 2; ++k) {
             if (pausedSteps[k] != 0 && --pausedSteps[k] == 0 && paused[k]) _setActive(k, true);
+            if (statusSteps[k] != 0 && --statusSteps[k] == 0) _setMode(k, 0);
         }
     }
 
@@ -1186,11 +1188,16 @@ contract VenueHandler is Test {
     }
 
     /// The admin pauses a market for 1-5 steps (or resumes it early).
-    /// The guardian sets a market's mode (ACTIVE, POST_ONLY, CANCEL_ONLY, REDUCE_ONLY); back to
-    /// ACTIVE half of the time so the other actions keep trading.
+    /// The guardian sets a market's mode (ACTIVE, POST_ONLY, CANCEL_ONLY, REDUCE_ONLY) for a few
+    /// steps (then ACTIVE again, so the other actions keep trading).
     function setStatus(uint256 marketSeed, uint256 statusSeed) external step {
         uint256 k = marketSeed & 1;
-        uint8 m = statusSeed & 1 == 0 ? 0 : uint8(statusSeed >> 1 & 3);
+        uint8 m = uint8(statusSeed & 3);
+        _setMode(k, m);
+        statusSteps[k] = m == 0 ? 0 : 1 + (statusSeed >> 8) % 5;
+    }
+
+    function _setMode(uint256 k, uint8 m) internal {
         vm.prank(admin);
         engine.setMarketStatus(ids[k], IMarket.MarketStatus(m));
         mode[k] = m;
