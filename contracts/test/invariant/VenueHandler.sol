@@ -645,12 +645,13 @@ contract VenueHandler is Test {
         if (orderId == 0) return;
         uint256 qty = bound(qtySeed, 1, 5_000) * markets[k].params().lotSizeQty * 10;
         uint256 px = _nearMark(k, offsetBps, _reach(k));
+        address caller = _caller(i, actorSeed); // before the refusals: an operator's band applies
         bytes4[] memory refusals = _orderRefusals(k);
         // the order may have expired (OrderNotFound); it never matches (PostOnlyWouldCross)
         bytes4[] memory ok = new bytes4[](refusals.length + 1);
         for (uint256 j; j < refusals.length; ++j) ok[j] = refusals[j];
         ok[refusals.length] = IVenueErrors.OrderNotFound.selector;
-        vm.prank(_caller(i, actorSeed));
+        vm.prank(caller);
         try engine.modifyOrder(id, ids[k], orderId, bytes32(0), px, qty) {
             ++modifies;
         } catch (bytes memory r) {
