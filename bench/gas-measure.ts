@@ -8,7 +8,7 @@
  * bids and asks on several levels on both sides).
  */
 import {
-  createTestClient, encodeFunctionData, http, keccak256, parseEventLogs, parseUnits, stringToHex,
+  createTestClient, encodeFunctionData, http, zeroHash, keccak256, parseEventLogs, parseUnits, stringToHex,
   type Abi, type Address, type Hex, type TransactionReceipt,
 } from "viem";
 import { depositTokenAbi, engineAbi, marketAbi, marketBackstopBytecode, oracleAbi } from "../abis/index.js";
@@ -198,6 +198,11 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
   record("cancelAll20", await send(relayer, engine, engineAbi, "cancelOrders", [m1.accountId, EUR, m1Ids]), { max: 500_000, label: "<= 500k" }, "Engine.cancelOrders of 20 resting orders");
   await send(relayer, engine, engineAbi, "setDeadman", [m1.accountId, BigInt(now + 60)]);
   record("deadmanRefresh", await send(relayer, engine, engineAbi, "setDeadman", [m1.accountId, BigInt(now + 61)]), { max: 40_000, label: "<= 40k" }, "Engine.setDeadman over an armed deadline");
+  // modify one of m1's orders at an existing level: its size down in place, then to another level
+  const [mod] = placedIds(await send(relayer, engine, engineAbi, "placeOrder", [orderArgs(m1, 3)]));
+  record("modifyShrink", await send(relayer, engine, engineAbi, "modifyOrder", [m1.accountId, EUR, mod, zeroHash, px("1.07") + 3n * tick, px("50")]), undefined, "size down at the same price (time kept)");
+  record("modifyMove", await send(relayer, engine, engineAbi, "modifyOrder", [m1.accountId, EUR, mod, zeroHash, px("1.07") + 5n * tick, px("50")]), undefined, "to another existing level");
+  await send(relayer, engine, engineAbi, "cancelOrders", [m1.accountId, EUR, [mod!]]);
   await send(relayer, engine, engineAbi, "cancelOrders", [m0.accountId, EUR, m0Ids]); // the fill cap below meets only its own makers
 
   if (fillCap) {
