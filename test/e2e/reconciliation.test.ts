@@ -3,6 +3,7 @@
  * every account, market and position touched equals, field by field, what the contracts' views
  * say at the block the API reports in X-Indexed-Block.
  */
+import { MARKET_STATUS } from "../../core/market-status.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatUnits, getAddress, type Hex } from "viem";
 import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.js";
@@ -206,7 +207,9 @@ describe.each([mainKind()])("reconciliation on %s", (kind) => {
         maxLeverage: Number(params.maxLeverage),
         maintenanceMarginBps: Number(params.maintenanceMarginBps),
         liquidationFeeBps: Number(params.liquidationFeeBps),
-        isActive: await read<boolean>(market, marketAbi, "isActive"),
+        // the spec's isActive: the chain's status() is ACTIVE (not only unpaused)
+        isActive: (await read<number>(market, marketAbi, "status")) === 0,
+        status: MARKET_STATUS[await read<number>(market, marketAbi, "status")],
         openInterest: { long: longQty.toString(), longFormatted: formatUnits(longQty, 18), short: shortQty.toString(), shortFormatted: formatUnits(shortQty, 18) },
         tickSize: params.tickSizeX18.toString(),
         lotSize: params.lotSizeQty.toString(),
