@@ -63,6 +63,7 @@ describe.each([mainKind()])("reconciliation on %s", (kind) => {
       const { status, data } = await api(`/accounts/${id}`);
       expect(status).toBe(200);
       const a = await read<Json>(v.deployment.contracts.engine, engineAbi, "getAccount", [id]);
+      const deadline = Number(await read<bigint>(v.deployment.contracts.engine, engineAbi, "deadmanOf", [id]));
       expect(data).toEqual({
         accountId: Number(id),
         accountAddress: getAddress(a.accountAddress),
@@ -75,6 +76,7 @@ describe.each([mainKind()])("reconciliation on %s", (kind) => {
           total: a.totalWad.toString(),
           totalFormatted: formatUnits(a.totalWad, 18),
         },
+        deadman: { deadline, deadlineISO: deadline === 0 ? null : new Date(deadline * 1000).toISOString(), enabled: deadline !== 0 },
       });
       const byAddress = await api(`/accounts/by-address/${a.owner}`);
       expect(byAddress.data).toEqual({ accountId: Number(id), accountAddress: getAddress(a.accountAddress), owner: getAddress(a.owner), exists: true });
