@@ -17,7 +17,11 @@ describe("market maker before the integration API is up", () => {
       return new Response(JSON.stringify({ success: true, data }), { status: 200, headers: { "content-type": "application/json", "x-indexed-block": "5" } });
     }) as typeof globalThis.fetch;
     const api = new VenueClient({ baseUrl: "http://127.0.0.1:1", fetch });
-    const chain = { readContract: async () => 7n } as unknown as PublicClient;
+    // accountIdOf: 7; deadmanOf: 0 (none armed; the switch is off here)
+    const chain = {
+      readContract: async ({ functionName }: { functionName: string }) => (functionName === "deadmanOf" ? 0n : 7n),
+      getBlock: async () => ({ timestamp: 1_000n }),
+    } as unknown as PublicClient;
     const signer = { address: "0x0000000000000000000000000000000000000001", write: async () => { throw new Error("no writes expected"); } } as unknown as Signer;
     const maker = new MarketMaker({ api, chain, maker: signer, deployer: signer, addresses: { engine: "0x0000000000000000000000000000000000000002", depositToken: "0x0000000000000000000000000000000000000003" }, log }, {
       levels: 1, spreadBps: 10n, levelStepBps: 10n, levelQty: 1n, leverage: 5n, requoteBps: 5n, depositUsd: 1n,
