@@ -316,5 +316,9 @@ describe.each([sharedStack()])("market maker ($kind)", (s: StackInfo) => {
     expect(deadmanClosed.every((e) => Number(e.args.reason) === CLOSE_REASON_DEADMAN)).toBe(true);
     const chainNow = (await client.getBlock({ blockTag: "latest" })).timestamp;
     expect(chainNow >= refreshed).toBe(true);
+    // no item of this file's makers ran out of gas or went missing in a mined batch
+    const failed = (await registry.getSingleMetric("venue_keeper_maker_batch_items_failed_total")?.get())?.values ?? [];
+    expect(failed.filter((v) => v.labels.reason === "empty" || v.labels.reason === "lost")).toEqual([]);
+    expect((await registry.getSingleMetric("venue_keeper_maker_batches_total")?.get())?.values.find((v) => v.labels.result === "ok")?.value).toBeGreaterThan(0);
   });
 });
