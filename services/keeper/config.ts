@@ -61,6 +61,12 @@ const keeperEnv = z.object({
   MARKET_MAKER_REQUOTE_BPS: z.coerce.number().int().min(0).default(5),
   /** Deposit the maker keeps available (whole USD); minted by the deployer when short. */
   MARKET_MAKER_DEPOSIT_USD: z.coerce.bigint().positive().default(10_000_000n),
+  /**
+   * The maker's dead-man period (Engine.setDeadman): its deadline is the chain's time + this, moved
+   * with every batch; if the maker stops, the dead-man executor cancels its quotes from it. 0: off.
+   */
+  MARKET_MAKER_DEADMAN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60)
+    .refine((v) => v === 0 || v >= 10, { message: "0 (off) or at least 10 (the contract wants a deadline ≥ 5 s ahead)" }),
 });
 
 export type KeeperConfig = ChainConfig &

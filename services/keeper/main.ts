@@ -119,6 +119,7 @@ if (cfg.marketMakerEnabled) {
       leverage: BigInt(cfg.MARKET_MAKER_LEVERAGE),
       requoteBps: BigInt(cfg.MARKET_MAKER_REQUOTE_BPS),
       depositUsd: cfg.MARKET_MAKER_DEPOSIT_USD,
+      deadmanSeconds: cfg.MARKET_MAKER_DEADMAN_SECONDS,
     },
     log: log.child({ part: "market-maker" }),
   });

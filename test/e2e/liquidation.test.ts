@@ -65,7 +65,7 @@ describe.each([sharedStack()])("liquidation end to end ($kind)", (s: StackInfo) 
     // an order that reverted on chain is simulated and sent again, for up to 15 s.
     const order = {
       address: engine, abi: engineAbi, functionName: "placeOrder",
-      args: [{ accountId, marketId, side: 0, orderType: 0, collateral6: parseUnits("1000", 6), leverage: 40n, limitPriceX18: 0n, clientKey: `0x${"00".repeat(32)}` }],
+      args: [{ accountId, marketId, side: 0, orderType: 0, collateral6: parseUnits("1000", 6), leverage: 40n, limitPriceX18: 0n, clientKey: `0x${"00".repeat(32)}`, timeInForce: 0, reduceOnly: false, expiresAt: 0n }],
     } as const;
     const r = await until("the 40x long mined", async () => {
       const receipt = await send(traderWallet, order);

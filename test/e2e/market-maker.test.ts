@@ -14,24 +14,32 @@
  *     file's own (the shared stack's read service behind it, so it can be killed): it re-quotes
  *     after an index move on the `market` channel alone (its poll is 10 minutes while the stream
  *     is connected), keeps quoting by polling while the stream service is killed, and follows the
- *     stream again once it is back on the same port.
+ *     stream again once it is back on the same port;
+ *   - the same maker with its dead-man switch on (10 s): a re-quote is one Engine.batch transaction
+ *     (its cancels, its POST_ONLY places, its DeadmanSet at the chain's time + 10 s); a quiet round
+ *     refreshes the deadline alone once less than half is left; stopped, the keeper's dead-man
+ *     executor cancels its quotes after the deadline (CloseReason DEADMAN).
+ * (The shared stack's own keeper maker runs with MARKET_MAKER_DEADMAN_SECONDS=0: test/e2e/stack.ts.)
  * The shared stack is left as found: the index moved back, this file's orders cancelled.
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pino from "pino";
-import type { Hex, PublicClient } from "viem";
+import { decodeFunctionData, getAddress, parseEventLogs, type Hex, type PublicClient } from "viem";
 import { engineAbi, marketAbi, oracleAbi } from "../../abis/index.js";
 import { e2ePort } from "./helpers/ports.js";
 import { devAccount, KEY_INDEX } from "../../core/config.js";
 import { PROJECT_ROOT } from "../../core/deployment.js";
 import { AMOUNT6_TO_WAD } from "../../core/units.js";
+import { registry } from "../../core/metrics.js";
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
 import { nodeTs, serviceMain } from "../../scripts/lib/services.js";
 import { VenueClient, big, meta, type Market, type Order } from "../../packages/client/src/index.js";
 import { Signer } from "../../services/keeper/chain/clients.js";
 import { MarketMaker, type MakerOptions } from "../../services/keeper/market-maker/maker.js";
 import { quoteParams } from "../../services/keeper/market-maker/orders.js";
+import { TIME_IN_FORCE_VALUE } from "../../core/order-options.js";
+import { CLOSE_REASON_DEADMAN } from "../../services/keeper/orders/deadman.js";
 import { desiredQuotes, quoteClientKey, SIDE_LONG, SIDE_SHORT, SLOTS } from "../../services/keeper/market-maker/quotes.js";
 import { startMarketMaker, type RunningMarketMaker } from "../../services/keeper/market-maker/run.js";
 import { publicClient } from "./helpers/chain.js";
@@ -55,8 +63,8 @@ describe.each([sharedStack()])("market maker ($kind)", (s: StackInfo) => {
   // a loaded machine's indexer may trail a write by more than the server's minBlock wait (5 s): 503 and Retry-After, again
   const retry = { retries: 20, maxWaitMs: 5_000 };
   const reader = new VenueClient({ baseUrl: s.integrationUrl, retry });
-  const opts = (spreadBps = 50n): MakerOptions => ({
-    levels: LEVELS, spreadBps, levelStepBps: 15n, levelQty: 100n, leverage: 5n, requoteBps: 5n, depositUsd: 10_000n, marketIds: [marketId],
+  const opts = (spreadBps = 50n, deadmanSeconds = 0): MakerOptions => ({
+    levels: LEVELS, spreadBps, levelStepBps: 15n, levelQty: 100n, leverage: 5n, requoteBps: 5n, depositUsd: 10_000n, marketIds: [marketId], deadmanSeconds,
   });
   let market: Market;
   let startIndex = 0n;
@@ -87,6 +95,7 @@ describe.each([sharedStack()])("market maker ($kind)", (s: StackInfo) => {
   afterAll(async () => {
     await running?.close();
     await streams?.stop();
+    if (makerAccount > 0n) await makerKey.write({ address: engine, abi: engineAbi, functionName: "setDeadman", args: [makerAccount, 0n] }).catch(() => {});
     // the shared stack as found: the index back, this file's orders gone
     if (startIndex > 0n) await setIndex(startIndex).catch(() => {});
     if (makerAccount > 0n) {
@@ -237,5 +246,80 @@ describe.each([sharedStack()])("market maker ($kind)", (s: StackInfo) => {
     await r.close();
     running = undefined;
     expect(r.follower.connected).toBe(false);
+  });
+
+  it("with its dead-man switch: one POST_ONLY batch per re-quote, the deadline set and refreshed on chain time; stopped, the keeper cancels its quotes (DEADMAN)", async () => {
+    const api = new VenueClient({ baseUrl: s.integrationUrl, retry });
+    const DEADMAN = 10;
+    // a wider ladder than the last test's: every resting quote is stale, the round cancels and places
+    const maker = new MarketMaker({ api, chain: client, maker: makerKey, deployer, addresses: { engine, depositToken }, log }, opts(70n, DEADMAN));
+    const deadmanOf = () => client.readContract({ address: engine, abi: engineAbi, functionName: "deadmanOf", args: [makerAccount] });
+    const refreshes = async (via: string) => (await registry.getSingleMetric("venue_keeper_maker_deadman_refreshes_total")?.get())?.values.find((v) => v.labels.via === via)?.value ?? 0;
+    const before = await activeOnChain(makerAccount);
+    expect(before.size).toBe(2 * LEVELS);
+
+    const first = await client.getBlockNumber();
+    expect(await maker.round()).toBe(1);
+    // one transaction of the maker since: Engine.batch (non-atomic) of the cancels, the places and the dead-man
+    const txs = [];
+    for (let b = first + 1n; b <= BigInt(api.minBlock); b++) {
+      for (const tx of (await client.getBlock({ blockNumber: b, includeTransactions: true })).transactions) {
+        if (getAddress(tx.from) === getAddress(makerKey.address)) txs.push(tx);
+      }
+    }
+    expect(txs).toHaveLength(1);
+    const call = decodeFunctionData({ abi: engineAbi, data: txs[0]!.input });
+    expect(call.functionName).toBe("batch");
+    const [items, atomic] = call.args as readonly [readonly Hex[], boolean];
+    expect(atomic).toBe(false);
+    expect(items.map((d) => decodeFunctionData({ abi: engineAbi, data: d }).functionName).sort()).toEqual(
+      [...Array(2 * LEVELS).fill("cancelOrder"), ...Array(2 * LEVELS).fill("placeOrder"), "setDeadman"].sort(),
+    );
+    const receipt = await client.getTransactionReceipt({ hash: txs[0]!.hash });
+    const block = await client.getBlock({ blockNumber: receipt.blockNumber });
+    const placed = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderPlaced" });
+    expect(placed).toHaveLength(2 * LEVELS);
+    expect(placed.every((e) => e.args.accountId === makerAccount && e.args.timeInForce === TIME_IN_FORCE_VALUE.POST_ONLY)).toBe(true);
+    const closed = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderClosed" });
+    expect(closed.filter((e) => e.args.accountId === makerAccount)).toHaveLength(2 * LEVELS);
+    const [set] = parseEventLogs({ abi: engineAbi, logs: receipt.logs, eventName: "DeadmanSet" });
+    expect(set!.args.accountId).toBe(makerAccount);
+    // the chain's time (the latest block's when the round read it) + 10 s, at least 5 s past the batch's block
+    const deadline = set!.args.deadline;
+    expect(deadline >= block.timestamp + 5n && deadline <= block.timestamp + BigInt(DEADMAN)).toBe(true);
+    expect(await deadmanOf()).toBe(deadline);
+    const after = await activeOnChain(makerAccount);
+    const [index] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [marketId] });
+    expect(ladderAround([...after.values()].map((price) => ({ side: price < index ? "LONG" as const : "SHORT" as const, price })), index, opts(70n))).toBe(true);
+
+    // quiet rounds: once less than half the period is left (chain time: a block every second here), the deadline moves on its own
+    const alone = await refreshes("alone");
+    const refreshed = await until("the maker's dead-man deadline refreshed", async () => {
+      await client.request({ method: "evm_mine" as never, params: [] as never });
+      await maker.round();
+      const d = await deadmanOf();
+      return d > deadline ? d : undefined;
+    }, 30_000, 1_000);
+    expect(refreshed > deadline).toBe(true);
+    expect(await refreshes("alone") + await refreshes("batch")).toBeGreaterThan(alone);
+
+    // the maker stops: once the deadline passed (chain time), the keeper's dead-man executor cancels its quotes
+    const stoppedAt = await client.getBlockNumber();
+    const cancelled = await until("the keeper's dead-man cancel of the maker's quotes", async () => {
+      await client.request({ method: "evm_mine" as never, params: [] as never });
+      return (await activeOnChain(makerAccount)).size === 0 ? true : undefined;
+    }, 90_000, 1_000);
+    expect(cancelled).toBe(true);
+    const logs = await client.getLogs({ address: EUR.marketAddress as Hex, fromBlock: stoppedAt, toBlock: "latest" });
+    const deadmanClosed = parseEventLogs({ abi: marketAbi, logs, eventName: "OrderClosed" }).filter((e) => e.args.accountId === makerAccount);
+    // its quotes of the stop (those of the batch above, or of a re-quote since when the index moved)
+    expect(deadmanClosed).toHaveLength(2 * LEVELS);
+    expect(deadmanClosed.every((e) => Number(e.args.reason) === CLOSE_REASON_DEADMAN)).toBe(true);
+    const chainNow = (await client.getBlock({ blockTag: "latest" })).timestamp;
+    expect(chainNow >= refreshed).toBe(true);
+    // no item of this file's makers ran out of gas or went missing in a mined batch
+    const failed = (await registry.getSingleMetric("venue_keeper_maker_batch_items_failed_total")?.get())?.values ?? [];
+    expect(failed.filter((v) => v.labels.reason === "empty" || v.labels.reason === "lost")).toEqual([]);
+    expect((await registry.getSingleMetric("venue_keeper_maker_batches_total")?.get())?.values.find((v) => v.labels.result === "ok")?.value).toBeGreaterThan(0);
   });
 });

@@ -70,5 +70,10 @@ describe.each([sharedStack()])("metrics ($kind)", (s) => {
       expect(series("venue_keeper_liquidations_total", { result, service: "keeper" })[0]).toBeGreaterThanOrEqual(0);
     }
     expect(series("venue_process_cpu_seconds_total", { service: "keeper" })[0]).toBeGreaterThan(0);
+    // the market maker quoted every market with its batches (Engine.batch), none lost or out of gas
+    expect(series("venue_keeper_maker_batches_total", { result: "ok", service: "keeper" })[0]).toBeGreaterThan(0);
+    const text = await (await fetch(`${s.keeperUrl}/metrics`)).text();
+    const bad = text.split("\n").filter((l) => l.startsWith("venue_keeper_maker_batch_items_failed_total{") && /reason="(empty|lost)"/.test(l) && !/ 0$/.test(l));
+    expect(bad).toEqual([]);
   });
 });

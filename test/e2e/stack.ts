@@ -228,6 +228,10 @@ export async function startStack(kind: DbKind, runId: string, opts: StackOptions
         DATABASE_POOL_MAX: "14",
         // the stream service's test hook ({"op":"testDrop"}: gap detection)
         STREAMS_TEST_HOOKS: "1",
+        // the keeper's maker without its dead-man switch: files that move chain time forward (sessions,
+        // history) would trip it and the keeper would cancel the quotes they trade against
+        // (market-maker.test.ts runs a maker of its own with the switch on)
+        MARKET_MAKER_DEADMAN_SECONDS: "0",
         ...opts.env,
       },
       log: (m) => log(`[${kind}] ${m}`),

@@ -25,6 +25,8 @@ export type WriteRequest<abi extends Abi, fn extends ContractFunctionName<abi, "
   abi: abi;
   functionName: fn;
   args: ContractFunctionArgs<abi, "nonpayable" | "payable", fn>;
+  /** a gas limit of the caller's own (e.g. a non-atomic Engine.batch's budget) instead of the estimate's */
+  gas?: bigint;
 };
 
 /** One signing role: simulate, send, await the receipt; strictly one transaction at a time. */
@@ -57,8 +59,8 @@ export class Signer {
       const { request } = await this.client.simulateContract({ ...(req as any), account: this.account });
       // anvil's estimate has proven a few % short for some calls (a cancel ran out of gas):
       // send with headroom, unused gas is not charged.
-      const estimate = await this.client.estimateContractGas({ ...(req as any), account: this.account });
-      const hash = await this.wallet.writeContract({ ...(request as any), gas: (estimate * 13n) / 10n + 20_000n });
+      const gas = req.gas ?? ((await this.client.estimateContractGas({ ...(req as any), account: this.account })) * 13n) / 10n + 20_000n;
+      const hash = await this.wallet.writeContract({ ...(request as any), gas });
       const receipt = await this.client.waitForTransactionReceipt({ hash, timeout: 60_000 });
       if (receipt.status !== "success") throw new Error(`${req.functionName} reverted in ${hash}`);
       this.log.debug({ role: this.role, fn: req.functionName, hash, block: receipt.blockNumber }, "tx mined");

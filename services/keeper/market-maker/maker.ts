@@ -1,7 +1,11 @@
 /**
  * The local demo market maker: its own account (created, funded and approved by itself at start;
- * the deployer mints its deposit tokens), a few LIMIT levels on both sides of every book around
- * the index, re-quoted when the index moves. Local profile only.
+ * the deployer mints its deposit tokens), a few POST_ONLY LIMIT levels on both sides of every book
+ * around the index, re-quoted when the index moves: one non-atomic Engine.batch per market (its
+ * cancels and places in the plan's order, and the dead-man refresh). With `deadmanSeconds`, the
+ * account's dead-man deadline (Engine.setDeadman, the chain's time + the period) moves with every
+ * batch and, on a quiet round, alone when less than half the period is left: when the maker stops,
+ * the keeper's dead-man executor cancels its quotes from the deadline. Local profile only.
  *
  * It is a client of the venue like any other (packages/client, `@venue-indexer/client`): it reads
  * the markets (index, tick, lot, leverage cap), its own open orders and its available margin from
@@ -13,16 +17,20 @@
  * the write) is still the contract's answer: ClientKeyInUse, OrderNotFound, InsufficientMargin.
  * Setup and top-up (account, mint, approve, deposit) are chain calls.
  */
-import { maxUint256, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
+import { maxUint256, parseEventLogs, type Address, type Hex, type PublicClient, type TransactionReceipt } from "viem";
 import type { Logger } from "pino";
-import { depositTokenAbi, engineAbi } from "../../../abis/index.js";
+import { depositTokenAbi, engineAbi, marketAbi } from "../../../abis/index.js";
+import { counter } from "../../../core/metrics.js";
 import {
   AMOUNT6_TO_WAD, big, formatX18, meta, VenueApiError, VenueError, VenueInputError, VenueNetworkError,
   type Market, type Order, type VenueClient,
 } from "../../../packages/client/src/index.js";
 import { errorName, type Signer } from "../chain/clients.js";
-import { quoteOrder, quoteParams, type MakerOptions } from "./orders.js";
-import { desiredQuotes, planRequote, quoteClientKey, SLOTS, type RestingOrder } from "./quotes.js";
+import { batchGas, cancelCall, deadmanCall, itemError, placeCall, quoteOrder, quoteParams, revertArgs, type MakerOptions } from "./orders.js";
+import {
+  batchDeadline, chunkSteps, classifyItem, desiredQuotes, planRequote, quietDeadline, quoteClientKey, SLOTS,
+  type BatchItemKind, type RestingOrder,
+} from "./quotes.js";
 
 export type { MakerOptions } from "./orders.js";
 export type VenueAddresses = { engine: Address; depositToken: Address };
@@ -146,13 +154,30 @@ export class MarketMaker {
     }
   }
 
+  private get deadmanSeconds(): number {
+    return this.opts.deadmanSeconds ?? 0;
+  }
+
+  /** The chain's time (the latest block's timestamp) and the account's dead-man deadline. */
+  private async deadmanState(): Promise<{ now: bigint; current: bigint }> {
+    const [block, current] = await Promise.all([
+      this.d.chain.getBlock({ blockTag: "latest" }),
+      this.d.chain.readContract({ address: this.d.addresses.engine, abi: engineAbi, functionName: "deadmanOf", args: [this.accountId] }),
+    ]);
+    return { now: block.timestamp, current };
+  }
+
   private async quoteAll(): Promise<number> {
     if (!this.ready) await this.setup();
     const list = await this.api.markets();
+    const dm = await this.deadmanState();
     // index, book and margin change only in a block: at the indexed block of a round that changed
     // nothing, there is nothing to re-quote
     const at = meta(list)?.indexedBlock ?? null;
-    if (at !== null && at === this.quietAt) return 0;
+    if (at !== null && at === this.quietAt) {
+      await this.keepAlive(dm);
+      return 0;
+    }
     const only = this.opts.marketIds && new Set(this.opts.marketIds.map((id) => id.toLowerCase()));
     const markets = list.markets.filter((m) => !only || only.has(m.marketId.toLowerCase()));
     this.quoted = markets.map((m) => m.marketId as Hex);
@@ -162,7 +187,7 @@ export class MarketMaker {
     let unfinished = false;
     for (const m of markets) {
       try {
-        const r = await this.quoteMarket(m, mine);
+        const r = await this.quoteMarket(m, mine, dm);
         sent += r.sent;
         short ||= r.short;
         unfinished ||= r.skipped;
@@ -173,8 +198,40 @@ export class MarketMaker {
       }
     }
     if (short) await this.topUp().catch((e) => this.log.warn({ err: errorName(e) }, "top-up failed"));
+    if (sent === 0) await this.keepAlive(dm);
     this.quietAt = sent === 0 && !short && !unfinished ? at : null;
     return sent;
+  }
+
+  /**
+   * A round that sent no batch: the dead-man deadline alone, when less than half the period is
+   * left (or none is armed; with the switch off, an armed one cleared). Failures are logged, the
+   * next round tries again.
+   */
+  private async keepAlive(dm: { now: bigint; current: bigint }): Promise<void> {
+    const deadline = quietDeadline(dm.now, dm.current, this.deadmanSeconds);
+    if (deadline === null) return;
+    const set = (d: bigint) => this.d.maker.write({ address: this.d.addresses.engine, abi: engineAbi, functionName: "setDeadman", args: [this.accountId, d] });
+    try {
+      let set_ = deadline;
+      let r;
+      try {
+        r = await set(set_);
+      } catch (e) {
+        // the next block is later than the latest one's time + 5 s (an idle chain): from its time
+        const min = revertArgs(e)[1];
+        if (errorName(e) !== "DeadmanTooSoon" || typeof min !== "bigint" || this.deadmanSeconds <= 0) throw e;
+        set_ = min - MIN_DEADMAN_DELAY + BigInt(this.deadmanSeconds);
+        r = await set(set_);
+      }
+      this.mined(r);
+      dm.current = set_;
+      deadmanRefreshes().inc({ via: "alone" });
+      this.log.debug({ deadline: set_.toString(), chainTime: dm.now.toString() }, set_ === 0n ? "dead-man switch cleared" : "dead-man deadline refreshed");
+    } catch (e) {
+      if (unavailable(e)) throw e;
+      this.log.warn({ err: errorName(e) }, "dead-man refresh failed");
+    }
   }
 
   /** The maker's active orders, by client key (lower case), as the integration API has them. */
@@ -185,10 +242,12 @@ export class MarketMaker {
   }
 
   /**
+   * A market's re-quote as one Engine.batch (non-atomic; more only past MAX_BATCH items): the
+   * plan's steps in order, cancels by client key and POST_ONLY places, and the dead-man refresh.
    * `short`: a place failed for want of margin (the round tops up at its end; the next one places
    * again); `skipped`: a level the book (or the builder) refused now (the next round tries again).
    */
-  private async quoteMarket(m: Market, mine: Map<string, Order>): Promise<{ sent: number; short: boolean; skipped: boolean }> {
+  private async quoteMarket(m: Market, mine: Map<string, Order>, dm: { now: bigint; current: bigint }): Promise<{ sent: number; short: boolean; skipped: boolean }> {
     const none = { sent: 0, short: false, skipped: false };
     // paused or outside its trading hours: nothing to quote until it opens (a later block)
     if (!m.isActive || m.session.state !== "OPEN") return none;
@@ -203,58 +262,144 @@ export class MarketMaker {
         return o && o.status === "active" ? [{ slot, priceX18: big(o.price), remainingQty: big(o.remainingQuantity) }] : [];
       });
     const plan = planRequote(wanted, resting, p);
-    let sent = 0;
-    let short = false;
     let skipped = false;
+    const items: Item[] = [];
     for (const step of plan.steps) {
       const q = step.quote;
       const clientKey = quoteClientKey(marketId, q.side, q.level, step.slot);
       if (step.kind === "cancel") {
-        try {
-          this.mined(await this.d.maker.write({
-            address: this.d.addresses.engine, abi: engineAbi, functionName: "cancelOrder", args: [this.accountId, marketId, clientKey],
-          }));
-          sent++;
-        } catch (e) {
-          // Filled in between: nothing to cancel.
-          if (errorName(e) !== "OrderNotFound") throw e;
-        }
+        items.push({ kind: "cancel", data: cancelCall(this.accountId, marketId, clientKey), clientKey, priceX18: step.priceX18 });
         continue;
       }
-      let args;
       try {
-        args = quoteOrder(this.accountId, m, q, p.leverage, clientKey);
+        items.push({ kind: "place", data: placeCall(quoteOrder(this.accountId, m, q, p.leverage, clientKey)), clientKey, priceX18: q.priceX18 });
       } catch (e) {
         // refused by the client's builder before sending (a bad quote never reaches the chain)
         if (!(e instanceof VenueInputError)) throw e;
         this.log.warn({ market: m.symbol, code: e.code, err: e.message, price: formatX18(q.priceX18) }, "quote refused by the builder");
         skipped = true;
-        continue;
-      }
-      try {
-        this.mined(await this.d.maker.write({ address: this.d.addresses.engine, abi: engineAbi, functionName: "placeOrder", args: [args] }));
-        sent++;
-      } catch (e) {
-        const name = errorName(e);
-        // A level the book cannot take now (band, a crossing order not yet cancelled): the next
-        // round tries again.
-        if (name === "InvalidPrice" || name === "SelfTrade" || name === "ClientKeyInUse") {
-          this.log.debug({ market: m.symbol, err: name, price: formatX18(q.priceX18) }, "quote skipped");
-          skipped = true;
-          continue;
-        }
-        // Out of margin: the plan's cancels still run (they free the margin of stale orders; a
-        // throw here left them resting, and the next round short again).
-        if (name === "InsufficientMargin") {
-          short = true;
-          continue;
-        }
-        throw e;
       }
     }
+    if (items.length === 0) return { ...none, skipped };
+    let sent = 0;
+    let short = false;
+    let done = 0;
+    const withDeadman = batchDeadline(dm.now, dm.current, this.deadmanSeconds) !== null;
+    for (const chunk of chunkSteps(items, withDeadman)) {
+      const r = await this.sendBatch(m, chunk, dm);
+      sent += r.sent ? 1 : 0;
+      short ||= r.short;
+      skipped ||= r.skipped;
+      done += r.done;
+    }
     if (sent > 0) {
-      this.log.debug({ market: m.symbol, index: formatX18(index), kept: plan.keep.length, sent }, "re-quoted");
+      this.log.debug({ market: m.symbol, index: formatX18(index), kept: plan.keep.length, items: items.length, done, batches: sent }, "re-quoted");
     }
     return { sent, short, skipped };
   }
+
+  /**
+   * One non-atomic Engine.batch of `items` (and the dead-man refresh): simulated first with the gas
+   * it is sent with (each item's result, decoded), sent only when an item would succeed, with a
+   * fixed per-item gas budget (a non-atomic batch's estimate may starve an item); the mined receipt
+   * is checked against the simulation (an item that succeeded there and left no event here is
+   * logged loudly: out of gas, or a race with another transaction).
+   */
+  private async sendBatch(m: Market, chunk: Item[], dm: { now: bigint; current: bigint }): Promise<{ sent: boolean; short: boolean; skipped: boolean; done: number }> {
+    const { engine } = this.d.addresses;
+    const items = [...chunk];
+    let deadline = batchDeadline(dm.now, dm.current, this.deadmanSeconds);
+    if (deadline !== null) items.push({ kind: "deadman", data: deadmanCall(this.accountId, deadline), clientKey: null, priceX18: 0n });
+    const gas = batchGas(items.map((i) => i.kind));
+    const simulate = async () =>
+      (await this.d.chain.simulateContract({ address: engine, abi: engineAbi, functionName: "batch", args: [items.map((i) => i.data), false], account: this.d.maker.address, gas })).result;
+    let [ok, results] = await simulate();
+    const last = items.length - 1;
+    if (deadline !== null && !ok[last]) {
+      // DeadmanTooSoon: the next block is later than the latest one's time + 5 s (an idle chain)
+      const e = itemError(results[last]!);
+      if (e.name === "DeadmanTooSoon" && typeof e.args[1] === "bigint" && this.deadmanSeconds > 0) {
+        deadline = e.args[1] - MIN_DEADMAN_DELAY + BigInt(this.deadmanSeconds);
+        items[last] = { ...items[last]!, data: deadmanCall(this.accountId, deadline) };
+        [ok, results] = await simulate();
+      }
+    }
+    const outcomes = items.map((it, i) => {
+      const err = ok[i] ? { name: "", args: [] } : itemError(results[i]!);
+      return { it, err, outcome: classifyItem(it.kind, ok[i]!, err.name) };
+    });
+    let short = false;
+    let skipped = false;
+    for (const { it, err, outcome } of outcomes) {
+      if (outcome === "ok") continue;
+      itemsFailed().inc({ kind: it.kind, reason: outcome === "empty" ? "empty" : KNOWN_ERRORS.has(err.name) ? err.name : "other" });
+      const at = { market: m.symbol, kind: it.kind, price: it.priceX18 ? formatX18(it.priceX18) : undefined, err: err.name || undefined };
+      if (outcome === "short") short = true;
+      else if (outcome === "skipped") {
+        skipped = true;
+        this.log.debug(at, "quote skipped");
+      } else if (outcome === "empty") {
+        this.log.error({ ...at, gas: gas.toString() }, "BUG: a batch item failed with empty revert data (out of gas?)");
+      } else if (outcome === "error") {
+        skipped = true;
+        this.log.warn(at, "batch item failed");
+      }
+    }
+    const good = outcomes.filter((o) => o.outcome === "ok");
+    if (!good.some((o) => o.it.kind !== "deadman")) {
+      // nothing of the re-quote would take effect: no transaction (the round's keep-alive refreshes the dead-man)
+      return { sent: false, short, skipped, done: 0 };
+    }
+    let receipt: TransactionReceipt;
+    try {
+      receipt = this.mined(await this.d.maker.write({ address: engine, abi: engineAbi, functionName: "batch", args: [items.map((i) => i.data), false], gas }));
+    } catch (e) {
+      batches().inc({ result: "failed" });
+      throw e;
+    }
+    batches().inc({ result: "ok" });
+    // the mined transaction against the simulation: each place's OrderPlaced, each cancel's OrderClosed, the DeadmanSet
+    const placed = new Set(parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderPlaced" })
+      .filter((e) => e.args.accountId === this.accountId).map((e) => e.args.clientKey.toLowerCase()));
+    const closed = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderClosed" })
+      .filter((e) => e.args.accountId === this.accountId && Number(e.args.reason) === CLOSE_REASON_USER_CANCEL).length;
+    const deadmanSet = parseEventLogs({ abi: engineAbi, logs: receipt.logs, eventName: "DeadmanSet" }).some((e) => e.args.accountId === this.accountId);
+    const lost = [
+      ...good.filter((o) => o.it.kind === "place" && !placed.has(o.it.clientKey!.toLowerCase())).map(() => "place"),
+      ...Array.from({ length: Math.max(0, good.filter((o) => o.it.kind === "cancel").length - closed) }, () => "cancel"),
+      ...(good.some((o) => o.it.kind === "deadman") && !deadmanSet ? ["deadman"] : []),
+    ];
+    if (lost.length) {
+      for (const kind of lost) itemsFailed().inc({ kind, reason: "lost" });
+      this.log.error({ market: m.symbol, lost, gas: gas.toString(), gasUsed: receipt.gasUsed.toString(), hash: receipt.transactionHash },
+        "batch items that succeeded in the simulation left no trace in the mined transaction (out of gas, or a race)");
+      skipped = true;
+    }
+    if (deadline !== null && deadmanSet) {
+      dm.current = deadline;
+      deadmanRefreshes().inc({ via: "batch" });
+    }
+    return { sent: true, short, skipped, done: good.length };
+  }
 }
+
+/** One item of a market's batch (`clientKey`, `priceX18`: of the quote it places or cancels). */
+type Item = { kind: BatchItemKind; data: Hex; clientKey: Hex | null; priceX18: bigint };
+
+/** Engine.MIN_DEADMAN_DELAY (seconds) */
+const MIN_DEADMAN_DELAY = 5n;
+/** IMarket.CloseReason.USER_CANCEL */
+const CLOSE_REASON_USER_CANCEL = 1;
+/** Item errors counted by name (anything else: "other"; empty revert data: "empty"; simulated ok but not mined: "lost"). */
+const KNOWN_ERRORS = new Set(["OrderNotFound", "PostOnlyWouldCross", "InvalidPrice", "SelfTrade", "ClientKeyInUse", "InsufficientMargin", "DeadmanTooSoon"]);
+
+const batches = () =>
+  counter({ name: "venue_keeper_maker_batches_total", help: "Re-quote batches (Engine.batch) the market maker sent, by result (ok, failed)", labelNames: ["result"] });
+const itemsFailed = () =>
+  counter({
+    name: "venue_keeper_maker_batch_items_failed_total",
+    help: "Items of the market maker's batches that failed, by kind (place, cancel, deadman) and reason (the error's name, other, empty: no revert data, lost: simulated ok, not in the mined transaction)",
+    labelNames: ["kind", "reason"],
+  });
+const deadmanRefreshes = () =>
+  counter({ name: "venue_keeper_maker_deadman_refreshes_total", help: "Dead-man deadlines the market maker set, by how (batch: with a re-quote, alone: a quiet round's)", labelNames: ["via"] });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  batchDeadline, chunkSteps, classifyItem, MAX_BATCH, quietDeadline,
   collateralFor, desiredQuotes, orderQty, planRequote, quoteClientKey, SIDE_LONG, SIDE_SHORT,
   type Quote, type QuoteParams, type RequotePlan, type RestingOrder,
 } from "./quotes.js";
@@ -168,5 +169,57 @@ describe("planRequote", () => {
         }
       }
     }
+  });
+});
+
+describe("the maker's batches", () => {
+  it("keeps a re-quote in one batch up to MAX_BATCH items (one kept for the dead-man), in order", () => {
+    const steps = Array.from({ length: 70 }, (_, i) => i);
+    expect(chunkSteps(steps.slice(0, 18), true)).toEqual([steps.slice(0, 18)]);
+    expect(chunkSteps(steps.slice(0, 31), true)).toHaveLength(1);
+    expect(chunkSteps(steps.slice(0, 32), true).map((c) => c.length)).toEqual([31, 1]);
+    expect(chunkSteps(steps.slice(0, 32), false).map((c) => c.length)).toEqual([32]);
+    expect(chunkSteps(steps, true).flat()).toEqual(steps);
+    expect(chunkSteps(steps, true).every((c) => c.length <= MAX_BATCH - 1)).toBe(true);
+    expect(chunkSteps([], true)).toEqual([]);
+    // the default ladder (3 levels a side) at its worst: 6 places and 12 cancels, one batch
+    const wanted = desiredQuotes(INDEX, p);
+    const far = (q: Quote, d: bigint) => (q.side === SIDE_LONG ? q.priceX18 - d * TICK : q.priceX18 + d * TICK);
+    const plan = planRequote(wanted, (q) => [{ slot: 0, priceX18: far(q, 100n), remainingQty: q.qty }, { slot: 1, priceX18: far(q, 200n), remainingQty: q.qty }], p);
+    expect(plan.steps).toHaveLength(18);
+    expect(chunkSteps(plan.steps, true)).toHaveLength(1);
+  });
+
+  it("reads each item's result: a filled order's cancel is fine, a refused place is skipped, margin is short, no data is a bug", () => {
+    expect(classifyItem("place", true, "")).toBe("ok");
+    expect(classifyItem("cancel", false, "OrderNotFound")).toBe("gone");
+    for (const e of ["PostOnlyWouldCross", "InvalidPrice", "SelfTrade", "ClientKeyInUse"]) expect(classifyItem("place", false, e)).toBe("skipped");
+    expect(classifyItem("place", false, "InsufficientMargin")).toBe("short");
+    expect(classifyItem("place", false, "")).toBe("empty");
+    expect(classifyItem("cancel", false, "")).toBe("empty");
+    expect(classifyItem("deadman", false, "")).toBe("empty");
+    expect(classifyItem("place", false, "OrderNotFound")).toBe("error");
+    expect(classifyItem("cancel", false, "PostOnlyWouldCross")).toBe("error");
+    expect(classifyItem("deadman", false, "DeadmanTooSoon")).toBe("error");
+    expect(classifyItem("place", false, "MarketPaused")).toBe("error");
+  });
+
+  it("sets the dead-man deadline from the chain's time with every batch, alone when less than half is left", () => {
+    const now = 1_000_000n;
+    // on: every batch moves it to now + period
+    expect(batchDeadline(now, 0n, 60)).toBe(now + 60n);
+    expect(batchDeadline(now, now + 59n, 60)).toBe(now + 60n);
+    // off: cleared once when an earlier run left one armed, else no item
+    expect(batchDeadline(now, now + 30n, 0)).toBe(0n);
+    expect(batchDeadline(now, 0n, 0)).toBeNull();
+    // quiet rounds: none armed, or less than half left (or passed), or more than the period (shortened)
+    expect(quietDeadline(now, 0n, 60)).toBe(now + 60n);
+    expect(quietDeadline(now, now + 60n, 60)).toBeNull();
+    expect(quietDeadline(now, now + 30n, 60)).toBeNull();
+    expect(quietDeadline(now, now + 29n, 60)).toBe(now + 60n);
+    expect(quietDeadline(now, now - 5n, 60)).toBe(now + 60n);
+    expect(quietDeadline(now, now + 600n, 60)).toBe(now + 60n);
+    expect(quietDeadline(now, now + 600n, 0)).toBe(0n);
+    expect(quietDeadline(now, 0n, 0)).toBeNull();
   });
 });

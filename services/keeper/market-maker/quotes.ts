@@ -171,3 +171,67 @@ export function planRequote(
   ];
   return { steps, keep };
 }
+
+// ─── batches ────────────────────────────────────────────────────────────────────────────────
+
+/** Engine.MAX_BATCH */
+export const MAX_BATCH = 32;
+
+export type BatchItemKind = "place" | "cancel" | "deadman";
+
+/**
+ * A re-quote's steps in batches of at most MAX_BATCH items, one item of each kept free for the
+ * dead-man refresh when `withDeadman`; the order of the steps is kept (each batch runs its items in
+ * order). A ladder of up to 7 levels a side fits one batch.
+ */
+export function chunkSteps<T>(steps: readonly T[], withDeadman: boolean): T[][] {
+  const size = MAX_BATCH - (withDeadman ? 1 : 0);
+  const out: T[][] = [];
+  for (let i = 0; i < steps.length; i += size) out.push(steps.slice(i, i + size));
+  return out;
+}
+
+/**
+ * What a batch item's result means to the maker:
+ *   ok;
+ *   gone: a cancel of an order filled (or cancelled) in between (OrderNotFound), nothing to do;
+ *   skipped: a place the book refuses now (PostOnlyWouldCross, InvalidPrice, SelfTrade,
+ *     ClientKeyInUse), the next round tries again;
+ *   short: a place refused for margin (InsufficientMargin): the round tops up;
+ *   empty: failed with empty revert data, a bug (the item ran out of gas): logged loudly;
+ *   error: anything else, logged with its name.
+ */
+export type ItemOutcome = "ok" | "gone" | "skipped" | "short" | "empty" | "error";
+
+const SKIPPED = new Set(["PostOnlyWouldCross", "InvalidPrice", "SelfTrade", "ClientKeyInUse"]);
+
+export function classifyItem(kind: BatchItemKind, ok: boolean, errorName: string): ItemOutcome {
+  if (ok) return "ok";
+  if (errorName === "") return "empty";
+  if (kind === "cancel" && errorName === "OrderNotFound") return "gone";
+  if (kind === "place" && SKIPPED.has(errorName)) return "skipped";
+  if (kind === "place" && errorName === "InsufficientMargin") return "short";
+  return "error";
+}
+
+/**
+ * The dead-man deadline a batch sets (the chain's time `now` and the period in seconds): now +
+ * period; with the switch off (period 0), 0 when a deadline is still armed (an earlier run's),
+ * else null (no item).
+ */
+export function batchDeadline(now: bigint, current: bigint, periodSeconds: number): bigint | null {
+  if (periodSeconds > 0) return now + BigInt(periodSeconds);
+  return current !== 0n ? 0n : null;
+}
+
+/**
+ * The deadline a round that sends no batch sets alone, or null: with the switch on, when none is
+ * armed or less than half the period is left (or more than the period, the period was shortened);
+ * off, 0 when one is still armed.
+ */
+export function quietDeadline(now: bigint, current: bigint, periodSeconds: number): bigint | null {
+  if (periodSeconds <= 0) return current !== 0n ? 0n : null;
+  const period = BigInt(periodSeconds);
+  const left = current - now;
+  return current === 0n || left * 2n < period || left > period ? now + period : null;
+}

@@ -4,7 +4,9 @@
  * client's `StreamClient`), and a poll as the fallback: every `intervalMs` while the stream is
  * down (or not up yet), every `streamPollMs` while it is connected (a fill deep in the book moves
  * none of a market's values). Neither service being up yet stops the keeper: the maker logs that
- * it waits and tries again. `close()` ends the stream (no reconnect) and the loop.
+ * it waits and tries again. With the dead-man switch on, the poll is at most a quarter of its
+ * period. `close()` ends the stream (no reconnect) and the loop (the deadline stays armed: the
+ * quotes are cancelled from it unless a maker runs again).
  */
 import type { PublicClient } from "viem";
 import type { Logger } from "pino";
@@ -60,7 +62,10 @@ export function startMarketMaker(o: MarketMakerRunOptions): RunningMarketMaker {
   });
   let loop: Loop | undefined;
   const follower = new MarketFollower(streams, () => loop?.wake(), o.log);
-  loop = startLoop("market-maker", () => (follower.connected ? o.streamPollMs : o.intervalMs), async () => {
+  // with the dead-man switch on, a round at least every quarter period (a quiet one refreshes the
+  // deadline when less than half is left)
+  const deadmanMs = (o.opts.deadmanSeconds ?? 0) > 0 ? ((o.opts.deadmanSeconds ?? 0) * 1_000) / 4 : Infinity;
+  loop = startLoop("market-maker", () => Math.min(follower.connected ? o.streamPollMs : o.intervalMs, deadmanMs), async () => {
     const sent = await maker.round();
     if (maker.quoted.length) follower.follow(maker.quoted);
     return sent;
