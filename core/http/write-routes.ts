@@ -20,8 +20,8 @@ import {
   CancelOrderResult, ClosePositionResult, CreateAccountResult, DepositResult, OperatorApprovalResult, OperatorTypedData, PositionMarginResult,
   pendingOf, PlaceOrderResult, TransactionStatusResult, WithdrawResult,
 } from "../schemas/write-responses.js";
-import { BatchOrdersResult, CancelAllResult, DeadmanResult } from "../schemas/write-responses.js";
-import { BatchOrdersBody, CancelAllBody, DeadmanBody } from "../schemas/writes.js";
+import { BatchOrdersResult, CancelAllResult, DeadmanResult, ModifyOrderResult } from "../schemas/write-responses.js";
+import { BatchOrdersBody, CancelAllBody, DeadmanBody, ModifyOrderBody } from "../schemas/writes.js";
 import { errorResponse, makeOnError } from "./errors.js";
 import { ErrorEnvelope } from "../schemas/envelope.js";
 
@@ -192,6 +192,18 @@ writeRoutes.openapi(
     responses: writeResponses(200, DeadmanResult, "PendingDeadman"),
   }),
   async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/deadman`, body: c.req.valid("json") }),
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/accounts/{accountId}/orders/modify", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Modify a resting order's price and remaining size in place (by orderId or clientKey)",
+    description:
+      "Engine.modifyOrder: the order keeps its id and key and never matches (a price at or beyond the best opposite one: 409 POST_ONLY_WOULD_CROSS, nothing changes). `quantity` is the new remaining size (filled + it = the order's original quantity). Only a smaller size at the same price keeps the order's place in its level; anything else moves it to the tail of its new level. Its margin follows its notional (ceil(margin × new / old)), the difference committed or released. Not the account's open order (filled, cancelled, expired, another account's): 404 ORDER_NOT_FOUND. Off the tick or outside the band: 400 INVALID_PRICE; below the minimum: 400 ORDER_TOO_SMALL; not in lots: 400 VALIDATION_ERROR, nothing sent.",
+    request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(ModifyOrderBody) } },
+    responses: writeResponses(200, ModifyOrderResult, "PendingModifyOrder"),
+  }),
+  async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/orders/modify`, body: c.req.valid("json") }),
 );
 
 writeRoutes.openapi(

@@ -230,3 +230,24 @@ export const BatchOrdersResult = z
     ...TxFields,
   })
   .openapi("BatchOrdersResult");
+
+// ─── Market v2: modify ───────────────────────────────────────────────────────────────────────
+
+export const ModifyOrderResult = z
+  .object({
+    orderId: Dec("on-chain order id (kept)"),
+    clientKey: Hex32.nullable().openapi({ description: "the key the request named the order by; null when it named the id" }),
+    marketId: Hex32,
+    price: Dec("the order's price now, 18 decimals"),
+    priceFormatted: Dec("exact decimal"),
+    originalQuantity: Dec("filled so far + the new remaining size, 18 decimals"),
+    originalQuantityFormatted: Dec("exact decimal"),
+    remainingQuantity: Dec("the new remaining size, 18 decimals"),
+    remainingQuantityFormatted: Dec("exact decimal"),
+    marginRemaining: Dec("the order's margin now, WAD: ceil(margin × new notional / old notional), the difference committed or released"),
+    marginRemainingFormatted: Dec("exact decimal"),
+    fromPrice: Dec("the price it had, 18 decimals"),
+    fromPriceFormatted: Dec("exact decimal"),
+    ...TxFields,
+  })
+  .openapi("ModifyOrderResult");

@@ -197,6 +197,22 @@ export const CancelBody = z
   })
   .openapi("CancelRequest");
 
+/** A resting order's new price and remaining size (Market v2 modify): by order_id or client_key (exactly one). */
+export const ModifyBody = z
+  .object({
+    market_id: bytes32("market of the order"),
+    order_id: uintString("on-chain order id", "42").optional(),
+    client_key: bytes32("client key of the open order").optional(),
+    price: uintString("the new limit price, 18 decimals: on the tick, in the band (400 INVALID_PRICE), not crossing the best opposite price (409 POST_ONLY_WOULD_CROSS)", "1085000000000000000"),
+    quantity: uintString("the new remaining size, 18 decimals: in lots, at least the minimum (400 ORDER_TOO_SMALL)", "50000000000000000000"),
+    valid_until: validUntil,
+  })
+  .superRefine((b, ctx) => {
+    if ((b.client_key === undefined) === (b.order_id === undefined))
+      ctx.addIssue({ code: "custom", path: ["order_id"], message: "exactly one of order_id and client_key is required" });
+  })
+  .openapi("ModifyRequest");
+
 export const CloseBody = z
   .object({
     order_type: intEnum("0 = MARKET (default), 1 = LIMIT").optional(),

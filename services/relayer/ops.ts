@@ -25,6 +25,7 @@ export type Kind =
   | "withdraw"
   | "placeOrder"
   | "cancelOrder"
+  | "modifyOrder"
   | "closePosition"
   | "adjustMargin"
   | "liquidatePosition"
@@ -46,6 +47,8 @@ export type Params = {
     timeInForce?: TimeInForceName; reduceOnly?: boolean; expiresAt?: string;
   };
   cancelOrder: { accountId: string; marketId: Hex; clientKey: Hex };
+  /** by orderId or by clientKey (exactly one); price 18 decimals, quantity the new remaining size */
+  modifyOrder: { accountId: string; marketId: Hex; orderId?: string; clientKey?: Hex; price: string; quantity: string };
   closePosition: { accountId: string; marketId: Hex; orderType: "MARKET" | "LIMIT"; limitPrice?: string; clientKey: Hex };
   adjustMargin: { accountId: string; marketId: Hex; action: "ADD" | "REMOVE"; amount: string };
   liquidatePosition: { accountId: string; marketId: Hex; adlCandidates?: string[] };
@@ -71,6 +74,7 @@ export const SUCCESS_STATUS: Record<Kind, 200 | 201> = {
   withdraw: 200,
   placeOrder: 201,
   cancelOrder: 200,
+  modifyOrder: 200,
   closePosition: 201,
   adjustMargin: 200,
   liquidatePosition: 200,
@@ -112,6 +116,7 @@ export async function authorize(kind: Kind, chain: Chain, caller: Address, param
     case "deposit":
     case "withdraw":
     case "cancelOrder":
+    case "modifyOrder":
     case "closePosition":
     case "adjustMargin":
     case "setDeadman":
@@ -215,6 +220,22 @@ async function activeMarket(chain: Chain, marketId: Hex) {
   const active = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "isActive" });
   if (!active) throw new ApiError("MARKET_NOT_ACTIVE", `market ${m.symbol} is paused`);
   return m;
+}
+
+const ZERO_KEY = `0x${"0".repeat(64)}` as Hex;
+
+/** The account's open order in the market named by id or by client key, as the chain has it (ORDER_NOT_FOUND otherwise). */
+async function openOrderOf(chain: Chain, p: { accountId: string; marketId: Hex; orderId?: string; clientKey?: Hex }) {
+  const m = await chain.market(p.marketId);
+  const named = p.clientKey ? `clientKey ${p.clientKey}` : `id ${p.orderId}`;
+  const id = p.clientKey
+    ? await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "orderIdOf", args: [BigInt(p.accountId), p.clientKey] })
+    : BigInt(p.orderId ?? "0");
+  const o = id === 0n ? null : await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "getOrder", args: [id] });
+  // status 1: ACTIVE (resting); an order of another account is not the caller's to name
+  if (!o || Number(o.status) !== 1 || o.accountId !== BigInt(p.accountId))
+    throw new ApiError("ORDER_NOT_FOUND", `no open order with ${named} of account ${p.accountId} in ${m.symbol}`);
+  return o;
 }
 
 const engineCall = (chain: Chain, data: Hex): Call => ({ to: chain.engine, data });
@@ -366,6 +387,52 @@ export const OPS: { [K in Kind]: Op<K> } = {
         marginReturnedFormatted: formatWad(ev.args.marginReturnedWad),
         cancelledQuantity: (ev.args.cancelledQty as bigint).toString(),
         filledQuantity: (ev.args.filledQty as bigint).toString(),
+      };
+    },
+  },
+
+  // Market v2 (docs/CONTRACTS.md "Modify"): the order is the account's open one, the price on the
+  // tick, the size in lots and at least the minimum (a reduce-only order: any); the band, the
+  // crossing (POST_ONLY_WOULD_CROSS) and the position cap come from the simulation.
+  modifyOrder: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, caller, p) {
+      await ownerActs(chain, caller, p.accountId);
+      const m = await chain.market(p.marketId);
+      const o = await openOrderOf(chain, p);
+      const params = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "params" });
+      const price = BigInt(p.price);
+      if (price === 0n || price % params.tickSizeX18 !== 0n)
+        throw new ApiError("INVALID_PRICE", `price ${formatWad(price)} is not on ${m.symbol}'s tick ${formatWad(params.tickSizeX18)}`, { field: "price" });
+      const qty = BigInt(p.quantity);
+      if (qty === 0n || qty % params.lotSizeQty !== 0n)
+        throw new ApiError("VALIDATION_ERROR", `quantity: ${formatWad(qty)} is not a positive multiple of ${m.symbol}'s lot ${formatWad(params.lotSizeQty)}`, { field: "quantity" });
+      if (!o.reduceOnly && qty < params.minOrderQty)
+        throw new ApiError("ORDER_TOO_SMALL", `quantity ${formatWad(qty)} is below ${m.symbol}'s minimum ${formatWad(params.minOrderQty)}`, { field: "quantity" });
+    },
+    pending: (p) => ({
+      orderId: p.orderId ?? null, clientKey: p.clientKey ?? null, marketId: p.marketId,
+      price: p.price, priceFormatted: formatWad(BigInt(p.price)), originalQuantity: null, originalQuantityFormatted: null,
+      remainingQuantity: p.quantity, remainingQuantityFormatted: formatWad(BigInt(p.quantity)),
+      marginRemaining: null, marginRemainingFormatted: null, fromPrice: null, fromPriceFormatted: null,
+    }),
+    call: async (chain, p) =>
+      engineCall(chain, encodeFunctionData({
+        abi: engineAbi, functionName: "modifyOrder",
+        args: [BigInt(p.accountId), p.marketId, BigInt(p.orderId ?? "0"), p.clientKey ?? ZERO_KEY, BigInt(p.price), BigInt(p.quantity)],
+      })),
+    async result(chain, p, logs) {
+      const m = await chain.market(p.marketId);
+      const ev = decode(logs).find((l) => l.eventName === "OrderModified" && same(l.address, m.address) && l.args.accountId === BigInt(p.accountId));
+      if (!ev) throw new Error("receipt has no OrderModified event");
+      const a = ev.args as { orderId: bigint; priceX18: bigint; originalQty: bigint; remainingQty: bigint; marginRemainingWad: bigint; fromPriceX18: bigint };
+      return {
+        orderId: a.orderId.toString(), clientKey: p.clientKey ?? null, marketId: p.marketId,
+        price: a.priceX18.toString(), priceFormatted: formatWad(a.priceX18),
+        originalQuantity: a.originalQty.toString(), originalQuantityFormatted: formatWad(a.originalQty),
+        remainingQuantity: a.remainingQty.toString(), remainingQuantityFormatted: formatWad(a.remainingQty),
+        marginRemaining: a.marginRemainingWad.toString(), marginRemainingFormatted: formatWad(a.marginRemainingWad),
+        fromPrice: a.fromPriceX18.toString(), fromPriceFormatted: formatWad(a.fromPriceX18),
       };
     },
   },

@@ -9,16 +9,25 @@
  * margin remaining to the wei), the stored levels (order_book_level) equal getLevels, GET
  * /markets/{id}/orderbook equals getFillableLevels at its block, the market state's resting
  * sizes are the levels' sums, and each modify has its order_modified_event row.
+ * Then both write surfaces on the shared stack (relayer, gateway; the market maker quotes
+ * meanwhile, so every comparison is at the block an answer reports): POST
+ * /accounts/{id}/orders/modify (by clientKey, by orderId) and POST /v1/accounts/{id}/orders/modify
+ * (snake_case); after each the indexed order equals getOrder and the book answer getFillableLevels;
+ * a crossing price is 409 POST_ONLY_WOULD_CROSS, a price off the tick 400 INVALID_PRICE, a size
+ * off the lot 400 VALIDATION_ERROR, an unknown order 404 ORDER_NOT_FOUND: nothing sent, nothing changed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { and, asc, eq } from "drizzle-orm";
-import { BaseError, ContractFunctionRevertedError, parseEventLogs, type Hex } from "viem";
-import { engineAbi, marketAbi } from "../../abis/index.js";
+import { BaseError, ContractFunctionRevertedError, parseEventLogs, parseUnits, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { depositTokenAbi, marketAbi } from "../../abis/index.js";
 import { secret } from "../../core/profiles.js";
 import { createIndexerDb, schema, type IndexerDb } from "../../services/keeper/indexer/sql-client.js";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { px, sessionActions } from "./reads-session.js";
-import { getOnce } from "./helpers/http.js";
+import { gatewayClient, getOnce, integrationClient, signIn } from "./helpers/http.js";
+import { sharedStack } from "./helpers/stacks.js";
+import { publicClient, walletClient } from "./helpers/chain.js";
 import { mainKind } from "./stack.js";
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -184,5 +193,175 @@ describe.each([mainKind()])("modify: the index follows OrderModified on %s", (ki
     expect(await view<Json>("getOrder", [ids.h1])).toEqual(before);
     await indexEqualsChain();
     expect(await modifiedRows(ids.h1!)).toHaveLength(rows);
+  });
+});
+
+const usd = (v: string) => parseUnits(v, 6);
+
+describe.each([sharedStack()])("modify through the integration API and /v1 ($kind)", (s) => {
+  const api = integrationClient(s);
+  const gw = gatewayClient(s);
+  const client = publicClient(s);
+  const engine = s.deployment.contracts.engine;
+  const eur = s.deployment.markets.find((m) => m.symbol === "EUR/USD") ?? s.deployment.markets[0]!;
+  const EUR = eur.marketId as Hex;
+  const eurAddress = eur.marketAddress as Address;
+  const relayer = privateKeyToAccount(s.keys.relayer).address;
+  const wKey = generatePrivateKey();
+  const W = privateKeyToAccount(wKey);
+  let token = "";
+  let id = 0;
+  let gwKey = "";
+  let tick = 0n;
+  let lot = 0n;
+  const KEY = `0x${"7e".repeat(32)}` as Hex;
+  let orderId = "";
+
+  const read = <T>(functionName: string, args: readonly unknown[] = [], at?: bigint) =>
+    client.readContract({ address: eurAddress, abi: marketAbi, functionName, args, ...(at === undefined ? {} : { blockNumber: at }) } as never) as Promise<T>;
+  const atTick = (p: bigint) => (p / tick) * tick;
+  const mark = () => read<bigint>("markPrice");
+  const relayerNonce = () => client.getTransactionCount({ address: relayer, blockTag: "pending" });
+  const levels = ([prices, qtys, counts]: Levels) => prices.map((p, i) => ({ price: p.toString(), quantity: qtys[i]!.toString(), orderCount: Number(counts[i]) }));
+  const bestAsk = async () => (await read<Levels>("getLevels", [1, 1n]))[0][0] ?? 0n;
+  const modify = (body: Json, headers: Record<string, string> = {}) =>
+    api("POST", `/accounts/${id}/orders/modify`, { token, body: { marketId: EUR, ...body }, headers });
+  const modifyV1 = (body: Json) => gw("POST", `/v1/accounts/${id}/orders/modify`, { key: gwKey, body: { market_id: EUR, ...body } });
+
+  /** The indexed order (the API's answer at `minBlock` or later) equals getOrder at the block it reports; the book answer equals getFillableLevels at its block. */
+  const indexedEqualsChain = async (minBlock: number | bigint) => {
+    const res = await fetch(`${s.integrationUrl}/accounts/${id}/orders?marketId=${EUR}&status=active&limit=1000&minBlock=${minBlock}`, {
+      headers: { authorization: `Bearer ${token}`, "cache-control": "no-cache" },
+    });
+    const body = (await res.json()) as Json;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    const at = BigInt(res.headers.get("x-indexed-block")!);
+    const o = (body.data.orders as Json[]).find((x) => x.orderId === orderId);
+    const c = await read<Json>("getOrder", [BigInt(orderId)], at);
+    expect({ price: o?.price, original: o?.originalQuantity, remaining: o?.remainingQuantity }).toEqual({
+      price: c.priceX18.toString(), original: c.originalQty.toString(), remaining: c.remainingQty.toString(),
+    });
+    const book = await fetch(`${s.integrationUrl}/markets/${EUR}/orderbook?depth=100&minBlock=${minBlock}`, { headers: { "cache-control": "no-cache" } });
+    const b = (await book.json()) as Json;
+    expect(book.status, JSON.stringify(b)).toBe(200);
+    const bAt = BigInt(book.headers.get("x-indexed-block")!);
+    const shown = (ls: Json[]) => ls.map((l) => ({ price: l.price, quantity: l.quantity, orderCount: l.orderCount }));
+    expect({ bids: shown(b.data.bids), asks: shown(b.data.asks) }).toEqual({
+      bids: levels(await read<Levels>("getFillableLevels", [0, 100n], bAt)),
+      asks: levels(await read<Levels>("getFillableLevels", [1, 100n], bAt)),
+    });
+    return c;
+  };
+
+  beforeAll(async () => {
+    const params = await read<Json>("params");
+    [tick, lot] = [params.tickSizeX18, params.lotSizeQty];
+    await client.request({ method: "anvil_setBalance" as never, params: [W.address, "0x8AC7230489E80000"] as never });
+    const funder = walletClient(s, s.wallets[9]!.privateKey);
+    await client.waitForTransactionReceipt({
+      hash: await funder.writeContract({ address: s.deployment.contracts.depositToken, abi: depositTokenAbi, functionName: "transfer", args: [W.address, usd("20000")] }),
+    });
+    const me = walletClient(s, wKey);
+    await client.waitForTransactionReceipt({
+      hash: await me.writeContract({ address: s.deployment.contracts.depositToken, abi: depositTokenAbi, functionName: "approve", args: [engine, usd("20000")] }),
+    });
+    token = await signIn(s, W);
+    const td = await api("GET", `/operators/typed-data?owner=${W.address}`);
+    const { domain, types, message } = td.body.data;
+    const { EIP712Domain: _, ...rest } = types;
+    const signature = await W.signTypedData({
+      domain, types: rest, primaryType: "OperatorApproval",
+      message: { ...message, expiry: BigInt(message.expiry), nonce: BigInt(message.nonce), deadline: BigInt(message.deadline) },
+    });
+    const r = await api("POST", "/accounts", { token, body: { userAddress: W.address, operatorApproval: { expiry: message.expiry, deadline: message.deadline, signature } } });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+    id = r.body.data.accountId;
+    const d = await api("POST", `/accounts/${id}/deposit`, { token, body: { amount: usd("10000").toString() } });
+    expect(d.status, JSON.stringify(d.body)).toBe(200);
+    const created = await fetch(`${s.gatewayUrl}/admin/keys`, {
+      method: "POST",
+      headers: { "X-Admin-Token": s.adminToken, "content-type": "application/json" },
+      body: JSON.stringify({ wallet: W.address, label: "e2e modify" }),
+    });
+    gwKey = ((await created.json()) as { data: { key: string } }).data.key;
+    // W's bid half a percent under the mark, keyed
+    const p = atTick(((await mark()) * 995n) / 1000n);
+    const placed = await api("POST", `/accounts/${id}/orders`, {
+      token, body: { marketId: EUR, side: "LONG", orderType: "LIMIT", limitPrice: p.toString(), collateralAmount: usd("200").toString(), leverage: 5, clientKey: KEY },
+    });
+    expect(placed.status, JSON.stringify(placed.body)).toBe(201);
+    expect(placed.body.data.orderStatus).toBe("active");
+    orderId = placed.body.data.orderId;
+  }, 180_000);
+  afterAll(async () => {
+    if (id) await api("DELETE", `/accounts/${id}/orders/${KEY}?marketId=${EUR}`, { token });
+  });
+
+  it("by clientKey (integration API): a smaller size at the same price; the answer is the chain's OrderModified, the index follows", async () => {
+    const before = await read<Json>("getOrder", [BigInt(orderId)]);
+    const quantity = ((before.remainingQty / 2n) / lot) * lot;
+    const r = await modify({ clientKey: KEY, price: before.priceX18.toString(), quantity: quantity.toString() }, { "Idempotency-Key": `modify-${orderId}-1` });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const d = r.body.data;
+    expect(d).toMatchObject({ orderId, clientKey: KEY, marketId: EUR, price: before.priceX18.toString(), fromPrice: before.priceX18.toString(), remainingQuantity: quantity.toString(), transactionStatus: "CONFIRMED" });
+    // the same key and body again: the same answer, nothing sent
+    const nonce = await relayerNonce();
+    const again = await modify({ clientKey: KEY, price: before.priceX18.toString(), quantity: quantity.toString() }, { "Idempotency-Key": `modify-${orderId}-1` });
+    expect(again.body.data.transactionHash).toBe(d.transactionHash);
+    expect(await relayerNonce()).toBe(nonce);
+    const c = await indexedEqualsChain(d.blockNumber);
+    expect(c.marginRemainingWad.toString()).toBe(d.marginRemaining);
+    expect(c.marginRemainingWad).toBeLessThan(before.marginRemainingWad);
+    // the log: one OrderModified, no LevelUpdated
+    const logs = parseEventLogs({ abi: marketAbi, logs: (await client.getTransactionReceipt({ hash: d.transactionHash })).logs });
+    expect(logs.filter((l) => l.eventName === "OrderModified")).toHaveLength(1);
+    expect(logs.filter((l) => l.eventName === "LevelUpdated")).toHaveLength(0);
+  });
+
+  it("by order_id (/v1): a new price (it moves level); snake_case answer; the index follows", async () => {
+    const before = await read<Json>("getOrder", [BigInt(orderId)]);
+    const p = atTick(((await mark()) * 994n) / 1000n);
+    expect(p).not.toBe(before.priceX18);
+    const r = await modifyV1({ order_id: orderId, price: p.toString(), quantity: before.remainingQty.toString() });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.data).toMatchObject({ order_id: orderId, client_key: null, market_id: EUR, price: p.toString(), from_price: before.priceX18.toString(), remaining_quantity: before.remainingQty.toString() });
+    const c = await indexedEqualsChain(r.body.data.block_number);
+    expect(c.priceX18).toBe(p);
+    expect(c.marginRemainingWad.toString()).toBe(r.body.data.margin_remaining);
+  });
+
+  it("a crossing price: 409 POST_ONLY_WOULD_CROSS on both surfaces, nothing sent, nothing changed", async () => {
+    const before = await read<Json>("getOrder", [BigInt(orderId)]);
+    const nonce = await relayerNonce();
+    const ask = await bestAsk();
+    expect(ask).toBeGreaterThan(0n);
+    const r = await modify({ orderId, price: ask.toString(), quantity: before.remainingQty.toString() });
+    expect([r.status, r.body.error?.code], JSON.stringify(r.body)).toEqual([409, "POST_ONLY_WOULD_CROSS"]);
+    const v = await modifyV1({ client_key: KEY, price: ask.toString(), quantity: before.remainingQty.toString() });
+    expect([v.status, v.body.error?.code], JSON.stringify(v.body)).toEqual([409, "POST_ONLY_WOULD_CROSS"]);
+    expect(await relayerNonce()).toBe(nonce);
+    expect(await read<Json>("getOrder", [BigInt(orderId)])).toEqual(before);
+  });
+
+  it("bad input: off the tick 400 INVALID_PRICE, off the lot 400 VALIDATION_ERROR, both names 400, an unknown order 404 ORDER_NOT_FOUND: nothing sent", async () => {
+    const before = await read<Json>("getOrder", [BigInt(orderId)]);
+    const nonce = await relayerNonce();
+    const q = before.remainingQty.toString();
+    const offTick = await modify({ orderId, price: (before.priceX18 + 1n).toString(), quantity: q });
+    expect([offTick.status, offTick.body.error?.code], JSON.stringify(offTick.body)).toEqual([400, "INVALID_PRICE"]);
+    const zero = await modify({ orderId, price: "0", quantity: q });
+    expect([zero.status, zero.body.error?.code], JSON.stringify(zero.body)).toEqual([400, "INVALID_PRICE"]);
+    const offLot = await modify({ orderId, price: before.priceX18.toString(), quantity: (before.remainingQty + 1n).toString() });
+    expect([offLot.status, offLot.body.error?.code], JSON.stringify(offLot.body)).toEqual([400, "VALIDATION_ERROR"]);
+    const both = await modify({ orderId, clientKey: KEY, price: before.priceX18.toString(), quantity: q });
+    expect([both.status, both.body.error?.code], JSON.stringify(both.body)).toEqual([400, "VALIDATION_ERROR"]);
+    const none = await modifyV1({ price: before.priceX18.toString(), quantity: q });
+    expect([none.status, none.body.error?.code], JSON.stringify(none.body)).toEqual([400, "VALIDATION_ERROR"]);
+    const unknown = await modify({ clientKey: `0x${"01".repeat(32)}`, price: before.priceX18.toString(), quantity: q });
+    expect([unknown.status, unknown.body.error?.code], JSON.stringify(unknown.body)).toEqual([404, "ORDER_NOT_FOUND"]);
+    const notMine = await modifyV1({ order_id: "1", price: before.priceX18.toString(), quantity: q });
+    expect([notMine.status, notMine.body.error?.code], JSON.stringify(notMine.body)).toEqual([404, "ORDER_NOT_FOUND"]);
+    expect(await relayerNonce()).toBe(nonce);
+    expect(await read<Json>("getOrder", [BigInt(orderId)])).toEqual(before);
   });
 });

@@ -23,11 +23,12 @@ import {
   BatchBody,
   CancelAllBody,
   DeadmanBody,
+  ModifyBody,
   orderTypeName,
   sideName,
 } from "../schemas.js";
 import { AccountCreatedData, AccountData, AccountByAddressData, AccountOperatorsData, DepositData, WithdrawData, OrderPlacedData, OrderListData, CancelData, PositionData, PositionFundingData, CloseData, PositionMarginData } from "../responses.js";
-import { pendingOf, BatchOrdersData, CancelAllData, DeadmanData } from "../responses.js";
+import { pendingOf, BatchOrdersData, CancelAllData, DeadmanData, ModifyOrderData } from "../responses.js";
 import { MAX_BATCH_ITEMS } from "../../../core/schemas/writes.js";
 import { defineRoute, jsonBody } from "./define.js";
 
@@ -134,6 +135,19 @@ export const cancelOrder = defineRoute({
   request: { params: AccountIdParam, ...jsonBody(CancelBody, "{ market_id, client_key }") },
   ok: { status: 200, name: "CancelResult", data: CancelData, description: "client_key, order_id, margin_returned (WAD), transaction_hash" },
   accepted: { name: "CancelPending", data: pendingOf(CancelData, "CancelPending") },
+  errors: writeErrors,
+});
+
+export const modifyOrder = defineRoute({
+  method: "post",
+  path: "/v1/accounts/{account_id}/orders/modify",
+  tag,
+  summary: "Modify a resting order's price and remaining size in place (by order_id or client_key)",
+  description:
+    "The order keeps its id and key and never matches (a price at or beyond the best opposite one: 409 POST_ONLY_WOULD_CROSS, nothing changes). quantity is the new remaining size. Only a smaller size at the same price keeps its place in its level; anything else moves it to the tail of its new level. Its margin follows its notional, the difference committed or released. Not the account's open order: 404 ORDER_NOT_FOUND; off the tick or outside the band: 400 INVALID_PRICE; below the minimum: 400 ORDER_TOO_SMALL; not in lots: 400 VALIDATION_ERROR.",
+  request: { params: AccountIdParam, ...jsonBody(ModifyBody, "{ market_id, order_id | client_key, price, quantity }") },
+  ok: { status: 200, name: "ModifyResult", data: ModifyOrderData, description: "order_id, client_key, market_id, price, original_quantity, remaining_quantity, margin_remaining (WAD), from_price, transaction_hash" },
+  accepted: { name: "ModifyPending", data: pendingOf(ModifyOrderData, "ModifyPending") },
   errors: writeErrors,
 });
 
@@ -345,6 +359,23 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
         method: "DELETE",
         path: `/internal/accounts/${c.req.valid("param").account_id}/orders/${b.client_key}`,
         query: { marketId: b.market_id, validUntil: b.valid_until },
+        headers: forwardHeaders(c, true),
+      }),
+    );
+  });
+
+  app.openapi(modifyOrder, async (c) => {
+    const b = c.req.valid("json");
+    return send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: `/internal/accounts/${c.req.valid("param").account_id}/orders/modify`,
+        body: {
+          marketId: b.market_id, price: b.price, quantity: b.quantity,
+          ...(b.client_key !== undefined ? { clientKey: b.client_key } : { orderId: b.order_id }),
+          ...validity(b),
+        },
         headers: forwardHeaders(c, true),
       }),
     );

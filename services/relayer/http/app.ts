@@ -18,7 +18,7 @@ import {
   AccountIdParam, AmountBody, CancelOrderQuery, ClientKey, ClosePositionBody, CreateAccountBody, PositionMarginBody, LiquidateAccountBody,
   LiquidatePositionBody, MarketId, OperatorApproveBody, OperatorTypedDataQuery, PlaceOrderBody,
 } from "../../../core/schemas/writes.js";
-import { BatchOrdersBody, CancelAllBody, DeadmanBody } from "../../../core/schemas/writes.js";
+import { BatchOrdersBody, CancelAllBody, DeadmanBody, ModifyOrderBody } from "../../../core/schemas/writes.js";
 import type { Relayer } from "../relayer.js";
 import { isFinal, shortMessage, toApiError } from "../relayer.js";
 import type { Kind, Params } from "../ops.js";
@@ -289,6 +289,17 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
     const { deadline, validUntil } = parseOrThrow(DeadmanBody, raw);
     assertDeadman(chain, deadline); // before anything is stored: nothing sent
     return write(c, "setDeadman", { hashOf: { accountId, raw }, params: { accountId, deadline }, validUntil });
+  });
+
+  app.post("/internal/accounts/:accountId/orders/modify", async (c) => {
+    const accountId = accountIdOf(c);
+    const raw = await jsonBody(c);
+    const b = parseOrThrow(ModifyOrderBody, raw);
+    const params: Params["modifyOrder"] = {
+      accountId, marketId: b.marketId.toLowerCase() as Hex, price: b.price, quantity: b.quantity,
+      ...(b.clientKey !== undefined ? { clientKey: b.clientKey.toLowerCase() as Hex } : { orderId: b.orderId! }),
+    };
+    return write(c, "modifyOrder", { hashOf: { accountId, raw }, params, validUntil: b.validUntil });
   });
 
   app.post("/internal/accounts/:accountId/orders/cancel-all", async (c) => {
