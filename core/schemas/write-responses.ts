@@ -141,7 +141,7 @@ export const CancelOrderResult = z
 export const TransactionStatusResult = z
   .object({
     requestId: z.string(),
-    kind: z.string().openapi({ description: "createAccount, deposit, withdraw, placeOrder, cancelOrder, closePosition, adjustMargin, liquidatePosition, liquidateAccount, approveOperator, setDeadman, cancelAll, batchOrders" }),
+    kind: z.string().openapi({ description: "createAccount, deposit, withdraw, placeOrder, cancelOrder, modifyOrder, closePosition, adjustMargin, liquidatePosition, liquidateAccount, approveOperator, setDeadman, cancelAll, batchOrders" }),
     transactionStatus: z.enum(TRANSACTION_STATUS).openapi({
       description:
         "PENDING until mined; CONFIRMED; REVERTED (mined, reverted); FAILED (refused before sending: nothing sent); EXPIRED (validUntil passed: nothing sent, or its nonce went to a no-op that was mined); CANCELLED (the same, at the caller's request); REORGED (it was mined, then its block left the canonical chain: the same signed transaction is sent again at the same nonce, then PENDING and mined again, or past validUntil its no-op; blockNumber and result follow the new block)",

@@ -9,7 +9,7 @@
  * `minBlock` ≥ that block, so it sees the write.
  */
 import { camelKeys, snakeKeys } from "../../../core/case.js";
-import { buildAmount, buildClose, buildMargin, buildPlaceOrder, checkAccountId, checkBytes32, type CloseSpec, type Hex, type MarketRules, type OrderSpec } from "./builders.js";
+import { buildAmount, buildClose, buildMargin, buildModify, buildPlaceOrder, checkAccountId, checkBytes32, type CloseSpec, type Hex, type MarketRules, type ModifySpec, type OrderSpec } from "./builders.js";
 import { Emitter } from "./emitter.js";
 import { VenueApiError, VenueError, VenueInputError, VenueNetworkError, WriteFailedError } from "./errors.js";
 import { attachMeta, Http, meta, type HttpOptions, type RequestOptions, type ResponseMeta } from "./http.js";
@@ -468,6 +468,12 @@ export class VenueClient extends BaseClient {
     const q = new URLSearchParams({ marketId, ...(o.validUntil ? { validUntil: String(o.validUntil) } : {}) });
     return this.write<T.CancelOrderResult>("DELETE", `/accounts/${id}/orders/${clientKey}?${q}`, undefined, o);
   }
+  /** POST /accounts/{id}/orders/modify: a resting order's new price and remaining size in place (by orderId or clientKey), checked against the market's tick. */
+  async modifyOrder(accountId: number | bigint | string, spec: ModifySpec, o?: WriteOptions) {
+    const id = checkAccountId(accountId);
+    const body = buildModify(spec, await this.rulesOf(spec.marketId));
+    return this.write<T.ModifyOrderResult>("POST", `/accounts/${id}/orders/modify`, body, o);
+  }
   async closePosition(accountId: number | bigint | string, marketId: Hex, spec: CloseSpec = { type: "MARKET" }, o?: WriteOptions) {
     const id = checkAccountId(accountId);
     checkBytes32("marketId", marketId);
@@ -560,6 +566,12 @@ export class GatewayClient extends BaseClient {
     checkBytes32("marketId", marketId);
     checkBytes32("clientKey", clientKey);
     return this.write<T.CancelOrderResult>("POST", `/accounts/${id}/orders/cancel`, { marketId, clientKey, ...(o.validUntil ? { validUntil: o.validUntil } : {}) }, o);
+  }
+  /** POST /v1/accounts/{id}/orders/modify: a resting order's new price and remaining size in place (by orderId or clientKey). */
+  async modifyOrder(accountId: number | bigint | string, spec: ModifySpec, o?: WriteOptions) {
+    const id = checkAccountId(accountId);
+    const b = buildModify(spec, await this.rulesOf(spec.marketId));
+    return this.write<T.ModifyOrderResult>("POST", `/accounts/${id}/orders/modify`, { ...b, ...(b.validUntil !== undefined ? { validUntil: String(b.validUntil) } : {}) }, o);
   }
   /** POST /v1/accounts/{id}/positions/{market}/close (the gateway takes no client key for a close). */
   async closePosition(accountId: number | bigint | string, marketId: Hex, spec: Omit<CloseSpec, "clientKey"> = { type: "MARKET" }, o?: WriteOptions) {
