@@ -221,9 +221,9 @@ writeRoutes.openapi(
 writeRoutes.openapi(
   createRoute({
     method: "post", path: "/accounts/{accountId}/orders/batch", tags: ["writes"], security, middleware: [signedIn] as const,
-    summary: "Place and cancel up to 32 orders in one transaction (Engine.batch)",
+    summary: "Place, cancel and modify up to 32 orders in one transaction (Engine.batch)",
     description:
-      "items: `{ action: \"PLACE\", ...PlaceOrderRequest }` or `{ action: \"CANCEL\", marketId, clientKey | orderId }`, at most 32 (400 BATCH_TOO_LARGE, nothing sent). atomic false (default): each item succeeds or fails on its own; the answer lists each item's status with its single write's result, or the error code its single write would answer. atomic true: all or nothing; a failing item answers its error as its single write would, and nothing changes.",
+      "items: `{ action: \"PLACE\", ...PlaceOrderRequest }`, `{ action: \"CANCEL\", marketId, clientKey | orderId }` or `{ action: \"MODIFY\", marketId, orderId | clientKey, price, quantity }`, at most 32 (400 BATCH_TOO_LARGE, nothing sent). atomic false (default): each item succeeds or fails on its own; the answer lists each item's status with its single write's result, or the error code its single write would answer. atomic true: all or nothing; a failing item answers its error as its single write would, and nothing changes.",
     request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(BatchOrdersBody) } },
     responses: writeResponses(200, BatchOrdersResult, "PendingBatchOrders"),
   }),

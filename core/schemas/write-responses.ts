@@ -212,7 +212,7 @@ export const CancelAllResult = z
 export const BatchItemResult = z
   .object({
     index: z.int(),
-    action: z.enum(["PLACE", "CANCEL"]),
+    action: z.enum(["PLACE", "CANCEL", "MODIFY"]),
     status: z.enum(["OK", "FAILED", "UNKNOWN"]).openapi({ description: "OK: the item ran (its single write's result fields follow); FAILED: it reverted (code and message: what its single write would answer); UNKNOWN: the node has no call tracer to tell" }),
     code: z.string().optional().openapi({ description: "FAILED: the error code its single write would answer (docs/ERRORS.md)" }),
     message: z.string().optional(),

@@ -299,45 +299,6 @@ export const BatchCancelItem = z
   })
   .openapi("BatchCancelItem");
 
-/**
- * One item of a batch: `{ action: "PLACE", ...PlaceOrderRequest }` (the place-order body, its
- * validUntil ignored: the batch's counts) or `{ action: "CANCEL", marketId, clientKey | orderId }`.
- */
-export const BatchItem = z
-  .looseObject({ action: z.enum(["PLACE", "CANCEL"]) })
-  .transform((v, ctx) => {
-    const r = v.action === "PLACE" ? PlaceOrderBody.safeParse(v) : BatchCancelItem.safeParse(v);
-    if (!r.success) {
-      for (const i of r.error.issues)
-        ctx.addIssue({ code: "custom", message: i.message, path: i.path as PropertyKey[], params: (i as { params?: Record<string, unknown> }).params });
-      return z.NEVER;
-    }
-    return v.action === "PLACE"
-      ? { action: "PLACE" as const, ...(r.data as PlaceOrderInput) }
-      : { action: "CANCEL" as const, ...(r.data as z.infer<typeof BatchCancelItem>) };
-  })
-  .openapi({
-    description: "{ action: \"PLACE\", ...PlaceOrderRequest } or { action: \"CANCEL\", marketId, clientKey | orderId }",
-    example: { action: "CANCEL", marketId: "0x" + "ab".repeat(32), clientKey: "0x" + "cd".repeat(32) },
-  });
-
-export const BatchOrdersBody = z
-  .object({
-    items: z
-      .array(BatchItem)
-      .min(1, { message: "at least one item" })
-      .refine((a) => a.length <= MAX_BATCH_ITEMS, { message: `at most ${MAX_BATCH_ITEMS} items`, params: { code: "BATCH_TOO_LARGE" } })
-      .openapi({ description: `1 to ${MAX_BATCH_ITEMS} items, run in order in one Engine.batch transaction` }),
-    atomic: z.boolean().optional().openapi({
-      description: "true: all or nothing (the first failing item's error answers, as its single write would); false (default): each item succeeds or fails on its own",
-    }),
-    validUntil: ValidUntil,
-  })
-  .openapi("BatchOrdersRequest");
-
-export type BatchItemInput = z.infer<typeof BatchItem>;
-export type BatchOrdersInput = z.infer<typeof BatchOrdersBody>;
-
 // ─── Market v2: modify ───────────────────────────────────────────────────────────────────────
 
 /**
@@ -368,3 +329,45 @@ export const ModifyOrderBody = z
   })
   .openapi("ModifyOrderRequest");
 export type ModifyOrderInput = z.infer<typeof ModifyOrderBody>;
+
+/**
+ * One item of a batch: `{ action: "PLACE", ...PlaceOrderRequest }` (the place-order body, its
+ * validUntil ignored: the batch's counts), `{ action: "CANCEL", marketId, clientKey | orderId }`
+ * or `{ action: "MODIFY", ...ModifyOrderRequest }` (its validUntil ignored too).
+ */
+export const BatchItem = z
+  .looseObject({ action: z.enum(["PLACE", "CANCEL", "MODIFY"]) })
+  .transform((v, ctx) => {
+    const r = v.action === "PLACE" ? PlaceOrderBody.safeParse(v) : v.action === "MODIFY" ? ModifyOrderBody.safeParse(v) : BatchCancelItem.safeParse(v);
+    if (!r.success) {
+      for (const i of r.error.issues)
+        ctx.addIssue({ code: "custom", message: i.message, path: i.path as PropertyKey[], params: (i as { params?: Record<string, unknown> }).params });
+      return z.NEVER;
+    }
+    return v.action === "PLACE"
+      ? { action: "PLACE" as const, ...(r.data as PlaceOrderInput) }
+      : v.action === "MODIFY"
+        ? { action: "MODIFY" as const, ...(r.data as z.infer<typeof ModifyOrderBody>) }
+        : { action: "CANCEL" as const, ...(r.data as z.infer<typeof BatchCancelItem>) };
+  })
+  .openapi({
+    description: "{ action: \"PLACE\", ...PlaceOrderRequest }, { action: \"CANCEL\", marketId, clientKey | orderId } or { action: \"MODIFY\", marketId, orderId | clientKey, price, quantity }",
+    example: { action: "CANCEL", marketId: "0x" + "ab".repeat(32), clientKey: "0x" + "cd".repeat(32) },
+  });
+
+export const BatchOrdersBody = z
+  .object({
+    items: z
+      .array(BatchItem)
+      .min(1, { message: "at least one item" })
+      .refine((a) => a.length <= MAX_BATCH_ITEMS, { message: `at most ${MAX_BATCH_ITEMS} items`, params: { code: "BATCH_TOO_LARGE" } })
+      .openapi({ description: `1 to ${MAX_BATCH_ITEMS} items, run in order in one Engine.batch transaction` }),
+    atomic: z.boolean().optional().openapi({
+      description: "true: all or nothing (the first failing item's error answers, as its single write would); false (default): each item succeeds or fails on its own",
+    }),
+    validUntil: ValidUntil,
+  })
+  .openapi("BatchOrdersRequest");
+
+export type BatchItemInput = z.infer<typeof BatchItem>;
+export type BatchOrdersInput = z.infer<typeof BatchOrdersBody>;

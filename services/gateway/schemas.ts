@@ -250,20 +250,22 @@ const BatchCancel = z
       ctx.addIssue({ code: "custom", path: ["client_key"], message: "exactly one of client_key and order_id is required" });
   });
 
-/** `{ action: "PLACE", ...TradeRequest }` or `{ action: "CANCEL", market_id, client_key | order_id }`. */
+/** `{ action: "PLACE", ...TradeRequest }`, `{ action: "CANCEL", market_id, client_key | order_id }` or `{ action: "MODIFY", ...ModifyRequest }`. */
 export const BatchItem = z
-  .looseObject({ action: z.enum(["PLACE", "CANCEL"]) })
+  .looseObject({ action: z.enum(["PLACE", "CANCEL", "MODIFY"]) })
   .transform((v, ctx) => {
-    const r = v.action === "PLACE" ? TradeBody.safeParse(v) : BatchCancel.safeParse(v);
+    const r = v.action === "PLACE" ? TradeBody.safeParse(v) : v.action === "MODIFY" ? ModifyBody.safeParse(v) : BatchCancel.safeParse(v);
     if (!r.success) {
       for (const i of r.error.issues) ctx.addIssue({ code: "custom", message: i.message, path: i.path as PropertyKey[] });
       return z.NEVER;
     }
     return v.action === "PLACE"
       ? { action: "PLACE" as const, ...(r.data as z.infer<typeof TradeBody>) }
-      : { action: "CANCEL" as const, ...(r.data as z.infer<typeof BatchCancel>) };
+      : v.action === "MODIFY"
+        ? { action: "MODIFY" as const, ...(r.data as z.infer<typeof ModifyBody>) }
+        : { action: "CANCEL" as const, ...(r.data as z.infer<typeof BatchCancel>) };
   })
-  .openapi({ description: "{ action: \"PLACE\", ...TradeRequest } or { action: \"CANCEL\", market_id, client_key | order_id }" });
+  .openapi({ description: "{ action: \"PLACE\", ...TradeRequest }, { action: \"CANCEL\", market_id, client_key | order_id } or { action: \"MODIFY\", market_id, order_id | client_key, price, quantity }" });
 
 export const BatchBody = z
   .object({

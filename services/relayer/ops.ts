@@ -61,10 +61,11 @@ export type Params = {
   batchOrders: { accountId: string; atomic: boolean; items: BatchItemParams[] };
 };
 
-/** One item of a batch as stored: a place (the placeOrder params, clientKey always set) or a cancel. */
+/** One item of a batch as stored: a place (the placeOrder params, clientKey always set), a cancel or a modify (the modifyOrder params). */
 export type BatchItemParams =
   | ({ action: "PLACE" } & Params["placeOrder"])
-  | { action: "CANCEL"; accountId: string; marketId: Hex; clientKey?: Hex; orderId?: string };
+  | { action: "CANCEL"; accountId: string; marketId: Hex; clientKey?: Hex; orderId?: string }
+  | ({ action: "MODIFY" } & Params["modifyOrder"]);
 
 export type Call = { to: Address; data: Hex };
 /** Success status of each kind (the spec's). */
@@ -425,15 +426,7 @@ export const OPS: { [K in Kind]: Op<K> } = {
       const m = await chain.market(p.marketId);
       const ev = decode(logs).find((l) => l.eventName === "OrderModified" && same(l.address, m.address) && l.args.accountId === BigInt(p.accountId));
       if (!ev) throw new Error("receipt has no OrderModified event");
-      const a = ev.args as { orderId: bigint; priceX18: bigint; originalQty: bigint; remainingQty: bigint; marginRemainingWad: bigint; fromPriceX18: bigint };
-      return {
-        orderId: a.orderId.toString(), clientKey: p.clientKey ?? null, marketId: p.marketId,
-        price: a.priceX18.toString(), priceFormatted: formatWad(a.priceX18),
-        originalQuantity: a.originalQty.toString(), originalQuantityFormatted: formatWad(a.originalQty),
-        remainingQuantity: a.remainingQty.toString(), remainingQuantityFormatted: formatWad(a.remainingQty),
-        marginRemaining: a.marginRemainingWad.toString(), marginRemainingFormatted: formatWad(a.marginRemainingWad),
-        fromPrice: a.fromPriceX18.toString(), fromPriceFormatted: formatWad(a.fromPriceX18),
-      };
+      return modifyData(p, ev.args);
     },
   },
 
@@ -643,7 +636,7 @@ export const OPS: { [K in Kind]: Op<K> } = {
       await ownerActs(chain, caller, p.accountId);
       if (p.items.length > MAX_BATCH_ITEMS) throw new ApiError("BATCH_TOO_LARGE", `at most ${MAX_BATCH_ITEMS} items in one batch (got ${p.items.length})`);
     },
-    pending: (p) => ({ accountId: Number(p.accountId), atomic: p.atomic, items: p.items.map((i) => ({ action: i.action, status: null, marketId: i.marketId, clientKey: i.clientKey ?? null, orderId: i.action === "CANCEL" ? (i.orderId ?? null) : null })), succeeded: null, failed: null }),
+    pending: (p) => ({ accountId: Number(p.accountId), atomic: p.atomic, items: p.items.map((i) => ({ action: i.action, status: null, marketId: i.marketId, clientKey: i.clientKey ?? null, orderId: i.action !== "PLACE" ? (i.orderId ?? null) : null })), succeeded: null, failed: null }),
     async call(chain, p) {
       const calls: Hex[] = [];
       for (const item of p.items) calls.push((await batchItemCall(chain, item)).data);
@@ -667,6 +660,18 @@ export const OPS: { [K in Kind]: Op<K> } = {
 };
 
 type DecodedEvent = { eventName: string; address: Address; args: Record<string, any> };
+
+/** Response data of a modify from its OrderModified (the single write's and a batch item's). */
+function modifyData(p: { marketId: Hex; clientKey?: Hex }, a: Record<string, any>) {
+  return {
+    orderId: (a.orderId as bigint).toString(), clientKey: p.clientKey ?? null, marketId: p.marketId,
+    price: (a.priceX18 as bigint).toString(), priceFormatted: formatWad(a.priceX18),
+    originalQuantity: (a.originalQty as bigint).toString(), originalQuantityFormatted: formatWad(a.originalQty),
+    remainingQuantity: (a.remainingQty as bigint).toString(), remainingQuantityFormatted: formatWad(a.remainingQty),
+    marginRemaining: (a.marginRemainingWad as bigint).toString(), marginRemainingFormatted: formatWad(a.marginRemainingWad),
+    fromPrice: (a.fromPriceX18 as bigint).toString(), fromPriceFormatted: formatWad(a.fromPriceX18),
+  };
+}
 
 /** Response data of a placed order (place or close) from its OrderPlaced and what followed. */
 function orderData(marketId: Hex, placed: Record<string, any>, events: DecodedEvent[], orderType: string, opts: { sideKey: "side" | "closingSide" }) {
@@ -751,6 +756,10 @@ async function batchItemCall(chain: Chain, item: BatchItemParams): Promise<Call>
     const { action: _a, ...params } = item;
     return OPS.placeOrder.call(chain, params);
   }
+  if (item.action === "MODIFY") {
+    const { action: _a, ...params } = item;
+    return OPS.modifyOrder.call(chain, params);
+  }
   if (item.clientKey) return OPS.cancelOrder.call(chain, { accountId: item.accountId, marketId: item.marketId, clientKey: item.clientKey });
   return engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "cancelOrderById", args: [BigInt(item.accountId), item.marketId, BigInt(item.orderId!)] }));
 }
@@ -784,6 +793,15 @@ async function batchItemResult(chain: Chain, item: BatchItemParams, logs: Log[],
     const placed = events.find((l) => l.eventName === "OrderPlaced" && l.args.accountId === BigInt(item.accountId) && same(l.args.clientKey, item.clientKey));
     if (!placed) return { status: outcome ? "OK" : "UNKNOWN", marketId: item.marketId, clientKey: item.clientKey };
     return { ...orderData(item.marketId, placed.args, events, item.orderType, { sideKey: "side" }), status: "OK" };
+  }
+  if (item.action === "MODIFY") {
+    // by key: the order is still open after its modify, the key still leads to it
+    const id = item.orderId !== undefined
+      ? BigInt(item.orderId)
+      : await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "orderIdOf", args: [BigInt(item.accountId), item.clientKey!] });
+    const all = events.filter((l) => l.eventName === "OrderModified" && l.args.orderId === id);
+    if (!all.length) return { status: outcome ? "OK" : "UNKNOWN", marketId: item.marketId, clientKey: item.clientKey ?? null, orderId: item.orderId ?? null };
+    return { ...modifyData(item, all.at(-1)!.args), status: "OK" };
   }
   let orderId = item.orderId !== undefined ? BigInt(item.orderId) : undefined;
   if (orderId === undefined && outcome) {

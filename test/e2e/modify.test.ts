@@ -364,4 +364,32 @@ describe.each([sharedStack()])("modify through the integration API and /v1 ($kin
     expect(await relayerNonce()).toBe(nonce);
     expect(await read<Json>("getOrder", [BigInt(orderId)])).toEqual(before);
   });
+
+  it("batch items (both surfaces): MODIFY by key OK with its OrderModified fields, a crossing one FAILED POST_ONLY_WOULD_CROSS; the index follows", async () => {
+    const before = await read<Json>("getOrder", [BigInt(orderId)]);
+    const smaller = before.remainingQty - lot;
+    const ask = await bestAsk();
+    const r = await api("POST", `/accounts/${id}/orders/batch`, {
+      token,
+      body: {
+        items: [
+          { action: "MODIFY", marketId: EUR, clientKey: KEY, price: before.priceX18.toString(), quantity: smaller.toString() },
+          { action: "MODIFY", marketId: EUR, orderId, price: ask.toString(), quantity: smaller.toString() },
+        ],
+      },
+    });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.data.items[0]).toMatchObject({ index: 0, action: "MODIFY", status: "OK", orderId, remainingQuantity: smaller.toString(), price: before.priceX18.toString() });
+    expect(r.body.data.items[1]).toMatchObject({ index: 1, action: "MODIFY", status: "FAILED", code: "POST_ONLY_WOULD_CROSS" });
+    const c = await indexedEqualsChain(r.body.data.blockNumber);
+    expect(c.remainingQty).toBe(smaller);
+    // /v1: by order_id, a tick further from the book
+    const p = before.priceX18 - tick;
+    const v = await gw("POST", `/v1/accounts/${id}/orders/batch`, {
+      key: gwKey, body: { items: [{ action: "MODIFY", market_id: EUR, order_id: orderId, price: p.toString(), quantity: smaller.toString() }] },
+    });
+    expect(v.status, JSON.stringify(v.body)).toBe(200);
+    expect(v.body.data.items[0]).toMatchObject({ action: "MODIFY", status: "OK", order_id: orderId, price: p.toString(), from_price: before.priceX18.toString() });
+    expect((await indexedEqualsChain(v.body.data.block_number)).priceX18).toBe(p);
+  });
 });

@@ -4,10 +4,10 @@
  * client key (exactly one), a price and a new remaining size, positive decimal strings.
  */
 import { describe, expect, it } from "vitest";
-import { ModifyOrderBody } from "../../core/schemas/writes.js";
+import { BatchOrdersBody, ModifyOrderBody } from "../../core/schemas/writes.js";
 import { ModifyOrderResult } from "../../core/schemas/write-responses.js";
 import { validationError } from "../../core/schemas/validation.js";
-import { ModifyBody } from "../../services/gateway/schemas.js";
+import { BatchBody, ModifyBody } from "../../services/gateway/schemas.js";
 import { ModifyOrderData } from "../../services/gateway/responses.js";
 import { OPS, SUCCESS_STATUS } from "../../services/relayer/ops.js";
 
@@ -62,5 +62,20 @@ describe("modify result and relayer op", () => {
     expect(OPS.modifyOrder.pending({ accountId: "7", marketId: m as `0x${string}`, clientKey: key as `0x${string}`, price, quantity: "5" })).toMatchObject({
       orderId: null, clientKey: key, price, priceFormatted: "1.08", remainingQuantity: "5", marginRemaining: null,
     });
+  });
+});
+
+describe("batch MODIFY items", () => {
+  it("integration API: { action: MODIFY, ...the modify body }, its rules (exactly one name, positive price)", () => {
+    const r = BatchOrdersBody.parse({ items: [{ action: "MODIFY", marketId: m, orderId: "7", price, quantity: "5" }, { action: "CANCEL", marketId: m, clientKey: key }] });
+    expect(r.items[0]).toEqual({ action: "MODIFY", marketId: m, orderId: "7", price, quantity: "5" });
+    expect(codeOf(BatchOrdersBody, { items: [{ action: "MODIFY", marketId: m, price, quantity: "5" }] })).toBe("VALIDATION_ERROR items.0.orderId");
+    expect(codeOf(BatchOrdersBody, { items: [{ action: "MODIFY", marketId: m, clientKey: key, price: "0", quantity: "5" }] })).toBe("INVALID_PRICE items.0.price");
+  });
+
+  it("/v1: snake_case MODIFY items", () => {
+    const g = BatchBody.parse({ items: [{ action: "MODIFY", market_id: m, client_key: key, price, quantity: "5" }] });
+    expect(g.items[0]).toEqual({ action: "MODIFY", market_id: m, client_key: key, price, quantity: "5" });
+    expect(BatchBody.safeParse({ items: [{ action: "MODIFY", market_id: m, price, quantity: "5" }] }).success).toBe(false);
   });
 });

@@ -639,7 +639,8 @@ export class GatewayClient extends BaseClient {
 /** One item of `batch()`: a place (an OrderSpec, as placeOrder takes it) or a cancel by client key or order id. */
 export type BatchSpec =
   | { action: "PLACE"; order: OrderSpec }
-  | { action: "CANCEL"; marketId: Hex; clientKey?: Hex; orderId?: string | bigint };
+  | { action: "CANCEL"; marketId: Hex; clientKey?: Hex; orderId?: string | bigint }
+  | { action: "MODIFY"; modify: ModifySpec };
 
 /** The wire items (camelCase; the gateway's side and orderType as 0/1, converted to snake_case by the client). */
 async function batchItems(c: BaseClient, items: BatchSpec[], gateway: boolean) {
@@ -651,6 +652,11 @@ async function batchItems(c: BaseClient, items: BatchSpec[], gateway: boolean) {
       if ((i.clientKey === undefined) === (i.orderId === undefined)) throw new VenueError("VALIDATION_ERROR", "a cancel needs exactly one of clientKey and orderId");
       if (i.clientKey !== undefined) checkBytes32("clientKey", i.clientKey);
       out.push({ action: "CANCEL", marketId: i.marketId, ...(i.clientKey !== undefined ? { clientKey: i.clientKey } : { orderId: String(i.orderId) }) });
+      continue;
+    }
+    if (i.action === "MODIFY") {
+      const { validUntil: _v, ...m } = buildModify(i.modify, await c.rulesOf(i.modify.marketId));
+      out.push({ action: "MODIFY", ...m });
       continue;
     }
     const b = buildPlaceOrder(i.order, await c.rulesOf(i.order.marketId));

@@ -225,7 +225,7 @@ export const batchOrders = defineRoute({
   tag,
   summary: "Place and cancel up to 32 orders in one transaction",
   description:
-    "items: `{ action: \"PLACE\", ...trade body }` or `{ action: \"CANCEL\", market_id, client_key | order_id }`, at most 32 (400 BATCH_TOO_LARGE, nothing sent). atomic false (default): per-item results (status OK with the single write's fields, or FAILED with the code its single write would answer); atomic true: all or nothing, a failing item answers its error.",
+    "items: `{ action: \"PLACE\", ...trade body }`, `{ action: \"CANCEL\", market_id, client_key | order_id }` or `{ action: \"MODIFY\", market_id, order_id | client_key, price, quantity }`, at most 32 (400 BATCH_TOO_LARGE, nothing sent). atomic false (default): per-item results (status OK with the single write's fields, or FAILED with the code its single write would answer); atomic true: all or nothing, a failing item answers its error.",
   request: { params: AccountIdParam, ...jsonBody(BatchBody, "{ items, atomic? }") },
   ok: { status: 200, name: "BatchOrdersResult", data: BatchOrdersData, description: "items[] { index, action, status, code?, ... }, succeeded, failed, transaction_hash" },
   accepted: { name: "BatchOrdersPending", data: pendingOf(BatchOrdersData, "BatchOrdersPending") },
@@ -469,6 +469,8 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
     const items = b.items.map((i) =>
       i.action === "CANCEL"
         ? { action: "CANCEL", marketId: i.market_id, ...(i.client_key !== undefined ? { clientKey: i.client_key } : { orderId: i.order_id }) }
+        : i.action === "MODIFY"
+        ? { action: "MODIFY", marketId: i.market_id, price: i.price, quantity: i.quantity, ...(i.client_key !== undefined ? { clientKey: i.client_key } : { orderId: i.order_id }) }
         : {
             action: "PLACE",
             marketId: i.market_id,

@@ -320,6 +320,11 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
           action: "CANCEL", accountId, marketId: item.marketId.toLowerCase() as Hex,
           ...(item.clientKey ? { clientKey: item.clientKey.toLowerCase() as Hex } : { orderId: item.orderId! }),
         };
+      if (item.action === "MODIFY")
+        return {
+          action: "MODIFY", accountId, marketId: item.marketId.toLowerCase() as Hex, price: item.price, quantity: item.quantity,
+          ...(item.clientKey !== undefined ? { clientKey: item.clientKey.toLowerCase() as Hex } : { orderId: item.orderId! }),
+        };
       // the place-order body as the single write takes it (any field it gains comes along)
       const { action: _a, validUntil: _v, limitPrice, ...rest } = item;
       return {
