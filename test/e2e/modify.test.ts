@@ -27,6 +27,7 @@ import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.
 import { px, sessionActions } from "./reads-session.js";
 import { gatewayClient, getOnce, integrationClient, signIn } from "./helpers/http.js";
 import { sharedStack } from "./helpers/stacks.js";
+import { StreamClient } from "./helpers/stream-client.js";
 import { publicClient, walletClient } from "./helpers/chain.js";
 import { mainKind } from "./stack.js";
 
@@ -391,5 +392,26 @@ describe.each([sharedStack()])("modify through the integration API and /v1 ($kin
     expect(v.status, JSON.stringify(v.body)).toBe(200);
     expect(v.body.data.items[0]).toMatchObject({ action: "MODIFY", status: "OK", order_id: orderId, price: p.toString(), from_price: before.priceX18.toString() });
     expect((await indexedEqualsChain(v.body.data.block_number)).priceX18).toBe(p);
+  });
+
+  it("the account stream carries a modify: its order's new price and size in the account channel's orders", async () => {
+    const c = await StreamClient.open(`${s.streamsUrl!.replace(/^http/, "ws")}/ws`, { Authorization: `Bearer ${token}` });
+    try {
+      const sub = await c.subscribe({ channel: "account", accountId: id });
+      const before = await read<Json>("getOrder", [BigInt(orderId)]);
+      const p = before.priceX18 - 2n * tick;
+      const quantity = before.remainingQty - lot;
+      const r = await modify({ orderId, price: p.toString(), quantity: quantity.toString() });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const streamed = () => {
+        const o = sub.data?.orders as Json | Json[] | undefined;
+        return ((Array.isArray(o) ? o : o?.orders) as Json[] | undefined)?.find((x) => x.orderId === orderId);
+      };
+      await c.until(() => streamed()?.price === p.toString(), 30_000);
+      expect(streamed()).toMatchObject({ price: p.toString(), remainingQuantity: quantity.toString(), status: "active" });
+      expect(sub.block).toBeGreaterThanOrEqual(BigInt(r.body.data.blockNumber));
+    } finally {
+      c.close();
+    }
   });
 });
