@@ -636,6 +636,37 @@ export const fundPositionReducedEvent = onchainTable(
   }),
 );
 
+/**
+ * A resting order's new price and size (OrderModified, `Engine.modifyOrder`): the order's
+ * post-state and what it was before, one row per modify (the order's modifications, newest last).
+ */
+export const orderModifiedEvent = onchainTable(
+  "order_modified_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    seq: t.bigint().notNull(),
+    orderId: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    accountId: t.bigint().notNull(),
+    fromPriceX18: t.bigint("from_price_x18").notNull(),
+    fromRemainingQty: t.bigint().notNull(),
+    fromMarginRemainingWad: t.bigint().notNull(),
+    priceX18: t.bigint("price_x18").notNull(),
+    originalQty: t.bigint().notNull(), // filled + the new remaining
+    remainingQty: t.bigint().notNull(),
+    marginRemainingWad: t.bigint().notNull(),
+    // only a smaller size at the same price keeps the order's time in its level
+    keptPriority: t.boolean().notNull(),
+    blockNumber: t.bigint().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({
+    orderIdx: index().on(t.orderId, t.seq),
+    accountIdx: index().on(t.accountId, t.timestamp),
+  }),
+);
+
 /** Auto-deleveraging (Deleveraged): one row per counterparty closed at the liquidated position's bankruptcy price. */
 export const deleverageEvent = onchainTable(
   "deleverage_event",

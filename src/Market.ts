@@ -14,6 +14,7 @@ import {
   openInterestEvent,
   order,
   orderBookLevel,
+  orderModifiedEvent,
   position,
   positionUpdateEvent,
 } from "ponder:schema";
@@ -34,6 +35,7 @@ import { recordFill, recordFundingPayment, recordFundingRate, recordLiquidation,
 import { fundingRate } from "../core/math/funding.js";
 import { marginPortion } from "../core/math/fillable.js";
 import type { Hex } from "viem";
+import type { Context } from "ponder:registry";
 
 const WAD = 10n ** 18n;
 
@@ -143,23 +145,80 @@ on("Market:OrderClosed", async ({ event, context }) => {
   });
 });
 
-on("Market:LevelUpdated", async ({ event, context }) => {
-  const { side: sideValue, priceX18, totalQty, orderCount } = event.args;
-  const marketId = await marketIdOf(context, event.log.address);
-  const side = enumName(SIDES, sideValue);
+/**
+ * A level's new totals (LevelUpdated, and both levels of an OrderModified): the stored row (none
+ * at 0) and the side's resting size in the market state (the funding skew: L = long OI + resting bids).
+ */
+async function setLevel(
+  context: Context,
+  marketAddress: Hex,
+  block: bigint,
+  marketId: Hex,
+  side: string,
+  priceX18: bigint,
+  totalQty: bigint,
+  orderCount: bigint,
+): Promise<void> {
   const key = { marketId, side, priceX18 };
   const before = await context.db.find(orderBookLevel, key);
   if (totalQty === 0n) {
     if (before) await context.db.delete(orderBookLevel, key);
   } else {
-    const values = { quantityQty: totalQty, orderCount: Number(orderCount), updatedBlock: event.block.number };
+    const values = { quantityQty: totalQty, orderCount: Number(orderCount), updatedBlock: block };
     await context.db.insert(orderBookLevel).values({ ...key, ...values }).onConflictDoUpdate(values);
   }
-  // resting size per side feeds the funding skew (L = long OI + resting bids)
   const delta = totalQty - (before?.quantityQty ?? 0n);
-  await patchMarketState(context, event.log.address, event.block.number, (s) =>
+  if (delta === 0n) return;
+  await patchMarketState(context, marketAddress, block, (s) =>
     side === "LONG" ? { restingBidQty: s.restingBidQty + delta } : { restingAskQty: s.restingAskQty + delta },
   );
+}
+
+on("Market:LevelUpdated", async ({ event, context }) => {
+  const { side, priceX18, totalQty, orderCount } = event.args;
+  const marketId = await marketIdOf(context, event.log.address);
+  await setLevel(context, event.log.address, event.block.number, marketId, enumName(SIDES, side), priceX18, totalQty, orderCount);
+});
+
+// A resting order's new price and size (Engine.modifyOrder): no LevelUpdated comes with it, the
+// event carries both levels' post-state (the level it left at fromPriceX18, the one it is in at
+// priceX18: the same one when the price stayed). Its margin is the chain's (ceil of the old one by
+// the notionals): what it gained or gave back is committed or released (allocated follows).
+on("Market:OrderModified", async ({ event, context }) => {
+  const a = event.args;
+  const before = await context.db.find(order, { orderId: a.orderId });
+  if (!before) throw new Error(`OrderModified of order ${a.orderId} before its OrderPlaced`);
+  const t = event.block.timestamp;
+  await context.db.update(order, { orderId: a.orderId }).set({
+    priceX18: a.priceX18,
+    originalQty: a.originalQty,
+    remainingQty: a.remainingQty,
+    marginRemainingWad: a.marginRemainingWad,
+    marginAllocatedWad: before.marginAllocatedWad + a.marginRemainingWad - before.marginRemainingWad,
+    updatedAt: t,
+  });
+  const block = event.block.number;
+  await setLevel(context, event.log.address, block, before.marketId, before.side, a.fromPriceX18, a.fromTotalQty, a.fromOrderCount);
+  if (a.fromPriceX18 !== a.priceX18)
+    await setLevel(context, event.log.address, block, before.marketId, before.side, a.priceX18, a.levelTotalQty, a.levelOrderCount);
+  await context.db.insert(orderModifiedEvent).values({
+    id: event.id,
+    seq: BigInt(a.seq),
+    orderId: a.orderId,
+    marketId: before.marketId,
+    accountId: a.accountId,
+    fromPriceX18: before.priceX18,
+    fromRemainingQty: before.remainingQty,
+    fromMarginRemainingWad: before.marginRemainingWad,
+    priceX18: a.priceX18,
+    originalQty: a.originalQty,
+    remainingQty: a.remainingQty,
+    marginRemainingWad: a.marginRemainingWad,
+    keptPriority: a.priceX18 === before.priceX18 && a.remainingQty <= before.remainingQty,
+    blockNumber: block,
+    timestamp: t,
+    transactionHash: event.transaction.hash,
+  });
 });
 
 on("Market:PositionUpdated", async ({ event, context }) => {

@@ -20,8 +20,8 @@ import {
   CancelOrderResult, ClosePositionResult, CreateAccountResult, DepositResult, OperatorApprovalResult, OperatorTypedData, PositionMarginResult,
   pendingOf, PlaceOrderResult, TransactionStatusResult, WithdrawResult,
 } from "../schemas/write-responses.js";
-import { BatchOrdersResult, CancelAllResult, DeadmanResult } from "../schemas/write-responses.js";
-import { BatchOrdersBody, CancelAllBody, DeadmanBody } from "../schemas/writes.js";
+import { BatchOrdersResult, CancelAllResult, DeadmanResult, ModifyOrderResult } from "../schemas/write-responses.js";
+import { BatchOrdersBody, CancelAllBody, DeadmanBody, ModifyOrderBody } from "../schemas/writes.js";
 import { errorResponse, makeOnError } from "./errors.js";
 import { ErrorEnvelope } from "../schemas/envelope.js";
 
@@ -196,6 +196,18 @@ writeRoutes.openapi(
 
 writeRoutes.openapi(
   createRoute({
+    method: "post", path: "/accounts/{accountId}/orders/modify", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Modify a resting order's price and remaining size in place (by orderId or clientKey)",
+    description:
+      "Engine.modifyOrder: the order keeps its id and key and never matches (a price at or beyond the best opposite one: 409 POST_ONLY_WOULD_CROSS, nothing changes). `quantity` is the new remaining size (filled + it = the order's original quantity). Only a smaller size at the same price keeps the order's place in its level; anything else moves it to the tail of its new level. Its margin follows its notional (ceil(margin × new / old)), the difference committed or released. Not the account's open order (filled, cancelled, expired, another account's): 404 ORDER_NOT_FOUND. Off the tick or outside the band: 400 INVALID_PRICE; below the minimum: 400 ORDER_TOO_SMALL; not in lots: 400 VALIDATION_ERROR, nothing sent.",
+    request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(ModifyOrderBody) } },
+    responses: writeResponses(200, ModifyOrderResult, "PendingModifyOrder"),
+  }),
+  async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/orders/modify`, body: c.req.valid("json") }),
+);
+
+writeRoutes.openapi(
+  createRoute({
     method: "post", path: "/accounts/{accountId}/orders/cancel-all", tags: ["writes"], security, middleware: [signedIn] as const,
     summary: "Cancel every open order of the account (of one market with marketId), in one transaction",
     description:
@@ -209,9 +221,9 @@ writeRoutes.openapi(
 writeRoutes.openapi(
   createRoute({
     method: "post", path: "/accounts/{accountId}/orders/batch", tags: ["writes"], security, middleware: [signedIn] as const,
-    summary: "Place and cancel up to 32 orders in one transaction (Engine.batch)",
+    summary: "Place, cancel and modify up to 32 orders in one transaction (Engine.batch)",
     description:
-      "items: `{ action: \"PLACE\", ...PlaceOrderRequest }` or `{ action: \"CANCEL\", marketId, clientKey | orderId }`, at most 32 (400 BATCH_TOO_LARGE, nothing sent). atomic false (default): each item succeeds or fails on its own; the answer lists each item's status with its single write's result, or the error code its single write would answer. atomic true: all or nothing; a failing item answers its error as its single write would, and nothing changes.",
+      "items: `{ action: \"PLACE\", ...PlaceOrderRequest }`, `{ action: \"CANCEL\", marketId, clientKey | orderId }` or `{ action: \"MODIFY\", marketId, orderId | clientKey, price, quantity }`, at most 32 (400 BATCH_TOO_LARGE, nothing sent). atomic false (default): each item succeeds or fails on its own; the answer lists each item's status with its single write's result, or the error code its single write would answer. atomic true: all or nothing; a failing item answers its error as its single write would, and nothing changes.",
     request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(BatchOrdersBody) } },
     responses: writeResponses(200, BatchOrdersResult, "PendingBatchOrders"),
   }),

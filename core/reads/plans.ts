@@ -167,8 +167,9 @@ export function answerPlans(o: { schema: string; withState: boolean }): AnswerPl
   const named = (name: string) => (o.withState ? `a_${name}` : `b_${name}`);
   const accountExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(account)} WHERE ${colName(account, "accountId")} = ${p})`;
   const marketExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(market)} WHERE ${m("marketId")} = ${p})`;
-  // A side's resting orders from the best price outwards in time order (a level's FIFO: an order
-  // rests once, at its placement, so by id), at most MAX_DEPTH_ORDERS as the chain's view reads,
+  // A side's resting orders from the best price outwards in time order (a level's FIFO, by id: a
+  // modify that moves an order to its level's tail is not followed here; the order only matters where
+  // MAX_DEPTH_ORDERS cuts a level), at most MAX_DEPTH_ORDERS as the chain's view reads,
   // each with what `_fillable` reads of it and of its owner's position: one JSON array of decimal
   // strings per order (depth.ts `bookOrders`), one column per side (index: orders' marketIdx)
   const bookSide = (side: "LONG" | "SHORT") => {

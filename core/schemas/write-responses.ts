@@ -141,7 +141,7 @@ export const CancelOrderResult = z
 export const TransactionStatusResult = z
   .object({
     requestId: z.string(),
-    kind: z.string().openapi({ description: "createAccount, deposit, withdraw, placeOrder, cancelOrder, closePosition, adjustMargin, liquidatePosition, liquidateAccount, approveOperator, setDeadman, cancelAll, batchOrders" }),
+    kind: z.string().openapi({ description: "createAccount, deposit, withdraw, placeOrder, cancelOrder, modifyOrder, closePosition, adjustMargin, liquidatePosition, liquidateAccount, approveOperator, setDeadman, cancelAll, batchOrders" }),
     transactionStatus: z.enum(TRANSACTION_STATUS).openapi({
       description:
         "PENDING until mined; CONFIRMED; REVERTED (mined, reverted); FAILED (refused before sending: nothing sent); EXPIRED (validUntil passed: nothing sent, or its nonce went to a no-op that was mined); CANCELLED (the same, at the caller's request); REORGED (it was mined, then its block left the canonical chain: the same signed transaction is sent again at the same nonce, then PENDING and mined again, or past validUntil its no-op; blockNumber and result follow the new block)",
@@ -212,7 +212,7 @@ export const CancelAllResult = z
 export const BatchItemResult = z
   .object({
     index: z.int(),
-    action: z.enum(["PLACE", "CANCEL"]),
+    action: z.enum(["PLACE", "CANCEL", "MODIFY"]),
     status: z.enum(["OK", "FAILED", "UNKNOWN"]).openapi({ description: "OK: the item ran (its single write's result fields follow); FAILED: it reverted (code and message: what its single write would answer); UNKNOWN: the node has no call tracer to tell" }),
     code: z.string().optional().openapi({ description: "FAILED: the error code its single write would answer (docs/ERRORS.md)" }),
     message: z.string().optional(),
@@ -230,3 +230,24 @@ export const BatchOrdersResult = z
     ...TxFields,
   })
   .openapi("BatchOrdersResult");
+
+// ─── Market v2: modify ───────────────────────────────────────────────────────────────────────
+
+export const ModifyOrderResult = z
+  .object({
+    orderId: Dec("on-chain order id (kept)"),
+    clientKey: Hex32.nullable().openapi({ description: "the key the request named the order by; null when it named the id" }),
+    marketId: Hex32,
+    price: Dec("the order's price now, 18 decimals"),
+    priceFormatted: Dec("exact decimal"),
+    originalQuantity: Dec("filled so far + the new remaining size, 18 decimals"),
+    originalQuantityFormatted: Dec("exact decimal"),
+    remainingQuantity: Dec("the new remaining size, 18 decimals"),
+    remainingQuantityFormatted: Dec("exact decimal"),
+    marginRemaining: Dec("the order's margin now, WAD: ceil(margin × new notional / old notional), the difference committed or released"),
+    marginRemainingFormatted: Dec("exact decimal"),
+    fromPrice: Dec("the price it had, 18 decimals"),
+    fromPriceFormatted: Dec("exact decimal"),
+    ...TxFields,
+  })
+  .openapi("ModifyOrderResult");

@@ -299,14 +299,46 @@ export const BatchCancelItem = z
   })
   .openapi("BatchCancelItem");
 
+// ─── Market v2: modify ───────────────────────────────────────────────────────────────────────
+
+/**
+ * POST /accounts/{accountId}/orders/modify: a resting order's new price and remaining size in
+ * place (Engine.modifyOrder), by orderId or by clientKey (exactly one). It never matches: a price
+ * at or beyond the best opposite one is 409 POST_ONLY_WOULD_CROSS.
+ */
+export const ModifyOrderBody = z
+  .object({
+    marketId: MarketId,
+    orderId: OrderIdString.optional(),
+    clientKey: ClientKey.optional(),
+    price: PriceX18.refine((v) => !isUintString(v) || BigInt(v) > 0n, { message: "price must be greater than 0", params: { code: "INVALID_PRICE" } }).openapi({
+      description: "The new limit price, 18 decimals: on the tick, inside the band (else 400 INVALID_PRICE), not crossing the best opposite price (else 409 POST_ONLY_WOULD_CROSS)",
+      example: "1080000000000000000",
+    }),
+    quantity: uintString("base units, 18 decimals")
+      .refine((v) => !isUintString(v) || BigInt(v) > 0n, { message: "quantity must be greater than 0 (to remove the order, cancel it)" })
+      .openapi({
+        description: "The new remaining size (base units, 18 decimals): a multiple of the lot, at least the market's minimum (else 400 ORDER_TOO_SMALL; a reduce-only order: any). A smaller size at the same price keeps the order's place in its level; anything else moves it to the level's tail. Its margin follows the notional",
+        example: "50000000000000000000",
+      }),
+    validUntil: ValidUntil,
+  })
+  .superRefine((b, ctx) => {
+    if ((b.clientKey === undefined) === (b.orderId === undefined))
+      ctx.addIssue({ code: "custom", path: ["orderId"], message: "exactly one of orderId and clientKey is required" });
+  })
+  .openapi("ModifyOrderRequest");
+export type ModifyOrderInput = z.infer<typeof ModifyOrderBody>;
+
 /**
  * One item of a batch: `{ action: "PLACE", ...PlaceOrderRequest }` (the place-order body, its
- * validUntil ignored: the batch's counts) or `{ action: "CANCEL", marketId, clientKey | orderId }`.
+ * validUntil ignored: the batch's counts), `{ action: "CANCEL", marketId, clientKey | orderId }`
+ * or `{ action: "MODIFY", ...ModifyOrderRequest }` (its validUntil ignored too).
  */
 export const BatchItem = z
-  .looseObject({ action: z.enum(["PLACE", "CANCEL"]) })
+  .looseObject({ action: z.enum(["PLACE", "CANCEL", "MODIFY"]) })
   .transform((v, ctx) => {
-    const r = v.action === "PLACE" ? PlaceOrderBody.safeParse(v) : BatchCancelItem.safeParse(v);
+    const r = v.action === "PLACE" ? PlaceOrderBody.safeParse(v) : v.action === "MODIFY" ? ModifyOrderBody.safeParse(v) : BatchCancelItem.safeParse(v);
     if (!r.success) {
       for (const i of r.error.issues)
         ctx.addIssue({ code: "custom", message: i.message, path: i.path as PropertyKey[], params: (i as { params?: Record<string, unknown> }).params });
@@ -314,10 +346,12 @@ export const BatchItem = z
     }
     return v.action === "PLACE"
       ? { action: "PLACE" as const, ...(r.data as PlaceOrderInput) }
-      : { action: "CANCEL" as const, ...(r.data as z.infer<typeof BatchCancelItem>) };
+      : v.action === "MODIFY"
+        ? { action: "MODIFY" as const, ...(r.data as z.infer<typeof ModifyOrderBody>) }
+        : { action: "CANCEL" as const, ...(r.data as z.infer<typeof BatchCancelItem>) };
   })
   .openapi({
-    description: "{ action: \"PLACE\", ...PlaceOrderRequest } or { action: \"CANCEL\", marketId, clientKey | orderId }",
+    description: "{ action: \"PLACE\", ...PlaceOrderRequest }, { action: \"CANCEL\", marketId, clientKey | orderId } or { action: \"MODIFY\", marketId, orderId | clientKey, price, quantity }",
     example: { action: "CANCEL", marketId: "0x" + "ab".repeat(32), clientKey: "0x" + "cd".repeat(32) },
   });
 

@@ -91,3 +91,4 @@ export function pendingOf<T extends z.ZodRawShape>(result: z.ZodObject<T>, name:
 export const DeadmanData = snakeSchema(W.DeadmanResult, "DeadmanResult") as z.ZodObject;
 export const CancelAllData = snakeSchema(W.CancelAllResult, "CancelAllResult") as z.ZodObject;
 export const BatchOrdersData = snakeSchema(W.BatchOrdersResult, "BatchOrdersResult") as z.ZodObject;
+export const ModifyOrderData = snakeSchema(W.ModifyOrderResult, "ModifyOrderResult") as z.ZodObject;

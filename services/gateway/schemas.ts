@@ -197,6 +197,22 @@ export const CancelBody = z
   })
   .openapi("CancelRequest");
 
+/** A resting order's new price and remaining size (Market v2 modify): by order_id or client_key (exactly one). */
+export const ModifyBody = z
+  .object({
+    market_id: bytes32("market of the order"),
+    order_id: uintString("on-chain order id", "42").optional(),
+    client_key: bytes32("client key of the open order").optional(),
+    price: uintString("the new limit price, 18 decimals: on the tick, in the band (400 INVALID_PRICE), not crossing the best opposite price (409 POST_ONLY_WOULD_CROSS)", "1085000000000000000"),
+    quantity: uintString("the new remaining size, 18 decimals: in lots, at least the minimum (400 ORDER_TOO_SMALL)", "50000000000000000000"),
+    valid_until: validUntil,
+  })
+  .superRefine((b, ctx) => {
+    if ((b.client_key === undefined) === (b.order_id === undefined))
+      ctx.addIssue({ code: "custom", path: ["order_id"], message: "exactly one of order_id and client_key is required" });
+  })
+  .openapi("ModifyRequest");
+
 export const CloseBody = z
   .object({
     order_type: intEnum("0 = MARKET (default), 1 = LIMIT").optional(),
@@ -234,20 +250,22 @@ const BatchCancel = z
       ctx.addIssue({ code: "custom", path: ["client_key"], message: "exactly one of client_key and order_id is required" });
   });
 
-/** `{ action: "PLACE", ...TradeRequest }` or `{ action: "CANCEL", market_id, client_key | order_id }`. */
+/** `{ action: "PLACE", ...TradeRequest }`, `{ action: "CANCEL", market_id, client_key | order_id }` or `{ action: "MODIFY", ...ModifyRequest }`. */
 export const BatchItem = z
-  .looseObject({ action: z.enum(["PLACE", "CANCEL"]) })
+  .looseObject({ action: z.enum(["PLACE", "CANCEL", "MODIFY"]) })
   .transform((v, ctx) => {
-    const r = v.action === "PLACE" ? TradeBody.safeParse(v) : BatchCancel.safeParse(v);
+    const r = v.action === "PLACE" ? TradeBody.safeParse(v) : v.action === "MODIFY" ? ModifyBody.safeParse(v) : BatchCancel.safeParse(v);
     if (!r.success) {
       for (const i of r.error.issues) ctx.addIssue({ code: "custom", message: i.message, path: i.path as PropertyKey[] });
       return z.NEVER;
     }
     return v.action === "PLACE"
       ? { action: "PLACE" as const, ...(r.data as z.infer<typeof TradeBody>) }
-      : { action: "CANCEL" as const, ...(r.data as z.infer<typeof BatchCancel>) };
+      : v.action === "MODIFY"
+        ? { action: "MODIFY" as const, ...(r.data as z.infer<typeof ModifyBody>) }
+        : { action: "CANCEL" as const, ...(r.data as z.infer<typeof BatchCancel>) };
   })
-  .openapi({ description: "{ action: \"PLACE\", ...TradeRequest } or { action: \"CANCEL\", market_id, client_key | order_id }" });
+  .openapi({ description: "{ action: \"PLACE\", ...TradeRequest }, { action: \"CANCEL\", market_id, client_key | order_id } or { action: \"MODIFY\", market_id, order_id | client_key, price, quantity }" });
 
 export const BatchBody = z
   .object({

@@ -25,6 +25,7 @@ export type Kind =
   | "withdraw"
   | "placeOrder"
   | "cancelOrder"
+  | "modifyOrder"
   | "closePosition"
   | "adjustMargin"
   | "liquidatePosition"
@@ -46,6 +47,8 @@ export type Params = {
     timeInForce?: TimeInForceName; reduceOnly?: boolean; expiresAt?: string;
   };
   cancelOrder: { accountId: string; marketId: Hex; clientKey: Hex };
+  /** by orderId or by clientKey (exactly one); price 18 decimals, quantity the new remaining size */
+  modifyOrder: { accountId: string; marketId: Hex; orderId?: string; clientKey?: Hex; price: string; quantity: string };
   closePosition: { accountId: string; marketId: Hex; orderType: "MARKET" | "LIMIT"; limitPrice?: string; clientKey: Hex };
   adjustMargin: { accountId: string; marketId: Hex; action: "ADD" | "REMOVE"; amount: string };
   liquidatePosition: { accountId: string; marketId: Hex; adlCandidates?: string[] };
@@ -58,10 +61,11 @@ export type Params = {
   batchOrders: { accountId: string; atomic: boolean; items: BatchItemParams[] };
 };
 
-/** One item of a batch as stored: a place (the placeOrder params, clientKey always set) or a cancel. */
+/** One item of a batch as stored: a place (the placeOrder params, clientKey always set), a cancel or a modify (the modifyOrder params). */
 export type BatchItemParams =
   | ({ action: "PLACE" } & Params["placeOrder"])
-  | { action: "CANCEL"; accountId: string; marketId: Hex; clientKey?: Hex; orderId?: string };
+  | { action: "CANCEL"; accountId: string; marketId: Hex; clientKey?: Hex; orderId?: string }
+  | ({ action: "MODIFY" } & Params["modifyOrder"]);
 
 export type Call = { to: Address; data: Hex };
 /** Success status of each kind (the spec's). */
@@ -71,6 +75,7 @@ export const SUCCESS_STATUS: Record<Kind, 200 | 201> = {
   withdraw: 200,
   placeOrder: 201,
   cancelOrder: 200,
+  modifyOrder: 200,
   closePosition: 201,
   adjustMargin: 200,
   liquidatePosition: 200,
@@ -112,6 +117,7 @@ export async function authorize(kind: Kind, chain: Chain, caller: Address, param
     case "deposit":
     case "withdraw":
     case "cancelOrder":
+    case "modifyOrder":
     case "closePosition":
     case "adjustMargin":
     case "setDeadman":
@@ -215,6 +221,22 @@ async function activeMarket(chain: Chain, marketId: Hex) {
   const active = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "isActive" });
   if (!active) throw new ApiError("MARKET_NOT_ACTIVE", `market ${m.symbol} is paused`);
   return m;
+}
+
+const ZERO_KEY = `0x${"0".repeat(64)}` as Hex;
+
+/** The account's open order in the market named by id or by client key, as the chain has it (ORDER_NOT_FOUND otherwise). */
+async function openOrderOf(chain: Chain, p: { accountId: string; marketId: Hex; orderId?: string; clientKey?: Hex }) {
+  const m = await chain.market(p.marketId);
+  const named = p.clientKey ? `clientKey ${p.clientKey}` : `id ${p.orderId}`;
+  const id = p.clientKey
+    ? await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "orderIdOf", args: [BigInt(p.accountId), p.clientKey] })
+    : BigInt(p.orderId ?? "0");
+  const o = id === 0n ? null : await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "getOrder", args: [id] });
+  // status 1: ACTIVE (resting); an order of another account is not the caller's to name
+  if (!o || Number(o.status) !== 1 || o.accountId !== BigInt(p.accountId))
+    throw new ApiError("ORDER_NOT_FOUND", `no open order with ${named} of account ${p.accountId} in ${m.symbol}`);
+  return o;
 }
 
 const engineCall = (chain: Chain, data: Hex): Call => ({ to: chain.engine, data });
@@ -367,6 +389,44 @@ export const OPS: { [K in Kind]: Op<K> } = {
         cancelledQuantity: (ev.args.cancelledQty as bigint).toString(),
         filledQuantity: (ev.args.filledQty as bigint).toString(),
       };
+    },
+  },
+
+  // Market v2 (docs/CONTRACTS.md "Modify"): the order is the account's open one, the price on the
+  // tick, the size in lots and at least the minimum (a reduce-only order: any); the band, the
+  // crossing (POST_ONLY_WOULD_CROSS) and the position cap come from the simulation.
+  modifyOrder: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, caller, p) {
+      await ownerActs(chain, caller, p.accountId);
+      const m = await chain.market(p.marketId);
+      const o = await openOrderOf(chain, p);
+      const params = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "params" });
+      const price = BigInt(p.price);
+      if (price === 0n || price % params.tickSizeX18 !== 0n)
+        throw new ApiError("INVALID_PRICE", `price ${formatWad(price)} is not on ${m.symbol}'s tick ${formatWad(params.tickSizeX18)}`, { field: "price" });
+      const qty = BigInt(p.quantity);
+      if (qty === 0n || qty % params.lotSizeQty !== 0n)
+        throw new ApiError("VALIDATION_ERROR", `quantity: ${formatWad(qty)} is not a positive multiple of ${m.symbol}'s lot ${formatWad(params.lotSizeQty)}`, { field: "quantity" });
+      if (!o.reduceOnly && qty < params.minOrderQty)
+        throw new ApiError("ORDER_TOO_SMALL", `quantity ${formatWad(qty)} is below ${m.symbol}'s minimum ${formatWad(params.minOrderQty)}`, { field: "quantity" });
+    },
+    pending: (p) => ({
+      orderId: p.orderId ?? null, clientKey: p.clientKey ?? null, marketId: p.marketId,
+      price: p.price, priceFormatted: formatWad(BigInt(p.price)), originalQuantity: null, originalQuantityFormatted: null,
+      remainingQuantity: p.quantity, remainingQuantityFormatted: formatWad(BigInt(p.quantity)),
+      marginRemaining: null, marginRemainingFormatted: null, fromPrice: null, fromPriceFormatted: null,
+    }),
+    call: async (chain, p) =>
+      engineCall(chain, encodeFunctionData({
+        abi: engineAbi, functionName: "modifyOrder",
+        args: [BigInt(p.accountId), p.marketId, BigInt(p.orderId ?? "0"), p.clientKey ?? ZERO_KEY, BigInt(p.price), BigInt(p.quantity)],
+      })),
+    async result(chain, p, logs) {
+      const m = await chain.market(p.marketId);
+      const ev = decode(logs).find((l) => l.eventName === "OrderModified" && same(l.address, m.address) && l.args.accountId === BigInt(p.accountId));
+      if (!ev) throw new Error("receipt has no OrderModified event");
+      return modifyData(p, ev.args);
     },
   },
 
@@ -576,7 +636,7 @@ export const OPS: { [K in Kind]: Op<K> } = {
       await ownerActs(chain, caller, p.accountId);
       if (p.items.length > MAX_BATCH_ITEMS) throw new ApiError("BATCH_TOO_LARGE", `at most ${MAX_BATCH_ITEMS} items in one batch (got ${p.items.length})`);
     },
-    pending: (p) => ({ accountId: Number(p.accountId), atomic: p.atomic, items: p.items.map((i) => ({ action: i.action, status: null, marketId: i.marketId, clientKey: i.clientKey ?? null, orderId: i.action === "CANCEL" ? (i.orderId ?? null) : null })), succeeded: null, failed: null }),
+    pending: (p) => ({ accountId: Number(p.accountId), atomic: p.atomic, items: p.items.map((i) => ({ action: i.action, status: null, marketId: i.marketId, clientKey: i.clientKey ?? null, orderId: i.action !== "PLACE" ? (i.orderId ?? null) : null })), succeeded: null, failed: null }),
     async call(chain, p) {
       const calls: Hex[] = [];
       for (const item of p.items) calls.push((await batchItemCall(chain, item)).data);
@@ -600,6 +660,18 @@ export const OPS: { [K in Kind]: Op<K> } = {
 };
 
 type DecodedEvent = { eventName: string; address: Address; args: Record<string, any> };
+
+/** Response data of a modify from its OrderModified (the single write's and a batch item's). */
+function modifyData(p: { marketId: Hex; clientKey?: Hex }, a: Record<string, any>) {
+  return {
+    orderId: (a.orderId as bigint).toString(), clientKey: p.clientKey ?? null, marketId: p.marketId,
+    price: (a.priceX18 as bigint).toString(), priceFormatted: formatWad(a.priceX18),
+    originalQuantity: (a.originalQty as bigint).toString(), originalQuantityFormatted: formatWad(a.originalQty),
+    remainingQuantity: (a.remainingQty as bigint).toString(), remainingQuantityFormatted: formatWad(a.remainingQty),
+    marginRemaining: (a.marginRemainingWad as bigint).toString(), marginRemainingFormatted: formatWad(a.marginRemainingWad),
+    fromPrice: (a.fromPriceX18 as bigint).toString(), fromPriceFormatted: formatWad(a.fromPriceX18),
+  };
+}
 
 /** Response data of a placed order (place or close) from its OrderPlaced and what followed. */
 function orderData(marketId: Hex, placed: Record<string, any>, events: DecodedEvent[], orderType: string, opts: { sideKey: "side" | "closingSide" }) {
@@ -684,6 +756,10 @@ async function batchItemCall(chain: Chain, item: BatchItemParams): Promise<Call>
     const { action: _a, ...params } = item;
     return OPS.placeOrder.call(chain, params);
   }
+  if (item.action === "MODIFY") {
+    const { action: _a, ...params } = item;
+    return OPS.modifyOrder.call(chain, params);
+  }
   if (item.clientKey) return OPS.cancelOrder.call(chain, { accountId: item.accountId, marketId: item.marketId, clientKey: item.clientKey });
   return engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "cancelOrderById", args: [BigInt(item.accountId), item.marketId, BigInt(item.orderId!)] }));
 }
@@ -717,6 +793,15 @@ async function batchItemResult(chain: Chain, item: BatchItemParams, logs: Log[],
     const placed = events.find((l) => l.eventName === "OrderPlaced" && l.args.accountId === BigInt(item.accountId) && same(l.args.clientKey, item.clientKey));
     if (!placed) return { status: outcome ? "OK" : "UNKNOWN", marketId: item.marketId, clientKey: item.clientKey };
     return { ...orderData(item.marketId, placed.args, events, item.orderType, { sideKey: "side" }), status: "OK" };
+  }
+  if (item.action === "MODIFY") {
+    // by key: the order is still open after its modify, the key still leads to it
+    const id = item.orderId !== undefined
+      ? BigInt(item.orderId)
+      : await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "orderIdOf", args: [BigInt(item.accountId), item.clientKey!] });
+    const all = events.filter((l) => l.eventName === "OrderModified" && l.args.orderId === id);
+    if (!all.length) return { status: outcome ? "OK" : "UNKNOWN", marketId: item.marketId, clientKey: item.clientKey ?? null, orderId: item.orderId ?? null };
+    return { ...modifyData(item, all.at(-1)!.args), status: "OK" };
   }
   let orderId = item.orderId !== undefined ? BigInt(item.orderId) : undefined;
   if (orderId === undefined && outcome) {

@@ -5,7 +5,7 @@
  */
 import { MARKET_STATUS } from "../../core/market-status.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { formatUnits, getAddress, type Hex } from "viem";
+import { formatUnits, getAddress, parseEventLogs, type Hex } from "viem";
 import { engineAbi, marketAbi, oracleAbi, venueLensAbi } from "../../abis/index.js";
 import { startVenue, waitForBlock, type Indexer, type Venue } from "./reads-env.js";
 import { mainKind } from "./stack.js";
@@ -20,6 +20,7 @@ describe.each([mainKind()])("reconciliation on %s", (kind) => {
   let ix: Indexer;
   let s: Session;
   let block: bigint;
+  let modified: Hex | null = null;
 
   const api = async (path: string) => {
     const res = await fetch(`${ix.url}${path}`);
@@ -51,9 +52,63 @@ describe.each([mainKind()])("reconciliation on %s", (kind) => {
     v = await startVenue(kind);
     ix = await v.startIndexer("recon");
     s = await runSession(v);
+    await modifySome();
     block = await v.client.getBlockNumber({ cacheTime: 0 });
     await waitForBlock(ix.url, block);
   }, 300_000);
+
+  /**
+   * Market v2 modifies on top of the session (Engine.modifyOrder, one OrderModified each, no
+   * LevelUpdated): a bid and an ask placed near the mark (the session's own resting orders are
+   * outside the band by now), the bid a lot smaller at its price (by id: its time kept), the ask
+   * five ticks further out (by its key: a new level, its old one emptied); the tests below then
+   * compare the orders, levels and book with the chain.
+   */
+  const modifySome = async () => {
+    const { send, place, setPrice } = sessionActions(v);
+    const ZERO = `0x${"0".repeat(64)}` as Hex;
+    const keyOf = (n: number) => `0x${n.toString(16).padStart(64, "0")}` as Hex;
+    for (const EUR of s.markets) {
+      const market = marketAddress(EUR);
+      const view = <T>(functionName: string, args: readonly unknown[] = []) => v.client.readContract({ address: market, abi: marketAbi, functionName, args } as never) as Promise<T>;
+      const [index] = (await v.client.readContract({ address: v.deployment.contracts.oracle, abi: oracleAbi, functionName: "getPrice", args: [EUR] })) as readonly [bigint, bigint];
+      await setPrice(EUR, formatUnits(index, 18)); // a modify needs a fresh index
+      const p = await view<Json>("params");
+      const mark = await view<bigint>("markPrice");
+      const tick = p.tickSizeX18 as bigint;
+      const atTick = (x: bigint) => (x / tick) * tick;
+      // inside the band, not crossing the session's resting orders (some sit beyond the mark by now)
+      const [[bestBid = 0n]] = await view<[bigint[]]>("getLevels", [0, 1n]);
+      const [[bestAsk = 0n]] = await view<[bigint[]]>("getLevels", [1, 1n]);
+      const lo = atTick((mark * (10_000n - BigInt(p.priceBandBps))) / 10_000n) + tick;
+      const hi = atTick((mark * (10_000n + BigInt(p.priceBandBps))) / 10_000n) - tick;
+      const bidAt = [atTick((mark * 997n) / 1000n), ...(bestAsk ? [bestAsk - 10n * tick] : [])].reduce((a, b) => (a < b ? a : b));
+      const askAt = [atTick((mark * 1003n) / 1000n), bestBid + 10n * tick].reduce((a, b) => (a > b ? a : b));
+      if (bidAt < lo || askAt + 6n * tick > hi) continue; // this market's book leaves no room: the next one
+      /** places with the first session account that can, returns its wallet and the order */
+      const rest = async (side: "LONG" | "SHORT", price: bigint, key: Hex) => {
+        for (const [w, id] of v.accountIds.entries()) {
+          if (!s.accounts.includes(id)) continue;
+          try {
+            const r = await place(w, EUR, side, "LIMIT", "100", 5, formatUnits(price, 18), key);
+            const [e] = parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "OrderPlaced" });
+            return { w, id, orderId: e!.args.orderId, qty: e!.args.quantityQty };
+          } catch {
+            continue;
+          }
+        }
+        throw new Error(`no session account could place a ${side} at ${price}`);
+      };
+      const bid = await rest("LONG", bidAt, keyOf(0xb1d));
+      const ask = await rest("SHORT", askAt, keyOf(0xa5c));
+      expect(bid.qty - p.lotSizeQty).toBeGreaterThanOrEqual(p.minOrderQty);
+      await send(bid.w, "modifyOrder", [bid.id, EUR, bid.orderId, ZERO, bidAt, bid.qty - p.lotSizeQty]);
+      await send(ask.w, "modifyOrder", [ask.id, EUR, 0n, keyOf(0xa5c), askAt + 6n * tick, ask.qty]);
+      modified = EUR;
+      return;
+    }
+    throw new Error("no market with room for a modify");
+  };
   afterAll(async () => {
     await v?.stop();
   });
@@ -260,6 +315,20 @@ describe.each([mainKind()])("reconciliation on %s", (kind) => {
         expect(book.spread).toBeNull();
         expect(book.midPrice).toBeNull();
       }
+    }
+  });
+
+  it("the modifies happened (two OrderModified, no LevelUpdated with them) and their orders are indexed as modified", async () => {
+    const market = marketAddress(modified!);
+    const logs = await v.client.getContractEvents({ address: market, abi: marketAbi, eventName: "OrderModified", fromBlock: 0n, toBlock: block });
+    expect(logs).toHaveLength(2);
+    for (const l of logs as unknown as { args: Json; transactionHash: Hex }[]) {
+      const receipt = await v.client.getTransactionReceipt({ hash: l.transactionHash });
+      expect(parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "LevelUpdated" })).toHaveLength(0);
+      const { data } = await api(`/accounts/${l.args.accountId}/orders?marketId=${modified}&status=active&limit=1000`);
+      expect((data.orders as Json[]).find((o) => o.orderId === l.args.orderId.toString())).toMatchObject({
+        price: l.args.priceX18.toString(), originalQuantity: l.args.originalQty.toString(), remainingQuantity: l.args.remainingQty.toString(),
+      });
     }
   });
 

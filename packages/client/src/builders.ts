@@ -9,7 +9,7 @@
  */
 import { VenueInputError } from "./errors.js";
 import { MAX_EXPIRES_AT, TIME_IN_FORCE_NAME, expiryProblem, orderOptionsProblem, type TimeInForceName } from "../../../core/order-options.js";
-import type { ClosePositionRequest, Market, MarginAction, OrderType, PlaceOrderRequest, PositionMarginRequest, Side } from "./types.js";
+import type { ClosePositionRequest, Market, MarginAction, ModifyOrderRequest, OrderType, PlaceOrderRequest, PositionMarginRequest, Side } from "./types.js";
 
 export type Hex = `0x${string}`;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
@@ -42,6 +42,9 @@ export type OrderSpec = {
 };
 
 export type CloseSpec = { type: OrderType; price?: bigint; clientKey?: Hex; validUntil?: number };
+
+/** A resting order's new price and remaining size (Market v2 modify), the order named by `orderId` or `clientKey` (exactly one). */
+export type ModifySpec = { marketId: Hex; orderId?: bigint | string; clientKey?: Hex; price: bigint; quantity: bigint; validUntil?: number };
 
 const refuse = (code: "VALIDATION_ERROR" | "INVALID_AMOUNT" | "EXCEEDS_MAX_LEVERAGE" | "INVALID_PRICE" | "MARKET_NOT_FOUND" | "MARKET_NOT_ACTIVE", field: string, message: string): never => {
   throw new VenueInputError(code, `${field}: ${message}`, field);
@@ -141,6 +144,25 @@ export function buildClose(spec: CloseSpec, market?: MarketRules, now = nowSecon
     orderType: spec.type,
     ...(spec.type === "LIMIT" ? { limitPrice: spec.price!.toString() } : {}),
     clientKey,
+    ...(spec.validUntil !== undefined ? { validUntil: spec.validUntil } : {}),
+  };
+}
+
+/** The body of POST /accounts/{id}/orders/modify, checked (`market`: its tick). */
+export function buildModify(spec: ModifySpec, market?: MarketRules, now = nowSeconds()): ModifyOrderRequest {
+  checkBytes32("marketId", spec.marketId);
+  if ((spec.orderId === undefined) === (spec.clientKey === undefined)) refuse("VALIDATION_ERROR", "orderId", "exactly one of orderId and clientKey is required");
+  if (spec.clientKey !== undefined) checkBytes32("clientKey", spec.clientKey);
+  const orderId = spec.orderId === undefined ? undefined : String(spec.orderId);
+  if (orderId !== undefined && !/^[1-9]\d{0,77}$/.test(orderId)) refuse("VALIDATION_ERROR", "orderId", "must be a positive integer");
+  checkPrice("LIMIT", spec.price, market);
+  checkAmount("quantity", spec.quantity);
+  checkValidUntil(spec.validUntil, now);
+  return {
+    marketId: spec.marketId,
+    ...(orderId !== undefined ? { orderId } : { clientKey: spec.clientKey! }),
+    price: spec.price.toString(),
+    quantity: spec.quantity.toString(),
     ...(spec.validUntil !== undefined ? { validUntil: spec.validUntil } : {}),
   };
 }

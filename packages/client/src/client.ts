@@ -9,7 +9,7 @@
  * `minBlock` ≥ that block, so it sees the write.
  */
 import { camelKeys, snakeKeys } from "../../../core/case.js";
-import { buildAmount, buildClose, buildMargin, buildPlaceOrder, checkAccountId, checkBytes32, type CloseSpec, type Hex, type MarketRules, type OrderSpec } from "./builders.js";
+import { buildAmount, buildClose, buildMargin, buildModify, buildPlaceOrder, checkAccountId, checkBytes32, type CloseSpec, type Hex, type MarketRules, type ModifySpec, type OrderSpec } from "./builders.js";
 import { Emitter } from "./emitter.js";
 import { VenueApiError, VenueError, VenueInputError, VenueNetworkError, WriteFailedError } from "./errors.js";
 import { attachMeta, Http, meta, type HttpOptions, type RequestOptions, type ResponseMeta } from "./http.js";
@@ -468,6 +468,12 @@ export class VenueClient extends BaseClient {
     const q = new URLSearchParams({ marketId, ...(o.validUntil ? { validUntil: String(o.validUntil) } : {}) });
     return this.write<T.CancelOrderResult>("DELETE", `/accounts/${id}/orders/${clientKey}?${q}`, undefined, o);
   }
+  /** POST /accounts/{id}/orders/modify: a resting order's new price and remaining size in place (by orderId or clientKey), checked against the market's tick. */
+  async modifyOrder(accountId: number | bigint | string, spec: ModifySpec, o?: WriteOptions) {
+    const id = checkAccountId(accountId);
+    const body = buildModify(spec, await this.rulesOf(spec.marketId));
+    return this.write<T.ModifyOrderResult>("POST", `/accounts/${id}/orders/modify`, body, o);
+  }
   async closePosition(accountId: number | bigint | string, marketId: Hex, spec: CloseSpec = { type: "MARKET" }, o?: WriteOptions) {
     const id = checkAccountId(accountId);
     checkBytes32("marketId", marketId);
@@ -561,6 +567,12 @@ export class GatewayClient extends BaseClient {
     checkBytes32("clientKey", clientKey);
     return this.write<T.CancelOrderResult>("POST", `/accounts/${id}/orders/cancel`, { marketId, clientKey, ...(o.validUntil ? { validUntil: o.validUntil } : {}) }, o);
   }
+  /** POST /v1/accounts/{id}/orders/modify: a resting order's new price and remaining size in place (by orderId or clientKey). */
+  async modifyOrder(accountId: number | bigint | string, spec: ModifySpec, o?: WriteOptions) {
+    const id = checkAccountId(accountId);
+    const b = buildModify(spec, await this.rulesOf(spec.marketId));
+    return this.write<T.ModifyOrderResult>("POST", `/accounts/${id}/orders/modify`, { ...b, ...(b.validUntil !== undefined ? { validUntil: String(b.validUntil) } : {}) }, o);
+  }
   /** POST /v1/accounts/{id}/positions/{market}/close (the gateway takes no client key for a close). */
   async closePosition(accountId: number | bigint | string, marketId: Hex, spec: Omit<CloseSpec, "clientKey"> = { type: "MARKET" }, o?: WriteOptions) {
     const id = checkAccountId(accountId);
@@ -627,7 +639,8 @@ export class GatewayClient extends BaseClient {
 /** One item of `batch()`: a place (an OrderSpec, as placeOrder takes it) or a cancel by client key or order id. */
 export type BatchSpec =
   | { action: "PLACE"; order: OrderSpec }
-  | { action: "CANCEL"; marketId: Hex; clientKey?: Hex; orderId?: string | bigint };
+  | { action: "CANCEL"; marketId: Hex; clientKey?: Hex; orderId?: string | bigint }
+  | { action: "MODIFY"; modify: ModifySpec };
 
 /** The wire items (camelCase; the gateway's side and orderType as 0/1, converted to snake_case by the client). */
 async function batchItems(c: BaseClient, items: BatchSpec[], gateway: boolean) {
@@ -639,6 +652,11 @@ async function batchItems(c: BaseClient, items: BatchSpec[], gateway: boolean) {
       if ((i.clientKey === undefined) === (i.orderId === undefined)) throw new VenueError("VALIDATION_ERROR", "a cancel needs exactly one of clientKey and orderId");
       if (i.clientKey !== undefined) checkBytes32("clientKey", i.clientKey);
       out.push({ action: "CANCEL", marketId: i.marketId, ...(i.clientKey !== undefined ? { clientKey: i.clientKey } : { orderId: String(i.orderId) }) });
+      continue;
+    }
+    if (i.action === "MODIFY") {
+      const { validUntil: _v, ...m } = buildModify(i.modify, await c.rulesOf(i.modify.marketId));
+      out.push({ action: "MODIFY", ...m });
       continue;
     }
     const b = buildPlaceOrder(i.order, await c.rulesOf(i.order.marketId));

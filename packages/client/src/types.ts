@@ -67,6 +67,7 @@ export type OrdersQuery = z.input<typeof R.OrdersQuery>;
 
 // ─── writes ────────────────────────────────────────────────────────────────────────────────
 export type PlaceOrderRequest = z.input<typeof W.PlaceOrderBody>;
+export type ModifyOrderRequest = z.input<typeof W.ModifyOrderBody>;
 export type ClosePositionRequest = z.input<typeof W.ClosePositionBody>;
 export type CreateAccountRequest = z.input<typeof W.CreateAccountBody>;
 export type AmountRequest = z.input<typeof W.AmountBody>;
@@ -91,6 +92,7 @@ export type OperatorTypedData = z.output<typeof WR.OperatorTypedData>;
 export type DeadmanResult = z.output<typeof WR.DeadmanResult>;
 export type CancelAllResult = z.output<typeof WR.CancelAllResult>;
 export type BatchOrdersResult = z.output<typeof WR.BatchOrdersResult>;
+export type ModifyOrderResult = z.output<typeof WR.ModifyOrderResult>;
 export type BatchItemResult = z.output<typeof WR.BatchItemResult>;
 
 // ─── streams ───────────────────────────────────────────────────────────────────────────────

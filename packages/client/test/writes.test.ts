@@ -94,4 +94,31 @@ describe("writes", () => {
     expect(r.orderId).toBe("5");
     expect(f.calls.at(-1)!.body).toMatchObject({ market_id: EUR, collateral: "1", side: 1, leverage: 20, order_type: 0 });
   });
+
+  it("modifyOrder: POST /accounts/{id}/orders/modify (by clientKey) and /v1 (by order_id, snake_case); off the tick, no name or both names refused before sending", async () => {
+    const key = `0x${"7e".repeat(32)}` as `0x${string}`;
+    const modified = { orderId: "9", clientKey: key, marketId: EUR, price: "1080000000000000000", remainingQuantity: "5" };
+    const f = fakeFetch([
+      ...auth,
+      { match: on("POST", "/accounts/1/orders/modify"), reply: ok({ ...modified, requestId: "rq1", transactionHash: "0xa", transactionStatus: "CONFIRMED", blockNumber: 5, confirmations: 1, final: true }) },
+    ]);
+    const c = new VenueClient({ baseUrl: base, fetch: f.fetch, signer: account, session: { timers: false }, sleep: async () => undefined });
+    await expect(c.modifyOrder(1, { marketId: EUR, clientKey: key, price: x18("1.08") + 1n, quantity: 5n })).rejects.toMatchObject({ code: "INVALID_PRICE" });
+    await expect(c.modifyOrder(1, { marketId: EUR, price: x18("1.08"), quantity: 5n })).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+    await expect(c.modifyOrder(1, { marketId: EUR, orderId: 9n, clientKey: key, price: x18("1.08"), quantity: 5n })).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+    await expect(c.modifyOrder(1, { marketId: EUR, orderId: 9n, price: x18("1.08"), quantity: 0n })).rejects.toMatchObject({ code: "INVALID_AMOUNT" });
+    expect(f.calls.filter((x) => x.path.endsWith("/modify"))).toHaveLength(0);
+    const r = await c.modifyOrder(1, { marketId: EUR, clientKey: key, price: x18("1.08"), quantity: 5n }, { wait: "mined" });
+    expect(r.remainingQuantity).toBe("5");
+    expect(f.calls.at(-1)!.body).toEqual({ marketId: EUR, clientKey: key, price: "1080000000000000000", quantity: "5" });
+
+    const g = fakeFetch([
+      { match: on("GET", `/v1/markets/${EUR}`), reply: ok({ market_id: EUR, max_leverage: 20, tick_size: "10000000000000", is_active: true, symbol: "EUR/USD" }) },
+      { match: on("POST", "/v1/accounts/2/orders/modify"), reply: ok({ request_id: "r", transaction_status: "CONFIRMED", block_number: 0, confirmations: 1, final: true, order_id: "9", remaining_quantity: "5" }) },
+    ]);
+    const gc = new GatewayClient({ baseUrl: base, fetch: g.fetch, apiKey: "k" });
+    const v = await gc.modifyOrder(2, { marketId: EUR, orderId: 9n, price: x18("1.08"), quantity: 5n });
+    expect(v).toMatchObject({ orderId: "9", remainingQuantity: "5" });
+    expect(g.calls.at(-1)!.body).toEqual({ market_id: EUR, order_id: "9", price: "1080000000000000000", quantity: "5" });
+  });
 });

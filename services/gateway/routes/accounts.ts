@@ -23,11 +23,12 @@ import {
   BatchBody,
   CancelAllBody,
   DeadmanBody,
+  ModifyBody,
   orderTypeName,
   sideName,
 } from "../schemas.js";
 import { AccountCreatedData, AccountData, AccountByAddressData, AccountOperatorsData, DepositData, WithdrawData, OrderPlacedData, OrderListData, CancelData, PositionData, PositionFundingData, CloseData, PositionMarginData } from "../responses.js";
-import { pendingOf, BatchOrdersData, CancelAllData, DeadmanData } from "../responses.js";
+import { pendingOf, BatchOrdersData, CancelAllData, DeadmanData, ModifyOrderData } from "../responses.js";
 import { MAX_BATCH_ITEMS } from "../../../core/schemas/writes.js";
 import { defineRoute, jsonBody } from "./define.js";
 
@@ -137,6 +138,19 @@ export const cancelOrder = defineRoute({
   errors: writeErrors,
 });
 
+export const modifyOrder = defineRoute({
+  method: "post",
+  path: "/v1/accounts/{account_id}/orders/modify",
+  tag,
+  summary: "Modify a resting order's price and remaining size in place (by order_id or client_key)",
+  description:
+    "The order keeps its id and key and never matches (a price at or beyond the best opposite one: 409 POST_ONLY_WOULD_CROSS, nothing changes). quantity is the new remaining size. Only a smaller size at the same price keeps its place in its level; anything else moves it to the tail of its new level. Its margin follows its notional, the difference committed or released. Not the account's open order: 404 ORDER_NOT_FOUND; off the tick or outside the band: 400 INVALID_PRICE; below the minimum: 400 ORDER_TOO_SMALL; not in lots: 400 VALIDATION_ERROR.",
+  request: { params: AccountIdParam, ...jsonBody(ModifyBody, "{ market_id, order_id | client_key, price, quantity }") },
+  ok: { status: 200, name: "ModifyResult", data: ModifyOrderData, description: "order_id, client_key, market_id, price, original_quantity, remaining_quantity, margin_remaining (WAD), from_price, transaction_hash" },
+  accepted: { name: "ModifyPending", data: pendingOf(ModifyOrderData, "ModifyPending") },
+  errors: writeErrors,
+});
+
 export const getPosition = defineRoute({
   method: "get",
   path: "/v1/accounts/{account_id}/positions/{market_id}",
@@ -211,7 +225,7 @@ export const batchOrders = defineRoute({
   tag,
   summary: "Place and cancel up to 32 orders in one transaction",
   description:
-    "items: `{ action: \"PLACE\", ...trade body }` or `{ action: \"CANCEL\", market_id, client_key | order_id }`, at most 32 (400 BATCH_TOO_LARGE, nothing sent). atomic false (default): per-item results (status OK with the single write's fields, or FAILED with the code its single write would answer); atomic true: all or nothing, a failing item answers its error.",
+    "items: `{ action: \"PLACE\", ...trade body }`, `{ action: \"CANCEL\", market_id, client_key | order_id }` or `{ action: \"MODIFY\", market_id, order_id | client_key, price, quantity }`, at most 32 (400 BATCH_TOO_LARGE, nothing sent). atomic false (default): per-item results (status OK with the single write's fields, or FAILED with the code its single write would answer); atomic true: all or nothing, a failing item answers its error.",
   request: { params: AccountIdParam, ...jsonBody(BatchBody, "{ items, atomic? }") },
   ok: { status: 200, name: "BatchOrdersResult", data: BatchOrdersData, description: "items[] { index, action, status, code?, ... }, succeeded, failed, transaction_hash" },
   accepted: { name: "BatchOrdersPending", data: pendingOf(BatchOrdersData, "BatchOrdersPending") },
@@ -350,6 +364,23 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
     );
   });
 
+  app.openapi(modifyOrder, async (c) => {
+    const b = c.req.valid("json");
+    return send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: `/internal/accounts/${c.req.valid("param").account_id}/orders/modify`,
+        body: {
+          marketId: b.market_id, price: b.price, quantity: b.quantity,
+          ...(b.client_key !== undefined ? { clientKey: b.client_key } : { orderId: b.order_id }),
+          ...validity(b),
+        },
+        headers: forwardHeaders(c, true),
+      }),
+    );
+  });
+
   app.openapi(getPosition, async (c) => {
     const p = c.req.valid("param");
     return send(
@@ -438,6 +469,8 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
     const items = b.items.map((i) =>
       i.action === "CANCEL"
         ? { action: "CANCEL", marketId: i.market_id, ...(i.client_key !== undefined ? { clientKey: i.client_key } : { orderId: i.order_id }) }
+        : i.action === "MODIFY"
+        ? { action: "MODIFY", marketId: i.market_id, price: i.price, quantity: i.quantity, ...(i.client_key !== undefined ? { clientKey: i.client_key } : { orderId: i.order_id }) }
         : {
             action: "PLACE",
             marketId: i.market_id,

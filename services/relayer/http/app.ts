@@ -18,7 +18,7 @@ import {
   AccountIdParam, AmountBody, CancelOrderQuery, ClientKey, ClosePositionBody, CreateAccountBody, PositionMarginBody, LiquidateAccountBody,
   LiquidatePositionBody, MarketId, OperatorApproveBody, OperatorTypedDataQuery, PlaceOrderBody,
 } from "../../../core/schemas/writes.js";
-import { BatchOrdersBody, CancelAllBody, DeadmanBody } from "../../../core/schemas/writes.js";
+import { BatchOrdersBody, CancelAllBody, DeadmanBody, ModifyOrderBody } from "../../../core/schemas/writes.js";
 import type { Relayer } from "../relayer.js";
 import { isFinal, shortMessage, toApiError } from "../relayer.js";
 import type { Kind, Params } from "../ops.js";
@@ -291,6 +291,17 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
     return write(c, "setDeadman", { hashOf: { accountId, raw }, params: { accountId, deadline }, validUntil });
   });
 
+  app.post("/internal/accounts/:accountId/orders/modify", async (c) => {
+    const accountId = accountIdOf(c);
+    const raw = await jsonBody(c);
+    const b = parseOrThrow(ModifyOrderBody, raw);
+    const params: Params["modifyOrder"] = {
+      accountId, marketId: b.marketId.toLowerCase() as Hex, price: b.price, quantity: b.quantity,
+      ...(b.clientKey !== undefined ? { clientKey: b.clientKey.toLowerCase() as Hex } : { orderId: b.orderId! }),
+    };
+    return write(c, "modifyOrder", { hashOf: { accountId, raw }, params, validUntil: b.validUntil });
+  });
+
   app.post("/internal/accounts/:accountId/orders/cancel-all", async (c) => {
     const accountId = accountIdOf(c);
     const raw = await jsonBody(c);
@@ -308,6 +319,11 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
         return {
           action: "CANCEL", accountId, marketId: item.marketId.toLowerCase() as Hex,
           ...(item.clientKey ? { clientKey: item.clientKey.toLowerCase() as Hex } : { orderId: item.orderId! }),
+        };
+      if (item.action === "MODIFY")
+        return {
+          action: "MODIFY", accountId, marketId: item.marketId.toLowerCase() as Hex, price: item.price, quantity: item.quantity,
+          ...(item.clientKey !== undefined ? { clientKey: item.clientKey.toLowerCase() as Hex } : { orderId: item.orderId! }),
         };
       // the place-order body as the single write takes it (any field it gains comes along)
       const { action: _a, validUntil: _v, limitPrice, ...rest } = item;
