@@ -272,7 +272,10 @@ export class MarketMaker {
         continue;
       }
       try {
-        items.push({ kind: "place", data: placeCall(quoteOrder(this.accountId, m, q, p.leverage, clientKey)), clientKey, priceX18: q.priceX18 });
+        items.push({
+          kind: "place", data: placeCall(quoteOrder(this.accountId, m, q, p.leverage, clientKey)), clientKey, priceX18: q.priceX18,
+          crossing: placeCall(quoteOrder(this.accountId, m, q, p.leverage, clientKey, "GTC")),
+        });
       } catch (e) {
         // refused by the client's builder before sending (a bad quote never reaches the chain)
         if (!(e instanceof VenueInputError)) throw e;
@@ -324,6 +327,16 @@ export class MarketMaker {
         [ok, results] = await simulate();
       }
     }
+    // a level someone else's stale order crosses (beyond the index): quoted as a plain limit, which
+    // takes that order first (the maker keeps the local book uncrossed); post-only everywhere else
+    let crossed = false;
+    items.forEach((it, i) => {
+      if (it.kind === "place" && it.crossing && !ok[i] && itemError(results[i]!).name === "PostOnlyWouldCross") {
+        items[i] = { ...it, data: it.crossing, crossing: undefined };
+        crossed = true;
+      }
+    });
+    if (crossed) [ok, results] = await simulate();
     const outcomes = items.map((it, i) => {
       const err = ok[i] ? { name: "", args: [] } : itemError(results[i]!);
       return { it, err, outcome: classifyItem(it.kind, ok[i]!, err.name) };
@@ -384,7 +397,8 @@ export class MarketMaker {
 }
 
 /** One item of a market's batch (`clientKey`, `priceX18`: of the quote it places or cancels). */
-type Item = { kind: BatchItemKind; data: Hex; clientKey: Hex | null; priceX18: bigint };
+/** `crossing`: a place's calldata as a plain GTC limit, sent instead when the book crosses its post-only price. */
+type Item = { kind: BatchItemKind; data: Hex; clientKey: Hex | null; priceX18: bigint; crossing?: Hex };
 
 /** Engine.MIN_DEADMAN_DELAY (seconds) */
 const MIN_DEADMAN_DELAY = 5n;

@@ -82,13 +82,16 @@ export function toEngineOrder(accountId: bigint, b: PlaceOrderRequest & { client
 
 /**
  * A quote as a LIMIT order of the client's builder, checked against the market's rules (throws
- * the client's `VenueInputError` when refused), as `Engine.placeOrder`'s argument: POST_ONLY (a
- * quote that would cross the book reverts PostOnlyWouldCross instead of taking).
+ * the client's `VenueInputError` when refused), as `Engine.placeOrder`'s argument: POST_ONLY by
+ * default (a quote that would cross the book reverts PostOnlyWouldCross instead of taking); GTC for
+ * a level a stale order of someone else crosses (the maker's retry: it takes that order first).
  */
-export function quoteOrder(accountId: bigint, market: MarketRules, q: Quote, leverage: bigint, clientKey: Hex): EngineOrder {
+export function quoteOrder(
+  accountId: bigint, market: MarketRules, q: Quote, leverage: bigint, clientKey: Hex, timeInForce: "POST_ONLY" | "GTC" = "POST_ONLY",
+): EngineOrder {
   const side: Side = q.side === SIDE_LONG ? "LONG" : "SHORT";
   const spec = order.limit({
-    marketId: market.marketId as Hex, side, collateral: q.collateral6, leverage: Number(leverage), price: q.priceX18, clientKey, timeInForce: "POST_ONLY",
+    marketId: market.marketId as Hex, side, collateral: q.collateral6, leverage: Number(leverage), price: q.priceX18, clientKey, timeInForce,
   });
   return toEngineOrder(accountId, buildPlaceOrder(spec, market));
 }
