@@ -314,10 +314,9 @@ contract Engine is IEngine, AccessControl, EIP712 {
     {
         if (orderIds.length > MAX_BATCH) revert BatchTooLarge(orderIds.length, MAX_BATCH);
         IMarket m = _market(marketId);
-        address owner = _requireAccount(accountId);
-        Operator storage o = _operators[owner][msg.sender];
+        (address owner, Operator storage o, bool trader) = _trader(accountId);
         IMarket.CloseReason reason = IMarket.CloseReason.USER_CANCEL;
-        if (msg.sender != owner && o.expiry <= block.timestamp) {
+        if (!trader) {
             // a stranger: only once the account's dead-man deadline has passed
             uint256 deadline = accounts[accountId].deadman;
             if (deadline == 0 || block.timestamp < deadline) revert OperatorNotApproved(owner, msg.sender);
@@ -575,9 +574,17 @@ contract Engine is IEngine, AccessControl, EIP712 {
 
     /// The owner, and the caller's operator record (unused when the caller is the owner).
     function _authorizeTrade(uint256 accountId) internal view returns (address owner, Operator storage o) {
+        bool trader;
+        (owner, o, trader) = _trader(accountId);
+        if (!trader) revert OperatorNotApproved(owner, msg.sender);
+    }
+
+    /// The owner, the caller's operator record, and whether the caller may trade for the account
+    /// (its owner or an operator whose approval has not expired).
+    function _trader(uint256 accountId) internal view returns (address owner, Operator storage o, bool trader) {
         owner = _requireAccount(accountId);
         o = _operators[owner][msg.sender];
-        if (msg.sender != owner && o.expiry <= block.timestamp) revert OperatorNotApproved(owner, msg.sender);
+        trader = msg.sender == owner || o.expiry > block.timestamp;
     }
 
     /// The operator's budget used, decayed to now, and its budget now (budgetBps of the account's value).

@@ -20,7 +20,7 @@ import {OrderOptions} from "./libraries/OrderOptions.sol";
 contract Market is MarketBase, Initializable {
     /// The extension (an immutable of the implementation: every clone reads it from the code).
     address public immutable extension;
-    /// MarketOrders: order management off the placing path (several cancels, expired orders' removal).
+    /// MarketOrders: order management off the placing path (several cancels, modify, expired orders' removal).
     address public immutable orderModule;
 
     /// `backstop_`: the deployed MarketBackstop the extension delegates to; `orders_`: the
@@ -159,16 +159,9 @@ contract Market is MarketBase, Initializable {
         uint256 mark = s.mark;
         if (s.orderType == IMarket.OrderType.LIMIT) {
             price = limitPriceX18;
-            // both edges: mark × (1 ± band)
-            if (
-                price == 0 || price % MarketArgs.get(MarketArgs.TICK_SIZE) != 0 || price / MarketArgs.get(MarketArgs.TICK_SIZE) > MAX_TICK
-                    || price > _bandPrice(true, mark) || price < _bandPrice(false, mark)
-            ) revert InvalidPrice(price);
+            _checkLimitPrice(price, mark);
             if (positions[s.accountId].openOrders >= MAX_OPEN_ORDERS) revert TooManyOrders(s.accountId, MAX_OPEN_ORDERS);
-            if (s.tif == uint256(IMarket.TimeInForce.POST_ONLY)) {
-                uint256 opposite = _best(!s.isBuy);
-                if (opposite != 0 && (s.isBuy ? opposite <= price : opposite >= price)) revert PostOnlyWouldCross(price, opposite);
-            }
+            if (s.tif == uint256(IMarket.TimeInForce.POST_ONLY)) _checkPostOnly(s.isBuy, price);
         } else {
             price = _best(!s.isBuy);
             if (price == 0) revert NoLiquidity(_marketId());
@@ -178,12 +171,7 @@ contract Market is MarketBase, Initializable {
         // once it rests (_sweepLevel)
         uint256 bandBps = MarketArgs.get(MarketArgs.PRICE_BAND_BPS);
         uint256 operatorBand = OrderOptions.bandBps(options);
-        if (operatorBand != 0) {
-            bandBps = MarketArgs.get(MarketArgs.OPERATOR_BAND_BPS);
-            if (operatorBand < bandBps) bandBps = operatorBand;
-            _checkOperatorPrice(price, mark, bandBps);
-            s.band = bandBps;
-        }
+        if (operatorBand != 0) s.band = bandBps = _operatorBand(operatorBand, price, mark);
         if (s.orderType == IMarket.OrderType.MARKET) s.bound = _bandPrice(s.isBuy, mark, bandBps);
     }
 
@@ -230,9 +218,10 @@ contract Market is MarketBase, Initializable {
         return _isActive;
     }
 
-    /// Everything else IMarket declares (liquidation, isolated margin, the calendar, funding
-    /// pokes, the fund's reduction, expired orders' removal, initialize and every other view) is
-    /// served by the extension, or through it by the backstop: the same call there.
+    /// Everything else IMarket declares: several cancels, modify and expired orders' removal in
+    /// MarketOrders; liquidation, isolated margin, the calendar, funding pokes, the fund's
+    /// reduction, initialize and every other view in the extension, or through it in the backstop.
+    /// The same call runs there on this clone's storage.
     fallback() external {
         bytes4 s = msg.sig;
         _delegate(

@@ -673,6 +673,28 @@ abstract contract MarketBase is IVenueErrors {
         }
     }
 
+    /// A LIMIT price (a placement's or a modify's): > 0, on the tick, within the market's band of the mark.
+    function _checkLimitPrice(uint256 price, uint256 mark) internal view {
+        uint256 ts = MarketArgs.get(MarketArgs.TICK_SIZE);
+        if (price == 0 || price % ts != 0 || price / ts > MAX_TICK || price > _bandPrice(true, mark) || price < _bandPrice(false, mark)) {
+            revert InvalidPrice(price);
+        }
+    }
+
+    /// An order that must not take (post-only, a modify): its price short of the best opposite.
+    function _checkPostOnly(bool isBid, uint256 price) internal view {
+        uint256 opposite = _best(!isBid);
+        if (opposite != 0 && (isBid ? opposite <= price : opposite >= price)) revert PostOnlyWouldCross(price, opposite);
+    }
+
+    /// An operator's band for an order (its owner's policy `operatorBand`, at most the market's),
+    /// with the order's price within mark ± it.
+    function _operatorBand(uint256 operatorBand, uint256 price, uint256 mark) internal view returns (uint256 bandBps) {
+        bandBps = MarketArgs.get(MarketArgs.OPERATOR_BAND_BPS);
+        if (operatorBand < bandBps) bandBps = operatorBand;
+        _checkOperatorPrice(price, mark, bandBps);
+    }
+
     /// An operator's order: its price within mark ± operatorBandBps.
     function _checkOperatorPrice(uint256 price, uint256 mark, uint256 bandBps) internal pure {
         if (price > _bandPrice(true, mark, bandBps) || price < _bandPrice(false, mark, bandBps)) {

@@ -60,9 +60,7 @@ contract MarketOrders is MarketBase {
         // the old order's charged fee is released (as a cancel)
         if (o.operatorBandBps != 0) release = _operatorCharge(false, 0, oldPrice, left, false);
         if (bandBps != 0) {
-            uint256 cap = MarketArgs.get(MarketArgs.OPERATOR_BAND_BPS);
-            if (bandBps > cap) bandBps = cap;
-            _checkOperatorPrice(price, mark, bandBps);
+            bandBps = _operatorBand(bandBps, price, mark);
             charge = _operatorCharge(isBid, mark, price, remaining, true);
         }
         o.operatorBandBps = uint16(bandBps);
@@ -83,12 +81,8 @@ contract MarketOrders is MarketBase {
     function _checkModify(Order storage o, uint256 accountId, bool isBid, uint256 price, uint256 remaining, uint256 left, uint256 mark)
         internal view
     {
-        uint256 ts = MarketArgs.get(MarketArgs.TICK_SIZE);
-        if (price == 0 || price % ts != 0 || price / ts > MAX_TICK || price > _bandPrice(true, mark) || price < _bandPrice(false, mark)) {
-            revert InvalidPrice(price);
-        }
-        uint256 opposite = _best(!isBid);
-        if (opposite != 0 && (isBid ? opposite <= price : opposite >= price)) revert PostOnlyWouldCross(price, opposite);
+        _checkLimitPrice(price, mark);
+        _checkPostOnly(isBid, price);
         uint256 minQty = o.reduceOnly ? 1 : MarketArgs.get(MarketArgs.MIN_ORDER);
         if (remaining < minQty || remaining % MarketArgs.get(MarketArgs.LOT_SIZE) != 0 || o.filledQty + remaining > type(uint96).max) {
             revert OrderTooSmall(remaining, minQty);
