@@ -12,10 +12,7 @@ import { EMPTY_MARKET_STATE } from "../core/reads/snapshot.js";
 export const SIDES = ["LONG", "SHORT"] as const;
 export const ORDER_TYPES = ["MARKET", "LIMIT"] as const;
 export const ORDER_STATUSES = ["none", "active", "filled", "cancelled"] as const;
-export const CLOSE_REASONS = [
-  "FILLED", "USER_CANCEL", "UNFILLED_MARKET", "REDUCE_ONLY_EXPIRED", "FILL_CAP", "LIQUIDATION", "DUST", "MARGIN",
-  "REDUCE_ONLY_SESSION", "OPERATOR_BAND", "UNFILLED_IOC", "EXPIRED", "DEADMAN",
-] as const;
+export { CLOSE_REASON_NAME as CLOSE_REASONS } from "../core/schemas/writes.js";
 export { TIME_IN_FORCE_NAME as TIMES_IN_FORCE } from "../core/order-options.js";
 export const POSITION_REASONS = ["TRADE", "LIQUIDATION", "DELEVERAGE", "MARGIN"] as const;
 export const SESSIONS = ["OPEN", "REDUCE_ONLY", "CLOSED"] as const;

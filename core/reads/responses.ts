@@ -76,13 +76,16 @@ export function accountResponse(a: AccountRow): Out<typeof S.Account> {
       total: a.totalWad.toString(),
       totalFormatted: formatField("total", a.totalWad),
     },
-    deadman: {
-      deadline: num(a.deadman),
-      deadlineISO: a.deadman === 0n ? null : secondsToISO(a.deadman),
-      enabled: a.deadman !== 0n,
-    },
+    deadman: deadmanAnswer(a.deadman),
   };
 }
+
+/** An account's dead-man deadline as the answers show it (the account read and the relayer's setDeadman result). */
+export const deadmanAnswer = (deadline: bigint) => ({
+  deadline: num(deadline),
+  deadlineISO: deadline === 0n ? null : secondsToISO(deadline),
+  enabled: deadline !== 0n,
+});
 
 export function accountByAddressResponse(a: AccountRow | undefined): Out<typeof S.AccountByAddress> {
   if (!a) return { accountId: 0, exists: false };

@@ -247,6 +247,12 @@ export const SIDE_VALUE = { LONG: 0, SHORT: 1 } as const;
 export const ORDER_TYPE_VALUE = { MARKET: 0, LIMIT: 1 } as const;
 export const SIDE_NAME = ["LONG", "SHORT"] as const;
 export const ORDER_TYPE_NAME = ["MARKET", "LIMIT"] as const;
+/** IMarket.CloseReason, in its enum order (the value is the index). */
+export const CLOSE_REASON_NAME = [
+  "FILLED", "USER_CANCEL", "UNFILLED_MARKET", "REDUCE_ONLY_EXPIRED", "FILL_CAP", "LIQUIDATION", "DUST", "MARGIN",
+  "REDUCE_ONLY_SESSION", "OPERATOR_BAND", "UNFILLED_IOC", "EXPIRED", "DEADMAN",
+] as const;
+export const closeReasonValue = (name: (typeof CLOSE_REASON_NAME)[number]): number => CLOSE_REASON_NAME.indexOf(name);
 
 /**
  * Transaction states of a write as GET /transactions/{requestId} answers them: PENDING until

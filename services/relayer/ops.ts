@@ -4,7 +4,7 @@
  * response data read from the receipt's logs.
  */
 import {
-  decodeFunctionResult, encodeFunctionData, getAbiItem, getAddress, parseEventLogs, RawContractError, toFunctionSelector,
+  decodeFunctionResult, encodeFunctionData, getAbiItem, getAddress, parseEventLogs, RawContractError, toFunctionSelector, zeroHash,
   type AbiFunction, type Address, type Hex, type Log, type TransactionReceipt,
 } from "viem";
 import { engineAbi, depositTokenAbi, marketAbi } from "../../abis/index.js";
@@ -18,6 +18,8 @@ import { MAX_BATCH_ITEMS, MIN_DEADMAN_DELAY_S } from "../../core/schemas/writes.
 import { revertToApiError } from "../../core/chain/revert.js";
 import { TIME_IN_FORCE_NAME, TIME_IN_FORCE_VALUE, appliedTimeInForce, expiryProblem, type TimeInForceName } from "../../core/order-options.js";
 import { orderQuantity } from "../../core/math/orders.js";
+import { deadmanAnswer } from "../../core/reads/responses.js";
+import { cancelOrdersRequest } from "../../core/chain/cancel-orders.js";
 
 export type Kind =
   | "createAccount"
@@ -223,8 +225,6 @@ async function activeMarket(chain: Chain, marketId: Hex) {
   return m;
 }
 
-const ZERO_KEY = `0x${"0".repeat(64)}` as Hex;
-
 /** The account's open order in the market named by id or by client key, as the chain has it (ORDER_NOT_FOUND otherwise). */
 async function openOrderOf(chain: Chain, p: { accountId: string; marketId: Hex; orderId?: string; clientKey?: Hex }) {
   const m = await chain.market(p.marketId);
@@ -420,7 +420,7 @@ export const OPS: { [K in Kind]: Op<K> } = {
     call: async (chain, p) =>
       engineCall(chain, encodeFunctionData({
         abi: engineAbi, functionName: "modifyOrder",
-        args: [BigInt(p.accountId), p.marketId, BigInt(p.orderId ?? "0"), p.clientKey ?? ZERO_KEY, BigInt(p.price), BigInt(p.quantity)],
+        args: [BigInt(p.accountId), p.marketId, BigInt(p.orderId ?? "0"), p.clientKey ?? zeroHash, BigInt(p.price), BigInt(p.quantity)],
       })),
     async result(chain, p, logs) {
       const m = await chain.market(p.marketId);
@@ -592,13 +592,11 @@ export const OPS: { [K in Kind]: Op<K> } = {
       const open = await chain.indexed.openOrders(p.accountId, p.marketId, head.number);
       const byMarket = new Map<Hex, bigint[]>();
       for (const o of open) byMarket.set(o.marketId, [...(byMarket.get(o.marketId) ?? []), o.orderId]);
-      const calls: Hex[] = [];
-      for (const [marketId, ids] of byMarket)
-        for (let i = 0; i < ids.length; i += MAX_BATCH_ITEMS)
-          calls.push(encodeFunctionData({ abi: engineAbi, functionName: "cancelOrders", args: [BigInt(p.accountId), marketId, ids.slice(i, i + MAX_BATCH_ITEMS)] }));
       // beyond 32 × 32 orders the rest waits for another cancel-all (an account holds at most 100 per market)
-      if (calls.length === 1) return engineCall(chain, calls[0]!);
-      return engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "batch", args: [calls.slice(0, MAX_BATCH_ITEMS), false] }));
+      const req = cancelOrdersRequest(BigInt(p.accountId), byMarket, false);
+      return engineCall(chain, req.functionName === "cancelOrders"
+        ? encodeFunctionData({ abi: engineAbi, functionName: "cancelOrders", args: req.args })
+        : encodeFunctionData({ abi: engineAbi, functionName: "batch", args: req.args }));
     },
     gas: (chain, _p, call, gasLimit) => (call.data.startsWith(BATCH_SELECTOR) ? batchGas(chain, call, gasLimit) : Promise.resolve(gasLimit)),
     async result(chain, p, logs) {
@@ -735,12 +733,7 @@ async function liquidationData(chain: Chain, logs: Log[]) {
 
 // ─── Market v2 helpers ───────────────────────────────────────────────────────────────────────
 
-const deadmanData = (accountId: string, deadline: bigint) => ({
-  accountId: Number(accountId),
-  deadline: Number(deadline),
-  deadlineISO: deadline === 0n ? null : new Date(Number(deadline) * 1000).toISOString(),
-  enabled: deadline !== 0n,
-});
+const deadmanData = (accountId: string, deadline: bigint) => ({ accountId: Number(accountId), ...deadmanAnswer(deadline) });
 
 /** DEADMAN_TOO_SOON unless 0 (off) or at least MIN_DEADMAN_DELAY after the chain's time. */
 export function assertDeadman(chain: Pick<Chain, "nowSeconds">, deadline: string) {

@@ -21,6 +21,7 @@ import { maxUint256, parseEventLogs, type Address, type Hex, type PublicClient, 
 import type { Logger } from "pino";
 import { depositTokenAbi, engineAbi, marketAbi } from "../../../abis/index.js";
 import { counter } from "../../../core/metrics.js";
+import { MIN_DEADMAN_DELAY_S, closeReasonValue } from "../../../core/schemas/writes.js";
 import {
   AMOUNT6_TO_WAD, big, formatX18, meta, VenueApiError, VenueError, VenueInputError, VenueNetworkError,
   type Market, type Order, type VenueClient,
@@ -242,7 +243,7 @@ export class MarketMaker {
   }
 
   /**
-   * A market's re-quote as one Engine.batch (non-atomic; more only past MAX_BATCH items): the
+   * A market's re-quote as one Engine.batch (non-atomic; more only past MAX_BATCH_ITEMS items): the
    * plan's steps in order, cancels by client key and POST_ONLY places, and the dead-man refresh.
    * `short`: a place failed for want of margin (the round tops up at its end; the next one places
    * again); `skipped`: a level the book (or the builder) refused now (the next round tries again).
@@ -401,9 +402,8 @@ export class MarketMaker {
 type Item = { kind: BatchItemKind; data: Hex; clientKey: Hex | null; priceX18: bigint; crossing?: Hex };
 
 /** Engine.MIN_DEADMAN_DELAY (seconds) */
-const MIN_DEADMAN_DELAY = 5n;
-/** IMarket.CloseReason.USER_CANCEL */
-const CLOSE_REASON_USER_CANCEL = 1;
+const MIN_DEADMAN_DELAY = BigInt(MIN_DEADMAN_DELAY_S);
+const CLOSE_REASON_USER_CANCEL = closeReasonValue("USER_CANCEL");
 /** Item errors counted by name (anything else: "other"; empty revert data: "empty"; simulated ok but not mined: "lost"). */
 const KNOWN_ERRORS = new Set(["OrderNotFound", "PostOnlyWouldCross", "InvalidPrice", "SelfTrade", "ClientKeyInUse", "InsufficientMargin", "DeadmanTooSoon"]);
 

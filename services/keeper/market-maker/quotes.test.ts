@@ -1,6 +1,7 @@
+import { MAX_BATCH_ITEMS } from "../../../core/schemas/writes.js";
 import { describe, expect, it } from "vitest";
 import {
-  batchDeadline, chunkSteps, classifyItem, MAX_BATCH, quietDeadline,
+  batchDeadline, chunkSteps, classifyItem, quietDeadline,
   collateralFor, desiredQuotes, orderQty, planRequote, quoteClientKey, SIDE_LONG, SIDE_SHORT,
   type Quote, type QuoteParams, type RequotePlan, type RestingOrder,
 } from "./quotes.js";
@@ -173,14 +174,14 @@ describe("planRequote", () => {
 });
 
 describe("the maker's batches", () => {
-  it("keeps a re-quote in one batch up to MAX_BATCH items (one kept for the dead-man), in order", () => {
+  it("keeps a re-quote in one batch up to MAX_BATCH_ITEMS items (one kept for the dead-man), in order", () => {
     const steps = Array.from({ length: 70 }, (_, i) => i);
     expect(chunkSteps(steps.slice(0, 18), true)).toEqual([steps.slice(0, 18)]);
     expect(chunkSteps(steps.slice(0, 31), true)).toHaveLength(1);
     expect(chunkSteps(steps.slice(0, 32), true).map((c) => c.length)).toEqual([31, 1]);
     expect(chunkSteps(steps.slice(0, 32), false).map((c) => c.length)).toEqual([32]);
     expect(chunkSteps(steps, true).flat()).toEqual(steps);
-    expect(chunkSteps(steps, true).every((c) => c.length <= MAX_BATCH - 1)).toBe(true);
+    expect(chunkSteps(steps, true).every((c) => c.length <= MAX_BATCH_ITEMS - 1)).toBe(true);
     expect(chunkSteps([], true)).toEqual([]);
     // the default ladder (3 levels a side) at its worst: 6 places and 12 cancels, one batch
     const wanted = desiredQuotes(INDEX, p);

@@ -5,6 +5,7 @@
 import { encodeAbiParameters, keccak256, type Hex } from "viem";
 import { abs } from "../../../core/math/ints.js";
 import { toWad } from "../../../core/units.js";
+import { MAX_BATCH_ITEMS } from "../../../core/schemas/writes.js";
 
 export const SIDE_LONG = 0; // a bid
 export const SIDE_SHORT = 1; // an ask
@@ -174,18 +175,16 @@ export function planRequote(
 
 // ─── batches ────────────────────────────────────────────────────────────────────────────────
 
-/** Engine.MAX_BATCH */
-export const MAX_BATCH = 32;
 
 export type BatchItemKind = "place" | "cancel" | "deadman";
 
 /**
- * A re-quote's steps in batches of at most MAX_BATCH items, one item of each kept free for the
+ * A re-quote's steps in batches of at most MAX_BATCH_ITEMS (Engine.MAX_BATCH) items, one item of each kept free for the
  * dead-man refresh when `withDeadman`; the order of the steps is kept (each batch runs its items in
  * order). A ladder of up to 7 levels a side fits one batch.
  */
 export function chunkSteps<T>(steps: readonly T[], withDeadman: boolean): T[][] {
-  const size = MAX_BATCH - (withDeadman ? 1 : 0);
+  const size = MAX_BATCH_ITEMS - (withDeadman ? 1 : 0);
   const out: T[][] = [];
   for (let i = 0; i < steps.length; i += size) out.push(steps.slice(i, i + size));
   return out;

@@ -9,16 +9,16 @@
  * allow the keeper (the same for every item), and an atomic batch's gas estimate covers every item
  * (a non-atomic one never reverts, so the node's estimate may starve an item).
  */
-import { encodeFunctionData, parseEventLogs, type Address, type Hex, type PublicClient } from "viem";
+import { parseEventLogs, type Address, type Hex, type PublicClient } from "viem";
 import type { Logger } from "pino";
 import { engineAbi, marketAbi } from "../../../abis/index.js";
 import { counter } from "../../../core/metrics.js";
-import { MAX_BATCH_ITEMS } from "../../../core/schemas/writes.js";
+import { closeReasonValue } from "../../../core/schemas/writes.js";
+import { cancelOrdersRequest } from "../../../core/chain/cancel-orders.js";
 import type { IndexerReader } from "../indexer/reader.js";
 import { errorName, type Signer } from "../chain/clients.js";
 
-/** IMarket.CloseReason.DEADMAN */
-export const CLOSE_REASON_DEADMAN = 12;
+export const CLOSE_REASON_DEADMAN = closeReasonValue("DEADMAN");
 
 const calls = () =>
   counter({ name: "venue_keeper_deadman_calls_total", help: "Dead-man cancel transactions the keeper sent, by result (ok, failed)", labelNames: ["result"] });
@@ -58,15 +58,12 @@ export class DeadmanExecutor {
     const out: DeadmanRound = { accounts: byAccount.size, sent: 0, cancelled: 0 };
     for (const [accountId, markets] of byAccount) {
       accountsSeen().inc();
-      const items: Hex[] = [];
-      for (const [marketId, ids] of markets)
-        for (let i = 0; i < ids.length; i += MAX_BATCH_ITEMS)
-          items.push(encodeFunctionData({ abi: engineAbi, functionName: "cancelOrders", args: [accountId, marketId, ids.slice(i, i + MAX_BATCH_ITEMS)] }));
+      const req = cancelOrdersRequest(accountId, markets, true);
       try {
         const receipt =
-          items.length === 1
-            ? await this.signer.write({ address: this.engine, abi: engineAbi, functionName: "cancelOrders", args: cancelArgs(accountId, markets) })
-            : await this.signer.write({ address: this.engine, abi: engineAbi, functionName: "batch", args: [items.slice(0, MAX_BATCH_ITEMS), true] });
+          req.functionName === "cancelOrders"
+            ? await this.signer.write({ address: this.engine, abi: engineAbi, functionName: "cancelOrders", args: req.args })
+            : await this.signer.write({ address: this.engine, abi: engineAbi, functionName: "batch", args: req.args });
         const n = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderClosed" }).filter(
           (e) => e.args.accountId === accountId && Number(e.args.reason) === CLOSE_REASON_DEADMAN,
         ).length;
@@ -85,10 +82,4 @@ export class DeadmanExecutor {
     }
     return out;
   }
-}
-
-/** The one cancelOrders of an account with a single market and at most 32 orders. */
-function cancelArgs(accountId: bigint, markets: Map<Hex, bigint[]>): readonly [bigint, Hex, readonly bigint[]] {
-  const [marketId, ids] = [...markets][0]!;
-  return [accountId, marketId, ids] as const;
 }

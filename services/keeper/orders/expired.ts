@@ -9,13 +9,12 @@ import { parseEventLogs, type Address, type PublicClient } from "viem";
 import type { Logger } from "pino";
 import { marketAbi } from "../../../abis/index.js";
 import { counter } from "../../../core/metrics.js";
-import { MAX_BATCH_ITEMS } from "../../../core/schemas/writes.js";
+import { MAX_BATCH_ITEMS, closeReasonValue } from "../../../core/schemas/writes.js";
 import type { IndexerReader } from "../indexer/reader.js";
 import type { MarketDirectory } from "../chain/markets.js";
 import { errorName, type Signer } from "../chain/clients.js";
 
-/** IMarket.CloseReason.EXPIRED */
-export const CLOSE_REASON_EXPIRED = 11;
+export const CLOSE_REASON_EXPIRED = closeReasonValue("EXPIRED");
 
 const calls = () =>
   counter({ name: "venue_keeper_expired_calls_total", help: "Market.removeExpired transactions the keeper sent, by result (ok, failed)", labelNames: ["result"] });
