@@ -20,6 +20,7 @@ import { TIME_IN_FORCE_NAME, TIME_IN_FORCE_VALUE, appliedTimeInForce, expiryProb
 import { orderQuantity } from "../../core/math/orders.js";
 import { deadmanAnswer } from "../../core/reads/responses.js";
 import { cancelOrdersRequest } from "../../core/chain/cancel-orders.js";
+import { batchOutcome, type BatchItemOutcome } from "../../core/chain/batch-outcome.js";
 
 export type Kind =
   | "createAccount"
@@ -643,7 +644,7 @@ export const OPS: { [K in Kind]: Op<K> } = {
     // atomic: an item out of gas reverts the whole, so the node's estimate covers every item
     gas: (chain, p, call, gasLimit) => (p.atomic ? Promise.resolve(gasLimit) : batchGas(chain, call, gasLimit)),
     async result(chain, p, logs, receipt) {
-      const outcome = receipt ? await batchOutcome(chain, receipt.transactionHash) : null;
+      const outcome = receipt ? await batchOutcome(chain.client, receipt.transactionHash) : null;
       const items: Record<string, unknown>[] = [];
       for (const [i, item] of p.items.entries()) items.push({ index: i, action: item.action, ...(await batchItemResult(chain, item, logs, outcome?.[i] ?? null)) });
       return {
@@ -757,25 +758,8 @@ async function batchItemCall(chain: Chain, item: BatchItemParams): Promise<Call>
   return engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "cancelOrderById", args: [BigInt(item.accountId), item.marketId, BigInt(item.orderId!)] }));
 }
 
-type ItemOutcome = { ok: boolean; data: Hex };
-
-/**
- * Each item's success and return (or revert) data: Engine.batch's own return, read with the
- * node's call tracer (the exact run inside its block); null when the node has no tracer.
- */
-async function batchOutcome(chain: Chain, hash: Hex): Promise<ItemOutcome[] | null> {
-  try {
-    const trace = (await chain.client.request({ method: "debug_traceTransaction" as never, params: [hash, { tracer: "callTracer" }] as never })) as { output?: Hex } | null;
-    if (!trace?.output || trace.output === "0x") return null;
-    const [ok, results] = decodeFunctionResult({ abi: engineAbi, functionName: "batch", data: trace.output }) as readonly [readonly boolean[], readonly Hex[]];
-    return ok.map((o, i) => ({ ok: o, data: results[i] ?? "0x" }));
-  } catch {
-    return null;
-  }
-}
-
 /** An item's answer: its single write's result data (status OK), or the code its single write would fail with (status FAILED). */
-async function batchItemResult(chain: Chain, item: BatchItemParams, logs: Log[], outcome: ItemOutcome | null): Promise<Record<string, unknown>> {
+async function batchItemResult(chain: Chain, item: BatchItemParams, logs: Log[], outcome: BatchItemOutcome | null): Promise<Record<string, unknown>> {
   if (outcome && !outcome.ok) {
     const err = revertToApiError(new RawContractError({ data: outcome.data }), VENUE_ABI) ?? new ApiError("TRANSACTION_REVERTED", "the item reverted");
     return { status: "FAILED", code: err.code, message: err.message, marketId: item.marketId, clientKey: item.clientKey ?? null };

@@ -22,6 +22,7 @@ import type { Logger } from "pino";
 import { depositTokenAbi, engineAbi, marketAbi } from "../../../abis/index.js";
 import { counter } from "../../../core/metrics.js";
 import { MIN_DEADMAN_DELAY_S, closeReasonValue } from "../../../core/schemas/writes.js";
+import { batchOutcome } from "../../../core/chain/batch-outcome.js";
 import {
   AMOUNT6_TO_WAD, big, formatX18, meta, VenueApiError, VenueError, VenueInputError, VenueNetworkError,
   type Market, type Order, type VenueClient,
@@ -340,7 +341,7 @@ export class MarketMaker {
     if (crossed) [ok, results] = await simulate();
     const outcomes = items.map((it, i) => {
       const err = ok[i] ? { name: "", args: [] } : itemError(results[i]!);
-      return { it, err, outcome: classifyItem(it.kind, ok[i]!, err.name) };
+      return { i, it, err, outcome: classifyItem(it.kind, ok[i]!, err.name) };
     });
     let short = false;
     let skipped = false;
@@ -378,11 +379,36 @@ export class MarketMaker {
     const closed = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderClosed" })
       .filter((e) => e.args.accountId === this.accountId && Number(e.args.reason) === CLOSE_REASON_USER_CANCEL).length;
     const deadmanSet = parseEventLogs({ abi: engineAbi, logs: receipt.logs, eventName: "DeadmanSet" }).some((e) => e.args.accountId === this.accountId);
-    const lost = [
-      ...good.filter((o) => o.it.kind === "place" && !placed.has(o.it.clientKey!.toLowerCase())).map(() => "place"),
-      ...Array.from({ length: Math.max(0, good.filter((o) => o.it.kind === "cancel").length - closed) }, () => "cancel"),
-      ...(good.some((o) => o.it.kind === "deadman") && !deadmanSet ? ["deadman"] : []),
+    const cancels = good.filter((o) => o.it.kind === "cancel");
+    const missing = [
+      ...good.filter((o) => o.it.kind === "place" && !placed.has(o.it.clientKey!.toLowerCase())),
+      ...(cancels.length > closed ? cancels : []),
+      ...good.filter((o) => o.it.kind === "deadman" && !deadmanSet),
     ];
+    // what those items did in the mined transaction (the node's tracer): one that failed there for a
+    // reason the simulation could not see (another transaction came first: a crossing order, a fill)
+    // is that reason; one that succeeded there yet left no event is lost (a cancel that succeeded
+    // left its OrderClosed: another one is the missing); empty revert data is out of gas. Without
+    // the tracer every missing one counts as lost.
+    const mined = missing.length ? await batchOutcome(this.d.chain, receipt.transactionHash) : null;
+    const lost: string[] = [];
+    if (!mined) {
+      for (const o of missing) if (o.it.kind !== "cancel") lost.push(o.it.kind);
+      for (let k = closed; k < cancels.length; k++) lost.push("cancel");
+    }
+    for (const o of mined ? missing : []) {
+      const r = mined![o.i];
+      if (!r || r.ok) {
+        if (o.it.kind !== "cancel") lost.push(o.it.kind);
+        continue;
+      }
+      const name = itemError(r.data).name;
+      const outcome = classifyItem(o.it.kind, false, name);
+      itemsFailed().inc({ kind: o.it.kind, reason: outcome === "empty" ? "empty" : KNOWN_ERRORS.has(name) ? name : "other" });
+      if (outcome === "empty") this.log.error({ market: m.symbol, kind: o.it.kind, gas: gas.toString() }, "BUG: a batch item ran out of gas in the mined transaction");
+      else this.log.debug({ market: m.symbol, kind: o.it.kind, err: name }, "a batch item failed at mining (another transaction came first)");
+      skipped = true;
+    }
     if (lost.length) {
       for (const kind of lost) itemsFailed().inc({ kind, reason: "lost" });
       this.log.error({ market: m.symbol, lost, gas: gas.toString(), gasUsed: receipt.gasUsed.toString(), hash: receipt.transactionHash },
