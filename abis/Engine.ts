@@ -326,6 +326,22 @@ export const engineAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "triggerPriceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "markPriceX18",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidTrigger",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
         "name": "marketId",
         "type": "bytes32"
@@ -690,6 +706,43 @@ export const engineAbi = [
       }
     ],
     "name": "TooManyOrders",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint256",
+        "name": "kind",
+        "type": "uint256"
+      }
+    ],
+    "name": "TriggerNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "triggerPriceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "markPriceX18",
+        "type": "uint256"
+      }
+    ],
+    "name": "TriggerNotReached",
     "type": "error"
   },
   {
@@ -1613,6 +1666,45 @@ export const engineAbi = [
       {
         "internalType": "uint256",
         "name": "quantityQty",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "address",
+        "name": "operator",
+        "type": "address"
+      },
+      {
+        "internalType": "enum IMarket.OrderType",
+        "name": "orderType",
+        "type": "uint8"
+      },
+      {
+        "internalType": "uint256",
+        "name": "limitPriceX18",
+        "type": "uint256"
+      }
+    ],
+    "name": "closePositionFor",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "orderId",
         "type": "uint256"
       }
     ],
@@ -2707,6 +2799,19 @@ export const engineAbi = [
   {
     "inputs": [
       {
+        "internalType": "address",
+        "name": "triggerBook_",
+        "type": "address"
+      }
+    ],
+    "name": "setTriggerBook",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "int256",
         "name": "deltaWad",
         "type": "int256"
@@ -2736,6 +2841,19 @@ export const engineAbi = [
         "internalType": "bool",
         "name": "",
         "type": "bool"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "triggerBook",
+    "outputs": [
+      {
+        "internalType": "address",
+        "name": "",
+        "type": "address"
       }
     ],
     "stateMutability": "view",

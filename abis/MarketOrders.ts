@@ -243,6 +243,22 @@ export const marketOrdersAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "triggerPriceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "markPriceX18",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidTrigger",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
         "name": "marketId",
         "type": "bytes32"
@@ -585,6 +601,43 @@ export const marketOrdersAbi = [
       }
     ],
     "name": "TooManyOrders",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint256",
+        "name": "kind",
+        "type": "uint256"
+      }
+    ],
+    "name": "TriggerNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "triggerPriceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "markPriceX18",
+        "type": "uint256"
+      }
+    ],
+    "name": "TriggerNotReached",
     "type": "error"
   },
   {

@@ -296,6 +296,22 @@ export const oracleAbi = [
   {
     "inputs": [
       {
+        "internalType": "uint256",
+        "name": "triggerPriceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "markPriceX18",
+        "type": "uint256"
+      }
+    ],
+    "name": "InvalidTrigger",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "bytes32",
         "name": "marketId",
         "type": "bytes32"
@@ -638,6 +654,43 @@ export const oracleAbi = [
       }
     ],
     "name": "TooManyOrders",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "internalType": "bytes32",
+        "name": "marketId",
+        "type": "bytes32"
+      },
+      {
+        "internalType": "uint256",
+        "name": "kind",
+        "type": "uint256"
+      }
+    ],
+    "name": "TriggerNotFound",
+    "type": "error"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
+        "name": "triggerPriceX18",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "markPriceX18",
+        "type": "uint256"
+      }
+    ],
+    "name": "TriggerNotReached",
     "type": "error"
   },
   {

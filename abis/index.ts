@@ -12,4 +12,5 @@ export * from "./VenueLens.js";
 export * from "./VenueTimelock.js";
 export * from "./ChainlinkFeedAdapter.js";
 export * from "./PythFeedAdapter.js";
+export * from "./TriggerBook.js";
 export * from "./bytecode.js";

@@ -8,7 +8,7 @@ const a = (n: number) => `0x${n.toString(16).padStart(40, "0")}`;
 const sample = {
   chainId: 31337,
   deployBlock: 1,
-  contracts: { engine: a(1), depositToken: a(2), oracle: a(3), marketFactory: a(4), marketImplementation: a(5), venueLens: a(6), timelock: a(10) },
+  contracts: { engine: a(1), depositToken: a(2), oracle: a(3), marketFactory: a(4), marketImplementation: a(5), venueLens: a(6), triggerBook: a(11), timelock: a(10) },
   markets: [{ marketId: `0x${"AB".repeat(32)}`, symbol: "EUR/USD", marketAddress: a(7), marketIndex: 1, baseFxToken: a(8), quoteFxToken: a(9) }],
 };
 

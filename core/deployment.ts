@@ -41,6 +41,8 @@ export const deploymentSchema = z.object({
     marketFactory: address,
     marketImplementation: address,
     venueLens: address,
+    /** TriggerBook: positions' take-profit and stop-loss (the engine's one caller of closePositionFor). */
+    triggerBook: address,
     /** VenueTimelock: admin and PARAMS_ROLE of the oracle and the factory. */
     timelock: address,
   }),

@@ -63,6 +63,10 @@ export const ERROR_CODES = {
   DEADMAN_TOO_SOON: 400,
   /** a batch (or a cancel list) longer than the engine takes in one call (32) */
   BATCH_TOO_LARGE: 400,
+  /** no such take-profit / stop-loss on the account's position in the market */
+  TRIGGER_NOT_FOUND: 404,
+  /** the mark has not reached the trigger's price (executeTrigger) */
+  TRIGGER_NOT_REACHED: 409,
   // HTTP / infrastructure
   VALIDATION_ERROR: 400,
   UNAUTHENTICATED: 401,
@@ -131,6 +135,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   SQL_TIMEOUT: "`/sql` on Postgres: the statement ran longer than `SQL_TIMEOUT_MS` (default 5 s) and was cancelled; narrow the query (an indexed filter, a LIMIT).",
   DEADMAN_TOO_SOON: "The dead-man deadline is in the past or sooner than the chain's time + 5 s (`MIN_DEADMAN_DELAY`); send a later one, or 0 to turn the switch off.",
   BATCH_TOO_LARGE: "A batch has more than 32 items (`MAX_BATCH`): split it; nothing was sent.",
+  TRIGGER_NOT_FOUND: "The account has no take-profit (or stop-loss) on its position in this market: never set, cancelled, fired, or ended with its position.",
+  TRIGGER_NOT_REACHED: "The mark has not reached the trigger's price: it fires only once the mark is at or beyond it (the trigger is kept).",
   VALIDATION_ERROR: "Malformed input: the message names the field (wrong type, not an integer string, beyond uint256, unknown enum or parameter).",
   UNAUTHENTICATED: "Missing, invalid or expired credentials: bearer token (integration API), X-API-Key (gateway), service or admin token (internal).",
   INSUFFICIENT_SCOPE: "Internal APIs: the calling service's token is valid but its scopes do not include this route.",
@@ -210,6 +216,10 @@ export const CONTRACT_ERROR_CODES: Record<string, ErrorCode> = {
   // Engine.setDeadman sooner than now + MIN_DEADMAN_DELAY; Engine.batch / cancelOrders beyond MAX_BATCH
   DeadmanTooSoon: "DEADMAN_TOO_SOON",
   BatchTooLarge: "BATCH_TOO_LARGE",
+  // TriggerBook (docs/CONTRACTS.md "Triggers"); a trigger price of 0 or on the side of the mark where it would fire at once
+  TriggerNotFound: "TRIGGER_NOT_FOUND",
+  TriggerNotReached: "TRIGGER_NOT_REACHED",
+  InvalidTrigger: "VALIDATION_ERROR",
 };
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {
@@ -250,6 +260,8 @@ const MESSAGES: Partial<Record<ErrorCode, string>> = {
   OPEN_INTEREST_CAP_EXCEEDED: "the order would take the market's open interest beyond its cap",
   DEADMAN_TOO_SOON: "the dead-man deadline must be 0 (off) or at least 5 s after the chain's time",
   BATCH_TOO_LARGE: "at most 32 items in one batch",
+  TRIGGER_NOT_FOUND: "no such trigger on the account's position in this market",
+  TRIGGER_NOT_REACHED: "the mark has not reached the trigger price",
   POST_ONLY_WOULD_CROSS: "the post-only order would cross the best opposite price",
   FILL_OR_KILL_UNFILLED: "the fill-or-kill order could not fill whole at once",
   REDUCE_ONLY_EXCEEDS_POSITION: "the fill-or-kill reduce-only order is larger than the position",

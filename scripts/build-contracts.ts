@@ -23,7 +23,7 @@ const abiDir = join(root, "abis");
 /** Contracts whose ABI the TypeScript side uses. */
 export const EXPORTED = [
   "Engine", "Market", "MarketBackstop", "MarketOrders", "MarketFactory", "Oracle", "DepositToken", "FxToken", "MarginAccount", "VenueLens",
-  "VenueTimelock", "ChainlinkFeedAdapter", "PythFeedAdapter",
+  "VenueTimelock", "ChainlinkFeedAdapter", "PythFeedAdapter", "TriggerBook",
 ] as const;
 
 function walk(dir: string): string[] {

@@ -19,7 +19,7 @@ import {
 import {
   depositTokenAbi, depositTokenBytecode, engineAbi, engineBytecode, marketAbi, marketBytecode, marketBackstopAbi, marketBackstopBytecode, marketOrdersAbi, marketOrdersBytecode,
   marketFactoryAbi, marketFactoryBytecode, oracleAbi, oracleBytecode, venueLensAbi, venueLensBytecode,
-  venueTimelockAbi, venueTimelockBytecode, marginAccountBytecode, fxTokenBytecode,
+  venueTimelockAbi, venueTimelockBytecode, marginAccountBytecode, fxTokenBytecode, triggerBookAbi, triggerBookBytecode,
 } from "../abis/index.js";
 import { KEY_INDEX, LOCAL_CHAIN_ID, devAccount, roleKey } from "../core/config.js";
 import { FX_WEEK, NO_CLOSE, firstOpenAt, type Calendar } from "../core/calendar.js";
@@ -85,7 +85,7 @@ export const CALENDAR_MIN_DELAY_SECONDS = 12n * 3600n;
  *  from other contracts (an older checkout) carries another hash, and `npm start` redeploys. */
 export const CODE_HASH: Hex = keccak256(concat([
   depositTokenBytecode, oracleBytecode, engineBytecode, marketBackstopBytecode, marketOrdersBytecode, marketBytecode, marketFactoryBytecode, venueLensBytecode,
-  venueTimelockBytecode, marginAccountBytecode, fxTokenBytecode,
+  venueTimelockBytecode, marginAccountBytecode, fxTokenBytecode, triggerBookBytecode,
 ] as Hex[]));
 
 export const marketIdOf = (symbol: string): Hex => keccak256(toBytes(symbol));
@@ -192,6 +192,8 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
   const delay = opts.governanceDelaySeconds ?? GOVERNANCE_DELAY_SECONDS;
   const timelock = await deploy("VenueTimelock", venueTimelockAbi, venueTimelockBytecode, [delay, [owner], [owner], zeroAddress]);
   await write("Engine.setFactory", { address: engine.address, abi: engineAbi, functionName: "setFactory", args: [factory.address] } as never);
+  const triggerBook = await deploy("TriggerBook", triggerBookAbi, triggerBookBytecode, [engine.address]);
+  await write("Engine.setTriggerBook", { address: engine.address, abi: engineAbi, functionName: "setTriggerBook", args: [triggerBook.address] } as never);
   const call = (what: string, address: Address, abi: Abi, functionName: string, args: readonly unknown[]) =>
     write(what, { address, abi, functionName, args } as never);
 
@@ -281,6 +283,7 @@ export async function deployVenue(wallet: Wallet, client: PublicClient, opts: De
       marketFactory: factory.address,
       marketImplementation: impl.address,
       venueLens: lens.address,
+      triggerBook: triggerBook.address,
       timelock: timelock.address,
     },
     markets: created,

@@ -60,6 +60,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
     address public immutable accountImplementation;
     uint256 public immutable calendarDelay;
     address public factory;
+    address public triggerBook;
 
     uint64 internal seq;
     uint256 public accountCount;
@@ -105,6 +106,11 @@ contract Engine is IEngine, AccessControl, EIP712 {
     function setFactory(address factory_) external onlyRole(PARAMS_ROLE) {
         if (factory != address(0) || factory_ == address(0)) revert InvalidParameters();
         factory = factory_;
+    }
+
+    function setTriggerBook(address triggerBook_) external onlyRole(PARAMS_ROLE) {
+        if (triggerBook != address(0) || triggerBook_ == address(0)) revert InvalidParameters();
+        triggerBook = triggerBook_;
     }
 
     /// Called by the factory for every new market.
@@ -287,7 +293,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
             p.accountId, p.side, p.orderType, p.collateral6 * TO_WAD, p.leverage, p.limitPriceX18, p.clientKey,
             OrderOptions.pack(p.timeInForce, p.reduceOnly, p.expiresAt, band)
         );
-        if (band != 0) _useBudget(owner, o, p.accountId, charge);
+        if (band != 0) _useBudget(owner, msg.sender, o, p.accountId, charge);
     }
 
     function cancelOrder(uint256 accountId, bytes32 marketId, bytes32 clientKey)
@@ -341,7 +347,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
         uint256 band = owner != msg.sender ? o.bandBps : 0;
         (uint256 charge, uint256 release) = m.modifyOrder(accountId, orderId, clientKey, priceX18, remainingQty, band);
         _release(owner, o, release);
-        if (band != 0) _useBudget(owner, o, accountId, charge);
+        if (band != 0) _useBudget(owner, msg.sender, o, accountId, charge);
     }
 
     function setDeadman(uint256 accountId, uint64 deadline) external {
@@ -393,7 +399,24 @@ contract Engine is IEngine, AccessControl, EIP712 {
         uint256 band = owner != msg.sender ? o.bandBps : 0;
         uint256 charge;
         (orderId, key, closingSide, quantityQty, charge) = m.closePosition(accountId, orderType, limitPriceX18, clientKey, band);
-        if (band != 0) _useBudget(owner, o, accountId, charge);
+        if (band != 0) _useBudget(owner, msg.sender, o, accountId, charge);
+    }
+
+    function closePositionFor(uint256 accountId, bytes32 marketId, address operator, IMarket.OrderType orderType, uint256 limitPriceX18)
+        external returns (uint256 orderId)
+    {
+        if (msg.sender != triggerBook) revert Unauthorized(msg.sender);
+        IMarket m = _market(marketId);
+        address owner = _requireAccount(accountId);
+        Operator storage o = _operators[owner][operator];
+        uint256 band;
+        if (operator != address(0)) {
+            if (o.expiry <= block.timestamp) revert OperatorNotApproved(owner, operator);
+            band = o.bandBps;
+        }
+        uint256 charge;
+        (orderId,,,, charge) = m.closePosition(accountId, orderType, limitPriceX18, bytes32(0), band);
+        if (band != 0) _useBudget(owner, operator, o, accountId, charge);
     }
 
     /// An operator may add margin (it only lowers the position's risk) and remove it down to its
@@ -600,13 +623,13 @@ contract Engine is IEngine, AccessControl, EIP712 {
     }
 
     /// Charges the operator's budget; a charge beyond it reverts.
-    function _useBudget(address owner, Operator storage o, uint256 accountId, uint256 charge) internal {
+    function _useBudget(address owner, address operator, Operator storage o, uint256 accountId, uint256 charge) internal {
         (uint256 used, uint256 budget) = _budgetNow(o, accountId);
         used += charge;
-        if (used > budget) revert OperatorLimitExceeded(owner, msg.sender, 2, used, budget);
+        if (used > budget) revert OperatorLimitExceeded(owner, operator, 2, used, budget);
         o.usedWad = uint96(used);
         o.usedAt = uint40(block.timestamp);
-        emit OperatorBudgetUsed(++seq, owner, msg.sender, used, budget);
+        emit OperatorBudgetUsed(++seq, owner, operator, used, budget);
     }
 
     function _market(bytes32 marketId) internal returns (IMarket m) {

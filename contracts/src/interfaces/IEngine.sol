@@ -151,6 +151,11 @@ interface IEngine is IVenueErrors {
     function batch(bytes[] calldata calls, bool atomic) external returns (bool[] memory ok, bytes[] memory results);
     function closePosition(uint256 accountId, bytes32 marketId, IMarket.OrderType orderType, uint256 limitPriceX18, bytes32 clientKey)
         external returns (uint256 orderId, bytes32 key, IMarket.Side closingSide, uint256 quantityQty);
+    /// The trigger book only (ITriggerBook): a trigger's reduce-only close of the whole position,
+    /// under the policy of `operator`, the operator that set it (its band and budget now; no
+    /// longer approved: OperatorNotApproved), or 0 for the owner.
+    function closePositionFor(uint256 accountId, bytes32 marketId, address operator, IMarket.OrderType orderType, uint256 limitPriceX18)
+        external returns (uint256 orderId);
     /// Isolated margin: moves delta6 (6 decimals) of available margin into the position's margin
     /// (> 0), or of the position's margin back to available margin (< 0: only what exceeds initial
     /// margin at the mark, IMarket.adjustMargin; an operator only down to its policy's
@@ -180,6 +185,8 @@ interface IEngine is IVenueErrors {
     function calendarDelay() external view returns (uint256);
     /// PARAMS_ROLE: the margin multiplier (bps) the market's REDUCE_ONLY and CLOSED sessions apply.
     function setMarketCloseUplift(bytes32 marketId, uint256 upliftBps) external;
+    /// PARAMS_ROLE, once: the trigger book (the one caller of closePositionFor).
+    function setTriggerBook(address triggerBook) external;
     /// Factory only: registers a new market.
     function registerMarket(bytes32 marketId, address market) external;
 
@@ -204,6 +211,9 @@ interface IEngine is IVenueErrors {
     function accountIdOf(address owner) external view returns (uint256);
     function getAccount(uint256 accountId) external view returns (AccountView memory);
     function isAuthorized(uint256 accountId, address caller) external view returns (bool);
+    /// The account's owner (0: no such account).
+    function ownerOf(uint256 accountId) external view returns (address);
+    function triggerBook() external view returns (address);
     function operatorExpiry(address owner, address operator) external view returns (uint64);
     function operatorNonce(address owner) external view returns (uint256);
     function OPERATOR_APPROVAL_TYPEHASH() external view returns (bytes32);

@@ -95,4 +95,11 @@ interface IVenueErrors {
     error MarketPostOnly(bytes32 marketId);
     /// MARKET_CANCEL_ONLY: the market accepts no orders now, only cancels (its status).
     error MarketCancelOnly(bytes32 marketId);
+    /// TRIGGER_NOT_FOUND: the account has no such trigger in the market.
+    error TriggerNotFound(uint256 accountId, bytes32 marketId, uint256 kind);
+    /// TRIGGER_NOT_REACHED: the mark has not reached the trigger's price.
+    error TriggerNotReached(uint256 triggerPriceX18, uint256 markPriceX18);
+    /// VALIDATION_ERROR: a trigger price of 0, or on the side of the mark where it would fire at once
+    /// (a long's take-profit at or below the mark, its stop-loss at or above it; a short's the reverse).
+    error InvalidTrigger(uint256 triggerPriceX18, uint256 markPriceX18);
 }

@@ -8,6 +8,7 @@ import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IMarketFactory} from "../../src/interfaces/IMarketFactory.sol";
 import {IOracle} from "../../src/interfaces/IOracle.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
+import {ITriggerBook} from "../../src/interfaces/ITriggerBook.sol";
 
 /// Admin and token functions the interfaces do not declare.
 interface IEngineAdmin {
@@ -59,6 +60,7 @@ abstract contract VenueFixture is Test {
     IOracle internal oracle;
     IEngine internal engine;
     IMarketFactory internal factory;
+    ITriggerBook internal triggers;
     address internal marketImpl;
     IMarket internal market; // EUR/USD
     IMarket internal gbp; // GBP/USD
@@ -102,6 +104,8 @@ abstract contract VenueFixture is Test {
             vm.deployCode("MarketFactory.sol:MarketFactory", abi.encode(address(engine), marketImpl, admin))
         );
         IEngineAdmin(address(engine)).setFactory(address(factory));
+        triggers = ITriggerBook(vm.deployCode("TriggerBook.sol:TriggerBook", abi.encode(address(engine))));
+        engine.setTriggerBook(address(triggers));
         oracle.setMarketFactory(address(factory));
         oracle.setConfig(MAX_AGE, MAX_MOVE_BPS);
         oracle.setPrice(EUR, EUR_PX);
