@@ -79,7 +79,7 @@ contract Market is MarketBase, Initializable {
 
     function _cancelOne(uint256 n) internal returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad) {
         bool counted;
-        (marginReturnedWad, releaseWad, counted) = _cancel(n, IMarket.CloseReason.USER_CANCEL);
+        (marginReturnedWad, releaseWad, counted) = _cancel(n, IMarket.CloseReason.USER_CANCEL, BOND_REFUND);
         orderId = _orderId(n);
         if (counted) _markStale();
     }
@@ -134,7 +134,7 @@ contract Market is MarketBase, Initializable {
             charge = _operatorCharge(s.isBuy, s.mark, s.bound, orderType == IMarket.OrderType.LIMIT ? qty : s.filledQty, true);
         }
         // long and short open interest are equal; only a fill where both sides open grows them
-        if (longOI > MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST)) revert OpenInterestCapExceeded(longOI, MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST));
+        if (s.filledQty != 0 && longOI > MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST)) revert OpenInterestCapExceeded(longOI, MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST));
         _afterTrade(index, s.filledQty != 0);
     }
 

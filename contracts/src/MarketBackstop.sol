@@ -63,7 +63,7 @@ contract MarketBackstop is MarketBase, Initializable {
     }
 
     function restingQty() external view returns (uint256 bidQty, uint256 askQty) {
-        return (restingBidQty, restingAskQty);
+        return (marginedLongQty - longOI + restingUncountedBidQty, marginedShortQty - shortOI + restingUncountedAskQty);
     }
 
     function orderIdOf(uint256 accountId, bytes32 clientKey) external view returns (uint256) {
@@ -98,7 +98,7 @@ contract MarketBackstop is MarketBase, Initializable {
             !MarketCalendar.isValid(next) || startsAt < block.timestamp || startsAt > type(uint40).max
                 || MarketCalendar.sessionAt(next, startsAt) != IMarket.Session.OPEN
         ) revert InvalidParameters();
-        _calendar = w | MarketCalendar.pack(next) << 48 | startsAt << 96;
+        _calendar = uint136(w | MarketCalendar.pack(next) << 48 | startsAt << 96);
         emit IMarket.MarketCalendarScheduled(++seq, MarketCalendar.unpack(w), next, startsAt);
     }
 
@@ -361,9 +361,11 @@ contract MarketBackstop is MarketBase, Initializable {
         v.reduceOnly = o.reduceOnly;
         v.priceX18 = uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE);
         v.originalQty = o.originalQty;
-        v.filledQty = o.filledQty;
+        // a FILLED order's second slot is left as it was before its last fill (MarketBase._fillMaker)
+        v.filledQty = o.status == IMarket.OrderStatus.FILLED ? o.originalQty : o.filledQty;
         v.remainingQty = o.status == IMarket.OrderStatus.ACTIVE ? o.originalQty - o.filledQty : 0;
-        v.marginRemainingWad = uint256(o.margin6) * MICRO;
+        // a closed order's stored margin is stale (MarketBase._closeOrder): none remains
+        if (o.status == IMarket.OrderStatus.ACTIVE) v.marginRemainingWad = uint256(o.margin6) * MICRO;
         v.expiresAt = o.expiresAt;
     }
 

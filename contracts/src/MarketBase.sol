@@ -41,12 +41,15 @@ abstract contract MarketBase is IVenueErrors {
     /// opening in the pre-close window): an order that can never fill costs its placer more than
     /// it costs the keeper to remove (about 20k gas a cleared order).
     uint256 internal constant ORDER_BOND_WAD = 0.5e18;
-    /// `_closeOrder`'s flags: its bond goes back to the owner; its bond is forfeited (to whoever
-    /// cleared the order, paid by the caller).
+    /// `_closeOrder`'s flags: its margin and bond are not sent to the engine (the caller sums the
+    /// margin returned and the bonds of its orders into one call: MarketOrders.cancelOrders); its
+    /// bond goes back to the owner; its bond is forfeited (to whoever cleared the order, paid by the caller).
+    uint8 internal constant MARGIN_DEFERRED = 1;
     uint8 internal constant BOND_REFUND = 2;
     uint8 internal constant BOND_FORFEIT = 4;
 
-    /// Two slots: ids, links and flags; quantities and margin. The client key is not stored: the
+    /// Two slots: ids, links and flags; quantities and margin (`_finishTaker` writes each word
+    /// whole: its packing follows this order). The client key is not stored: the
     /// map `openByKey` leads from it to the order (an entry is left when its order closes and
     /// taken over by the next order with that key), and the events carry it.
     struct Order {
@@ -81,7 +84,8 @@ abstract contract MarketBase is IVenueErrors {
     }
 
     /// Two slots: what a placement reads (size, its resting orders) and a fill's first half; the
-    /// margin and funding index. Narrowing is checked where they are written (`_writeSettle`).
+    /// margin and funding index. Narrowing is checked where they are written (`_writeSettle`,
+    /// which writes each word whole: its packing follows this order).
     struct Position {
         int96 size;
         uint96 openNotional;
@@ -92,12 +96,14 @@ abstract contract MarketBase is IVenueErrors {
         uint32 openBlock;
     }
 
+    /// One slot, written whole by `_setFunding` (its packing follows this order).
     struct FundingState {
         int128 cumulativeIndex;
         int64 rate;
         uint64 lastUpdate;
     }
 
+    /// One slot, written whole by `_updateRate` (its packing follows this order).
     struct FundingComponents {
         int64 premiumComponent;
         int64 skewComponent;
@@ -172,21 +178,24 @@ abstract contract MarketBase is IVenueErrors {
     mapping(uint256 => Level) internal askLevels;
     TickBitmap.Bitmap internal bids;
     TickBitmap.Bitmap internal asks;
-    uint128 internal restingBidQty;
-    uint128 internal restingAskQty;
+    /// The funding skew's sides (`_marginedQty`): per side the open interest plus the resting size
+    /// the skew counts (all but `_uncounted` orders, totalled apart below), kept by `_resting` and
+    /// `_updateOI`; a side's resting size is this less its open interest plus its uncounted size
+    /// (`restingQty`). An order placed or cancelled reads and writes this one slot.
+    uint128 internal marginedLongQty;
+    uint128 internal marginedShortQty;
     uint128 internal longOI;
     uint128 internal shortOI;
     mapping(uint256 => Position) internal positions;
     FundingState internal fundingState;
     FundingComponents internal components;
-    /// The part of restingBidQty / restingAskQty the funding skew leaves out (`_uncounted`).
+    /// The resting size the funding skew leaves out (`_uncounted`).
     uint128 internal restingUncountedBidQty;
     uint128 internal restingUncountedAskQty;
-    /// The calendar in force, the next one and its start (MarketCalendar's packing): one word.
-    uint256 internal _calendar;
-    /// The second of the last `reduceFundPosition` (MarketBackstop).
-    uint40 internal _fundReducedAt;
-    /// Same slot: the book's sampled bid and ask (ticks; 0 = none) taken at the last rate update
+    /// The calendar in force, the next one and its start (MarketCalendar's packing: 136 bits).
+    uint136 internal _calendar;
+    /// Same slot (a placement reads both it and the calendar): the book's sampled bid and ask
+    /// (ticks; 0 = none) taken at the last rate update
     /// (`_updateRate`, after every placement, fill, liquidation, margin change and poke) from the
     /// book's fillable top (`_sampleNow`). The premium average moves towards their sample against
     /// the index of the moment (`_sampleAt`) until the next update, in transactions and views
@@ -197,6 +206,8 @@ abstract contract MarketBase is IVenueErrors {
     /// kept by `_bookSet` and `_bookClear`, so that the top of the book costs no bitmap walk.
     uint24 internal _bestBidTick;
     uint24 internal _bestAskTick;
+    /// The second of the last `reduceFundPosition` (MarketBackstop).
+    uint40 internal _fundReducedAt;
 
     // ─── who the market is (its clone's args: libraries/MarketArgs.sol) ─────────────────
 
@@ -354,8 +365,14 @@ abstract contract MarketBase is IVenueErrors {
         // the fill that completes the order returns its bond with the settlement (no extra call)
         if (q == makerRemaining) st.toAvailable += int256(ORDER_BOND_WAD);
         _writeSettle(mo.accountId, st, q == makerRemaining ? portion + ORDER_BOND_WAD : portion, IMarket.PositionReason.TRADE);
-        mo.filledQty += uint96(q);
-        mo.margin6 -= uint64(portion / MICRO);
+        uint256 left = makerRemaining - q;
+        uint256 filled = mo.originalQty - left;
+        // an order filled whole keeps its second slot as it was (getOrder: a FILLED order's filled
+        // quantity is its original one, and no margin is left): only its status is written below
+        if (left != 0) {
+            mo.filledQty = uint96(filled);
+            mo.margin6 -= uint64(portion / MICRO);
+        }
         level.totalQty -= uint96(q);
         bool uncounted = _uncounted(mo);
         _resting(!s.isBuy, uncounted, q, false);
@@ -366,14 +383,15 @@ abstract contract MarketBase is IVenueErrors {
         s.filledQty += q;
         s.notional += notional;
         ++s.fills;
-        uint256 left = makerRemaining - q;
         emit IMarket.OrderFilled(
             ++seq, _orderId(m), _orderId(s.orderN), mo.accountId, s.accountId, s.isBuy ? IMarket.Side.LONG : IMarket.Side.SHORT, price, q,
-            mo.filledQty, left, s.filledQty, s.qty - s.filledQty, st.feeTaken, takerFee
+            filled, left, s.filledQty, s.qty - s.filledQty, st.feeTaken, takerFee
         );
         if (left == 0) {
             _removeAt(level, mo);
-            _closeOrder(m, mo, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, 0);
+            // its margin went with the fill and its bond with the settlement
+            mo.status = IMarket.OrderStatus.FILLED;
+            _released(m, mo.accountId, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, filled, 0, 0, 0);
         } else if (left < MarketArgs.get(MarketArgs.MIN_ORDER) && !mo.reduceOnly) {
             // a dust remainder is cancelled
             level.totalQty -= uint96(left);
@@ -414,24 +432,22 @@ abstract contract MarketBase is IVenueErrors {
         if (opposite != 0 && (s.isBuy ? opposite <= s.bound : opposite >= s.bound)) {
             return _closeTaker(n, s, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.FILL_CAP, flags);
         }
-        // it rests: stored now, whole (two slots)
-        Order storage o = orders[n];
-        o.accountId = uint40(s.accountId);
-        o.side = s.isBuy ? IMarket.Side.LONG : IMarket.Side.SHORT;
-        o.status = IMarket.OrderStatus.ACTIVE;
-        o.orderType = IMarket.OrderType.LIMIT;
-        o.reduceOnly = s.reduceOnly;
+        // it rests: stored now, whole (two slots, each written once)
+        uint256 tick = s.bound / MarketArgs.get(MarketArgs.TICK_SIZE);
         // the skew's check at rest from what the sweep holds (original size = filled + remaining):
         // fixed for the order's life
-        o.uncounted = _uncountedOf(s.reduceOnly || s.expiresAt != 0, s.qty, s.bound, s.margin);
-        o.operatorBandBps = uint16(s.band);
-        o.expiresAt = uint40(s.expiresAt);
-        uint256 tick = s.bound / MarketArgs.get(MarketArgs.TICK_SIZE);
-        o.tick = uint24(tick);
-        o.originalQty = uint96(s.qty);
-        o.filledQty = uint96(s.filledQty);
-        o.margin6 = uint64(s.marginLeft / MICRO);
-        _rest(n, o, tick, s.remaining, o.uncounted);
+        bool uncounted = _uncountedOf(s.reduceOnly || s.expiresAt != 0, s.qty, s.bound, s.margin);
+        Order storage o = orders[n];
+        // `Order`'s two words as the compiler lays them out (from the low bits, see the struct): no links yet
+        uint256 a = uint256(uint40(s.accountId)) | uint256(uint24(tick)) << 120 | uint256(s.isBuy ? 0 : 1) << 144
+            | uint256(IMarket.OrderStatus.ACTIVE) << 152 | uint256(IMarket.OrderType.LIMIT) << 160 | uint256(s.reduceOnly ? 1 : 0) << 168
+            | uint256(uncounted ? 1 : 0) << 176 | uint256(uint16(s.band)) << 184 | uint256(uint40(s.expiresAt)) << 200;
+        uint256 b = uint256(uint96(s.qty)) | uint256(uint96(s.filledQty)) << 96 | uint256(uint64(s.marginLeft / MICRO)) << 192;
+        assembly ("memory-safe") {
+            sstore(o.slot, a)
+            sstore(add(o.slot, 1), b)
+        }
+        _rest(n, o, tick, s.remaining, uncounted);
         // a reduce-only order that rests commits its bond now (it committed nothing at placement)
         if (s.reduceOnly) _margin(s.accountId, -int256(ORDER_BOND_WAD), int256(ORDER_BOND_WAD), IEngine.MarginReason.ORDER_COMMIT);
         return IMarket.OrderStatus.ACTIVE;
@@ -470,14 +486,14 @@ abstract contract MarketBase is IVenueErrors {
         positions[o.accountId].openOrders += 1;
     }
 
-    /// Resting totals per side; the size the funding skew leaves out (`_uncounted`) also counted apart.
+    /// Resting totals per side: the size the funding skew counts, or the size it leaves out (`_uncounted`).
     function _resting(bool isBid, bool uncounted, uint256 q, bool add) internal {
         if (isBid) {
-            restingBidQty = add ? restingBidQty + uint128(q) : restingBidQty - uint128(q);
             if (uncounted) restingUncountedBidQty = add ? restingUncountedBidQty + uint128(q) : restingUncountedBidQty - uint128(q);
+            else marginedLongQty = add ? marginedLongQty + uint128(q) : marginedLongQty - uint128(q);
         } else {
-            restingAskQty = add ? restingAskQty + uint128(q) : restingAskQty - uint128(q);
             if (uncounted) restingUncountedAskQty = add ? restingUncountedAskQty + uint128(q) : restingUncountedAskQty - uint128(q);
+            else marginedShortQty = add ? marginedShortQty + uint128(q) : marginedShortQty - uint128(q);
         }
     }
 
@@ -538,15 +554,14 @@ abstract contract MarketBase is IVenueErrors {
 
     /// Marks a resting order closed (its client key is free again: `_claimKey`), returns its remaining margin.
     /// `flags`: BOND_REFUND (the bond to the owner's available balance with the margin) or
-    /// BOND_FORFEIT (out of the owner's committed balance; the caller pays it to whoever cleared it).
+    /// BOND_FORFEIT (out of the owner's committed balance; the caller pays it to whoever cleared it),
+    /// and MARGIN_DEFERRED. Only the status is written: a closed order's links and margin are left
+    /// as they were (nothing reads them once it is not ACTIVE; getOrder reports its margin as 0).
     function _closeOrder(uint256 n, Order storage o, IMarket.OrderStatus status, IMarket.CloseReason reason, uint8 flags)
         internal returns (uint256 marginReturned)
     {
         o.status = status;
-        o.next = 0;
-        o.prev = 0;
         marginReturned = uint256(o.margin6) * MICRO;
-        if (marginReturned != 0) o.margin6 = 0;
         uint256 filled = o.filledQty;
         _released(n, o.accountId, status, reason, filled, o.originalQty - filled, marginReturned, flags);
     }
@@ -557,7 +572,7 @@ abstract contract MarketBase is IVenueErrors {
         uint256 marginReturned, uint8 flags
     ) internal {
         uint256 bond = flags & (BOND_REFUND | BOND_FORFEIT) == 0 ? 0 : ORDER_BOND_WAD;
-        if (marginReturned + bond != 0) {
+        if (marginReturned + bond != 0 && flags & MARGIN_DEFERRED == 0) {
             _margin(
                 accountId, int256(marginReturned + (flags & BOND_REFUND == 0 ? 0 : bond)), -int256(marginReturned + bond),
                 IEngine.MarginReason.ORDER_RELEASE
@@ -577,14 +592,17 @@ abstract contract MarketBase is IVenueErrors {
     }
 
     /// `counted`: the skew counted its size (the caller marks the rate stale: `_markStale`).
-    function _cancel(uint256 n, IMarket.CloseReason reason) internal returns (uint256 marginReturnedWad, uint256 releaseWad, bool counted) {
+    /// `flags`: BOND_REFUND, with MARGIN_DEFERRED when the caller returns the margin and bond itself.
+    function _cancel(uint256 n, IMarket.CloseReason reason, uint8 flags)
+        internal returns (uint256 marginReturnedWad, uint256 releaseWad, bool counted)
+    {
         Order storage o = orders[n];
         // an operator's order gives back the taker fee its unfilled quantity was charged
         if (o.operatorBandBps != 0) {
             releaseWad = _operatorCharge(false, 0, uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE), o.originalQty - o.filledQty, false);
         }
         counted = _unlinkFromLevel(o);
-        marginReturnedWad = _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, reason, BOND_REFUND);
+        marginReturnedWad = _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, reason, flags);
     }
 
     function _markStale() internal {
@@ -713,13 +731,18 @@ abstract contract MarketBase is IVenueErrors {
         uint256 oldMargin = pos.margin;
         int256 size = st.size;
         _updateOI(st.oldSize, size);
-        if (size == 0) pos.openBlock = 0;
-        else if (st.oldSize == 0 || (st.oldSize > 0) != (size > 0)) pos.openBlock = uint32(block.number);
-        pos.size = SafeCast.toInt96(size);
-        pos.openNotional = SafeCast.toUint96(st.openNotional);
-        pos.margin = SafeCast.toUint96(uint256(st.margin));
-        pos.lastFundingIndex = fundingState.cumulativeIndex;
-        pos.lastSettledAt = uint40(block.timestamp);
+        uint256 openBlock = pos.openBlock;
+        if (size == 0) openBlock = 0;
+        else if (st.oldSize == 0 || (st.oldSize > 0) != (size > 0)) openBlock = uint32(block.number);
+        // `Position`'s two words as the compiler lays them out (see the struct), each written once:
+        // size, open notional, resting orders (kept), now; margin, funding index, opening block
+        uint256 w0 = uint256(uint96(SafeCast.toInt96(size))) | uint256(SafeCast.toUint96(st.openNotional)) << 96
+            | uint256(pos.openOrders) << 192 | uint256(uint40(block.timestamp)) << 208;
+        uint256 w1 = uint256(SafeCast.toUint96(uint256(st.margin))) | uint256(uint128(fundingState.cumulativeIndex)) << 96 | openBlock << 224;
+        assembly ("memory-safe") {
+            sstore(pos.slot, w0)
+            sstore(add(pos.slot, 1), w1)
+        }
         if (accountId == FUND) {
             // the fund's wallet is the insurance fund; `orderMargin` is what it puts in now
             _engine().settleInsurance(st.toAvailable - int256(orderMargin), st.margin - int256(oldMargin));
@@ -769,12 +792,13 @@ abstract contract MarketBase is IVenueErrors {
         return (size, on, pnl, released, mInc);
     }
 
+    /// The open interest, and the skew's sides with it (`marginedLongQty`).
     function _updateOI(int256 oldSize, int256 newSize) internal {
         if (oldSize == newSize) return;
-        if (oldSize > 0) longOI -= uint128(uint256(oldSize));
-        else if (oldSize < 0) shortOI -= uint128(uint256(-oldSize));
-        if (newSize > 0) longOI += uint128(uint256(newSize));
-        else if (newSize < 0) shortOI += uint128(uint256(-newSize));
+        if (oldSize > 0) (longOI, marginedLongQty) = (longOI - uint128(uint256(oldSize)), marginedLongQty - uint128(uint256(oldSize)));
+        else if (oldSize < 0) (shortOI, marginedShortQty) = (shortOI - uint128(uint256(-oldSize)), marginedShortQty - uint128(uint256(-oldSize)));
+        if (newSize > 0) (longOI, marginedLongQty) = (longOI + uint128(uint256(newSize)), marginedLongQty + uint128(uint256(newSize)));
+        else if (newSize < 0) (shortOI, marginedShortQty) = (shortOI + uint128(uint256(-newSize)), marginedShortQty + uint128(uint256(-newSize)));
     }
 
     /// Largest quantity a fill on side `isBuy` can reduce the account's position by.
@@ -882,8 +906,17 @@ abstract contract MarketBase is IVenueErrors {
         FundingState memory f = fundingState;
         uint256 dt = _since(f.lastUpdate);
         if (dt == 0) return;
-        fundingState = FundingState(int128(_indexNow(f, index, since, until)), f.rate, uint64(block.timestamp));
+        _setFunding(_indexNow(f, index, since, until), f.rate);
         components.premium = int64(_premiumAfter(index, dt));
+    }
+
+    /// The funding state accrued to now: `FundingState`'s word written whole (its packing: the
+    /// index in the low 128 bits, the rate, the second).
+    function _setFunding(int256 cumulativeIndex, int256 rate) internal {
+        uint256 w = uint256(uint128(int128(cumulativeIndex))) | uint256(uint64(int64(rate))) << 128 | uint256(uint64(block.timestamp)) << 192;
+        assembly ("memory-safe") {
+            sstore(fundingState.slot, w)
+        }
     }
 
     /// The cumulative index accrued from lastUpdate to now over the seconds the index has been
@@ -949,8 +982,7 @@ abstract contract MarketBase is IVenueErrors {
     /// themselves (`_uncounted` leaves out reduce-only ones and those at the maximum leverage,
     /// which could steer it for free).
     function _marginedQty() internal view returns (uint256 l, uint256 s) {
-        l = uint256(longOI) + restingBidQty - restingUncountedBidQty;
-        s = uint256(shortOI) + restingAskQty - restingUncountedAskQty;
+        return (marginedLongQty, marginedShortQty);
     }
 
     /// The rate of `premium` and the margined book as it is now.
@@ -966,7 +998,12 @@ abstract contract MarketBase is IVenueErrors {
         uint256 mark = VenueMath.markFromPremium(index, premium);
         VenueMath.Rate memory r = _rateOf(premium);
         fundingState.rate = int64(r.rate);
-        components = FundingComponents(int64(r.premiumComponent), int64(r.skewComponent), int64(r.skew), int64(premium));
+        // `FundingComponents`' word whole (its packing: four int64 from the low bits)
+        uint256 w = uint256(uint64(int64(r.premiumComponent))) | uint256(uint64(int64(r.skewComponent))) << 64
+            | uint256(uint64(int64(r.skew))) << 128 | uint256(uint64(int64(premium))) << 192;
+        assembly ("memory-safe") {
+            sstore(components.slot, w)
+        }
         _rateStaleSince = 0;
         // the bid and ask the premium average moves towards until the next update (written when they moved)
         (uint256 bid, uint256 ask) = _sampleNow(index, mark);
@@ -990,7 +1027,7 @@ abstract contract MarketBase is IVenueErrors {
         } else if (until < block.timestamp) {
             _skipClosed();
             FundingState memory f = fundingState;
-            fundingState = FundingState(int128(_indexNow(f, index, since, until)), f.rate, uint64(block.timestamp));
+            _setFunding(_indexNow(f, index, since, until), f.rate);
         } else {
             _accrue(index, since, until);
         }

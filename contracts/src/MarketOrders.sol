@@ -19,13 +19,18 @@ contract MarketOrders is MarketBase {
         for (uint256 i; i < orderIds.length; ++i) {
             uint256 n = _localOf(orderIds[i]);
             if (!_isOpen(accountId, n)) continue;
-            (uint256 m, uint256 r, bool c) = _cancel(n, reason);
+            (uint256 m, uint256 r, bool c) = _cancel(n, reason, BOND_REFUND | MARGIN_DEFERRED);
             marginReturnedWad += m;
             releaseWad += r;
             counted = counted || c;
             ++cancelled;
         }
         if (counted) _markStale();
+        // the margin and bonds of every order cancelled: back in one engine call
+        if (cancelled != 0) {
+            int256 back = int256(marginReturnedWad + cancelled * ORDER_BOND_WAD);
+            _margin(accountId, back, -back, IEngine.MarginReason.ORDER_RELEASE);
+        }
     }
 
     /// Anyone: expired orders out of the book (docs/CONTRACTS.md "Time in force"); their bonds to
