@@ -195,6 +195,101 @@ describe.each([mainKind()])("modify: the index follows OrderModified on %s", (ki
     await indexEqualsChain();
     expect(await modifiedRows(ids.h1!)).toHaveLength(rows);
   });
+
+  it("the indexed queue is the chain's: a larger size puts an earlier order behind a later one (queueSeq, not the order id); a taker fills the level in that order", async () => {
+    // a fresh level between the book's sides: H's bid, then A's behind it
+    ids.x1 = await placed(H, "LONG", "500", "1.0800");
+    ids.y1 = await placed(A, "LONG", "500", "1.0800");
+    const x1 = await view<Json>("getOrder", [ids.x1]);
+    await modify(H, ids.x1!, ZERO_KEY, "1.0800", x1.remainingQty * 2n); // H's grows: to the tail, behind A's
+    await indexEqualsChain();
+    const queue = async () =>
+      (await db.select().from(schema.order)
+        .where(and(eq(schema.order.marketId, EUR), eq(schema.order.status, "active"), eq(schema.order.side, "LONG"), eq(schema.order.priceX18, px("1.0800"))))
+        .orderBy(asc(schema.order.queueSeq))).map((o) => o.orderId);
+    const indexed = await queue();
+    expect(indexed).toEqual([ids.y1, ids.x1]); // the ids are the other way round
+    expect(ids.x1!).toBeLessThan(ids.y1!);
+    // a short taker smaller than A's bid: the chain fills the head of the level's queue
+    const r = await actions.place(H + 3, EUR, "SHORT", "MARKET", "100", 10);
+    const makers = parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "OrderFilled" }).map((e) => e.args.makerOrderId);
+    expect(makers.length).toBeGreaterThan(0);
+    expect(makers).toEqual(indexed.slice(0, makers.length));
+    expect((await view<Json>("getOrder", [ids.x1])).filledQty).toBe(0n);
+    await indexEqualsChain();
+  });
+
+  it("every order answer shows its modifications, and GET /accounts/{id}/orders/modifications lists them (newest first, by order, paged) as the chain emitted them", async () => {
+    const block = await indexEqualsChain();
+    const get = async (path: string) => {
+      const res = await getOnce(`${ix.url}${path}${path.includes("?") ? "&" : "?"}minBlock=${block}`, { headers: { "cache-control": "no-cache" } });
+      return { status: res.status, body: (await res.json()) as Json };
+    };
+    for (const w of [H, A]) {
+      const account = v.accountIds[w]!;
+      const rows = await db.select().from(schema.orderModifiedEvent).where(eq(schema.orderModifiedEvent.accountId, account));
+      expect(rows.length).toBeGreaterThan(0);
+      const byOrder = new Map<string, typeof rows>();
+      for (const r of [...rows].sort((a, b) => Number(a.seq - b.seq))) byOrder.set(r.orderId.toString(), [...(byOrder.get(r.orderId.toString()) ?? []), r]);
+      const expected = (orderId: string) => {
+        const mine = byOrder.get(orderId) ?? [];
+        const last = mine.at(-1);
+        return { modificationCount: mine.length, modifiedAt: last ? Number(last.timestamp) : null, modifiedBlock: last ? Number(last.blockNumber) : null };
+      };
+      // the orders read (all statuses) and the order history
+      const list = await get(`/accounts/${account}/orders?marketId=${EUR}&limit=1000`);
+      expect(list.status, JSON.stringify(list.body)).toBe(200);
+      const history = await get(`/accounts/${account}/orders/history?marketId=${EUR}&limit=1000`);
+      expect(history.status, JSON.stringify(history.body)).toBe(200);
+      for (const o of [...(list.body.data.orders as Json[]), ...(history.body.data.orders as Json[])]) {
+        expect({ orderId: o.orderId, modificationCount: o.modificationCount, modifiedAt: o.modifiedAt, modifiedBlock: o.modifiedBlock }).toEqual({ orderId: o.orderId, ...expected(o.orderId) });
+        expect(o.modifiedAtISO).toBe(o.modifiedAt === null ? null : new Date(o.modifiedAt * 1000).toISOString());
+      }
+      expect((list.body.data.orders as Json[]).some((o) => o.modificationCount > 0)).toBe(true);
+      // the account's modifications, newest first: each as its row
+      const all = await get(`/accounts/${account}/orders/modifications?limit=1000`);
+      expect(all.status, JSON.stringify(all.body)).toBe(200);
+      const items = all.body.data.modifications as Json[];
+      const want = [...rows].sort((a, b) => (a.timestamp !== b.timestamp ? Number(b.timestamp - a.timestamp) : a.blockNumber !== b.blockNumber ? Number(b.blockNumber - a.blockNumber) : b.logIndex - a.logIndex));
+      expect(items.map((i) => [i.orderId, i.fromPrice, i.price, i.fromRemainingQuantity, i.remainingQuantity, i.originalQuantity, i.marginRemaining, i.keptPriority, i.blockNumber, i.transactionHash])).toEqual(
+        want.map((r) => [r.orderId.toString(), r.fromPriceX18.toString(), r.priceX18.toString(), r.fromRemainingQty.toString(), r.remainingQty.toString(), r.originalQty.toString(), r.marginRemainingWad.toString(), r.keptPriority, Number(r.blockNumber), r.transactionHash]),
+      );
+      // each is the chain's OrderModified of its transaction (log index, post-state)
+      for (const i of items) {
+        const receipt = await v.client.getTransactionReceipt({ hash: i.transactionHash });
+        const [e] = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderModified" }).filter((l) => l.logIndex === i.logIndex);
+        expect(e, `${i.transactionHash}#${i.logIndex}`).toBeDefined();
+        expect({ orderId: e!.args.orderId.toString(), price: e!.args.priceX18.toString(), fromPrice: e!.args.fromPriceX18.toString(), remaining: e!.args.remainingQty.toString(), margin: e!.args.marginRemainingWad.toString() }).toEqual({
+          orderId: i.orderId, price: i.price, fromPrice: i.fromPrice, remaining: i.remainingQuantity, margin: i.marginRemaining,
+        });
+      }
+      // one order's, and page by page (limit 1) the same
+      for (const [orderId, mine] of byOrder) {
+        const one = await get(`/accounts/${account}/orders/modifications?orderId=${orderId}`);
+        expect(one.status, JSON.stringify(one.body)).toBe(200);
+        expect((one.body.data.modifications as Json[]).map((i) => i.blockNumber)).toEqual([...mine].reverse().map((r) => Number(r.blockNumber)));
+      }
+      const paged: Json[] = [];
+      let cursor: string | null = null;
+      do {
+        const p = await get(`/accounts/${account}/orders/modifications?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+        expect(p.status, JSON.stringify(p.body)).toBe(200);
+        paged.push(...(p.body.data.modifications as Json[]));
+        cursor = p.body.data.nextCursor;
+      } while (cursor);
+      expect(paged).toEqual(items);
+      // another market's: none
+      const gbp = await get(`/accounts/${account}/orders/modifications?marketId=${v.deployment.markets[1]!.marketId}`);
+      expect([gbp.status, gbp.body.data?.modifications]).toEqual([200, []]);
+    }
+    // an order of another account: 404 ORDER_NOT_FOUND; a malformed id 400; an unknown account 404
+    const other = await get(`/accounts/${v.accountIds[H]}/orders/modifications?orderId=${ids.a1}`);
+    expect([other.status, other.body.error?.code]).toEqual([404, "ORDER_NOT_FOUND"]);
+    const bad = await get(`/accounts/${v.accountIds[H]}/orders/modifications?orderId=abc`);
+    expect([bad.status, bad.body.error?.code]).toEqual([400, "VALIDATION_ERROR"]);
+    const nobody = await get(`/accounts/999999/orders/modifications`);
+    expect([nobody.status, nobody.body.error?.code]).toEqual([404, "ACCOUNT_NOT_FOUND"]);
+  });
 });
 
 const usd = (v: string) => parseUnits(v, 6);
