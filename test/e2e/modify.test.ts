@@ -542,7 +542,7 @@ describe.each([sharedStack()])("modify through the integration API and /v1 ($kin
     const p = before.priceX18.toString();
     const nonce = await relayerNonce();
     const atomic = (items: Json[]) => api("POST", `/accounts/${id}/orders/batch`, { token, body: { atomic: true, items } });
-    const bid = atTick(((await mark()) * 990n) / 1000n).toString();
+    const bid = atTick(((await mark()) * 996n) / 1000n).toString(); // within the operator band
     const K2 = `0x${"7f".repeat(32)}` as Hex;
     const place = { action: "PLACE", marketId: EUR, side: "LONG", orderType: "LIMIT", limitPrice: bid, collateralAmount: usd("100").toString(), leverage: 5, clientKey: K2 };
     const cases: [Json[], number, string, string][] = [
