@@ -440,13 +440,21 @@ export const order = onchainTable(
     updatedAt: t.bigint().notNull(),
     closedAt: t.bigint(),
     transactionHash: t.hex().notNull(),
+    // its modifications (OrderModified, Engine.modifyOrder): how many, and the last one's time and block (null: never modified)
+    modificationCount: t.integer().notNull(),
+    modifiedAt: t.bigint(),
+    modifiedBlock: t.bigint(),
+    // its place in its level's FIFO: the market's event seq (OrderPlaced's, or the OrderModified's that
+    // moved it to the tail of a level: a new price or a larger size); a level's orders in rising
+    // queueSeq are the chain's queue (core/reads/plans.ts `bookSide`, cut where getFillableLevels cuts)
+    queueSeq: t.bigint().notNull(),
   }),
   (t) => ({
     accountIdx: index().on(t.accountId, t.marketId, t.status),
     accountStatusIdx: index().on(t.accountId, t.status),
     clientKeyIdx: index().on(t.accountId, t.marketId, t.clientKey),
     // also a side's resting orders in price-time order (core/reads/plans.ts `bookSide`)
-    marketIdx: index().on(t.marketId, t.status, t.side, t.priceX18, t.orderId),
+    marketIdx: index().on(t.marketId, t.status, t.side, t.priceX18, t.queueSeq),
     // the order history route: newest first by (createdAt, createdBlock, orderId), with a time range
     historyIdx: index().on(t.accountId, t.createdAt, t.createdBlock, t.orderId),
     historyMarketIdx: index().on(t.accountId, t.marketId, t.createdAt, t.createdBlock, t.orderId),
@@ -660,10 +668,14 @@ export const orderModifiedEvent = onchainTable(
     blockNumber: t.bigint().notNull(),
     timestamp: t.bigint().notNull(),
     transactionHash: t.hex().notNull(),
+    logIndex: t.integer().notNull(),
   }),
   (t) => ({
     orderIdx: index().on(t.orderId, t.seq),
-    accountIdx: index().on(t.accountId, t.timestamp),
+    // the modifications list (GET /accounts/{accountId}/orders/modifications, filters marketId, orderId): newest first by (timestamp, blockNumber, logIndex)
+    accountIdx: index().on(t.accountId, t.timestamp, t.blockNumber, t.logIndex),
+    accountMarketIdx: index().on(t.accountId, t.marketId, t.timestamp, t.blockNumber, t.logIndex),
+    accountOrderIdx: index().on(t.accountId, t.orderId, t.timestamp, t.blockNumber, t.logIndex),
   }),
 );
 

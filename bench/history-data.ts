@@ -76,14 +76,14 @@ export function historySql(p: { schema: string; markets: [Market, Market]; fills
     {
       name: "orders",
       sql: `INSERT INTO ${S}.orders (order_id, market_id, account_id, client_key, side, order_type, reduce_only, price_x18, original_qty, filled_qty,
-          remaining_qty, cancelled_qty, fill_count, margin_allocated_wad, margin_remaining_wad, margin_returned_wad, status, close_reason, created_block, created_at, updated_at, closed_at, transaction_hash)
+          remaining_qty, cancelled_qty, fill_count, margin_allocated_wad, margin_remaining_wad, margin_returned_wad, status, close_reason, created_block, created_at, updated_at, closed_at, transaction_hash, modification_count, queue_seq)
         SELECT maker_order_id, min(market_id), min(maker_account_id), ${hex64("c", "maker_order_id")},
           CASE min(taker_side) WHEN 'LONG' THEN 'SHORT' ELSE 'LONG' END, 'LIMIT', false, min(price_x18), sum(quantity_qty), sum(quantity_qty),
-          0, 0, count(*), div(sum(notional_wad), 10), 0, 0, 'filled', 'FILLED', min(block_number), min(timestamp), max(timestamp), max(timestamp), min(transaction_hash)
+          0, 0, count(*), div(sum(notional_wad), 10), 0, 0, 'filled', 'FILLED', min(block_number), min(timestamp), max(timestamp), max(timestamp), min(transaction_hash), 0, maker_order_id
         FROM ${S}.trade WHERE ${gen} GROUP BY maker_order_id
         UNION ALL
         SELECT taker_order_id, market_id, taker_account_id, ${hex64("c", "taker_order_id")}, taker_side, 'MARKET', false, price_x18, quantity_qty, quantity_qty,
-          0, 0, 1, div(notional_wad, 10), 0, 0, 'filled', 'FILLED', block_number, timestamp, timestamp, timestamp, transaction_hash
+          0, 0, 1, div(notional_wad, 10), 0, 0, 'filled', 'FILLED', block_number, timestamp, timestamp, timestamp, transaction_hash, 0, taker_order_id
         FROM ${S}.trade WHERE ${gen}`,
     },
     {

@@ -114,6 +114,11 @@ export const FIELD_UNITS = {
   realizedPnL: "wad",
   fundingPaid: "wad",
   feesPaid: "wad",
+  // an order's modifications (GET /accounts/{accountId}/orders/modifications)
+  fromPrice: "priceX18",
+  fromRemainingQuantity: "qty",
+  fromMarginRemaining: "wad",
+  marginRemaining: "wad",
 } as const satisfies Record<string, Unit>;
 export type AmountField = keyof typeof FIELD_UNITS;
 

@@ -68,6 +68,10 @@ on("Market:OrderPlaced", async ({ event, context }) => {
     updatedAt: event.block.timestamp,
     closedAt: null,
     transactionHash: event.transaction.hash,
+    modificationCount: 0,
+    modifiedAt: null,
+    modifiedBlock: null,
+    queueSeq: BigInt(a.seq), // a resting order joins its level's tail in this call
   });
   await patchMarketState(context, event.log.address, event.block.number, (s) => ({ orderCount: s.orderCount + 1n }));
 });
@@ -189,6 +193,9 @@ on("Market:OrderModified", async ({ event, context }) => {
   const before = await context.db.find(order, { orderId: a.orderId });
   if (!before) throw new Error(`OrderModified of order ${a.orderId} before its OrderPlaced`);
   const t = event.block.timestamp;
+  const block = event.block.number;
+  // only a smaller (or equal) size at the same price keeps the order's place (MarketOrders._move)
+  const keptPriority = a.priceX18 === before.priceX18 && a.remainingQty <= before.remainingQty;
   await context.db.update(order, { orderId: a.orderId }).set({
     priceX18: a.priceX18,
     originalQty: a.originalQty,
@@ -196,8 +203,11 @@ on("Market:OrderModified", async ({ event, context }) => {
     marginRemainingWad: a.marginRemainingWad,
     marginAllocatedWad: before.marginAllocatedWad + a.marginRemainingWad - before.marginRemainingWad,
     updatedAt: t,
+    modificationCount: before.modificationCount + 1,
+    modifiedAt: t,
+    modifiedBlock: block,
+    queueSeq: keptPriority ? before.queueSeq : BigInt(a.seq), // else at the tail of its (new) level
   });
-  const block = event.block.number;
   await setLevel(context, event.log.address, block, before.marketId, before.side, a.fromPriceX18, a.fromTotalQty, a.fromOrderCount);
   if (a.fromPriceX18 !== a.priceX18)
     await setLevel(context, event.log.address, block, before.marketId, before.side, a.priceX18, a.levelTotalQty, a.levelOrderCount);
@@ -214,10 +224,11 @@ on("Market:OrderModified", async ({ event, context }) => {
     originalQty: a.originalQty,
     remainingQty: a.remainingQty,
     marginRemainingWad: a.marginRemainingWad,
-    keptPriority: a.priceX18 === before.priceX18 && a.remainingQty <= before.remainingQty,
+    keptPriority,
     blockNumber: block,
     timestamp: t,
     transactionHash: event.transaction.hash,
+    logIndex: event.log.logIndex,
   });
 });
 

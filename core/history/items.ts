@@ -4,12 +4,13 @@
  */
 import type { z } from "@hono/zod-openapi";
 import { getAddress, type Hex } from "viem";
-import type { accountFill, accountLiquidation, fundingHistory, fundingPayment, insuranceFundEvent, order, trade, transfer } from "../../ponder.schema.js";
+import type { accountFill, accountLiquidation, fundingHistory, fundingPayment, insuranceFundEvent, order, orderModifiedEvent, trade, transfer } from "../../ponder.schema.js";
 import { formatField } from "../fields.js";
 import { secondsToISO } from "../units.js";
 import type { Ohlcv } from "../candles.js";
 import type * as H from "../schemas/history.js";
 import type { TimeInForceName } from "../order-options.js";
+import { orderModifications } from "../reads/responses.js";
 
 /** An account's PnL at one period end (src/api/lib/pnl.ts computes it). */
 export type PnlPoint = {
@@ -206,6 +207,30 @@ export function historicalOrderItem(r: typeof order.$inferSelect): Out<typeof H.
     closedAt: r.closedAt === null ? null : Number(r.closedAt),
     closedAtISO: r.closedAt === null ? null : secondsToISO(r.closedAt),
     transactionHash: r.transactionHash,
+    ...orderModifications(r),
+  };
+}
+
+export function orderModificationItem(r: typeof orderModifiedEvent.$inferSelect): Out<typeof H.OrderModification> {
+  return {
+    orderId: r.orderId.toString(),
+    marketId: r.marketId,
+    fromPrice: r.fromPriceX18.toString(),
+    fromPriceFormatted: formatField("fromPrice", r.fromPriceX18),
+    price: r.priceX18.toString(),
+    priceFormatted: formatField("price", r.priceX18),
+    fromRemainingQuantity: r.fromRemainingQty.toString(),
+    fromRemainingQuantityFormatted: formatField("fromRemainingQuantity", r.fromRemainingQty),
+    remainingQuantity: r.remainingQty.toString(),
+    remainingQuantityFormatted: formatField("remainingQuantity", r.remainingQty),
+    originalQuantity: r.originalQty.toString(),
+    originalQuantityFormatted: formatField("originalQuantity", r.originalQty),
+    fromMarginRemaining: r.fromMarginRemainingWad.toString(),
+    fromMarginRemainingFormatted: formatField("fromMarginRemaining", r.fromMarginRemainingWad),
+    marginRemaining: r.marginRemainingWad.toString(),
+    marginRemainingFormatted: formatField("marginRemaining", r.marginRemainingWad),
+    keptPriority: r.keptPriority,
+    ...place(r),
   };
 }
 

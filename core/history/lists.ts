@@ -13,7 +13,7 @@ import * as I from "./items.js";
 /** whose rows a list holds: a market's, an account's, or the venue's (the insurance fund) */
 export type ListScope = "market" | "account" | "venue";
 type Tables = typeof schema;
-type TableKey = "trade" | "fundingHistory" | "accountFill" | "fundingPayment" | "transfer" | "accountLiquidation" | "order" | "insuranceFundEvent";
+type TableKey = "trade" | "fundingHistory" | "accountFill" | "fundingPayment" | "transfer" | "accountLiquidation" | "order" | "orderModifiedEvent" | "insuranceFundEvent";
 
 export type ListSpec = {
   /** the route (OpenAPI path form) */
@@ -33,6 +33,8 @@ export type ListSpec = {
   scopeColumn?: string;
   /** account lists: the column a `marketId` filter selects on (absent: no filter) */
   marketColumn?: string;
+  /** account lists: the column an `orderId` filter selects on (absent: no filter; the order must be the account's, else 404 ORDER_NOT_FOUND) */
+  orderColumn?: string;
   /** the row's item; `marketId` is the scope's market (market lists) */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each list's own row type
   item(row: any, ctx: { marketId?: Hex }): Record<string, unknown>;
@@ -57,6 +59,9 @@ export const HISTORY_LISTS: ListSpec[] = [
   // orders have no log index: (createdAt, createdBlock, orderId), orderId rising with placement
   { path: "/accounts/{accountId}/orders/history", scope: "account", cursor: "orderHistory", key: "orders", table: "order", order: ["createdAt", "createdBlock", "orderId"], tiebreakType: "numeric", scopeColumn: "accountId", marketColumn: "marketId",
     item: (r: Row<"order">) => I.historicalOrderItem(r) },
+  // every modification of the account's orders (Engine.modifyOrder), by market and by order
+  { path: "/accounts/{accountId}/orders/modifications", scope: "account", cursor: "orderModifications", key: "modifications", table: "orderModifiedEvent", order: byLog, tiebreakType: "integer", scopeColumn: "accountId", marketColumn: "marketId", orderColumn: "orderId",
+    item: (r: Row<"orderModifiedEvent">) => I.orderModificationItem(r) },
 ];
 
 /** The insurance fund's changes (GET /insurance-fund/history): the venue's one list, not a market's or an account's. */
@@ -65,8 +70,9 @@ export const INSURANCE_EVENTS: ListSpec = {
   item: (r: Row<"insuranceFundEvent">) => I.insuranceEventItem(r),
 };
 
-/** The list's query: a market filter only where the table has a market. */
-export const historyQueryOf = (l: ListSpec) => (l.scope === "market" || !l.marketColumn ? H.MarketHistoryQuery : H.AccountHistoryQuery);
+/** The list's query: a market filter only where the table has a market, an order filter where the list has one. */
+export const historyQueryOf = (l: ListSpec) =>
+  l.scope === "market" || !l.marketColumn ? H.MarketHistoryQuery : l.orderColumn ? H.OrderModificationsQuery : H.AccountHistoryQuery;
 
 export type ExportFormat = "csv" | "ndjson";
 

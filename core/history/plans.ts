@@ -24,7 +24,7 @@ import type { CandleResolution } from "../candles.js";
 import { decodeUintCursor, encodeCursor } from "../cursor.js";
 import { ApiError } from "../errors.js";
 import type { IndexedState } from "../indexer/blocks.js";
-import { accountNotFound, marketNotFound } from "../reads/errors.js";
+import { accountNotFound, marketNotFound, orderNotFound } from "../reads/errors.js";
 import type { Executor, Statement } from "../reads/plans.js";
 import { colName, columnsOf, q, stateCols, stateCte, stateOfRow } from "../reads/sql.js";
 import { MAX_HISTORY_LIMIT } from "../schemas/history.js";
@@ -63,7 +63,8 @@ function rowBuilder(cols: Col[], bigints: string[] = []): (f: string[]) => Row {
 const readRows = (text: unknown, build: (f: string[]) => Row): Row[] => (typeof text === "string" ? text.split(RS).map((line) => build(line.split(US))) : []);
 
 /** A list page's query, validated (core/schemas/history.ts); `marketId`: the filter of the account lists that have one (any case). */
-export type ListQuery = { from?: bigint; to?: bigint; limit: number; cursor?: string; marketId?: string };
+/** `orderId`: the order filter of the lists that have one (a decimal string). */
+export type ListQuery = { from?: bigint; to?: bigint; limit: number; cursor?: string; marketId?: string; orderId?: string };
 export type CandleQuery = { resolution: CandleResolution; from?: bigint; to?: bigint; limit: number; cursor?: string };
 /** A list's scope: the path's market (any case) or account, or the venue (its one list). */
 export type Scope = { marketId: string } | { accountId: bigint } | { venue: true };
@@ -78,7 +79,7 @@ export type HistoryPlans = {
   /** One page of candles at indexed time `now` (oldest first). Throws the route's 404 and 400s. */
   candlePage(exec: Executor, marketId: string, query: CandleQuery, now: bigint, onState?: OnState): Promise<Page>;
   /** Throws the scope's 404 (an export checks it once before it streams). */
-  requireScope(exec: Executor, l: ListSpec, scope: Scope, query: Pick<ListQuery, "marketId">): Promise<void>;
+  requireScope(exec: Executor, l: ListSpec, scope: Scope, query: Pick<ListQuery, "marketId" | "orderId">): Promise<void>;
   /**
    * The whole range of list `l` as CSV (header = `columns`) or NDJSON chunks, oldest first, up to
    * block `head` (rows of later blocks are left for the next export), read by keyset pages of
@@ -87,7 +88,7 @@ export type HistoryPlans = {
   exportChunks(exec: Executor, l: ListSpec, scope: Scope, query: Omit<ListQuery, "limit" | "cursor">, head: bigint, format: ExportFormat, columns: string[]): AsyncGenerator<string>;
 };
 
-type Variant = { market: boolean; from: boolean; to: boolean; cursor: boolean };
+type Variant = { market: boolean; order?: boolean; from: boolean; to: boolean; cursor: boolean };
 
 /**
  * The plans of Ponder's schema `schema`. `withState`: each statement also reads the indexed state
@@ -97,9 +98,12 @@ type Variant = { market: boolean; from: boolean; to: boolean; cursor: boolean };
 export function historyPlans(o: { schema: string; withState: boolean }): HistoryPlans {
   const S = q(o.schema);
   const T = (t: object) => `${S}.${q(getTableName(t as never))}`;
-  const { account, market, candle } = tables;
+  const { account, market, candle, order } = tables;
   const accountExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(account)} WHERE ${colName(account, "accountId")} = ${p})`;
   const marketExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(market)} WHERE ${colName(market, "marketId")} = ${p})`;
+  // an order filter names one of the account's orders
+  const orderExists = (p: string, accountParam: string) =>
+    `EXISTS (SELECT 1 FROM ${T(order)} WHERE ${colName(order, "orderId")} = ${p} AND ${colName(order, "accountId")} = ${accountParam})`;
   // the same text under one name per variant (a pg connection prepares each name once)
   const named = (name: string) => `${o.withState ? "hs" : "hp"}_${name}`;
   const head = (extra: string[]) => (o.withState ? `${stateCte(o.schema)}\nSELECT ${[stateCols, ...extra].join(", ")}` : `SELECT ${extra.join(", ")}`);
@@ -122,7 +126,7 @@ export function historyPlans(o: { schema: string; withState: boolean }): History
   );
 
   /** The WHERE of list `l`'s rows for the filters present (`dir`: the keyset's direction), and its parameters' SQL in order. */
-  function listWhere(l: ListSpec, v: Variant, dir: "<" | ">", p: (type: string) => string, scopeParam: string | undefined, marketParam?: string) {
+  function listWhere(l: ListSpec, v: Variant, dir: "<" | ">", p: (type: string) => string, scopeParam: string | undefined, marketParam?: string, orderParam?: string) {
     const t = tables[l.table];
     const c = (k: string) => `t.${colName(t, k)}`;
     const where = ["true"];
@@ -133,6 +137,7 @@ export function historyPlans(o: { schema: string; withState: boolean }): History
           : `${c(l.scopeColumn!)} = ${scopeParam}`,
       );
     if (marketParam) where.push(`${c(l.marketColumn!)} = ${marketParam}`);
+    if (orderParam) where.push(`${c(l.orderColumn!)} = ${orderParam}`);
     const [time, block, tie] = l.order.map(c) as [string, string, string];
     if (v.from) where.push(`${time} >= ${p("numeric")}`);
     if (v.to) where.push(`${time} < ${p("numeric")}`);
@@ -147,13 +152,15 @@ export function historyPlans(o: { schema: string; withState: boolean }): History
 
   /** A page of list `l`: the scope's existence and the page's rows (newest first, `limit` + 1), one statement. */
   const listStatement = (l: ListSpec, v: Variant) =>
-    once(`${l.cursor}_${+v.market}${+v.from}${+v.to}${+v.cursor}`, () => {
+    once(`${l.cursor}_${+v.market}${v.order ? "o" : ""}${+v.from}${+v.to}${+v.cursor}`, () => {
       const p = params();
       const scope = scopeParam(l, p);
       const found = scope ? [`${l.scope === "account" ? accountExists(scope) : marketExists(scope)} AS "__found"`] : [];
       const m = v.market ? p("text") : undefined;
       if (m) found.push(`${marketExists(m)} AS "__found_market"`);
-      const { where, order } = listWhere(l, v, "<", p, scope, m);
+      const od = v.order ? p("numeric") : undefined;
+      if (od) found.push(`${orderExists(od, scope!)} AS "__found_order"`);
+      const { where, order } = listWhere(l, v, "<", p, scope, m, od);
       const t = tables[l.table];
       const [rt, rb, rk] = l.order.map((k) => `r.${colName(t, k)}`);
       return `${head([
@@ -166,11 +173,12 @@ export function historyPlans(o: { schema: string; withState: boolean }): History
 
   /** An export's page of list `l`: rows of blocks up to the head, oldest first, after the keyset. */
   const exportStatement = (l: ListSpec, v: Variant) =>
-    once(`x_${l.cursor}_${+v.market}${+v.from}${+v.to}${+v.cursor}`, () => {
+    once(`x_${l.cursor}_${+v.market}${v.order ? "o" : ""}${+v.from}${+v.to}${+v.cursor}`, () => {
       const p = params();
       const scope = scopeParam(l, p);
       const m = v.market ? p("text") : undefined;
-      const { where, order } = listWhere(l, v, ">", p, scope, m);
+      const od = v.order ? p("numeric") : undefined;
+      const { where, order } = listWhere(l, v, ">", p, scope, m, od);
       const t = tables[l.table];
       where.push(`${order[1]} <= ${p("numeric")}`);
       const [rt, rb, rk] = l.order.map((k) => `r.${colName(t, k)}`);
@@ -195,44 +203,55 @@ export function historyPlans(o: { schema: string; withState: boolean }): History
   ORDER BY ${cc("periodStart")} LIMIT $5::int) r) AS "__rows"`,
       ])}${tail}`,
     );
-  const existsStatement = () => once("exists", () => `SELECT ${accountExists("$1::numeric")} AS "account", ${marketExists("$2::text")} AS "market"`);
+  const existsStatement = () =>
+    once("exists", () => `SELECT ${accountExists("$1::numeric")} AS "account", ${marketExists("$2::text")} AS "market", ${orderExists("$3::numeric", "$1::numeric")} AS "order"`);
 
-  type Ids = { accountId?: bigint; marketId?: string };
-  type Found = { account?: boolean; market?: boolean };
-  /** The 404s of the scope, in Ponder's order: the account, then the `marketId` filter's market (or the path's market). */
+  type Ids = { accountId?: bigint; marketId?: string; orderId?: string };
+  type Found = { account?: boolean; market?: boolean; order?: boolean };
+  /** The 404s of the scope, in Ponder's order: the account, then the `marketId` filter's market (or the path's market), then the `orderId` filter's order. */
   function notFound(found: Found, ids: Ids) {
     if (found.account === false) return accountNotFound(ids.accountId!);
     if (found.market === false) return marketNotFound(ids.marketId!);
+    if (found.order === false) return orderNotFound(ids.accountId!, ids.orderId!);
     return undefined;
   }
   /** The scope's 404 if there is one (a query of its own). */
   async function scopeError(exec: Executor, ids: Ids) {
-    const [r] = await exec(existsStatement(), [ids.accountId?.toString() ?? null, ids.marketId ?? null]);
-    return notFound({ account: ids.accountId === undefined ? undefined : (r!.account as boolean), market: ids.marketId === undefined ? undefined : (r!.market as boolean) }, ids);
+    const [r] = await exec(existsStatement(), [ids.accountId?.toString() ?? null, ids.marketId ?? null, ids.orderId ?? null]);
+    return notFound(
+      {
+        account: ids.accountId === undefined ? undefined : (r!.account as boolean),
+        market: ids.marketId === undefined ? undefined : (r!.market as boolean),
+        order: ids.orderId === undefined ? undefined : (r!.order as boolean),
+      },
+      ids,
+    );
   }
   /** A bad cursor or range is answered after the 404s, as the routes check them in that order. */
   async function inputError(exec: Executor, err: unknown, ids: Ids): Promise<never> {
     if (!(err instanceof ApiError)) throw err;
     throw (await scopeError(exec, ids)) ?? err;
   }
-  /** The scope's ids and parameter value; `marketId`: the account list's market filter (where the list has one). */
-  const scopeOf = (l: ListSpec, scope: Scope, marketId: string | undefined) => {
-    if ("venue" in scope) return { ids: {} as Ids, value: undefined, market: undefined };
+  /** The scope's ids and parameter value; `marketId`, `orderId`: the account list's filters (where the list has them). */
+  const scopeOf = (l: ListSpec, scope: Scope, marketId: string | undefined, orderId?: string) => {
+    if ("venue" in scope) return { ids: {} as Ids, value: undefined, market: undefined, order: undefined };
     // ids are stored lower-case; a path or filter may come in any case
-    if ("marketId" in scope) return { ids: { marketId: scope.marketId.toLowerCase() } as Ids, value: scope.marketId.toLowerCase(), market: undefined };
+    if ("marketId" in scope) return { ids: { marketId: scope.marketId.toLowerCase() } as Ids, value: scope.marketId.toLowerCase(), market: undefined, order: undefined };
     const market = marketId !== undefined && l.marketColumn !== undefined ? marketId.toLowerCase() : undefined;
-    return { ids: { accountId: scope.accountId, marketId: market } as Ids, value: scope.accountId.toString(), market };
+    const order = orderId !== undefined && l.orderColumn !== undefined ? orderId : undefined;
+    return { ids: { accountId: scope.accountId, marketId: market, orderId: order } as Ids, value: scope.accountId.toString(), market, order };
   };
   /** What an item knows of its scope: the market of a market list. */
   const itemContext = (scope: Scope) => ("marketId" in scope ? { marketId: scope.marketId.toLowerCase() as Hex } : {});
   const checkRange = (r: { from?: bigint; to?: bigint }) => {
     if (r.from !== undefined && r.to !== undefined && r.from > r.to) throw new ApiError("VALIDATION_ERROR", "from: must not be after to");
   };
-  /** A list statement's parameters in their order: the scope, the market filter, the range, the keyset. */
-  const valuesOf = (scope: string | undefined, market: string | undefined, r: { from?: bigint; to?: bigint }, key: bigint[] | undefined) => {
+  /** A list statement's parameters in their order: the scope, the market filter, the order filter, the range, the keyset. */
+  const valuesOf = (scope: string | undefined, market: string | undefined, r: { from?: bigint; to?: bigint }, key: bigint[] | undefined, order?: string) => {
     const values: unknown[] = [];
     if (scope !== undefined) values.push(scope);
     if (market !== undefined) values.push(market);
+    if (order !== undefined) values.push(order);
     if (r.from !== undefined) values.push(r.from.toString());
     if (r.to !== undefined) values.push(r.to.toString());
     if (key) values.push(...key.map(String));
@@ -241,7 +260,7 @@ export function historyPlans(o: { schema: string; withState: boolean }): History
   const cursorAfter = (l: ListSpec, row: Row) => l.order.map((k) => BigInt(row[k] as string | number));
 
   async function listPage(exec: Executor, l: ListSpec, scope: Scope, query: ListQuery, onState?: OnState): Promise<Page> {
-    const { ids, value, market } = scopeOf(l, scope, query.marketId);
+    const { ids, value, market, order } = scopeOf(l, scope, query.marketId, query.orderId);
     let key: bigint[] | undefined;
     try {
       key = query.cursor === undefined ? undefined : decodeUintCursor(l.cursor, query.cursor, 3);
@@ -249,13 +268,17 @@ export function historyPlans(o: { schema: string; withState: boolean }): History
     } catch (e) {
       return inputError(exec, e, ids);
     }
-    const s = listStatement(l, { market: market !== undefined, from: query.from !== undefined, to: query.to !== undefined, cursor: key !== undefined });
-    const values = valuesOf(value, market, query, key);
+    const s = listStatement(l, { market: market !== undefined, order: order !== undefined, from: query.from !== undefined, to: query.to !== undefined, cursor: key !== undefined });
+    const values = valuesOf(value, market, query, key, order);
     values.push(query.limit + 1);
     const [r] = await exec(s, values);
     tell(r, onState);
     const missing = notFound(
-      { account: l.scope === "account" ? (r?.__found as boolean) : undefined, market: l.scope === "market" ? (r?.__found as boolean) : market !== undefined ? (r?.__found_market as boolean) : undefined },
+      {
+        account: l.scope === "account" ? (r?.__found as boolean) : undefined,
+        market: l.scope === "market" ? (r?.__found as boolean) : market !== undefined ? (r?.__found_market as boolean) : undefined,
+        order: order !== undefined ? (r?.__found_order as boolean) : undefined,
+      },
       ids,
     );
     if (missing) throw missing;
@@ -296,8 +319,8 @@ export function historyPlans(o: { schema: string; withState: boolean }): History
     return { data };
   }
 
-  async function requireScope(exec: Executor, l: ListSpec, scope: Scope, query: Pick<ListQuery, "marketId">) {
-    const missing = await scopeError(exec, scopeOf(l, scope, query.marketId).ids);
+  async function requireScope(exec: Executor, l: ListSpec, scope: Scope, query: Pick<ListQuery, "marketId" | "orderId">) {
+    const missing = await scopeError(exec, scopeOf(l, scope, query.marketId, query.orderId).ids);
     if (missing) throw missing;
   }
 
@@ -306,13 +329,13 @@ export function historyPlans(o: { schema: string; withState: boolean }): History
     return exportRows(exec, l, scope, query, headBlock, format, columns);
   }
   async function* exportRows(exec: Executor, l: ListSpec, scope: Scope, query: Omit<ListQuery, "limit" | "cursor">, headBlock: bigint, format: ExportFormat, columns: string[]) {
-    const { value, market } = scopeOf(l, scope, query.marketId);
+    const { value, market, order } = scopeOf(l, scope, query.marketId, query.orderId);
     const ctx = itemContext(scope);
     if (format === "csv") yield columns.join(",") + "\n";
     let after: bigint[] | undefined;
     for (;;) {
-      const s = exportStatement(l, { market: market !== undefined, from: query.from !== undefined, to: query.to !== undefined, cursor: after !== undefined });
-      const values = valuesOf(value, market, query, after);
+      const s = exportStatement(l, { market: market !== undefined, order: order !== undefined, from: query.from !== undefined, to: query.to !== undefined, cursor: after !== undefined });
+      const values = valuesOf(value, market, query, after, order);
       values.push(headBlock.toString());
       const [r] = await exec(s, values);
       const rows = readRows(r?.__rows, lists.get(l)!.build);

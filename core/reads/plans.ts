@@ -167,19 +167,20 @@ export function answerPlans(o: { schema: string; withState: boolean }): AnswerPl
   const named = (name: string) => (o.withState ? `a_${name}` : `b_${name}`);
   const accountExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(account)} WHERE ${colName(account, "accountId")} = ${p})`;
   const marketExists = (p: string) => `EXISTS (SELECT 1 FROM ${T(market)} WHERE ${m("marketId")} = ${p})`;
-  // A side's resting orders from the best price outwards in time order (a level's FIFO, by id: a
-  // modify that moves an order to its level's tail is not followed here; the order only matters where
-  // MAX_DEPTH_ORDERS cuts a level), at most MAX_DEPTH_ORDERS as the chain's view reads,
+  // A side's resting orders from the best price outwards in the chain's queue order (a level's FIFO:
+  // `queueSeq`, the seq of the event that put the order at its level's tail, its placement or a
+  // modify that lost its priority; the order matters where MAX_DEPTH_ORDERS cuts a level), at most
+  // MAX_DEPTH_ORDERS as the chain's view (getFillableLevels) reads,
   // each with what `_fillable` reads of it and of its owner's position: one JSON array of decimal
   // strings per order (depth.ts `bookOrders`), one column per side (index: orders' marketIdx)
   const bookSide = (side: "LONG" | "SHORT") => {
     const dir = side === "LONG" ? "DESC" : "ASC";
-    return `(SELECT json_agg(json_build_array(b.p::text, b.l::text, b.ro, b.mr::text, b.sz::text, b.oq::text, b.mg::text, b.fi::text, b.ex::text) ORDER BY b.p ${dir}, b.id)
-    FROM (SELECT o.${od("priceX18")} AS p, o.${od("orderId")} AS id, o.${od("remainingQty")} AS l, o.${od("reduceOnly")} AS ro, o.${od("marginRemainingWad")} AS mr, o.${od("expiresAt")} AS ex,
+    return `(SELECT json_agg(json_build_array(b.p::text, b.l::text, b.ro, b.mr::text, b.sz::text, b.oq::text, b.mg::text, b.fi::text, b.ex::text) ORDER BY b.p ${dir}, b.qs)
+    FROM (SELECT o.${od("priceX18")} AS p, o.${od("queueSeq")} AS qs, o.${od("remainingQty")} AS l, o.${od("reduceOnly")} AS ro, o.${od("marginRemainingWad")} AS mr, o.${od("expiresAt")} AS ex,
         p.${ps("sizeQty")} AS sz, p.${ps("openNotionalWad")} AS oq, p.${ps("marginWad")} AS mg, p.${ps("lastFundingIndexX18")} AS fi
       FROM ${T(order)} o LEFT JOIN ${T(position)} p ON p.${ps("accountId")} = o.${od("accountId")} AND p.${ps("marketId")} = o.${od("marketId")}
       WHERE o.${od("marketId")} = mk.${m("marketId")} AND o.${od("status")} = 'active' AND o.${od("side")} = '${side}'
-      ORDER BY o.${od("priceX18")} ${dir}, o.${od("orderId")} LIMIT ${MAX_DEPTH_ORDERS}) b)`;
+      ORDER BY o.${od("priceX18")} ${dir}, o.${od("queueSeq")} LIMIT ${MAX_DEPTH_ORDERS}) b)`;
   };
   // a market with its state and index price: the snapshot's rows (data.ts snapshotOf); `book`:
   // with its resting orders too (`__bids`, `__asks`), for the answers that show depth or best prices

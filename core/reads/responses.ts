@@ -48,7 +48,20 @@ type OrderRow = {
   createdBlock: bigint;
   timeInForce: string;
   expiresAt: bigint;
+  modificationCount: number;
+  modifiedAt: bigint | null;
+  modifiedBlock: bigint | null;
 };
+
+/** An order's modifications as every order answer shows them (the orders list, the order history): how many, the last one's time and block. */
+export function orderModifications(o: Pick<OrderRow, "modificationCount" | "modifiedAt" | "modifiedBlock">) {
+  return {
+    modificationCount: o.modificationCount,
+    modifiedAt: o.modifiedAt === null ? null : num(o.modifiedAt),
+    modifiedAtISO: o.modifiedAt === null ? null : secondsToISO(o.modifiedAt),
+    modifiedBlock: o.modifiedBlock === null ? null : num(o.modifiedBlock),
+  };
+}
 
 /**
  * An order as the reads show it at `now` (the indexed block's time): an active good-til-time
@@ -195,6 +208,7 @@ export function orderResponse(row: OrderRow, now: bigint): Out<typeof S.Order> {
     timeInForce: o.timeInForce as TimeInForceName,
     expiresAt: o.expiresAt === 0n ? null : num(o.expiresAt),
     expiresAtISO: o.expiresAt === 0n ? null : secondsToISO(o.expiresAt),
+    ...orderModifications(o),
   };
 }
 

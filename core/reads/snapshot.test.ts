@@ -86,7 +86,7 @@ describe("orders page (core/reads/orders.ts)", () => {
       orderId: BigInt(id), marketId: market.marketId, accountId: 1n, clientKey: `0x${"33".repeat(32)}`, side: "LONG", orderType: "LIMIT", reduceOnly: false,
       priceX18: WAD, originalQty: 10n * WAD, filledQty: 4n * WAD, remainingQty: 6n * WAD, cancelledQty: 0n, marginAllocatedWad: WAD, marginReturnedWad: 0n,
       status: "active", closeReason: null, createdBlock: BigInt(block), createdAt: 100n, updatedAt: 100n, closedAt: null, transactionHash: "0x",
-      timeInForce: "GTC", expiresAt,
+      timeInForce: "GTC", expiresAt, modificationCount: 0, modifiedAt: null, modifiedBlock: null, queueSeq: BigInt(id),
     }) as never;
 
   it("one row more than the limit: hasMore and the cursor of the page's last order", () => {
@@ -110,5 +110,11 @@ describe("orders page (core/reads/orders.ts)", () => {
     }
     // no expiry: never
     expect(ordersPage([order(3, 2)], 1, 2, 10n ** 12n).orders[0]!).toMatchObject({ status: "active", expiresAt: null, expiresAtISO: null });
+  });
+
+  it("an order shows its modifications: none (count 0, nulls), or the count and the last one's time and block", () => {
+    expect(ordersPage([order(3, 2)], 1, 2, 100n).orders[0]!).toMatchObject({ modificationCount: 0, modifiedAt: null, modifiedAtISO: null, modifiedBlock: null });
+    const modified = { ...(order(3, 2) as object), modificationCount: 2, modifiedAt: 150n, modifiedBlock: 7n } as never;
+    expect(ordersPage([modified], 1, 2, 100n).orders[0]!).toMatchObject({ modificationCount: 2, modifiedAt: 150, modifiedAtISO: "1970-01-01T00:02:30.000Z", modifiedBlock: 7 });
   });
 });

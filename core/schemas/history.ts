@@ -9,6 +9,7 @@ import { describeField, type AmountField } from "../fields.js";
 import { CANDLE_RESOLUTION_NAMES } from "../candles.js";
 import { Bytes32 } from "./writes.js";
 import { TIME_IN_FORCE_NAME } from "../order-options.js";
+import { orderModificationFields } from "./reads.js";
 
 export const MAX_HISTORY_LIMIT = 1_000;
 export const DEFAULT_HISTORY_LIMIT = 100;
@@ -282,9 +283,44 @@ export const HistoricalOrder = z
     closedAt: z.number().int().nullable(),
     closedAtISO: z.string().nullable(),
     transactionHash: hex("Placement transaction"),
+    ...orderModificationFields,
   })
   .openapi("HistoricalOrder");
 export const HistoricalOrderList = page("orders", HistoricalOrder, "HistoricalOrderList");
+
+/** One modification of an order (OrderModified, Engine.modifyOrder): what it had and what it has since. */
+export const OrderModification = z
+  .object({
+    orderId: z.string().openapi({ description: "The order (decimal string): its id and client key stay" }),
+    marketId: hex("Market id"),
+    fromPrice: raw("fromPrice", "Its price before"),
+    fromPriceFormatted: formatted("fromPrice"),
+    price: raw("price", "Its price since"),
+    priceFormatted: formatted("price"),
+    fromRemainingQuantity: raw("fromRemainingQuantity", "Its remaining size before"),
+    fromRemainingQuantityFormatted: formatted("fromRemainingQuantity"),
+    remainingQuantity: raw("remainingQuantity", "Its remaining size since"),
+    remainingQuantityFormatted: formatted("remainingQuantity"),
+    originalQuantity: raw("originalQuantity", "filled + the new remaining size"),
+    originalQuantityFormatted: formatted("originalQuantity"),
+    fromMarginRemaining: raw("fromMarginRemaining", "Its margin not yet used before"),
+    fromMarginRemainingFormatted: formatted("fromMarginRemaining"),
+    marginRemaining: raw("marginRemaining", "Its margin since (it follows the notional, rounded up: the difference committed or released)"),
+    marginRemainingFormatted: formatted("marginRemaining"),
+    keptPriority: z.boolean().openapi({ description: "true: a smaller (or equal) size at the same price, its place in its level kept; false: moved to the tail of its (new) level" }),
+    ...place,
+  })
+  .openapi("OrderModification");
+export const OrderModificationList = page("modifications", OrderModification, "OrderModificationList");
+
+/** The modifications list: an account's, by market and by order. */
+export const OrderModificationsQuery = AccountHistoryQuery.extend({
+  orderId: z
+    .string()
+    .regex(/^[1-9]\d{0,77}$/, { message: "must be an order id (a positive decimal integer)" })
+    .optional()
+    .openapi({ param: { name: "orderId", in: "query" }, description: "Only this order's modifications (404 ORDER_NOT_FOUND when the account has no such order)" }),
+});
 
 export const PnlPoint = z
   .object({

@@ -184,6 +184,14 @@ export const Position = z
   })
   .openapi("Position");
 
+/** An order's modifications (Engine.modifyOrder), in every order answer: the orders list and the order history. */
+export const orderModificationFields = {
+  modificationCount: z.number().int().openapi({ description: "Times the order was modified (price or size in place, same orderId and clientKey); each one in GET /accounts/{accountId}/orders/modifications" }),
+  modifiedAt: z.number().int().nullable().openapi({ description: "The last modification's block time, unix seconds (null: never modified)" }),
+  modifiedAtISO: z.string().nullable().openapi({ description: "modifiedAt, ISO 8601 (null: never modified)" }),
+  modifiedBlock: z.number().int().nullable().openapi({ description: "The last modification's block (null: never modified)" }),
+};
+
 export const Order = z
   .object({
     clientKey: hex("Client order key (bytes32)"),
@@ -213,6 +221,7 @@ export const Order = z
       description: "A good-til-time order's expiry, unix seconds (null: none). From that second it never fills: shown cancelled (remainingQuantity 0), even before anyone removes it",
     }),
     expiresAtISO: z.string().nullable().openapi({ description: "expiresAt, ISO 8601 (null: none)" }),
+    ...orderModificationFields,
   })
   .openapi("Order");
 

@@ -226,6 +226,81 @@ async function activeMarket(chain: Chain, marketId: Hex) {
   return m;
 }
 
+/**
+ * A modify's new price and size against the market's rules, as `MarketOrders._checkModify` checks
+ * them (the single write's and an atomic batch's MODIFY item): on the tick (INVALID_PRICE), in lots
+ * (VALIDATION_ERROR), at least the minimum unless reduce-only (ORDER_TOO_SMALL). The band, the
+ * crossing and the position cap are the simulation's.
+ */
+async function checkModify(chain: Chain, p: { marketId: Hex; price: string; quantity: string }, reduceOnly: boolean) {
+  const m = await chain.market(p.marketId);
+  const params = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "params" });
+  const price = BigInt(p.price);
+  if (price === 0n || price % params.tickSizeX18 !== 0n)
+    throw new ApiError("INVALID_PRICE", `price ${formatWad(price)} is not on ${m.symbol}'s tick ${formatWad(params.tickSizeX18)}`, { field: "price" });
+  const qty = BigInt(p.quantity);
+  if (qty === 0n || qty % params.lotSizeQty !== 0n)
+    throw new ApiError("VALIDATION_ERROR", `quantity: ${formatWad(qty)} is not a positive multiple of ${m.symbol}'s lot ${formatWad(params.lotSizeQty)}`, { field: "quantity" });
+  if (!reduceOnly && qty < params.minOrderQty)
+    throw new ApiError("ORDER_TOO_SMALL", `quantity ${formatWad(qty)} is below ${m.symbol}'s minimum ${formatWad(params.minOrderQty)}`, { field: "quantity" });
+}
+
+/**
+ * An atomic batch's CANCEL and MODIFY items, checked in order before anything is sent, as their
+ * single writes check them: the order is the account's open one (by id or key; not expired, for a
+ * modify), and a modify's price and size keep the market's rules (`checkModify`). What earlier
+ * items do is followed: an order a PLACE item gives a client key may be cancelled or modified
+ * by a later item (its size rules by that item's reduceOnly), an order an earlier CANCEL took is
+ * gone. The first failing item answers its single write's code, its message naming the item
+ * (`items.<index> (<action>)`). What depends on the book (crossing, band, cap, margin) is the
+ * simulation's, which runs next on the whole batch.
+ */
+async function precheckBatchItems(chain: Chain, items: readonly BatchItemParams[]) {
+  const keyOf = (marketId: Hex, what: string) => `${marketId.toLowerCase()}:${what.toLowerCase()}`;
+  const placed = new Map<string, { reduceOnly: boolean }>(); // market:clientKey of PLACE items so far (not cancelled since)
+  const gone = new Set<string>(); // market:clientKey and market:#orderId taken by CANCEL items so far
+  for (const [i, item] of items.entries()) {
+    try {
+      if (item.action === "PLACE") {
+        placed.set(keyOf(item.marketId, item.clientKey), { reduceOnly: item.reduceOnly === true });
+        gone.delete(keyOf(item.marketId, item.clientKey));
+        continue;
+      }
+      const m = await chain.market(item.marketId);
+      const byKey = item.clientKey !== undefined ? keyOf(item.marketId, item.clientKey) : undefined;
+      const named = item.clientKey !== undefined ? `clientKey ${item.clientKey}` : `id ${item.orderId}`;
+      const missing = () => new ApiError("ORDER_NOT_FOUND", `no open order with ${named} of account ${item.accountId} in ${m.symbol}`);
+      const earlier = byKey !== undefined ? placed.get(byKey) : undefined;
+      if (byKey !== undefined && earlier === undefined && gone.has(byKey)) throw missing();
+      if (item.orderId !== undefined && gone.has(keyOf(item.marketId, `#${item.orderId}`))) throw missing();
+      let reduceOnly: boolean;
+      if (earlier) {
+        // placed by an earlier item: its id is not known before mining
+        reduceOnly = earlier.reduceOnly;
+      } else {
+        const o = await openOrderOf(chain, item);
+        if (item.action === "MODIFY" && o.expiresAt !== 0n && o.expiresAt <= chain.nowSeconds()) throw missing();
+        reduceOnly = o.reduceOnly;
+        if (item.action === "CANCEL") gone.add(keyOf(item.marketId, `#${o.orderId}`));
+      }
+      if (item.action === "CANCEL") {
+        if (byKey !== undefined) {
+          placed.delete(byKey);
+          gone.add(byKey);
+        }
+        continue;
+      }
+      await checkModify(chain, item, reduceOnly);
+    } catch (e) {
+      if (e instanceof ApiError) {
+        const field = e.details?.field;
+        throw new ApiError(e.code, `items.${i} (${item.action}): ${e.message}`, { ...e.details, field: `items.${i}${typeof field === "string" ? `.${field}` : ""}` });
+      }
+      throw e;
+    }
+  }
+}
+
 /** The account's open order in the market named by id or by client key, as the chain has it (ORDER_NOT_FOUND otherwise). */
 async function openOrderOf(chain: Chain, p: { accountId: string; marketId: Hex; orderId?: string; clientKey?: Hex }) {
   const m = await chain.market(p.marketId);
@@ -400,17 +475,8 @@ export const OPS: { [K in Kind]: Op<K> } = {
     lane: (p) => `account:${p.accountId}`,
     async precheck(chain, caller, p) {
       await ownerActs(chain, caller, p.accountId);
-      const m = await chain.market(p.marketId);
       const o = await openOrderOf(chain, p);
-      const params = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "params" });
-      const price = BigInt(p.price);
-      if (price === 0n || price % params.tickSizeX18 !== 0n)
-        throw new ApiError("INVALID_PRICE", `price ${formatWad(price)} is not on ${m.symbol}'s tick ${formatWad(params.tickSizeX18)}`, { field: "price" });
-      const qty = BigInt(p.quantity);
-      if (qty === 0n || qty % params.lotSizeQty !== 0n)
-        throw new ApiError("VALIDATION_ERROR", `quantity: ${formatWad(qty)} is not a positive multiple of ${m.symbol}'s lot ${formatWad(params.lotSizeQty)}`, { field: "quantity" });
-      if (!o.reduceOnly && qty < params.minOrderQty)
-        throw new ApiError("ORDER_TOO_SMALL", `quantity ${formatWad(qty)} is below ${m.symbol}'s minimum ${formatWad(params.minOrderQty)}`, { field: "quantity" });
+      await checkModify(chain, p, o.reduceOnly);
     },
     pending: (p) => ({
       orderId: p.orderId ?? null, clientKey: p.clientKey ?? null, marketId: p.marketId,
@@ -634,6 +700,9 @@ export const OPS: { [K in Kind]: Op<K> } = {
     async precheck(chain, caller, p) {
       await ownerActs(chain, caller, p.accountId);
       if (p.items.length > MAX_BATCH_ITEMS) throw new ApiError("BATCH_TOO_LARGE", `at most ${MAX_BATCH_ITEMS} items in one batch (got ${p.items.length})`);
+      // all or nothing: a CANCEL or MODIFY item that cannot succeed answers its error, nothing sent;
+      // atomic=false: every item is sent and answers for itself (OK, or FAILED with its code), as a PLACE item does
+      if (p.atomic) await precheckBatchItems(chain, p.items);
     },
     pending: (p) => ({ accountId: Number(p.accountId), atomic: p.atomic, items: p.items.map((i) => ({ action: i.action, status: null, marketId: i.marketId, clientKey: i.clientKey ?? null, orderId: i.action !== "PLACE" ? (i.orderId ?? null) : null })), succeeded: null, failed: null }),
     async call(chain, p) {

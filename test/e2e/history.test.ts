@@ -448,7 +448,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
 
   it("the OpenAPI documents list the history routes", async () => {
     const doc = (await (await fetch(`${ix.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
-    for (const p of ["/markets/{marketId}/trades", "/markets/{marketId}/candles", "/markets/{marketId}/funding/history", "/accounts/{accountId}/fills", "/accounts/{accountId}/funding-payments", "/accounts/{accountId}/transfers", "/accounts/{accountId}/liquidations", "/accounts/{accountId}/orders/history", "/accounts/{accountId}/pnl"]) {
+    for (const p of ["/markets/{marketId}/trades", "/markets/{marketId}/candles", "/markets/{marketId}/funding/history", "/accounts/{accountId}/fills", "/accounts/{accountId}/funding-payments", "/accounts/{accountId}/transfers", "/accounts/{accountId}/liquidations", "/accounts/{accountId}/orders/history", "/accounts/{accountId}/orders/modifications", "/accounts/{accountId}/pnl"]) {
       expect(doc.paths, p).toHaveProperty([p]);
     }
     const gw = await gatewayOverStandIns({ INTEGRATION_URL: rd.url });
@@ -486,6 +486,9 @@ describe.each(dbKinds())("history on %s", (kind) => {
         transfers: page("transfer", "account_id = 1"),
         liquidations: page("account_liquidation", "account_id = 1"),
         orderHistory: page("orders", "account_id = 1", "created_at, created_block, order_id"),
+        orderModifications: page("order_modified_event", "account_id = 1"),
+        orderModificationsByMarket: page("order_modified_event", `account_id = 1 AND market_id = ${market}`),
+        orderModificationsByOrder: page("order_modified_event", "account_id = 1 AND order_id = 1"),
         candles: `SELECT * FROM candle WHERE market_id = ${market} AND resolution = '1m' AND period_start >= 0 AND period_start < 9999999999 ORDER BY period_start`,
       };
       for (const [name, q] of Object.entries(queries)) {

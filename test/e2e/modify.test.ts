@@ -195,6 +195,101 @@ describe.each([mainKind()])("modify: the index follows OrderModified on %s", (ki
     await indexEqualsChain();
     expect(await modifiedRows(ids.h1!)).toHaveLength(rows);
   });
+
+  it("the indexed queue is the chain's: a larger size puts an earlier order behind a later one (queueSeq, not the order id); a taker fills the level in that order", async () => {
+    // a fresh level between the book's sides: H's bid, then A's behind it
+    ids.x1 = await placed(H, "LONG", "500", "1.0800");
+    ids.y1 = await placed(A, "LONG", "500", "1.0800");
+    const x1 = await view<Json>("getOrder", [ids.x1]);
+    await modify(H, ids.x1!, ZERO_KEY, "1.0800", x1.remainingQty * 2n); // H's grows: to the tail, behind A's
+    await indexEqualsChain();
+    const queue = async () =>
+      (await db.select().from(schema.order)
+        .where(and(eq(schema.order.marketId, EUR), eq(schema.order.status, "active"), eq(schema.order.side, "LONG"), eq(schema.order.priceX18, px("1.0800"))))
+        .orderBy(asc(schema.order.queueSeq))).map((o) => o.orderId);
+    const indexed = await queue();
+    expect(indexed).toEqual([ids.y1, ids.x1]); // the ids are the other way round
+    expect(ids.x1!).toBeLessThan(ids.y1!);
+    // a short taker smaller than A's bid: the chain fills the head of the level's queue
+    const r = await actions.place(H + 3, EUR, "SHORT", "MARKET", "100", 10);
+    const makers = parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "OrderFilled" }).map((e) => e.args.makerOrderId);
+    expect(makers.length).toBeGreaterThan(0);
+    expect(makers).toEqual(indexed.slice(0, makers.length));
+    expect((await view<Json>("getOrder", [ids.x1])).filledQty).toBe(0n);
+    await indexEqualsChain();
+  });
+
+  it("every order answer shows its modifications, and GET /accounts/{id}/orders/modifications lists them (newest first, by order, paged) as the chain emitted them", async () => {
+    const block = await indexEqualsChain();
+    const get = async (path: string) => {
+      const res = await getOnce(`${ix.url}${path}${path.includes("?") ? "&" : "?"}minBlock=${block}`, { headers: { "cache-control": "no-cache" } });
+      return { status: res.status, body: (await res.json()) as Json };
+    };
+    for (const w of [H, A]) {
+      const account = v.accountIds[w]!;
+      const rows = await db.select().from(schema.orderModifiedEvent).where(eq(schema.orderModifiedEvent.accountId, account));
+      expect(rows.length).toBeGreaterThan(0);
+      const byOrder = new Map<string, typeof rows>();
+      for (const r of [...rows].sort((a, b) => Number(a.seq - b.seq))) byOrder.set(r.orderId.toString(), [...(byOrder.get(r.orderId.toString()) ?? []), r]);
+      const expected = (orderId: string) => {
+        const mine = byOrder.get(orderId) ?? [];
+        const last = mine.at(-1);
+        return { modificationCount: mine.length, modifiedAt: last ? Number(last.timestamp) : null, modifiedBlock: last ? Number(last.blockNumber) : null };
+      };
+      // the orders read (all statuses) and the order history
+      const list = await get(`/accounts/${account}/orders?marketId=${EUR}&limit=1000`);
+      expect(list.status, JSON.stringify(list.body)).toBe(200);
+      const history = await get(`/accounts/${account}/orders/history?marketId=${EUR}&limit=1000`);
+      expect(history.status, JSON.stringify(history.body)).toBe(200);
+      for (const o of [...(list.body.data.orders as Json[]), ...(history.body.data.orders as Json[])]) {
+        expect({ orderId: o.orderId, modificationCount: o.modificationCount, modifiedAt: o.modifiedAt, modifiedBlock: o.modifiedBlock }).toEqual({ orderId: o.orderId, ...expected(o.orderId) });
+        expect(o.modifiedAtISO).toBe(o.modifiedAt === null ? null : new Date(o.modifiedAt * 1000).toISOString());
+      }
+      expect((list.body.data.orders as Json[]).some((o) => o.modificationCount > 0)).toBe(true);
+      // the account's modifications, newest first: each as its row
+      const all = await get(`/accounts/${account}/orders/modifications?limit=1000`);
+      expect(all.status, JSON.stringify(all.body)).toBe(200);
+      const items = all.body.data.modifications as Json[];
+      const want = [...rows].sort((a, b) => (a.timestamp !== b.timestamp ? Number(b.timestamp - a.timestamp) : a.blockNumber !== b.blockNumber ? Number(b.blockNumber - a.blockNumber) : b.logIndex - a.logIndex));
+      expect(items.map((i) => [i.orderId, i.fromPrice, i.price, i.fromRemainingQuantity, i.remainingQuantity, i.originalQuantity, i.marginRemaining, i.keptPriority, i.blockNumber, i.transactionHash])).toEqual(
+        want.map((r) => [r.orderId.toString(), r.fromPriceX18.toString(), r.priceX18.toString(), r.fromRemainingQty.toString(), r.remainingQty.toString(), r.originalQty.toString(), r.marginRemainingWad.toString(), r.keptPriority, Number(r.blockNumber), r.transactionHash]),
+      );
+      // each is the chain's OrderModified of its transaction (log index, post-state)
+      for (const i of items) {
+        const receipt = await v.client.getTransactionReceipt({ hash: i.transactionHash });
+        const [e] = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderModified" }).filter((l) => l.logIndex === i.logIndex);
+        expect(e, `${i.transactionHash}#${i.logIndex}`).toBeDefined();
+        expect({ orderId: e!.args.orderId.toString(), price: e!.args.priceX18.toString(), fromPrice: e!.args.fromPriceX18.toString(), remaining: e!.args.remainingQty.toString(), margin: e!.args.marginRemainingWad.toString() }).toEqual({
+          orderId: i.orderId, price: i.price, fromPrice: i.fromPrice, remaining: i.remainingQuantity, margin: i.marginRemaining,
+        });
+      }
+      // one order's, and page by page (limit 1) the same
+      for (const [orderId, mine] of byOrder) {
+        const one = await get(`/accounts/${account}/orders/modifications?orderId=${orderId}`);
+        expect(one.status, JSON.stringify(one.body)).toBe(200);
+        expect((one.body.data.modifications as Json[]).map((i) => i.blockNumber)).toEqual([...mine].reverse().map((r) => Number(r.blockNumber)));
+      }
+      const paged: Json[] = [];
+      let cursor: string | null = null;
+      do {
+        const p = await get(`/accounts/${account}/orders/modifications?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+        expect(p.status, JSON.stringify(p.body)).toBe(200);
+        paged.push(...(p.body.data.modifications as Json[]));
+        cursor = p.body.data.nextCursor;
+      } while (cursor);
+      expect(paged).toEqual(items);
+      // another market's: none
+      const gbp = await get(`/accounts/${account}/orders/modifications?marketId=${v.deployment.markets[1]!.marketId}`);
+      expect([gbp.status, gbp.body.data?.modifications]).toEqual([200, []]);
+    }
+    // an order of another account: 404 ORDER_NOT_FOUND; a malformed id 400; an unknown account 404
+    const other = await get(`/accounts/${v.accountIds[H]}/orders/modifications?orderId=${ids.a1}`);
+    expect([other.status, other.body.error?.code]).toEqual([404, "ORDER_NOT_FOUND"]);
+    const bad = await get(`/accounts/${v.accountIds[H]}/orders/modifications?orderId=abc`);
+    expect([bad.status, bad.body.error?.code]).toEqual([400, "VALIDATION_ERROR"]);
+    const nobody = await get(`/accounts/999999/orders/modifications`);
+    expect([nobody.status, nobody.body.error?.code]).toEqual([404, "ACCOUNT_NOT_FOUND"]);
+  });
 });
 
 const usd = (v: string) => parseUnits(v, 6);
@@ -366,6 +461,53 @@ describe.each([sharedStack()])("modify through the integration API and /v1 ($kin
     expect(await read<Json>("getOrder", [BigInt(orderId)])).toEqual(before);
   });
 
+  it("the order's modifications on both surfaces: the orders read and the order history (count, last time and block), the modifications list (camelCase and snake_case, by order)", async () => {
+    // two modifies so far (by clientKey, then by order_id on /v1); the last one's block and time
+    const rows = await fetch(`${s.integrationUrl}/accounts/${id}/orders/modifications?orderId=${orderId}&minBlock=${await client.getBlockNumber()}`, {
+      headers: { authorization: `Bearer ${token}`, "cache-control": "no-cache" },
+    });
+    const list = (await rows.json()) as Json;
+    expect(rows.status, JSON.stringify(list)).toBe(200);
+    const mods = list.data.modifications as Json[];
+    expect(mods).toHaveLength(2);
+    const [last, first] = mods as [Json, Json];
+    expect(first).toMatchObject({ orderId, marketId: EUR, keptPriority: true });
+    expect(BigInt(first.remainingQuantity)).toBeLessThan(BigInt(first.fromRemainingQuantity));
+    expect(last).toMatchObject({ orderId, fromPrice: first.price, keptPriority: false, fromRemainingQuantity: first.remainingQuantity });
+    for (const m of mods) {
+      const c = await read<Json>("getOrder", [BigInt(orderId)], BigInt(m.blockNumber));
+      expect({ price: m.price, remaining: m.remainingQuantity, margin: m.marginRemaining }).toEqual({ price: c.priceX18.toString(), remaining: c.remainingQty.toString(), margin: c.marginRemainingWad.toString() });
+    }
+    const want = { modificationCount: 2, modifiedAt: last.timestamp, modifiedAtISO: last.timestampISO, modifiedBlock: last.blockNumber };
+    const mine = (os: Json[]) => os.find((o) => o.orderId === orderId || o.order_id === orderId);
+    const ordersRead = await api("GET", `/accounts/${id}/orders?marketId=${EUR}&status=active`, { token });
+    expect(mine(ordersRead.body.data.orders)).toMatchObject(want);
+    const history = await api("GET", `/accounts/${id}/orders/history?marketId=${EUR}`, { token });
+    expect(mine(history.body.data.orders)).toMatchObject(want);
+    // /v1, snake_case
+    const snake = { modification_count: 2, modified_at: last.timestamp, modified_at_iso: last.timestampISO, modified_block: last.blockNumber };
+    const v1Orders = await gw("GET", `/v1/accounts/${id}/orders?market_id=${EUR}&status=active`, { key: gwKey });
+    expect(v1Orders.status, JSON.stringify(v1Orders.body)).toBe(200);
+    expect(mine(v1Orders.body.data.orders)).toMatchObject(snake);
+    const v1History = await gw("GET", `/v1/accounts/${id}/orders/history?market_id=${EUR}`, { key: gwKey });
+    expect(mine(v1History.body.data.orders)).toMatchObject(snake);
+    const v1Mods = await gw("GET", `/v1/accounts/${id}/orders/modifications?order_id=${orderId}`, { key: gwKey });
+    expect(v1Mods.status, JSON.stringify(v1Mods.body)).toBe(200);
+    expect(v1Mods.body.data).toMatchObject({ has_more: false, next_cursor: null });
+    expect(v1Mods.body.data.modifications.map((m: Json) => [m.order_id, m.from_price, m.price, m.from_remaining_quantity, m.remaining_quantity, m.kept_priority, m.block_number, m.transaction_hash])).toEqual(
+      mods.map((m) => [m.orderId, m.fromPrice, m.price, m.fromRemainingQuantity, m.remainingQuantity, m.keptPriority, m.blockNumber, m.transactionHash]),
+    );
+    const v1NotMine = await gw("GET", `/v1/accounts/${id}/orders/modifications?order_id=1`, { key: gwKey });
+    expect([v1NotMine.status, v1NotMine.body.error?.code]).toEqual([404, "ORDER_NOT_FOUND"]);
+    // the OpenAPI documents describe the route and the fields
+    const doc = (await (await fetch(`${s.integrationUrl}/openapi.json`)).json()) as Json;
+    expect(doc.paths).toHaveProperty(["/accounts/{accountId}/orders/modifications"]);
+    expect(doc.components.schemas.Order.properties).toHaveProperty("modificationCount");
+    const v1Doc = (await (await fetch(`${s.gatewayUrl}/v1/openapi.json`)).json()) as Json;
+    expect(v1Doc.paths).toHaveProperty(["/v1/accounts/{account_id}/orders/modifications"]);
+    expect(JSON.stringify(v1Doc.components.schemas)).toContain("modification_count");
+  });
+
   it("batch items (both surfaces): MODIFY by key OK with its OrderModified fields, a crossing one FAILED POST_ONLY_WOULD_CROSS; the index follows", async () => {
     const before = await read<Json>("getOrder", [BigInt(orderId)]);
     const smaller = before.remainingQty - lot;
@@ -394,6 +536,49 @@ describe.each([sharedStack()])("modify through the integration API and /v1 ($kin
     expect((await indexedEqualsChain(v.body.data.block_number)).priceX18).toBe(p);
   });
 
+  it("an atomic batch's CANCEL and MODIFY items are checked before sending (unknown order, another account's, off the tick, off the lot, cancelled earlier in the batch): the item's error names it, nothing sent; items after a PLACE of the same key pass", async () => {
+    const before = await read<Json>("getOrder", [BigInt(orderId)]);
+    const q = before.remainingQty.toString();
+    const p = before.priceX18.toString();
+    const nonce = await relayerNonce();
+    const atomic = (items: Json[]) => api("POST", `/accounts/${id}/orders/batch`, { token, body: { atomic: true, items } });
+    const bid = atTick(((await mark()) * 996n) / 1000n).toString(); // within the operator band
+    const K2 = `0x${"7f".repeat(32)}` as Hex;
+    const place = { action: "PLACE", marketId: EUR, side: "LONG", orderType: "LIMIT", limitPrice: bid, collateralAmount: usd("100").toString(), leverage: 5, clientKey: K2 };
+    const cases: [Json[], number, string, string][] = [
+      [[{ action: "MODIFY", marketId: EUR, clientKey: `0x${"01".repeat(32)}`, price: p, quantity: q }], 404, "ORDER_NOT_FOUND", "items.0 (MODIFY)"],
+      [[{ action: "MODIFY", marketId: EUR, orderId, price: p, quantity: q }, { action: "CANCEL", marketId: EUR, orderId: "1" }], 404, "ORDER_NOT_FOUND", "items.1 (CANCEL)"],
+      [[{ action: "MODIFY", marketId: EUR, orderId: "1", price: p, quantity: q }], 404, "ORDER_NOT_FOUND", "items.0 (MODIFY)"],
+      [[place, { action: "MODIFY", marketId: EUR, orderId, price: (before.priceX18 + 1n).toString(), quantity: q }], 400, "INVALID_PRICE", "items.1 (MODIFY)"],
+      [[{ action: "MODIFY", marketId: EUR, clientKey: KEY, price: p, quantity: (before.remainingQty + 1n).toString() }], 400, "VALIDATION_ERROR", "items.0 (MODIFY)"],
+      [[{ action: "CANCEL", marketId: EUR, clientKey: KEY }, { action: "MODIFY", marketId: EUR, orderId, price: p, quantity: q }], 404, "ORDER_NOT_FOUND", "items.1 (MODIFY)"],
+      [[place, { action: "CANCEL", marketId: EUR, clientKey: K2 }, { action: "MODIFY", marketId: EUR, clientKey: K2, price: bid, quantity: q }], 404, "ORDER_NOT_FOUND", "items.2 (MODIFY)"],
+    ];
+    for (const [items, status, code, named] of cases) {
+      const r = await atomic(items);
+      expect([r.status, r.body.error?.code], JSON.stringify(r.body)).toEqual([status, code]);
+      expect(r.body.error!.message).toContain(named);
+    }
+    const v = await gw("POST", `/v1/accounts/${id}/orders/batch`, {
+      key: gwKey, body: { atomic: true, items: [{ action: "CANCEL", market_id: EUR, order_id: "1" }] },
+    });
+    expect([v.status, v.body.error?.code], JSON.stringify(v.body)).toEqual([404, "ORDER_NOT_FOUND"]);
+    expect(await relayerNonce()).toBe(nonce);
+    expect(await read<Json>("getOrder", [BigInt(orderId)])).toEqual(before);
+    // an order placed by an earlier item may be modified and cancelled by later ones (by its key): sent, all OK
+    const ok = await atomic([place, { action: "MODIFY", marketId: EUR, clientKey: K2, price: bid, quantity: q }, { action: "CANCEL", marketId: EUR, clientKey: K2 }]);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body.data).toMatchObject({ atomic: true, succeeded: 3, failed: 0, transactionStatus: "CONFIRMED" });
+    // atomic=false: as a bad PLACE item, each bad item is sent and answers FAILED with its code, the others go through
+    const loose = await api("POST", `/accounts/${id}/orders/batch`, {
+      token,
+      body: { items: [{ action: "MODIFY", marketId: EUR, clientKey: `0x${"01".repeat(32)}`, price: p, quantity: q }, { action: "MODIFY", marketId: EUR, orderId, price: p, quantity: q }] },
+    });
+    expect(loose.status, JSON.stringify(loose.body)).toBe(200);
+    expect(loose.body.data.items.map((i: Json) => [i.status, i.code])).toEqual([["FAILED", "ORDER_NOT_FOUND"], ["OK", undefined]]);
+    await indexedEqualsChain(loose.body.data.blockNumber);
+  });
+
   it("the account stream carries a modify: its order's new price and size in the account channel's orders", async () => {
     const c = await StreamClient.open(`${s.streamsUrl!.replace(/^http/, "ws")}/ws`, { Authorization: `Bearer ${token}` });
     try {
@@ -408,7 +593,8 @@ describe.each([sharedStack()])("modify through the integration API and /v1 ($kin
         return ((Array.isArray(o) ? o : o?.orders) as Json[] | undefined)?.find((x) => x.orderId === orderId);
       };
       await c.until(() => streamed()?.price === p.toString(), 30_000);
-      expect(streamed()).toMatchObject({ price: p.toString(), remainingQuantity: quantity.toString(), status: "active" });
+      expect(streamed()).toMatchObject({ price: p.toString(), remainingQuantity: quantity.toString(), status: "active", modifiedBlock: r.body.data.blockNumber });
+      expect(streamed()!.modificationCount).toBeGreaterThanOrEqual(3);
       expect(sub.block).toBeGreaterThanOrEqual(BigInt(r.body.data.blockNumber));
     } finally {
       c.close();

@@ -98,6 +98,7 @@ const HISTORY = {
   transfers: { path: (a: string) => `/accounts/${a}/transfers`, key: "transfers" },
   liquidations: { path: (a: string) => `/accounts/${a}/liquidations`, key: "liquidations" },
   orderHistory: { path: (a: string) => `/accounts/${a}/orders/history`, key: "orders" },
+  orderModifications: { path: (a: string) => `/accounts/${a}/orders/modifications`, key: "modifications" },
   pnl: { path: (a: string) => `/accounts/${a}/pnl`, key: "pnl" },
   insuranceHistory: { path: () => `/insurance-fund/history`, key: "events" },
 } as const;
@@ -254,6 +255,9 @@ export abstract class BaseClient extends Emitter<ClientEvents> {
   transfers = (accountId: number | bigint | string, q?: Omit<HistoryQuery, "marketId">, o?: ReadOptions) => this.history<T.Transfer>("transfers", accountId, q, o);
   liquidations = (accountId: number | bigint | string, q?: HistoryQuery, o?: ReadOptions) => this.history<T.Liquidation>("liquidations", accountId, q, o);
   orderHistory = (accountId: number | bigint | string, q?: HistoryQuery, o?: ReadOptions) => this.history<T.HistoricalOrder>("orderHistory", accountId, q, o);
+  /** Every modification of the account's orders, newest first; `orderId`: one order's. */
+  orderModifications = (accountId: number | bigint | string, q?: HistoryQuery & { orderId?: string }, o?: ReadOptions) =>
+    this.history<T.OrderModification>("orderModifications", accountId, q, o);
   pnl = (accountId: number | bigint | string, q: PnlHistoryQuery, o?: ReadOptions) => this.history<T.PnlPoint>("pnl", accountId, q, o);
   insuranceHistory = (q?: Omit<HistoryQuery, "marketId">, o?: ReadOptions) => this.history<T.InsuranceFundEvent>("insuranceHistory", undefined, q, o);
 

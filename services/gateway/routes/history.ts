@@ -30,6 +30,9 @@ const page = {
 };
 const MarketListQuery = z.object(page);
 const AccountListQuery = z.object({ ...page, market_id: bytes32("only this market").optional() });
+const ModificationsQuery = AccountListQuery.extend({
+  order_id: z.string().regex(/^[1-9]\d{0,77}$/, "expected an order id (a positive decimal integer)").optional().openapi({ description: "only this order's modifications (404 ORDER_NOT_FOUND when the account has no such order)" }),
+});
 const CandlesQuery = z.object({
   resolution: z.enum(CANDLE_RESOLUTION_NAMES as [string, ...string[]]).openapi({ description: "period length (UTC periods)" }),
   ...page,
@@ -54,6 +57,7 @@ const specs: ListSpec[] = [
   { path: "/v1/accounts/{account_id}/transfers", upstream: (p) => `/accounts/${p.account_id}/transfers`, summary: "Deposits and withdrawals, newest first", data: H.TransferList, name: "TransferList", scope: "account", exportable: true, query: MarketListQuery },
   { path: "/v1/accounts/{account_id}/liquidations", upstream: (p) => `/accounts/${p.account_id}/liquidations`, summary: "Liquidations of the account's positions, newest first", data: H.LiquidationList, name: "LiquidationList", scope: "account", exportable: true, query: AccountListQuery },
   { path: "/v1/accounts/{account_id}/orders/history", upstream: (p) => `/accounts/${p.account_id}/orders/history`, summary: "Every order with its final status and fill count, newest first", data: H.HistoricalOrderList, name: "HistoricalOrderList", scope: "account", exportable: true, query: AccountListQuery },
+  { path: "/v1/accounts/{account_id}/orders/modifications", upstream: (p) => `/accounts/${p.account_id}/orders/modifications`, summary: "Every modification of the account's orders (from_price/price, from_remaining_quantity/remaining_quantity, kept_priority, block, time, transaction), newest first; order_id: one order's", data: H.OrderModificationList, name: "OrderModificationList", scope: "account", exportable: true, query: ModificationsQuery },
   { path: "/v1/insurance-fund/history", upstream: () => "/insurance-fund/history", summary: "Every change of the insurance fund (donations, liquidation fees in, losses covered, positions taken over), newest first", data: InsuranceFundEventList, name: "InsuranceFundEventList", scope: "venue", exportable: true, query: MarketListQuery },
   { path: "/v1/accounts/{account_id}/pnl", upstream: (p) => `/accounts/${p.account_id}/pnl`, summary: "Equity, realized and unrealized PnL, funding and fees at each period end (the state at the last block at or before it, as the contracts' views value it), newest first; from inclusive, to exclusive on the period start", data: H.PnlList, name: "PnlList", scope: "account", exportable: false, query: PnlQuery },
 ];
@@ -66,6 +70,7 @@ const upstreamQuery = (q: Record<string, string | undefined>) => ({
   limit: q.limit,
   cursor: q.cursor,
   marketId: q.market_id,
+  orderId: q.order_id,
   minBlock: q.min_block,
 });
 

@@ -65,11 +65,16 @@ const lists: ListRoute[] = [
   { spec: spec("/accounts/{accountId}/transfers"), summary: "Deposits and withdrawals", data: H.TransferList, name: "TransferListResponse", item: H.Transfer },
   { spec: spec("/accounts/{accountId}/liquidations"), summary: "Liquidations of the account's positions", data: H.LiquidationList, name: "LiquidationListResponse", item: H.Liquidation },
   { spec: spec("/accounts/{accountId}/orders/history"), summary: "Every order with its final status and fill count", data: H.HistoricalOrderList, name: "HistoricalOrderListResponse", item: H.HistoricalOrder },
+  { spec: spec("/accounts/{accountId}/orders/modifications"), summary: "Every modification of the account's orders (price and size, before and after, priority kept or lost); orderId: one order's", data: H.OrderModificationList, name: "OrderModificationListResponse", item: H.OrderModification },
 ];
 
 const routeOf = ({ spec: l, summary, data, name }: ListRoute) => {
   const isMarket = l.scope === "market";
-  const errors = isMarket ? "MARKET_NOT_FOUND" : l.marketColumn ? "ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND" : "ACCOUNT_NOT_FOUND";
+  const errors = isMarket
+    ? "MARKET_NOT_FOUND"
+    : l.marketColumn
+      ? `ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND${l.orderColumn ? ", ORDER_NOT_FOUND (orderId names no order of the account)" : ""}`
+      : "ACCOUNT_NOT_FOUND";
   return list(l.path, "history", summary, isMarket ? MarketPath : AccountPath, historyQueryOf(l), data, name, errors);
 };
 
