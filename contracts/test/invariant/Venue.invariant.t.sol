@@ -15,7 +15,7 @@ abstract contract VenueInvariantBase is VenueFixture {
         super.setUp();
         handler = new VenueHandler(engine, [market, gbp], oracle, token, lens, admin, 5);
         targetContract(address(handler));
-        bytes4[] memory sel = new bytes4[](42);
+        bytes4[] memory sel = new bytes4[](44);
         sel[0] = VenueHandler.deposit.selector;
         sel[1] = VenueHandler.withdraw.selector;
         sel[2] = VenueHandler.placeLimit.selector;
@@ -58,6 +58,8 @@ abstract contract VenueInvariantBase is VenueFixture {
         sel[39] = VenueHandler.modifyOrder.selector; // issue 29
         sel[40] = VenueHandler.modifyOrder.selector;
         sel[41] = VenueHandler.setStatus.selector; // issue 29: market status
+        sel[42] = VenueHandler.setTrigger.selector; // issue 29: take-profit / stop-loss
+        sel[43] = VenueHandler.executeTrigger.selector;
         targetSelector(FuzzSelector(address(handler), sel));
         // seed every actor with margin so the first steps can trade
         for (uint256 i; i < 5; ++i) handler.deposit(i, 5_000e6);
@@ -168,6 +170,10 @@ contract VenueInvariantTest is VenueInvariantBase {
         assertEq(handler.immediateRested(), 0, handler.lastTargetViolation());
         assertEq(handler.expiredRemovalMismatch(), 0, handler.lastTargetViolation());
         assertEq(handler.deadmanMismatch(), 0, handler.lastTargetViolation());
+        assertEq(handler.triggerFiredEarly(), 0, handler.lastTargetViolation());
+        assertEq(handler.triggerGrew(), 0, handler.lastTargetViolation());
+        assertEq(handler.triggerVoidWrong(), 0, handler.lastTargetViolation());
+        assertEq(handler.triggerExecutorPaid(), 0, handler.lastTargetViolation());
         _checkCaps(market);
         _checkCaps(gbp);
         assertGe(RiskChecks.surplusSignedWad(engine, lens, token), int256(0), "a pool hides a deficit (WAD)");

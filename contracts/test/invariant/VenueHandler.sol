@@ -6,6 +6,7 @@ import {IEngine} from "../../src/interfaces/IEngine.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IOracle} from "../../src/interfaces/IOracle.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
+import {ITriggerBook} from "../../src/interfaces/ITriggerBook.sol";
 import {IDepositToken, ILens} from "../utils/VenueFixture.sol";
 import {RiskChecks} from "../utils/RiskChecks.sol";
 import {Vm} from "../utils/Vm.sol";
@@ -72,6 +73,15 @@ contract VenueHandler is Test {
     uint256 public deadmanMismatch;
     uint256 public batches;
     uint256 public modifies;
+    uint256 public triggersSet;
+    uint256 public triggersFired;
+    uint256 public triggersVoided;
+    uint256 public triggersNotReached;
+    uint256 public triggersRefused; // reached, but the order could not be placed then (kept)
+    uint256 public triggerFiredEarly; // a trigger fired while the mark had not reached it
+    uint256 public triggerGrew; // a trigger's order grew or turned its position
+    uint256 public triggerVoidWrong; // a trigger removed as void while its position and operator held
+    uint256 public triggerExecutorPaid; // the executor's token balance moved
     uint256 public calls;
     uint256 public placed;
     uint256 public fills;
@@ -1189,6 +1199,124 @@ contract VenueHandler is Test {
     }
 
     /// The admin pauses a market for 1-5 steps (or resumes it early).
+    // ─── triggers (TriggerBook) ──────────────────────────────────────────────────────────
+
+    /// The actor (or its operator) sets a take-profit or stop-loss on its position: beyond the mark
+    /// in the direction it fires (offset > 0), or on the wrong side (offset ≤ 0: InvalidTrigger).
+    function setTrigger(uint256 actorSeed, bool takeProfit, int256 offsetBps, bool limitOrder, bool oco) external step {
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        ITriggerBook.TriggerKind kind = takeProfit ? ITriggerBook.TriggerKind.TAKE_PROFIT : ITriggerBook.TriggerKind.STOP_LOSS;
+        uint256 trig = _triggerPrice(k, id, takeProfit, offsetBps);
+        uint256 limit = limitOrder ? _nearMark(k, offsetBps >> 8, _reach(k)) : 0;
+        ITriggerBook book = ITriggerBook(engine.triggerBook()); // before the prank, which the next call takes
+        vm.prank(_caller(i, actorSeed));
+        try book.setTrigger(
+            id, ids[k], kind, trig, limitOrder ? IMarket.OrderType.LIMIT : IMarket.OrderType.MARKET, limit, oco
+        ) {
+            ++triggersSet;
+        } catch (bytes memory r) {
+            _expect("setTrigger", r, _triggerRefusals(k));
+        }
+    }
+
+    /// `offsetBps` (±300) from the mark: beyond it in the firing direction (up for a long's
+    /// take-profit and a short's stop-loss) when > 0, on the wrong side when ≤ 0.
+    function _triggerPrice(uint256 k, uint256 id, bool takeProfit, int256 offsetBps) internal view returns (uint256) {
+        bool up = takeProfit == (markets[k].getPosition(id).sizeQty > 0);
+        uint256 px = _nearMark(k, offsetBps, 300);
+        return up ? px : 2 * markets[k].markPrice() - px;
+    }
+
+    function _triggerRefusals(uint256 k) internal view returns (bytes4[] memory ok) {
+        ok = new bytes4[](5);
+        ok[0] = IVenueErrors.NoPosition.selector;
+        ok[1] = IVenueErrors.InvalidTrigger.selector;
+        ok[2] = IVenueErrors.InvalidPrice.selector; // a LIMIT at 0 (a price rounding to no tick)
+        ok[3] = stale[k] ? IVenueErrors.PriceStale.selector : bytes4(0xffffffff);
+        ok[4] = IVenueErrors.OperatorNotApproved.selector;
+    }
+
+    struct TriggerCase {
+        uint256 id;
+        uint256 k;
+        ITriggerBook.TriggerKind kind;
+        int256 sizeBefore;
+        bool samePosition;
+        bool operatorHolds;
+        bool reached;
+        address executor;
+        uint256 paidBefore;
+    }
+
+    /// Anyone fires an actor's trigger: only once the mark reached it, only reducing its position,
+    /// void (removed, nothing placed) only when its position or operator is gone; the executor gains nothing.
+    function executeTrigger(uint256 actorSeed, bool takeProfit) external step {
+        TriggerCase memory c = _triggerCase(actorSeed, takeProfit);
+        bytes4[] memory refusals = _orderRefusals(c.k);
+        bytes4[] memory ok = new bytes4[](refusals.length + 2);
+        for (uint256 j; j < refusals.length; ++j) ok[j] = refusals[j];
+        ok[refusals.length] = IVenueErrors.TriggerNotFound.selector;
+        ok[refusals.length + 1] = c.reached ? bytes4(0xffffffff) : IVenueErrors.TriggerNotReached.selector;
+        ITriggerBook book = ITriggerBook(engine.triggerBook());
+        vm.prank(c.executor);
+        try book.executeTrigger(c.id, ids[c.k], c.kind) returns (uint256 orderId) {
+            _checkFired(c, orderId);
+        } catch (bytes memory r) {
+            bytes4 sel = _expect("executeTrigger", r, ok);
+            if (sel == IVenueErrors.TriggerNotReached.selector) ++triggersNotReached;
+            else if (sel != IVenueErrors.TriggerNotFound.selector) ++triggersRefused;
+        }
+        if (token.balanceOf(c.executor) != c.paidBefore) {
+            ++triggerExecutorPaid;
+            _target("a trigger's executor was paid");
+        }
+    }
+
+    function _triggerCase(uint256 actorSeed, bool takeProfit) internal returns (TriggerCase memory c) {
+        (, c.id, c.k) = _pick(actorSeed);
+        IMarket m = markets[c.k];
+        c.kind = takeProfit ? ITriggerBook.TriggerKind.TAKE_PROFIT : ITriggerBook.TriggerKind.STOP_LOSS;
+        ITriggerBook.TriggerView memory t = ITriggerBook(engine.triggerBook()).triggerOf(c.id, ids[c.k], c.kind);
+        IMarket.PositionView memory p = m.getPosition(c.id);
+        bool long = t.positionSide == IMarket.Side.LONG;
+        c.sizeBefore = p.sizeQty;
+        c.samePosition = p.sizeQty != 0 && (p.sizeQty > 0) == long && p.openBlock == t.openBlock;
+        c.operatorHolds = t.operator == address(0) || engine.operatorExpiry(engine.ownerOf(c.id), t.operator) > block.timestamp;
+        if (t.set && c.samePosition && c.operatorHolds) {
+            try m.markPrice() returns (uint256 mark) {
+                c.reached = (takeProfit == long) ? mark >= t.triggerPriceX18 : mark <= t.triggerPriceX18;
+            } catch {}
+        }
+        c.executor = address(uint160(0xE8EC00 + (actorSeed % 7)));
+        c.paidBefore = token.balanceOf(c.executor);
+        operatorActing = t.operator != address(0); // the setting operator's band and budget apply
+    }
+
+    function _checkFired(TriggerCase memory c, uint256 orderId) internal {
+        if (orderId == 0) {
+            ++triggersVoided;
+            if (c.samePosition && c.operatorHolds) {
+                ++triggerVoidWrong;
+                _target("a trigger removed as void while its position and operator held");
+            }
+            return;
+        }
+        ++triggersFired;
+        if (!c.reached) {
+            ++triggerFiredEarly;
+            _target("a trigger fired before the mark reached it");
+        }
+        int256 after_ = markets[c.k].getPosition(c.id).sizeQty;
+        if (_absInt(after_) > _absInt(c.sizeBefore) || (after_ != 0 && (after_ > 0) != (c.sizeBefore > 0))) {
+            ++triggerGrew;
+            _target("a trigger's order grew or turned its position");
+        }
+    }
+
+    function _absInt(int256 x) internal pure returns (uint256) {
+        return uint256(x >= 0 ? x : -x);
+    }
+
     /// The guardian sets a market's mode (ACTIVE, POST_ONLY, CANCEL_ONLY, REDUCE_ONLY) for a few
     /// steps (then ACTIVE again, so the other actions keep trading).
     function setStatus(uint256 marketSeed, uint256 statusSeed) external step {

@@ -126,6 +126,36 @@ contract VenueHandlerTest is VenueFixture {
         assertGt(engine.feesWad(), 0, "fees");
     }
 
+    /// Take-profit and stop-loss through the handler: actors with positions set triggers (owners
+    /// and operators, some on the wrong side), the price walks, anyone fires them; triggers really
+    /// fire and are voided, every revert is classified, none fired early, grew a position, was
+    /// voided while its position held, or paid its executor.
+    function test_handler_triggers() public {
+        uint256 seed = 7;
+        for (uint256 i; i < 500; ++i) {
+            seed = uint256(keccak256(abi.encode(seed)));
+            uint256 s2 = uint256(keccak256(abi.encode(seed, 1)));
+            uint256 k = seed % 12;
+            if (k < 2) h.placeLimit(s2, s2 & 1 == 0, s2 >> 8, s2 >> 64, int256(s2 >> 128));
+            else if (k == 2) h.placeMarket(s2, s2 & 1 == 0, s2 >> 8, s2 >> 64);
+            else if (k < 5) h.movePrice(s2, int256(s2 >> 8));
+            else if (k == 5) h.approveOperator(s2, s2 & 1 == 0, s2 >> 8);
+            else if (k == 6) h.close(s2, s2 & 1 == 0, int256(s2 >> 128));
+            else if (k < 9) h.setTrigger(s2, s2 & 1 == 0, int256(s2 >> 128) % 40, (s2 >> 2) & 1 == 0, (s2 >> 3) & 1 == 0);
+            else h.executeTrigger(s2, s2 & 1 == 0);
+        }
+        if (h.unexpectedReverts() != 0) {
+            revert(string.concat("unexpected revert in ", h.lastUnexpectedAction(), ": ", vm.toString(h.lastUnexpectedReason())));
+        }
+        assertEq(h.triggerFiredEarly() + h.triggerGrew() + h.triggerVoidWrong() + h.triggerExecutorPaid(), 0, h.lastTargetViolation());
+        assertGt(h.triggersSet(), 10, "triggers set");
+        assertGe(h.triggersFired(), 2, string.concat("triggers fired; not reached ", vm.toString(h.triggersNotReached()), ", refused ", vm.toString(h.triggersRefused()), ", voided ", vm.toString(h.triggersVoided())));
+        assertGt(h.triggersVoided(), 0, "triggers voided with their position");
+        assertGt(h.triggersNotReached(), 0, "triggers refused before their mark");
+        assertGt(h.triggersRefused(), 0, "triggers reached whose order could not be placed then (no liquidity in the band)");
+        _checkAll();
+    }
+
     /// The same walk with the schedule keeper moving markets through their sessions (pre-close,
     /// weekend, reopening) every few steps: orders and liquidations meet the session's refusals,
     /// every revert is classified, and issue 10's rules hold across the gaps.

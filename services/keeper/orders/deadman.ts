@@ -17,6 +17,7 @@ import { closeReasonValue } from "../../../core/schemas/writes.js";
 import { cancelOrdersRequest } from "../../../core/chain/cancel-orders.js";
 import type { IndexerReader } from "../indexer/reader.js";
 import { errorName, type Signer } from "../chain/clients.js";
+import { IndexHolds } from "../indexer/holds.js";
 
 export const CLOSE_REASON_DEADMAN = closeReasonValue("DEADMAN");
 
@@ -30,8 +31,8 @@ const accountsSeen = () =>
 export type DeadmanRound = { accounts: number; sent: number; cancelled: number };
 
 export class DeadmanExecutor {
-  /** accountId → wait until the indexed block is above this (its cancel's block) */
-  private readonly holds = new Map<bigint, bigint>();
+  /** by account id: its cancel's block */
+  private readonly holds = new IndexHolds<bigint>();
 
   constructor(
     private readonly reader: IndexerReader,
@@ -48,8 +49,7 @@ export class DeadmanExecutor {
     const byAccount = new Map<bigint, Map<Hex, bigint[]>>();
     for (const r of rows) {
       const acct = BigInt(r.accountId);
-      const hold = this.holds.get(acct);
-      if (hold !== undefined && block.number <= hold) continue;
+      if (this.holds.held(acct, block.number)) continue;
       const m = byAccount.get(acct) ?? new Map<Hex, bigint[]>();
       const key = r.marketId.toLowerCase() as Hex;
       m.set(key, [...(m.get(key) ?? []), BigInt(r.orderId)]);
@@ -67,7 +67,7 @@ export class DeadmanExecutor {
         const n = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderClosed" }).filter(
           (e) => e.args.accountId === accountId && Number(e.args.reason) === CLOSE_REASON_DEADMAN,
         ).length;
-        this.holds.set(accountId, receipt.blockNumber);
+        this.holds.hold(accountId, receipt.blockNumber);
         calls().inc({ result: "ok" });
         cancelled().inc(n);
         out.sent++;
@@ -76,7 +76,7 @@ export class DeadmanExecutor {
       } catch (e) {
         // e.g. OperatorNotApproved: the deadline is not passed in the next block yet, or was moved
         calls().inc({ result: "failed" });
-        this.holds.set(accountId, block.number);
+        this.holds.hold(accountId, block.number);
         this.log.warn({ accountId: accountId.toString(), err: errorName(e) }, "dead-man cancel failed");
       }
     }

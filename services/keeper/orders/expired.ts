@@ -13,6 +13,7 @@ import { MAX_BATCH_ITEMS, closeReasonValue } from "../../../core/schemas/writes.
 import type { IndexerReader } from "../indexer/reader.js";
 import type { MarketDirectory } from "../chain/markets.js";
 import { errorName, type Signer } from "../chain/clients.js";
+import { IndexHolds } from "../indexer/holds.js";
 
 export const CLOSE_REASON_EXPIRED = closeReasonValue("EXPIRED");
 
@@ -24,8 +25,8 @@ const removed = () =>
 export type ExpiryRound = { candidates: number; sent: number; removed: number };
 
 export class ExpiredOrderRemover {
-  /** orderId → wait until the indexed block is above this (the block of its removal attempt) */
-  private readonly holds = new Map<bigint, bigint>();
+  /** by order id: the block of its removal attempt */
+  private readonly holds = new IndexHolds<bigint>();
 
   constructor(
     private readonly reader: IndexerReader,
@@ -45,12 +46,11 @@ export class ExpiredOrderRemover {
     for (const r of rows) {
       const id = BigInt(r.orderId);
       live.add(id);
-      const hold = this.holds.get(id);
-      if (hold !== undefined && block.number <= hold) continue;
+      if (this.holds.held(id, block.number)) continue;
       const address = addressOf.get(r.marketId.toLowerCase());
       if (address) out.set(address, [...(out.get(address) ?? []), id]);
     }
-    for (const id of this.holds.keys()) if (!live.has(id)) this.holds.delete(id);
+    this.holds.retain(live);
     return out;
   }
 
@@ -64,7 +64,7 @@ export class ExpiredOrderRemover {
         try {
           const receipt = await this.signer.write({ address, abi: marketAbi, functionName: "removeExpired", args: [chunk] });
           const n = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderClosed" }).filter((e) => Number(e.args.reason) === CLOSE_REASON_EXPIRED).length;
-          for (const id of chunk) this.holds.set(id, receipt.blockNumber);
+          for (const id of chunk) this.holds.hold(id, receipt.blockNumber);
           calls().inc({ result: "ok" });
           removed().inc(n);
           out.sent++;
@@ -73,7 +73,7 @@ export class ExpiredOrderRemover {
         } catch (e) {
           calls().inc({ result: "failed" });
           const b = await this.reader.block().catch(() => null);
-          if (b) for (const id of chunk) this.holds.set(id, b.number);
+          if (b) for (const id of chunk) this.holds.hold(id, b.number);
           this.log.warn({ market: address, err: errorName(e) }, "removeExpired failed");
         }
       }
