@@ -12,6 +12,16 @@ import { blockNotIndexed } from "../../../core/reads/errors.js";
 
 export type AccountRow = typeof schema.account.$inferSelect;
 export type LiquidationRow = typeof schema.liquidationEvent.$inferSelect;
+export type ActiveTrigger = {
+  accountId: bigint;
+  marketId: Hex;
+  kind: string;
+  triggerPriceX18: bigint;
+  positionSide: string;
+  openBlock: bigint;
+  positionSize: bigint | null;
+  positionOpenBlock: bigint | null;
+};
 
 export const MIN_BLOCK_WAIT_MS = 5_000;
 
@@ -202,6 +212,27 @@ export class IndexerReader {
       .innerJoin(account, eq(account.accountId, order.accountId))
       .where(and(eq(order.status, "active"), gt(account.deadman, 0n), lte(account.deadman, now), fresh(block)))
       .orderBy(asc(order.orderId))
+      .limit(limit);
+  }
+
+  /** Active take-profits and stop-losses (table position_trigger), with their position's indexed state (null: never opened). */
+  async activeTriggers(block: IndexedBlock, limit = 5_000): Promise<Array<ActiveTrigger>> {
+    const { positionTrigger: t, position: p } = schema;
+    return this.db
+      .select({
+        accountId: t.accountId,
+        marketId: t.marketId,
+        kind: t.kind,
+        triggerPriceX18: t.triggerPriceX18,
+        positionSide: t.positionSide,
+        openBlock: t.openBlock,
+        positionSize: p.sizeQty,
+        positionOpenBlock: p.openBlock,
+      })
+      .from(t)
+      .leftJoin(p, and(eq(p.accountId, t.accountId), eq(p.marketId, t.marketId)))
+      .where(and(eq(t.status, "active"), fresh(block)))
+      .orderBy(asc(t.id))
       .limit(limit);
   }
 
