@@ -42,3 +42,11 @@ export function triggerSideProblem(kind: TriggerKindName, positionSide: "LONG" |
   const name = kind === "TAKE_PROFIT" ? "a take-profit" : "a stop-loss";
   return `${name} of a ${positionSide.toLowerCase()} position must be ${up ? "above" : "below"} the mark (it would fire at once)`;
 }
+
+/** The order a trigger places: a LIMIT carries its price, a MARKET none (TriggerBook.setTrigger's InvalidPrice). Its problem, or null. */
+export function triggerOrderProblem(o: { orderType: "MARKET" | "LIMIT"; limitPrice?: string }): { field: "limitPrice"; message: string } | null {
+  if (o.orderType === "LIMIT" && o.limitPrice === undefined) return { field: "limitPrice", message: "required for a LIMIT trigger order (the price of the reduce-only close it places)" };
+  if (o.orderType === "LIMIT" && /^0+$/.test(o.limitPrice ?? "")) return { field: "limitPrice", message: "must be greater than 0" };
+  if (o.orderType === "MARKET" && o.limitPrice !== undefined) return { field: "limitPrice", message: "a MARKET trigger order has no limit price (leave it out, or use orderType LIMIT)" };
+  return null;
+}
