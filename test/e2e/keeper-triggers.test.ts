@@ -45,12 +45,15 @@ describe.each([sharedStack()])("keeper: take-profit and stop-loss ($kind)", (s) 
   };
   const mark = () => client.readContract({ address: eur.marketAddress, abi: marketAbi, functionName: "markPrice" });
   const size = async () => (await client.readContract({ address: eur.marketAddress, abi: marketAbi, functionName: "getPosition", args: [id] })).sizeQty;
-  /** A long of ~100 EUR at market against the stack's maker. */
+  /** A long of ~100 EUR at market against the stack's maker (once its asks are on the book: a fresh stack's first quotes may still be coming). */
   const openLong = async () => {
-    await send(engine, engineAbi, "placeOrder", [{
+    const args = [{
       accountId: id, marketId: eur.marketId, side: LONG, orderType: MARKET, collateral6: usd("20"), leverage: 5n, limitPriceX18: 0n,
       clientKey: zeroHash, timeInForce: 0, reduceOnly: false, expiresAt: 0n,
-    }]);
+    }] as const;
+    await until("an ask to buy from", () =>
+      client.simulateContract({ address: engine, abi: engineAbi, functionName: "placeOrder", args, account: W.address }).then(() => true), 60_000);
+    await send(engine, engineAbi, "placeOrder", args);
     expect(await size()).toBeGreaterThan(0n);
   };
   /** Sets a MARKET trigger `ticks` beyond the mark (retried while the mark moves under it). */
@@ -86,6 +89,8 @@ describe.each([sharedStack()])("keeper: take-profit and stop-loss ($kind)", (s) 
   it("a trigger whose position was closed: the keeper removes it (POSITION_CHANGED), nothing placed", async () => {
     await openLong();
     const set = await setTrigger(SL, 300n, false); // 300 ticks under the mark: not reached here
+    await until("a bid to sell to", () =>
+      client.simulateContract({ address: engine, abi: engineAbi, functionName: "closePosition", args: [id, eur.marketId, MARKET, 0n, zeroHash], account: W.address }).then(() => true), 60_000);
     await send(engine, engineAbi, "closePosition", [id, eur.marketId, MARKET, 0n, zeroHash]);
     expect(await size()).toBe(0n);
     const removed = await until("the keeper's removal", async () => {
