@@ -5,7 +5,7 @@
  */
 import { createConfig, factory } from "ponder";
 import { getAbiItem } from "viem";
-import { engineAbi, marketAbi, marketFactoryAbi, oracleAbi } from "./abis/index.js";
+import { engineAbi, marketAbi, marketFactoryAbi, oracleAbi, triggerBookAbi } from "./abis/index.js";
 import { loadDeployment } from "./core/deployment.js";
 import { assertProfileSecrets, INDEXER_SECRETS, profileFromEnv } from "./core/profiles.js";
 import { siweConfig } from "./core/auth/siwe.js";
@@ -41,7 +41,7 @@ const fanout = Math.max(1, Number(process.env.RPC_FANOUT ?? (isLocal ? 64 : 1)))
 const rpc = fanout > 1 ? Array.from({ length: fanout }, () => rpcUrl) : rpcUrl;
 const deployment = loadDeployment({ chainId });
 const startBlock = deployment.deployBlock;
-const { engine, oracle, marketFactory } = deployment.contracts;
+const { engine, oracle, marketFactory, triggerBook } = deployment.contracts;
 
 // DATABASE_POOL_MAX: Ponder's Postgres connections in all (its default otherwise, 30). The test
 // suites run several indexers beside the services on one Postgres (100 connections by default).
@@ -72,6 +72,8 @@ export default createConfig({
     Engine: { abi: engineAbi, chain: "venue", address: engine, startBlock },
     Oracle: { abi: oracleAbi, chain: "venue", address: oracle, startBlock },
     MarketFactory: { abi: marketFactoryAbi, chain: "venue", address: marketFactory, startBlock },
+    // positions' take-profit and stop-loss (src/TriggerBook.ts)
+    TriggerBook: { abi: triggerBookAbi, chain: "venue", address: triggerBook, startBlock },
     Market: {
       abi: marketAbi,
       chain: "venue",

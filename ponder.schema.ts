@@ -440,6 +440,8 @@ export const order = onchainTable(
     updatedAt: t.bigint().notNull(),
     closedAt: t.bigint(),
     transactionHash: t.hex().notNull(),
+    // TAKE_PROFIT | STOP_LOSS: the position trigger that placed this order (TriggerExecuted); null for any other order
+    triggerKind: t.text(),
     // its modifications (OrderModified, Engine.modifyOrder): how many, and the last one's time and block (null: never modified)
     modificationCount: t.integer().notNull(),
     modifiedAt: t.bigint(),
@@ -898,3 +900,79 @@ export const periodEndBlock = onchainTable(
   (t) => ({ timeIdx: index().on(t.timestamp) }),
 );
 
+
+// ─── position triggers (take-profit, stop-loss; TriggerBook, docs/CONTRACTS.md "Triggers") ──
+
+/**
+ * A position's take-profit or stop-loss now: one row per (account, market, kind), id
+ * `${accountId}-${marketId}-${kind}` (core/triggers.ts `triggerId`). Setting the same kind again
+ * overwrites it (active again, the end fields cleared). The keeper finds the active ones of a
+ * market by `statusMarketIdx`.
+ */
+export const positionTrigger = onchainTable(
+  "position_trigger",
+  (t) => ({
+    id: t.text().primaryKey(),
+    accountId: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    kind: t.text().notNull(), // TAKE_PROFIT | STOP_LOSS
+    status: t.text().notNull(), // active | executed | cancelled
+    triggerPriceX18: t.bigint("trigger_price_x18").notNull(),
+    orderType: t.text().notNull(), // MARKET | LIMIT: the order it places (a reduce-only close of the whole position)
+    limitPriceX18: t.bigint("limit_price_x18").notNull(), // LIMIT's price; 0 for MARKET
+    oco: t.boolean().notNull(), // firing removes the position's other trigger when that one is oco too
+    positionSide: t.text().notNull(), // LONG | SHORT: the position it was set on
+    openBlock: t.bigint().notNull(), // that position's open block: the trigger ends with it
+    operator: t.hex(), // the operator that set it (its policy applies when it fires); null: the owner
+    endReason: t.text(), // CANCELLED | POSITION_CHANGED | OPERATOR_REVOKED | TWIN_FIRED; null while active or once executed
+    orderId: t.bigint(), // the order it placed (executed)
+    executedMarkX18: t.bigint("executed_mark_x18"), // the mark it fired at
+    executor: t.hex(), // who sent executeTrigger
+    createdAt: t.bigint().notNull(), // seconds: the last set
+    updatedAt: t.bigint().notNull(),
+    setBlock: t.bigint().notNull(),
+    updatedBlock: t.bigint().notNull(),
+  }),
+  (t) => ({
+    statusMarketIdx: index().on(t.status, t.marketId),
+    accountIdx: index().on(t.accountId),
+  }),
+);
+
+/**
+ * Every TriggerSet, TriggerRemoved and TriggerExecuted (`event` SET | REMOVED | EXECUTED), newest
+ * last by (blockNumber, logIndex): a trigger's history. The fields of its event; the others null.
+ */
+export const triggerEvent = onchainTable(
+  "trigger_event",
+  (t) => ({
+    id: t.text().primaryKey(),
+    seq: t.bigint().notNull(),
+    event: t.text().notNull(), // SET | REMOVED | EXECUTED
+    accountId: t.bigint().notNull(),
+    marketId: t.hex().notNull(),
+    kind: t.text().notNull(),
+    // SET
+    triggerPriceX18: t.bigint("trigger_price_x18"),
+    orderType: t.text(),
+    limitPriceX18: t.bigint("limit_price_x18"),
+    oco: t.boolean(),
+    positionSide: t.text(),
+    openBlock: t.bigint(),
+    operator: t.hex(), // SET: null = the owner
+    // REMOVED
+    reason: t.text(),
+    // EXECUTED
+    orderId: t.bigint(),
+    markPriceX18: t.bigint("mark_price_x18"),
+    executor: t.hex(),
+    blockNumber: t.bigint().notNull(),
+    logIndex: t.integer().notNull(),
+    timestamp: t.bigint().notNull(),
+    transactionHash: t.hex().notNull(),
+  }),
+  (t) => ({
+    accountIdx: index().on(t.accountId, t.timestamp, t.blockNumber, t.logIndex),
+    triggerIdx: index().on(t.accountId, t.marketId, t.kind, t.blockNumber),
+  }),
+);

@@ -35,6 +35,9 @@ export const FIELD_UNITS = {
   newAvailableMargin: "wad",
   marginReturned: "wad",
   limitPrice: "priceX18",
+  // position triggers
+  triggerPrice: "priceX18",
+  executedMarkPrice: "priceX18",
   // position and health
   size: "qty",
   entryPrice: "priceX18",

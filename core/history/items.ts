@@ -10,6 +10,7 @@ import { secondsToISO } from "../units.js";
 import type { Ohlcv } from "../candles.js";
 import type * as H from "../schemas/history.js";
 import type { TimeInForceName } from "../order-options.js";
+import type { TriggerKindName } from "../triggers.js";
 import { orderModifications } from "../reads/responses.js";
 
 /** An account's PnL at one period end (src/api/lib/pnl.ts computes it). */
@@ -207,6 +208,7 @@ export function historicalOrderItem(r: typeof order.$inferSelect): Out<typeof H.
     closedAt: r.closedAt === null ? null : Number(r.closedAt),
     closedAtISO: r.closedAt === null ? null : secondsToISO(r.closedAt),
     transactionHash: r.transactionHash,
+    triggerKind: r.triggerKind as TriggerKindName | null,
     ...orderModifications(r),
   };
 }

@@ -20,8 +20,8 @@ import {
   CancelOrderResult, ClosePositionResult, CreateAccountResult, DepositResult, OperatorApprovalResult, OperatorTypedData, PositionMarginResult,
   pendingOf, PlaceOrderResult, TransactionStatusResult, WithdrawResult,
 } from "../schemas/write-responses.js";
-import { BatchOrdersResult, CancelAllResult, DeadmanResult, ModifyOrderResult } from "../schemas/write-responses.js";
-import { BatchOrdersBody, CancelAllBody, DeadmanBody, ModifyOrderBody } from "../schemas/writes.js";
+import { BatchOrdersResult, CancelAllResult, CancelTriggerResult, DeadmanResult, ModifyOrderResult, SetTriggerResult } from "../schemas/write-responses.js";
+import { BatchOrdersBody, CancelAllBody, CancelTriggerBody, DeadmanBody, ModifyOrderBody, SetTriggerBody } from "../schemas/writes.js";
 import { errorResponse, makeOnError } from "./errors.js";
 import { ErrorEnvelope } from "../schemas/envelope.js";
 
@@ -55,7 +55,7 @@ const writeResponses = <T extends z.ZodRawShape>(status: 200 | 201, schema: z.Zo
   400: err("VALIDATION_ERROR (naming the field), INVALID_AMOUNT, EXCEEDS_MAX_LEVERAGE, INVALID_PRICE, ORDER_TOO_SMALL, ACCOUNT_EXISTS"),
   401: err("UNAUTHENTICATED: missing or expired bearer token"),
   403: err("UNAUTHORIZED (not the account owner), OPERATOR_NOT_APPROVED, NOT_REGISTERED (closed beta)"),
-  404: err("ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND, ORDER_NOT_FOUND, NO_POSITION"),
+  404: err("ACCOUNT_NOT_FOUND, MARKET_NOT_FOUND, ORDER_NOT_FOUND, NO_POSITION, TRIGGER_NOT_FOUND"),
   409: err("MARKET_NOT_ACTIVE, IDEMPOTENCY_CONFLICT, CLIENT_KEY_IN_USE, SELF_TRADE, NO_LIQUIDITY, POST_ONLY_WOULD_CROSS, FILL_OR_KILL_UNFILLED, EXPIRED (validUntil passed before it was mined), CANCELLED"),
   422: err("INSUFFICIENT_MARGIN, INSUFFICIENT_BALANCE, INSUFFICIENT_ALLOWANCE, REDUCE_ONLY_EXCEEDS_POSITION, TRANSACTION_REVERTED"),
   429: err("RATE_LIMITED: too many writes of this account or of the caller not mined yet (Retry-After)"),
@@ -192,6 +192,31 @@ writeRoutes.openapi(
     responses: writeResponses(200, DeadmanResult, "PendingDeadman"),
   }),
   async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/deadman`, body: c.req.valid("json") }),
+);
+
+// ─── Market v2: position triggers (TriggerBook; docs/CONTRACTS.md "Triggers") ─────────────────
+
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/accounts/{accountId}/triggers", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Set (or replace) the take-profit or stop-loss of the account's position in a market",
+    description:
+      "TriggerBook.setTrigger, sent by the relayer as the owner's operator. Once the mark reaches `triggerPrice` anyone (the venue's keeper) may fire it: it places the owner's reduce-only close of the whole position, MARKET or LIMIT at `limitPrice` (the relayer's operator band and budget apply then). One of each kind per market: setting it again replaces it. `oco`: when it fires, the other kind is removed if it is oco too. The trigger price on the wrong side of the mark (it would fire at once: a long's take-profit at or below it, its stop-loss at or above it; a short's the other way): 400 VALIDATION_ERROR naming triggerPrice; a LIMIT without limitPrice, a MARKET with one: 400 VALIDATION_ERROR naming limitPrice; a limit price off the tick: 400 INVALID_PRICE; no position: 404 NO_POSITION. Nothing is sent on any of them. Read them back with GET /accounts/{accountId}/triggers.",
+    request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(SetTriggerBody) } },
+    responses: writeResponses(200, SetTriggerResult, "PendingSetTrigger"),
+  }),
+  async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/triggers`, body: c.req.valid("json") }),
+);
+
+writeRoutes.openapi(
+  createRoute({
+    method: "post", path: "/accounts/{accountId}/triggers/cancel", tags: ["writes"], security, middleware: [signedIn] as const,
+    summary: "Cancel the take-profit or stop-loss of the account's position in a market",
+    description: "TriggerBook.cancelTrigger (its TriggerRemoved, CANCELLED). None set: 404 TRIGGER_NOT_FOUND, nothing sent.",
+    request: { params: AccountPath, headers: IdempotencyHeaders, body: { required: true, content: json(CancelTriggerBody) } },
+    responses: writeResponses(200, CancelTriggerResult, "PendingCancelTrigger"),
+  }),
+  async (c) => forward(c, { method: "POST", path: `/internal/accounts/${c.req.valid("param").accountId}/triggers/cancel`, body: c.req.valid("json") }),
 );
 
 writeRoutes.openapi(

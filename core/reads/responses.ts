@@ -26,9 +26,10 @@ import {
   isExpired,
 } from "../math/index.js";
 import type { TimeInForceName } from "../order-options.js";
+import { TRIGGER_KIND_NAME, type TriggerEndName, type TriggerKindName, type TriggerStatus } from "../triggers.js";
 import { bpsToPercent, secondsToISO, x18ToPercent } from "../units.js";
 import type * as S from "../schemas/reads.js";
-import type { AccountRow, LevelRow, MarketSnapshot, OperatorRow, PositionRow } from "./snapshot.js";
+import type { AccountRow, LevelRow, MarketSnapshot, OperatorRow, PositionRow, TriggerRow } from "./snapshot.js";
 
 type Out<T extends z.ZodType> = z.infer<T>;
 type OrderRow = {
@@ -48,6 +49,7 @@ type OrderRow = {
   createdBlock: bigint;
   timeInForce: string;
   expiresAt: bigint;
+  triggerKind?: string | null;
   modificationCount: number;
   modifiedAt: bigint | null;
   modifiedBlock: bigint | null;
@@ -208,8 +210,47 @@ export function orderResponse(row: OrderRow, now: bigint): Out<typeof S.Order> {
     timeInForce: o.timeInForce as TimeInForceName,
     expiresAt: o.expiresAt === 0n ? null : num(o.expiresAt),
     expiresAtISO: o.expiresAt === 0n ? null : secondsToISO(o.expiresAt),
+    triggerKind: (o.triggerKind ?? null) as TriggerKindName | null,
     ...orderModifications(o),
   };
+}
+
+/** A position trigger as the reads show it (GET /accounts/{accountId}/triggers, the account stream). */
+export function triggerResponse(t: TriggerRow): Out<typeof S.Trigger> {
+  const limit = t.orderType === "LIMIT";
+  return {
+    triggerId: t.id,
+    accountId: num(t.accountId),
+    marketId: t.marketId,
+    kind: t.kind as TriggerKindName,
+    status: t.status as TriggerStatus,
+    triggerPrice: t.triggerPriceX18.toString(),
+    triggerPriceFormatted: formatField("triggerPrice", t.triggerPriceX18),
+    orderType: t.orderType as "MARKET" | "LIMIT",
+    limitPrice: limit ? t.limitPriceX18.toString() : null,
+    limitPriceFormatted: limit ? formatField("limitPrice", t.limitPriceX18) : null,
+    oco: t.oco,
+    positionSide: t.positionSide as "LONG" | "SHORT",
+    openBlock: num(t.openBlock),
+    operator: t.operator === null ? null : getAddress(t.operator),
+    endReason: t.endReason as TriggerEndName | null,
+    orderId: t.orderId === null ? null : t.orderId.toString(),
+    executedMarkPrice: t.executedMarkX18 === null ? null : t.executedMarkX18.toString(),
+    executedMarkPriceFormatted: t.executedMarkX18 === null ? null : formatField("executedMarkPrice", t.executedMarkX18),
+    executor: t.executor === null ? null : getAddress(t.executor),
+    createdAt: num(t.createdAt),
+    createdAtISO: secondsToISO(t.createdAt),
+    updatedAt: num(t.updatedAt),
+    updatedAtISO: secondsToISO(t.updatedAt),
+    setBlock: num(t.setBlock),
+    updatedBlock: num(t.updatedBlock),
+  };
+}
+
+/** An account's triggers (rows in any order): by market, then take-profit first. */
+export function triggerListResponse(accountId: bigint, rows: TriggerRow[]): Out<typeof S.TriggerList> {
+  const sorted = [...rows].sort((a, b) => (a.marketId < b.marketId ? -1 : a.marketId > b.marketId ? 1 : TRIGGER_KIND_NAME.indexOf(a.kind as TriggerKindName) - TRIGGER_KIND_NAME.indexOf(b.kind as TriggerKindName)));
+  return { accountId: num(accountId), triggers: sorted.map(triggerResponse) };
 }
 
 export function marketResponse(snap: MarketSnapshot): Out<typeof S.Market> {

@@ -5,7 +5,7 @@
  * its readers: Ponder's routes (src/api/lib/data.ts, drizzle) and the read service's
  * (services/reads/tables.ts, one statement on Postgres).
  */
-import type { account, indexPrice, market, marketState, operatorApproval, orderBookLevel, position } from "../../ponder.schema.js";
+import type { account, indexPrice, market, marketState, operatorApproval, orderBookLevel, position, positionTrigger } from "../../ponder.schema.js";
 import { fundingNow, markFromPremium, premiumAt, premiumSample } from "../math/index.js";
 import { calendarAt, calendarOf, lastReopen, lastSwitch, nextSessionChange, sessionAt, type SessionName } from "../calendar.js";
 
@@ -16,6 +16,7 @@ export type PositionRow = typeof position.$inferSelect;
 export type LevelRow = typeof orderBookLevel.$inferSelect;
 export type IndexPriceRow = typeof indexPrice.$inferSelect;
 export type OperatorRow = typeof operatorApproval.$inferSelect;
+export type TriggerRow = typeof positionTrigger.$inferSelect;
 
 export type MarketSnapshot = {
   market: MarketRow;

@@ -9,6 +9,7 @@ import { describeField, type AmountField } from "../fields.js";
 import { CANDLE_RESOLUTION_NAMES } from "../candles.js";
 import { Bytes32 } from "./writes.js";
 import { TIME_IN_FORCE_NAME } from "../order-options.js";
+import { TRIGGER_KIND_NAME } from "../triggers.js";
 import { orderModificationFields } from "./reads.js";
 
 export const MAX_HISTORY_LIMIT = 1_000;
@@ -283,6 +284,7 @@ export const HistoricalOrder = z
     closedAt: z.number().int().nullable(),
     closedAtISO: z.string().nullable(),
     transactionHash: hex("Placement transaction"),
+    triggerKind: z.enum(TRIGGER_KIND_NAME).nullable().openapi({ description: "TAKE_PROFIT or STOP_LOSS: the position trigger that placed this order; null for any other order" }),
     ...orderModificationFields,
   })
   .openapi("HistoricalOrder");

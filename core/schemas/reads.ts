@@ -8,6 +8,7 @@ import { z } from "@hono/zod-openapi";
 import { describeField, describeUnit, type AmountField, type Unit } from "../fields.js";
 import { AccountIdParam, Address, MarketId } from "./writes.js";
 import { TIME_IN_FORCE_NAME } from "../order-options.js";
+import { TRIGGER_END_NAME, TRIGGER_END_TEXT, TRIGGER_KIND_NAME, TRIGGER_KIND_TEXT, TRIGGER_STATUS } from "../triggers.js";
 
 // ─── parameters ──────────────────────────────────────────────────────────────────────────
 
@@ -51,6 +52,16 @@ export const OrdersQuery = z.strictObject({
     .max(512)
     .optional()
     .openapi({ description: "`nextCursor` of the previous page (opaque): the orders after it, in the same order" }),
+  minBlock,
+});
+
+/** GET /accounts/{accountId}/triggers: the account's take-profits and stop-losses (at most one of each per market, so one page). */
+export const TriggersQuery = z.strictObject({
+  marketId: MarketId.optional().openapi({ param: { name: "marketId", in: "query" } }),
+  status: z
+    .enum([...TRIGGER_STATUS, "all"])
+    .default("active")
+    .openapi({ description: "active (default): set and waiting; executed: fired (its last firing per kind); cancelled: ended without firing (endReason); all" }),
   minBlock,
 });
 
@@ -221,9 +232,50 @@ export const Order = z
       description: "A good-til-time order's expiry, unix seconds (null: none). From that second it never fills: shown cancelled (remainingQuantity 0), even before anyone removes it",
     }),
     expiresAtISO: z.string().nullable().openapi({ description: "expiresAt, ISO 8601 (null: none)" }),
+    triggerKind: z.enum(TRIGGER_KIND_NAME).nullable().openapi({
+      description: "TAKE_PROFIT or STOP_LOSS: the position trigger that placed this order (a reduce-only close when it fired; GET /accounts/{accountId}/triggers); null for any other order",
+    }),
     ...orderModificationFields,
   })
   .openapi("Order");
+
+/** A position's take-profit or stop-loss (TriggerBook; docs/CONTRACTS.md "Triggers"). */
+export const Trigger = z
+  .object({
+    triggerId: z.string().openapi({ description: "`<accountId>-<marketId>-<kind>`: one trigger of each kind per account and market (setting it again replaces it)" }),
+    accountId: z.number().int(),
+    marketId: hex("Market id (bytes32)"),
+    kind: z.enum(TRIGGER_KIND_NAME).openapi({ description: TRIGGER_KIND_TEXT }),
+    status: z.enum(TRIGGER_STATUS).openapi({ description: "active: set, fires once the mark reaches triggerPrice (anyone may fire it; the venue's keeper does); executed: fired (orderId); cancelled: ended without firing (endReason)" }),
+    triggerPrice: raw("triggerPrice", "The mark price at which it fires"),
+    triggerPriceFormatted: formatted("triggerPrice"),
+    orderType: z.enum(["MARKET", "LIMIT"]).openapi({ description: "The order it places: a reduce-only close of the whole position, MARKET (IOC within the market's band) or LIMIT at limitPrice (GTC)" }),
+    limitPrice: raw("limitPrice", "A LIMIT order's price; null for MARKET").nullable(),
+    limitPriceFormatted: formatted("limitPrice").nullable(),
+    oco: z.boolean().openapi({ description: "One cancels other: when it fires, the position's other trigger is removed if that one is oco too (endReason TWIN_FIRED)" }),
+    positionSide: z.enum(["LONG", "SHORT"]).openapi({ description: "The side of the position it was set on" }),
+    openBlock: z.number().int().openapi({ description: "That position's open block: the trigger ends with it (POSITION_CHANGED)" }),
+    operator: hex("The operator that set it (its policy applies when it fires); null: the owner").nullable(),
+    endReason: z.enum(TRIGGER_END_NAME).nullable().openapi({ description: TRIGGER_END_TEXT }),
+    orderId: z.string().nullable().openapi({ description: "Executed: the order it placed (decimal uint256; that order's triggerKind names this kind); null otherwise" }),
+    executedMarkPrice: raw("executedMarkPrice", "Executed: the mark it fired at; null otherwise").nullable(),
+    executedMarkPriceFormatted: formatted("executedMarkPrice").nullable(),
+    executor: hex("Executed: who sent executeTrigger; null otherwise").nullable(),
+    createdAt: seconds("When it was (last) set"),
+    createdAtISO: iso("When it was (last) set"),
+    updatedAt: seconds("Its last change"),
+    updatedAtISO: iso("Its last change"),
+    setBlock: z.number().int(),
+    updatedBlock: z.number().int(),
+  })
+  .openapi("Trigger");
+
+export const TriggerList = z
+  .object({
+    accountId: z.number().int(),
+    triggers: z.array(Trigger).openapi({ description: "By market, take-profit first" }),
+  })
+  .openapi("TriggerList");
 
 export const OrderList = z
   .object({

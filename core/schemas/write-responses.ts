@@ -9,6 +9,8 @@
 import { z } from "@hono/zod-openapi";
 import { TRANSACTION_STATUS } from "./writes.js";
 import { TIME_IN_FORCE_NAME } from "../order-options.js";
+import { TRIGGER_KIND_NAME } from "../triggers.js";
+import { Trigger } from "./reads.js";
 
 const Dec = (description: string) => z.string().openapi({ description });
 const Hex32 = z.string().openapi({ example: "0x" + "ab".repeat(32) });
@@ -141,7 +143,7 @@ export const CancelOrderResult = z
 export const TransactionStatusResult = z
   .object({
     requestId: z.string(),
-    kind: z.string().openapi({ description: "createAccount, deposit, withdraw, placeOrder, cancelOrder, modifyOrder, closePosition, adjustMargin, liquidatePosition, liquidateAccount, approveOperator, setDeadman, cancelAll, batchOrders" }),
+    kind: z.string().openapi({ description: "createAccount, deposit, withdraw, placeOrder, cancelOrder, modifyOrder, closePosition, adjustMargin, liquidatePosition, liquidateAccount, approveOperator, setDeadman, cancelAll, batchOrders, setTrigger, cancelTrigger" }),
     transactionStatus: z.enum(TRANSACTION_STATUS).openapi({
       description:
         "PENDING until mined; CONFIRMED; REVERTED (mined, reverted); FAILED (refused before sending: nothing sent); EXPIRED (validUntil passed: nothing sent, or its nonce went to a no-op that was mined); CANCELLED (the same, at the caller's request); REORGED (it was mined, then its block left the canonical chain: the same signed transaction is sent again at the same nonce, then PENDING and mined again, or past validUntil its no-op; blockNumber and result follow the new block)",
@@ -251,3 +253,18 @@ export const ModifyOrderResult = z
     ...TxFields,
   })
   .openapi("ModifyOrderResult");
+
+// ─── Market v2: position triggers ──────────────────────────────────────────────────────────────
+
+/** The trigger as set (its TriggerSet): the fields of GET /accounts/{accountId}/triggers' Trigger, status active. */
+export const SetTriggerResult = Trigger.extend(TxFields).openapi("SetTriggerResult");
+
+export const CancelTriggerResult = z
+  .object({
+    accountId: z.int(),
+    marketId: Hex32,
+    kind: z.enum(TRIGGER_KIND_NAME),
+    endReason: z.literal("CANCELLED").openapi({ description: "its TriggerRemoved's reason" }),
+    ...TxFields,
+  })
+  .openapi("CancelTriggerResult");

@@ -9,6 +9,7 @@
 import { z } from "@hono/zod-openapi";
 import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_LIMITS, OPERATOR_POLICY_TEXT, type OperatorPolicy } from "../operator-policy.js";
 import { isAddress } from "viem";
+import { TRIGGER_KIND_NAME, TRIGGER_KIND_TEXT, triggerOrderProblem } from "../triggers.js";
 import { EXPIRES_AT_TEXT, MAX_EXPIRES_AT, REDUCE_ONLY_TEXT, TIME_IN_FORCE_NAME, TIME_IN_FORCE_TEXT, orderOptionsProblem } from "../order-options.js";
 
 export const UINT256_MAX = 2n ** 256n - 1n;
@@ -377,3 +378,41 @@ export const BatchOrdersBody = z
 
 export type BatchItemInput = z.infer<typeof BatchItem>;
 export type BatchOrdersInput = z.infer<typeof BatchOrdersBody>;
+
+// ─── Market v2: position triggers (take-profit, stop-loss; TriggerBook) ───────────────────────
+
+/** ITriggerBook.TriggerKind by name (core/triggers.ts). */
+export const TriggerKind = z.enum(TRIGGER_KIND_NAME).openapi({ description: TRIGGER_KIND_TEXT });
+
+/**
+ * POST /accounts/{accountId}/triggers: set (or replace) the take-profit or stop-loss of the
+ * account's position in a market (TriggerBook.setTrigger; docs/CONTRACTS.md "Triggers"). The
+ * trigger price must lie beyond the mark in the direction it fires (else 400 VALIDATION_ERROR on
+ * triggerPrice, nothing sent); no position: 404 NO_POSITION.
+ */
+export const SetTriggerBody = z
+  .object({
+    marketId: MarketId,
+    kind: TriggerKind,
+    triggerPrice: PriceX18.openapi({
+      description: "The mark price at which it fires, 18 decimals, > 0: a long's take-profit above the mark, its stop-loss below; a short's the other way (else 400 VALIDATION_ERROR, nothing sent)",
+      example: "1090000000000000000",
+    }),
+    orderType: OrderType.openapi({ description: "The order it places when it fires, a reduce-only close of the whole position: MARKET (IOC within the market's band) or LIMIT at limitPrice (GTC)" }),
+    limitPrice: PriceX18.optional().openapi({ description: "LIMIT only (required there, absent for MARKET): the close's price, 18 decimals, on the market's tick (else 400 INVALID_PRICE)", example: "1089000000000000000" }),
+    oco: z.boolean({ message: "must be a boolean" }).optional().openapi({ description: "One cancels other (default false): when this fires, the position's other trigger is removed if it is oco too (TWIN_FIRED)" }),
+    validUntil: ValidUntil,
+  })
+  .superRefine((b, ctx) => {
+    if (b.triggerPrice !== undefined && isUintString(b.triggerPrice) && BigInt(b.triggerPrice) === 0n)
+      ctx.addIssue({ code: "custom", path: ["triggerPrice"], message: "must be greater than 0" });
+    const bad = b.orderType === undefined ? null : triggerOrderProblem(b);
+    if (bad) ctx.addIssue({ code: "custom", path: [bad.field], message: bad.message });
+  })
+  .openapi("SetTriggerRequest");
+export type SetTriggerInput = z.infer<typeof SetTriggerBody>;
+
+/** POST /accounts/{accountId}/triggers/cancel: remove the take-profit or stop-loss of the account's position in a market (TriggerBook.cancelTrigger). */
+export const CancelTriggerBody = z
+  .object({ marketId: MarketId, kind: TriggerKind, validUntil: ValidUntil })
+  .openapi("CancelTriggerRequest");

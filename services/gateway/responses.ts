@@ -27,6 +27,7 @@ export const OrderBookData = snakeSchema(R.OrderBook, "OrderBook");
 export const FundingData = snakeSchema(R.Funding, "MarketFunding");
 export const MarkPriceData = snakeSchema(R.MarkPrice, "MarkPrice");
 export const OrderListData = snakeSchema(R.OrderList, "OrderList");
+export const TriggerListData = snakeSchema(R.TriggerList, "TriggerList");
 export const PositionData = snakeSchema(R.Position, "Position");
 export const PositionFundingData = snakeSchema(R.PositionFunding, "PositionFunding");
 
@@ -92,3 +93,5 @@ export const DeadmanData = snakeSchema(W.DeadmanResult, "DeadmanResult") as z.Zo
 export const CancelAllData = snakeSchema(W.CancelAllResult, "CancelAllResult") as z.ZodObject;
 export const BatchOrdersData = snakeSchema(W.BatchOrdersResult, "BatchOrdersResult") as z.ZodObject;
 export const ModifyOrderData = snakeSchema(W.ModifyOrderResult, "ModifyOrderResult") as z.ZodObject;
+export const SetTriggerData = snakeSchema(W.SetTriggerResult, "SetTriggerResult") as z.ZodObject;
+export const CancelTriggerData = snakeSchema(W.CancelTriggerResult, "CancelTriggerResult") as z.ZodObject;

@@ -10,6 +10,7 @@ import { ApiError } from "../../core/errors.js";
 import { errorEnvelope } from "../../core/schemas/envelope.js";
 import { DEFAULT_OPERATOR_POLICY, OPERATOR_POLICY_LIMITS, OPERATOR_POLICY_TEXT } from "../../core/operator-policy.js";
 import { orderOptionsProblem } from "../../core/order-options.js";
+import { TRIGGER_STATUS, triggerOrderProblem } from "../../core/triggers.js";
 import * as W from "../../core/schemas/writes.js";
 
 const UINT256_MAX = 2n ** 256n - 1n;
@@ -91,6 +92,15 @@ export const OrdersQuery = z.object({
     .regex(/^[A-Za-z0-9_-]{1,512}$/, "expected next_cursor of the previous page, unchanged")
     .optional()
     .openapi({ description: "next_cursor of the previous page (opaque): the orders after it" }),
+  min_block: minBlock,
+});
+
+export const TriggersQuery = z.object({
+  market_id: bytes32("only this market's triggers").optional(),
+  status: z
+    .enum([...TRIGGER_STATUS, "all"])
+    .optional()
+    .openapi({ description: "active (default): set and waiting; executed: fired; cancelled: ended without firing (end_reason); all" }),
   min_block: minBlock,
 });
 
@@ -212,6 +222,29 @@ export const ModifyBody = z
       ctx.addIssue({ code: "custom", path: ["order_id"], message: "exactly one of order_id and client_key is required" });
   })
   .openapi("ModifyRequest");
+
+/** A position's take-profit or stop-loss (TriggerBook.setTrigger): kind by name, order_type 0 = MARKET, 1 = LIMIT. */
+export const SetTriggerBody = z
+  .object({
+    market_id: bytes32("market of the position"),
+    kind: W.TriggerKind,
+    trigger_price: uintString("the mark price at which it fires, 18 decimals: a long's take-profit above the mark, its stop-loss below; a short's the other way (400 VALIDATION_ERROR otherwise, nothing sent)", "1090000000000000000"),
+    order_type: intEnum("the order it places when it fires (a reduce-only close of the whole position): 0 = MARKET, 1 = LIMIT"),
+    limit_price: uintString("LIMIT only (required there, absent for MARKET): the close's price, 18 decimals, on the tick (400 INVALID_PRICE)", "1089000000000000000").optional(),
+    oco: z.boolean({ error: "expected a JSON boolean" }).optional().openapi({ description: "one cancels other (default false): when this fires, the position's other trigger is removed if it is oco too" }),
+    valid_until: validUntil,
+  })
+  .superRefine((b, ctx) => {
+    if (/^0+$/.test(b.trigger_price ?? "")) ctx.addIssue({ code: "custom", path: ["trigger_price"], message: "must be greater than 0" });
+    // one rule for both surfaces (core/triggers.ts)
+    const bad = b.order_type === undefined ? null : triggerOrderProblem({ orderType: orderTypeName(b.order_type), limitPrice: b.limit_price });
+    if (bad) ctx.addIssue({ code: "custom", path: ["limit_price"], message: bad.message });
+  })
+  .openapi("SetTriggerRequest");
+
+export const CancelTriggerBody = z
+  .object({ market_id: bytes32("market of the position"), kind: W.TriggerKind, valid_until: validUntil })
+  .openapi("CancelTriggerRequest");
 
 export const CloseBody = z
   .object({

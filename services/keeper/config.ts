@@ -33,6 +33,9 @@ const keeperEnv = z.object({
   /** The expired-order remover (services/keeper/orders/expired.ts) and its period. */
   EXPIRED_ORDERS_ENABLED: bool.optional(),
   EXPIRED_ORDERS_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
+  /** The trigger executor (services/keeper/orders/triggers.ts: take-profits and stop-losses) and its period. */
+  TRIGGERS_ENABLED: bool.optional(),
+  TRIGGERS_INTERVAL_MS: z.coerce.number().int().min(50).default(1_000),
   /** Upstream (indexer, relayer) request timeout. */
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
 
@@ -70,7 +73,7 @@ const keeperEnv = z.object({
 });
 
 export type KeeperConfig = ChainConfig &
-  Omit<z.infer<typeof keeperEnv>, "LIQUIDATION_ENABLED" | "FUNDING_POKE_ENABLED" | "PRICE_FEED_ENABLED" | "MARKET_MAKER_ENABLED" | "DEADMAN_ENABLED" | "EXPIRED_ORDERS_ENABLED"> & {
+  Omit<z.infer<typeof keeperEnv>, "LIQUIDATION_ENABLED" | "FUNDING_POKE_ENABLED" | "PRICE_FEED_ENABLED" | "MARKET_MAKER_ENABLED" | "DEADMAN_ENABLED" | "EXPIRED_ORDERS_ENABLED" | "TRIGGERS_ENABLED"> & {
     /** the relayer's policy (core/profiles.ts): invite-only refuses unregistered callers, the keeper too */
     accessPolicy: AccessPolicy;
     liquidationEnabled: boolean;
@@ -79,6 +82,7 @@ export type KeeperConfig = ChainConfig &
     marketMakerEnabled: boolean;
     deadmanEnabled: boolean;
     expiredOrdersEnabled: boolean;
+    triggersEnabled: boolean;
     keeperKey: Hex;
     priceFeedKey: Hex;
     marketMakerKey: Hex;
@@ -105,7 +109,7 @@ export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperCo
   const local = chain.PROFILE === "local";
   // The simulated feed and the demo maker exist only on a local chain, whatever the flags say.
   const {
-    LIQUIDATION_ENABLED, FUNDING_POKE_ENABLED, PRICE_FEED_ENABLED, MARKET_MAKER_ENABLED, DEADMAN_ENABLED, EXPIRED_ORDERS_ENABLED, ...rest
+    LIQUIDATION_ENABLED, FUNDING_POKE_ENABLED, PRICE_FEED_ENABLED, MARKET_MAKER_ENABLED, DEADMAN_ENABLED, EXPIRED_ORDERS_ENABLED, TRIGGERS_ENABLED, ...rest
   } = e;
   if (e.MARKET_MAKER_REQUOTE_BPS >= e.MARKET_MAKER_SPREAD_BPS) {
     throw new Error("invalid keeper configuration: MARKET_MAKER_REQUOTE_BPS must be below MARKET_MAKER_SPREAD_BPS");
@@ -124,6 +128,7 @@ export function loadKeeperConfig(env: NodeJS.ProcessEnv = process.env): KeeperCo
     marketMakerEnabled,
     deadmanEnabled: DEADMAN_ENABLED ?? true,
     expiredOrdersEnabled: EXPIRED_ORDERS_ENABLED ?? true,
+    triggersEnabled: TRIGGERS_ENABLED ?? true,
     keeperKey: roleKey("KEEPER_PRIVATE_KEY", KEY_INDEX.keeper, env),
     priceFeedKey: priceFeedEnabled ? roleKey("PRICE_FEED_PRIVATE_KEY", KEY_INDEX.priceFeed, env) : unused,
     marketMakerKey: marketMakerEnabled ? roleKey("MARKET_MAKER_PRIVATE_KEY", KEY_INDEX.marketMaker, env) : unused,

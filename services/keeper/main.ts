@@ -23,6 +23,7 @@ import { PriceFeed } from "./price-feed/feed.js";
 import { RelayerClient } from "./relayer-client.js";
 import { DeadmanExecutor } from "./orders/deadman.js";
 import { ExpiredOrderRemover } from "./orders/expired.js";
+import { TriggerExecutor } from "./orders/triggers.js";
 
 let cfg: KeeperConfig;
 try {
@@ -34,7 +35,7 @@ try {
 }
 const log = pino({ name: "keeper", level: cfg.LOG_LEVEL });
 const deployment = loadDeployment({ chainId: cfg.CHAIN_ID, file: cfg.DEPLOYMENT_FILE });
-const { engine, oracle, depositToken } = deployment.contracts;
+const { engine, oracle, depositToken, triggerBook } = deployment.contracts;
 
 const client = makePublicClient(cfg.RPC_URL, cfg.CHAIN_ID);
 const signer = (role: string, key: `0x${string}`) => new Signer(role, key, client, cfg.RPC_URL, cfg.CHAIN_ID, log);
@@ -84,6 +85,10 @@ if (cfg.deadmanEnabled) {
 if (cfg.expiredOrdersEnabled) {
   const expired = new ExpiredOrderRemover(reader, client, keeper, markets, log.child({ part: "expired-orders" }));
   loops.expiredOrders = startLoop("expired-orders", cfg.EXPIRED_ORDERS_INTERVAL_MS, () => expired.round(), log);
+}
+if (cfg.triggersEnabled) {
+  const triggers = new TriggerExecutor(reader, client, keeper, triggerBook, markets, log.child({ part: "triggers" }));
+  loops.triggers = startLoop("triggers", cfg.TRIGGERS_INTERVAL_MS, () => triggers.round(), log);
 }
 if (cfg.priceFeedEnabled) {
   const feed = new PriceFeed(client, signer("price-feed", cfg.priceFeedKey), oracle, markets, {

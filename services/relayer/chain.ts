@@ -6,14 +6,14 @@
 import { createPublicClient, http, type Abi, type Address, type Hex, type PublicClient } from "viem";
 import { chainFor } from "../../core/chain/viem-chain.js";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { depositTokenAbi, engineAbi, marketAbi } from "../../abis/index.js";
+import { depositTokenAbi, engineAbi, marketAbi, triggerBookAbi } from "../../abis/index.js";
 import type { Deployment } from "../../core/deployment.js";
 import { ApiError } from "../../core/errors.js";
 import { reopensAt } from "../../core/calendar.js";
 import type { IndexedOrders } from "./indexed.js";
 
-/** Every error and event the relayer decodes (engine, markets, the deposit token). */
-export const VENUE_ABI = [...engineAbi, ...marketAbi, ...depositTokenAbi] as unknown as Abi;
+/** Every error and event the relayer decodes (engine, markets, the deposit token, the trigger book). */
+export const VENUE_ABI = [...engineAbi, ...marketAbi, ...depositTokenAbi, ...triggerBookAbi.filter((i) => i.type === "event")] as unknown as Abi;
 
 export type MarketInfo = { marketId: Hex; address: Address; maxLeverage: bigint; symbol: string };
 
@@ -21,6 +21,8 @@ export class Chain {
   readonly client: PublicClient;
   readonly account: PrivateKeyAccount;
   readonly engine: Address;
+  /** TriggerBook: the relayer's one target besides the engine (take-profit and stop-loss writes). */
+  readonly triggerBook: Address;
   readonly depositToken: Address;
   readonly chainId: number;
   /** Latest block seen by the tracker. */
@@ -41,6 +43,7 @@ export class Chain {
     this.client = createPublicClient({ chain, transport: http(opts.rpcUrl, { retryCount: 2, timeout: 10_000 }) }) as PublicClient;
     this.account = privateKeyToAccount(opts.privateKey);
     this.engine = opts.deployment.contracts.engine;
+    this.triggerBook = opts.deployment.contracts.triggerBook;
     this.depositToken = opts.deployment.contracts.depositToken;
     this.chainId = opts.chainId;
   }

@@ -7,7 +7,7 @@ import {
   decodeFunctionResult, encodeFunctionData, getAbiItem, getAddress, parseEventLogs, RawContractError, toFunctionSelector, zeroHash,
   type AbiFunction, type Address, type Hex, type Log, type TransactionReceipt,
 } from "viem";
-import { engineAbi, depositTokenAbi, marketAbi } from "../../abis/index.js";
+import { engineAbi, depositTokenAbi, marketAbi, triggerBookAbi } from "../../abis/index.js";
 import { ApiError } from "../../core/errors.js";
 import { formatAmount6, formatWad, toWad } from "../../core/units.js";
 import { ORDER_TYPE_NAME, ORDER_TYPE_VALUE, SIDE_NAME, SIDE_VALUE } from "../../core/schemas/writes.js";
@@ -21,6 +21,8 @@ import { orderQuantity } from "../../core/math/orders.js";
 import { deadmanAnswer } from "../../core/reads/responses.js";
 import { cancelOrdersRequest } from "../../core/chain/cancel-orders.js";
 import { batchOutcome, type BatchItemOutcome } from "../../core/chain/batch-outcome.js";
+import { triggerResponse } from "../../core/reads/responses.js";
+import { TRIGGER_END_NAME, TRIGGER_KIND_NAME, triggerId, triggerKindValue, triggerSideProblem, type TriggerKindName } from "../../core/triggers.js";
 
 export type Kind =
   | "createAccount"
@@ -36,7 +38,9 @@ export type Kind =
   | "approveOperator"
   | "setDeadman"
   | "cancelAll"
-  | "batchOrders";
+  | "batchOrders"
+  | "setTrigger"
+  | "cancelTrigger";
 
 /** Stored parameters of each kind (decimal strings, as validated). */
 export type Params = {
@@ -62,6 +66,9 @@ export type Params = {
   /** every open order of the account (of `marketId` when given), read from the index when the write's turn comes */
   cancelAll: { accountId: string; marketId?: Hex };
   batchOrders: { accountId: string; atomic: boolean; items: BatchItemParams[] };
+  /** a position's take-profit or stop-loss (TriggerBook.setTrigger); prices 18 decimals, limitPrice only for LIMIT */
+  setTrigger: { accountId: string; marketId: Hex; kind: TriggerKindName; triggerPrice: string; orderType: "MARKET" | "LIMIT"; limitPrice?: string; oco: boolean };
+  cancelTrigger: { accountId: string; marketId: Hex; kind: TriggerKindName };
 };
 
 /** One item of a batch as stored: a place (the placeOrder params, clientKey always set), a cancel or a modify (the modifyOrder params). */
@@ -87,6 +94,8 @@ export const SUCCESS_STATUS: Record<Kind, 200 | 201> = {
   setDeadman: 200,
   cancelAll: 200,
   batchOrders: 200,
+  setTrigger: 200,
+  cancelTrigger: 200,
 };
 
 type Op<K extends Kind> = {
@@ -126,6 +135,8 @@ export async function authorize(kind: Kind, chain: Chain, caller: Address, param
     case "setDeadman":
     case "cancelAll":
     case "batchOrders":
+    case "setTrigger":
+    case "cancelTrigger":
       await ownerActs(chain, caller, p.accountId!);
       return;
     case "liquidatePosition":
@@ -316,6 +327,8 @@ async function openOrderOf(chain: Chain, p: { accountId: string; marketId: Hex; 
 }
 
 const engineCall = (chain: Chain, data: Hex): Call => ({ to: chain.engine, data });
+/** The relayer's one other target: the trigger book (setTrigger, cancelTrigger only; the engine checks the relayer is the owner's operator). */
+const triggerBookCall = (chain: Chain, data: Hex): Call => ({ to: chain.triggerBook, data });
 const decode = (logs: Log[]) => parseEventLogs({ abi: VENUE_ABI, logs }) as unknown as Array<{ eventName: string; address: Address; args: Record<string, any> }>;
 
 function marginEvent(logs: Log[], accountId: string, reason: number) {
@@ -693,6 +706,65 @@ export const OPS: { [K in Kind]: Op<K> } = {
     },
   },
 
+  // ─── Market v2: position triggers (TriggerBook; docs/CONTRACTS.md "Triggers") ─────────────
+  // Checked before sending, as TriggerBook.setTrigger would refuse: the account's open position
+  // (NO_POSITION), the trigger price beyond the mark in the direction it fires (VALIDATION_ERROR
+  // on triggerPrice: it would fire at once), a LIMIT's price on the tick (INVALID_PRICE). The
+  // relayer sets it as the owner's operator: when it fires, the relayer's band and budget apply.
+  setTrigger: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, caller, p) {
+      await ownerActs(chain, caller, p.accountId);
+      await checkTrigger(chain, p);
+    },
+    pending: (p) => ({
+      triggerId: triggerId(p.accountId, p.marketId, p.kind), accountId: Number(p.accountId), marketId: p.marketId, kind: p.kind, status: "active",
+      triggerPrice: p.triggerPrice, triggerPriceFormatted: formatWad(BigInt(p.triggerPrice)), orderType: p.orderType,
+      limitPrice: p.limitPrice ?? null, limitPriceFormatted: p.limitPrice !== undefined ? formatWad(BigInt(p.limitPrice)) : null, oco: p.oco,
+      positionSide: null, openBlock: null, operator: null, endReason: null, orderId: null, executedMarkPrice: null, executedMarkPriceFormatted: null, executor: null,
+      createdAt: null, createdAtISO: null, updatedAt: null, updatedAtISO: null, setBlock: null, updatedBlock: null,
+    }),
+    call: async (chain, p) =>
+      triggerBookCall(chain, encodeFunctionData({
+        abi: triggerBookAbi, functionName: "setTrigger",
+        args: [BigInt(p.accountId), p.marketId, triggerKindValue(p.kind), BigInt(p.triggerPrice), ORDER_TYPE_VALUE[p.orderType], BigInt(p.limitPrice ?? "0"), p.oco],
+      })),
+    async result(chain, p, logs, receipt) {
+      const ev = decode(logs).find((l) => l.eventName === "TriggerSet" && same(l.address, chain.triggerBook) && l.args.accountId === BigInt(p.accountId));
+      if (!ev) throw new Error("receipt has no TriggerSet event");
+      const a = ev.args;
+      const block = receipt ? await chain.client.getBlock({ blockHash: receipt.blockHash }) : await chain.refreshHead();
+      const kind = TRIGGER_KIND_NAME[Number(a.kind)]!;
+      const marketId = (a.marketId as Hex).toLowerCase() as Hex;
+      const operator = ZERO_ADDRESS.test(a.operator) ? null : ((a.operator as string).toLowerCase() as Hex);
+      // the row the indexer makes of this event (src/TriggerBook.ts), answered as the reads answer it
+      return triggerResponse({
+        id: triggerId(p.accountId, marketId, kind), accountId: BigInt(p.accountId), marketId, kind, status: "active",
+        triggerPriceX18: a.triggerPriceX18, orderType: ORDER_TYPE_NAME[Number(a.orderType)]!, limitPriceX18: a.limitPriceX18, oco: a.oco,
+        positionSide: SIDE_NAME[Number(a.positionSide)]!, openBlock: a.openBlock, operator, endReason: null, orderId: null, executedMarkX18: null, executor: null,
+        createdAt: block.timestamp, updatedAt: block.timestamp, setBlock: block.number!, updatedBlock: block.number!,
+      });
+    },
+  },
+
+  cancelTrigger: {
+    lane: (p) => `account:${p.accountId}`,
+    async precheck(chain, caller, p) {
+      await ownerActs(chain, caller, p.accountId);
+      await chain.market(p.marketId);
+      const t = await chain.client.readContract({ address: chain.triggerBook, abi: triggerBookAbi, functionName: "triggerOf", args: [BigInt(p.accountId), p.marketId, triggerKindValue(p.kind)] });
+      if (!t.set) throw new ApiError("TRIGGER_NOT_FOUND", `account ${p.accountId} has no ${p.kind} on its position in this market`);
+    },
+    pending: (p) => ({ accountId: Number(p.accountId), marketId: p.marketId, kind: p.kind, endReason: "CANCELLED" }),
+    call: async (chain, p) =>
+      triggerBookCall(chain, encodeFunctionData({ abi: triggerBookAbi, functionName: "cancelTrigger", args: [BigInt(p.accountId), p.marketId, triggerKindValue(p.kind)] })),
+    async result(chain, p, logs) {
+      const ev = decode(logs).find((l) => l.eventName === "TriggerRemoved" && same(l.address, chain.triggerBook) && l.args.accountId === BigInt(p.accountId));
+      if (!ev) throw new Error("receipt has no TriggerRemoved event");
+      return { accountId: Number(p.accountId), marketId: p.marketId, kind: TRIGGER_KIND_NAME[Number(ev.args.kind)]!, endReason: TRIGGER_END_NAME[Number(ev.args.reason)]! };
+    },
+  },
+
   // Each item is the calldata its single write sends; the chain runs them in order, as if the
   // relayer sent each alone. atomic: the simulation answers the first failing item's error.
   batchOrders: {
@@ -890,4 +962,24 @@ export async function batchGas(chain: Chain, call: Call, gasLimit: bigint): Prom
     g *= 2n;
   }
   return ample;
+}
+
+/**
+ * What TriggerBook.setTrigger would refuse, before anything is sent: the market (MARKET_NOT_FOUND),
+ * the position (NO_POSITION), the trigger price on the wrong side of the mark now (VALIDATION_ERROR
+ * naming triggerPrice), a LIMIT price off the market's tick (INVALID_PRICE naming limitPrice).
+ */
+export async function checkTrigger(chain: Chain, p: Params["setTrigger"]) {
+  const m = await chain.market(p.marketId);
+  const pos = await openPosition(chain, p.accountId, p.marketId);
+  const side = pos.sizeQty > 0n ? "LONG" : "SHORT";
+  const mark = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "markPrice" });
+  const bad = triggerSideProblem(p.kind, side, BigInt(p.triggerPrice), mark);
+  if (bad) throw new ApiError("VALIDATION_ERROR", `triggerPrice: ${bad} (mark ${formatWad(mark)} in ${m.symbol})`, { field: "triggerPrice" });
+  if (p.orderType === "LIMIT") {
+    const params = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "params" });
+    const limit = BigInt(p.limitPrice ?? "0");
+    if (limit === 0n || limit % params.tickSizeX18 !== 0n)
+      throw new ApiError("INVALID_PRICE", `limitPrice ${formatWad(limit)} is not on ${m.symbol}'s tick ${formatWad(params.tickSizeX18)}`, { field: "limitPrice" });
+  }
 }

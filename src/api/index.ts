@@ -26,6 +26,7 @@ import { authRoutes } from "./routes/auth.js";
 import { marketRoutes } from "./routes/markets.js";
 import { orderRoutes } from "./routes/orders.js";
 import { positionRoutes } from "./routes/positions.js";
+import { triggerRoutes } from "./routes/triggers.js";
 import { historyRoutes } from "./routes/history.js";
 import { insuranceRoutes } from "./routes/insurance.js";
 import { writeRoutes } from "../../core/http/write-routes.js";
@@ -65,7 +66,7 @@ guardPonderMetrics(app);
 
 // one list of every resource (reads, writes, sign-in; the read service's POST /internal/answers), all at the root
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each sub-app has its own Env
-const resources: OpenAPIHono<any, any, any>[] = [accountRoutes, positionRoutes, orderRoutes, marketRoutes, historyRoutes, insuranceRoutes, authRoutes, writeRoutes, answersRoutes];
+const resources: OpenAPIHono<any, any, any>[] = [accountRoutes, positionRoutes, triggerRoutes, orderRoutes, marketRoutes, historyRoutes, insuranceRoutes, authRoutes, writeRoutes, answersRoutes];
 for (const routes of resources) app.route("/", routes);
 
 app.doc31("/openapi.json", {

@@ -24,7 +24,7 @@ describe.each([sharedStack()])("keeper jobs ($kind)", (s: StackInfo) => {
     expect(body.data).toMatchObject({ service: "keeper", profile: "local" });
     expect(["ok", "degraded"]).toContain(body.data.status);
     expect(body.data.keeperAddress).toBe(devAccount(KEY_INDEX.keeper).address);
-    expect(Object.keys(body.data.loops).sort()).toEqual(["deadman", "expiredOrders", "funding", "liquidations", "marketMaker", "priceFeed"]);
+    expect(Object.keys(body.data.loops).sort()).toEqual(["deadman", "expiredOrders", "funding", "liquidations", "marketMaker", "priceFeed", "triggers"]);
     await until("a first run of every loop", async () => {
       const b = (await (await fetch(`${s.keeperUrl}/health`)).json()) as any;
       return Object.values(b.data.loops).every((l: any) => l.runs > 0);

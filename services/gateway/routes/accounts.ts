@@ -24,11 +24,15 @@ import {
   CancelAllBody,
   DeadmanBody,
   ModifyBody,
+  SetTriggerBody,
+  CancelTriggerBody,
+  TriggersQuery,
   orderTypeName,
   sideName,
 } from "../schemas.js";
 import { AccountCreatedData, AccountData, AccountByAddressData, AccountOperatorsData, DepositData, WithdrawData, OrderPlacedData, OrderListData, CancelData, PositionData, PositionFundingData, CloseData, PositionMarginData } from "../responses.js";
 import { pendingOf, BatchOrdersData, CancelAllData, DeadmanData, ModifyOrderData } from "../responses.js";
+import { CancelTriggerData, SetTriggerData, TriggerListData } from "../responses.js";
 import { MAX_BATCH_ITEMS } from "../../../core/schemas/writes.js";
 import { defineRoute, jsonBody } from "./define.js";
 
@@ -229,6 +233,44 @@ export const batchOrders = defineRoute({
   request: { params: AccountIdParam, ...jsonBody(BatchBody, "{ items, atomic? }") },
   ok: { status: 200, name: "BatchOrdersResult", data: BatchOrdersData, description: "items[] { index, action, status, code?, ... }, succeeded, failed, transaction_hash" },
   accepted: { name: "BatchOrdersPending", data: pendingOf(BatchOrdersData, "BatchOrdersPending") },
+  errors: writeErrors,
+});
+
+// ─── Market v2: position triggers (take-profit, stop-loss; TriggerBook) ────────────────────────
+
+export const listTriggers = defineRoute({
+  method: "get",
+  path: "/v1/accounts/{account_id}/triggers",
+  tag,
+  summary: "Take-profits and stop-losses of the account's positions (active by default)",
+  description: "One of each kind per market: status active (default), executed (order_id: the order it placed, whose trigger_kind names it), cancelled (end_reason) or all; market_id to narrow. One page.",
+  request: { params: AccountIdParam, query: TriggersQuery },
+  ok: { status: 200, name: "TriggerList", data: TriggerListData, description: "account_id, triggers[] { trigger_id, market_id, kind, status, trigger_price, order_type, limit_price, oco, position_side, open_block, operator, end_reason, order_id, executed_mark_price, executor, ... }" },
+  errors: [404],
+});
+
+export const setTrigger = defineRoute({
+  method: "post",
+  path: "/v1/accounts/{account_id}/triggers",
+  tag,
+  summary: "Set (or replace) the take-profit or stop-loss of the account's position in a market",
+  description:
+    "kind TAKE_PROFIT | STOP_LOSS; order_type 0 = MARKET, 1 = LIMIT (with limit_price); trigger_price and limit_price decimal strings (18 decimals). Once the mark reaches trigger_price anyone (the venue's keeper) fires it: the owner's reduce-only close of the whole position. oco: firing removes the other kind if it is oco too. The trigger price on the wrong side of the mark (it would fire at once): 400 VALIDATION_ERROR naming trigger_price; limit_price missing for LIMIT or given for MARKET: 400 VALIDATION_ERROR; off the tick: 400 INVALID_PRICE; no position: 404 NO_POSITION; nothing sent on any of them.",
+  request: { params: AccountIdParam, ...jsonBody(SetTriggerBody, "{ market_id, kind, trigger_price, order_type, limit_price?, oco? }") },
+  ok: { status: 200, name: "SetTriggerResult", data: SetTriggerData, description: "the trigger as set (the fields of GET …/triggers), transaction_hash" },
+  accepted: { name: "SetTriggerPending", data: pendingOf(SetTriggerData, "SetTriggerPending") },
+  errors: writeErrors,
+});
+
+export const cancelTrigger = defineRoute({
+  method: "post",
+  path: "/v1/accounts/{account_id}/triggers/cancel",
+  tag,
+  summary: "Cancel the take-profit or stop-loss of the account's position in a market",
+  description: "None set: 404 TRIGGER_NOT_FOUND, nothing sent.",
+  request: { params: AccountIdParam, ...jsonBody(CancelTriggerBody, "{ market_id, kind }") },
+  ok: { status: 200, name: "CancelTriggerResult", data: CancelTriggerData, description: "account_id, market_id, kind, end_reason CANCELLED, transaction_hash" },
+  accepted: { name: "CancelTriggerPending", data: pendingOf(CancelTriggerData, "CancelTriggerPending") },
   errors: writeErrors,
 });
 
@@ -458,6 +500,49 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
         method: "POST",
         path: `/internal/accounts/${c.req.valid("param").account_id}/orders/cancel-all`,
         body: { ...(b.market_id !== undefined ? { marketId: b.market_id } : {}), ...validity(b) },
+        headers: forwardHeaders(c, true),
+      }),
+    );
+  });
+
+  app.openapi(listTriggers, async (c) => {
+    const q = c.req.valid("query");
+    return send(
+      c,
+      await integration.call({
+        path: `/accounts/${c.req.valid("param").account_id}/triggers`,
+        query: { marketId: q.market_id, status: q.status, minBlock: q.min_block },
+        headers: forwardHeaders(c),
+      }),
+    );
+  });
+
+  app.openapi(setTrigger, async (c) => {
+    const b = c.req.valid("json");
+    return send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: `/internal/accounts/${c.req.valid("param").account_id}/triggers`,
+        body: {
+          marketId: b.market_id, kind: b.kind, triggerPrice: b.trigger_price, orderType: orderTypeName(b.order_type),
+          ...(b.limit_price !== undefined ? { limitPrice: b.limit_price } : {}),
+          ...(b.oco !== undefined ? { oco: b.oco } : {}),
+          ...validity(b),
+        },
+        headers: forwardHeaders(c, true),
+      }),
+    );
+  });
+
+  app.openapi(cancelTrigger, async (c) => {
+    const b = c.req.valid("json");
+    return send(
+      c,
+      await relayer.call({
+        method: "POST",
+        path: `/internal/accounts/${c.req.valid("param").account_id}/triggers/cancel`,
+        body: { marketId: b.market_id, kind: b.kind, ...validity(b) },
         headers: forwardHeaders(c, true),
       }),
     );

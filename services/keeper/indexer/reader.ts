@@ -3,15 +3,26 @@
  * liquidations) through Ponder's SQL over HTTP. Every read first takes the latest indexed block,
  * so health is computed at that block's timestamp.
  */
-import { and, asc, desc, eq, gt, lte, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, inArray, lte, ne, sql } from "drizzle-orm";
 import type { Hex } from "viem";
 import { calendarAt, calendarOf, lastReopen, sessionAt } from "../../../core/calendar.js";
 import { indexedBlock, schema, type IndexedBlock, type IndexerDb } from "./sql-client.js";
 import type { MarketContext, PositionRow } from "../liquidation/health.js";
 import { blockNotIndexed } from "../../../core/reads/errors.js";
+import { positionIdOf } from "../../../core/math/ids.js";
 
 export type AccountRow = typeof schema.account.$inferSelect;
 export type LiquidationRow = typeof schema.liquidationEvent.$inferSelect;
+export type ActiveTrigger = {
+  accountId: bigint;
+  marketId: Hex;
+  kind: string;
+  triggerPriceX18: bigint;
+  positionSide: string;
+  openBlock: bigint;
+  positionSize: bigint | null;
+  positionOpenBlock: bigint | null;
+};
 
 export const MIN_BLOCK_WAIT_MS = 5_000;
 
@@ -203,6 +214,36 @@ export class IndexerReader {
       .where(and(eq(order.status, "active"), gt(account.deadman, 0n), lte(account.deadman, now), fresh(block)))
       .orderBy(asc(order.orderId))
       .limit(limit);
+  }
+
+  /** Active take-profits and stop-losses (table position_trigger), with their position's indexed state (null: never opened). */
+  async activeTriggers(block: IndexedBlock, limit = 5_000): Promise<Array<ActiveTrigger>> {
+    const { positionTrigger: t, position: p } = schema;
+    const rows = await this.db
+      .select({
+        accountId: t.accountId,
+        marketId: t.marketId,
+        kind: t.kind,
+        triggerPriceX18: t.triggerPriceX18,
+        positionSide: t.positionSide,
+        openBlock: t.openBlock,
+      })
+      .from(t)
+      .where(and(eq(t.status, "active"), fresh(block)))
+      .orderBy(asc(t.id))
+      .limit(limit);
+    if (rows.length === 0) return [];
+    // their positions in a second query (a join's same-named columns would collide in /sql's rows)
+    const ids = [...new Set(rows.map((r) => positionIdOf(r.accountId, r.marketId)))];
+    const positions = await this.db
+      .select({ positionId: p.positionId, sizeQty: p.sizeQty, openBlock: p.openBlock })
+      .from(p)
+      .where(and(inArray(p.positionId, ids), fresh(block)));
+    const byId = new Map(positions.map((x) => [x.positionId.toLowerCase(), x]));
+    return rows.map((r) => {
+      const pos = byId.get(positionIdOf(r.accountId, r.marketId));
+      return { ...r, positionSize: pos?.sizeQty ?? null, positionOpenBlock: pos?.openBlock ?? null };
+    });
   }
 
   /** Resting good-til-time orders at or past their expiry (`expires_at` in 1..now, chain seconds), oldest first. */

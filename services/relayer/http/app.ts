@@ -18,7 +18,7 @@ import {
   AccountIdParam, AmountBody, CancelOrderQuery, ClientKey, ClosePositionBody, CreateAccountBody, PositionMarginBody, LiquidateAccountBody,
   LiquidatePositionBody, MarketId, OperatorApproveBody, OperatorTypedDataQuery, PlaceOrderBody,
 } from "../../../core/schemas/writes.js";
-import { BatchOrdersBody, CancelAllBody, DeadmanBody, ModifyOrderBody } from "../../../core/schemas/writes.js";
+import { BatchOrdersBody, CancelAllBody, CancelTriggerBody, DeadmanBody, ModifyOrderBody, SetTriggerBody } from "../../../core/schemas/writes.js";
 import type { Relayer } from "../relayer.js";
 import { isFinal, shortMessage, toApiError } from "../relayer.js";
 import type { Kind, Params } from "../ops.js";
@@ -300,6 +300,27 @@ export function relayerApp(relayer: Relayer, log: Logger, events?: WriteEvents) 
       ...(b.clientKey !== undefined ? { clientKey: b.clientKey.toLowerCase() as Hex } : { orderId: b.orderId! }),
     };
     return write(c, "modifyOrder", { hashOf: { accountId, raw }, params, validUntil: b.validUntil });
+  });
+
+  // ─── Market v2: position triggers (TriggerBook) ─────────────────────────────────────────────
+
+  app.post("/internal/accounts/:accountId/triggers", async (c) => {
+    const accountId = accountIdOf(c);
+    const raw = await jsonBody(c);
+    const b = parseOrThrow(SetTriggerBody, raw);
+    const params: Params["setTrigger"] = {
+      accountId, marketId: b.marketId.toLowerCase() as Hex, kind: b.kind, triggerPrice: b.triggerPrice, orderType: b.orderType,
+      ...(b.limitPrice !== undefined ? { limitPrice: b.limitPrice } : {}), oco: b.oco ?? false,
+    };
+    return write(c, "setTrigger", { hashOf: { accountId, raw }, params, validUntil: b.validUntil });
+  });
+
+  app.post("/internal/accounts/:accountId/triggers/cancel", async (c) => {
+    const accountId = accountIdOf(c);
+    const raw = await jsonBody(c);
+    const b = parseOrThrow(CancelTriggerBody, raw);
+    const params: Params["cancelTrigger"] = { accountId, marketId: b.marketId.toLowerCase() as Hex, kind: b.kind };
+    return write(c, "cancelTrigger", { hashOf: { accountId, raw }, params, validUntil: b.validUntil });
   });
 
   app.post("/internal/accounts/:accountId/orders/cancel-all", async (c) => {
