@@ -297,13 +297,20 @@ export const CancelAllBody = z
 
 const OrderIdString = uintString("order id").openapi({ description: "On-chain order id (decimal string)", example: "42" });
 
+/**
+ * A refinement: exactly one of two optional fields is given (an order named by its id or by its
+ * client key, on both surfaces); the issue is reported on the first.
+ */
+export const exactlyOneOf =
+  <A extends string, B extends string>(a: A, b: B) =>
+  (v: Partial<Record<A | B, unknown>>, ctx: z.RefinementCtx) => {
+    if ((v[a] === undefined) === (v[b] === undefined)) ctx.addIssue({ code: "custom", path: [a], message: `exactly one of ${a} and ${b} is required` });
+  };
+
 /** A batch's cancel: by clientKey or by orderId (exactly one). */
 export const BatchCancelItem = z
   .object({ marketId: MarketId, clientKey: ClientKey.optional(), orderId: OrderIdString.optional() })
-  .superRefine((b, ctx) => {
-    if ((b.clientKey === undefined) === (b.orderId === undefined))
-      ctx.addIssue({ code: "custom", path: ["clientKey"], message: "exactly one of clientKey and orderId is required" });
-  })
+  .superRefine(exactlyOneOf("clientKey", "orderId"))
   .openapi("BatchCancelItem");
 
 // ─── Market v2: modify ───────────────────────────────────────────────────────────────────────
@@ -330,10 +337,7 @@ export const ModifyOrderBody = z
       }),
     validUntil: ValidUntil,
   })
-  .superRefine((b, ctx) => {
-    if ((b.clientKey === undefined) === (b.orderId === undefined))
-      ctx.addIssue({ code: "custom", path: ["orderId"], message: "exactly one of orderId and clientKey is required" });
-  })
+  .superRefine(exactlyOneOf("orderId", "clientKey"))
   .openapi("ModifyOrderRequest");
 export type ModifyOrderInput = z.infer<typeof ModifyOrderBody>;
 

@@ -217,10 +217,7 @@ export const ModifyBody = z
     quantity: uintString("the new remaining size, 18 decimals: in lots, at least the minimum (400 ORDER_TOO_SMALL)", "50000000000000000000"),
     valid_until: validUntil,
   })
-  .superRefine((b, ctx) => {
-    if ((b.client_key === undefined) === (b.order_id === undefined))
-      ctx.addIssue({ code: "custom", path: ["order_id"], message: "exactly one of order_id and client_key is required" });
-  })
+  .superRefine(W.exactlyOneOf("order_id", "client_key"))
   .openapi("ModifyRequest");
 
 /** A position's take-profit or stop-loss (TriggerBook.setTrigger): kind by name, order_type 0 = MARKET, 1 = LIMIT. */
@@ -278,10 +275,7 @@ const BatchCancel = z
     client_key: bytes32("client key of the open order").optional(),
     order_id: uintString("on-chain order id", "42").optional(),
   })
-  .superRefine((b, ctx) => {
-    if ((b.client_key === undefined) === (b.order_id === undefined))
-      ctx.addIssue({ code: "custom", path: ["client_key"], message: "exactly one of client_key and order_id is required" });
-  });
+  .superRefine(W.exactlyOneOf("client_key", "order_id"));
 
 /** `{ action: "PLACE", ...TradeRequest }`, `{ action: "CANCEL", market_id, client_key | order_id }` or `{ action: "MODIFY", ...ModifyRequest }`. */
 export const BatchItem = z
