@@ -281,7 +281,8 @@ describe.each([sharedStack()])("take-profit and stop-loss through both surfaces 
     const v1Orders = await gw("GET", `/v1/accounts/${id}/orders?market_id=${EUR}&limit=10&min_block=${head}`, { key: gwKey });
     expect((v1Orders.body.data.orders as Json[]).find((o) => o.order_id === tp!.orderId)).toMatchObject({ trigger_kind: "TAKE_PROFIT" });
     const history = await api("GET", `/accounts/${id}/orders/history?marketId=${EUR}&minBlock=${head}`);
-    if (history.status === 200) expect((history.body.data.orders as Json[]).find((o) => o.orderId === tp!.orderId)).toMatchObject({ triggerKind: "TAKE_PROFIT" });
+    expect(history.status, JSON.stringify(history.body)).toBe(200);
+    expect((history.body.data.orders as Json[]).find((o) => o.orderId === tp!.orderId)).toMatchObject({ triggerKind: "TAKE_PROFIT" });
     // nothing active is left
     expect((await triggers("", head)).triggers).toEqual([]);
   });
