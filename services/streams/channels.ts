@@ -164,6 +164,15 @@ type AccountState = {
   liquidations: TradeItem[];
   /** as GET /accounts/{id}/operators: the owner's operators, their policies and budget use */
   operators: unknown;
+  /** as GET /accounts/{id}/triggers?status=all: its positions' take-profits and stop-losses (at most one per market and kind), any status */
+  triggers: TriggerItem[];
+};
+type TriggerItem = { triggerId: string } & Record<string, unknown>;
+
+/** The triggers of `next` that `prev` did not hold as they are now: each change (set, executed with its order id, cancelled with its end reason) once. */
+const changedTriggers = (prev: TriggerItem[], next: TriggerItem[]) => {
+  const before = new Map(prev.map((t) => [t.triggerId, t]));
+  return next.filter((t) => !same(before.get(t.triggerId), t));
 };
 
 /** An operators answer without what only the passing of time moves (the budget used, decayed to the block): a diff sends it on a charge or an approval. */
@@ -175,10 +184,11 @@ export function account(accountId: number, markets: () => string[]): ChannelDef<
   return {
     async build(read) {
       const ids = markets();
-      const [acct, orders, operators, fills, fp, liq, ...pos] = await Promise.all([
+      const [acct, orders, operators, triggers, fills, fp, liq, ...pos] = await Promise.all([
         read(base),
         read(`${base}/orders`),
         read(`${base}/operators`),
+        read(`${base}/triggers?status=all`),
         read(`${base}/fills?limit=${ACCOUNT_WINDOW}`),
         read(`${base}/funding-payments?limit=${ACCOUNT_WINDOW}`),
         read(`${base}/liquidations?limit=${ACCOUNT_WINDOW}`),
@@ -192,6 +202,7 @@ export function account(accountId: number, markets: () => string[]): ChannelDef<
         fundingPayments: (fp as { fundingPayments: TradeItem[] }).fundingPayments,
         liquidations: (liq as { liquidations: TradeItem[] }).liquidations,
         operators,
+        triggers: (triggers as { triggers: TriggerItem[] }).triggers,
       };
     },
     snapshot: (s) => ({ accountId, ...s }),
@@ -200,6 +211,9 @@ export function account(accountId: number, markets: () => string[]): ChannelDef<
       if (!same(p.account, n.account)) out.account = n.account;
       if (!same(p.orders, n.orders)) out.orders = n.orders;
       if (!same(operatorsAtRest(p.operators), operatorsAtRest(n.operators))) out.operators = n.operators;
+      // a trigger that changed, as it is now (a removal is a change of status: none vanishes)
+      const triggers = changedTriggers(p.triggers ?? [], n.triggers);
+      if (triggers.length) out.triggers = triggers;
       const positions = Object.fromEntries(Object.entries(n.positions).filter(([m, v]) => !same(p.positions[m], v)));
       if (Object.keys(positions).length) out.positions = positions;
       out.fills = added(p.fills, n.fills);

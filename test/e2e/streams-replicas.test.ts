@@ -240,9 +240,9 @@ describe.each([postgresStack()])("stream service replicas on $kind", (s: StackIn
   }, 240_000);
 
   it("upstream reads per block per replica are one build per followed topic, the same with 1 and with 50 subscribers per topic (O(replicas × topics) in all)", async () => {
-    // the topics' REST reads (services/streams/channels.ts): book 1, trades 1, market 3, account 6 (account, orders,
-    // operators, fills, funding payments, liquidations) + one position per market
-    const perBlock = 1 + 1 + 3 + 6 + s.deployment.markets.length;
+    // the topics' REST reads (services/streams/channels.ts): book 1, trades 1, market 3, account 7 (account, orders,
+    // operators, triggers, fills, funding payments, liquidations) + one position per market
+    const perBlock = 1 + 1 + 3 + 7 + s.deployment.markets.length;
     /** Per-block reads of each replica over a window of at least `blocks` processed blocks (writes make them). */
     async function window(blocks: number) {
       const before = await Promise.all(replicas.map(counters));

@@ -499,7 +499,8 @@ describe("OpenAPI and docs", () => {
     const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>> };
     for (const [method, path] of SPEC_ROUTES) expect(doc.paths[path]?.[method], `${method} ${path}`).toBeDefined();
     for (const [method, path] of [["get", "/v1/transactions/{id}"], ["post", "/v1/transactions/{id}/cancel"], ["get", "/v1/operators/typed-data"], ["post", "/v1/operators/approve"],
-      ["post", "/v1/accounts/{account_id}/deadman"], ["post", "/v1/accounts/{account_id}/orders/cancel-all"], ["post", "/v1/accounts/{account_id}/orders/batch"]]) {
+      ["post", "/v1/accounts/{account_id}/deadman"], ["post", "/v1/accounts/{account_id}/orders/cancel-all"], ["post", "/v1/accounts/{account_id}/orders/batch"],
+      ["get", "/v1/accounts/{account_id}/triggers"], ["post", "/v1/accounts/{account_id}/triggers"], ["post", "/v1/accounts/{account_id}/triggers/cancel"]]) {
       expect(doc.paths[path!]?.[method!], `${method} ${path}`).toBeDefined();
     }
     // a 202 carries the result's fields, those not known before mining null; writes take valid_until

@@ -124,8 +124,10 @@ describe("write routes before the relayer", () => {
     for (const p of ["/accounts", "/accounts/{accountId}/deposit", "/accounts/{accountId}/withdraw", "/accounts/{accountId}/orders",
       "/accounts/{accountId}/orders/{clientKey}", "/accounts/{accountId}/positions/{marketId}/close", "/accounts/{accountId}/positions/{marketId}/margin", "/transactions/{requestId}",
       "/operators/typed-data", "/operators/approve", "/auth/nonce", "/auth/login", "/transactions/{requestId}/cancel",
-      "/accounts/{accountId}/deadman", "/accounts/{accountId}/orders/cancel-all", "/accounts/{accountId}/orders/batch"]) expect(doc.paths?.[p], p).toBeDefined();
-    for (const name of ["DeadmanRequest", "CancelAllRequest", "BatchOrdersRequest", "DeadmanResult", "CancelAllResult", "BatchOrdersResult", "PendingBatchOrders"])
+      "/accounts/{accountId}/deadman", "/accounts/{accountId}/orders/cancel-all", "/accounts/{accountId}/orders/batch",
+      "/accounts/{accountId}/triggers", "/accounts/{accountId}/triggers/cancel"]) expect(doc.paths?.[p], p).toBeDefined();
+    for (const name of ["DeadmanRequest", "CancelAllRequest", "BatchOrdersRequest", "DeadmanResult", "CancelAllResult", "BatchOrdersResult", "PendingBatchOrders",
+      "SetTriggerRequest", "CancelTriggerRequest", "SetTriggerResult", "CancelTriggerResult", "PendingSetTrigger"])
       expect(doc.components?.schemas?.[name], name).toBeDefined();
     expect(doc.components?.securitySchemes?.bearerAuth).toBeDefined();
     // a 202 carries the result's fields, those not known before mining null

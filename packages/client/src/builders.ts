@@ -9,7 +9,8 @@
  */
 import { VenueInputError } from "./errors.js";
 import { MAX_EXPIRES_AT, TIME_IN_FORCE_NAME, expiryProblem, orderOptionsProblem, type TimeInForceName } from "../../../core/order-options.js";
-import type { ClosePositionRequest, Market, MarginAction, ModifyOrderRequest, OrderType, PlaceOrderRequest, PositionMarginRequest, Side } from "./types.js";
+import type { ClosePositionRequest, Market, MarginAction, ModifyOrderRequest, OrderType, PlaceOrderRequest, PositionMarginRequest, SetTriggerRequest, Side } from "./types.js";
+import { TRIGGER_KIND_NAME, triggerOrderProblem, type TriggerKindName } from "../../../core/triggers.js";
 
 export type Hex = `0x${string}`;
 const BYTES32 = /^0x[0-9a-fA-F]{64}$/;
@@ -44,6 +45,8 @@ export type OrderSpec = {
 export type CloseSpec = { type: OrderType; price?: bigint; clientKey?: Hex; validUntil?: number };
 
 /** A resting order's new price and remaining size (Market v2 modify), the order named by `orderId` or `clientKey` (exactly one). */
+/** A position's take-profit or stop-loss: fires once the mark reaches `triggerPrice`, placing a reduce-only close (MARKET, or LIMIT at `limitPrice`). */
+export type TriggerSpec = { marketId: Hex; kind: TriggerKindName; triggerPrice: bigint; type: OrderType; limitPrice?: bigint; oco?: boolean; validUntil?: number };
 export type ModifySpec = { marketId: Hex; orderId?: bigint | string; clientKey?: Hex; price: bigint; quantity: bigint; validUntil?: number };
 
 const refuse = (code: "VALIDATION_ERROR" | "INVALID_AMOUNT" | "EXCEEDS_MAX_LEVERAGE" | "INVALID_PRICE" | "MARKET_NOT_FOUND" | "MARKET_NOT_ACTIVE", field: string, message: string): never => {
@@ -163,6 +166,30 @@ export function buildModify(spec: ModifySpec, market?: MarketRules, now = nowSec
     ...(orderId !== undefined ? { orderId } : { clientKey: spec.clientKey! }),
     price: spec.price.toString(),
     quantity: spec.quantity.toString(),
+    ...(spec.validUntil !== undefined ? { validUntil: spec.validUntil } : {}),
+  };
+}
+
+/**
+ * The body of POST /accounts/{id}/triggers, checked (`market`: its tick for a LIMIT's price). The
+ * side of the mark needs the chain's mark: the venue checks it (400 VALIDATION_ERROR on triggerPrice).
+ */
+export function buildTrigger(spec: TriggerSpec, market?: MarketRules, now = nowSeconds()): SetTriggerRequest {
+  checkBytes32("marketId", spec.marketId);
+  if (!TRIGGER_KIND_NAME.includes(spec.kind)) refuse("VALIDATION_ERROR", "kind", `must be one of ${TRIGGER_KIND_NAME.join(", ")}`);
+  checkAmount("triggerPrice", spec.triggerPrice);
+  if (spec.type !== "MARKET" && spec.type !== "LIMIT") refuse("VALIDATION_ERROR", "type", "must be MARKET or LIMIT");
+  const bad = triggerOrderProblem({ orderType: spec.type, limitPrice: spec.limitPrice === undefined ? undefined : spec.limitPrice.toString() });
+  if (bad) refuse("VALIDATION_ERROR", bad.field, bad.message);
+  if (spec.type === "LIMIT") checkPrice("LIMIT", spec.limitPrice, market);
+  checkValidUntil(spec.validUntil, now);
+  return {
+    marketId: spec.marketId,
+    kind: spec.kind,
+    triggerPrice: spec.triggerPrice.toString(),
+    orderType: spec.type,
+    ...(spec.limitPrice !== undefined ? { limitPrice: spec.limitPrice.toString() } : {}),
+    ...(spec.oco !== undefined ? { oco: spec.oco } : {}),
     ...(spec.validUntil !== undefined ? { validUntil: spec.validUntil } : {}),
   };
 }

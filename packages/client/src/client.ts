@@ -9,7 +9,7 @@
  * `minBlock` ≥ that block, so it sees the write.
  */
 import { camelKeys, snakeKeys } from "../../../core/case.js";
-import { buildAmount, buildClose, buildMargin, buildModify, buildPlaceOrder, checkAccountId, checkBytes32, type CloseSpec, type Hex, type MarketRules, type ModifySpec, type OrderSpec } from "./builders.js";
+import { buildAmount, buildClose, buildMargin, buildModify, buildPlaceOrder, buildTrigger, checkAccountId, checkBytes32, type CloseSpec, type Hex, type MarketRules, type ModifySpec, type OrderSpec, type TriggerSpec } from "./builders.js";
 import { Emitter } from "./emitter.js";
 import { VenueApiError, VenueError, VenueInputError, VenueNetworkError, WriteFailedError } from "./errors.js";
 import { attachMeta, Http, meta, type HttpOptions, type RequestOptions, type ResponseMeta } from "./http.js";
@@ -200,6 +200,11 @@ export abstract class BaseClient extends Emitter<ClientEvents> {
   }
   accountOperators(accountId: number | bigint | string, o?: ReadOptions) {
     return this.read<T.AccountOperators>(`/accounts/${checkAccountId(accountId)}/operators`, {}, o);
+  }
+  /** GET /accounts/{id}/triggers: the take-profits and stop-losses of the account's positions (status active by default; executed, cancelled, all). */
+  triggers(accountId: number | bigint | string, q: { marketId?: Hex; status?: "active" | "executed" | "cancelled" | "all" } = {}, o?: ReadOptions) {
+    if (q.marketId) checkBytes32("marketId", q.marketId);
+    return this.read<T.TriggerList>(`/accounts/${checkAccountId(accountId)}/triggers`, { ...q }, o);
   }
   position(accountId: number | bigint | string, marketId: Hex, o?: ReadOptions) {
     checkBytes32("marketId", marketId);
@@ -489,6 +494,18 @@ export class VenueClient extends BaseClient {
     checkBytes32("marketId", marketId);
     return this.write<T.PositionMarginResult>("POST", `/accounts/${id}/positions/${marketId}/margin`, buildMargin(action, amount6, o.validUntil), o);
   }
+  /** POST /accounts/{id}/triggers: set (or replace) the take-profit or stop-loss of the account's position, checked against the market's tick. */
+  async setTrigger(accountId: number | bigint | string, spec: TriggerSpec, o?: WriteOptions) {
+    const id = checkAccountId(accountId);
+    const body = buildTrigger(spec, spec.type === "LIMIT" ? await this.rulesOf(spec.marketId) : undefined);
+    return this.write<T.SetTriggerResult>("POST", `/accounts/${id}/triggers`, body, o);
+  }
+  /** POST /accounts/{id}/triggers/cancel: remove the take-profit or stop-loss of the account's position in the market. */
+  cancelTrigger(accountId: number | bigint | string, marketId: Hex, kind: "TAKE_PROFIT" | "STOP_LOSS", o: WriteOptions & { validUntil?: number } = {}) {
+    const id = checkAccountId(accountId);
+    checkBytes32("marketId", marketId);
+    return this.write<T.CancelTriggerResult>("POST", `/accounts/${id}/triggers/cancel`, { marketId, kind, ...(o.validUntil ? { validUntil: o.validUntil } : {}) }, o);
+  }
   /** POST /accounts/{id}/deadman: the dead-man deadline (unix seconds of the chain's clock, ≥ now + 5 s), 0 = off. */
   setDeadman(accountId: number | bigint | string, deadline: number, o: WriteOptions & { validUntil?: number } = {}) {
     const id = checkAccountId(accountId);
@@ -589,6 +606,19 @@ export class GatewayClient extends BaseClient {
     const id = checkAccountId(accountId);
     checkBytes32("marketId", marketId);
     return this.write<T.PositionMarginResult>("POST", `/accounts/${id}/positions/${marketId}/margin`, buildMargin(action, amount6, o.validUntil), o);
+  }
+  /** POST /v1/accounts/{id}/triggers: set (or replace) the take-profit or stop-loss of the account's position (order_type 0/1 on the wire). */
+  async setTrigger(accountId: number | bigint | string, spec: TriggerSpec, o?: WriteOptions) {
+    const id = checkAccountId(accountId);
+    const b = buildTrigger(spec, spec.type === "LIMIT" ? await this.rulesOf(spec.marketId) : undefined);
+    const body = { ...b, orderType: b.orderType === "MARKET" ? 0 : 1, ...(b.validUntil !== undefined ? { validUntil: String(b.validUntil) } : {}) };
+    return this.write<T.SetTriggerResult>("POST", `/accounts/${id}/triggers`, body, o);
+  }
+  /** POST /v1/accounts/{id}/triggers/cancel. */
+  cancelTrigger(accountId: number | bigint | string, marketId: Hex, kind: "TAKE_PROFIT" | "STOP_LOSS", o: WriteOptions & { validUntil?: number } = {}) {
+    const id = checkAccountId(accountId);
+    checkBytes32("marketId", marketId);
+    return this.write<T.CancelTriggerResult>("POST", `/accounts/${id}/triggers/cancel`, { marketId, kind, ...(o.validUntil ? { validUntil: String(o.validUntil) } : {}) }, o);
   }
   /** POST /v1/accounts/{id}/deadman: the dead-man deadline (unix seconds of the chain's clock, ≥ now + 5 s), 0 = off. */
   setDeadman(accountId: number | bigint | string, deadline: number, o: WriteOptions & { validUntil?: number } = {}) {

@@ -12,7 +12,7 @@ export * from "./errors.js";
 export { meta, rateLimitOf, type RateLimit, type ResponseMeta, type RetryPolicy, type HttpOptions } from "./http.js";
 export { Emitter } from "./emitter.js";
 export { SiweSession, isLocalAccount, type Signer, type SiweNonce, type SessionToken, type SessionOptions, type SessionEvents } from "./auth.js";
-export { order, buildPlaceOrder, buildClose, buildModify, buildAmount, buildMargin, randomClientKey, type OrderSpec, type CloseSpec, type ModifySpec, type MarketRules, type Hex } from "./builders.js";
+export { order, buildPlaceOrder, buildClose, buildModify, buildAmount, buildMargin, buildTrigger, randomClientKey, type OrderSpec, type TriggerSpec, type CloseSpec, type ModifySpec, type MarketRules, type Hex } from "./builders.js";
 export {
   BaseClient, VenueClient, GatewayClient,
   type VenueClientOptions, type GatewayClientOptions, type BaseOptions, type ClientEvents, type WriteOptions, type WriteStatus,

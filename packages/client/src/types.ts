@@ -27,6 +27,8 @@ export type PositionHealth = z.output<typeof R.Health>;
 export type Position = z.output<typeof R.Position>;
 export type Order = z.output<typeof R.Order>;
 export type OrderList = z.output<typeof R.OrderList>;
+export type Trigger = z.output<typeof R.Trigger>;
+export type TriggerList = z.output<typeof R.TriggerList>;
 export type MarketSession = z.output<typeof R.MarketSession>;
 export type Market = z.output<typeof R.Market>;
 export type MarketList = z.output<typeof R.MarketList>;
@@ -70,6 +72,8 @@ export type OrdersQuery = z.input<typeof R.OrdersQuery>;
 // ─── writes ────────────────────────────────────────────────────────────────────────────────
 export type PlaceOrderRequest = z.input<typeof W.PlaceOrderBody>;
 export type ModifyOrderRequest = z.input<typeof W.ModifyOrderBody>;
+export type SetTriggerRequest = z.input<typeof W.SetTriggerBody>;
+export type CancelTriggerRequest = z.input<typeof W.CancelTriggerBody>;
 export type ClosePositionRequest = z.input<typeof W.ClosePositionBody>;
 export type CreateAccountRequest = z.input<typeof W.CreateAccountBody>;
 export type AmountRequest = z.input<typeof W.AmountBody>;
@@ -95,6 +99,8 @@ export type DeadmanResult = z.output<typeof WR.DeadmanResult>;
 export type CancelAllResult = z.output<typeof WR.CancelAllResult>;
 export type BatchOrdersResult = z.output<typeof WR.BatchOrdersResult>;
 export type ModifyOrderResult = z.output<typeof WR.ModifyOrderResult>;
+export type SetTriggerResult = z.output<typeof WR.SetTriggerResult>;
+export type CancelTriggerResult = z.output<typeof WR.CancelTriggerResult>;
 export type BatchItemResult = z.output<typeof WR.BatchItemResult>;
 
 // ─── streams ───────────────────────────────────────────────────────────────────────────────

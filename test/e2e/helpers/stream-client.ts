@@ -170,6 +170,9 @@ export class StreamClient {
         if (d.account) a.account = d.account;
         if (d.orders) a.orders = d.orders;
         if (d.positions) Object.assign(a.positions, d.positions);
+        if (d.operators) a.operators = d.operators;
+        // a changed trigger replaces the one with its id
+        if (d.triggers) for (const t of d.triggers as Msg[]) a.triggers = [...(a.triggers as Msg[]).filter((x) => x.triggerId !== t.triggerId), t];
         for (const k of ["fills", "fundingPayments", "liquidations"]) a[k] = [...d[k], ...a[k]];
         break;
       }
