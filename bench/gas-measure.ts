@@ -39,9 +39,17 @@ type Actor = { wallet: WalletClientT; address: Address; accountId: bigint };
  * Starts anvil (a free port), deploys, measures, stops. `fillCap: false` leaves out the 50-maker
  * fill-cap order (60 makers of setup): the keys the snapshot caps come before it either way.
  */
+/**
+ * The chain's clock: genesis at GENESIS, and every measured transaction from MEASURED_FROM on, one
+ * second each. Timestamps go into calldata (a dead-man deadline: a zero byte costs 4 gas, another
+ * 16), so a clock taken from the wall made a figure move by 12 gas on some days.
+ */
+const GENESIS = 1_800_000_000;
+const MEASURED_FROM = GENESIS + 3_600;
+
 export async function runGasBench(opts: { fillCap?: boolean; log?: (m: string) => void } = {}): Promise<GasRun> {
   const log = opts.log ?? (() => {});
-  const anvil = await startAnvil({ accounts: 20 });
+  const anvil = await startAnvil({ accounts: 20, extraArgs: ["--timestamp", String(GENESIS)] });
   try {
     log(`anvil ${anvil.rpcUrl} (pid ${anvil.pid})`);
     return await measure(anvil.rpcUrl, opts.fillCap ?? true, log);
@@ -62,7 +70,9 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
   log(`deployed: engine ${engine}, EUR/USD ${market}`);
   const sizes = await deployedSizes(client, d.contracts, market);
 
-  let now = Number((await client.getBlock()).timestamp);
+  const deployed = Number((await client.getBlock()).timestamp);
+  if (deployed >= MEASURED_FROM) throw new Error(`the deployment ended at ${deployed}, after the measured clock's start ${MEASURED_FROM}`);
+  let now = MEASURED_FROM;
   const send = async (w: WalletClientT, address: Address, abi: Abi, functionName: string, args: readonly unknown[]) => {
     now += 1;
     await client.request({ method: "evm_setNextBlockTimestamp" as never, params: [now] as never });
