@@ -131,7 +131,7 @@ describe("npm start", () => {
     expect(local.rpcUrl).toBe(`http://127.0.0.1:${basePort}`);
     expect(local.integrationUrl).toBe(`http://127.0.0.1:${basePort + 1}`);
     expect(local.streamsUrl).toBe(`http://127.0.0.1:${basePort + 6}`);
-    expect(Object.keys(local.contracts).sort()).toEqual(["depositToken", "engine", "marketFactory", "marketImplementation", "oracle", "timelock", "venueLens"]);
+    expect(Object.keys(local.contracts).sort()).toEqual(["depositToken", "engine", "marketFactory", "marketImplementation", "oracle", "timelock", "triggerBook", "venueLens"]);
     expect(local.markets.map((m) => m.symbol)).toEqual(["EUR/USD", "GBP/USD", "AUD/USD"]);
     expect(local.wallets).toHaveLength(10);
     const client = publicClientFor(local.rpcUrl, local.chainId);
