@@ -532,7 +532,7 @@ describe.each([sharedStack()])("modify through the integration API and /v1 ($kin
       key: gwKey, body: { items: [{ action: "MODIFY", market_id: EUR, order_id: orderId, price: p.toString(), quantity: smaller.toString() }] },
     });
     expect(v.status, JSON.stringify(v.body)).toBe(200);
-    expect(v.body.data.items[0]).toMatchObject({ action: "MODIFY", status: "OK", order_id: orderId, price: p.toString(), from_price: before.priceX18.toString() });
+    expect(v.body.data.items[0], JSON.stringify(v.body.data.items[0])).toMatchObject({ action: "MODIFY", status: "OK", order_id: orderId, price: p.toString(), from_price: before.priceX18.toString() });
     expect((await indexedEqualsChain(v.body.data.block_number)).priceX18).toBe(p);
   });
 

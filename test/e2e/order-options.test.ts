@@ -222,9 +222,12 @@ describe.each([sharedStack()])("order options: time in force, reduce-only, good-
     const mined = await client.getBlock({ blockTag: "latest" });
     expect(mined.timestamp).toBeGreaterThanOrEqual(BigInt(expiresAt));
     await waitIndexed(s, mined.number);
-    // still ACTIVE on chain at that block: the keeper removes expired orders, but only after it has
-    // seen this block indexed, so its removal lands in a later one
-    expect((await client.readContract({ address: eurAddress, abi: marketAbi, functionName: "getOrder", args: [BigInt(orderId)], blockNumber: mined.number })).status).toBe(1);
+    // still ACTIVE on chain at the first block at or past its expiry: other senders (the feed, the
+    // maker) may mine blocks after the clock moved, and the keeper removes an expired order only
+    // once it has indexed such a block, so its removal lands in a later one
+    let first = mined.number;
+    while ((await client.getBlock({ blockNumber: first - 1n })).timestamp >= BigInt(expiresAt)) first -= 1n;
+    expect((await client.readContract({ address: eurAddress, abi: marketAbi, functionName: "getOrder", args: [BigInt(orderId)], blockNumber: first })).status).toBe(1);
 
     const gone = await indexedOrder(orderId, Number(mined.number));
     expect(gone).toMatchObject({ status: "cancelled", isActive: false, remainingQuantity: "0", expiresAt, timeInForce: "GTC" });
