@@ -6,7 +6,7 @@
  * Every phase runs even when an earlier one failed (one run shows every failure); the exit code
  * is 1 when any failed. `TEST_PHASES=unit,e2e` runs only those.
  *
- * The venue's invariant campaign (contracts/test/invariant, about two minutes on one core) runs
+ * The venue's invariant campaign (contracts/test/invariant, about a minute and a half on one core) runs
  * beside unit and e2e, once forge has compiled: it is single-threaded, and unit and e2e leave
  * most of a second core idle (e2e waits on chains and indexers). Its output is printed when it
  * ends, after the phase it overlapped.

@@ -109,7 +109,8 @@ abstract contract VenueInvariantBase is VenueFixture {
     }
 }
 
-/// The venue's invariants after every step of random sequences driven by VenueHandler:
+/// The venue's invariants over random sequences driven by VenueHandler (what the handler records
+/// in a step, at every step; the sweeps below after every 4th step and each run's last):
 ///   token.balanceOf(engine) × 1e12 == Σ account totals + insurance + fees + Σ pools;
 ///   account total == available + committed; long OI == short OI == Σ positions per side;
 ///   no order's filled exceeds its original; each level == Σ of its resting orders; book not crossed;
@@ -117,7 +118,7 @@ abstract contract VenueInvariantBase is VenueFixture {
 ///   Σ pools + Σ long basis − Σ short basis + Σ pending funding + bad debt ≥ 0 (rounding dust);
 ///   mark and funding rate within their clamps; no revoked operator acts; every revert classified.
 /// Issue 10's money-safety rules:
-///   no pool hides a deficit after any step: token balance × 1e12 ≥ Σ free and order margin +
+///   no pool hides a deficit at any sweep: token balance × 1e12 ≥ Σ free and order margin +
 ///   Σ signed equity at the mark + insurance + fees (a position below zero owes its deficit until
 ///   a liquidation hands it to the fund or to deleveraging);
 ///   strict solvency after everything liquidatable has been liquidated (in a snapshot): the same
@@ -130,10 +131,11 @@ abstract contract VenueInvariantBase is VenueFixture {
 ///   bad debt (rounding dust) only in a liquidation step; a reduce-only order never increases or
 ///   flips its position; no position above maxPositionQty, open interest within maxOpenInterestQty;
 ///   a voided signed approval (revoked, nonces invalidated, past its deadline) approves nothing.
-/// One invariant function (one campaign of 64 runs × 200 calls, every check after every call).
+/// One invariant function (one campaign of 64 runs × 200 calls).
 contract VenueInvariantTest is VenueInvariantBase {
     /// forge-config: default.invariant.runs = 64
     /// forge-config: default.invariant.depth = 200
+    /// forge-config: default.invariant.check_interval = 4
     function invariant_venue() public {
         _assertNoUnexpectedReverts();
         _checkIssue10();
