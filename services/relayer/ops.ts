@@ -943,10 +943,18 @@ async function batchItemResult(chain: Chain, item: BatchItemParams, logs: Log[],
 const BATCH_SELECTOR = toFunctionSelector(getAbiItem({ abi: engineAbi, name: "batch" }) as AbiFunction);
 
 /**
+ * Gas limit = what a simulation needed × 1.25 + 25k: between simulation and mining the book may
+ * change, and a new second costs more (the first write of a second accrues the market's funding).
+ */
+export const gasLimitOf = (needed: bigint) => (needed * 125n) / 100n + 25_000n;
+
+/**
  * The gas limit of an Engine.batch(atomic=false). It never reverts as a whole, so the node's
  * estimate (the least gas at which the transaction succeeds) may starve an item: out of gas inside
  * its delegatecall, it counts as a failed item. The limit is doubled until every item's outcome at
- * it (eth_call) is its outcome with the block's whole gas.
+ * it (eth_call) is its outcome with the block's whole gas, then given the same headroom as a single
+ * write (gasLimitOf): the least such limit at the latest block's second left an item out of gas
+ * when it was mined in a later second (a MODIFY answered TRANSACTION_REVERTED in CI).
  */
 export async function batchGas(chain: Chain, call: Call, gasLimit: bigint): Promise<bigint> {
   const ample = (await chain.client.getBlock({ blockTag: "latest" })).gasLimit;
@@ -958,7 +966,7 @@ export async function batchGas(chain: Chain, call: Call, gasLimit: bigint): Prom
   const want = await outcome(ample);
   let g = gasLimit;
   while (g < ample) {
-    if ((await outcome(g).catch(() => null)) === want) return g;
+    if ((await outcome(g).catch(() => null)) === want) return gasLimitOf(g) < ample ? gasLimitOf(g) : ample;
     g *= 2n;
   }
   return ample;

@@ -18,7 +18,7 @@ import { secondsToISO } from "../../core/units.js";
 import { classifySendError, decodeRevert, revertToApiError } from "../../core/chain/revert.js";
 import type { RelayerConfig, CrashStep } from "./config.js";
 import { VENUE_ABI, type Chain } from "./chain.js";
-import { OPS, SUCCESS_STATUS, type Kind } from "./ops.js";
+import { gasLimitOf, OPS, SUCCESS_STATUS, type Kind } from "./ops.js";
 import type { Store, RequestRow, SignedTx, AttemptRow, NewRequest } from "./db/store.js";
 import { FINAL_STATUSES, IN_FLIGHT_STATUSES, type RequestStatus } from "./db/schema.js";
 import { Batcher } from "./batcher.js";
@@ -28,8 +28,6 @@ type Fees = { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
 /** What a waiting HTTP request needs of a finished row. */
 export type Outcome = Pick<RequestRow, "id" | "status" | "httpStatus" | "response" | "txHash">;
 
-/** Gas limit = estimate × 1.25 + 25k: the book may change between simulation and mining. */
-const gasLimitOf = (estimate: bigint) => (estimate * 125n) / 100n + 25_000n;
 /** A lane waits at most this long for a write's transaction before the next write runs. */
 const LANE_HOLD_MAX_MS = 60_000;
 

@@ -4,7 +4,8 @@ import type { Hex } from "viem";
 import type { IndexerReader, Snapshot } from "../indexer/reader.js";
 import type { RelayerAnswer, RelayerClient } from "../relayer-client.js";
 import type { MarketContext, PositionRow } from "./health.js";
-import { LiquidationScanner, RESCAN_SAME_BLOCK_MS, STALL_CALLS } from "./scanner.js";
+import { LiquidationScanner, STALL_CALLS } from "./scanner.js";
+import { RERUN_UNCHANGED_MS } from "../indexer/unchanged.js";
 
 const E18 = 10n ** 18n;
 const M1 = `0x${"11".repeat(32)}` as Hex;
@@ -66,10 +67,10 @@ describe("liquidation scan", () => {
     expect(await scanner.scan()).toEqual({ scanned: 1, liquidatable: 1, sent: 1 });
     expect(await scanner.scan()).toEqual({ scanned: 1, liquidatable: 1, sent: 0 });
     expect(reads.positions).toBe(1);
-    vi.advanceTimersByTime(RESCAN_SAME_BLOCK_MS - 1);
+    vi.advanceTimersByTime(RERUN_UNCHANGED_MS - 1);
     await scanner.scan();
     expect(reads.positions).toBe(1);
-    vi.advanceTimersByTime(1); // the same block for RESCAN_SAME_BLOCK_MS: scanned anyway (still held: not sent)
+    vi.advanceTimersByTime(1); // the same block for RERUN_UNCHANGED_MS: scanned anyway (still held: not sent)
     expect(await scanner.scan()).toEqual({ scanned: 1, liquidatable: 0, sent: 0 });
     expect(reads.positions).toBe(2);
     state.block = 11n; // a newer block than the liquidation's: scanned and sent again

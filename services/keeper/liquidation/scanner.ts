@@ -11,6 +11,7 @@
  */
 import type { Address, Hex } from "viem";
 import type { Logger } from "pino";
+import { UnchangedRounds } from "../indexer/unchanged.js";
 import type { IndexerReader } from "../indexer/reader.js";
 import type { RelayerAnswer, RelayerClient } from "../relayer-client.js";
 import { healthAt, type PositionRow } from "./health.js";
@@ -31,25 +32,19 @@ export const STALL_CALLS = 5;
 
 /** How long a position that failed for another reason (no liquidity, relayer down) is left alone. */
 const RETRY_AFTER_MS = 5_000;
-/**
- * A scan at the indexed block of the previous one would find the same (health is a function of the
- * indexed rows and the block's timestamp, and every hold lasts at least until a newer block), so
- * it is skipped until this long has passed (a reorg can replace the head with a block of the same
- * number).
- */
-export const RESCAN_SAME_BLOCK_MS = 5_000;
 /** The insurance fund's positions (docs/CONTRACTS.md "Backstop"): liquidated like any other, one by one. */
 const FUND_ACCOUNT = 0n;
 
 export type ScanResult = { scanned: number; liquidatable: number; sent: number };
-type LastScan = { block: bigint; timestamp: bigint; atMs: number; result: ScanResult };
 
 export class LiquidationScanner {
   /** positionId → wait until the indexed block is above this, or until this time (ms). */
   private readonly holds = new Map<Hex, { block: bigint; untilMs: number }>();
   /** positionId → consecutive mined calls that closed nothing (cleared once it closes or is healthy) */
   private readonly zeroCalls = new Map<Hex, number>();
-  private last: LastScan | null = null;
+  /** A scan at the indexed block of the previous one finds the same (health is a function of the indexed rows and the block's time; every hold lasts at least until a newer block). */
+  private readonly rounds = new UnchangedRounds();
+  private lastResult: ScanResult = { scanned: 0, liquidatable: 0, sent: 0 };
 
   constructor(
     private readonly reader: IndexerReader,
@@ -61,10 +56,8 @@ export class LiquidationScanner {
   async scan(): Promise<ScanResult> {
     const block = await this.reader.block();
     const now = Date.now();
-    const last = this.last;
-    if (last && block.number === last.block && block.timestamp === last.timestamp && now - last.atMs < RESCAN_SAME_BLOCK_MS) {
-      return { ...last.result, sent: 0 };
-    }
+    const key = `${block.number}:${block.timestamp}`;
+    if (this.rounds.unchanged(key, now)) return { ...this.lastResult, sent: 0 };
     const [s, positions] = await Promise.all([this.reader.marketsAt(block), this.reader.openPositions(block)]);
     const due: PositionRow[] = [];
     const liquidatable = new Set<Hex>();
@@ -113,7 +106,8 @@ export class LiquidationScanner {
       this.log.debug({ scanned: positions.length, liquidatable: due.length, block: s.block.number.toString() }, "scan");
     }
     const result = { scanned: positions.length, liquidatable: due.length, sent };
-    this.last = { block: block.number, timestamp: block.timestamp, atMs: now, result };
+    this.rounds.ran(key, now);
+    this.lastResult = result;
     return result;
   }
 

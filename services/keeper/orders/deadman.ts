@@ -18,6 +18,7 @@ import { cancelOrdersRequest } from "../../../core/chain/cancel-orders.js";
 import type { IndexerReader } from "../indexer/reader.js";
 import { errorName, type Signer } from "../chain/clients.js";
 import { IndexHolds } from "../indexer/holds.js";
+import { UnchangedRounds } from "../indexer/unchanged.js";
 
 export const CLOSE_REASON_DEADMAN = closeReasonValue("DEADMAN");
 
@@ -33,6 +34,7 @@ export type DeadmanRound = { accounts: number; sent: number; cancelled: number }
 export class DeadmanExecutor {
   /** by account id: its cancel's block */
   private readonly holds = new IndexHolds<bigint>();
+  private readonly rounds = new UnchangedRounds();
 
   constructor(
     private readonly reader: IndexerReader,
@@ -43,8 +45,12 @@ export class DeadmanExecutor {
   ) {}
 
   async round(): Promise<DeadmanRound> {
+    const startedMs = Date.now();
     const block = await this.reader.block();
-    const now = (await this.client.getBlock({ blockTag: "latest" })).timestamp;
+    const head = await this.client.getBlock({ blockTag: "latest" });
+    const now = head.timestamp;
+    const key = `${block.number}:${block.timestamp}:${head.number}`;
+    if (this.rounds.unchanged(key, startedMs)) return { accounts: 0, sent: 0, cancelled: 0 };
     const rows = await this.reader.deadmanOrders(block, now);
     const byAccount = new Map<bigint, Map<Hex, bigint[]>>();
     for (const r of rows) {
@@ -56,6 +62,7 @@ export class DeadmanExecutor {
       byAccount.set(acct, m);
     }
     const out: DeadmanRound = { accounts: byAccount.size, sent: 0, cancelled: 0 };
+    this.rounds.ran(key, startedMs);
     for (const [accountId, markets] of byAccount) {
       accountsSeen().inc();
       const req = cancelOrdersRequest(accountId, markets, true);

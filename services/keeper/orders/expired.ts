@@ -14,6 +14,7 @@ import type { IndexerReader } from "../indexer/reader.js";
 import type { MarketDirectory } from "../chain/markets.js";
 import { errorName, type Signer } from "../chain/clients.js";
 import { IndexHolds } from "../indexer/holds.js";
+import { UnchangedRounds } from "../indexer/unchanged.js";
 
 export const CLOSE_REASON_EXPIRED = closeReasonValue("EXPIRED");
 
@@ -27,6 +28,7 @@ export type ExpiryRound = { candidates: number; sent: number; removed: number };
 export class ExpiredOrderRemover {
   /** by order id: the block of its removal attempt */
   private readonly holds = new IndexHolds<bigint>();
+  private readonly rounds = new UnchangedRounds();
 
   constructor(
     private readonly reader: IndexerReader,
@@ -36,10 +38,14 @@ export class ExpiredOrderRemover {
     private readonly log: Logger,
   ) {}
 
-  /** Resting orders whose expiry is at or before `now`, by market address. */
-  private async expiredCandidates(now: bigint): Promise<Map<Address, bigint[]>> {
+  /** Resting orders whose expiry is at or before the chain head's time, by market address (none while the index and the head stand still). */
+  private async expiredCandidates(): Promise<Map<Address, bigint[]>> {
+    const startedMs = Date.now();
     const block = await this.reader.block();
-    const rows = await this.reader.expiredOrders(block, now);
+    const head = await this.client.getBlock({ blockTag: "latest" });
+    const key = `${block.number}:${block.timestamp}:${head.number}`;
+    if (this.rounds.unchanged(key, startedMs)) return new Map();
+    const rows = await this.reader.expiredOrders(block, head.timestamp);
     const addressOf = new Map((await this.markets.list()).map((m) => [m.marketId.toLowerCase(), m.address] as const));
     const out = new Map<Address, bigint[]>();
     const live = new Set<bigint>();
@@ -51,12 +57,12 @@ export class ExpiredOrderRemover {
       if (address) out.set(address, [...(out.get(address) ?? []), id]);
     }
     this.holds.retain(live);
+    this.rounds.ran(key, startedMs);
     return out;
   }
 
   async round(): Promise<ExpiryRound> {
-    const now = (await this.client.getBlock({ blockTag: "latest" })).timestamp;
-    const byMarket = await this.expiredCandidates(now);
+    const byMarket = await this.expiredCandidates();
     const out: ExpiryRound = { candidates: [...byMarket.values()].reduce((a, v) => a + v.length, 0), sent: 0, removed: 0 };
     for (const [address, ids] of byMarket) {
       for (let i = 0; i < ids.length; i += MAX_BATCH_ITEMS) {

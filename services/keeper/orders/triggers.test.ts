@@ -3,7 +3,7 @@
  * active triggers it fires (reached at the chain's mark, or void: their position gone), that it
  * never fires one short of its mark, and its hold until the index passes the call.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import pino from "pino";
 import { encodeAbiParameters, encodeEventTopics, type Address, type Hex, type Log, type PublicClient } from "viem";
 import { triggerBookAbi } from "../../../abis/index.js";
@@ -11,6 +11,7 @@ import type { ActiveTrigger, IndexerReader } from "../indexer/reader.js";
 import type { Signer } from "../chain/clients.js";
 import type { MarketDirectory } from "../chain/markets.js";
 import { TriggerExecutor, positionGone, reached } from "./triggers.js";
+import { RERUN_UNCHANGED_MS } from "../indexer/unchanged.js";
 
 const M1 = `0x${"11".repeat(32)}` as Hex;
 const A1 = `0x${"a1".repeat(20)}` as Address;
@@ -60,6 +61,7 @@ describe("trigger executor", () => {
     const reader = { block: async () => ({ number: state.indexed, timestamp: 1n }), activeTriggers: async () => rows } as unknown as IndexerReader;
     const reads: string[] = [];
     const client = {
+      getBlock: async () => ({ number: state.indexed, timestamp: 1n }),
       readContract: async (r: { functionName: string }) => (reads.push(r.functionName), state.mark),
     } as unknown as PublicClient;
     const markets = { list: async () => [{ marketId: M1, address: A1 }] } as unknown as MarketDirectory;
@@ -92,7 +94,7 @@ describe("trigger executor", () => {
   it("a refused call (no liquidity now) is tried again once the index moved", async () => {
     const state = { indexed: 5n };
     const reader = { block: async () => ({ number: state.indexed, timestamp: 1n }), activeTriggers: async () => [trig({})] } as unknown as IndexerReader;
-    const client = { readContract: async () => e18(1.2) } as unknown as PublicClient;
+    const client = { getBlock: async () => ({ number: 1n, timestamp: 1n }), readContract: async () => e18(1.2) } as unknown as PublicClient;
     const markets = { list: async () => [{ marketId: M1, address: A1 }] } as unknown as MarketDirectory;
     let calls = 0;
     const signer = { write: async () => { calls++; throw new Error("NoLiquidity"); } } as unknown as Signer;
@@ -102,5 +104,34 @@ describe("trigger executor", () => {
     state.indexed = 6n;
     expect((await ex.round()).failed).toBe(1);
     expect(calls).toBe(2);
+  });
+
+  it("a round while neither the index nor the chain's head moved reads nothing (until RERUN_UNCHANGED_MS passed)", async () => {
+    vi.useFakeTimers();
+    try {
+      const state = { indexed: 5n, head: 7n };
+      let queries = 0;
+      const reader = { block: async () => ({ number: state.indexed, timestamp: 1n }), activeTriggers: async () => (queries++, []) } as unknown as IndexerReader;
+      const client = { getBlock: async () => ({ number: state.head, timestamp: 1n }) } as unknown as PublicClient;
+      const markets = { list: async () => [] } as unknown as MarketDirectory;
+      const ex = new TriggerExecutor(reader, client, {} as Signer, BOOK, markets, log);
+      await ex.round();
+      await ex.round();
+      expect(queries).toBe(1);
+      state.head = 8n; // a new block: the marks may have moved
+      await ex.round();
+      expect(queries).toBe(2);
+      state.indexed = 6n;
+      await ex.round();
+      expect(queries).toBe(3);
+      vi.advanceTimersByTime(RERUN_UNCHANGED_MS - 1);
+      await ex.round();
+      expect(queries).toBe(3);
+      vi.advanceTimersByTime(1);
+      await ex.round();
+      expect(queries).toBe(4);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

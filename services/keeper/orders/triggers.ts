@@ -20,6 +20,7 @@ import type { ActiveTrigger, IndexerReader } from "../indexer/reader.js";
 import type { MarketDirectory } from "../chain/markets.js";
 import { errorName, type Signer } from "../chain/clients.js";
 import { IndexHolds } from "../indexer/holds.js";
+import { UnchangedRounds } from "../indexer/unchanged.js";
 
 const calls = () =>
   counter({
@@ -44,6 +45,8 @@ export function reached(t: Pick<ActiveTrigger, "kind" | "positionSide" | "trigge
 export class TriggerExecutor {
   /** by trigger id (position_trigger.id) */
   private readonly holds = new IndexHolds<string>();
+  /** the marks are the chain head's: unchanged with it */
+  private readonly rounds = new UnchangedRounds();
 
   constructor(
     private readonly reader: IndexerReader,
@@ -55,7 +58,10 @@ export class TriggerExecutor {
   ) {}
 
   async round(): Promise<TriggerRound> {
+    const startedMs = Date.now();
     const block = await this.reader.block();
+    const key = `${block.number}:${block.timestamp}:${(await this.client.getBlock({ blockTag: "latest" })).number}`;
+    if (this.rounds.unchanged(key, startedMs)) return { active: 0, reached: 0, void: 0, fired: 0, voided: 0, failed: 0 };
     const rows = await this.reader.activeTriggers(block);
     const out: TriggerRound = { active: rows.length, reached: 0, void: 0, fired: 0, voided: 0, failed: 0 };
     const addressOf = new Map((await this.markets.list()).map((m) => [m.marketId.toLowerCase(), m.address] as const));
@@ -84,6 +90,7 @@ export class TriggerExecutor {
       await this.fire(t, id, block.number, out);
     }
     this.holds.retain(live);
+    this.rounds.ran(key, startedMs);
     return out;
   }
 
