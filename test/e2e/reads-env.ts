@@ -207,7 +207,7 @@ export async function indexedBlock(url: string): Promise<number> {
   return Math.max(0, ...Object.values(status).map((c) => c.block.number));
 }
 
-export async function waitForBlock(url: string, block: bigint | number, timeoutMs = 60_000) {
+export async function waitForBlock(url: string, block: bigint | number, timeoutMs = 180_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const b = await indexedBlock(url).catch(() => 0);
