@@ -6,9 +6,10 @@
  *   deployment, see scripts/lib/indexer-schema.ts).
  */
 import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { loadDeployment, PROJECT_ROOT, serializeDeployment } from "../core/deployment.js";
 import { indexerSchemaName } from "./lib/indexer-schema.js";
-import { ponderBin, ponderNodeArgs } from "./lib/services.js";
+import { ponderBin, ponderNodeArgs, seedIndexerPgliteDir } from "./lib/services.js";
 import { publicClientFor } from "./lib/clients.js";
 import { assertProfileSecrets, INDEXER_SECRETS, profileFromEnv } from "../core/profiles.js";
 import { siweConfig } from "../core/auth/siwe.js";
@@ -31,6 +32,8 @@ async function main() {
   }
   const port = process.env.PORT ?? String(DEFAULT_PORTS.indexer);
   const host = process.env.HOST ?? "127.0.0.1";
+  // a new PGlite directory from the template (scripts/lib/services.ts seedIndexerPgliteDir)
+  if (!process.env.DATABASE_URL) await seedIndexerPgliteDir(process.env.INDEXER_PGLITE_DIR ?? join(PROJECT_ROOT, ".ponder", "pglite"));
   // Node's flags for Ponder (PONDER_NODE_ARGS; scripts/lib/services.ts)
   const args = [...ponderNodeArgs(), ponderBin(), "start", "--schema", schema, "-p", port, "-H", host, ...process.argv.slice(2)];
   console.log(`ponder start --schema ${schema} on http://${host}:${port}`);

@@ -4,7 +4,7 @@
  * chain, so a scripted session is deterministic and the chain may be snapshotted and reverted
  * (the shared stack of global-setup.ts runs a keeper and a relayer that would race with that).
  */
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { secret } from "../../core/profiles.js";
@@ -19,7 +19,7 @@ import { deployVenue, writeDeployment } from "../../scripts/deploy.js";
 import { publicClientFor, walletClientFor } from "../../scripts/lib/clients.js";
 import { DEMO_MINT_6, mintTo, prepareWallet, usd } from "../../scripts/lib/demo-wallets.js";
 import { startProcess, waitForHttp, type Proc } from "../../scripts/lib/processes.js";
-import { ponderBin, ponderNodeArgs, serviceMain, nodeTs } from "../../scripts/lib/services.js";
+import { ponderBin, ponderNodeArgs, seedIndexerPgliteDir, serviceMain, nodeTs } from "../../scripts/lib/services.js";
 import { createDatabase, databaseUrl, dropDatabase, type DbKind } from "./stack.js";
 import { rpcOf, withChainFixture } from "./helpers/chain-fixture.js";
 
@@ -129,7 +129,7 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
       if (kind === "postgres") env.DATABASE_URL = dbUrl;
       else {
         env.INDEXER_PGLITE_DIR = join(base, `pglite-${name}`);
-        mkdirSync(env.INDEXER_PGLITE_DIR, { recursive: true });
+        await seedIndexerPgliteDir(env.INDEXER_PGLITE_DIR);
       }
       // the benchmark's knobs (bench/reads.ts): Ponder's node flags (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof")
       // and extra CLI arguments (e.g. "--log-level trace")

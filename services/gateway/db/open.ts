@@ -10,6 +10,7 @@ import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { gatewayDdl, gatewayTables, type GatewayTables } from "./schema.js";
+import { seedPgliteDir } from "../../../core/pglite-dir.js";
 
 export type GatewayDb = PgDatabase<PgQueryResultHKT>;
 
@@ -44,7 +45,10 @@ export async function openGatewayStore({ databaseUrl, pgliteDir, schema, pglite 
       close: () => pool.end(),
     };
   }
-  if (!pglite && pgliteDir !== "memory://") mkdirSync(pgliteDir, { recursive: true });
+  if (!pglite && pgliteDir !== "memory://") {
+    await seedPgliteDir(pgliteDir);
+    mkdirSync(pgliteDir, { recursive: true });
+  }
   const client = pglite ?? new PGlite(pgliteDir);
   await client.exec(gatewayDdl(schema));
   const db = drizzlePglite(client) as unknown as GatewayDb;

@@ -8,6 +8,7 @@ import { sql } from "drizzle-orm";
 import type pg from "pg";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { ddl, relayerTables, type RelayerTables } from "./schema.js";
+import { seedPgliteDir } from "../../../core/pglite-dir.js";
 
 export type Db = PgDatabase<PgQueryResultHKT, Record<string, never>>;
 export type RelayerDb = {
@@ -61,6 +62,7 @@ export async function openDb(opts: {
   } else {
     const { PGlite } = await import("@electric-sql/pglite");
     const { drizzle } = await import("drizzle-orm/pglite");
+    await seedPgliteDir(opts.pgliteDir);
     mkdirSync(opts.pgliteDir, { recursive: true });
     const client = new PGlite(opts.pgliteDir);
     await client.waitReady;
