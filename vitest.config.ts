@@ -27,8 +27,8 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts", "core/**/*.test.ts", "services/**/*.test.ts", "packages/*/test/**/*.test.ts"],
           testTimeout: 60_000,
-          // a worker per core (vitest's default, cores − 1, is one worker on a 2-core machine): in
-          // CI the unit phase shares the machine only with forge's compiler (scripts/test.ts)
+          // a worker per core (vitest's default, cores − 1, is one worker on a 2-core machine): the
+          // unit phase runs alone in CI (forge before it, e2e after)
           maxWorkers: availableParallelism(),
         },
       },

@@ -6,9 +6,10 @@
  * Every phase runs even when an earlier one failed (one run shows every failure); the exit code
  * is 1 when any failed. `TEST_PHASES=unit,e2e` runs only those.
  *
- * The unit phase runs beside forge (solc's wasm jobs leave a core idle), and the venue's invariant
- * campaign (contracts/test/invariant, about a minute and a half on one core) beside e2e, once
- * forge has compiled. A phase run beside others prints its output when it ends.
+ * The venue's invariant campaign (contracts/test/invariant, about a minute and a half on one core) runs
+ * beside unit and e2e, once forge has compiled: it is single-threaded, and unit and e2e leave
+ * most of a second core idle (e2e waits on chains and indexers). Its output is printed when it
+ * ends, after the phase it overlapped.
  */
 import { spawn, type StdioOptions } from "node:child_process";
 import { dirname, resolve } from "node:path";
@@ -32,18 +33,14 @@ const phases: Phase[] = [
   // the dependency rules over the folders package.json's `test:deps` names (one list)
   { name: "deps", cmd: "npm", args: ["run", "--silent", "test:deps"] },
   ...(fast
-    ? [
-        // forge's fuzz/ and invariant/ suites skipped; the other property tests on a few runs each
-        { name: "forge", ...forge("--no-match-path", "test/{fuzz,invariant}/**"), env: { FOUNDRY_FUZZ_RUNS: "16" } },
-        { name: "unit", ...npx("vitest", "run", "--project", "unit") },
-      ]
+    ? // forge's fuzz/ and invariant/ suites skipped; the other property tests on a few runs each
+      [{ name: "forge", ...forge("--no-match-path", "test/{fuzz,invariant}/**"), env: { FOUNDRY_FUZZ_RUNS: "16" } }]
     : [
-        // beside forge: the wasm compiler's two jobs leave a core idle for a minute or more
-        { name: "unit", ...npx("vitest", "run", "--project", "unit"), beside: true },
         { name: "forge", ...forge("--no-match-path", INVARIANT_SUITES) },
         // compiled by the phase before: this one only runs the campaign
         { name: "invariant", ...forge("--match-path", INVARIANT_SUITES), beside: true },
       ]),
+  { name: "unit", ...npx("vitest", "run", "--project", "unit") },
   fast
     ? { name: "e2e", ...npx("vitest", "run", "--project", "e2e", ...FAST_E2E_FILES), env: { E2E_DB: "pglite" } }
     : { name: "e2e", ...npx("vitest", "run", "--project", "e2e") },
@@ -60,7 +57,7 @@ const run = (p: Phase) =>
       child.stdout!.on("data", (b: Buffer) => chunks.push(b));
       child.stderr!.on("data", (b: Buffer) => chunks.push(b));
       child.on("close", () => {
-        console.log(`\n== ${p.name} (it ran beside the phases after it): its output\n${Buffer.concat(chunks).toString()}`);
+        console.log(`\n== ${p.name} (it ran beside the phases after forge): its output\n${Buffer.concat(chunks).toString()}`);
       });
     }
     child.on("close", (code, signal) => done(code ?? (signal ? 1 : 0)));
