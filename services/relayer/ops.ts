@@ -239,7 +239,8 @@ async function activeMarket(chain: Chain, marketId: Hex) {
 
 /**
  * A modify's new price and size against the market's rules, as `MarketOrders._checkModify` checks
- * them (the single write's and an atomic batch's MODIFY item): on the tick (INVALID_PRICE), in lots
+ * them (the single write's and an atomic batch's MODIFY item before sending; a failed item of a
+ * non-atomic batch, for its code): on the tick (INVALID_PRICE), in lots
  * (VALIDATION_ERROR), at least the minimum unless reduce-only (ORDER_TOO_SMALL). The band, the
  * crossing and the position cap are the simulation's.
  */
@@ -902,7 +903,10 @@ async function batchItemCall(chain: Chain, item: BatchItemParams): Promise<Call>
 /** An item's answer: its single write's result data (status OK), or the code its single write would fail with (status FAILED). */
 async function batchItemResult(chain: Chain, item: BatchItemParams, logs: Log[], outcome: BatchItemOutcome | null): Promise<Record<string, unknown>> {
   if (outcome && !outcome.ok) {
-    const err = revertToApiError(new RawContractError({ data: outcome.data }), VENUE_ABI) ?? new ApiError("TRANSACTION_REVERTED", "the item reverted");
+    // a MODIFY's price off the tick or size off the lot answers as its single write does (the
+    // chain names both OrderTooSmall); the minimum, which depends on the order, is the chain's
+    const input = item.action === "MODIFY" ? await checkModify(chain, item, true).then(() => null, (e: unknown) => (e instanceof ApiError ? e : null)) : null;
+    const err = input ?? revertToApiError(new RawContractError({ data: outcome.data }), VENUE_ABI) ?? new ApiError("TRANSACTION_REVERTED", "the item reverted");
     return { status: "FAILED", code: err.code, message: err.message, marketId: item.marketId, clientKey: item.clientKey ?? null };
   }
   const m = await chain.market(item.marketId);

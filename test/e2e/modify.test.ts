@@ -508,7 +508,7 @@ describe.each([sharedStack()])("modify through the integration API and /v1 ($kin
     expect(JSON.stringify(v1Doc.components.schemas)).toContain("modification_count");
   });
 
-  it("batch items (both surfaces): MODIFY by key OK with its OrderModified fields, a crossing one FAILED POST_ONLY_WOULD_CROSS; the index follows", async () => {
+  it("batch items (both surfaces): MODIFY by key OK with its OrderModified fields, a crossing one FAILED POST_ONLY_WOULD_CROSS, one off the lot FAILED VALIDATION_ERROR (as its single write); the index follows", async () => {
     const before = await read<Json>("getOrder", [BigInt(orderId)]);
     const smaller = before.remainingQty - lot;
     const ask = await bestAsk();
@@ -518,10 +518,14 @@ describe.each([sharedStack()])("modify through the integration API and /v1 ($kin
         items: [
           { action: "MODIFY", marketId: EUR, clientKey: KEY, price: before.priceX18.toString(), quantity: smaller.toString() },
           { action: "MODIFY", marketId: EUR, orderId, price: ask.toString(), quantity: smaller.toString() },
+          // off the lot: the chain says OrderTooSmall; the item answers as the single write (400 VALIDATION_ERROR)
+          { action: "MODIFY", marketId: EUR, orderId, price: before.priceX18.toString(), quantity: (smaller + 1n).toString() },
         ],
       },
     });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.data.items[2]).toMatchObject({ index: 2, action: "MODIFY", status: "FAILED", code: "VALIDATION_ERROR" });
+    expect(r.body.data.items[2].message).toContain("lot");
     expect(r.body.data.items[0]).toMatchObject({ index: 0, action: "MODIFY", status: "OK", orderId, remainingQuantity: smaller.toString(), price: before.priceX18.toString() });
     expect(r.body.data.items[1]).toMatchObject({ index: 1, action: "MODIFY", status: "FAILED", code: "POST_ONLY_WOULD_CROSS" });
     const c = await indexedEqualsChain(r.body.data.blockNumber);
