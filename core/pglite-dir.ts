@@ -19,8 +19,8 @@ type PgliteCtor = new (dataDir: string) => { waitReady: Promise<void>; close(): 
 /**
  * Seeds `dir` with a copy of the template of the PGlite that `from` (a file or file URL) resolves
  * `@electric-sql/pglite` to (default: the services' own; the indexer's is Ponder's copy) when `dir`
- * holds no database yet (missing or empty); a directory that holds one is left alone. Returns
- * whether it seeded.
+ * holds no database yet (missing or empty); a directory that holds one is left alone. A path
+ * (not `memory://`) names an existing directory afterwards. Returns whether it seeded.
  */
 export async function seedPgliteDir(dir: string, from: string = import.meta.url): Promise<boolean> {
   if (dir.startsWith("memory://") || (existsSync(dir) && readdirSync(dir).length > 0)) return false;

@@ -2,7 +2,6 @@
  * Opens the gateway's key store: Postgres (`DATABASE_URL`, schema `gateway`) or an embedded
  * PGlite directory. PGlite is one process only: admin commands talk to the running gateway.
  */
-import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
@@ -45,10 +44,7 @@ export async function openGatewayStore({ databaseUrl, pgliteDir, schema, pglite 
       close: () => pool.end(),
     };
   }
-  if (!pglite && pgliteDir !== "memory://") {
-    await seedPgliteDir(pgliteDir);
-    mkdirSync(pgliteDir, { recursive: true });
-  }
+  if (!pglite && pgliteDir !== "memory://") await seedPgliteDir(pgliteDir); // makes the directory
   const client = pglite ?? new PGlite(pgliteDir);
   await client.exec(gatewayDdl(schema));
   const db = drizzlePglite(client) as unknown as GatewayDb;

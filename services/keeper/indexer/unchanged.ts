@@ -8,6 +8,10 @@
  */
 export const RERUN_UNCHANGED_MS = 5_000;
 
+/** A round's key: the indexed block it read and, for a round that reads the chain's time or marks, the chain's head. */
+export const roundKey = (indexed: { number: bigint; timestamp: bigint }, head?: bigint): string =>
+  head === undefined ? `${indexed.number}:${indexed.timestamp}` : `${indexed.number}:${indexed.timestamp}:${head}`;
+
 export class UnchangedRounds {
   private last: { key: string; atMs: number } | null = null;
 

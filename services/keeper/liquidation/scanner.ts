@@ -11,7 +11,7 @@
  */
 import type { Address, Hex } from "viem";
 import type { Logger } from "pino";
-import { UnchangedRounds } from "../indexer/unchanged.js";
+import { roundKey, UnchangedRounds } from "../indexer/unchanged.js";
 import type { IndexerReader } from "../indexer/reader.js";
 import type { RelayerAnswer, RelayerClient } from "../relayer-client.js";
 import { healthAt, type PositionRow } from "./health.js";
@@ -56,7 +56,7 @@ export class LiquidationScanner {
   async scan(): Promise<ScanResult> {
     const block = await this.reader.block();
     const now = Date.now();
-    const key = `${block.number}:${block.timestamp}`;
+    const key = roundKey(block);
     if (this.rounds.unchanged(key, now)) return { ...this.lastResult, sent: 0 };
     const [s, positions] = await Promise.all([this.reader.marketsAt(block), this.reader.openPositions(block)]);
     const due: PositionRow[] = [];

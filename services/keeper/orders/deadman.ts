@@ -18,7 +18,7 @@ import { cancelOrdersRequest } from "../../../core/chain/cancel-orders.js";
 import type { IndexerReader } from "../indexer/reader.js";
 import { errorName, type Signer } from "../chain/clients.js";
 import { IndexHolds } from "../indexer/holds.js";
-import { UnchangedRounds } from "../indexer/unchanged.js";
+import { roundKey, UnchangedRounds } from "../indexer/unchanged.js";
 
 export const CLOSE_REASON_DEADMAN = closeReasonValue("DEADMAN");
 
@@ -49,7 +49,7 @@ export class DeadmanExecutor {
     const block = await this.reader.block();
     const head = await this.client.getBlock({ blockTag: "latest" });
     const now = head.timestamp;
-    const key = `${block.number}:${block.timestamp}:${head.number}`;
+    const key = roundKey(block, head.number);
     if (this.rounds.unchanged(key, startedMs)) return { accounts: 0, sent: 0, cancelled: 0 };
     const rows = await this.reader.deadmanOrders(block, now);
     const byAccount = new Map<bigint, Map<Hex, bigint[]>>();

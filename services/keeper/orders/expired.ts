@@ -14,7 +14,7 @@ import type { IndexerReader } from "../indexer/reader.js";
 import type { MarketDirectory } from "../chain/markets.js";
 import { errorName, type Signer } from "../chain/clients.js";
 import { IndexHolds } from "../indexer/holds.js";
-import { UnchangedRounds } from "../indexer/unchanged.js";
+import { roundKey, UnchangedRounds } from "../indexer/unchanged.js";
 
 export const CLOSE_REASON_EXPIRED = closeReasonValue("EXPIRED");
 
@@ -43,7 +43,7 @@ export class ExpiredOrderRemover {
     const startedMs = Date.now();
     const block = await this.reader.block();
     const head = await this.client.getBlock({ blockTag: "latest" });
-    const key = `${block.number}:${block.timestamp}:${head.number}`;
+    const key = roundKey(block, head.number);
     if (this.rounds.unchanged(key, startedMs)) return new Map();
     const rows = await this.reader.expiredOrders(block, head.timestamp);
     const addressOf = new Map((await this.markets.list()).map((m) => [m.marketId.toLowerCase(), m.address] as const));

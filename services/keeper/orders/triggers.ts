@@ -20,7 +20,7 @@ import type { ActiveTrigger, IndexerReader } from "../indexer/reader.js";
 import type { MarketDirectory } from "../chain/markets.js";
 import { errorName, type Signer } from "../chain/clients.js";
 import { IndexHolds } from "../indexer/holds.js";
-import { UnchangedRounds } from "../indexer/unchanged.js";
+import { roundKey, UnchangedRounds } from "../indexer/unchanged.js";
 
 const calls = () =>
   counter({
@@ -60,7 +60,7 @@ export class TriggerExecutor {
   async round(): Promise<TriggerRound> {
     const startedMs = Date.now();
     const block = await this.reader.block();
-    const key = `${block.number}:${block.timestamp}:${(await this.client.getBlock({ blockTag: "latest" })).number}`;
+    const key = roundKey(block, (await this.client.getBlock({ blockTag: "latest" })).number);
     if (this.rounds.unchanged(key, startedMs)) return { active: 0, reached: 0, void: 0, fired: 0, voided: 0, failed: 0 };
     const rows = await this.reader.activeTriggers(block);
     const out: TriggerRound = { active: rows.length, reached: 0, void: 0, fired: 0, voided: 0, failed: 0 };

@@ -3,7 +3,6 @@
  * embedded PGlite directory. Creates the tables idempotently, under an advisory lock so that
  * replicas starting together do not race on the DDL.
  */
-import { mkdirSync } from "node:fs";
 import { sql } from "drizzle-orm";
 import type pg from "pg";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -62,8 +61,7 @@ export async function openDb(opts: {
   } else {
     const { PGlite } = await import("@electric-sql/pglite");
     const { drizzle } = await import("drizzle-orm/pglite");
-    await seedPgliteDir(opts.pgliteDir);
-    mkdirSync(opts.pgliteDir, { recursive: true });
+    await seedPgliteDir(opts.pgliteDir); // makes the directory
     const client = new PGlite(opts.pgliteDir);
     await client.waitReady;
     db = drizzle({ client }) as unknown as Db;
