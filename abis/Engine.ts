@@ -107,6 +107,11 @@ export const engineAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "BookFull",
+    "type": "error"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",

@@ -76,6 +76,11 @@ export const marketAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "BookFull",
+    "type": "error"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",
@@ -2579,6 +2584,25 @@ export const marketAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "slot",
+        "type": "uint256"
+      }
+    ],
+    "name": "orderIdAt",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "accountId",
         "type": "uint256"
       },
@@ -2589,6 +2613,19 @@ export const marketAbi = [
       }
     ],
     "name": "orderIdOf",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "orderSlots",
     "outputs": [
       {
         "internalType": "uint256",

@@ -65,6 +65,11 @@ export const marketBackstopAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "BookFull",
+    "type": "error"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",
@@ -1648,6 +1653,25 @@ export const marketBackstopAbi = [
     "inputs": [
       {
         "internalType": "uint256",
+        "name": "slot",
+        "type": "uint256"
+      }
+    ],
+    "name": "orderIdAt",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
+        "internalType": "uint256",
         "name": "accountId",
         "type": "uint256"
       },
@@ -1658,6 +1682,19 @@ export const marketBackstopAbi = [
       }
     ],
     "name": "orderIdOf",
+    "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "orderSlots",
     "outputs": [
       {
         "internalType": "uint256",

@@ -102,6 +102,11 @@ export const marketFactoryAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "BookFull",
+    "type": "error"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",

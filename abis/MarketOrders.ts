@@ -60,6 +60,11 @@ export const marketOrdersAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "BookFull",
+    "type": "error"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",

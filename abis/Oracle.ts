@@ -97,6 +97,11 @@ export const oracleAbi = [
     "type": "error"
   },
   {
+    "inputs": [],
+    "name": "BookFull",
+    "type": "error"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",

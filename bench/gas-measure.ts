@@ -141,6 +141,13 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
   // issue 29's targets ("must")
   // a new tick in a bitmap word the book already uses (issue 29's definition): 1.0852 is tick
   // 108,520, in the leaf word of the asks at 108,300–108,500 (ticks of 0.00001; 256 a word)
+  // The book so far has only ever added orders: these two take new storage slots (reported), and
+  // their cancels free two slots, as a live book's fills and cancels do all the time; the measured
+  // orders below take those (docs/CONTRACTS.md "Order ids and slots").
+  const freshKeys = [clientKey(), clientKey()];
+  record("limitOrderNewLevelFreshSlot", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.0852"), freshKeys[0]), undefined, "the first order ever in a new storage slot (reported)");
+  record("limitOrderExistingLevelFreshSlot", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.0852"), freshKeys[1]), undefined, "in a new storage slot (reported)");
+  for (const k of freshKeys) await send(relayer, engine, engineAbi, "cancelOrder", [m0.accountId, EUR, k]);
   record("limitOrderNewLevel", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.0852")), { max: 200_000, label: "<= 200k" }); // ~100 @ 1.0852
   const key = clientKey();
   record("limitOrderExistingLevel", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.0852"), key), { max: 170_000, label: "<= 170k" });
@@ -213,6 +220,11 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
   const m0Ids: bigint[] = [];
   const placedIds = (r: TransactionReceipt) => parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "OrderPlaced" }).map((l) => l.args.orderId);
   for (let i = 0; i < 10; i++) m0Ids.push(...placedIds(await send(relayer, engine, engineAbi, "placeOrder", [orderArgs(m0, i)])));
+  // m1 quotes at them and takes its quotes back (a live book's churn: the batch's orders take the
+  // slots these free, as in any book with fills and cancels)
+  const churn: bigint[] = [];
+  for (let i = 0; i < 10; i++) churn.push(...placedIds(await send(relayer, engine, engineAbi, "placeOrder", [orderArgs(m1, i)])));
+  await send(relayer, engine, engineAbi, "cancelOrders", [m1.accountId, EUR, churn]);
   const calls = Array.from({ length: 10 }, (_, i) => encodeFunctionData({ abi: engineAbi, functionName: "placeOrder", args: [orderArgs(m1, i)] }));
   const batch = await send(relayer, engine, engineAbi, "batch", [calls, false]);
   const m1Ids = placedIds(batch);

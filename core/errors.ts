@@ -195,6 +195,8 @@ export const CONTRACT_ERROR_CODES: Record<string, ErrorCode> = {
   // the fill would leave the opened or increased position below initial margin
   BelowInitialMargin: "INSUFFICIENT_MARGIN",
   TooManyOrders: "TOO_MANY_ORDERS",
+  // every order storage slot of the market holds a resting order (docs/CONTRACTS.md "Order ids and slots")
+  BookFull: "TOO_MANY_ORDERS",
   OperatorPriceTooFar: "OPERATOR_PRICE_TOO_FAR",
   OperatorLimitExceeded: "OPERATOR_LIMIT_EXCEEDED",
   PositionCapExceeded: "POSITION_CAP_EXCEEDED",

@@ -105,9 +105,10 @@ contract Market is MarketBase, Initializable {
         qty = _sizeAndCommit(accountId, s.isBuy, orderType, collateralWad, leverage, price, options);
         // a reduce-only order commits nothing (its collateral only sized it)
         if (s.reduceOnly) collateralWad = 0;
-        // the order's id is the next: its key (supplied, or derived from that id) first
-        key = _claimKey(accountId, _orderCount + 1, clientKey);
-        s.orderN = _newOrder(accountId, side, orderType, s.reduceOnly, price, qty, collateralWad, key, s.tif, s.expiresAt);
+        // the order's id: its key (supplied, or derived from that id) first
+        s.orderN = _reserve();
+        key = _claimKey(accountId, s.orderN, clientKey);
+        _newOrder(s.orderN, accountId, side, orderType, s.reduceOnly, price, qty, collateralWad, key, s.tif, s.expiresAt);
         orderId = _orderId(s.orderN);
         s.qty = qty;
         if (orderType == IMarket.OrderType.LIMIT) s.bound = price;

@@ -58,6 +58,15 @@ contract MarketBackstop is MarketBase, Initializable {
         return _orderCount;
     }
 
+    function orderSlots() external view returns (uint256) {
+        return _slotCount;
+    }
+
+    function orderIdAt(uint256 slot) external view returns (uint256) {
+        if (slot == 0 || slot > _slotCount) return 0;
+        return _idAt(slot, orders[slot]);
+    }
+
     function openInterest() external view returns (uint256 longQty, uint256 shortQty) {
         return (longOI, shortOI);
     }
@@ -68,7 +77,7 @@ contract MarketBackstop is MarketBase, Initializable {
 
     function orderIdOf(uint256 accountId, bytes32 clientKey) external view returns (uint256) {
         uint256 n = openByKey[accountId][clientKey];
-        return n == 0 || orders[n].status != IMarket.OrderStatus.ACTIVE ? 0 : _orderId(n);
+        return _isLive(n, orders[n & SLOT_MASK]) ? _orderId(n) : 0;
     }
 
     function engine() external view returns (address) {
@@ -351,8 +360,9 @@ contract MarketBackstop is MarketBase, Initializable {
     function getOrder(uint256 orderId) external view returns (IMarket.OrderView memory v) {
         if (orderId >> 64 != _marketIndex()) return v;
         uint256 n = orderId & type(uint64).max;
-        Order storage o = orders[n];
-        if (o.status == IMarket.OrderStatus.NONE) return v;
+        Order storage o = orders[n & SLOT_MASK];
+        // its slot holds a later order once reused: the indexer keeps its history
+        if (n & SLOT_MASK == 0 || o.number != n >> SLOT_BITS || o.status == IMarket.OrderStatus.NONE) return v;
         v.orderId = orderId;
         v.accountId = o.accountId;
         v.side = o.side;

@@ -24,6 +24,9 @@ abstract contract MarketBase is IVenueErrors {
     /// WAD per 1e-6 (the deposit token's unit): an order's margin is kept in these units.
     uint256 internal constant MICRO = 1e12;
     uint256 internal constant MAX_TICK = (1 << 24) - 1;
+    /// An order's local number n: its number << SLOT_BITS | its storage slot (1 ≤ slot ≤ SLOT_MASK).
+    uint256 internal constant SLOT_BITS = 24;
+    uint256 internal constant SLOT_MASK = (1 << 24) - 1;
     /// Resting orders per account and market (bounds what a liquidation may have to cancel).
     uint256 internal constant MAX_OPEN_ORDERS = 100;
     /// Makers cancelled instead of filled in one transaction (below initial margin, expired
@@ -52,10 +55,13 @@ abstract contract MarketBase is IVenueErrors {
     /// whole: its packing follows this order). The client key is not stored: the
     /// map `openByKey` leads from it to the order (an entry is left when its order closes and
     /// taken over by the next order with that key), and the events carry it.
+    /// Orders live in reused storage slots (docs/CONTRACTS.md "Order ids and slots"): `orders` is
+    /// keyed by slot, and an order's local number n = `number` << SLOT_BITS | slot.
     struct Order {
         uint40 accountId;
-        uint40 next;
-        uint40 prev;
+        uint24 next; // the next order's slot in its level; once closed, the next free slot (`_free`)
+        uint24 prev;
+        uint40 number; // the market's n-th order: its id's high part (`_idAt`)
         uint24 tick; // price = tick × tickSize
         IMarket.Side side;
         IMarket.OrderStatus status;
@@ -159,20 +165,31 @@ abstract contract MarketBase is IVenueErrors {
     /// The guardian's mode (IMarket.MarketStatus ACTIVE to REDUCE_ONLY): same slot as `seq`.
     uint8 internal _mode;
     uint64 internal seq;
-    uint64 internal _orderCount;
+    uint40 internal _orderCount;
     /// Same slot as `seq` (warm in every transaction): the close uplift (bps, 0 = none) costs no
     /// cold read on the trading path.
     uint16 internal _closeUpliftBps;
     /// Same slot: the second from which the stored rate is stale (0: it is not). A cancel of
     /// margined size sets it instead of recomputing the rate (cheap); the next accrual accrues at
     /// the stored rate up to it and from it at the rate the book then gives (docs/CONTRACTS.md "Funding").
-    uint64 internal _rateStaleSince;
+    uint40 internal _rateStaleSince;
     /// Same slot: the market's maxLeverage and makerFeeBps (copied at initialize; parameters never
     /// change), so `_uncounted` costs a cancel no cold read of the parameters.
     uint16 internal _maxLeverage;
     uint16 internal _makerFeeBps;
+    /// Same slot: the head of the free slots' list (0: none; linked through `Order.next`) and the
+    /// highest slot ever used. A closed order's slot is pushed (`_free`); a resting order takes the
+    /// head, or a new slot when the list is empty (`_reserve`, `_claimSlot`): rewriting a used slot
+    /// costs about a fifth of a fresh one.
+    uint24 internal _freeHead;
+    uint24 internal _slotCount;
+    /// While an order is placed: the slot it takes if it rests (`_reserve`), and the slot a close
+    /// during its own sweep pushed right above it on the free list (`_free`), whose link then
+    /// skips it (`_claimSlot`).
+    uint256 transient _reservedSlot;
+    uint256 transient _freedAbove;
 
-    mapping(uint256 => Order) internal orders; // by local n
+    mapping(uint256 => Order) internal orders; // by slot (n & SLOT_MASK)
     mapping(uint256 => mapping(bytes32 => uint256)) internal openByKey; // account → clientKey → n
     mapping(uint256 => Level) internal bidLevels; // by tick
     mapping(uint256 => Level) internal askLevels;
@@ -229,15 +246,49 @@ abstract contract MarketBase is IVenueErrors {
 
     // ─── orders ──────────────────────────────────────────────────────────────────────────
 
-    /// A new order's id and its OrderPlaced (`marginWad`: a whole number of 1e-6 units, collateral6 ×
-    /// 1e12). Nothing is stored until it rests (`_finishTaker`): a taker that fills or closes at
-    /// once costs no slot. Its client key, when it has one (liquidation orders have none), is
+    /// The next order's local number: the market's next number and the slot it takes if it rests
+    /// (the free list's head, else a new slot), reserved for this placement; nothing is written to
+    /// the slot until it rests (`_finishTaker`), so a taker that fills or closes at once costs none.
+    function _reserve() internal returns (uint256 n) {
+        uint256 slot = _freeHead;
+        if (slot == 0) {
+            slot = uint256(_slotCount) + 1;
+            if (slot > SLOT_MASK) revert BookFull();
+        }
+        (_reservedSlot, _freedAbove) = (slot, 0);
+        uint40 number = ++_orderCount;
+        n = uint256(number) << SLOT_BITS | slot;
+    }
+
+    /// The reserved slot of order `n`, taken as it rests: off the free list (the link of the slot a
+    /// close in its own sweep pushed above it skips it), or the new highest.
+    function _claimSlot(uint256 n) internal returns (uint256 slot) {
+        slot = n & SLOT_MASK;
+        if (slot > _slotCount) {
+            _slotCount = uint24(slot);
+            return slot;
+        }
+        uint24 link = orders[slot].next;
+        uint256 above = _freedAbove;
+        if (above != 0) orders[above].next = link;
+        else _freeHead = link;
+    }
+
+    /// A closed order's slot onto the free list (after it left its level: its link is reused).
+    function _free(uint256 slot, Order storage o) internal {
+        uint256 head = _freeHead;
+        if (head != 0 && head == _reservedSlot && _freedAbove == 0) _freedAbove = slot;
+        o.next = uint24(head);
+        _freeHead = uint24(slot);
+    }
+
+    /// Order `n`'s OrderPlaced (`marginWad`: a whole number of 1e-6 units, collateral6 × 1e12);
+    /// `n` from `_reserve`. Its client key, when it has one (liquidation orders have none), is
     /// claimed apart (`_claimKey`).
     function _newOrder(
-        uint256 accountId, IMarket.Side side, IMarket.OrderType orderType, bool reduceOnly, uint256 price, uint256 qty,
+        uint256 n, uint256 accountId, IMarket.Side side, IMarket.OrderType orderType, bool reduceOnly, uint256 price, uint256 qty,
         uint256 marginWad, bytes32 clientKey, uint256 tif, uint256 expiresAt
-    ) internal returns (uint256 n) {
-        n = ++_orderCount;
+    ) internal {
         // liquidation orders: the mark, rounded down to the tick
         uint256 ts = MarketArgs.get(MarketArgs.TICK_SIZE);
         emit IMarket.OrderPlaced(
@@ -286,7 +337,7 @@ abstract contract MarketBase is IVenueErrors {
                 continue;
             }
             if (mo.accountId == s.accountId) {
-                if (!s.liquidation) revert SelfTrade(s.accountId, _orderId(m));
+                if (!s.liquidation) revert SelfTrade(s.accountId, _idAt(m, mo));
                 // bounded by MAX_OPEN_ORDERS: not counted
                 _dropMaker(s, level, mo, m, makerRemaining, IMarket.CloseReason.LIQUIDATION);
                 m = next;
@@ -384,14 +435,15 @@ abstract contract MarketBase is IVenueErrors {
         s.notional += notional;
         ++s.fills;
         emit IMarket.OrderFilled(
-            ++seq, _orderId(m), _orderId(s.orderN), mo.accountId, s.accountId, s.isBuy ? IMarket.Side.LONG : IMarket.Side.SHORT, price, q,
+            ++seq, _idAt(m, mo), _orderId(s.orderN), mo.accountId, s.accountId, s.isBuy ? IMarket.Side.LONG : IMarket.Side.SHORT, price, q,
             filled, left, s.filledQty, s.qty - s.filledQty, st.feeTaken, takerFee
         );
         if (left == 0) {
             _removeAt(level, mo);
             // its margin went with the fill and its bond with the settlement
             mo.status = IMarket.OrderStatus.FILLED;
-            _released(m, mo.accountId, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, filled, 0, 0, 0);
+            _free(m, mo);
+            _released(_idAt(m, mo), mo.accountId, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, filled, 0, 0, 0);
         } else if (left < MarketArgs.get(MarketArgs.MIN_ORDER) && !mo.reduceOnly) {
             // a dust remainder is cancelled
             level.totalQty -= uint96(left);
@@ -437,17 +489,18 @@ abstract contract MarketBase is IVenueErrors {
         // the skew's check at rest from what the sweep holds (original size = filled + remaining):
         // fixed for the order's life
         bool uncounted = _uncountedOf(s.reduceOnly || s.expiresAt != 0, s.qty, s.bound, s.margin);
-        Order storage o = orders[n];
+        uint256 slot = _claimSlot(n);
+        Order storage o = orders[slot];
         // `Order`'s two words as the compiler lays them out (from the low bits, see the struct): no links yet
-        uint256 a = uint256(uint40(s.accountId)) | uint256(uint24(tick)) << 120 | uint256(s.isBuy ? 0 : 1) << 144
-            | uint256(IMarket.OrderStatus.ACTIVE) << 152 | uint256(IMarket.OrderType.LIMIT) << 160 | uint256(s.reduceOnly ? 1 : 0) << 168
-            | uint256(uncounted ? 1 : 0) << 176 | uint256(uint16(s.band)) << 184 | uint256(uint40(s.expiresAt)) << 200;
+        uint256 a = uint256(uint40(s.accountId)) | (n >> SLOT_BITS) << 88 | uint256(uint24(tick)) << 128 | uint256(s.isBuy ? 0 : 1) << 152
+            | uint256(IMarket.OrderStatus.ACTIVE) << 160 | uint256(IMarket.OrderType.LIMIT) << 168 | uint256(s.reduceOnly ? 1 : 0) << 176
+            | uint256(uncounted ? 1 : 0) << 184 | uint256(uint16(s.band)) << 192 | uint256(uint40(s.expiresAt)) << 208;
         uint256 b = uint256(uint96(s.qty)) | uint256(uint96(s.filledQty)) << 96 | uint256(uint64(s.marginLeft / MICRO)) << 192;
         assembly ("memory-safe") {
             sstore(o.slot, a)
             sstore(add(o.slot, 1), b)
         }
-        _rest(n, o, tick, s.remaining, uncounted);
+        _rest(slot, o, tick, s.remaining, uncounted);
         // a reduce-only order that rests commits its bond now (it committed nothing at placement)
         if (s.reduceOnly) _margin(s.accountId, -int256(ORDER_BOND_WAD), int256(ORDER_BOND_WAD), IEngine.MarginReason.ORDER_COMMIT);
         return IMarket.OrderStatus.ACTIVE;
@@ -457,30 +510,30 @@ abstract contract MarketBase is IVenueErrors {
     function _closeTaker(uint256 n, Sweep memory s, IMarket.OrderStatus status, IMarket.CloseReason reason, uint8 flags)
         internal returns (IMarket.OrderStatus)
     {
-        _released(n, s.accountId, status, reason, s.filledQty, s.qty - s.filledQty, s.marginLeft, flags);
+        _released(_orderId(n), s.accountId, status, reason, s.filledQty, s.qty - s.filledQty, s.marginLeft, flags);
         return status;
     }
 
-    function _rest(uint256 n, Order storage o, uint256 tick, uint256 qty, bool uncounted) internal {
-        Level storage level = _link(n, o, tick, qty);
+    function _rest(uint256 slot, Order storage o, uint256 tick, uint256 qty, bool uncounted) internal {
+        Level storage level = _link(slot, o, tick, qty);
         _resting(o.side == IMarket.Side.LONG, uncounted, qty, true);
         _emitLevel(o.side, tick, level);
     }
 
-    /// Puts order `n` at the tail of its side's level `tick` with `qty` more in the level (no
+    /// Puts the order in `slot` at the tail of its side's level `tick` with `qty` more in the level (no
     /// resting totals, no event: the caller's).
-    function _link(uint256 n, Order storage o, uint256 tick, uint256 qty) internal returns (Level storage level) {
+    function _link(uint256 slot, Order storage o, uint256 tick, uint256 qty) internal returns (Level storage level) {
         bool isBid = o.side == IMarket.Side.LONG;
         level = isBid ? bidLevels[tick] : askLevels[tick];
         uint256 tail = level.tail;
         if (tail == 0) {
-            level.head = uint40(n);
+            level.head = uint40(slot);
             _bookSet(isBid, tick);
         } else {
-            orders[tail].next = uint40(n);
-            o.prev = uint40(tail);
+            orders[tail].next = uint24(slot);
+            o.prev = uint24(tail);
         }
-        level.tail = uint40(n);
+        level.tail = uint40(slot);
         level.totalQty += uint96(qty);
         level.orderCount += 1;
         positions[o.accountId].openOrders += 1;
@@ -542,8 +595,8 @@ abstract contract MarketBase is IVenueErrors {
 
     /// Unlinks a resting order from its level's FIFO list (totals are the caller's).
     function _removeAt(Level storage level, Order storage o) internal {
-        uint40 prev = o.prev;
-        uint40 next = o.next;
+        uint24 prev = o.prev;
+        uint24 next = o.next;
         if (prev == 0) level.head = next;
         else orders[prev].next = next;
         if (next == 0) level.tail = prev;
@@ -552,23 +605,25 @@ abstract contract MarketBase is IVenueErrors {
         positions[o.accountId].openOrders -= 1;
     }
 
-    /// Marks a resting order closed (its client key is free again: `_claimKey`), returns its remaining margin.
+    /// Marks the resting order in `slot` closed (its client key is free again: `_claimKey`; its
+    /// slot onto the free list: `_free`), returns its remaining margin.
     /// `flags`: BOND_REFUND (the bond to the owner's available balance with the margin) or
     /// BOND_FORFEIT (out of the owner's committed balance; the caller pays it to whoever cleared it),
-    /// and MARGIN_DEFERRED. Only the status is written: a closed order's links and margin are left
-    /// as they were (nothing reads them once it is not ACTIVE; getOrder reports its margin as 0).
-    function _closeOrder(uint256 n, Order storage o, IMarket.OrderStatus status, IMarket.CloseReason reason, uint8 flags)
+    /// and MARGIN_DEFERRED. Only its first word is written: a closed order's margin is left as it
+    /// was (nothing reads it once it is not ACTIVE; getOrder reports its margin as 0).
+    function _closeOrder(uint256 slot, Order storage o, IMarket.OrderStatus status, IMarket.CloseReason reason, uint8 flags)
         internal returns (uint256 marginReturned)
     {
         o.status = status;
+        _free(slot, o);
         marginReturned = uint256(o.margin6) * MICRO;
         uint256 filled = o.filledQty;
-        _released(n, o.accountId, status, reason, filled, o.originalQty - filled, marginReturned, flags);
+        _released(_idAt(slot, o), o.accountId, status, reason, filled, o.originalQty - filled, marginReturned, flags);
     }
 
     /// An order's close: its margin (and bond, by `flags`) back, and OrderClosed.
     function _released(
-        uint256 n, uint256 accountId, IMarket.OrderStatus status, IMarket.CloseReason reason, uint256 filled, uint256 cancelled,
+        uint256 orderId, uint256 accountId, IMarket.OrderStatus status, IMarket.CloseReason reason, uint256 filled, uint256 cancelled,
         uint256 marginReturned, uint8 flags
     ) internal {
         uint256 bond = flags & (BOND_REFUND | BOND_FORFEIT) == 0 ? 0 : ORDER_BOND_WAD;
@@ -578,7 +633,7 @@ abstract contract MarketBase is IVenueErrors {
                 IEngine.MarginReason.ORDER_RELEASE
             );
         }
-        emit IMarket.OrderClosed(++seq, _orderId(n), accountId, status, reason, filled, cancelled, marginReturned);
+        emit IMarket.OrderClosed(++seq, orderId, accountId, status, reason, filled, cancelled, marginReturned);
     }
 
     /// An order id's local number here (0: another market's).
@@ -587,8 +642,13 @@ abstract contract MarketBase is IVenueErrors {
     }
 
     function _isOpen(uint256 accountId, uint256 n) internal view returns (bool) {
-        Order storage o = orders[n];
-        return n != 0 && o.status == IMarket.OrderStatus.ACTIVE && o.accountId == accountId;
+        Order storage o = orders[n & SLOT_MASK];
+        return _isLive(n, o) && o.accountId == accountId;
+    }
+
+    /// Whether order `n` is resting: its slot holds it (not a later order's) and it is ACTIVE.
+    function _isLive(uint256 n, Order storage o) internal view returns (bool) {
+        return n & SLOT_MASK != 0 && o.number == n >> SLOT_BITS && o.status == IMarket.OrderStatus.ACTIVE;
     }
 
     /// `counted`: the skew counted its size (the caller marks the rate stale: `_markStale`).
@@ -596,18 +656,19 @@ abstract contract MarketBase is IVenueErrors {
     function _cancel(uint256 n, IMarket.CloseReason reason, uint8 flags)
         internal returns (uint256 marginReturnedWad, uint256 releaseWad, bool counted)
     {
-        Order storage o = orders[n];
+        uint256 slot = n & SLOT_MASK;
+        Order storage o = orders[slot];
         // an operator's order gives back the taker fee its unfilled quantity was charged
         if (o.operatorBandBps != 0) {
             releaseWad = _operatorCharge(false, 0, uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE), o.originalQty - o.filledQty, false);
         }
         counted = _unlinkFromLevel(o);
-        marginReturnedWad = _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, reason, flags);
+        marginReturnedWad = _closeOrder(slot, o, IMarket.OrderStatus.CANCELLED, reason, flags);
     }
 
     function _markStale() internal {
-        uint64 since = _rateStaleSince;
-        if (since == 0) _rateStaleSince = since = uint64(block.timestamp);
+        uint40 since = _rateStaleSince;
+        if (since == 0) _rateStaleSince = since = uint40(block.timestamp);
         (uint256 l, uint256 s) = _marginedQty();
         emit IMarket.FundingRateStale(++seq, since, l, s);
     }
@@ -859,7 +920,7 @@ abstract contract MarketBase is IVenueErrors {
         if (fundingState.lastUpdate < r) {
             fundingState.lastUpdate = uint64(r);
             uint256 stale = _rateStaleSince;
-            if (stale != 0 && stale < r) _rateStaleSince = uint64(r);
+            if (stale != 0 && stale < r) _rateStaleSince = uint40(r);
         }
     }
 
@@ -1145,7 +1206,7 @@ abstract contract MarketBase is IVenueErrors {
     function _claimKey(uint256 accountId, uint256 n, bytes32 clientKey) internal returns (bytes32 key) {
         key = _keyFor(accountId, n, clientKey);
         uint256 m = openByKey[accountId][key];
-        if (m != 0 && orders[m].status == IMarket.OrderStatus.ACTIVE) revert ClientKeyInUse(accountId, key);
+        if (_isLive(m, orders[m & SLOT_MASK])) revert ClientKeyInUse(accountId, key);
         openByKey[accountId][key] = n;
     }
 
@@ -1162,6 +1223,11 @@ abstract contract MarketBase is IVenueErrors {
 
     function _orderId(uint256 n) internal view returns (uint256) {
         return (_marketIndex() << 64) | n;
+    }
+
+    /// The id of the order in `slot`.
+    function _idAt(uint256 slot, Order storage o) internal view returns (uint256) {
+        return _orderId(uint256(o.number) << SLOT_BITS | slot);
     }
 
     function _emitLevel(IMarket.Side side, uint256 tick, Level storage level) internal {

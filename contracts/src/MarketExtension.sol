@@ -54,8 +54,9 @@ contract MarketExtension is MarketBase {
             uint256 absSize = VenueMath.abs(size);
             uint256 bankrupt = _bankruptcyPrice(size, h);
             uint256 band = _bandPrice(s.isBuy, mark);
-            s.orderN = _newOrder(
-                accountId, s.isBuy ? IMarket.Side.LONG : IMarket.Side.SHORT, IMarket.OrderType.MARKET, true, mark, absSize, 0,
+            s.orderN = _reserve();
+            _newOrder(
+                s.orderN, accountId, s.isBuy ? IMarket.Side.LONG : IMarket.Side.SHORT, IMarket.OrderType.MARKET, true, mark, absSize, 0,
                 bytes32(0), uint256(IMarket.TimeInForce.IOC), 0
             );
             s.accountId = accountId;

@@ -39,10 +39,10 @@ contract MarketOrders is MarketBase {
     function removeExpired(uint256[] calldata orderIds) external returns (uint256 removed) {
         for (uint256 i; i < orderIds.length; ++i) {
             uint256 n = _localOf(orderIds[i]);
-            Order storage o = orders[n];
-            if (n == 0 || o.status != IMarket.OrderStatus.ACTIVE || !_expired(o)) continue;
+            Order storage o = orders[n & SLOT_MASK];
+            if (!_isLive(n, o) || !_expired(o)) continue;
             _unlinkFromLevel(o);
-            _closeOrder(n, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.EXPIRED, BOND_FORFEIT);
+            _closeOrder(n & SLOT_MASK, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.EXPIRED, BOND_FORFEIT);
             ++removed;
         }
         if (removed != 0) _engine().payLiquidator(msg.sender, removed * ORDER_BOND_WAD);
@@ -53,7 +53,7 @@ contract MarketOrders is MarketBase {
     {
         if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
         uint256 n = orderId != 0 ? _localOf(orderId) : openByKey[accountId][clientKey];
-        Order storage o = orders[n];
+        Order storage o = orders[n & SLOT_MASK];
         if (!_isOpen(accountId, n) || _expired(o)) revert OrderNotFound(accountId, orderId != 0 ? bytes32(orderId) : clientKey);
         uint256 index = _admitModify(o.reduceOnly);
         uint256 mark = _mark(index);
@@ -124,7 +124,7 @@ contract MarketOrders is MarketBase {
             o.prev = 0;
             o.next = 0;
             if (from.orderCount == 0 && tick != fromTick) _bookClear(isBid, fromTick);
-            level = _link(n, o, tick, remaining);
+            level = _link(n & SLOT_MASK, o, tick, remaining);
         }
         o.tick = uint24(tick);
         o.originalQty = uint96(o.filledQty + remaining);

@@ -339,12 +339,19 @@ interface IMarket is IVenueErrors {
     function session() external view returns (Session current, uint256 marginUpliftBps, uint256 closeUpliftBps);
     /// The calendar in force now, the next one and the second it starts (0: none scheduled).
     function calendar() external view returns (Calendar memory current, Calendar memory next, uint256 nextStartsAt);
-    /// Position of this market in the factory (1-based). Order ids are venue-wide unique:
-    /// orderId = (marketIndex << 64) | n for the market's n-th order, n = 1..orderCount().
+    /// Position of this market in the factory (1-based). Order ids are venue-wide unique and grow
+    /// with each order: orderId = (marketIndex << 64) | (k << 24) | slot for the market's k-th
+    /// order (k = 1..orderCount()), held in storage slot `slot` (reused once the order closes:
+    /// docs/CONTRACTS.md "Order ids and slots").
     function marketIndex() external view returns (uint256);
     function orderCount() external view returns (uint256);
-    /// An order that rested (ACTIVE, or FILLED / CANCELLED after resting); a taker that filled or
-    /// closed at once is not stored (status NONE here: its OrderClosed tells its end).
+    /// Storage slots orders have used so far (1..orderSlots()).
+    function orderSlots() external view returns (uint256);
+    /// The id of the order `slot` holds (resting, or closed and its slot not yet reused); 0: none yet.
+    function orderIdAt(uint256 slot) external view returns (uint256);
+    /// An order that rested (ACTIVE, or FILLED / CANCELLED after resting) while its slot still
+    /// holds it; a taker that filled or closed at once is not stored, and a closed order's slot is
+    /// reused by a later one (status NONE here then: its OrderClosed tells its end).
     function getOrder(uint256 orderId) external view returns (OrderView memory);
     /// Open order id for (account, clientKey), 0 if none.
     function orderIdOf(uint256 accountId, bytes32 clientKey) external view returns (uint256);

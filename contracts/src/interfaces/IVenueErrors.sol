@@ -48,6 +48,8 @@ interface IVenueErrors {
     error InvalidSignature();
     /// CLIENT_KEY_IN_USE: an open order of this account in this market already has this key.
     error ClientKeyInUse(uint256 accountId, bytes32 clientKey);
+    /// Every order storage slot of the market holds a resting order (2^24 - 1 of them).
+    error BookFull();
     /// NO_LIQUIDITY: a MARKET order (or a liquidation) finds no opposite side to price against.
     error NoLiquidity(bytes32 marketId);
     /// NOT_LIQUIDATABLE: the position (or every position of the account) is healthy.

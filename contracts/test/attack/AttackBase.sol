@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {VenueFixture} from "../utils/VenueFixture.sol";
 import {RiskChecks, VmRisk} from "../utils/RiskChecks.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
+import {OrderScan} from "../utils/OrderScan.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 
 /// @notice Base of the attack suite (issue 10): attacks are written as properties. Any step of an
@@ -121,13 +122,12 @@ abstract contract AttackBase is VenueFixture {
         for (uint256 k; k < ms.length; ++k) {
             IMarket m = ms[k];
             bytes32 mid = m.marketId(); // read before the prank: an argument's call would consume it
-            uint256 base = m.marketIndex() << 64;
-            uint256 n = m.orderCount();
-            for (uint256 j = 1; j <= n; ++j) {
-                IMarket.OrderView memory o = m.getOrder(base | j);
+            uint256[] memory all = OrderScan.ids(m);
+            for (uint256 j; j < all.length; ++j) {
+                IMarket.OrderView memory o = m.getOrder(all[j]);
                 if (o.accountId != id || o.status != IMarket.OrderStatus.ACTIVE) continue;
                 vm.prank(who);
-                try engine.cancelOrderById(id, mid, base | j) {}
+                try engine.cancelOrderById(id, mid, all[j]) {}
                 catch (bytes memory r) {
                     _requireVenueRefusal(r, "exit: cancel");
                 }

@@ -78,10 +78,15 @@ contract Scenario04BlockedLiquidationAttack is AttackBase {
 
     function test_attack_clientKeyEqualToLiquidationOrderKey() public {
         _liquidatableWithDepth();
-        // this order is number orderCount + 1; the liquidation's will be orderCount + 2
-        uint256 nextLiq = (market.marketIndex() << 64) | (market.orderCount() + 2);
-        bytes32 key = keccak256(abi.encode(a, nextLiq));
         uint256 px = depthPx - 10 * TICK;
+        // this order comes first, the liquidation's next: its id, from a run reverted after
+        _drainLogs();
+        uint256 snap = vm.snapshotState();
+        _tryPlace(alice_, _params(a, EUR, LONG, LMT, 10e6, 10, px, bytes32(uint256(7))), "order with another key");
+        _tryLiquidate(a, EUR);
+        uint256 nextLiq = _lastPlacedIdOf(a);
+        vm.revertToState(snap);
+        bytes32 key = keccak256(abi.encode(a, nextLiq));
         _tryPlace(alice_, _params(a, EUR, LONG, LMT, 10e6, 10, px, key), "order with the predicted key");
         _assertLiquidationWorks(a, market);
         _assertStrictSolvency();

@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {AttackBase} from "./AttackBase.sol";
 import {RiskChecks} from "../utils/RiskChecks.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
+import {OrderScan} from "../utils/OrderScan.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
 import {approvalStructHash} from "../utils/OperatorPolicies.sol";
@@ -39,13 +40,12 @@ contract Scenario13OperatorDrainAttack is AttackBase {
 
     function _cancelAll(address who, uint256 id, IMarket m) internal {
         bytes32 mid = m.marketId();
-        uint256 base = m.marketIndex() << 64;
-        uint256 n = m.orderCount();
-        for (uint256 j = 1; j <= n; ++j) {
-            IMarket.OrderView memory o = m.getOrder(base | j);
+        uint256[] memory all = OrderScan.ids(m);
+        for (uint256 j; j < all.length; ++j) {
+            IMarket.OrderView memory o = m.getOrder(all[j]);
             if (o.accountId != id || o.status != IMarket.OrderStatus.ACTIVE) continue;
             vm.prank(who);
-            try engine.cancelOrderById(id, mid, base | j) {}
+            try engine.cancelOrderById(id, mid, all[j]) {}
             catch (bytes memory r) {
                 _requireVenueRefusal(r, "cancel");
             }

@@ -3,6 +3,7 @@ pragma solidity ^0.8.28;
 
 import {AttackBase} from "./AttackBase.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
+import {OrderScan} from "../utils/OrderScan.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
 
@@ -49,13 +50,12 @@ contract WeekendGapAttack is AttackBase {
     }
 
     function _cancelQuotes() internal {
-        uint256 base = market.marketIndex() << 64;
-        uint256 n = market.orderCount();
-        for (uint256 j = 1; j <= n; ++j) {
-            IMarket.OrderView memory o = market.getOrder(base | j);
+        uint256[] memory all = OrderScan.ids(market);
+        for (uint256 j; j < all.length; ++j) {
+            IMarket.OrderView memory o = market.getOrder(all[j]);
             if (o.accountId != mmId || o.status != IMarket.OrderStatus.ACTIVE) continue;
             vm.prank(mm);
-            engine.cancelOrderById(mmId, EUR, base | j); // cancels work while CLOSED
+            engine.cancelOrderById(mmId, EUR, all[j]); // cancels work while CLOSED
         }
     }
 

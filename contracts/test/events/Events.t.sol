@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {VenueFixture} from "../utils/VenueFixture.sol";
 import {Vm} from "../utils/Vm.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
+import {OrderScan} from "../utils/OrderScan.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IOracle} from "../../src/interfaces/IOracle.sol";
 import {openPolicy, approvalStructHash} from "../utils/OperatorPolicies.sol";
@@ -106,7 +107,7 @@ contract EventsTest is VenueFixture {
     /// their post-state values.
     function test_events_marketOrderFlowPostState() public {
         uint256 ask = _limit(bob, b, SHORT, 108e6, 10, 1.08e18); // 1000
-        uint256 takerId = (uint256(1) << 64) | 2;
+        uint256 takerId = OrderScan.id(market, 2, 2); // the 2nd order, in the 2nd slot
         bytes32 takerKey = keccak256(abi.encode(a, takerId));
         uint64 s = _nextSeq(address(market));
         vm.expectEmit(true, true, true, true, address(market));

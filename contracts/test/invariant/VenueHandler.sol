@@ -3,6 +3,7 @@ pragma solidity ^0.8.28;
 
 import {Test} from "../utils/Test.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
+import {OrderScan} from "../utils/OrderScan.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IOracle} from "../../src/interfaces/IOracle.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
@@ -596,13 +597,12 @@ contract VenueHandler is Test {
     function removeExpired(uint256 marketSeed) external step {
         uint256 k = marketSeed % 2;
         IMarket m = markets[k];
-        uint256 n = m.orderCount();
-        uint256 base = m.marketIndex() << 64;
+        uint256[] memory all = OrderScan.newestFirst(m);
         uint256[] memory found = new uint256[](32);
         uint256 f;
-        for (uint256 j = n; j >= 1 && f < 32; --j) {
-            IMarket.OrderView memory o = m.getOrder(base | j);
-            if (o.status == IMarket.OrderStatus.ACTIVE && o.expiresAt != 0 && o.expiresAt <= block.timestamp) found[f++] = base | j;
+        for (uint256 j; j < all.length && f < 32; ++j) {
+            IMarket.OrderView memory o = m.getOrder(all[j]);
+            if (o.status == IMarket.OrderStatus.ACTIVE && o.expiresAt != 0 && o.expiresAt <= block.timestamp) found[f++] = all[j];
         }
         assembly ("memory-safe") {
             mstore(found, f)
@@ -627,12 +627,12 @@ contract VenueHandler is Test {
         if (!stale[0]) _refresh(0);
         if (!stale[1]) _refresh(1);
         IMarket m = markets[k];
-        uint256 base = m.marketIndex() << 64;
+        uint256[] memory all = OrderScan.newestFirst(m);
         uint256[] memory open = new uint256[](32);
         uint256 f;
-        for (uint256 j = m.orderCount(); j >= 1 && f < 32; --j) {
-            IMarket.OrderView memory o = m.getOrder(base | j);
-            if (o.status == IMarket.OrderStatus.ACTIVE && o.accountId == id) open[f++] = base | j;
+        for (uint256 j; j < all.length && f < 32; ++j) {
+            IMarket.OrderView memory o = m.getOrder(all[j]);
+            if (o.status == IMarket.OrderStatus.ACTIVE && o.accountId == id) open[f++] = all[j];
         }
         assembly ("memory-safe") {
             mstore(open, f)
@@ -671,11 +671,10 @@ contract VenueHandler is Test {
 
     /// The account's newest resting order in market k (0: none).
     function _newestOpen(uint256 k, uint256 id) internal view returns (uint256) {
-        IMarket m = markets[k];
-        uint256 base = m.marketIndex() << 64;
-        for (uint256 j = m.orderCount(); j >= 1; --j) {
-            IMarket.OrderView memory o = m.getOrder(base | j);
-            if (o.status == IMarket.OrderStatus.ACTIVE && o.accountId == id) return base | j;
+        uint256[] memory all = OrderScan.newestFirst(markets[k]);
+        for (uint256 j; j < all.length; ++j) {
+            IMarket.OrderView memory o = markets[k].getOrder(all[j]);
+            if (o.status == IMarket.OrderStatus.ACTIVE && o.accountId == id) return all[j];
         }
         return 0;
     }
@@ -687,7 +686,8 @@ contract VenueHandler is Test {
         if (p.collateral6 == 0) return;
         bytes[] memory calls = new bytes[](2);
         calls[0] = abi.encodeCall(IEngine.placeOrder, (p));
-        calls[1] = abi.encodeCall(IEngine.cancelOrderById, (id, ids[k], (markets[k].marketIndex() << 64) | markets[k].orderCount()));
+        uint256[] memory newest = OrderScan.newestFirst(markets[k]);
+        calls[1] = abi.encodeCall(IEngine.cancelOrderById, (id, ids[k], newest.length == 0 ? 0 : newest[0]));
         Before memory b = _snapshotSizes(k);
         vm.prank(_caller(i, actorSeed));
         (bool[] memory ok, bytes[] memory res) = engine.batch(calls, false);
@@ -778,15 +778,15 @@ contract VenueHandler is Test {
     function _cancel(uint256 actorSeed, uint256 orderSeed) internal {
         (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
         IMarket m = markets[k];
-        uint256 n = m.orderCount();
+        uint256[] memory all = OrderScan.ids(m);
+        uint256 n = all.length;
         if (n == 0) return;
-        uint256 base = m.marketIndex() << 64;
         uint256 start = orderSeed % n;
         for (uint256 j; j < n; ++j) {
-            IMarket.OrderView memory o = m.getOrder(base | (1 + (start + j) % n));
+            IMarket.OrderView memory o = m.getOrder(all[(start + j) % n]);
             if (o.accountId != id || o.status != IMarket.OrderStatus.ACTIVE) continue;
             vm.prank(_caller(i, actorSeed));
-            try engine.cancelOrderById(id, ids[k], base | (1 + (start + j) % n)) {
+            try engine.cancelOrderById(id, ids[k], all[(start + j) % n]) {
                 ++cancels;
             } catch (bytes memory r) {
                 bytes4 sel = _expect("cancel", r, _one(IVenueErrors.MarketNotActive.selector));
@@ -910,13 +910,12 @@ contract VenueHandler is Test {
 
     /// The victim's leftovers (its orders of this step, among the market's last four), cancelled by its owner.
     function _cleanVictim(uint256 v, uint256 k) internal {
-        uint256 n = markets[k].orderCount();
-        uint256 base = markets[k].marketIndex() << 64;
-        for (uint256 m = n > 4 ? n - 4 : 0; m < n; ++m) {
-            IMarket.OrderView memory o = markets[k].getOrder(base | (m + 1));
+        uint256[] memory all = OrderScan.newestFirst(markets[k]);
+        for (uint256 m; m < all.length && m < 4; ++m) {
+            IMarket.OrderView memory o = markets[k].getOrder(all[m]);
             if (o.accountId != victims[v] || o.status != IMarket.OrderStatus.ACTIVE) continue;
             vm.prank(victimOwners[v]);
-            try engine.cancelOrderById(victims[v], ids[k], base | (m + 1)) {} catch {}
+            try engine.cancelOrderById(victims[v], ids[k], all[m]) {} catch {}
         }
     }
 
@@ -959,10 +958,9 @@ contract VenueHandler is Test {
     function reduceOnlyLeftovers() external view returns (uint256 n) {
         for (uint256 k; k < 2; ++k) {
             IMarket m = markets[k];
-            uint256 base = m.marketIndex() << 64;
-            uint256 count = m.orderCount();
-            for (uint256 j = 1; j <= count; ++j) {
-                IMarket.OrderView memory o = m.getOrder(base | j);
+            uint256[] memory all = OrderScan.ids(m);
+            for (uint256 j; j < all.length; ++j) {
+                IMarket.OrderView memory o = m.getOrder(all[j]);
                 if (o.status != IMarket.OrderStatus.ACTIVE || !o.reduceOnly) continue;
                 int256 s = m.getPosition(o.accountId).sizeQty;
                 if (s == 0 || (s > 0) == (o.side == IMarket.Side.LONG)) ++n;

@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {VenueFixture} from "../utils/VenueFixture.sol";
 import {Vm} from "../utils/Vm.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
+import {OrderScan} from "../utils/OrderScan.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
 
@@ -51,7 +52,7 @@ contract MarketPlaceOrderTest is VenueFixture {
     function test_placeOrder_emitsPlacedLevelAndMargin() public {
         uint256 px = 1.07e18;
         uint256 q = _qty(108e6, 10, px);
-        uint256 oid = (uint256(1) << 64) | 1;
+        uint256 oid = OrderScan.id(market, 1, 1);
         bytes32 key = keccak256(abi.encode(a, oid));
         uint64 ms = _nextSeq(address(market));
         uint64 es = _nextSeq(address(engine));
@@ -92,12 +93,12 @@ contract MarketPlaceOrderTest is VenueFixture {
     function test_placeOrder_derivesClientKeyAndVenueWideId() public {
         vm.prank(alice);
         (uint256 oid, bytes32 key,,) = engine.placeOrder(_params(a, EUR, LONG, LMT, 50e6, 5, 1.07e18, bytes32(0)));
-        assertEq(oid, (uint256(1) << 64) | 1);
+        assertEq(oid, (uint256(1) << 64) | (1 << 24) | 1, "EUR/USD: market index 1, its 1st order, in slot 1");
         assertEq(key, keccak256(abi.encode(a, oid)));
         assertEq(market.orderIdOf(a, key), oid);
         vm.prank(alice);
         (uint256 gid,,,) = engine.placeOrder(_params(a, GBP, LONG, LMT, 50e6, 5, 1.26e18, bytes32(0)));
-        assertEq(gid, (uint256(2) << 64) | 1, "GBP market index 2");
+        assertEq(gid, (uint256(2) << 64) | (1 << 24) | 1, "GBP market index 2");
         assertEq(market.orderCount(), 1);
     }
 

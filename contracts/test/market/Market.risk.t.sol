@@ -127,8 +127,17 @@ contract MarketRiskTest is VenueFixture {
     /// Scenario 4c: a client key equal to the liquidation order's derived key.
     function test_liquidate_clientKeyCannotCollide() public {
         _openAlice();
-        // alice's order, then carol's bid, then the liquidation order
-        uint256 next = (1 << 64) | (market.orderCount() + 3);
+        // alice's order, then carol's bid, then the liquidation order: its id, from a run reverted after
+        _drainLogs();
+        uint256 snap = vm.snapshotState();
+        vm.prank(alice);
+        engine.placeOrder(_params(a, EUR, SHORT, LMT, 10e6, 5, 1.09e18, bytes32(uint256(7))));
+        _setPrice(EUR, 1.0655e18);
+        _limit(carol, c, LONG, 2_000e6, 5, 1.06e18);
+        vm.prank(keeper);
+        engine.liquidatePosition(a, EUR);
+        uint256 next = _lastPlacedIdOf(a);
+        vm.revertToState(snap);
         bytes32 key = keccak256(abi.encode(a, next));
         vm.prank(alice);
         engine.placeOrder(_params(a, EUR, SHORT, LMT, 10e6, 5, 1.09e18, key));

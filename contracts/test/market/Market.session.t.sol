@@ -204,10 +204,10 @@ contract MarketSessionTest is VenueFixture {
     }
 
     function test_closed_cancelsAndFreeMarginWithdrawalsWork() public {
-        _limit(carol, c, LONG, 200e6, 10, 1.079e18);
+        uint256 oid = _limit(carol, c, LONG, 200e6, 10, 1.079e18);
         _session(CLOSED);
         uint256 freeBefore = _acct(c).availableWad;
-        bytes32 key = _keyOf((market.marketIndex() << 64) | 3);
+        bytes32 key = _keyOf(oid);
         vm.prank(carol);
         (, uint256 returned) = engine.cancelOrder(c, EUR, key);
         assertEq(returned, 200e18);

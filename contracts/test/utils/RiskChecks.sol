@@ -3,6 +3,7 @@ pragma solidity ^0.8.28;
 
 import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
+import {OrderScan} from "./OrderScan.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IDepositToken, ILens} from "./VenueFixture.sol";
 
@@ -137,10 +138,9 @@ library RiskChecks {
         uint256 bankrupt = lens.positionHealth(m, id).insolvencyPriceX18;
         bool long = p.sizeQty > 0; // a long is sold into bids
         IMarket.Side opposite = long ? IMarket.Side.LONG : IMarket.Side.SHORT;
-        uint256 base = m.marketIndex() << 64;
-        uint256 n = m.orderCount();
-        for (uint256 j = 1; j <= n; ++j) {
-            IMarket.OrderView memory o = m.getOrder(base | j);
+        uint256[] memory all = OrderScan.ids(m);
+        for (uint256 j; j < all.length; ++j) {
+            IMarket.OrderView memory o = m.getOrder(all[j]);
             if (o.status != IMarket.OrderStatus.ACTIVE || o.side != opposite || o.accountId == id) continue;
             if (long ? o.priceX18 < bankrupt : o.priceX18 > bankrupt) continue;
             if (!_makerCanFill(m, o)) continue;

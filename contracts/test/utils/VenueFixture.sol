@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {Test} from "./Test.sol";
 import {Vm} from "./Vm.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
+import {OrderScan} from "./OrderScan.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IMarketFactory} from "../../src/interfaces/IMarketFactory.sol";
 import {IOracle} from "../../src/interfaces/IOracle.sol";
@@ -341,14 +342,14 @@ abstract contract VenueFixture is Test {
     /// Every order: filled ≤ original, filled + remaining == original while active; every book
     /// level: total and count == Σ of its active orders.
     function _checkBook(IMarket m) internal view {
-        uint256 n = m.orderCount();
-        uint256 base = m.marketIndex() << 64;
+        uint256[] memory all = OrderScan.ids(m);
+        uint256 n = all.length;
         IMarket.OrderView[] memory active = new IMarket.OrderView[](n);
         uint256 k;
         uint256 restingBid;
         uint256 restingAsk;
-        for (uint256 i = 1; i <= n; ++i) {
-            IMarket.OrderView memory o = m.getOrder(base | i);
+        for (uint256 i; i < n; ++i) {
+            IMarket.OrderView memory o = m.getOrder(all[i]);
             assertLe(o.filledQty, o.originalQty, "filled > original");
             if (o.status == IMarket.OrderStatus.ACTIVE) {
                 assertEq(o.filledQty + o.remainingQty, o.originalQty, "filled + remaining != original");
@@ -409,10 +410,9 @@ abstract contract VenueFixture is Test {
         for (uint256 k; k < ids.length; ++k) {
             IMarket m = IMarket(engine.marketOf(ids[k]));
             for (uint256 i = 1; i <= n; ++i) expected[i] += m.getPosition(i).marginWad;
-            uint256 base = m.marketIndex() << 64;
-            uint256 count = m.orderCount();
-            for (uint256 j = 1; j <= count; ++j) {
-                IMarket.OrderView memory o = m.getOrder(base | j);
+            uint256[] memory all = OrderScan.ids(m);
+            for (uint256 j; j < all.length; ++j) {
+                IMarket.OrderView memory o = m.getOrder(all[j]);
                 // a resting order also holds its bond (MarketBase.ORDER_BOND_WAD)
                 if (o.status == IMarket.OrderStatus.ACTIVE) expected[o.accountId] += o.marginRemainingWad + ORDER_BOND_WAD;
             }
@@ -478,6 +478,17 @@ abstract contract VenueFixture is Test {
 
     /// Orders as their OrderPlaced and OrderClosed told them (`_orderEnd`: those that closed without resting).
     mapping(uint256 => IMarket.OrderView) internal endedTakers;
+
+    /// The id of the last order placed for `accountId` among the logs recorded since the last
+    /// `_drainLogs` (consumes them: call it around a run that is reverted).
+    function _lastPlacedIdOf(uint256 accountId) internal returns (uint256 orderId) {
+        Vm.Log[] memory all = vm.getRecordedLogs();
+        for (uint256 i; i < all.length; ++i) {
+            if (all[i].topics.length > 2 && all[i].topics[0] == IMarket.OrderPlaced.selector && uint256(all[i].topics[2]) == accountId) {
+                orderId = uint256(all[i].topics[1]);
+            }
+        }
+    }
 
     /// Reads the recorded logs (consumes them): each emitter's last seq, each order placed or closed.
     function _drainLogs() internal {
