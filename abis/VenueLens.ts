@@ -599,12 +599,12 @@ export const venueLensAbi = [
       },
       {
         "internalType": "uint256",
-        "name": "fromN",
+        "name": "fromSlot",
         "type": "uint256"
       },
       {
         "internalType": "uint256",
-        "name": "toN",
+        "name": "toSlot",
         "type": "uint256"
       }
     ],

@@ -114,9 +114,10 @@ contract VenueLens {
         }
     }
 
-    function orders(IMarket m, uint256 fromN, uint256 toN) external view returns (IMarket.OrderView[] memory out) {
-        uint256 base = m.marketIndex() << 64;
-        out = new IMarket.OrderView[](toN - fromN + 1);
-        for (uint256 n = fromN; n <= toN; ++n) out[n - fromN] = m.getOrder(base | n);
+    /// The orders storage slots `fromSlot`..`toSlot` hold (1..m.orderSlots(): every resting order
+    /// is in one; a closed one until its slot is reused; docs/CONTRACTS.md "Order ids and slots").
+    function orders(IMarket m, uint256 fromSlot, uint256 toSlot) external view returns (IMarket.OrderView[] memory out) {
+        out = new IMarket.OrderView[](toSlot - fromSlot + 1);
+        for (uint256 s = fromSlot; s <= toSlot; ++s) out[s - fromSlot] = m.getOrder(m.orderIdAt(s));
     }
 }

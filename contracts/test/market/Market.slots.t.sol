@@ -80,6 +80,11 @@ contract MarketSlotsTest is VenueFixture {
         assertEq(_slot(n2), 3, "a new slot");
         assertEq(market.orderSlots(), 3);
         assertEq(uint256(market.getOrder(y).status), uint256(IMarket.OrderStatus.NONE));
+        // the lens lists what the slots hold
+        IMarket.OrderView[] memory held = lens.orders(market, 1, 3);
+        assertEq(held[0].orderId, taker);
+        assertEq(held[1].orderId, n1);
+        assertEq(held[2].orderId, n2);
         _checkAll();
     }
 

@@ -28,6 +28,7 @@ interface IDepositToken {
 interface ILens {
     function bestPrices(IMarket m) external view returns (uint256 bidX18, uint256 askX18);
     function positionHealth(IMarket m, uint256 accountId) external view returns (IMarket.HealthView memory);
+    function orders(IMarket m, uint256 fromSlot, uint256 toSlot) external view returns (IMarket.OrderView[] memory);
 }
 
 interface IMarginAccount {
