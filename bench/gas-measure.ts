@@ -13,6 +13,7 @@ import {
 } from "viem";
 import { depositTokenAbi, engineAbi, marketAbi, marketBackstopBytecode, oracleAbi, triggerBookAbi } from "../abis/index.js";
 import { startAnvil } from "../core/chain/anvil.js";
+import { formatProfile, profileSteps, traceSteps } from "./gas-profile.js";
 import { KEY_INDEX, LOCAL_CHAIN_ID, devAccount } from "../core/config.js";
 import type { OperatorPolicy } from "../core/operator-policy.js";
 import { deployVenue, marketIdOf } from "../scripts/deploy.js";
@@ -30,7 +31,9 @@ const usd = (v: string) => parseUnits(v, 6);
 const px = (v: string) => parseUnits(v, 18);
 
 export type GasResult = { gasUsed: number; target?: string; withinTarget?: boolean; note?: string };
-export type GasRun = { results: Record<string, GasResult>; sizes: Record<string, number> };
+export type GasRun = { results: Record<string, GasResult>; sizes: Record<string, number>; profiles?: string[] };
+/** What `measure` leaves for profiling: each key's receipt and the contracts' names. */
+type Measured = GasRun & { receipts: Record<string, TransactionReceipt>; names: Record<string, string> };
 
 /** One wallet with its venue account (the relayer approved as its operator). */
 type Actor = { wallet: WalletClientT; address: Address; accountId: bigint };
@@ -47,18 +50,28 @@ type Actor = { wallet: WalletClientT; address: Address; accountId: bigint };
 const GENESIS = 1_800_000_000;
 const MEASURED_FROM = GENESIS + 3_600;
 
-export async function runGasBench(opts: { fillCap?: boolean; log?: (m: string) => void } = {}): Promise<GasRun> {
+export async function runGasBench(opts: { fillCap?: boolean; log?: (m: string) => void; profile?: string[] } = {}): Promise<GasRun> {
   const log = opts.log ?? (() => {});
-  const anvil = await startAnvil({ accounts: 20, extraArgs: ["--timestamp", String(GENESIS)] });
+  const profile = opts.profile ?? [];
+  const anvil = await startAnvil({ accounts: 20, extraArgs: ["--timestamp", String(GENESIS), ...(profile.length ? ["--steps-tracing"] : [])] });
   try {
     log(`anvil ${anvil.rpcUrl} (pid ${anvil.pid})`);
-    return await measure(anvil.rpcUrl, opts.fillCap ?? true, log);
+    const { results, sizes, receipts, names } = await measure(anvil.rpcUrl, opts.fillCap ?? true, log);
+    const profiles: string[] = [];
+    for (const key of profile) {
+      const r = receipts[key];
+      if (!r) throw new Error(`--profile ${key}: not a measured key (${Object.keys(receipts).join(", ")})`);
+      const client = publicClientFor(anvil.rpcUrl, LOCAL_CHAIN_ID);
+      const { gas } = await client.getTransaction({ hash: r.transactionHash });
+      profiles.push(formatProfile(key, profileSteps(await traceSteps(anvil.rpcUrl, r.transactionHash), r.to!, Number(gas), Number(r.gasUsed), names)));
+    }
+    return { results, sizes, ...(profile.length ? { profiles } : {}) };
   } finally {
     await anvil.stop().catch(() => {});
   }
 }
 
-async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => void): Promise<GasRun> {
+async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => void): Promise<Measured> {
   const client = publicClientFor(rpcUrl, LOCAL_CHAIN_ID);
   const testClient = createTestClient({ mode: "anvil", transport: http(rpcUrl) });
   const deployer = walletClientFor(rpcUrl, LOCAL_CHAIN_ID, devAccount(KEY_INDEX.deployer).privateKey);
@@ -79,7 +92,9 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
     return tx(client, w, address, abi, functionName, args);
   };
   const results: Record<string, GasResult> = {};
+  const receipts: Record<string, TransactionReceipt> = {};
   const record = (name: string, r: TransactionReceipt, target?: { max: number; label: string }, note?: string) => {
+    receipts[name] = r;
     const gasUsed = Number(r.gasUsed);
     results[name] = {
       gasUsed,
@@ -274,7 +289,9 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
     const per = (Number(cap.gasUsed) - Number(one.gasUsed)) / 49;
     results.extraMakerFillAtCap = { gasUsed: Math.round(per), target: "<= 100k", withinTarget: per <= 100_000, note: "(cap - 1 maker) / 49" };
   }
-  return { results, sizes };
+  const names: Record<string, string> = { [market.toLowerCase()]: "EUR/USD market" };
+  for (const [k, v] of Object.entries(d.contracts)) if (typeof v === "string") names[v.toLowerCase()] ??= k;
+  return { results, sizes, receipts, names };
 }
 
 /** Deployed (runtime) bytecode size of each contract, in bytes. */

@@ -10,6 +10,8 @@
  *                                           differs from the snapshot
  *   npm run bench:gas -- --write-snapshot   record this run's figures and sizes in the snapshot (the
  *                                           baseline stays)
+ *   npm run bench:gas -- --profile k1,k2    also where each named key's gas goes: per opcode, contract
+ *                                           and storage slot (bench/gas-profile.ts)
  * The test test/unit/gas-snapshot.test.ts runs the same checks on every `npm test` (bench/gas-check.ts).
  */
 import { execFileSync } from "node:child_process";
@@ -26,7 +28,9 @@ async function main() {
   const log = (msg: string) => {
     if (!json) console.log(msg);
   };
-  const { results, sizes } = await runGasBench({ log });
+  const at = process.argv.indexOf("--profile");
+  const profile = at === -1 ? [] : (process.argv[at + 1] ?? "").split(",").filter(Boolean);
+  const { results, sizes, profiles } = await runGasBench({ log, profile });
   const gasUsed = Object.fromEntries(Object.entries(results).map(([k, r]) => [k, r.gasUsed]));
   const snapshot = JSON.parse(readFileSync(SNAPSHOT_PATH, "utf8")) as GasSnapshot;
   if (process.argv.includes("--write-snapshot")) {
@@ -50,6 +54,7 @@ async function main() {
     for (const k of REPORTED_KEYS) console.log(`${k.padEnd(26)}${String(gasUsed[k]).padStart(12)}  baseline ${base.gasUsed[k]} (reported only)`);
     console.log(over.length ? `DIFFERS: ${over.join("; ")}` : `within the baseline's allowance, every figure as the snapshot's (commit ${snapshot.commit})`);
   }
+  for (const p of profiles ?? []) console.log(p);
   if (process.argv.includes("--check") && over.length) process.exitCode = 1;
 }
 

@@ -35,12 +35,11 @@ describe.each([sharedStack()])("oracle ($kind)", (s: StackInfo) => {
   it("clamps an update beyond the move bound and indexes requested vs applied", async () => {
     const deployer = walletClient(s, devAccount(KEY_INDEX.deployer).privateKey);
     const id = keccak256(toBytes(`E2E/CLAMP-${s.kind}-${Date.now()}`)) as Hex;
-    const push = async (p: bigint) => {
-      const hash = await deployer.writeContract({ address: oracle, abi: oracleAbi, functionName: "setPrice", args: [id, p] });
-      return client.waitForTransactionReceipt({ hash });
-    };
-    await push(10n ** 18n); // the first price is the reference
-    const r = await push(2n * 10n ** 18n);
+    // both updates in one transaction (setPrices): the first price is the reference of the second
+    // whatever the seconds, and no other file's transaction from the shared deployer key can come between
+    const hash = await deployer.writeContract({ address: oracle, abi: oracleAbi, functionName: "setPrices", args: [[id, id], [10n ** 18n, 2n * 10n ** 18n]] });
+    const r = await client.waitForTransactionReceipt({ hash });
+    expect(r.status).toBe("success");
     const [ev] = parseEventLogs({ abi: oracleAbi, logs: r.logs, eventName: "IndexPriceClamped" });
     expect(ev?.args).toMatchObject({ requestedPriceX18: 2n * 10n ** 18n, appliedPriceX18: 101n * 10n ** 16n, referencePriceX18: 10n ** 18n });
     const [price] = await client.readContract({ address: oracle, abi: oracleAbi, functionName: "getPrice", args: [id] });
