@@ -2,6 +2,7 @@
 pragma solidity ^0.8.28;
 
 import {VenueFixture} from "../utils/VenueFixture.sol";
+import {IEngine} from "../../src/interfaces/IEngine.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
 
@@ -85,6 +86,38 @@ contract MarketSlotsTest is VenueFixture {
         assertEq(held[0].orderId, taker);
         assertEq(held[1].orderId, n1);
         assertEq(held[2].orderId, n2);
+        _checkAll();
+    }
+
+    /// Removing expired orders and modifying by a stale id: nothing happens to the order that took
+    /// the slot, though it too is past its expiry.
+    function test_slots_removeExpiredAndModifyByAStaleIdReachNothing() public {
+        uint64 exp = uint64(block.timestamp + 60);
+        IEngine.PlaceOrderParams memory p = _params(a, EUR, LONG, LMT, 108e6, 10, 1.07e18, bytes32(0));
+        p.expiresAt = exp;
+        vm.prank(alice);
+        (uint256 old,,,) = engine.placeOrder(p);
+        vm.warp(exp);
+        uint256[] memory ids = new uint256[](1);
+        ids[0] = old;
+        vm.prank(stranger);
+        assertEq(market.removeExpired(ids), 1);
+        // bob's order takes the slot and expires too
+        p = _params(b, EUR, LONG, LMT, 108e6, 10, 1.07e18, bytes32(0));
+        p.expiresAt = uint64(block.timestamp + 60);
+        vm.prank(bob);
+        (uint256 next,,,) = engine.placeOrder(p);
+        assertEq(_slot(next), _slot(old));
+        vm.prank(alice);
+        vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OrderNotFound.selector, a, bytes32(old)));
+        engine.modifyOrder(a, EUR, old, bytes32(0), 1.069e18, 50e18);
+        vm.warp(block.timestamp + 60);
+        vm.prank(stranger);
+        assertEq(market.removeExpired(ids), 0, "the stale id removes nothing");
+        assertEq(uint256(market.getOrder(next).status), uint256(IMarket.OrderStatus.ACTIVE), "bob's order untouched");
+        ids[0] = next;
+        vm.prank(stranger);
+        assertEq(market.removeExpired(ids), 1, "bob's own id removes it");
         _checkAll();
     }
 
