@@ -58,10 +58,10 @@ export async function runGasBench(opts: { fillCap?: boolean; log?: (m: string) =
     log(`anvil ${anvil.rpcUrl} (pid ${anvil.pid})`);
     const { results, sizes, receipts, names } = await measure(anvil.rpcUrl, opts.fillCap ?? true, log);
     const profiles: string[] = [];
+    const client = publicClientFor(anvil.rpcUrl, LOCAL_CHAIN_ID);
     for (const key of profile) {
       const r = receipts[key];
       if (!r) throw new Error(`--profile ${key}: not a measured key (${Object.keys(receipts).join(", ")})`);
-      const client = publicClientFor(anvil.rpcUrl, LOCAL_CHAIN_ID);
       const { gas } = await client.getTransaction({ hash: r.transactionHash });
       profiles.push(formatProfile(key, profileSteps(await traceSteps(anvil.rpcUrl, r.transactionHash), r.to!, Number(gas), Number(r.gasUsed), names)));
     }
