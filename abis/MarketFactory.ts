@@ -123,16 +123,6 @@ export const marketFactoryAbi = [
     "type": "error"
   },
   {
-    "inputs": [],
-    "name": "CloneArgumentsTooLong",
-    "type": "error"
-  },
-  {
-    "inputs": [],
-    "name": "Create2EmptyBytecode",
-    "type": "error"
-  },
-  {
     "inputs": [
       {
         "internalType": "uint256",
@@ -162,11 +152,6 @@ export const marketFactoryAbi = [
       }
     ],
     "name": "ExceedsMaxLeverage",
-    "type": "error"
-  },
-  {
-    "inputs": [],
-    "name": "FailedDeployment",
     "type": "error"
   },
   {
@@ -222,22 +207,6 @@ export const marketFactoryAbi = [
       {
         "internalType": "uint256",
         "name": "needed6",
-        "type": "uint256"
-      }
-    ],
-    "name": "InsufficientBalance",
-    "type": "error"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "uint256",
-        "name": "balance",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "needed",
         "type": "uint256"
       }
     ],

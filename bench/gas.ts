@@ -44,7 +44,7 @@ async function main() {
   if (json) console.log(JSON.stringify({ gasUsed, results, sizes }, null, 2));
   else {
     printTable(results);
-    console.log(`\n${"contract".padEnd(26)}${"bytes".padStart(12)}  (EIP-170: 24,576)`);
+    console.log(`\n${"contract".padEnd(26)}${"bytes".padStart(12)}  (EIP-170: 24,576; Market: its args at 23,936)`);
     for (const [name, b] of Object.entries(sizes)) console.log(`${name.padEnd(26)}${b.toLocaleString("en-US").padStart(12)}`);
     const base = snapshot.baseline;
     console.log(`\nagainst the baseline of ${SNAPSHOT_PATH} (commit ${base.commit}): each key at most +5 % or +8k gas`);

@@ -11,14 +11,14 @@ import {MarketArgs} from "./libraries/MarketArgs.sol";
 import {MarketExtension} from "./MarketExtension.sol";
 import {OrderOptions} from "./libraries/OrderOptions.sol";
 
-/// @notice One perpetual market (a clone per market). See IMarket and docs/CONTRACTS.md.
+/// @notice One perpetual market (per market, a copy of this code with its args: MarketFactory). See IMarket and docs/CONTRACTS.md.
 /// Trading entry points live here; liquidation and the bulky views live in `MarketExtension`,
 /// which this implementation deploys once and reaches by delegatecall (same storage, and the
-/// clone's address emits its events); what is seldom called (initialize, the calendar, the
+/// market's address emits its events); what is seldom called (initialize, the calendar, the
 /// close uplift and session, the funding view) goes on from the extension to `MarketBackstop`
 /// the same way, so all three contracts keep room under EIP-170.
 contract Market is MarketBase, Initializable {
-    /// The extension (an immutable of the implementation: every clone reads it from the code).
+    /// The extension (an immutable of the implementation: every market's copy of the code holds it).
     address public immutable extension;
     /// MarketOrders: order management off the placing path (several cancels, modify, expired orders' removal).
     address public immutable orderModule;
@@ -222,7 +222,7 @@ contract Market is MarketBase, Initializable {
     /// Everything else IMarket declares: several cancels, modify and expired orders' removal in
     /// MarketOrders; liquidation, isolated margin, the calendar, funding pokes, the fund's
     /// reduction, initialize and every other view in the extension, or through it in the backstop.
-    /// The same call runs there on this clone's storage.
+    /// The same call runs there on this market's storage.
     fallback() external {
         bytes4 s = msg.sig;
         _delegate(

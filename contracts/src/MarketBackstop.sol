@@ -16,7 +16,7 @@ import {TickBitmap} from "./libraries/TickBitmap.sol";
 /// takeover and auto-deleveraging at the bankruptcy price. Also serves what a market seldom runs
 /// (initialize, the calendar, the close uplift and session, the funding view; the extension's
 /// fallback forwards them). Reached only by delegatecall from `MarketExtension` (so it runs on
-/// the market clone's storage, MarketBase layout); called directly it works on its own empty
+/// the market's storage, MarketBase layout); called directly it works on its own empty
 /// storage and changes nothing of the venue's (and cannot be initialized).
 contract MarketBackstop is MarketBase, Initializable {
     using TickBitmap for TickBitmap.Bitmap;
@@ -36,7 +36,7 @@ contract MarketBackstop is MarketBase, Initializable {
 
     // ─── seldom called (through Market and the extension's fallback) ─────────────────────
 
-    /// The engine, oracle, id, index and numbers are the clone's args (MarketFactory); the rest here.
+    /// The engine, oracle, id, index and numbers are args in the market's code (MarketFactory); the rest here.
     function initialize(IMarket.MarketParams calldata p) external initializer {
         _names = MarketNames(p.symbol, p.baseFxToken, p.quoteFxToken);
         (_maxLeverage, _makerFeeBps) = (p.maxLeverage, p.makerFeeBps);
@@ -44,7 +44,7 @@ contract MarketBackstop is MarketBase, Initializable {
         fundingState.lastUpdate = uint64(block.timestamp);
     }
 
-    /// Who the market is (IMarket views): its clone's args.
+    /// Who the market is (IMarket views): args in its code.
     function marketId() external view returns (bytes32) {
         return _marketId();
     }
@@ -88,7 +88,7 @@ contract MarketBackstop is MarketBase, Initializable {
         return address(_oracle());
     }
 
-    /// The parameters (IMarket.params): the names from storage, the numbers from the clone's args.
+    /// The parameters (IMarket.params): the names from storage, the numbers from the args in its code.
     function params() external view returns (IMarket.MarketParams memory p) {
         (p.marketId, p.symbol, p.baseFxToken, p.quoteFxToken) = (_marketId(), _names.symbol, _names.baseFxToken, _names.quoteFxToken);
         MarketArgs.fill(p);

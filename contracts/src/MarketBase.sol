@@ -159,7 +159,7 @@ abstract contract MarketBase is IVenueErrors {
         uint256 shortfall;
     }
 
-    /// The market's names; its numbers are the clone's immutable args (libraries/MarketArgs.sol).
+    /// The market's names; its numbers are args in its code (libraries/MarketArgs.sol).
     MarketNames internal _names;
     bool internal _isActive;
     /// The guardian's mode (IMarket.MarketStatus ACTIVE to REDUCE_ONLY): same slot as `seq`.
@@ -226,7 +226,7 @@ abstract contract MarketBase is IVenueErrors {
     /// The second of the last `reduceFundPosition` (MarketBackstop).
     uint40 internal _fundReducedAt;
 
-    // ─── who the market is (its clone's args: libraries/MarketArgs.sol) ─────────────────
+    // ─── who the market is (args in its code: libraries/MarketArgs.sol) ────────────────
 
     function _engine() internal view returns (IEngine) {
         return IEngine(address(uint160(MarketArgs.get(MarketArgs.ENGINE))));

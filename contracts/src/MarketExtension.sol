@@ -12,7 +12,7 @@ import {MarketArgs} from "./libraries/MarketArgs.sol";
 import {MarketBackstop} from "./MarketBackstop.sol";
 
 /// @notice Liquidation and the bulky views of a market. Never called directly:
-/// `Market` delegatecalls it, so it runs on the market clone's storage (MarketBase layout).
+/// `Market` delegatecalls it, so it runs on the market's storage (MarketBase layout).
 contract MarketExtension is MarketBase {
     using TickBitmap for TickBitmap.Bitmap;
 
@@ -124,7 +124,7 @@ contract MarketExtension is MarketBase {
     }
 
     /// Anyone (through Market.pokeFunding): accrue funding to now and recompute the rate.
-    /// The fillable top of the book (`_fillableTop`) for Market's premium sample, on the clone's
+    /// The fillable top of the book (`_fillableTop`) for Market's premium sample, on the market's
     /// storage through its delegatecall (called on this contract itself it reads an empty book).
     function fillableTop(uint256 mark) external view returns (uint256, uint256) {
         return _fillableTop(mark);

@@ -2,7 +2,6 @@
 pragma solidity ^0.8.28;
 
 import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
-import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
 import {MarketArgs} from "./libraries/MarketArgs.sol";
 import {IMarketFactory} from "./interfaces/IMarketFactory.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
@@ -13,7 +12,8 @@ import {FxToken} from "./FxToken.sol";
 import {MarketParamRules} from "./factory/MarketParamRules.sol";
 import {VenueRoles} from "./governance/VenueRoles.sol";
 
-/// @notice Makes one Market clone per market (and the FX tokens it names) and registers it.
+/// @notice Makes one Market per market (a copy of the implementation's code with the market's
+/// args: `_deploy`), and the FX tokens it names, and registers it.
 /// Market creation needs PARAMS_ROLE; `admin_` holds it (and DEFAULT_ADMIN_ROLE) until the
 /// deploy script hands both to the VenueTimelock.
 contract MarketFactory is IMarketFactory, AccessControl {
@@ -47,12 +47,10 @@ contract MarketFactory is IMarketFactory, AccessControl {
         MarketParamRules.check(params, index, IOracle(oracle).maxMoveBps());
         params.baseFxToken = _fxToken(baseSymbol);
         params.quoteFxToken = _fxToken(quoteSymbol);
-        // who the market is and its numbers live in the clone's code (libraries/MarketArgs.sol): no
-        // cold storage read for them in a trade
+        // who the market is and its numbers live in its code (libraries/MarketArgs.sol): no cold
+        // storage read for them in a trade
         uint256 marketIndex = markets.length + 1;
-        market = Clones.cloneDeterministicWithImmutableArgs(
-            marketImplementation, MarketArgs.encode(params, engine, oracle, marketIndex), params.marketId
-        );
+        market = _deploy(MarketArgs.encode(params, engine, oracle, marketIndex), params.marketId);
         markets.push(market);
         IMarket(market).initialize(params);
         IEngine(engine).registerMarket(params.marketId, market);
@@ -82,6 +80,27 @@ contract MarketFactory is IMarketFactory, AccessControl {
 
     function marketAt(uint256 index) external view returns (address) {
         return markets[index - 1];
+    }
+
+    /// A market: the implementation's runtime code, zeros up to MarketArgs.OFFSET, then `args`
+    /// (its code ends at EIP-170's limit). Not a proxy: a call runs the market's own code, with no
+    /// delegatecall to the implementation (a cold account, 2,600 gas a transaction). CREATE2 with
+    /// the market id as salt; the init code is a 10-byte prefix that returns what follows it.
+    function _deploy(bytes memory args, bytes32 salt) internal returns (address market) {
+        address impl = marketImplementation;
+        uint256 size = impl.code.length;
+        if (size == 0 || size > MarketArgs.OFFSET || MarketArgs.OFFSET + args.length != 24_576) revert InvalidParameters();
+        uint256 total = MarketArgs.OFFSET + args.length;
+        bytes memory init = new bytes(10 + total);
+        assembly ("memory-safe") {
+            let p := add(init, 0x20)
+            // PUSH2 total, DUP1, PUSH1 10, RETURNDATASIZE, CODECOPY, RETURNDATASIZE, RETURN
+            mstore(p, or(shl(232, or(0x610000, total)), shl(176, 0x80600a3d393df3)))
+            extcodecopy(impl, add(p, 10), 0, size)
+            mcopy(add(add(p, 10), sub(total, mload(args))), add(args, 0x20), mload(args))
+            market := create2(0, p, add(10, total), salt)
+        }
+        if (market == address(0)) revert InvalidParameters();
     }
 
     function _fxToken(string calldata asset) internal returns (address token) {

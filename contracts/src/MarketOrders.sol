@@ -6,7 +6,7 @@ import {IEngine} from "./interfaces/IEngine.sol";
 import {MarketBase} from "./MarketBase.sol";
 import {MarketArgs} from "./libraries/MarketArgs.sol";
 
-/// @notice Order management off the placing path, run on a market clone's storage by
+/// @notice Order management off the placing path, run on a market's storage by
 /// delegatecall from `Market`'s fallback (deployed once, an immutable of the implementation):
 /// several cancels at once (the engine's cancel-all and dead-man cancels), the removal of
 /// expired orders and modifying a resting order. Kept apart so `Market` keeps room under EIP-170 (docs/CONTRACTS.md "Contracts").

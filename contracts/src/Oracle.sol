@@ -14,7 +14,8 @@ import {VenueRoles} from "./governance/VenueRoles.sol";
 contract Oracle is IOracle, AccessControl {
     struct Price {
         uint96 priceX18;   // the applied price
-        uint40 updatedAt;  // second of the last update
+        uint32 updatedAt;  // second of the last update
+        bool fed;          // a feed serves the market (`setFeed`): only then is `feeds` read
         uint96 anchorX18;  // price before the first update of `updatedAt`: the clamp's reference
         uint24 runAge;     // updatedAt − the first update of the unbroken fresh run it belongs to (saturating)
     }
@@ -43,10 +44,9 @@ contract Oracle is IOracle, AccessControl {
     // ─── updaters ───────────────────────────────────────────────────────────────────────────
 
     function setPrice(bytes32 marketId, uint256 priceX18) public onlyRole(UPDATER_ROLE) {
-        address feed = address(feeds[marketId]);
-        if (feed != address(0)) revert FeedManaged(marketId, feed);
-        if (priceX18 == 0 || priceX18 > type(uint96).max) revert InvalidPrice(priceX18);
         Price memory p = prices[marketId];
+        if (p.fed) revert FeedManaged(marketId, address(feeds[marketId]));
+        if (priceX18 == 0 || priceX18 > type(uint96).max) revert InvalidPrice(priceX18);
         // Updates within one second are all bounded by the price before it: no compounding.
         uint256 ref = p.updatedAt == block.timestamp ? p.anchorX18 : p.priceX18;
         uint256 applied = priceX18;
@@ -61,7 +61,7 @@ contract Oracle is IOracle, AccessControl {
         // a run of fresh updates goes on while each comes within maxAge of the one before
         uint256 age = p.updatedAt == 0 || block.timestamp > p.updatedAt + maxAge ? 0 : block.timestamp - p.updatedAt + p.runAge;
         if (age > type(uint24).max) age = type(uint24).max;
-        prices[marketId] = Price(uint96(applied), uint40(block.timestamp), uint96(ref == 0 ? applied : ref), uint24(age));
+        prices[marketId] = Price(uint96(applied), uint32(block.timestamp), false, uint96(ref == 0 ? applied : ref), uint24(age));
         if (applied != priceX18) emit IndexPriceClamped(++seq, marketId, priceX18, applied, ref);
         emit IndexPriceUpdated(++seq, marketId, applied, block.timestamp);
     }
@@ -102,17 +102,16 @@ contract Oracle is IOracle, AccessControl {
 
     function setFeed(bytes32 marketId, address feed) external onlyRole(PARAMS_ROLE) {
         feeds[marketId] = IPriceFeed(feed);
+        prices[marketId].fed = feed != address(0);
         emit FeedSet(++seq, marketId, feed);
     }
 
     // ─── reads ──────────────────────────────────────────────────────────────────────────────
 
     function getPrice(bytes32 marketId) public view returns (uint256 priceX18, uint256 updatedAt) {
+        Price memory p = prices[marketId];
+        if (!p.fed) return (p.priceX18, p.updatedAt);
         IPriceFeed feed = feeds[marketId];
-        if (address(feed) == address(0)) {
-            Price memory p = prices[marketId];
-            return (p.priceX18, p.updatedAt);
-        }
         // A feed that reverts or answers garbage reads as never set (stale), never as a revert
         // here: views and liquidation checks keep working.
         try feed.latestPrice() returns (uint256 px, uint256 at) {
@@ -143,8 +142,8 @@ contract Oracle is IOracle, AccessControl {
     function _window(bytes32 marketId) internal view returns (uint256 px, uint256 since, uint256 until, uint256 age) {
         age = maxAge;
         uint256 at;
-        if (address(feeds[marketId]) == address(0)) {
-            Price memory p = prices[marketId];
+        Price memory p = prices[marketId];
+        if (!p.fed) {
             (px, at, since) = (p.priceX18, p.updatedAt, p.updatedAt - p.runAge);
         } else {
             (px, at) = getPrice(marketId);

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { EXPORTED } from "../../scripts/build-contracts.js";
 import { compiledContracts } from "./compiled-contracts.js";
@@ -10,9 +11,16 @@ const EIP170_BYTES = 24_576;
  * rewrites the order book and restores 2 KB).
  */
 const HEADROOM_BYTES = 1_024;
+/**
+ * A market is the Market implementation's code with its args after it, at MarketArgs.OFFSET (its
+ * code ends at EIP-170's limit): the implementation's own limit is that offset.
+ */
+const MARKET_LIMIT_BYTES = Number(
+  /uint256 internal constant OFFSET = ([\d_]+);/.exec(readFileSync(new URL("../../contracts/src/libraries/MarketArgs.sol", import.meta.url), "utf8"))![1]!.replaceAll("_", ""),
+);
 
 describe("contract sizes", () => {
-  it("every contract's deployed bytecode keeps 1 KB of headroom below EIP-170", { timeout: 300_000 }, async () => {
+  it("every contract's deployed bytecode keeps 1 KB of headroom below EIP-170 (Market: below its args' offset)", { timeout: 300_000 }, async () => {
     const contracts = await compiledContracts();
     const sizes = Object.fromEntries(
       Object.entries(contracts)
@@ -20,8 +28,9 @@ describe("contract sizes", () => {
         .map(([name, c]) => [name, c.deployedSize]),
     );
     for (const name of EXPORTED) expect(sizes[name], `${name} compiled`).toBeGreaterThan(0);
-    const limit = EIP170_BYTES - HEADROOM_BYTES;
-    const over = Object.entries(sizes).filter(([, size]) => size > limit);
-    expect(over, `over ${limit} bytes: ${JSON.stringify(over)}`).toEqual([]);
+    const limitOf = (name: string) => (name === "Market" ? MARKET_LIMIT_BYTES : EIP170_BYTES) - HEADROOM_BYTES;
+    const over = Object.entries(sizes).filter(([name, size]) => size > limitOf(name));
+    expect(MARKET_LIMIT_BYTES).toBe(EIP170_BYTES - 20 * 32);
+    expect(over, `over their limit less ${HEADROOM_BYTES} bytes: ${JSON.stringify(over)}`).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ pragma solidity ^0.8.28;
 import {IVenueErrors} from "./IVenueErrors.sol";
 
 /// @notice One perpetual market: its on-chain order book, net positions with isolated margin,
-/// funding and liquidation. Deployed as a clone by MarketFactory; state-changing entry points
+/// funding and liquidation. Deployed by MarketFactory (a copy of one implementation's code with the market's args); state-changing entry points
 /// are called by the Engine only (which checks who acts for the account).
 ///
 /// Units: prices `...X18` (18 decimals, USD per base unit); quantities `...Qty` base units with
@@ -302,7 +302,7 @@ interface IMarket is IVenueErrors {
     /// `valueWad`: the position's value at the mark (for a removal; 0 for an addition).
     function adjustMargin(uint256 accountId, int256 deltaWad) external returns (uint256 marginWad, uint256 valueWad);
 
-    /// Once, by the factory, on the new clone (served by the backstop).
+    /// Once, by the factory, on the new market (served by the backstop).
     function initialize(MarketParams calldata p) external;
 
     function setActive(bool active) external;

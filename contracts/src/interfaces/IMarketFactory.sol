@@ -4,7 +4,7 @@ pragma solidity ^0.8.28;
 import {IVenueErrors} from "./IVenueErrors.sol";
 import {IMarket} from "./IMarket.sol";
 
-/// @notice Creates one Market clone (and its base/quote FX tokens) per market and registers it
+/// @notice Creates one Market (and its base/quote FX tokens) per market and registers it
 /// with the Engine. The indexer discovers markets from MarketCreated.
 interface IMarketFactory is IVenueErrors {
     event MarketCreated(
@@ -17,7 +17,7 @@ interface IMarketFactory is IVenueErrors {
     error InvalidMarketParams(string rule);
 
     /// PARAMS_ROLE (the timelock after deployment). Checks the parameters (every MarketParamRules
-    /// rule, with the oracle's current index when it has one and its per-update bound), deploys `fx<BASE>`/`fx<QUOTE>` tokens, clones
+    /// rule, with the oracle's current index when it has one and its per-update bound), deploys `fx<BASE>`/`fx<QUOTE>` tokens, deploys
     /// the market, registers it. `p.marketId`, `p.baseFxToken` and `p.quoteFxToken` are filled
     /// in by the factory. A duplicate market reverts InvalidParameters.
     function createMarket(string calldata baseSymbol, string calldata quoteSymbol, IMarket.MarketParams calldata p)

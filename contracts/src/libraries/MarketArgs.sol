@@ -3,11 +3,11 @@ pragma solidity ^0.8.28;
 
 import {IMarket} from "../interfaces/IMarket.sol";
 
-/// @notice A market's numeric parameters, which never change, as the immutable args of its clone
-/// (MarketFactory: `Clones.cloneDeterministicWithImmutableArgs`): one 32-byte word each, in the
-/// order below, after EIP-1167's 45 bytes of proxy code; so are its engine, oracle, id and index.
-/// Reading one costs an EXTCODECOPY of the market's own (warm) code, about 120 gas, where a cold
-/// storage slot costs 2,100: the trading path reads fourteen of them.
+/// @notice A market's numeric parameters, which never change, in the market's own code: each
+/// market is a copy of the Market implementation's runtime code with these args at `OFFSET`
+/// (MarketFactory `_deploy`; zeros between), one 32-byte word each, in the order below; so are its
+/// engine, oracle, id and index. Reading one costs an EXTCODECOPY of the market's own (warm) code,
+/// about 120 gas, where a cold storage slot costs 2,100: the trading path reads fourteen of them.
 library MarketArgs {
     uint256 internal constant TICK_SIZE = 0;
     uint256 internal constant LOT_SIZE = 1;
@@ -30,8 +30,12 @@ library MarketArgs {
     uint256 internal constant ORACLE = 17;
     uint256 internal constant MARKET_ID = 18;
     uint256 internal constant MARKET_INDEX = 19;
+    uint256 internal constant COUNT = 20;
+    /// Where the args start in a market's code: they end at EIP-170's limit (24,576 bytes), so the
+    /// implementation's runtime code must fit below (MarketFactory checks it).
+    uint256 internal constant OFFSET = 23_936; // 24,576 − COUNT × 32 (assembly takes a number)
 
-    /// The args of a market's clone.
+    /// The args of a market (`COUNT` words).
     function encode(IMarket.MarketParams memory p, address engine, address oracle, uint256 marketIndex)
         internal pure returns (bytes memory)
     {
@@ -45,16 +49,16 @@ library MarketArgs {
         );
     }
 
-    /// Word `i` of the running clone's args (called on the clone's own context: Market, and
-    /// MarketExtension / MarketBackstop by delegatecall).
+    /// Word `i` of the running market's args (called in the market's own context: Market, and
+    /// MarketExtension / MarketBackstop / MarketOrders by delegatecall).
     function get(uint256 i) internal view returns (uint256 v) {
         assembly ("memory-safe") {
-            extcodecopy(address(), 0x00, add(0x2d, shl(5, i)), 0x20)
+            extcodecopy(address(), 0x00, add(OFFSET, shl(5, i)), 0x20)
             v := mload(0x00)
         }
     }
 
-    /// The numbers of `p` from the running clone's args (the rest of `p` as given).
+    /// The numbers of `p` from the running market's args (the rest of `p` as given).
     function fill(IMarket.MarketParams memory p) internal view {
         p.tickSizeX18 = get(TICK_SIZE);
         p.lotSizeQty = get(LOT_SIZE);

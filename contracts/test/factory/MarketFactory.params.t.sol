@@ -5,6 +5,7 @@ import {VenueFixture} from "../utils/VenueFixture.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IMarketFactory} from "../../src/interfaces/IMarketFactory.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
+import {MarketArgs} from "../../src/libraries/MarketArgs.sol";
 
 /// One test per MarketParamRules rule: the rejected case names its rule; the devnet markets and
 /// a USD/JPY-like market at ~150 are accepted.
@@ -210,6 +211,33 @@ contract MarketFactoryParamsTest is VenueFixture {
         p.marketId = AUD;
         p.tickSizeX18 = 0.001e18; // 15 bps of 0.66
         _rejects(p, "tick<=0.1%*index");
+    }
+
+    /// A market is the implementation's runtime code, zeros, then its args at MarketArgs.OFFSET
+    /// (no proxy): its code ends at EIP-170's limit, and the args are the market's own.
+    function test_createMarket_codeIsTheImplementationsWithItsArgs() public {
+        bytes memory impl = factory.marketImplementation().code;
+        bytes memory code = address(market).code;
+        assertEq(code.length, 24_576, "EIP-170's limit");
+        assertLe(impl.length, MarketArgs.OFFSET);
+        for (uint256 i; i < impl.length; ++i) {
+            if (code[i] != impl[i]) revert("not the implementation's code");
+        }
+        for (uint256 i = impl.length; i < MarketArgs.OFFSET; ++i) {
+            if (code[i] != 0) revert("not zero before the args");
+        }
+        bytes memory args = new bytes(24_576 - MarketArgs.OFFSET);
+        for (uint256 i; i < args.length; ++i) args[i] = code[MarketArgs.OFFSET + i];
+        (uint256[8] memory first,, address engine_, address oracle_, bytes32 id, uint256 index) =
+            abi.decode(args, (uint256[8], uint256[8], address, address, bytes32, uint256));
+        assertEq(first[0], _eurParams().tickSizeX18);
+        assertEq(engine_, address(engine));
+        assertEq(oracle_, address(oracle));
+        assertEq(id, EUR);
+        assertEq(index, 1);
+        // a second market of the same symbol: CREATE2 with its id as salt, refused before it
+        vm.expectRevert(IVenueErrors.InvalidParameters.selector);
+        factory.createMarket("EUR", "USD", _eurParams());
     }
 
     function test_createMarket_revertsUnauthorized() public {
