@@ -153,6 +153,13 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
   }
 
   // ── resting orders and cancel ────────────────────────────────────────────────────────
+  // The measured maker has traded in this market before, as a live book's makers have: its
+  // position's first word (size, open orders, last settlement) is then never empty. An account
+  // that never traded here writes that word fresh with its first resting order and clears it with
+  // its last cancel (a refund): `limitOrderFirstOfAccount` reports the first. A round trip
+  // against m1's quotes leaves m0 flat.
+  await place(m0, LONG, MARKET, usd("1.09"), 10n); // 10 @ 1.083
+  await send(relayer, engine, engineAbi, "closePosition", [m0.accountId, EUR, MARKET, 0n, clientKey()]); // 10 @ 1.077
   // issue 29's targets ("must")
   // a new tick in a bitmap word the book already uses (issue 29's definition): 1.0852 is tick
   // 108,520, in the leaf word of the asks at 108,300–108,500 (ticks of 0.00001; 256 a word)
@@ -167,6 +174,10 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
   const key = clientKey();
   record("limitOrderExistingLevel", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.0852"), key), { max: 170_000, label: "<= 170k" });
   record("cancel", await send(relayer, engine, engineAbi, "cancelOrder", [m0.accountId, EUR, key]), { max: 75_000, label: "<= 75k" });
+  const newcomer = await actor(4, usd("1000"));
+  const firstKey = clientKey();
+  record("limitOrderFirstOfAccount", await place(newcomer, SHORT, LIMIT, usd("10.9"), 10n, px("1.0852"), firstKey), undefined, "an account that never traded here: its first resting order, at an existing level (reported)");
+  await send(relayer, engine, engineAbi, "cancelOrder", [newcomer.accountId, EUR, firstKey]);
 
   // ── market orders (the relayer's operator band: up to mark + 89 bps) ─────────────────
   // m1's asks make way, so that the market orders below fill the makers they name

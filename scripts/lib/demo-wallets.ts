@@ -8,7 +8,7 @@ import { depositTokenAbi, engineAbi } from "../../abis/index.js";
 import type { Deployment } from "../../core/deployment.js";
 import { DEFAULT_OPERATOR_POLICY, type OperatorPolicy } from "../../core/operator-policy.js";
 import { brief } from "../deploy.js";
-import { publicClientFor, walletClientFor } from "./clients.js";
+import { publicClientFor, retryingTakenNonce, walletClientFor } from "./clients.js";
 
 export const usd = (v: string) => parseUnits(v, 6);
 export const DEMO_MINT_6 = usd("1000000"); // per demo wallet
@@ -23,7 +23,7 @@ async function send(ctx: Ctx, key: Hex, what: string, req: { address: Address; a
   const { request } = await client.simulateContract({ ...req, account: wallet.account } as never).catch((e) => {
     throw brief(what, e);
   });
-  const hash = await wallet.writeContract(request as never);
+  const hash = await retryingTakenNonce(() => wallet.writeContract(request as never));
   const r = await client.waitForTransactionReceipt({ hash });
   if (r.status !== "success") throw new Error(`${what} reverted (tx ${hash})`);
   return r;

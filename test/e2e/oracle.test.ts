@@ -14,6 +14,7 @@ import { chainFor } from "../../core/chain/viem-chain.js";
 import { oracleAbi } from "../../abis/index.js";
 import { devAccount, KEY_INDEX } from "../../core/config.js";
 import * as schema from "../../ponder.schema.js";
+import { retryingTakenNonce } from "../../scripts/lib/clients.js";
 import { publicClient, waitIndexed, walletClient } from "./helpers/chain.js";
 import { sharedStack, type StackInfo } from "./helpers/stacks.js";
 
@@ -36,8 +37,11 @@ describe.each([sharedStack()])("oracle ($kind)", (s: StackInfo) => {
     const deployer = walletClient(s, devAccount(KEY_INDEX.deployer).privateKey);
     const id = keccak256(toBytes(`E2E/CLAMP-${s.kind}-${Date.now()}`)) as Hex;
     // both updates in one transaction (setPrices): the first price is the reference of the second
-    // whatever the seconds, and no other file's transaction from the shared deployer key can come between
-    const hash = await deployer.writeContract({ address: oracle, abi: oracleAbi, functionName: "setPrices", args: [[id, id], [10n ** 18n, 2n * 10n ** 18n]] });
+    // whatever the seconds, and no other file's transaction from the shared deployer key can come
+    // between (a nonce another file took first is read again)
+    const hash = await retryingTakenNonce(() =>
+      deployer.writeContract({ address: oracle, abi: oracleAbi, functionName: "setPrices", args: [[id, id], [10n ** 18n, 2n * 10n ** 18n]] }),
+    );
     const r = await client.waitForTransactionReceipt({ hash });
     expect(r.status).toBe("success");
     const [ev] = parseEventLogs({ abi: oracleAbi, logs: r.logs, eventName: "IndexPriceClamped" });
@@ -61,13 +65,13 @@ describe.each([sharedStack()])("oracle ($kind)", (s: StackInfo) => {
     };
     const deployer = walletClient(s, devAccount(KEY_INDEX.deployer).privateKey);
     const deploy = async (a: { abi: Abi; bytecode: Hex }, args: unknown[]) => {
-      const hash = await deployer.deployContract({ ...a, args } as never);
+      const hash = await retryingTakenNonce(() => deployer.deployContract({ ...a, args } as never));
       return (await client.waitForTransactionReceipt({ hash })).contractAddress as Address;
     };
     const aggregator = artifact("ChainlinkFeedAdapter.t.sol", "MockAggregator");
     const agg = await deploy(aggregator, [8]);
     const push = async (answer: bigint, at: bigint) => {
-      const hash = await deployer.writeContract({ address: agg, abi: aggregator.abi, functionName: "push", args: [answer, at] } as never);
+      const hash = await retryingTakenNonce(() => deployer.writeContract({ address: agg, abi: aggregator.abi, functionName: "push", args: [answer, at] } as never));
       return client.waitForTransactionReceipt({ hash });
     };
     const now = async () => (await client.getBlock({ blockTag: "latest", cacheTime: 0 } as never)).timestamp;

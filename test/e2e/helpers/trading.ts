@@ -6,6 +6,7 @@
 import { encodeAbiParameters, keccak256, maxUint256, parseUnits, type Hex } from "viem";
 import { depositTokenAbi, engineAbi, oracleAbi } from "../../../abis/index.js";
 import type { StackInfo } from "../stack.js";
+import { retryingTakenNonce } from "../../../scripts/lib/clients.js";
 import { publicClient, walletClient } from "./chain.js";
 import { until } from "./wait.js";
 
@@ -24,7 +25,8 @@ export function chainTrading(s: StackInfo) {
   const send = async (w: Wallet, req: any) => {
     const { request } = await client.simulateContract({ ...req, account: w.account });
     const gas = await client.estimateContractGas({ ...req, account: w.account });
-    return client.waitForTransactionReceipt({ hash: await w.writeContract({ ...(request as any), gas: (gas * 3n) / 2n }) });
+    const hash = await retryingTakenNonce(() => w.writeContract({ ...(request as any), gas: (gas * 3n) / 2n }));
+    return client.waitForTransactionReceipt({ hash });
   };
   /** `send`, failing unless it succeeded. */
   const write = async (w: Wallet, req: any) => {
