@@ -725,25 +725,6 @@ export const marketAbi = [
       },
       {
         "indexed": false,
-        "internalType": "bool",
-        "name": "isActive",
-        "type": "bool"
-      }
-    ],
-    "name": "ActiveSet",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": false,
-        "internalType": "uint64",
-        "name": "seq",
-        "type": "uint64"
-      },
-      {
-        "indexed": false,
         "internalType": "uint64",
         "name": "staleSince",
         "type": "uint64"
@@ -1356,19 +1337,6 @@ export const marketAbi = [
   },
   {
     "inputs": [],
-    "name": "isActive",
-    "outputs": [
-      {
-        "internalType": "bool",
-        "name": "",
-        "type": "bool"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [],
     "name": "orderModule",
     "outputs": [
       {
@@ -1455,17 +1423,23 @@ export const marketAbi = [
     "type": "function"
   },
   {
+    "anonymous": false,
     "inputs": [
       {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
         "internalType": "bool",
-        "name": "active",
+        "name": "isActive",
         "type": "bool"
       }
     ],
-    "name": "setActive",
-    "outputs": [],
-    "stateMutability": "nonpayable",
-    "type": "function"
+    "name": "ActiveSet",
+    "type": "event"
   },
   {
     "anonymous": false,
@@ -2420,6 +2394,19 @@ export const marketAbi = [
     "type": "function"
   },
   {
+    "inputs": [],
+    "name": "isActive",
+    "outputs": [
+      {
+        "internalType": "bool",
+        "name": "",
+        "type": "bool"
+      }
+    ],
+    "stateMutability": "view",
+    "type": "function"
+  },
+  {
     "inputs": [
       {
         "internalType": "uint256",
@@ -2869,6 +2856,19 @@ export const marketAbi = [
   {
     "inputs": [
       {
+        "internalType": "bool",
+        "name": "active",
+        "type": "bool"
+      }
+    ],
+    "name": "setActive",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [
+      {
         "internalType": "uint256",
         "name": "upliftBps",
         "type": "uint256"
@@ -2888,6 +2888,13 @@ export const marketAbi = [
       }
     ],
     "name": "setStatus",
+    "outputs": [],
+    "stateMutability": "nonpayable",
+    "type": "function"
+  },
+  {
+    "inputs": [],
+    "name": "settleRate",
     "outputs": [],
     "stateMutability": "nonpayable",
     "type": "function"

@@ -86,6 +86,11 @@ contract Engine is IEngine, AccessControl, EIP712 {
     uint256 transient _deferFor;
     int256 transient _deferAvailable;
     int256 transient _deferCommitted;
+    /// While `batch` runs: its placements leave their market's rate update to its end
+    /// (OrderOptions.DEFER_RATE); the markets they did so in are listed in transient slots from
+    /// `_DEFERRED_RATES` (their count there, the markets after it), each settled once at the end.
+    bool transient _batching;
+    uint256 internal constant _DEFERRED_RATES = uint256(keccak256("Engine.batch.deferredRates"));
 
     /// `calendarDelay_`: at least MarketCalendar.MIN_DELAY, except on the local chain (31337),
     /// where a start script may apply a calendar at once (README "Market sessions").
@@ -288,10 +293,11 @@ contract Engine is IEngine, AccessControl, EIP712 {
                 revert OperatorLimitExceeded(owner, msg.sender, 1, p.leverage, o.maxLeverage);
             }
         }
+        uint256 options = OrderOptions.pack(p.timeInForce, p.reduceOnly, p.expiresAt, band);
+        if (_batching) options |= _deferRateIn(address(m));
         uint256 charge;
         (orderId, clientKey, quantityQty, status, charge) = m.placeOrder(
-            p.accountId, p.side, p.orderType, p.collateral6 * TO_WAD, p.leverage, p.limitPriceX18, p.clientKey,
-            OrderOptions.pack(p.timeInForce, p.reduceOnly, p.expiresAt, band)
+            p.accountId, p.side, p.orderType, p.collateral6 * TO_WAD, p.leverage, p.limitPriceX18, p.clientKey, options
         );
         if (band != 0) _useBudget(owner, msg.sender, o, p.accountId, charge);
     }
@@ -365,10 +371,14 @@ contract Engine is IEngine, AccessControl, EIP712 {
 
     /// Each item runs by delegatecall into this engine: the caller, its authorization and its
     /// operator policy are those of a call sent alone.
+    /// Its placements' rate updates wait for its end (`_deferRateIn`): one per market it placed in.
+    /// A batch inside a batch is refused (that item fails).
     function batch(bytes[] calldata calls, bool atomic) external returns (bool[] memory ok, bytes[] memory results) {
         if (calls.length > MAX_BATCH) revert BatchTooLarge(calls.length, MAX_BATCH);
+        if (_batching) revert InvalidParameters();
         ok = new bool[](calls.length);
         results = new bytes[](calls.length);
+        _batching = true;
         for (uint256 i; i < calls.length; ++i) {
             (bool success, bytes memory ret) = address(this).delegatecall(calls[i]);
             if (!success && atomic) {
@@ -377,6 +387,41 @@ contract Engine is IEngine, AccessControl, EIP712 {
                 }
             }
             (ok[i], results[i]) = (success, ret);
+        }
+        _batching = false;
+        _settleDeferredRates();
+    }
+
+    /// A placement of the running batch in market `m`: `m` listed (once) for `_settleDeferredRates`;
+    /// the option bit that defers its rate update. A failed item's listing is undone with it.
+    function _deferRateIn(address m) internal returns (uint256) {
+        uint256 base = _DEFERRED_RATES;
+        uint256 n = _tload(base);
+        for (uint256 i = 1; i <= n; ++i) {
+            if (_tload(base + i) == uint160(m)) return OrderOptions.DEFER_RATE;
+        }
+        _tstore(base + n + 1, uint160(m));
+        _tstore(base, n + 1);
+        return OrderOptions.DEFER_RATE;
+    }
+
+    function _settleDeferredRates() internal {
+        uint256 base = _DEFERRED_RATES;
+        uint256 n = _tload(base);
+        if (n == 0) return;
+        _tstore(base, 0);
+        for (uint256 i = 1; i <= n; ++i) IMarket(address(uint160(_tload(base + i)))).settleRate();
+    }
+
+    function _tload(uint256 slot) private view returns (uint256 v) {
+        assembly ("memory-safe") {
+            v := tload(slot)
+        }
+    }
+
+    function _tstore(uint256 slot, uint256 v) private {
+        assembly ("memory-safe") {
+            tstore(slot, v)
         }
     }
 

@@ -84,11 +84,6 @@ contract Market is MarketBase, Initializable {
         if (counted) _markStale();
     }
 
-    function setActive(bool active) external onlyEngine {
-        _isActive = active;
-        emit IMarket.ActiveSet(++seq, active);
-    }
-
     // ─── placing ─────────────────────────────────────────────────────────────────────────
 
     function _place(
@@ -136,13 +131,23 @@ contract Market is MarketBase, Initializable {
         }
         // long and short open interest are equal; only a fill where both sides open grows them
         if (s.filledQty != 0 && longOI > MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST)) revert OpenInterestCapExceeded(longOI, MarketArgs.get(MarketArgs.MAX_OPEN_INTEREST));
-        _afterTrade(index, s.filledQty != 0);
+        _afterPlace(index, s);
+    }
+
+    /// `_afterTrade`, but for an item of Engine.batch (`s.deferRate`) the rate waits for the batch's
+    /// end: every item runs in this second, so no rate set between them ever applies to any time,
+    /// and the batch's end sets the one its book gives (`settleRate`).
+    function _afterPlace(uint256 index, Sweep memory s) internal {
+        if (!s.deferRate) return _afterTrade(index, s.filledQty != 0);
+        if (s.filledQty != 0) emit IMarket.OpenInterestUpdated(++seq, longOI, shortOI);
+        _rateDue = index + 1;
     }
 
     /// Whether the order may be placed now (its options, the session, the leverage); the index
     /// (fresh, funding accrued to now) and, in `s`, the mark, time in force and reduce-only flag.
     function _admit(Sweep memory s, uint256 collateralWad, uint256 leverage, uint256 options) internal returns (uint256 index) {
         s.tif = _checkOptions(s.orderType, options);
+        s.deferRate = OrderOptions.deferRate(options);
         bool reduceOnly = collateralWad == 0 || OrderOptions.reduceOnly(options);
         s.reduceOnly = reduceOnly;
         // reduce-only closes keep working while the market is paused and before a close
@@ -215,13 +220,10 @@ contract Market is MarketBase, Initializable {
         _margin(accountId, -int256(commit), int256(commit), IEngine.MarginReason.ORDER_COMMIT);
     }
 
-    function isActive() external view returns (bool) {
-        return _isActive;
-    }
-
     /// Everything else IMarket declares: several cancels, modify and expired orders' removal in
-    /// MarketOrders; liquidation, isolated margin, the calendar, funding pokes, the fund's
-    /// reduction, initialize and every other view in the extension, or through it in the backstop.
+    /// MarketOrders; liquidation, isolated margin, funding pokes and the batch's rate in the
+    /// extension; the calendar, pause, the fund's reduction, initialize and every other view in the
+    /// extension or, through it, the backstop.
     /// The same call runs there on this market's storage.
     fallback() external {
         bytes4 s = msg.sig;

@@ -37,6 +37,17 @@ contract MarketBackstop is MarketBase, Initializable {
     // ─── seldom called (through Market and the extension's fallback) ─────────────────────
 
     /// The engine, oracle, id, index and numbers are args in the market's code (MarketFactory); the rest here.
+    /// The engine's pause and resume (Engine.setMarketActive).
+    function setActive(bool active) external {
+        if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
+        _isActive = active;
+        emit IMarket.ActiveSet(++seq, active);
+    }
+
+    function isActive() external view returns (bool) {
+        return _isActive;
+    }
+
     function initialize(IMarket.MarketParams calldata p) external initializer {
         _names = MarketNames(p.symbol, p.baseFxToken, p.quoteFxToken);
         (_maxLeverage, _makerFeeBps) = (p.maxLeverage, p.makerFeeBps);

@@ -143,6 +143,7 @@ abstract contract MarketBase is IVenueErrors {
         IMarket.OrderType orderType;
         uint256 tif; // IMarket.TimeInForce
         uint256 expiresAt;
+        bool deferRate; // an item of Engine.batch (OrderOptions.DEFER_RATE): the rate at the batch's end
     }
 
     /// A position change computed before it is written (so a maker failing its margin check can
@@ -188,6 +189,9 @@ abstract contract MarketBase is IVenueErrors {
     /// skips it (`_claimSlot`).
     uint256 transient _reservedSlot;
     uint256 transient _freedAbove;
+    /// A placement of an Engine.batch left the rate update to the batch's end (`settleRate`): the
+    /// index it read, + 1 (0: none due).
+    uint256 transient _rateDue;
 
     mapping(uint256 => Order) internal orders; // by slot (n & SLOT_MASK)
     mapping(uint256 => mapping(bytes32 => uint256)) internal openByKey; // account → clientKey → n

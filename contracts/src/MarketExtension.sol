@@ -134,6 +134,16 @@ contract MarketExtension is MarketBase {
         _poke();
     }
 
+    /// The engine, at the end of a batch whose placements deferred the rate (OrderOptions.DEFER_RATE):
+    /// the rate update they left, once, from the book as the batch leaves it.
+    function settleRate() external {
+        if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
+        uint256 due = _rateDue;
+        if (due == 0) return;
+        _rateDue = 0;
+        _updateRate(due - 1);
+    }
+
     // ─── views ───────────────────────────────────────────────────────────────────────────
 
     /// Isolated margin (IMarket.adjustMargin; docs/CONTRACTS.md "Position margin"): what a

@@ -321,6 +321,9 @@ interface IMarket is IVenueErrors {
 
     /// Anyone: accrue funding to now (applying a stale rate's split) and recompute the rate.
     function pokeFunding() external;
+    /// Engine only, at the end of `Engine.batch`: the rate update its placements deferred (all in
+    /// one second, so none of the rates between them applies to any time), once; a no-op when none is due.
+    function settleRate() external;
     /// Anyone, at most once per 300 s after a reduction (else FundReductionNotDue(nextAt)): the insurance
     /// fund's position (account 0) is closed against the book as a reduce-only MARKET order, within
     /// the price band, the fund paying the taker fee (`FundPositionReduced`). NoPosition when the

@@ -307,6 +307,80 @@ contract MarketOrderTypesTest is VenueFixture {
         }
     }
 
+    /// A batch refuses to run inside a batch: that item fails, the others stand.
+    function test_batch_insideABatchFails() public {
+        bytes[] memory inner = new bytes[](1);
+        inner[0] = abi.encodeCall(IEngine.setDeadman, (a, uint64(block.timestamp + 30)));
+        bytes[] memory calls = new bytes[](2);
+        calls[0] = abi.encodeCall(IEngine.batch, (inner, false));
+        calls[1] = abi.encodeCall(IEngine.placeOrder, (_p(a, LONG, LMT, 108e6, 10, 1.0799e18, GTC, false, 0)));
+        vm.prank(alice);
+        (bool[] memory ok, bytes[] memory res) = engine.batch(calls, false);
+        assertFalse(ok[0]);
+        assertEq(keccak256(res[0]), keccak256(abi.encodeWithSelector(IVenueErrors.InvalidParameters.selector)));
+        assertTrue(ok[1]);
+        assertEq(engine.deadmanOf(a), 0);
+    }
+
+    bytes32 internal constant FUNDING_SIG =
+        keccak256("FundingUpdated(uint64,int256,int256,int256,int256,int256,uint256,uint256,int256,uint256,uint256,uint256)");
+
+    /// A maker's requote of `n` orders as one batch's items: resting bids and asks in EUR, a cancel
+    /// of its order `old`, a GBP bid, and an IOC that takes bob's ask (a fill: open interest moves).
+    function _requote(uint256 n, uint256 old) internal view returns (bytes[] memory calls) {
+        calls = new bytes[](n + 3);
+        for (uint256 i; i < n; ++i) {
+            bool bid = i % 2 == 0;
+            uint256 px = bid ? 1.0790e18 - i * 1e14 : 1.0830e18 + i * 1e14;
+            calls[i] = abi.encodeCall(IEngine.placeOrder, (_p(a, bid ? LONG : SHORT, LMT, 10e6, 10, px, GTC, false, 0)));
+        }
+        calls[n] = abi.encodeCall(IEngine.cancelOrderById, (a, EUR, old));
+        calls[n + 1] = abi.encodeCall(IEngine.placeOrder, (_params(a, GBP, LONG, LMT, 10e6, 10, 1.2690e18, bytes32(0))));
+        calls[n + 2] = abi.encodeCall(IEngine.placeOrder, (_p(a, LONG, LMT, 10e6, 10, 1.0815e18, IOC, false, 0)));
+    }
+
+    /// What funding and money look like after a requote, per market and for alice.
+    function _fundingState() internal view returns (bytes32) {
+        return keccak256(
+            abi.encode(market.funding(), gbp.funding(), market.markPrice(), gbp.markPrice(), engine.getAccount(a), market.getPosition(a))
+        );
+    }
+
+    /// A batch's placements leave their rate update to its end (one FundingUpdated per market),
+    /// and the batch leaves funding, the marks, alice's money and position exactly as the same
+    /// calls sent one by one in that second: for 1, 4 and 10 placements besides a cancel, a
+    /// placement in the other market and a fill.
+    function test_batch_settlesTheRateOnceAsTheSameCallsSentAlone() public {
+        _limit(bob, b, SHORT, 100e6, 10, 1.081e18);
+        uint256 old = _limit(alice, a, LONG, 10e6, 10, 1.078e18);
+        vm.prank(carol);
+        engine.placeOrder(_params(c, GBP, SHORT, LMT, 100e6, 10, 1.2710e18, bytes32(0)));
+        vm.roll(block.number + 1);
+        vm.warp(block.timestamp + 60); // the first item accrues a minute of funding
+        _refreshPrices();
+        uint256[3] memory sizes = [uint256(1), 4, 10];
+        for (uint256 k; k < sizes.length; ++k) {
+            bytes[] memory calls = _requote(sizes[k], old);
+            uint256 snap = vm.snapshotState();
+            for (uint256 i; i < calls.length; ++i) {
+                vm.prank(alice);
+                (bool ok,) = address(engine).call(calls[i]);
+                assertTrue(ok, "each call alone");
+            }
+            bytes32 alone = _fundingState();
+            vm.revertToState(snap);
+            vm.recordLogs();
+            vm.prank(alice);
+            (bool[] memory oks,) = engine.batch(calls, false);
+            for (uint256 i; i < oks.length; ++i) assertTrue(oks[i], "each item");
+            Vm.Log[] memory logs = vm.getRecordedLogs();
+            assertEq(_logs(logs, address(market), FUNDING_SIG).length, 1, "one EUR rate update");
+            assertEq(_logs(logs, address(gbp), FUNDING_SIG).length, 1, "one GBP rate update");
+            assertEq(_fundingState(), alone, "as the calls sent alone");
+            _checkAll();
+            vm.revertToState(snap);
+        }
+    }
 
     // ─── modify ──────────────────────────────────────────────────────────────────────────
 
