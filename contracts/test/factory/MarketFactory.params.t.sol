@@ -240,6 +240,20 @@ contract MarketFactoryParamsTest is VenueFixture {
         factory.createMarket("EUR", "USD", _eurParams());
     }
 
+    /// An implementation whose code would reach the args' place is refused: no market is made.
+    function test_createMarket_refusesAnImplementationOverTheArgsOffset() public {
+        address big = address(0xB16);
+        vm.etch(big, new bytes(MarketArgs.OFFSET + 1));
+        IMarketFactory f =
+            IMarketFactory(vm.deployCode("MarketFactory.sol:MarketFactory", abi.encode(address(engine), big, address(this))));
+        oracle.setPrice(AUD, 0.66e18);
+        IMarket.MarketParams memory p = _audParams();
+        p.marketId = AUD;
+        vm.expectRevert(IVenueErrors.InvalidParameters.selector);
+        f.createMarket("AUD", "USD", p);
+        assertEq(f.marketCount(), 0);
+    }
+
     function test_createMarket_revertsUnauthorized() public {
         vm.prank(stranger);
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.Unauthorized.selector, stranger));

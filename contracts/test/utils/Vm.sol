@@ -37,6 +37,7 @@ interface Vm {
     // state
     function deal(address account, uint256 newBalance) external;
     function deployCode(string calldata artifactPath) external returns (address deployed);
+    function etch(address target, bytes calldata newRuntimeBytecode) external;
     function deployCode(string calldata artifactPath, bytes calldata constructorArgs) external returns (address deployed);
     function snapshotState() external returns (uint256 snapshotId);
     function revertToState(uint256 snapshotId) external returns (bool success);
