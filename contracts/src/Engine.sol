@@ -7,6 +7,8 @@ import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {SignatureChecker} from "@openzeppelin/contracts/utils/cryptography/SignatureChecker.sol";
 import {Clones} from "@openzeppelin/contracts/proxy/Clones.sol";
+import {SlotDerivation} from "@openzeppelin/contracts/utils/SlotDerivation.sol";
+import {TransientSlot} from "@openzeppelin/contracts/utils/TransientSlot.sol";
 import {IEngine} from "./interfaces/IEngine.sol";
 import {IMarket} from "./interfaces/IMarket.sol";
 import {MarginAccount} from "./MarginAccount.sol";
@@ -20,6 +22,8 @@ import {OrderOptions} from "./libraries/OrderOptions.sol";
 /// the VenueTimelock, the owner keeps GUARDIAN_ROLE (pause) and FEES_ROLE (withdraw fees).
 contract Engine is IEngine, AccessControl, EIP712 {
     using SafeERC20 for IERC20;
+    using SlotDerivation for bytes32;
+    using TransientSlot for *;
 
     struct Account {
         address owner;
@@ -90,7 +94,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
     /// (OrderOptions.DEFER_RATE); the markets they did so in are listed in transient slots from
     /// `_DEFERRED_RATES` (their count there, the markets after it), each settled once at the end.
     bool transient _batching;
-    uint256 internal constant _DEFERRED_RATES = uint256(keccak256("Engine.batch.deferredRates"));
+    bytes32 internal constant _DEFERRED_RATES = keccak256("Engine.batch.deferredRates");
 
     /// `calendarDelay_`: at least MarketCalendar.MIN_DELAY, except on the local chain (31337),
     /// where a start script may apply a calendar at once (README "Market sessions").
@@ -294,7 +298,10 @@ contract Engine is IEngine, AccessControl, EIP712 {
             }
         }
         uint256 options = OrderOptions.pack(p.timeInForce, p.reduceOnly, p.expiresAt, band);
-        if (_batching) options |= _deferRateIn(address(m));
+        if (_batching) {
+            options |= OrderOptions.DEFER_RATE;
+            _listDeferredRate(address(m));
+        }
         uint256 charge;
         (orderId, clientKey, quantityQty, status, charge) = m.placeOrder(
             p.accountId, p.side, p.orderType, p.collateral6 * TO_WAD, p.leverage, p.limitPriceX18, p.clientKey, options
@@ -371,7 +378,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
 
     /// Each item runs by delegatecall into this engine: the caller, its authorization and its
     /// operator policy are those of a call sent alone.
-    /// Its placements' rate updates wait for its end (`_deferRateIn`): one per market it placed in.
+    /// Its placements' rate updates wait for its end (`_listDeferredRate`): one per market it placed in.
     /// A batch inside a batch is refused (that item fails).
     function batch(bytes[] calldata calls, bool atomic) external returns (bool[] memory ok, bytes[] memory results) {
         if (calls.length > MAX_BATCH) revert BatchTooLarge(calls.length, MAX_BATCH);
@@ -392,37 +399,22 @@ contract Engine is IEngine, AccessControl, EIP712 {
         _settleDeferredRates();
     }
 
-    /// A placement of the running batch in market `m`: `m` listed (once) for `_settleDeferredRates`;
-    /// the option bit that defers its rate update. A failed item's listing is undone with it.
-    function _deferRateIn(address m) internal returns (uint256) {
-        uint256 base = _DEFERRED_RATES;
-        uint256 n = _tload(base);
+    /// A placement of the running batch in market `m`: `m` listed (once) for `_settleDeferredRates`.
+    /// A failed item's listing is undone with it (a revert undoes transient storage too).
+    function _listDeferredRate(address m) internal {
+        uint256 n = _DEFERRED_RATES.asUint256().tload();
         for (uint256 i = 1; i <= n; ++i) {
-            if (_tload(base + i) == uint160(m)) return OrderOptions.DEFER_RATE;
+            if (_DEFERRED_RATES.offset(i).asAddress().tload() == m) return;
         }
-        _tstore(base + n + 1, uint160(m));
-        _tstore(base, n + 1);
-        return OrderOptions.DEFER_RATE;
+        _DEFERRED_RATES.offset(n + 1).asAddress().tstore(m);
+        _DEFERRED_RATES.asUint256().tstore(n + 1);
     }
 
     function _settleDeferredRates() internal {
-        uint256 base = _DEFERRED_RATES;
-        uint256 n = _tload(base);
+        uint256 n = _DEFERRED_RATES.asUint256().tload();
         if (n == 0) return;
-        _tstore(base, 0);
-        for (uint256 i = 1; i <= n; ++i) IMarket(address(uint160(_tload(base + i)))).settleRate();
-    }
-
-    function _tload(uint256 slot) private view returns (uint256 v) {
-        assembly ("memory-safe") {
-            v := tload(slot)
-        }
-    }
-
-    function _tstore(uint256 slot, uint256 v) private {
-        assembly ("memory-safe") {
-            tstore(slot, v)
-        }
+        _DEFERRED_RATES.asUint256().tstore(0);
+        for (uint256 i = 1; i <= n; ++i) IMarket(_DEFERRED_RATES.offset(i).asAddress().tload()).settleRate();
     }
 
     /// A cancel by an operator lowers its budget used as recorded by what the order was charged

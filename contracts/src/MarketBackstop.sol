@@ -36,7 +36,6 @@ contract MarketBackstop is MarketBase, Initializable {
 
     // ─── seldom called (through Market and the extension's fallback) ─────────────────────
 
-    /// The engine, oracle, id, index and numbers are args in the market's code (MarketFactory); the rest here.
     /// The engine's pause and resume (Engine.setMarketActive).
     function setActive(bool active) external {
         if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
@@ -48,6 +47,7 @@ contract MarketBackstop is MarketBase, Initializable {
         return _isActive;
     }
 
+    /// The engine, oracle, id, index and numbers are args in the market's code (MarketFactory); the rest here.
     function initialize(IMarket.MarketParams calldata p) external initializer {
         _names = MarketNames(p.symbol, p.baseFxToken, p.quoteFxToken);
         (_maxLeverage, _makerFeeBps) = (p.maxLeverage, p.makerFeeBps);

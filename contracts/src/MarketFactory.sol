@@ -89,16 +89,17 @@ contract MarketFactory is IMarketFactory, AccessControl {
     function _deploy(bytes memory args, bytes32 salt) internal returns (address market) {
         address impl = marketImplementation;
         uint256 size = impl.code.length;
-        if (size == 0 || size > MarketArgs.OFFSET || MarketArgs.OFFSET + args.length != 24_576) revert InvalidParameters();
-        uint256 total = MarketArgs.OFFSET + args.length;
+        if (size == 0 || size > MarketArgs.OFFSET || args.length != MarketArgs.COUNT * 32) revert InvalidParameters();
+        uint256 offset = MarketArgs.OFFSET;
+        uint256 total = offset + args.length; // EIP-170's limit
         bytes memory init = new bytes(10 + total);
         assembly ("memory-safe") {
-            let p := add(init, 0x20)
+            let code := add(init, 0x2a) // the runtime code, after the length word and the prefix
             // PUSH2 total, DUP1, PUSH1 10, RETURNDATASIZE, CODECOPY, RETURNDATASIZE, RETURN
-            mstore(p, or(shl(232, or(0x610000, total)), shl(176, 0x80600a3d393df3)))
-            extcodecopy(impl, add(p, 10), 0, size)
-            mcopy(add(add(p, 10), sub(total, mload(args))), add(args, 0x20), mload(args))
-            market := create2(0, p, add(10, total), salt)
+            mstore(add(init, 0x20), or(shl(232, or(0x610000, total)), shl(176, 0x80600a3d393df3)))
+            extcodecopy(impl, code, 0, size)
+            mcopy(add(code, offset), add(args, 0x20), mload(args))
+            market := create2(0, add(init, 0x20), add(10, total), salt)
         }
         if (market == address(0)) revert InvalidParameters();
     }

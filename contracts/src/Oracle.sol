@@ -111,10 +111,13 @@ contract Oracle is IOracle, AccessControl {
     function getPrice(bytes32 marketId) public view returns (uint256 priceX18, uint256 updatedAt) {
         Price memory p = prices[marketId];
         if (!p.fed) return (p.priceX18, p.updatedAt);
-        IPriceFeed feed = feeds[marketId];
-        // A feed that reverts or answers garbage reads as never set (stale), never as a revert
-        // here: views and liquidation checks keep working.
-        try feed.latestPrice() returns (uint256 px, uint256 at) {
+        return _feedPrice(marketId);
+    }
+
+    /// The price of the feed that serves `marketId`. A feed that reverts or answers garbage reads
+    /// as never set (stale), never as a revert here: views and liquidation checks keep working.
+    function _feedPrice(bytes32 marketId) internal view returns (uint256, uint256) {
+        try feeds[marketId].latestPrice() returns (uint256 px, uint256 at) {
             if (px != 0 && at != 0) return (px, at);
         } catch {}
         return (0, 0);
@@ -146,7 +149,7 @@ contract Oracle is IOracle, AccessControl {
         if (!p.fed) {
             (px, at, since) = (p.priceX18, p.updatedAt, p.updatedAt - p.runAge);
         } else {
-            (px, at) = getPrice(marketId);
+            (px, at) = _feedPrice(marketId);
             since = at;
         }
         until = at + age;
