@@ -14,6 +14,7 @@ import { depositTokenAbi, engineAbi, marketAbi, triggerBookAbi } from "../../abi
 import { devAccount, KEY_INDEX } from "../../core/config.js";
 import { sharedStack } from "./helpers/stacks.js";
 import { publicClient, waitIndexed, walletClient } from "./helpers/chain.js";
+import { chainTrading } from "./helpers/trading.js";
 import { integrationClient } from "./helpers/http.js";
 import { until } from "./helpers/wait.js";
 
@@ -45,15 +46,17 @@ describe.each([sharedStack()])("keeper: take-profit and stop-loss ($kind)", (s) 
   };
   const mark = () => client.readContract({ address: eur.marketAddress, abi: marketAbi, functionName: "markPrice" });
   const size = async () => (await client.readContract({ address: eur.marketAddress, abi: marketAbi, functionName: "getPosition", args: [id] })).sizeQty;
-  /** A long of ~100 EUR at market against the stack's maker (once its asks are on the book: a fresh stack's first quotes may still be coming). */
+  /**
+   * A long of ~100 EUR at market against the stack's maker: sent again until it succeeds (a fresh
+   * stack's first quotes may still be coming, and the maker re-quotes between a simulation and
+   * the block).
+   */
   const openLong = async () => {
     const args = [{
       accountId: id, marketId: eur.marketId, side: LONG, orderType: MARKET, collateral6: usd("20"), leverage: 5n, limitPriceX18: 0n,
       clientKey: zeroHash, timeInForce: 0, reduceOnly: false, expiresAt: 0n,
     }] as const;
-    await until("an ask to buy from", () =>
-      client.simulateContract({ address: engine, abi: engineAbi, functionName: "placeOrder", args, account: W.address }).then(() => true), 60_000);
-    await send(engine, engineAbi, "placeOrder", args);
+    await chainTrading(s).trade(w, { address: engine, abi: engineAbi, functionName: "placeOrder", args }, 60_000);
     expect(await size()).toBeGreaterThan(0n);
   };
   /** Sets a MARKET trigger `ticks` beyond the mark (retried while the mark moves under it). */
@@ -89,9 +92,8 @@ describe.each([sharedStack()])("keeper: take-profit and stop-loss ($kind)", (s) 
   it("a trigger whose position was closed: the keeper removes it (POSITION_CHANGED), nothing placed", async () => {
     await openLong();
     const set = await setTrigger(SL, 300n, false); // 300 ticks under the mark: not reached here
-    await until("a bid to sell to", () =>
-      client.simulateContract({ address: engine, abi: engineAbi, functionName: "closePosition", args: [id, eur.marketId, MARKET, 0n, zeroHash], account: W.address }).then(() => true), 60_000);
-    await send(engine, engineAbi, "closePosition", [id, eur.marketId, MARKET, 0n, zeroHash]);
+    // against the maker's bids, sent again until it succeeds (as openLong)
+    await chainTrading(s).trade(w, { address: engine, abi: engineAbi, functionName: "closePosition", args: [id, eur.marketId, MARKET, 0n, zeroHash] }, 60_000);
     expect(await size()).toBe(0n);
     const removed = await until("the keeper's removal", async () => {
       const logs = await client.getContractEvents({ address: triggerBook, abi: triggerBookAbi, eventName: "TriggerRemoved", args: { accountId: id }, fromBlock: set.blockNumber });
