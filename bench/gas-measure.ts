@@ -8,7 +8,7 @@
  * bids and asks on several levels on both sides).
  */
 import {
-  createTestClient, encodeFunctionData, http, zeroHash, keccak256, parseEventLogs, parseUnits, stringToHex,
+  createTestClient, encodeAbiParameters, encodeFunctionData, http, zeroHash, keccak256, parseEventLogs, parseUnits, stringToHex,
   type Abi, type Address, type Hex, type TransactionReceipt,
 } from "viem";
 import { depositTokenAbi, engineAbi, marketAbi, marketBackstopBytecode, oracleAbi, triggerBookAbi } from "../abis/index.js";
@@ -135,6 +135,32 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
     ]);
   const fills = (r: TransactionReceipt) =>
     parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "OrderFilled" }).length;
+  const placedIds = (r: TransactionReceipt) => parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "OrderPlaced" }).map((l) => l.args.orderId);
+  /**
+   * A live maker's key map: the market keeps an account's client keys in 256 buckets picked by
+   * the key's hash (MarketBase._claimKey: the low byte of keccak256(accountId, key)), and a new key
+   * rewrites its bucket once the account has used it. A maker sending random keys has used every
+   * bucket after about 1,600 orders; here `a` uses each once with 256 keys chosen for that, placed
+   * (post-only bids behind the book's best, 32 a batch) and cancelled.
+   */
+  const useEveryKeyBucket = async (a: Actor) => {
+    const bucketOf = (key: Hex) =>
+      Number(BigInt(keccak256(encodeAbiParameters([{ type: "uint256" }, { type: "bytes32" }], [a.accountId, key]))) & 0xffn);
+    const unused = new Set(Array.from({ length: 256 }, (_, i) => i));
+    const keys: Hex[] = [];
+    for (let i = 0; unused.size; i++) {
+      const key = keccak256(stringToHex(`bench-bucket-${a.accountId}-${i}`));
+      if (unused.delete(bucketOf(key))) keys.push(key);
+    }
+    for (let i = 0; i < keys.length; i += 32) {
+      const calls = keys.slice(i, i + 32).map((k) => encodeFunctionData({
+        abi: engineAbi, functionName: "placeOrder",
+        args: [{ accountId: a.accountId, marketId: EUR, side: LONG, orderType: LIMIT, collateral6: usd("10.75"), leverage: 10n, limitPriceX18: px("1.075"), clientKey: k, timeInForce: 3, reduceOnly: false, expiresAt: 0n }],
+      }));
+      const ids = placedIds(await send(relayer, engine, engineAbi, "batch", [calls, true]));
+      await send(relayer, engine, engineAbi, "cancelOrders", [a.accountId, EUR, ids]);
+    }
+  };
 
   // ── accounts and money ───────────────────────────────────────────────────────────────
   const taker = await actor(0, usd("100000"), true);
@@ -170,6 +196,9 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
   record("limitOrderNewLevelFreshSlot", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.0852"), freshKeys[0]), undefined, "the first order ever in a new storage slot (reported)");
   record("limitOrderExistingLevelFreshSlot", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.0852"), freshKeys[1]), undefined, "in a new storage slot (reported)");
   for (const k of freshKeys) await send(relayer, engine, engineAbi, "cancelOrder", [m0.accountId, EUR, k]);
+  // the measured makers have placed orders here before (their keys' buckets are used): above
+  await useEveryKeyBucket(m0);
+  await useEveryKeyBucket(m1);
   record("limitOrderNewLevel", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.0852")), { max: 200_000, label: "<= 200k" }); // ~100 @ 1.0852
   const key = clientKey();
   record("limitOrderExistingLevel", await place(m0, SHORT, LIMIT, usd("10.9"), 10n, px("1.0852"), key), { max: 170_000, label: "<= 170k" });
@@ -244,7 +273,6 @@ async function measure(rpcUrl: string, fillCap: boolean, log: (m: string) => voi
     limitPriceX18: px("1.07") + BigInt(i) * tick, clientKey: clientKey(), timeInForce: 0, reduceOnly: false, expiresAt: 0n,
   });
   const m0Ids: bigint[] = [];
-  const placedIds = (r: TransactionReceipt) => parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "OrderPlaced" }).map((l) => l.args.orderId);
   for (let i = 0; i < 10; i++) m0Ids.push(...placedIds(await send(relayer, engine, engineAbi, "placeOrder", [orderArgs(m0, i)])));
   // m1 quotes at them and takes its quotes back (a live book's churn: the batch's orders take the
   // slots these free, as in any book with fills and cancels)

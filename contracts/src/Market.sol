@@ -63,7 +63,7 @@ contract Market is MarketBase, Initializable {
     function cancelOrder(uint256 accountId, bytes32 clientKey)
         external onlyEngine returns (uint256, uint256 marginReturnedWad, uint256 releaseWad)
     {
-        uint256 n = openByKey[accountId][clientKey];
+        uint256 n = _keyed(accountId, clientKey);
         if (!_isOpen(accountId, n)) revert OrderNotFound(accountId, clientKey);
         return _cancelOne(n);
     }
@@ -138,9 +138,9 @@ contract Market is MarketBase, Initializable {
     /// end: every item runs in this second, so no rate set between them ever applies to any time,
     /// and the batch's end sets the one its book gives (`settleRate`).
     function _afterPlace(uint256 index, Sweep memory s) internal {
-        if (!s.deferRate) return _afterTrade(index, s.filledQty != 0);
-        if (s.filledQty != 0) emit IMarket.OpenInterestUpdated(++seq, longOI, shortOI);
-        _rateDue = index + 1;
+        _emitOpenInterest(s.filledQty != 0);
+        if (s.deferRate) _rateDue = index + 1;
+        else _updateRate(index);
     }
 
     /// Whether the order may be placed now (its options, the session, the leverage); the index
@@ -153,9 +153,8 @@ contract Market is MarketBase, Initializable {
         // reduce-only closes keep working while the market is paused and before a close
         _checkStatus(reduceOnly, s.tif == uint256(IMarket.TimeInForce.POST_ONLY));
         index = _accrueFresh();
-        if (collateralWad != 0 && (leverage == 0 || leverage > MarketArgs.get(MarketArgs.MAX_LEVERAGE))) {
-            revert ExceedsMaxLeverage(leverage, MarketArgs.get(MarketArgs.MAX_LEVERAGE));
-        }
+        uint256 maxLeverage = MarketArgs.get(MarketArgs.MAX_LEVERAGE);
+        if (collateralWad != 0 && (leverage == 0 || leverage > maxLeverage)) revert ExceedsMaxLeverage(leverage, maxLeverage);
         s.mark = _mark(index);
     }
 
@@ -206,7 +205,8 @@ contract Market is MarketBase, Initializable {
         if (reduceOnly && (size == 0 || (size > 0) == isBuy)) revert NoPosition(accountId, _marketId());
         if (collateralWad == 0) return VenueMath.abs(size);
         qty = VenueMath.orderQty(collateralWad, leverage, price, MarketArgs.get(MarketArgs.LOT_SIZE));
-        if (qty < MarketArgs.get(MarketArgs.MIN_ORDER) || qty == 0) revert OrderTooSmall(qty, MarketArgs.get(MarketArgs.MIN_ORDER));
+        uint256 minOrder = MarketArgs.get(MarketArgs.MIN_ORDER);
+        if (qty < minOrder || qty == 0) revert OrderTooSmall(qty, minOrder);
         if (reduceOnly) {
             uint256 room = VenueMath.abs(size);
             if (qty > room) {

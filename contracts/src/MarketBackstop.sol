@@ -87,7 +87,7 @@ contract MarketBackstop is MarketBase, Initializable {
     }
 
     function orderIdOf(uint256 accountId, bytes32 clientKey) external view returns (uint256) {
-        uint256 n = openByKey[accountId][clientKey];
+        uint256 n = _keyed(accountId, clientKey);
         return _isLive(n, orders[n & SLOT_MASK]) ? _orderId(n) : 0;
     }
 

@@ -50,11 +50,12 @@ abstract contract MarketBase is IVenueErrors {
     uint8 internal constant MARGIN_DEFERRED = 1;
     uint8 internal constant BOND_REFUND = 2;
     uint8 internal constant BOND_FORFEIT = 4;
+    /// A key bucket's flag: a key of this bucket went to `openByKey` (never cleared).
+    uint256 internal constant KEY_SPILL = 1 << 64;
 
     /// Two slots: ids, links and flags; quantities and margin (`_finishTaker` writes each word
     /// whole: its packing follows this order). The client key is not stored: the
-    /// map `openByKey` leads from it to the order (an entry is left when its order closes and
-    /// taken over by the next order with that key), and the events carry it.
+    /// key map (`_keyed`, `_claimKey`) leads from it to the order, and the events carry it.
     /// Orders live in reused storage slots (docs/CONTRACTS.md "Order ids and slots"): `orders` is
     /// keyed by slot, and an order's local number n = `number` << SLOT_BITS | slot.
     struct Order {
@@ -194,7 +195,9 @@ abstract contract MarketBase is IVenueErrors {
     uint256 transient _rateDue;
 
     mapping(uint256 => Order) internal orders; // by slot (n & SLOT_MASK)
-    mapping(uint256 => mapping(bytes32 => uint256)) internal openByKey; // account → clientKey → n
+    /// The key map's spill (`_claimKey`): account → clientKey → n, for a key whose bucket held
+    /// another ACTIVE order when it was claimed.
+    mapping(uint256 => mapping(bytes32 => uint256)) internal openByKey;
     mapping(uint256 => Level) internal bidLevels; // by tick
     mapping(uint256 => Level) internal askLevels;
     TickBitmap.Bitmap internal bids;
@@ -229,6 +232,9 @@ abstract contract MarketBase is IVenueErrors {
     uint24 internal _bestAskTick;
     /// The second of the last `reduceFundPosition` (MarketBackstop).
     uint40 internal _fundReducedAt;
+    /// The key map's buckets: account → bucket (0–255, from the key's hash) → the key's tag (the
+    /// hash's high 184 bits), KEY_SPILL, and the order's n (`_claimKey`).
+    mapping(uint256 => mapping(uint256 => uint256)) internal _keyBuckets;
 
     // ─── who the market is (args in its code: libraries/MarketArgs.sol) ────────────────
 
@@ -1102,8 +1108,12 @@ abstract contract MarketBase is IVenueErrors {
     /// After a placement, fill or liquidation: the open interest when it may have moved (`traded`),
     /// and the rate.
     function _afterTrade(uint256 index, bool traded) internal {
-        if (traded) emit IMarket.OpenInterestUpdated(++seq, longOI, shortOI);
+        _emitOpenInterest(traded);
         _updateRate(index);
+    }
+
+    function _emitOpenInterest(bool traded) internal {
+        if (traded) emit IMarket.OpenInterestUpdated(++seq, longOI, shortOI);
     }
 
     /// The mark after `_accrue` in this transaction: index × (1 + stored premium average).
@@ -1207,16 +1217,54 @@ abstract contract MarketBase is IVenueErrors {
     }
 
     /// Order `n` takes its client key (`_keyFor`); a key in use by an ACTIVE order is refused.
+    /// The key goes to its bucket, one of 256 per account picked by its hash, unless the bucket
+    /// holds another ACTIVE order: then to `openByKey`, and the bucket is flagged KEY_SPILL. A
+    /// bucket is rewritten by every later key that lands in it, so once an account has used a
+    /// bucket a new key costs a rewrite (about 5,000 gas with its reads) instead of a fresh slot
+    /// (22,100). A key never is in use in both: its bucket takes it only when the spill does not
+    /// hold it ACTIVE, and it spills only while its bucket holds another key (docs/CONTRACTS.md "Identifiers").
     function _claimKey(uint256 accountId, uint256 n, bytes32 clientKey) internal returns (bytes32 key) {
         key = _keyFor(accountId, n, clientKey);
-        uint256 m = openByKey[accountId][key];
+        uint256 m = _keyed(accountId, key);
         if (_isLive(m, orders[m & SLOT_MASK])) revert ClientKeyInUse(accountId, key);
-        openByKey[accountId][key] = n;
+        (uint256 bucket, uint256 tag) = _keyBucket(accountId, key);
+        uint256 w = _keyBuckets[accountId][bucket];
+        m = uint64(w);
+        if (w >> 72 == tag || !_isLive(m, orders[m & SLOT_MASK])) {
+            _keyBuckets[accountId][bucket] = tag << 72 | w & KEY_SPILL | n;
+        } else {
+            openByKey[accountId][key] = n;
+            _keyBuckets[accountId][bucket] = w | KEY_SPILL;
+        }
+    }
+
+    /// The n the key map holds for `key` of `accountId` (0: none); its order may have closed since
+    /// (callers check `_isLive`).
+    function _keyed(uint256 accountId, bytes32 key) internal view returns (uint256) {
+        (uint256 bucket, uint256 tag) = _keyBucket(accountId, key);
+        uint256 w = _keyBuckets[accountId][bucket];
+        if (w >> 72 == tag) return uint64(w);
+        return w & KEY_SPILL != 0 ? openByKey[accountId][key] : 0;
+    }
+
+    /// `key`'s bucket (the low byte of keccak256(accountId, key)) and tag (its high 184 bits).
+    function _keyBucket(uint256 accountId, bytes32 key) internal pure returns (uint256 bucket, uint256 tag) {
+        uint256 h = _hash(accountId, uint256(key));
+        return (h & 0xff, h >> 72);
+    }
+
+    /// keccak256(abi.encode(a, b)), in scratch space.
+    function _hash(uint256 a, uint256 b) internal pure returns (uint256 h) {
+        assembly ("memory-safe") {
+            mstore(0, a)
+            mstore(32, b)
+            h := keccak256(0, 64)
+        }
     }
 
     /// The client key of order `n`: the one supplied, else derived: keccak256(accountId, orderId).
     function _keyFor(uint256 accountId, uint256 n, bytes32 clientKey) internal view returns (bytes32) {
-        return clientKey == bytes32(0) ? keccak256(abi.encode(accountId, _orderId(n))) : clientKey;
+        return clientKey == bytes32(0) ? bytes32(_hash(accountId, _orderId(n))) : clientKey;
     }
 
     /// The margin (WAD) a fill of `q` of `left` takes from an order's remaining `margin6`: all of it

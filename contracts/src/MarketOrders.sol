@@ -52,7 +52,7 @@ contract MarketOrders is MarketBase {
         external returns (uint256 charge, uint256 release)
     {
         if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
-        uint256 n = orderId != 0 ? _localOf(orderId) : openByKey[accountId][clientKey];
+        uint256 n = orderId != 0 ? _localOf(orderId) : _keyed(accountId, clientKey);
         Order storage o = orders[n & SLOT_MASK];
         if (!_isOpen(accountId, n) || _expired(o)) revert OrderNotFound(accountId, orderId != 0 ? bytes32(orderId) : clientKey);
         uint256 index = _admitModify(o.reduceOnly);

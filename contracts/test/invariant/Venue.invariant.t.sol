@@ -15,7 +15,7 @@ abstract contract VenueInvariantBase is VenueFixture {
         super.setUp();
         handler = new VenueHandler(engine, [market, gbp], oracle, token, lens, admin, 5);
         targetContract(address(handler));
-        bytes4[] memory sel = new bytes4[](44);
+        bytes4[] memory sel = new bytes4[](45);
         sel[0] = VenueHandler.deposit.selector;
         sel[1] = VenueHandler.withdraw.selector;
         sel[2] = VenueHandler.placeLimit.selector;
@@ -60,6 +60,7 @@ abstract contract VenueInvariantBase is VenueFixture {
         sel[41] = VenueHandler.setStatus.selector; // issue 29: market status
         sel[42] = VenueHandler.setTrigger.selector; // issue 29: take-profit / stop-loss
         sel[43] = VenueHandler.executeTrigger.selector;
+        sel[44] = VenueHandler.cancelByKey.selector; // the key map's buckets and spill
         targetSelector(FuzzSelector(address(handler), sel));
         // seed every actor with margin so the first steps can trade
         for (uint256 i; i < 5; ++i) handler.deposit(i, 5_000e6);
@@ -159,6 +160,7 @@ contract VenueInvariantTest is VenueInvariantBase {
         assertEq(handler.badDebtDespiteDepth(), 0, handler.lastTargetViolation());
         assertEq(handler.badDebtWithFundLeft(), 0, handler.lastTargetViolation());
         assertEq(handler.refusedWhilePaused(), 0, handler.lastTargetViolation());
+        assertEq(handler.keyMapMisses(), 0, handler.lastTargetViolation());
         assertEq(handler.badDebtOutsideLiquidation(), 0, handler.lastTargetViolation());
         assertEq(handler.reduceOnlyGrew(), 0, handler.lastTargetViolation());
         assertEq(handler.grewInWindow(), 0, handler.lastTargetViolation());

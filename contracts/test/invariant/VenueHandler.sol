@@ -133,7 +133,15 @@ contract VenueHandler is Test {
     uint256 public bornBelowInitialMargin; // a fill opened/increased a position below IM
     uint256 public blockedWithDepth; // liquidatable, depth inside bankruptcy, not reduced
     uint256 public blockedWithoutDepth; // liquidatable, no depth, not reduced (no backstop)
-    uint256 public refusedWhilePaused; // a close, cancel, liquidation or withdrawal refused while paused
+    uint256 public refusedWhilePaused;
+    /// The key map answered otherwise than a plain map would (`cancelByKey`, `_place`).
+    uint256 public keyMapMisses;
+    /// Orders resting with a fixed key while another of its account's (same bucket) was open: one
+    /// of them is in the key map's spill.
+    uint256 public keysSharingABucket;
+    uint256 public keyedCancels;
+    /// account → market → fixed key → the last order placed with it (`_place`).
+    mapping(uint256 => mapping(uint256 => mapping(bytes32 => uint256))) internal lastOfKey; // a close, cancel, liquidation or withdrawal refused while paused
     uint256 public badDebtDespiteDepth; // bad debt although the book held the size inside bankruptcy
     uint256 public badDebtWithFundLeft; // bad debt recorded while the insurance fund had money
     uint256 public badDebtOutsideLiquidation; // bad debt grew in a step that liquidated nothing
@@ -434,12 +442,30 @@ contract VenueHandler is Test {
         return uint256(int256(markets[k].markPrice()) * (10_000 + off) / 10_000) / tick * tick;
     }
 
-    /// Derived (0) or one of three fixed keys: fixed keys collide while their order is open.
-    function _key(uint256 seed) internal returns (bytes32) {
+    /// Per account: three fixed keys in one bucket of its key map (MarketBase._claimKey).
+    mapping(uint256 => bytes32[3]) internal _fixedKeys;
+
+    /// Derived (0) or one of the account's three fixed keys: they collide while their order is
+    /// open, and share one bucket of the key map (while one holds it, the others spill).
+    function _key(uint256 seed, uint256 accountId) internal returns (bytes32) {
         uint256 k = seed % 4;
         if (k == 0) return bytes32(0);
         ++keyedOrders;
-        return keccak256(abi.encode("key", k));
+        return _fixedKey(accountId, k - 1);
+    }
+
+    function _fixedKey(uint256 accountId, uint256 j) internal returns (bytes32) {
+        bytes32[3] storage keys = _fixedKeys[accountId];
+        if (keys[0] == bytes32(0)) {
+            keys[0] = keccak256(abi.encode("key", accountId, uint256(0)));
+            uint256 bucket = uint256(keccak256(abi.encode(accountId, keys[0]))) & 0xff;
+            uint256 found = 1;
+            for (uint256 i = 1; found < 3; ++i) {
+                bytes32 c = keccak256(abi.encode("key", accountId, i));
+                if (uint256(keccak256(abi.encode(accountId, c))) & 0xff == bucket) keys[found++] = c;
+            }
+        }
+        return keys[j];
     }
 
     struct Before {
@@ -502,12 +528,27 @@ contract VenueHandler is Test {
         vm.prank(who);
         try engine.placeOrder(p) returns (uint256 oid, bytes32, uint256, IMarket.OrderStatus s) {
             ++placed;
+            if (p.clientKey != bytes32(0)) {
+                if (s == IMarket.OrderStatus.ACTIVE) {
+                    for (uint256 j; j < 3; ++j) {
+                        bytes32 other = _fixedKey(p.accountId, j);
+                        if (other != p.clientKey && _openOfKey(p.accountId, k, other) != 0) ++keysSharingABucket;
+                    }
+                }
+                lastOfKey[p.accountId][k][p.clientKey] = oid;
+            }
             _checkBornHealthy(k, b);
             _checkNoGrowthInWindow(k, b);
             return (true, oid, s);
         } catch (bytes memory r) {
             bytes4 sel = _expect(action, r, _orderRefusals(k));
-            if (sel == IVenueErrors.ClientKeyInUse.selector) ++keyCollisions;
+            if (sel == IVenueErrors.ClientKeyInUse.selector) {
+                ++keyCollisions;
+                if (_openOfKey(p.accountId, k, p.clientKey) == 0) {
+                    ++keyMapMisses;
+                    _target("ClientKeyInUse for a key whose last order is not open");
+                }
+            }
             else if (sel == IVenueErrors.OperatorPriceTooFar.selector) ++operatorBandRefusals;
             else if (sel == IVenueErrors.PriceStale.selector) ++staleRefusals;
             else if (sel == IVenueErrors.MarketNotActive.selector) ++pausedRefusals;
@@ -533,7 +574,7 @@ contract VenueHandler is Test {
         (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
         IEngine.PlaceOrderParams memory p = _limitParams(id, k, long, collSeed, lev, offsetBps);
         if (p.collateral6 == 0) return;
-        p.clientKey = _key(keySeed);
+        p.clientKey = _key(keySeed, id);
         (bool ok,, IMarket.OrderStatus st) = _place(_caller(i, actorSeed), k, p, "placeLimit");
         if (ok && st == IMarket.OrderStatus.FILLED) ++fills;
     }
@@ -757,6 +798,47 @@ contract VenueHandler is Test {
         return IEngine.PlaceOrderParams(id, ids[k], _side(long), IMarket.OrderType.LIMIT, coll6, mp.maxLeverage, p, bytes32(0), IMarket.TimeInForce.GTC, false, 0);
     }
 
+    /// The last order placed with `key` (`_place`), when it is still open; else 0. What a plain
+    /// map (account, key) → order answers, beside the market's key map.
+    function _openOfKey(uint256 id, uint256 k, bytes32 key) internal view returns (uint256 oid) {
+        oid = lastOfKey[id][k][key];
+        if (oid != 0 && markets[k].getOrder(oid).status != IMarket.OrderStatus.ACTIVE) oid = 0;
+    }
+
+    /// A cancel by one of the actor's fixed keys: `orderIdOf` names the key's last order while it
+    /// is open (and nothing else), and the cancel takes exactly that one (`keyMapMisses` counts
+    /// any other answer).
+    function cancelByKey(uint256 actorSeed, uint256 keySeed) external step {
+        (uint256 i, uint256 id, uint256 k) = _pick(actorSeed);
+        bytes32 key = _fixedKey(id, keySeed % 3);
+        uint256 named = _openOfKey(id, k, key);
+        if (markets[k].orderIdOf(id, key) != named) {
+            ++keyMapMisses;
+            _target("orderIdOf does not name the key's open order");
+        }
+        vm.prank(_caller(i, actorSeed));
+        try engine.cancelOrder(id, ids[k], key) returns (uint256 orderId, uint256) {
+            ++cancels;
+            ++keyedCancels;
+            if (named == 0 || orderId != named) {
+                ++keyMapMisses;
+                _target("cancel by key took another order than the key's last open one");
+            }
+        } catch (bytes memory r) {
+            bytes4[] memory allowed = new bytes4[](2);
+            allowed[0] = IVenueErrors.OrderNotFound.selector;
+            allowed[1] = IVenueErrors.MarketNotActive.selector;
+            bytes4 sel = _expect("cancelByKey", r, allowed);
+            if (sel == IVenueErrors.OrderNotFound.selector && named != 0) {
+                ++keyMapMisses;
+                _target("cancel by key found nothing while the key's last order is open");
+            } else if (sel == IVenueErrors.MarketNotActive.selector) {
+                ++refusedWhilePaused;
+                _target("cancel refused while paused");
+            }
+        }
+    }
+
     function cancel(uint256 actorSeed, uint256 orderSeed) external step {
         _cancel(actorSeed, orderSeed);
     }
@@ -940,7 +1022,7 @@ contract VenueHandler is Test {
         if ((actorSeed >> 20) & 1 == 1) long = !long;
         IEngine.PlaceOrderParams memory p = IEngine.PlaceOrderParams(
             id, ids[k], _side(long), asLimit ? IMarket.OrderType.LIMIT : IMarket.OrderType.MARKET, 0, 0,
-            asLimit ? _nearMark(k, offsetBps, 300) : 0, _key(keySeed)
+            asLimit ? _nearMark(k, offsetBps, 300) : 0, _key(keySeed, id)
         , IMarket.TimeInForce.GTC, false, 0);
         (bool ok,, IMarket.OrderStatus st) = _place(_caller(i, actorSeed), k, p, "placeReduceOnly");
         if (!ok) return;

@@ -45,6 +45,7 @@ contract VenueHandlerTest is VenueFixture {
         else if (k == 17) h.approveOperator(seed, s2 & 1 == 0, s2 >> 8);
         else if (k == 18) h.revokeOperator(seed);
         else if (k == 22) h.donate(s2);
+        else if (k == 19) h.cancelByKey(seed, s2);
         else if (k == 23) h.withdrawFees(s2);
         else if (k == 24) h.placeReduceOnly(seed, s2 & 1 == 0, int256(s2 >> 128), s2 >> 8);
         else if (k == 25) h.replaySignature(seed, s2);
@@ -91,6 +92,9 @@ contract VenueHandlerTest is VenueFixture {
         assertGt(h.failedLiquidations(), 0, "failed liquidations");
         assertGt(h.keyedOrders(), 5, "orders with a chosen client key");
         assertGt(h.keyCollisions(), 0, "client key collisions");
+        assertGt(h.keysSharingABucket(), 0, "client keys open together in one bucket (one in the spill)");
+        assertGt(h.keyedCancels(), 0, "cancels by client key");
+        assertEq(h.keyMapMisses(), 0, h.lastTargetViolation());
         assertGt(h.operatorActions(), 5, "actions through an operator");
         assertGt(h.signedApprovals(), 0, "operators approved by signature");
         assertGt(h.revokedOperatorRefusals(), 0, "revoked operators refused");
