@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
+import {KeyBuckets} from "../utils/KeyBuckets.sol";
 import {Test} from "../utils/Test.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
 import {OrderScan} from "../utils/OrderScan.sol";
@@ -457,13 +458,8 @@ contract VenueHandler is Test {
     function _fixedKey(uint256 accountId, uint256 j) internal returns (bytes32) {
         bytes32[3] storage keys = _fixedKeys[accountId];
         if (keys[0] == bytes32(0)) {
-            keys[0] = keccak256(abi.encode("key", accountId, uint256(0)));
-            uint256 bucket = uint256(keccak256(abi.encode(accountId, keys[0]))) & 0xff;
-            uint256 found = 1;
-            for (uint256 i = 1; found < 3; ++i) {
-                bytes32 c = keccak256(abi.encode("key", accountId, i));
-                if (uint256(keccak256(abi.encode(accountId, c))) & 0xff == bucket) keys[found++] = c;
-            }
+            bytes32[] memory same = KeyBuckets.sameBucket(accountId, keccak256(abi.encode("key", accountId)), 3);
+            for (uint256 i; i < 3; ++i) keys[i] = same[i];
         }
         return keys[j];
     }

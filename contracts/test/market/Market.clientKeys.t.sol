@@ -4,6 +4,7 @@ pragma solidity ^0.8.28;
 import {VenueFixture} from "../utils/VenueFixture.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
 import {IVenueErrors} from "../../src/interfaces/IVenueErrors.sol";
+import {KeyBuckets} from "../utils/KeyBuckets.sol";
 
 /// The key map (MarketBase._claimKey, _keyed): 256 buckets per account picked by the key's hash,
 /// and a spill map for a key whose bucket holds another ACTIVE order. Whatever the order of
@@ -18,23 +19,6 @@ contract MarketClientKeysTest is VenueFixture {
         super.setUp();
         a = _account(alice, 100_000e6);
         b = _account(bob, 100_000e6);
-    }
-
-    /// The bucket MarketBase._keyBucket picks: the low byte of keccak256(accountId, key).
-    function _bucket(uint256 id, bytes32 key) internal pure returns (uint256) {
-        return uint256(keccak256(abi.encode(id, key))) & 0xff;
-    }
-
-    /// `n` keys of `id` in one bucket (the first is keccak256(seed, 0)'s).
-    function _sameBucket(uint256 id, string memory seed, uint256 n) internal pure returns (bytes32[] memory keys) {
-        keys = new bytes32[](n);
-        keys[0] = keccak256(abi.encode(seed, uint256(0)));
-        uint256 bucket = _bucket(id, keys[0]);
-        uint256 found = 1;
-        for (uint256 i = 1; found < n; ++i) {
-            bytes32 k = keccak256(abi.encode(seed, i));
-            if (_bucket(id, k) == bucket) keys[found++] = k;
-        }
     }
 
     function _placeKey(uint256 id, bytes32 key, uint256 px) internal returns (uint256 oid) {
@@ -54,7 +38,7 @@ contract MarketClientKeysTest is VenueFixture {
     }
 
     function test_keyMap_keysOfOneBucketAreAllFoundWhileOpen() public {
-        bytes32[] memory k = _sameBucket(a, "one-bucket", 4);
+        bytes32[] memory k = KeyBuckets.sameBucket(a, keccak256("one-bucket"), 4);
         uint256[] memory ids = new uint256[](4);
         // the first takes the bucket, the three others spill (the bucket's order is ACTIVE)
         for (uint256 i; i < 4; ++i) ids[i] = _placeKey(a, k[i], 1.07e18 + i * TICK);
@@ -77,7 +61,7 @@ contract MarketClientKeysTest is VenueFixture {
     /// A spilled key stays in use while its order is ACTIVE, even once its bucket is free again
     /// (the bucket's spill flag sends the check to the spill map), and never is in both.
     function test_keyMap_spilledKeyStaysInUseWhenItsBucketFrees() public {
-        bytes32[] memory k = _sameBucket(a, "spill", 3);
+        bytes32[] memory k = KeyBuckets.sameBucket(a, keccak256("spill"), 3);
         uint256 first = _placeKey(a, k[0], 1.07e18); // the bucket
         uint256 spilled = _placeKey(a, k[1], 1.0701e18); // the spill map
         _cancelKey(a, k[0]); // the bucket's order closed: the bucket is free
@@ -104,7 +88,7 @@ contract MarketClientKeysTest is VenueFixture {
     /// A fill closes an order without touching the key map: its key is free again, in the bucket
     /// and in the spill map alike.
     function test_keyMap_keyOfAFilledOrderIsFree() public {
-        bytes32[] memory k = _sameBucket(a, "filled", 2);
+        bytes32[] memory k = KeyBuckets.sameBucket(a, keccak256("filled"), 2);
         uint256 inBucket = _placeKey(a, k[0], 1.07e18);
         uint256 inSpill = _placeKey(a, k[1], 1.07e18);
         // bob sells into both (one level, 1.07)
@@ -126,7 +110,7 @@ contract MarketClientKeysTest is VenueFixture {
     /// Buckets are per account: the same keys, or another account's keys of the same bucket, do
     /// not meet.
     function test_keyMap_accountsApart() public {
-        bytes32[] memory k = _sameBucket(a, "apart", 2);
+        bytes32[] memory k = KeyBuckets.sameBucket(a, keccak256("apart"), 2);
         uint256 mine = _placeKey(a, k[0], 1.07e18);
         uint256 theirs = _placeKey(b, k[0], 1.07e18);
         assertEq(market.orderIdOf(a, k[0]), mine);
@@ -149,7 +133,7 @@ contract MarketClientKeysTest is VenueFixture {
     /// modify by key, and bob's sells that fill some of alice's bids. After each step every key
     /// answers what the model answers.
     function testFuzz_keyMap_answersAsAPlainMap(uint256 seed) public {
-        bytes32[] memory same = _sameBucket(a, "fuzz", 4);
+        bytes32[] memory same = KeyBuckets.sameBucket(a, keccak256("fuzz"), 4);
         bytes32[] memory keys = new bytes32[](KEYS);
         for (uint256 i; i < 4; ++i) keys[i] = same[i];
         keys[4] = keccak256("other-4");
