@@ -149,6 +149,34 @@ on("Market:OrderClosed", async ({ event, context }) => {
   });
 });
 
+// Resting orders of one account cancelled together (Engine.cancelOrders: a cancel-all or the
+// dead-man switch): no OrderClosed or LevelUpdated comes with them. Each order closes with what its
+// own events left it (its remaining quantity is cancelled, its margin returned), and its level loses
+// that quantity and the order (the chain's totals: a level is the sum of its orders).
+on("Market:OrdersCancelled", async ({ event, context }) => {
+  const { reason, orderIds } = event.args;
+  const marketId = await marketIdOf(context, event.log.address);
+  const t = event.block.timestamp;
+  for (const orderId of orderIds) {
+    const o = await context.db.find(order, { orderId });
+    if (!o) throw new Error(`OrdersCancelled of order ${orderId} before its OrderPlaced`);
+    await context.db.update(order, { orderId }).set({
+      status: "cancelled",
+      closeReason: enumName(CLOSE_REASONS, reason),
+      remainingQty: 0n,
+      cancelledQty: o.remainingQty,
+      marginRemainingWad: 0n,
+      marginReturnedWad: o.marginRemainingWad,
+      updatedAt: t,
+      closedAt: t,
+    });
+    const level = await context.db.find(orderBookLevel, { marketId, side: o.side, priceX18: o.priceX18 });
+    const totalQty = (level?.quantityQty ?? 0n) - o.remainingQty;
+    const orderCount = BigInt((level?.orderCount ?? 0) - 1);
+    await setLevel(context, event.log.address, event.block.number, marketId, o.side, o.priceX18, totalQty, orderCount);
+  }
+});
+
 /**
  * A level's new totals (LevelUpdated, and both levels of an OrderModified): the stored row (none
  * at 0) and the side's resting size in the market state (the funding skew: L = long OI + resting bids).

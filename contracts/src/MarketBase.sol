@@ -50,6 +50,8 @@ abstract contract MarketBase is IVenueErrors {
     uint8 internal constant MARGIN_DEFERRED = 1;
     uint8 internal constant BOND_REFUND = 2;
     uint8 internal constant BOND_FORFEIT = 4;
+    /// ... and no OrderClosed or LevelUpdated for it (the caller's OrdersCancelled tells it).
+    uint8 internal constant QUIET = 8;
     /// A key bucket's flag: a key of this bucket went to `openByKey` (never cleared).
     uint256 internal constant KEY_SPILL = 1 << 64;
 
@@ -585,8 +587,8 @@ abstract contract MarketBase is IVenueErrors {
         return margin < (notional * _makerFeeBps + BPS - 1) / BPS + (notional + lev - 1) / lev;
     }
 
-    /// Takes a resting order out of its level (cancel); true when the skew counted it.
-    function _unlinkFromLevel(Order storage o) internal returns (bool counted) {
+    /// Takes a resting order out of its level (cancel); true when the skew counted it. `flags`: QUIET (no LevelUpdated).
+    function _unlinkFromLevel(Order storage o, uint8 flags) internal returns (bool counted) {
         uint256 tick = o.tick;
         bool isBid = o.side == IMarket.Side.LONG;
         Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
@@ -595,7 +597,7 @@ abstract contract MarketBase is IVenueErrors {
         counted = !_uncounted(o);
         _resting(isBid, !counted, remaining, false);
         _removeAt(level, o);
-        _emitLevel(o.side, tick, level);
+        if (flags & QUIET == 0) _emitLevel(o.side, tick, level);
         if (level.orderCount == 0) {
             _bookClear(isBid, tick);
             if (isBid) delete bidLevels[tick];
@@ -643,7 +645,7 @@ abstract contract MarketBase is IVenueErrors {
                 IEngine.MarginReason.ORDER_RELEASE
             );
         }
-        emit IMarket.OrderClosed(++seq, orderId, accountId, status, reason, filled, cancelled, marginReturned);
+        if (flags & QUIET == 0) emit IMarket.OrderClosed(++seq, orderId, accountId, status, reason, filled, cancelled, marginReturned);
     }
 
     /// An order id's local number here (0: another market's).
@@ -662,7 +664,8 @@ abstract contract MarketBase is IVenueErrors {
     }
 
     /// `counted`: the skew counted its size (the caller marks the rate stale: `_markStale`).
-    /// `flags`: BOND_REFUND, with MARGIN_DEFERRED when the caller returns the margin and bond itself.
+    /// `flags`: BOND_REFUND, with MARGIN_DEFERRED when the caller returns the margin and bond itself,
+    /// and QUIET when it emits OrdersCancelled.
     function _cancel(uint256 n, IMarket.CloseReason reason, uint8 flags)
         internal returns (uint256 marginReturnedWad, uint256 releaseWad, bool counted)
     {
@@ -672,7 +675,7 @@ abstract contract MarketBase is IVenueErrors {
         if (o.operatorBandBps != 0) {
             releaseWad = _operatorCharge(false, 0, uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE), o.originalQty - o.filledQty, false);
         }
-        counted = _unlinkFromLevel(o);
+        counted = _unlinkFromLevel(o, flags);
         marginReturnedWad = _closeOrder(slot, o, IMarket.OrderStatus.CANCELLED, reason, flags);
     }
 

@@ -16,14 +16,21 @@ contract MarketOrders is MarketBase {
     {
         if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
         bool counted;
+        uint256[] memory ids = new uint256[](orderIds.length);
         for (uint256 i; i < orderIds.length; ++i) {
             uint256 n = _localOf(orderIds[i]);
             if (!_isOpen(accountId, n)) continue;
-            (uint256 m, uint256 r, bool c) = _cancel(n, reason, BOND_REFUND | MARGIN_DEFERRED);
+            (uint256 m, uint256 r, bool c) = _cancel(n, reason, BOND_REFUND | MARGIN_DEFERRED | QUIET);
             marginReturnedWad += m;
             releaseWad += r;
             counted = counted || c;
-            ++cancelled;
+            ids[cancelled++] = orderIds[i];
+        }
+        if (cancelled != 0) {
+            assembly ("memory-safe") {
+                mstore(ids, cancelled)
+            }
+            emit IMarket.OrdersCancelled(++seq, accountId, reason, marginReturnedWad, ids);
         }
         if (counted) _markStale();
         // the margin and bonds of every order cancelled: back in one engine call
@@ -41,7 +48,7 @@ contract MarketOrders is MarketBase {
             uint256 n = _localOf(orderIds[i]);
             Order storage o = orders[n & SLOT_MASK];
             if (!_isLive(n, o) || !_expired(o)) continue;
-            _unlinkFromLevel(o);
+            _unlinkFromLevel(o, 0);
             _closeOrder(n & SLOT_MASK, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.EXPIRED, BOND_FORFEIT);
             ++removed;
         }

@@ -681,23 +681,28 @@ export const OPS: { [K in Kind]: Op<K> } = {
     },
     gas: (chain, _p, call, gasLimit) => (call.data.startsWith(BATCH_SELECTOR) ? batchGas(chain, call, gasLimit) : Promise.resolve(gasLimit)),
     async result(chain, p, logs) {
-      const closed = decode(logs).filter((l) => l.eventName === "OrderClosed" && l.args.accountId === BigInt(p.accountId));
+      // each market's cancelOrders: one OrdersCancelled (its ids and their margins' sum)
+      const batches = decode(logs).filter((l) => l.eventName === "OrdersCancelled" && l.args.accountId === BigInt(p.accountId));
       const markets = new Map<string, { marketId: Hex | null; cancelled: number; marginReturnedWad: bigint; orderIds: string[] }>();
       if (p.marketId) markets.set(p.marketId.toLowerCase(), { marketId: p.marketId, cancelled: 0, marginReturnedWad: 0n, orderIds: [] });
-      for (const e of closed) {
+      let cancelled = 0;
+      let total = 0n;
+      for (const e of batches) {
         const m = await chain.marketAt(e.address);
         const key = (m?.marketId ?? e.address).toLowerCase();
         const row = markets.get(key) ?? { marketId: m?.marketId ?? null, cancelled: 0, marginReturnedWad: 0n, orderIds: [] };
-        row.cancelled++;
+        const ids = e.args.orderIds as readonly bigint[];
+        row.cancelled += ids.length;
         row.marginReturnedWad += e.args.marginReturnedWad as bigint;
-        row.orderIds.push((e.args.orderId as bigint).toString());
+        row.orderIds.push(...ids.map((id) => id.toString()));
         markets.set(key, row);
+        cancelled += ids.length;
+        total += e.args.marginReturnedWad as bigint;
       }
-      const total = closed.reduce((a, e) => a + (e.args.marginReturnedWad as bigint), 0n);
       return {
         accountId: Number(p.accountId),
         marketId: p.marketId ?? null,
-        cancelled: closed.length,
+        cancelled,
         marginReturned: total.toString(),
         marginReturnedFormatted: formatWad(total),
         markets: [...markets.values()].map((r) => ({

@@ -191,6 +191,8 @@ describe.each(dbKinds())("history on %s", (kind) => {
     const placed = decoded("OrderPlaced");
     const filled = decoded("OrderFilled");
     const closed = decoded("OrderClosed");
+    // cancelOrders (cancel-all, dead-man): one OrdersCancelled for several orders
+    const batchCancelled = new Set(decoded("OrdersCancelled").flatMap((e) => [...(e.args.orderIds as unknown as bigint[])]));
     for (const accountId of v.accountIds.slice(0, 6)) {
       const orders = await all(`/accounts/${accountId}/orders/history`, "orders", 3);
       const mine = placed.filter((e) => e.args.accountId === accountId);
@@ -200,7 +202,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
         const fills = filled.filter((e) => e.args.makerOrderId === id || e.args.takerOrderId === id).length;
         expect(o.fillCount, `order ${id}`).toBe(fills);
         const close = closed.find((e) => e.args.orderId === id);
-        expect(o.status).toBe(close ? (close.args.status === 2 ? "filled" : "cancelled") : "active");
+        expect(o.status).toBe(close ? (close.args.status === 2 ? "filled" : "cancelled") : batchCancelled.has(id) ? "cancelled" : "active");
       }
     }
   });

@@ -311,9 +311,9 @@ describe.each([sharedStack()])("market maker ($kind)", (s: StackInfo) => {
     }, 90_000, 1_000);
     expect(cancelled).toBe(true);
     const logs = await client.getLogs({ address: EUR.marketAddress as Hex, fromBlock: stoppedAt, toBlock: "latest" });
-    const deadmanClosed = parseEventLogs({ abi: marketAbi, logs, eventName: "OrderClosed" }).filter((e) => e.args.accountId === makerAccount);
+    const deadmanClosed = parseEventLogs({ abi: marketAbi, logs, eventName: "OrdersCancelled" }).filter((e) => e.args.accountId === makerAccount);
     // its quotes of the stop (those of the batch above, or of a re-quote since when the index moved)
-    expect(deadmanClosed).toHaveLength(2 * LEVELS);
+    expect(deadmanClosed.flatMap((e) => e.args.orderIds)).toHaveLength(2 * LEVELS);
     expect(deadmanClosed.every((e) => Number(e.args.reason) === CLOSE_REASON_DEADMAN)).toBe(true);
     const chainNow = (await client.getBlock({ blockTag: "latest" })).timestamp;
     expect(chainNow >= refreshed).toBe(true);

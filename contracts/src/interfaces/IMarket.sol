@@ -170,6 +170,12 @@ interface IMarket is IVenueErrors {
         OrderStatus status, CloseReason reason, uint256 filledQty, uint256 cancelledQty,
         uint256 marginReturnedWad
     );
+    /// Resting orders of one account cancelled together (`cancelOrders`: Engine.cancelOrders, a
+    /// cancel-all or the dead-man switch), instead of an OrderClosed and a LevelUpdated for each:
+    /// each order is CANCELLED (`reason`) with its remaining quantity and margin as its own events
+    /// last told them, and its level lost that quantity and the order. `marginReturnedWad`: the
+    /// sum of their margins (their bonds apart, 0.5 each).
+    event OrdersCancelled(uint64 seq, uint256 indexed accountId, CloseReason reason, uint256 marginReturnedWad, uint256[] orderIds);
     /// An order's new price and size (`modifyOrder`), with both levels' post-state: the level it
     /// left (`fromPriceX18`; the same as `priceX18` when it stayed) and the level it is in.
     event OrderModified(

@@ -206,9 +206,19 @@ contract MarketOrderTypesTest is VenueFixture {
         ids[1] = _limit(alice, a, LONG, 108e6, 10, 1.0798e18);
         ids[2] = _limit(bob, b, LONG, 108e6, 10, 1.0797e18); // another account's: skipped
         ids[3] = (uint256(2) << 64) | 1; // another market's: skipped
+        uint256[] memory cancelledIds = new uint256[](2);
+        (cancelledIds[0], cancelledIds[1]) = (ids[0], ids[1]);
+        uint64 seq = _nextSeq(address(market));
+        vm.expectEmit(true, true, true, true, address(market));
+        emit IMarket.OrdersCancelled(seq, a, IMarket.CloseReason.USER_CANCEL, 216e18, cancelledIds);
         vm.prank(alice);
         (uint256 n, uint256 margin) = engine.cancelOrders(a, EUR, ids);
         assertEq(n, 2);
+        // one OrdersCancelled for both: no OrderClosed, no LevelUpdated
+        Vm.Log[] memory logs = vm.getRecordedLogs();
+        assertEq(_logs(logs, address(market), CLOSED_SIG).length, 0, "no OrderClosed");
+        assertEq(_logs(logs, address(market), IMarket.LevelUpdated.selector).length, 0, "no LevelUpdated");
+        assertEq(_logs(logs, address(market), IMarket.OrdersCancelled.selector).length, 1, "one OrdersCancelled");
         assertEq(margin, 216e18);
         assertEq(_acct(a).committedWad, 0);
         assertEq(uint256(_order(ids[2]).status), uint256(IMarket.OrderStatus.ACTIVE));
@@ -236,12 +246,13 @@ contract MarketOrderTypesTest is VenueFixture {
         vm.expectRevert(abi.encodeWithSelector(IVenueErrors.OperatorNotApproved.selector, alice, stranger));
         engine.cancelOrders(a, EUR, ids);
         vm.warp(block.timestamp + 1);
-        _drainLogs();
+        uint64 seq = _nextSeq(address(market));
         uint256 available = _acct(a).availableWad;
+        vm.expectEmit(true, true, true, true, address(market));
+        emit IMarket.OrdersCancelled(seq, a, IMarket.CloseReason.DEADMAN, 216e18, ids);
         vm.prank(stranger);
         (uint256 n,) = engine.cancelOrders(a, EUR, ids);
         assertEq(n, 2);
-        assertEq(uint256(_reason(ids[0])), uint256(IMarket.CloseReason.DEADMAN));
         assertEq(_acct(a).availableWad, available + 216e18 + 2 * ORDER_BOND_WAD, "margins and bonds back to the owner");
         assertEq(token.balanceOf(stranger), 0);
         // refreshed (or turned off): strangers are out again

@@ -71,9 +71,9 @@ export class DeadmanExecutor {
           req.functionName === "cancelOrders"
             ? await this.signer.write({ address: this.engine, abi: engineAbi, functionName: "cancelOrders", args: req.args })
             : await this.signer.write({ address: this.engine, abi: engineAbi, functionName: "batch", args: req.args });
-        const n = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderClosed" }).filter(
-          (e) => e.args.accountId === accountId && Number(e.args.reason) === CLOSE_REASON_DEADMAN,
-        ).length;
+        const n = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrdersCancelled" })
+          .filter((e) => e.args.accountId === accountId && Number(e.args.reason) === CLOSE_REASON_DEADMAN)
+          .reduce((sum, e) => sum + e.args.orderIds.length, 0);
         this.holds.hold(accountId, receipt.blockNumber);
         calls().inc({ result: "ok" });
         cancelled().inc(n);

@@ -31,6 +31,16 @@ function closedLog(address: Address, orderId: bigint, accountId: bigint, reason:
   return { address, topics, data, blockNumber: 1n, blockHash: "0x", logIndex: 0, transactionHash: "0x", transactionIndex: 0, removed: false } as unknown as Log;
 }
 
+/** The OrdersCancelled log of a cancelOrders of `orderIds` (account, reason). */
+function cancelledLog(address: Address, orderIds: bigint[], accountId: bigint, reason: number): Log {
+  const topics = encodeEventTopics({ abi: marketAbi, eventName: "OrdersCancelled", args: { accountId } });
+  const data = encodeAbiParameters(
+    [{ type: "uint64" }, { type: "uint8" }, { type: "uint256" }, { type: "uint256[]" }],
+    [1n, reason, 5n * BigInt(orderIds.length), orderIds],
+  );
+  return { address, topics, data, blockNumber: 1n, blockHash: "0x", logIndex: 0, transactionHash: "0x", transactionIndex: 0, removed: false } as unknown as Log;
+}
+
 type Sent = { address: Address; functionName: string; args: readonly unknown[] };
 
 function signerOf(block: () => bigint, logsOf: (s: Sent) => Log[], fail = false) {
@@ -60,10 +70,10 @@ describe("dead-man executor", () => {
     const client = { getBlock: async () => ({ timestamp: 2_000n }) } as unknown as PublicClient;
     const { signer, sent } = signerOf(() => 11n, (s) => {
       const [accountId] = s.args as [bigint];
-      if (s.functionName === "cancelOrders") return (s.args[2] as bigint[]).map((id) => closedLog(A1, id, accountId, CLOSE_REASON_DEADMAN));
+      if (s.functionName === "cancelOrders") return [cancelledLog(A1, s.args[2] as bigint[], accountId, CLOSE_REASON_DEADMAN)];
       // the batch: every item's ids
       const items = (s.args[0] as Hex[]).map((d) => decodeFunctionData({ abi: engineAbi, data: d }).args as readonly [bigint, Hex, bigint[]]);
-      return items.flatMap(([acct, , ids]) => ids.map((id) => closedLog(A1, id, acct, CLOSE_REASON_DEADMAN)));
+      return items.map(([acct, , ids]) => cancelledLog(A1, ids, acct, CLOSE_REASON_DEADMAN));
     });
     const ex = new DeadmanExecutor(reader, client, signer, ENGINE, log);
     const r = await ex.round();
