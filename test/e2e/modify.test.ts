@@ -4,7 +4,8 @@
  * on the chain by their owner: by id and by client key, a smaller size at the same price (time
  * kept: the order stays ahead of a later one in its level), a larger size (tail), a new price
  * (the level it left and the one it joins, one of them emptied), a crossing price (reverts
- * PostOnlyWouldCross, nothing changes). After each step: every indexed order (the orders table
+ * PostOnlyWouldCross, nothing changes), and a cancel of several (Engine.cancelOrders: one
+ * OrdersCancelled, no OrderClosed or LevelUpdated). After each step: every indexed order (the orders table
  * and GET /accounts/{id}/orders) equals the chain's getOrder (price, original and remaining size,
  * margin remaining to the wei), the stored levels (order_book_level) equal getLevels, GET
  * /markets/{id}/orderbook equals getFillableLevels at its block, the market state's resting
@@ -17,7 +18,7 @@
  * off the lot 400 VALIDATION_ERROR, an unknown order 404 ORDER_NOT_FOUND: nothing sent, nothing changed.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, inArray } from "drizzle-orm";
 import { BaseError, ContractFunctionRevertedError, parseEventLogs, parseUnits, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { depositTokenAbi, marketAbi } from "../../abis/index.js";
@@ -194,6 +195,30 @@ describe.each([mainKind()])("modify: the index follows OrderModified on %s", (ki
     expect(await view<Json>("getOrder", [ids.h1])).toEqual(before);
     await indexEqualsChain();
     expect(await modifiedRows(ids.h1!)).toHaveLength(rows);
+  });
+
+  it("a cancel of several (Engine.cancelOrders: one OrdersCancelled, no OrderClosed or LevelUpdated): each order closed with its remaining size and margin, its levels follow", async () => {
+    // two bids at a new level and one at another, then all three cancelled at once
+    const more = [await placed(H, "LONG", "100", "1.0785"), await placed(H, "LONG", "100", "1.0785"), await placed(H, "LONG", "100", "1.0775")];
+    await indexEqualsChain();
+    const before = await Promise.all(more.map((id) => view<Json>("getOrder", [id])));
+    const r = await actions.send(H, "cancelOrders", [v.accountIds[H]!, EUR, more]);
+    const [e] = parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "OrdersCancelled" });
+    expect(e!.args.orderIds).toEqual(more);
+    expect(parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "OrderClosed" })).toEqual([]);
+    expect(parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "LevelUpdated" })).toEqual([]);
+    await indexEqualsChain();
+    const rows = await db.select().from(schema.order).where(inArray(schema.order.orderId, more));
+    for (const [i, id] of more.entries()) {
+      const row = rows.find((o) => o.orderId === id)!;
+      expect({ status: row.status, reason: row.closeReason, remaining: row.remainingQty, cancelled: row.cancelledQty, returned: row.marginReturnedWad }).toEqual({
+        status: "cancelled", reason: "USER_CANCEL", remaining: 0n, cancelled: before[i]!.remainingQty, returned: before[i]!.marginRemainingWad,
+      });
+    }
+    expect(rows.reduce((a, o) => a + (o.marginReturnedWad ?? 0n), 0n)).toBe(e!.args.marginReturnedWad);
+    // the emptied levels are gone from the stored book
+    const stored = await db.select().from(schema.orderBookLevel).where(and(eq(schema.orderBookLevel.marketId, EUR), inArray(schema.orderBookLevel.priceX18, [px("1.0785"), px("1.0775")])));
+    expect(stored).toEqual([]);
   });
 
   it("the indexed queue is the chain's: a larger size puts an earlier order behind a later one (queueSeq, not the order id); a taker fills the level in that order", async () => {

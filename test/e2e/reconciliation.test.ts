@@ -104,6 +104,17 @@ describe.each([mainKind()])("reconciliation on %s", (kind) => {
       expect(bid.qty - p.lotSizeQty).toBeGreaterThanOrEqual(p.minOrderQty);
       await send(bid.w, "modifyOrder", [bid.id, EUR, bid.orderId, ZERO, bidAt, bid.qty - p.lotSizeQty]);
       await send(ask.w, "modifyOrder", [ask.id, EUR, 0n, keyOf(0xa5c), askAt + 6n * tick, ask.qty]);
+      // a cancel of several (Engine.cancelOrders): one OrdersCancelled, no OrderClosed or
+      // LevelUpdated; two more bids at the modified bid's level and one at a level of its own, all
+      // three cancelled: the orders, accounts and book below are compared with the chain
+      const more: bigint[] = [];
+      for (const [price, key] of [[bidAt, keyOf(0xc1)], [bidAt, keyOf(0xc2)], [bidAt + tick, keyOf(0xc3)]] as const) {
+        const r = await place(bid.w, EUR, "LONG", "LIMIT", "100", 5, formatUnits(price, 18), key);
+        more.push(parseEventLogs({ abi: marketAbi, logs: r.logs, eventName: "OrderPlaced" })[0]!.args.orderId);
+      }
+      const cancelled = await send(bid.w, "cancelOrders", [bid.id, EUR, more]);
+      expect(parseEventLogs({ abi: marketAbi, logs: cancelled.logs, eventName: "OrdersCancelled" }).map((e) => e.args.orderIds)).toEqual([more]);
+      expect(parseEventLogs({ abi: marketAbi, logs: cancelled.logs, eventName: "OrderClosed" })).toEqual([]);
       modified = EUR;
       return;
     }
