@@ -1228,16 +1228,17 @@ abstract contract MarketBase is IVenueErrors {
     /// hold it ACTIVE, and it spills only while its bucket holds another key (docs/CONTRACTS.md "Identifiers").
     function _claimKey(uint256 accountId, uint256 n, bytes32 clientKey) internal returns (bytes32 key) {
         key = _keyFor(accountId, n, clientKey);
-        uint256 m = _keyed(accountId, key);
-        if (_isLive(m, orders[m & SLOT_MASK])) revert ClientKeyInUse(accountId, key);
         (uint256 bucket, uint256 tag) = _keyBucket(accountId, key);
-        uint256 w = _keyBuckets[accountId][bucket];
+        mapping(uint256 => uint256) storage buckets = _keyBuckets[accountId];
+        uint256 w = buckets[bucket];
+        uint256 m = _keyedIn(w, tag, accountId, key);
+        if (_isLive(m, orders[m & SLOT_MASK])) revert ClientKeyInUse(accountId, key);
         m = uint64(w);
         if (w >> 72 == tag || !_isLive(m, orders[m & SLOT_MASK])) {
-            _keyBuckets[accountId][bucket] = tag << 72 | w & KEY_SPILL | n;
+            buckets[bucket] = tag << 72 | w & KEY_SPILL | n;
         } else {
             openByKey[accountId][key] = n;
-            _keyBuckets[accountId][bucket] = w | KEY_SPILL;
+            buckets[bucket] = w | KEY_SPILL;
         }
     }
 
@@ -1245,7 +1246,11 @@ abstract contract MarketBase is IVenueErrors {
     /// (callers check `_isLive`).
     function _keyed(uint256 accountId, bytes32 key) internal view returns (uint256) {
         (uint256 bucket, uint256 tag) = _keyBucket(accountId, key);
-        uint256 w = _keyBuckets[accountId][bucket];
+        return _keyedIn(_keyBuckets[accountId][bucket], tag, accountId, key);
+    }
+
+    /// `_keyed` from the key's bucket word `w` and tag.
+    function _keyedIn(uint256 w, uint256 tag, uint256 accountId, bytes32 key) internal view returns (uint256) {
         if (w >> 72 == tag) return uint64(w);
         return w & KEY_SPILL != 0 ? openByKey[accountId][key] : 0;
     }
