@@ -170,16 +170,19 @@ on("Market:OrdersCancelled", async ({ event, context }) => {
       updatedAt: t,
       closedAt: t,
     });
-    const level = await context.db.find(orderBookLevel, { marketId, side: o.side, priceX18: o.priceX18 });
-    const totalQty = (level?.quantityQty ?? 0n) - o.remainingQty;
-    const orderCount = BigInt((level?.orderCount ?? 0) - 1);
-    await setLevel(context, event.log.address, event.block.number, marketId, o.side, o.priceX18, totalQty, orderCount);
+    await setLevel(context, event.log.address, event.block.number, marketId, o.side, o.priceX18, (level) => ({
+      totalQty: (level?.quantityQty ?? 0n) - o.remainingQty,
+      orderCount: BigInt((level?.orderCount ?? 0) - 1),
+    }));
   }
 });
 
+type LevelTotals = { totalQty: bigint; orderCount: bigint };
+
 /**
- * A level's new totals (LevelUpdated, and both levels of an OrderModified): the stored row (none
- * at 0) and the side's resting size in the market state (the funding skew: L = long OI + resting bids).
+ * A level's new totals (LevelUpdated, and both levels of an OrderModified), or what they become
+ * from the stored row (OrdersCancelled): the stored row (none at 0) and the side's resting size in
+ * the market state (the funding skew: L = long OI + resting bids).
  */
 async function setLevel(
   context: Context,
@@ -188,11 +191,11 @@ async function setLevel(
   marketId: Hex,
   side: string,
   priceX18: bigint,
-  totalQty: bigint,
-  orderCount: bigint,
+  totals: LevelTotals | ((stored: typeof orderBookLevel.$inferSelect | null) => LevelTotals),
 ): Promise<void> {
   const key = { marketId, side, priceX18 };
   const before = await context.db.find(orderBookLevel, key);
+  const { totalQty, orderCount } = typeof totals === "function" ? totals(before) : totals;
   if (totalQty === 0n) {
     if (before) await context.db.delete(orderBookLevel, key);
   } else {
@@ -209,7 +212,7 @@ async function setLevel(
 on("Market:LevelUpdated", async ({ event, context }) => {
   const { side, priceX18, totalQty, orderCount } = event.args;
   const marketId = await marketIdOf(context, event.log.address);
-  await setLevel(context, event.log.address, event.block.number, marketId, enumName(SIDES, side), priceX18, totalQty, orderCount);
+  await setLevel(context, event.log.address, event.block.number, marketId, enumName(SIDES, side), priceX18, { totalQty, orderCount });
 });
 
 // A resting order's new price and size (Engine.modifyOrder): no LevelUpdated comes with it, the
@@ -236,9 +239,9 @@ on("Market:OrderModified", async ({ event, context }) => {
     modifiedBlock: block,
     queueSeq: keptPriority ? before.queueSeq : BigInt(a.seq), // else at the tail of its (new) level
   });
-  await setLevel(context, event.log.address, block, before.marketId, before.side, a.fromPriceX18, a.fromTotalQty, a.fromOrderCount);
+  await setLevel(context, event.log.address, block, before.marketId, before.side, a.fromPriceX18, { totalQty: a.fromTotalQty, orderCount: a.fromOrderCount });
   if (a.fromPriceX18 !== a.priceX18)
-    await setLevel(context, event.log.address, block, before.marketId, before.side, a.priceX18, a.levelTotalQty, a.levelOrderCount);
+    await setLevel(context, event.log.address, block, before.marketId, before.side, a.priceX18, { totalQty: a.levelTotalQty, orderCount: a.levelOrderCount });
   await context.db.insert(orderModifiedEvent).values({
     id: event.id,
     seq: BigInt(a.seq),

@@ -21,6 +21,11 @@ const A2 = `0x${"a2".repeat(20)}` as Address;
 const ENGINE = `0x${"ee".repeat(20)}` as Address;
 const log = pino({ level: "silent" });
 
+/** A mined log of `address` with these topics and data. */
+function logOf(address: Address, topics: ReturnType<typeof encodeEventTopics>, data: Hex): Log {
+  return { address, topics, data, blockNumber: 1n, blockHash: "0x", logIndex: 0, transactionHash: "0x", transactionIndex: 0, removed: false } as unknown as Log;
+}
+
 /** An OrderClosed log of `orderId` (account, reason). */
 function closedLog(address: Address, orderId: bigint, accountId: bigint, reason: number): Log {
   const topics = encodeEventTopics({ abi: marketAbi, eventName: "OrderClosed", args: { orderId, accountId } });
@@ -28,7 +33,7 @@ function closedLog(address: Address, orderId: bigint, accountId: bigint, reason:
     [{ type: "uint64" }, { type: "uint8" }, { type: "uint8" }, { type: "uint256" }, { type: "uint256" }, { type: "uint256" }],
     [1n, 3, reason, 0n, 1n, 5n],
   );
-  return { address, topics, data, blockNumber: 1n, blockHash: "0x", logIndex: 0, transactionHash: "0x", transactionIndex: 0, removed: false } as unknown as Log;
+  return logOf(address, topics, data);
 }
 
 /** The OrdersCancelled log of a cancelOrders of `orderIds` (account, reason). */
@@ -38,7 +43,7 @@ function cancelledLog(address: Address, orderIds: bigint[], accountId: bigint, r
     [{ type: "uint64" }, { type: "uint8" }, { type: "uint256" }, { type: "uint256[]" }],
     [1n, reason, 5n * BigInt(orderIds.length), orderIds],
   );
-  return { address, topics, data, blockNumber: 1n, blockHash: "0x", logIndex: 0, transactionHash: "0x", transactionIndex: 0, removed: false } as unknown as Log;
+  return logOf(address, topics, data);
 }
 
 type Sent = { address: Address; functionName: string; args: readonly unknown[] };
