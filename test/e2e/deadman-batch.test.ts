@@ -328,12 +328,16 @@ describe.each([sharedStack()])("dead-man switch, cancel-all, batch ($kind)", (s)
       expect(await client.getTransactionCount({ address: relayerAddress })).toBe(nonce);
     });
 
-    it("gateway /v1: a batch in snake_case (place and cancel)", async () => {
+    it("gateway /v1: a batch in snake_case (place with order options, and cancel)", async () => {
+      const expiresAt = Number(await chainNow()) + 3_600;
       const r = await gw("POST", `/v1/accounts/${id}/orders/batch`, {
         key: apiKey,
         body: {
           items: [
-            { action: "PLACE", market_id: m2.marketId, collateral: usd("50").toString(), side: 0, leverage: 5, order_type: 1, limit_price: bidPrice(m2.marketId as Hex, 7).toString() },
+            {
+              action: "PLACE", market_id: m2.marketId, collateral: usd("50").toString(), side: 0, leverage: 5, order_type: 1, limit_price: bidPrice(m2.marketId as Hex, 7).toString(),
+              time_in_force: "POST_ONLY", expires_at: expiresAt,
+            },
             { action: "CANCEL", market_id: m2.marketId, order_id: "1" },
           ],
         },
@@ -342,6 +346,9 @@ describe.each([sharedStack()])("dead-man switch, cancel-all, batch ($kind)", (s)
       expect(r.body.data).toMatchObject({ account_id: id, atomic: false, succeeded: 1, failed: 1, transaction_status: "CONFIRMED" });
       expect(r.body.data.items[0]).toMatchObject({ status: "OK", action: "PLACE", market_id: m2.marketId, order_status: "active" });
       expect(r.body.data.items[1]).toMatchObject({ status: "FAILED", code: expect.any(String) });
+      // the options reached the chain (a batch item is placed as the single trade route places it)
+      const placed = parseEventLogs({ abi: marketAbi, logs: (await client.getTransactionReceipt({ hash: r.body.data.transaction_hash })).logs, eventName: "OrderPlaced" });
+      expect(placed.map((l) => [String(l.args.orderId), l.args.timeInForce, l.args.expiresAt])).toEqual([[r.body.data.items[0].order_id, 3, BigInt(expiresAt)]]);
     }, 60_000);
   });
 

@@ -197,6 +197,18 @@ describe("writes", () => {
     expect(gw.relayer.requests[2]!.body).toMatchObject({ orderType: "MARKET" });
   });
 
+  it("a batch's PLACE item forwards what the trade route forwards, every order option included", async () => {
+    const order = {
+      market_id: MARKET, collateral: "100000000", side: 1, leverage: 5, order_type: 1, limit_price: "1085000000000000000",
+      client_key: CLIENT_KEY, time_in_force: "POST_ONLY", reduce_only: true, expires_at: 1893456000,
+    };
+    expect((await gw.app.request("/v1/accounts/7/trade", json(order, gw.keyA.key))).status).toBe(200);
+    expect((await gw.app.request("/v1/accounts/7/orders/batch", json({ items: [{ action: "PLACE", ...order }] }, gw.keyA.key))).status).toBe(200);
+    const [single, batch] = gw.relayer.requests;
+    expect(single!.body).toMatchObject({ timeInForce: "POST_ONLY", reduceOnly: true, expiresAt: "1893456000", clientKey: CLIENT_KEY });
+    expect((batch!.body as { items: unknown[] }).items).toEqual([{ action: "PLACE", ...(single!.body as object) }]);
+  });
+
   it.each([
     [{ side: "2" }, "side"],
     [{ side: 2 }, "side"],

@@ -2,6 +2,7 @@
  * /v1/accounts: reads from the integration API, writes to the relayer's internal API with the
  * key's wallet as the caller (the relayer and the chain check ownership: UNAUTHORIZED, 403).
  */
+import type { z } from "@hono/zod-openapi";
 import { ApiError } from "../../../core/errors.js";
 import type { GatewayApp, GatewayDeps } from "../context.js";
 import { forwardHeaders, send } from "../context.js";
@@ -38,6 +39,20 @@ import { defineRoute, jsonBody } from "./define.js";
 
 /** valid_until → the relayer's validUntil, when given. */
 const validity = (b: { valid_until?: string }) => (b.valid_until !== undefined ? { validUntil: b.valid_until } : {});
+
+/** An order of /v1 (a trade, or a batch's PLACE item) as the relayer's placement body: every option. */
+const placement = (b: z.infer<typeof TradeBody>) => ({
+  marketId: b.market_id,
+  collateralAmount: b.collateral,
+  side: sideName(b.side),
+  leverage: b.leverage,
+  orderType: orderTypeName(b.order_type),
+  ...(b.limit_price !== undefined ? { limitPrice: b.limit_price } : {}),
+  ...(b.client_key !== undefined ? { clientKey: b.client_key } : {}),
+  ...(b.time_in_force !== undefined ? { timeInForce: b.time_in_force } : {}),
+  ...(b.reduce_only !== undefined ? { reduceOnly: b.reduce_only } : {}),
+  ...(b.expires_at !== undefined ? { expiresAt: b.expires_at } : {}),
+});
 
 const tag = "Accounts";
 const writeErrors = [202, 403, 404, 409, 422];
@@ -363,19 +378,7 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
       await relayer.call({
         method: "POST",
         path: `/internal/accounts/${c.req.valid("param").account_id}/orders`,
-        body: {
-          marketId: b.market_id,
-          collateralAmount: b.collateral,
-          side: sideName(b.side),
-          leverage: b.leverage,
-          orderType: orderTypeName(b.order_type),
-          ...(b.limit_price !== undefined ? { limitPrice: b.limit_price } : {}),
-          ...(b.client_key !== undefined ? { clientKey: b.client_key } : {}),
-          ...(b.time_in_force !== undefined ? { timeInForce: b.time_in_force } : {}),
-          ...(b.reduce_only !== undefined ? { reduceOnly: b.reduce_only } : {}),
-          ...(b.expires_at !== undefined ? { expiresAt: b.expires_at } : {}),
-          ...validity(b),
-        },
+        body: { ...placement(b), ...validity(b) },
         headers: forwardHeaders(c, true),
       }),
     );
@@ -556,16 +559,7 @@ export function registerAccountRoutes(app: GatewayApp, { upstreams: { integratio
         ? { action: "CANCEL", marketId: i.market_id, ...(i.client_key !== undefined ? { clientKey: i.client_key } : { orderId: i.order_id }) }
         : i.action === "MODIFY"
         ? { action: "MODIFY", marketId: i.market_id, price: i.price, quantity: i.quantity, ...(i.client_key !== undefined ? { clientKey: i.client_key } : { orderId: i.order_id }) }
-        : {
-            action: "PLACE",
-            marketId: i.market_id,
-            collateralAmount: i.collateral,
-            side: sideName(i.side),
-            leverage: i.leverage,
-            orderType: orderTypeName(i.order_type),
-            ...(i.limit_price !== undefined ? { limitPrice: i.limit_price } : {}),
-            ...(i.client_key !== undefined ? { clientKey: i.client_key } : {}),
-          },
+        : { action: "PLACE", ...placement(i) },
     );
     return send(
       c,
