@@ -99,7 +99,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   INSUFFICIENT_MARGIN: "Not enough available margin for the withdrawal or the order, or the fill would leave the position below initial margin (value at the mark ÷ max leverage), or a margin removal would (an unrealized profit is not removable).",
   UNAUTHORIZED: "The caller is not the account's owner (or, for `userAddress`/`owner` fields, not the signed-in wallet).",
   MARKET_NOT_FOUND: "No market with this id.",
-  MARKET_NOT_ACTIVE: "The market is paused.",
+  MARKET_NOT_ACTIVE: "The market is paused: it takes only reduce-only orders and closes.",
   MARKET_CLOSED: "The market is closed for its session break (FX weekend): no orders and no liquidation until it reopens; cancels and withdrawals of free margin work. The message names the reopening (ISO 8601 UTC) from the market's on-chain calendar.",
   MARKET_REDUCE_ONLY: "The market is in its pre-close window, or the guardian set it REDUCE_ONLY: only orders that reduce a position (closes) are accepted. The message names the reopening (ISO 8601 UTC) from the market's on-chain calendar.",
   MARKET_POST_ONLY: "The guardian set the market POST_ONLY: only post-only orders (and modifies, which never take) are accepted; cancels work.",

@@ -230,10 +230,12 @@ async function openPosition(chain: Chain, accountId: string, marketId: Hex) {
   return pos;
 }
 
-async function activeMarket(chain: Chain, marketId: Hex) {
+/** The market, unless it is paused and the order is not reduce-only (a paused market takes reduce-only orders: docs/CONTRACTS.md "Market status"). */
+async function activeMarket(chain: Chain, marketId: Hex, reduceOnly: boolean) {
   const m = await chain.market(marketId);
+  if (reduceOnly) return m;
   const active = await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "isActive" });
-  if (!active) throw new ApiError("MARKET_NOT_ACTIVE", `market ${m.symbol} is paused`);
+  if (!active) throw new ApiError("MARKET_NOT_ACTIVE", `market ${m.symbol} is paused: it takes only reduce-only orders and closes`);
   return m;
 }
 
@@ -420,7 +422,8 @@ export const OPS: { [K in Kind]: Op<K> } = {
       await ownerActs(chain, caller, p.accountId);
       const acct = await accountOf(chain, p.accountId);
       checkExpiry(chain, p.expiresAt);
-      const m = await activeMarket(chain, p.marketId);
+      // collateral 0: the whole position, reduce-only (the spec's)
+      const m = await activeMarket(chain, p.marketId, p.reduceOnly === true || BigInt(p.collateralAmount) === 0n);
       if (p.leverage < 1 || BigInt(p.leverage) > m.maxLeverage)
         throw new ApiError("EXCEEDS_MAX_LEVERAGE", `leverage must be between 1 and ${m.maxLeverage} on ${m.symbol}`);
       await checkReduceOnly(chain, p, m);
@@ -775,6 +778,8 @@ export const OPS: { [K in Kind]: Op<K> } = {
   // relayer sent each alone. atomic: the simulation answers the first failing item's error.
   batchOrders: {
     lane: (p) => `account:${p.accountId}`,
+    // a MARKET placement in it: the batch is as short-lived as that order sent alone
+    urgent: (p) => p.items.some((i) => i.action === "PLACE" && i.orderType === "MARKET"),
     async precheck(chain, caller, p) {
       await ownerActs(chain, caller, p.accountId);
       if (p.items.length > MAX_BATCH_ITEMS) throw new ApiError("BATCH_TOO_LARGE", `at most ${MAX_BATCH_ITEMS} items in one batch (got ${p.items.length})`);
@@ -915,20 +920,22 @@ async function batchItemResult(chain: Chain, item: BatchItemParams, logs: Log[],
     return { status: "FAILED", code: err.code, message: err.message, marketId: item.marketId, clientKey: item.clientKey ?? null };
   }
   const m = await chain.market(item.marketId);
-  const events = decode(logs).filter((l) => same(l.address, m.address));
+  // the item's own events (the tracer's); without a tracer, the receipt's matched by account, key and id
+  const events = decode(outcome ? outcome.logs : logs).filter((l) => same(l.address, m.address));
   if (item.action === "PLACE") {
     const placed = events.find((l) => l.eventName === "OrderPlaced" && l.args.accountId === BigInt(item.accountId) && same(l.args.clientKey, item.clientKey));
     if (!placed) return { status: outcome ? "OK" : "UNKNOWN", marketId: item.marketId, clientKey: item.clientKey };
     return { ...orderData(item.marketId, placed.args, events, item.orderType, { sideKey: "side" }), status: "OK" };
   }
   if (item.action === "MODIFY") {
-    // by key: the order is still open after its modify, the key still leads to it
-    const id = item.orderId !== undefined
+    // its OrderModified; without a tracer, the receipt's last of its order (by key: the key still
+    // leads to it, the order is open after its modify)
+    const id = outcome ? undefined : item.orderId !== undefined
       ? BigInt(item.orderId)
       : await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "orderIdOf", args: [BigInt(item.accountId), item.clientKey!] });
-    const all = events.filter((l) => l.eventName === "OrderModified" && l.args.orderId === id);
-    if (!all.length) return { status: outcome ? "OK" : "UNKNOWN", marketId: item.marketId, clientKey: item.clientKey ?? null, orderId: item.orderId ?? null };
-    return { ...modifyData(item, all.at(-1)!.args), status: "OK" };
+    const modified = events.filter((l) => l.eventName === "OrderModified" && (outcome || l.args.orderId === id)).at(-1);
+    if (!modified) return { status: outcome ? "OK" : "UNKNOWN", marketId: item.marketId, clientKey: item.clientKey ?? null, orderId: item.orderId ?? null };
+    return { ...modifyData(item, modified.args), status: "OK" };
   }
   let orderId = item.orderId !== undefined ? BigInt(item.orderId) : undefined;
   if (orderId === undefined && outcome) {

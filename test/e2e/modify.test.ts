@@ -608,6 +608,34 @@ describe.each([sharedStack()])("modify through the integration API and /v1 ($kin
     await indexedEqualsChain(loose.body.data.blockNumber);
   });
 
+  it("each batch item answers from its own events: PLACE k, CANCEL k, PLACE k are two orders (each active when placed); two MODIFYs of one order answer each its own price", async () => {
+    const bid = atTick(((await mark()) * 996n) / 1000n); // within the operator band
+    const K3 = `0x${"6e".repeat(32)}` as Hex;
+    const place = { action: "PLACE", marketId: EUR, side: "LONG", orderType: "LIMIT", limitPrice: bid.toString(), collateralAmount: usd("100").toString(), leverage: 5, clientKey: K3 };
+    const r = await api("POST", `/accounts/${id}/orders/batch`, { token, body: { items: [place, { action: "CANCEL", marketId: EUR, clientKey: K3 }, place] } });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const [first, cancel, second] = r.body.data.items as [Json, Json, Json];
+    expect(first).toMatchObject({ status: "OK", clientKey: K3, orderStatus: "active" });
+    expect(cancel).toMatchObject({ status: "OK", orderId: first.orderId });
+    expect(second).toMatchObject({ status: "OK", clientKey: K3, orderStatus: "active" });
+    expect(second.orderId).not.toBe(first.orderId);
+    expect(await read<bigint>("orderIdOf", [BigInt(id), K3])).toBe(BigInt(second.orderId));
+
+    const [p1, p2] = [bid - tick, bid - 2n * tick];
+    const m = await api("POST", `/accounts/${id}/orders/batch`, {
+      token,
+      body: { items: [p1, p2].map((p) => ({ action: "MODIFY", marketId: EUR, orderId: second.orderId, price: p.toString(), quantity: second.size })) },
+    });
+    expect(m.status, JSON.stringify(m.body)).toBe(200);
+    expect(m.body.data.items.map((i: Json) => [i.status, i.price, i.fromPrice])).toEqual([
+      ["OK", p1.toString(), bid.toString()],
+      ["OK", p2.toString(), p1.toString()],
+    ]);
+    await indexedEqualsChain(m.body.data.blockNumber);
+    const done = await api("DELETE", `/accounts/${id}/orders/${K3}?marketId=${EUR}`, { token });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+  });
+
   it("the account stream carries a modify: its order's new price and size in the account channel's orders", async () => {
     const c = await StreamClient.open(`${s.streamsUrl!.replace(/^http/, "ws")}/ws`, { Authorization: `Bearer ${token}` });
     try {

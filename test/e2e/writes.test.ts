@@ -323,6 +323,9 @@ describe.each([sharedStack()])("integration write routes ($kind)", (s) => {
         const audMark = await client.readContract({ address: aud.marketAddress, abi: marketAbi, functionName: "markPrice" });
         const paused = await place(tokens.w!, { ...limitBody("LONG", atTick((audMark * 995n) / 1000n)), marketId: aud.marketId });
         expect([paused.status, paused.body.error!.code]).toEqual([409, "MARKET_NOT_ACTIVE"]);
+        // a reduce-only order passes the pause (the chain takes it) to the next check: W holds no AUD/USD position
+        const reducing = await place(tokens.w!, { ...limitBody("SHORT", atTick((audMark * 1005n) / 1000n)), marketId: aud.marketId, reduceOnly: true });
+        expect([reducing.status, reducing.body.error!.code]).toEqual([404, "NO_POSITION"]);
       } finally {
         await setActive(true);
       }

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { BatchOrdersBody, CancelAllBody, DeadmanBody, MAX_BATCH_ITEMS } from "../../core/schemas/writes.js";
 import { validationError } from "../../core/schemas/validation.js";
 import { BatchBody, CancelAllBody as GwCancelAllBody, DeadmanBody as GwDeadmanBody } from "../../services/gateway/schemas.js";
-import { assertDeadman } from "../../services/relayer/ops.js";
+import { assertDeadman, OPS, type BatchItemParams } from "../../services/relayer/ops.js";
 import { ApiError } from "../../core/errors.js";
 
 const m = "0x" + "ab".repeat(32);
@@ -89,5 +89,18 @@ describe("batch body", () => {
     expect(g.items[1]).toEqual({ action: "CANCEL", market_id: m, order_id: "3" });
     expect(BatchBody.safeParse({ items: [{ action: "PLACE", market_id: m, collateral: "100", side: 0, leverage: 5, order_type: 1 }] }).success).toBe(false);
     expect(BatchBody.safeParse({ items: [{ action: "CANCEL", market_id: m }] }).success).toBe(false);
+  });
+});
+
+describe("a write's default lifetime", () => {
+  const item = (orderType: "MARKET" | "LIMIT"): BatchItemParams => ({
+    action: "PLACE", accountId: "1", marketId: m as `0x${string}`, collateralAmount: "100", side: "LONG", leverage: 5, orderType, clientKey: m as `0x${string}`,
+  } as BatchItemParams);
+  const cancel: BatchItemParams = { action: "CANCEL", accountId: "1", marketId: m as `0x${string}`, orderId: "3" };
+  it("a batch with a MARKET placement is as short-lived as that order sent alone; one of LIMIT places and cancels is not", () => {
+    const urgent = (items: BatchItemParams[]) => OPS.batchOrders.urgent?.({ accountId: "1", atomic: false, items }) ?? false;
+    expect(OPS.placeOrder.urgent?.({ ...item("MARKET") } as never)).toBe(true);
+    expect(urgent([cancel, item("MARKET")])).toBe(true);
+    expect(urgent([item("LIMIT"), cancel])).toBe(false);
   });
 });
