@@ -2555,6 +2555,16 @@ export const marketAbi = [
         "internalType": "uint256",
         "name": "releaseWad",
         "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "notionalWad",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "marginWad",
+        "type": "uint256"
       }
     ],
     "stateMutability": "nonpayable",

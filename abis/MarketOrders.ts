@@ -1082,6 +1082,16 @@ export const marketOrdersAbi = [
         "internalType": "uint256",
         "name": "release",
         "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "notional",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "margin",
+        "type": "uint256"
       }
     ],
     "stateMutability": "nonpayable",

@@ -358,9 +358,14 @@ contract Engine is IEngine, AccessControl, EIP712 {
         IMarket m = _market(marketId);
         (address owner, Operator storage o) = _authorizeTrade(accountId);
         uint256 band = owner != msg.sender ? o.bandBps : 0;
-        (uint256 charge, uint256 release) = m.modifyOrder(accountId, orderId, clientKey, priceX18, remainingQty, band);
+        (uint256 charge, uint256 release, uint256 value, uint256 marginWad) =
+            m.modifyOrder(accountId, orderId, clientKey, priceX18, remainingQty, band);
         _release(owner, o, release);
-        if (band != 0) _useBudget(owner, msg.sender, o, accountId, charge);
+        if (band != 0) {
+            // an order the operator grows has at most its policy's leverage, as one it places
+            if (value > marginWad * o.maxLeverage) revert OperatorLimitExceeded(owner, msg.sender, 1, _ceilDiv(value, marginWad), o.maxLeverage);
+            _useBudget(owner, msg.sender, o, accountId, charge);
+        }
     }
 
     function setDeadman(uint256 accountId, uint64 deadline) external {
@@ -468,7 +473,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
         uint256 value;
         (marginWad, value) = m.adjustMargin(accountId, delta6 * int256(TO_WAD));
         if (delta6 < 0 && owner != msg.sender && value > marginWad * o.maxLeverage) {
-            revert OperatorLimitExceeded(owner, msg.sender, 1, marginWad == 0 ? type(uint256).max : (value + marginWad - 1) / marginWad, o.maxLeverage);
+            revert OperatorLimitExceeded(owner, msg.sender, 1, _ceilDiv(value, marginWad), o.maxLeverage);
         }
     }
 
@@ -681,6 +686,11 @@ contract Engine is IEngine, AccessControl, EIP712 {
         if (msg.sender == _callee) return _calleeId;
         marketId = marketIdOfAddress[msg.sender];
         if (marketId == bytes32(0)) revert Unauthorized(msg.sender);
+    }
+
+    /// `value` / `margin` as a leverage, rounded up (no margin: the largest).
+    function _ceilDiv(uint256 value, uint256 margin) internal pure returns (uint256) {
+        return margin == 0 ? type(uint256).max : (value + margin - 1) / margin;
     }
 
     function _add(uint128 x, int256 d) internal pure returns (uint256) {

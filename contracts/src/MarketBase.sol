@@ -894,18 +894,25 @@ abstract contract MarketBase is IVenueErrors {
         return u == 0 || _sessionNow() == IMarket.Session.OPEN ? BPS : u;
     }
 
-    /// What the market's status lets through now (docs/CONTRACTS.md "Market status"): nothing
-    /// when CLOSED or CANCEL_ONLY; in POST_ONLY only an order that does not take (`postOnly`);
-    /// paused, in REDUCE_ONLY and in the window before a close only reduce-only orders.
+    /// What the market's status lets through now, in `status()`'s precedence (docs/CONTRACTS.md
+    /// "Market status"): nothing when CLOSED; paused, only reduce-only orders; in the window
+    /// before a close (unless the mode is CANCEL_ONLY), only reduce-only orders; then the mode:
+    /// nothing in CANCEL_ONLY, only an order that does not take (`postOnly`) in POST_ONLY, only
+    /// reduce-only orders in REDUCE_ONLY.
     function _checkStatus(bool reduceOnly, bool postOnly) internal view {
         IMarket.Session session_ = _sessionNow();
         if (session_ == IMarket.Session.CLOSED) revert MarketClosed(_marketId());
+        if (!_isActive) {
+            if (!reduceOnly) revert MarketNotActive(_marketId());
+            return;
+        }
         uint256 mode = _mode;
         if (mode == uint256(IMarket.MarketStatus.CANCEL_ONLY)) revert MarketCancelOnly(_marketId());
+        if (session_ != IMarket.Session.OPEN || mode == uint256(IMarket.MarketStatus.REDUCE_ONLY)) {
+            if (!reduceOnly) revert MarketReduceOnly(_marketId());
+            return;
+        }
         if (mode == uint256(IMarket.MarketStatus.POST_ONLY) && !postOnly) revert MarketPostOnly(_marketId());
-        if (reduceOnly) return;
-        if (!_isActive) revert MarketNotActive(_marketId());
-        if (session_ != IMarket.Session.OPEN || mode == uint256(IMarket.MarketStatus.REDUCE_ONLY)) revert MarketReduceOnly(_marketId());
     }
 
     /// The session now: the calendar in force and `block.timestamp` (one storage read).

@@ -56,7 +56,7 @@ contract MarketOrders is MarketBase {
     }
 
     function modifyOrder(uint256 accountId, uint256 orderId, bytes32 clientKey, uint256 price, uint256 remaining, uint256 bandBps)
-        external returns (uint256 charge, uint256 release)
+        external returns (uint256 charge, uint256 release, uint256 notional, uint256 margin)
     {
         if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
         uint256 n = orderId != 0 ? _localOf(orderId) : _keyed(accountId, clientKey);
@@ -77,6 +77,8 @@ contract MarketOrders is MarketBase {
         }
         o.operatorBandBps = uint16(bandBps);
         _remargin(o, accountId, left * oldPrice, remaining * price);
+        // an operator that grows a margined order opens exposure: the engine holds it to the policy's maxLeverage
+        if (bandBps != 0 && remaining > left) (notional, margin) = (remaining * price / WAD, uint256(o.margin6) * MICRO);
         _move(n, o, isBid, price, remaining, left);
         _afterTrade(index, false);
     }

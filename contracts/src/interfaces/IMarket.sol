@@ -284,8 +284,10 @@ interface IMarket is IVenueErrors {
     /// beyond the best opposite: PostOnlyWouldCross); keeps its place in time when only its size
     /// shrinks; its margin follows its notional (the order keeps its leverage). `chargeWad` /
     /// `releaseWad`: an operator's budget charge for the new order and release of the old.
+    /// `notionalWad` / `marginWad`: when an operator's modify grows a margined order, its notional
+    /// and margin now (for the policy's maxLeverage); else 0.
     function modifyOrder(uint256 accountId, uint256 orderId, bytes32 clientKey, uint256 priceX18, uint256 remainingQty, uint256 operatorBandBps)
-        external returns (uint256 chargeWad, uint256 releaseWad);
+        external returns (uint256 chargeWad, uint256 releaseWad, uint256 notionalWad, uint256 marginWad);
 
     /// Anyone: removes those of `orderIds` that rest at or past their expiry (others are skipped);
     /// their bonds go to the caller's wallet. Works in every session and while paused.

@@ -173,6 +173,48 @@ contract Scenario13OperatorDrainAttack is AttackBase {
         assertTrue(ok, "5x within the policy");
     }
 
+    /// A stolen key cannot place above the policy's leverage, so it grows an order the owner rested
+    /// at her own (higher) leverage: a modify keeps the order's leverage (its margin follows its
+    /// notional). Property, for owner orders at 5, 10, 20 and 50x grown 2, 30 and 300-fold under a
+    /// 10x policy: the grown order (and the position it opens) is at most 10x, or the modify is
+    /// refused (`OperatorLimitExceeded`, leverage) and the order is as it was. Shrinking is never
+    /// refused, and the owner herself is not bound by her operator's policy.
+    function test_attack_stolenKey_growsOwnersOrderBeyondThePolicy() public {
+        _approve(20_000e6, 10, 90, 10_000);
+        uint256 px = EUR_PX - 20 * TICK;
+        uint8[4] memory levs = [5, 10, 20, 50];
+        uint16[3] memory growths = [2, 30, 300];
+        for (uint256 i; i < levs.length; ++i) {
+            for (uint256 j; j < growths.length; ++j) {
+                uint256 id = _limit(alice, user, LONG, 10e6, levs[i], px);
+                IMarket.OrderView memory before = _order(id);
+                uint256 grown = before.remainingQty * growths[j];
+                vm.prank(thief);
+                try engine.modifyOrder(user, EUR, id, bytes32(0), px, grown) {
+                    IMarket.OrderView memory o = _order(id);
+                    assertEq(o.remainingQty, grown);
+                    assertLe(grown * px / 1e18, o.marginRemainingWad * 10, "an order the operator grew is above its policy's leverage");
+                } catch (bytes memory r) {
+                    _expectLimit(r, 1);
+                    assertGt(levs[i], 10, "refused within the policy");
+                    assertEq(keccak256(abi.encode(_order(id))), keccak256(abi.encode(before)), "a refused modify changed the order");
+                }
+                // shrinking: never refused
+                uint256 half = _order(id).remainingQty / 2 / LOT * LOT;
+                vm.prank(thief);
+                engine.modifyOrder(user, EUR, id, bytes32(0), px, half);
+                vm.prank(thief);
+                engine.cancelOrderById(user, EUR, id);
+            }
+        }
+        // the owner grows her own 50x order as she likes
+        uint256 own50 = _limit(alice, user, LONG, 10e6, 50, px);
+        uint256 thirtyFold = _order(own50).remainingQty * 30;
+        vm.prank(alice);
+        engine.modifyOrder(user, EUR, own50, bytes32(0), px, thirtyFold);
+        assertEq(_order(own50).remainingQty, thirtyFold);
+    }
+
     function test_attack_stolenKey_priceBeyondThePolicyBand() public {
         _approve(1_000e6, 50, 40, 10_000);
         uint256 mark = market.markPrice();

@@ -553,6 +553,65 @@ contract MarketOrderTypesTest is VenueFixture {
         assertEq(uint256(market.status()), uint256(IMarket.MarketStatus.CLOSED));
     }
 
+    error Accepted();
+
+    /// Runs a placement (or a MARKET close when `close`) as `who`, then undoes it (`Accepted`).
+    function probe(address who, IEngine.PlaceOrderParams memory p, bool close) external {
+        vm.prank(who);
+        if (close) engine.closePosition(p.accountId, EUR, MKT, 0, bytes32(0));
+        else engine.placeOrder(p);
+        revert Accepted();
+    }
+
+    /// Whether the market takes it now; a refusal must be one of the status errors.
+    function _takes(address who, IEngine.PlaceOrderParams memory p, bool close) internal returns (bool) {
+        (bool ok, bytes memory r) = address(this).call(abi.encodeCall(this.probe, (who, p, close)));
+        assertFalse(ok);
+        bytes4 s = bytes4(r);
+        if (s == Accepted.selector) return true;
+        assertTrue(
+            s == IVenueErrors.MarketNotActive.selector || s == IVenueErrors.MarketCancelOnly.selector
+                || s == IVenueErrors.MarketPostOnly.selector || s == IVenueErrors.MarketReduceOnly.selector,
+            "refused for another reason than the status"
+        );
+        return false;
+    }
+
+    /// Property: whatever the guardian's mode, the pause and the session (the window before a
+    /// close), `status()` says what passes: ACTIVE all; POST_ONLY orders that do not take;
+    /// REDUCE_ONLY and PAUSED reduce-only orders (a MARKET close among them); CANCEL_ONLY none.
+    /// Four orders each time: an opening post-only bid, an opening MARKET buy, a MARKET close and
+    /// a reduce-only post-only ask.
+    function test_status_saysWhatPasses_everyModePauseAndWindow() public {
+        _limit(bob, b, SHORT, 108e6, 10, 1.0805e18);
+        _market(alice, a, LONG, 10.8e6, 10); // alice long ~100
+        _limit(bob, b, SHORT, 108e6, 10, 1.0806e18);
+        _limit(carol, c, LONG, 108e6, 10, 1.0795e18);
+        IEngine.PlaceOrderParams memory openBid = _p(a, LONG, LMT, 5e6, 10, 1.0790e18, POST, false, 0);
+        IEngine.PlaceOrderParams memory openBuy = _p(a, LONG, MKT, 5e6, 10, 0, GTC, false, 0);
+        IEngine.PlaceOrderParams memory closeAsk = _p(a, SHORT, LMT, 2e6, 10, 1.0810e18, POST, true, 0);
+        for (uint256 w; w < 2; ++w) {
+            if (w == 1) _toSession(EUR, IMarket.Session.REDUCE_ONLY);
+            for (uint256 mode; mode < 4; ++mode) {
+                for (uint256 paused; paused < 2; ++paused) {
+                    engine.setMarketStatus(EUR, IMarket.MarketStatus(mode));
+                    engine.setMarketActive(EUR, paused == 0);
+                    IMarket.MarketStatus st = market.status();
+                    bool all = st == IMarket.MarketStatus.ACTIVE;
+                    bool reducing = all || st == IMarket.MarketStatus.REDUCE_ONLY || st == IMarket.MarketStatus.PAUSED;
+                    bool making = all || st == IMarket.MarketStatus.POST_ONLY;
+                    assertEq(_takes(alice, openBid, false), making, "an opening post-only bid");
+                    assertEq(_takes(alice, openBuy, false), all, "an opening MARKET buy");
+                    assertEq(_takes(alice, openBid, true), reducing, "a MARKET close");
+                    assertEq(_takes(alice, closeAsk, false), reducing || making, "a reduce-only post-only ask");
+                }
+            }
+        }
+        engine.setMarketActive(EUR, true);
+        engine.setMarketStatus(EUR, IMarket.MarketStatus.ACTIVE);
+        _checkAll();
+    }
+
     // ─── properties ──────────────────────────────────────────────────────────────────────
 
     /// Any time in force against a random book: post-only never matches, IOC and MARKET never
