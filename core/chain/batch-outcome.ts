@@ -8,8 +8,8 @@
 import { decodeFunctionResult, type Hex, type Log, type PublicClient } from "viem";
 import { engineAbi } from "../../abis/index.js";
 
-/** `logs`: the item's events in the order it emitted them (none when it failed). */
-export type BatchItemOutcome = { ok: boolean; data: Hex; logs: Log[] };
+/** `logs`: the item's events in the order it emitted them (none when it failed); null when the tracer gives no logs (no `withLog`). */
+export type BatchItemOutcome = { ok: boolean; data: Hex; logs: Log[] | null };
 
 /** A frame of the call tracer with `withLog`: its own logs carry `position`, the number of its subcalls run before each. */
 type Frame = { output?: Hex; error?: string; calls?: Frame[]; logs?: { address: Hex; topics: Hex[]; data: Hex; position?: Hex }[] };
@@ -31,6 +31,9 @@ function logsOf(f: Frame): Log[] {
   return out;
 }
 
+/** Whether the tracer gave logs anywhere in the transaction (a node without `withLog` gives none; a batch emits at least one event). */
+const hasLogs = (f: Frame): boolean => (f.logs?.length ?? 0) > 0 || (f.calls ?? []).some(hasLogs);
+
 export async function batchOutcome(client: Pick<PublicClient, "request">, hash: Hex): Promise<BatchItemOutcome[] | null> {
   try {
     const trace = (await client.request({
@@ -41,7 +44,8 @@ export async function batchOutcome(client: Pick<PublicClient, "request">, hash: 
     const [ok, results] = decodeFunctionResult({ abi: engineAbi, functionName: "batch", data: trace.output }) as readonly [readonly boolean[], readonly Hex[]];
     // the batch's own frame: one delegatecall per item, in order, then the deferred rate updates
     const items = trace.calls ?? [];
-    return ok.map((o, i) => ({ ok: o, data: results[i] ?? "0x", logs: o && items[i] ? logsOf(items[i]!) : [] }));
+    const withLogs = hasLogs(trace);
+    return ok.map((o, i) => ({ ok: o, data: results[i] ?? "0x", logs: !withLogs ? null : o && items[i] ? logsOf(items[i]!) : [] }));
   } catch {
     return null;
   }

@@ -921,7 +921,8 @@ async function batchItemResult(chain: Chain, item: BatchItemParams, logs: Log[],
   }
   const m = await chain.market(item.marketId);
   // the item's own events (the tracer's); without a tracer, the receipt's matched by account, key and id
-  const events = decode(outcome ? outcome.logs : logs).filter((l) => same(l.address, m.address));
+  const own = outcome?.logs ?? null;
+  const events = decode(own ?? logs).filter((l) => same(l.address, m.address));
   if (item.action === "PLACE") {
     const placed = events.find((l) => l.eventName === "OrderPlaced" && l.args.accountId === BigInt(item.accountId) && same(l.args.clientKey, item.clientKey));
     if (!placed) return { status: outcome ? "OK" : "UNKNOWN", marketId: item.marketId, clientKey: item.clientKey };
@@ -930,10 +931,10 @@ async function batchItemResult(chain: Chain, item: BatchItemParams, logs: Log[],
   if (item.action === "MODIFY") {
     // its OrderModified; without a tracer, the receipt's last of its order (by key: the key still
     // leads to it, the order is open after its modify)
-    const id = outcome ? undefined : item.orderId !== undefined
+    const id = own ? undefined : item.orderId !== undefined
       ? BigInt(item.orderId)
       : await chain.client.readContract({ address: m.address, abi: marketAbi, functionName: "orderIdOf", args: [BigInt(item.accountId), item.clientKey!] });
-    const modified = events.filter((l) => l.eventName === "OrderModified" && (outcome || l.args.orderId === id)).at(-1);
+    const modified = events.filter((l) => l.eventName === "OrderModified" && (own || l.args.orderId === id)).at(-1);
     if (!modified) return { status: outcome ? "OK" : "UNKNOWN", marketId: item.marketId, clientKey: item.clientKey ?? null, orderId: item.orderId ?? null };
     return { ...modifyData(item, modified.args), status: "OK" };
   }
