@@ -308,12 +308,24 @@ contract MarketBackstop is MarketBase, Initializable {
         // against the candidates' other opposite positions (in loss: after every one in profit),
         // at the same price, in the list's order (rank 0): a bankrupt rest's deficit is borne by
         // the opposite side, as with those in profit, never left open nor to the pool. One that
-        // would end below zero at that price is passed over (its own liquidation's business).
+        // would end below zero at that price bears what it has instead: it closes at its own
+        // bankruptcy price (a tick inside it, never beyond the mark), its equity to about zero,
+        // and the rest of the deficit is bad debt (the book, the fund and the opposite side all
+        // exhausted). One already below zero is passed over (its own liquidation's business).
         for (uint256 x; x < cands.length && qty < absSize; ++x) {
             uint256 c = cands[x];
             Position storage p = positions[c];
             if (c == accountId || p.size == 0 || (p.size > 0) == long) continue;
             (uint256 q, uint256 cn) = _deleverageOne(accountId, c, long, absSize - qty, price, 0);
+            if (q == 0) {
+                VenueMath.Health memory h = _healthOf(p, mark);
+                if (h.equity <= 0) continue;
+                uint256 tick = MarketArgs.get(MarketArgs.TICK_SIZE);
+                uint256 ins = h.insolvencyPrice;
+                // `long`: the counterparty is short and buys back (lower is better for it)
+                uint256 pc = long ? (ins > mark + tick ? ins - tick : mark) : (ins + tick < mark ? ins + tick : mark);
+                (q, cn) = _deleverageOne(accountId, c, long, absSize - qty, pc, 0);
+            }
             qty += q;
             notional += cn;
         }

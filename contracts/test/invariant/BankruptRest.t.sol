@@ -32,4 +32,48 @@ contract BankruptRestTest is VenueInvariantBase {
         assertEq(engine.badDebtWad(), 0, "no bad debt: the opposite side bore the deficit");
         assertGe(RiskChecks.surplusWad(engine, lens, token), int256(0), "strictly solvent");
     }
+
+    /// BUGS.md #11, the campaign's shrunk sequence (CI, 2026-11-30): after a solvent long is
+    /// deleveraged against the only short, a bankrupt long (10.3 EUR, equity −0.4298) remains with
+    /// no book, no fund, and that short (equity +0.4271) the only opposite position: at the
+    /// bankrupt's price the short would end below zero, so it was passed over and the deficit
+    /// stayed open. Now the short bears what it has (it closes at its own bankruptcy price, a tick
+    /// inside it) and the rest of the deficit is bad debt: nothing is left open, nobody ends below
+    /// zero, and the bad debt is only what the opposite side could not bear (a tick's worth more).
+    function test_bankruptRestBeyondTheOppositeSidesEquity_closesWithTheRestToBadDebt() public {
+        handler.batchPlaceCancel(4330, false, 7200, 488671477760, -555651312460255016143876386450667);
+        handler.placeLimit(163686018184281099202955187751723013291884659534254326, true, 7, 21585, -10);
+        handler.movePrice(18126, -300);
+        handler.placeLimitKeyed(600, true, 79381, 40, 12691, 34611);
+        handler.movePrice(34164349429851171014679094707935803147808267675956, -162666924392400173711);
+        handler.modifyOrder(20, -50, 19439);
+        handler.movePrice(488671477760, -50);
+        handler.placeMarket(12, false, 15116, 13662846);
+        handler.movePrice(type(uint256).max - 1, -2745927531114797725025353969520012160741813394248695586725959821);
+        // the situation: account 1 long and liquidatable, account 2 long and bankrupt, account 3 the only short
+        assertGt(market.getPosition(1).sizeQty, 0);
+        assertLt(lens.positionHealth(market, 2).equityWad, 0, "account 2 bankrupt");
+        assertLt(market.getPosition(3).sizeQty, 0);
+        assertEq(engine.insuranceFundWad(), 0, "no fund");
+        uint256 snap = vm.snapshotState();
+        vm.prank(address(0x4Ee9E2));
+        engine.liquidatePosition(1, EUR);
+        int256 deficit = -lens.positionHealth(market, 2).equityWad;
+        int256 shortEquity = lens.positionHealth(market, 3).equityWad;
+        uint256 fund = engine.insuranceFundWad(); // the first liquidation's fee
+        assertGt(deficit, shortEquity, "the short cannot bear the whole deficit");
+        vm.revertToState(snap);
+
+        (uint256 unexpected,) = handler.liquidateEverything();
+        assertEq(unexpected, 0, "every liquidation refused only for a venue reason");
+        assertEq(market.getPosition(2).sizeQty, 0, "the bankrupt rest is closed");
+        assertEq(market.getPosition(3).sizeQty, 0, "the short bore what it had");
+        assertEq(handler.deficitLeftOpen(), 0, "no deficit left in an open position");
+        // what the opposite side could not bear: from the fund (the first liquidation's fee went
+        // there), then bad debt; together no more than that (and a tick's worth)
+        uint256 absorbed = fund - engine.insuranceFundWad() + engine.badDebtWad();
+        assertGt(absorbed, 0, "the fund and bad debt took what the short could not bear");
+        assertLe(absorbed, uint256(deficit - shortEquity) + 10.3e18 * TICK / 1e18 + 10, "no more than the opposite side could not bear");
+        assertGe(RiskChecks.surplusWad(engine, lens, token), int256(0), "strictly solvent");
+    }
 }
