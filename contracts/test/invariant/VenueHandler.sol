@@ -1261,7 +1261,10 @@ contract VenueHandler is Test {
                 _target("a fund reduction grew, flipped or misreported the fund's position");
             }
         } catch (bytes memory r) {
-            bytes4[] memory a = new bytes4[](7);
+            bytes4[] memory a = new bytes4[](9);
+            // a MARKET close: refused in the guardian's POST_ONLY and CANCEL_ONLY modes (not while paused or in the window before a close: MarketBase._checkStatus)
+            a[7] = mode[k] == uint8(IMarket.MarketStatus.POST_ONLY) ? IVenueErrors.MarketPostOnly.selector : bytes4(0xffffffff);
+            a[8] = mode[k] == uint8(IMarket.MarketStatus.CANCEL_ONLY) ? IVenueErrors.MarketCancelOnly.selector : bytes4(0xffffffff);
             a[0] = IVenueErrors.FundReductionNotDue.selector;
             a[1] = IVenueErrors.NoPosition.selector;
             a[2] = IVenueErrors.NoLiquidity.selector;
