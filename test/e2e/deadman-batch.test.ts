@@ -14,7 +14,7 @@ import { parseEventLogs, parseUnits, type Address, type Hex } from "viem";
 import { depositTokenAbi, engineAbi, marketAbi } from "../../abis/index.js";
 import { devAccount, KEY_INDEX } from "../../core/config.js";
 import { sharedStack } from "./helpers/stacks.js";
-import { publicClient, waitIndexed, walletClient } from "./helpers/chain.js";
+import { advanceClock, publicClient, waitIndexed, walletClient } from "./helpers/chain.js";
 import { gatewayClient, integrationClient, signIn } from "./helpers/http.js";
 import { until } from "./helpers/wait.js";
 import { GatewayClient, VenueClient, order } from "../../packages/client/src/index.js";
@@ -67,11 +67,8 @@ describe.each([sharedStack()])("dead-man switch, cancel-all, batch ($kind)", (s)
   };
 
   const chainNow = async () => (await client.getBlock({ blockTag: "latest" })).timestamp;
-  /** The chain's clock `seconds` ahead, and a block at that time. */
-  const advance = async (seconds: number) => {
-    await client.request({ method: "evm_increaseTime" as never, params: [seconds] as never });
-    await client.request({ method: "evm_mine" as never, params: [] as never });
-  };
+  /** The chain's clock `seconds` ahead, a block at that time, the index pushed again (advanceClock). */
+  const advance = (seconds: number) => advanceClock(s, seconds);
   const mark = async (marketAddress: Address) => client.readContract({ address: marketAddress, abi: marketAbi, functionName: "markPrice" });
   /** A resting bid `k` ticks under 99.5 % of the mark (within the relayer's operator band). */
   const bidPrice = (marketId: Hex, k = 0) => atTick((marks.get(marketId)! * 995n) / 1000n) - BigInt(k) * TICK;

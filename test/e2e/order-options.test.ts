@@ -20,7 +20,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { parseEventLogs, parseUnits, type Address, type Hex } from "viem";
 import { depositTokenAbi, engineAbi, marketAbi } from "../../abis/index.js";
 import { sharedStack } from "./helpers/stacks.js";
-import { publicClient, waitIndexed, walletClient } from "./helpers/chain.js";
+import { advanceClock, publicClient, waitIndexed, walletClient } from "./helpers/chain.js";
 import { gatewayClient, integrationClient, signIn } from "./helpers/http.js";
 
 const usd = (v: string) => parseUnits(v, 6);
@@ -217,9 +217,7 @@ describe.each([sharedStack()])("order options: time in force, reduce-only, good-
     expect(BigInt(level0!.quantity)).toBeGreaterThanOrEqual(BigInt(size));
 
     // the chain clock passes the expiry; nobody removes it
-    await client.request({ method: "evm_increaseTime" as never, params: [30] as never });
-    await client.request({ method: "evm_mine" as never, params: [] as never });
-    const mined = await client.getBlock({ blockTag: "latest" });
+    const mined = await advanceClock(s, 30);
     expect(mined.timestamp).toBeGreaterThanOrEqual(BigInt(expiresAt));
     await waitIndexed(s, mined.number);
     // still ACTIVE on chain at the first block at or past its expiry: other senders (the feed, the
