@@ -134,18 +134,23 @@ on("Market:OrderFilled", async ({ event, context }) => {
   }));
 });
 
+/** A closed order's row: nothing remains, `cancelledQty` never filled, its margin returned (`marginReturnedWad`). */
+const closedRow = (status: string, reason: number, cancelledQty: bigint, marginReturnedWad: bigint, at: bigint) => ({
+  status,
+  closeReason: enumName(CLOSE_REASONS, reason),
+  remainingQty: 0n,
+  cancelledQty,
+  marginRemainingWad: 0n,
+  marginReturnedWad,
+  updatedAt: at,
+  closedAt: at,
+});
+
 on("Market:OrderClosed", async ({ event, context }) => {
   const a = event.args;
   await context.db.update(order, { orderId: a.orderId }).set({
-    status: enumName(ORDER_STATUSES, a.status),
-    closeReason: enumName(CLOSE_REASONS, a.reason),
+    ...closedRow(enumName(ORDER_STATUSES, a.status), a.reason, a.cancelledQty, a.marginReturnedWad, event.block.timestamp),
     filledQty: a.filledQty,
-    remainingQty: 0n,
-    cancelledQty: a.cancelledQty,
-    marginRemainingWad: 0n, // returned (marginReturnedWad)
-    marginReturnedWad: a.marginReturnedWad,
-    updatedAt: event.block.timestamp,
-    closedAt: event.block.timestamp,
   });
 });
 
@@ -160,16 +165,7 @@ on("Market:OrdersCancelled", async ({ event, context }) => {
   for (const orderId of orderIds) {
     const o = await context.db.find(order, { orderId });
     if (!o) throw new Error(`OrdersCancelled of order ${orderId} before its OrderPlaced`);
-    await context.db.update(order, { orderId }).set({
-      status: "cancelled",
-      closeReason: enumName(CLOSE_REASONS, reason),
-      remainingQty: 0n,
-      cancelledQty: o.remainingQty,
-      marginRemainingWad: 0n,
-      marginReturnedWad: o.marginRemainingWad,
-      updatedAt: t,
-      closedAt: t,
-    });
+    await context.db.update(order, { orderId }).set(closedRow("cancelled", reason, o.remainingQty, o.marginRemainingWad, t));
     await setLevel(context, event.log.address, event.block.number, marketId, o.side, o.priceX18, (level) => ({
       totalQty: (level?.quantityQty ?? 0n) - o.remainingQty,
       orderCount: BigInt((level?.orderCount ?? 0) - 1),

@@ -363,7 +363,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
         _release(owner, o, release);
         if (band != 0) {
             // an order the operator grows has at most its policy's leverage, as one it places
-            if (value > marginWad * o.maxLeverage) revert OperatorLimitExceeded(owner, msg.sender, 1, _ceilDiv(value, marginWad), o.maxLeverage);
+            _withinLeverage(owner, o, value, marginWad);
             _useBudget(owner, msg.sender, o, accountId, charge);
         }
     }
@@ -472,9 +472,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
         }
         uint256 value;
         (marginWad, value) = m.adjustMargin(accountId, delta6 * int256(TO_WAD));
-        if (delta6 < 0 && owner != msg.sender && value > marginWad * o.maxLeverage) {
-            revert OperatorLimitExceeded(owner, msg.sender, 1, _ceilDiv(value, marginWad), o.maxLeverage);
-        }
+        if (delta6 < 0 && owner != msg.sender) _withinLeverage(owner, o, value, marginWad);
     }
 
     /// Account 0 is the insurance fund's position in each market (docs/CONTRACTS.md "Backstop").
@@ -688,9 +686,12 @@ contract Engine is IEngine, AccessControl, EIP712 {
         if (marketId == bytes32(0)) revert Unauthorized(msg.sender);
     }
 
-    /// `value` / `margin` as a leverage, rounded up (no margin: the largest).
-    function _ceilDiv(uint256 value, uint256 margin) internal pure returns (uint256) {
-        return margin == 0 ? type(uint256).max : (value + margin - 1) / margin;
+    /// The operator's `maxLeverage` over what it leaves: `value` on `margin` (OperatorLimitExceeded,
+    /// what = 1, with the leverage rounded up; no margin: the largest).
+    function _withinLeverage(address owner, Operator storage o, uint256 value, uint256 margin) internal view {
+        if (value > margin * o.maxLeverage) {
+            revert OperatorLimitExceeded(owner, msg.sender, 1, margin == 0 ? type(uint256).max : (value + margin - 1) / margin, o.maxLeverage);
+        }
     }
 
     function _add(uint128 x, int256 d) internal pure returns (uint256) {

@@ -688,8 +688,6 @@ export const OPS: { [K in Kind]: Op<K> } = {
       const batches = decode(logs).filter((l) => l.eventName === "OrdersCancelled" && l.args.accountId === BigInt(p.accountId));
       const markets = new Map<string, { marketId: Hex | null; cancelled: number; marginReturnedWad: bigint; orderIds: string[] }>();
       if (p.marketId) markets.set(p.marketId.toLowerCase(), { marketId: p.marketId, cancelled: 0, marginReturnedWad: 0n, orderIds: [] });
-      let cancelled = 0;
-      let total = 0n;
       for (const e of batches) {
         const m = await chain.marketAt(e.address);
         const key = (m?.marketId ?? e.address).toLowerCase();
@@ -699,16 +697,17 @@ export const OPS: { [K in Kind]: Op<K> } = {
         row.marginReturnedWad += e.args.marginReturnedWad as bigint;
         row.orderIds.push(...ids.map((id) => id.toString()));
         markets.set(key, row);
-        cancelled += ids.length;
-        total += e.args.marginReturnedWad as bigint;
       }
+      const rows = [...markets.values()];
+      const cancelled = rows.reduce((n, r) => n + r.cancelled, 0);
+      const total = rows.reduce((a, r) => a + r.marginReturnedWad, 0n);
       return {
         accountId: Number(p.accountId),
         marketId: p.marketId ?? null,
         cancelled,
         marginReturned: total.toString(),
         marginReturnedFormatted: formatWad(total),
-        markets: [...markets.values()].map((r) => ({
+        markets: rows.map((r) => ({
           marketId: r.marketId, cancelled: r.cancelled, marginReturned: r.marginReturnedWad.toString(), marginReturnedFormatted: formatWad(r.marginReturnedWad), orderIds: r.orderIds,
         })),
       };
