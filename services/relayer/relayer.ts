@@ -73,6 +73,8 @@ export class Relayer {
   private highestBlock = 0n;
   /** The signer's mined nonce as last read, and since when it has not moved (the degraded rule). */
   private minedNonce: bigint | null = null;
+  /** The head whose mined nonce and mined rows the tracker last went through (`tick`). */
+  private trackedHead: Hex | null = null;
   private minedNonceSince = Date.now();
   private capLogged = new Set<string>();
   private signer$ = new Batcher<{ id: string; call: CallWithGas }, { nonce: bigint; tx: SignedTx } | null>(async (items) => {
@@ -409,21 +411,27 @@ export class Relayer {
     if (this.ticking) return;
     this.ticking = true;
     try {
-      await this.chain.refreshHead();
+      const head = await this.chain.refreshHead();
       if (Date.now() - this.balanceAt > this.cfg.BALANCE_CHECK_MS) await this.refreshBalance();
       await this.watchReorgs(false);
-      const latest = BigInt(await this.chain.client.getTransactionCount({ address: this.signer, blockTag: "latest" }));
-      if (latest !== this.minedNonce) {
-        this.minedNonce = latest;
-        this.minedNonceSince = Date.now();
-      }
-      const inFlight = await this.store.inFlightNonces(this.signer);
-      await this.fillNonceGap(latest, inFlight);
-      // Mined nonces every tick; pending ones (bumps, re-sends) about twice a second.
+      // Mined nonces when the head moved (they change with it, nowhere else); pending ones (bumps,
+      // re-sends, nonce gaps) about twice a second: an idle tick costs one RPC call.
+      const moved = head.hash !== this.trackedHead || this.minedNonce === null;
       const checkPending = this.tickCount % Math.max(1, Math.round(500 / this.cfg.TRACK_INTERVAL_MS)) === 0;
-      const ids = inFlight.filter((r) => r.nonce < latest || checkPending).map((r) => r.id);
-      const rows = await this.store.withAttempts(ids);
-      await Promise.all(rows.map((row) => this.track(row, latest).catch((e) => this.log.warn({ err: shortMessage(e), requestId: row.id }, "track failed"))));
+      if (moved || checkPending) {
+        const latest = moved ? BigInt(await this.chain.client.getTransactionCount({ address: this.signer, blockTag: "latest" })) : this.minedNonce!;
+        if (latest !== this.minedNonce) {
+          this.minedNonce = latest;
+          this.minedNonceSince = Date.now();
+        }
+        const inFlight = await this.store.inFlightNonces(this.signer);
+        await this.fillNonceGap(latest, inFlight);
+        const ids = inFlight.filter((r) => r.nonce < latest || checkPending).map((r) => r.id);
+        const rows = await this.store.withAttempts(ids);
+        await Promise.all(rows.map((row) => this.track(row, latest).catch((e) => this.log.warn({ err: shortMessage(e), requestId: row.id }, "track failed"))));
+        // the head tracked: its mined rows were looked at (a failed tick tries the same head again)
+        this.trackedHead = head.hash;
+      }
       if (++this.tickCount % 25 === 0) {
         await this.adoptOrphans();
         await this.store.expireKeys(this.cfg.IDEMPOTENCY_TTL_MS);

@@ -5,7 +5,7 @@
  * to a feed (a Chainlink-style aggregator behind the ChainlinkFeedAdapter), whose moves the oracle
  * does not emit: the indexer reads it each block.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { createClient } from "@ponder/client";
 import { eq } from "drizzle-orm";
@@ -60,7 +60,9 @@ describe.each([sharedStack()])("oracle ($kind)", (s: StackInfo) => {
   it("follows a feed-routed price id each block: index_price as the oracle's window gives it, back to pushed prices when unrouted", async () => {
     // forge's artifacts (the forge phase compiles contracts/test before e2e runs)
     const artifact = (file: string, name: string) => {
-      const j = JSON.parse(readFileSync(new URL(`../../contracts/out/${file}/${name}.json`, import.meta.url), "utf8"));
+      const path = new URL(`../../contracts/out/${file}/${name}.json`, import.meta.url);
+      if (!existsSync(path)) throw new Error(`${name} is not compiled (${path.pathname}): run \`npm run test:forge\` (or \`npx tsx scripts/forge.ts build\`) before the e2e files alone`);
+      const j = JSON.parse(readFileSync(path, "utf8"));
       return { abi: j.abi as Abi, bytecode: j.bytecode.object as Hex };
     };
     const deployer = walletClient(s, devAccount(KEY_INDEX.deployer).privateKey);
