@@ -416,7 +416,7 @@ export class Relayer {
       await this.watchReorgs(false);
       // Mined nonces when the head moved (they change with it, nowhere else); pending ones (bumps,
       // re-sends, nonce gaps) about twice a second: an idle tick costs one RPC call.
-      const moved = head.hash !== this.trackedHead || this.minedNonce === null;
+      const moved = head.hash !== this.trackedHead; // none tracked yet at start (minedNonce is set with it)
       const checkPending = this.tickCount % Math.max(1, Math.round(500 / this.cfg.TRACK_INTERVAL_MS)) === 0;
       if (moved || checkPending) {
         const latest = moved ? BigInt(await this.chain.client.getTransactionCount({ address: this.signer, blockTag: "latest" })) : this.minedNonce!;
