@@ -8,8 +8,8 @@
  *
  * The venue's invariant campaign (contracts/test/invariant, about a minute and a half on one core) runs
  * beside unit and e2e, once forge has compiled: it is single-threaded, and unit and e2e leave
- * most of a second core idle (e2e waits on chains and indexers). Its output is printed when it
- * ends, after the phase it overlapped.
+ * most of a second core idle (e2e waits on chains and indexers). Its output is printed after the
+ * last phase, above the summary.
  */
 import { spawn, type StdioOptions } from "node:child_process";
 import { dirname, resolve } from "node:path";
@@ -56,13 +56,14 @@ const run = (p: Phase) =>
       const chunks: Buffer[] = [];
       child.stdout!.on("data", (b: Buffer) => chunks.push(b));
       child.stderr!.on("data", (b: Buffer) => chunks.push(b));
-      child.on("close", () => {
-        console.log(`\n== ${p.name} (it ran beside the phases after forge): its output\n${Buffer.concat(chunks).toString()}`);
-      });
+      // printed once every phase has ended, just above the summary: a failure's details (forge's
+      // failing sequence and seed) are then in the log's last lines, not amid another phase's output
+      child.on("close", () => besideOutputs.push(`\n== ${p.name} (it ran beside the phases after forge): its output\n${Buffer.concat(chunks).toString()}`));
     }
     child.on("close", (code, signal) => done(code ?? (signal ? 1 : 0)));
   });
 
+const besideOutputs: string[] = [];
 const results: { name: string; seconds: number; code: number; beside?: boolean }[] = [];
 const pending: Promise<void>[] = [];
 const t0 = Date.now();
@@ -77,6 +78,7 @@ for (const p of phases.filter((p) => !only || only.includes(p.name))) {
   else await finished;
 }
 await Promise.all(pending);
+for (const out of besideOutputs) console.log(out);
 console.log(`\n== phases (${fast ? "test:fast" : "test"}), ${Math.round((Date.now() - t0) / 1000)} s in all`);
 for (const r of results) console.log(`${r.name.padEnd(9)} ${String(r.seconds).padStart(5)} s  ${r.code === 0 ? "passed" : "FAILED"}${r.beside ? "  (beside the phases after it)" : ""}`);
 const failed = results.filter((r) => r.code !== 0).map((r) => r.name);
