@@ -1278,40 +1278,6 @@ export const marketBackstopAbi = [
         "type": "uint256"
       }
     ],
-    "name": "getFillableLevels",
-    "outputs": [
-      {
-        "internalType": "uint256[]",
-        "name": "pricesX18",
-        "type": "uint256[]"
-      },
-      {
-        "internalType": "uint256[]",
-        "name": "totalQty",
-        "type": "uint256[]"
-      },
-      {
-        "internalType": "uint256[]",
-        "name": "orderCounts",
-        "type": "uint256[]"
-      }
-    ],
-    "stateMutability": "view",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "enum IMarket.Side",
-        "name": "side",
-        "type": "uint8"
-      },
-      {
-        "internalType": "uint256",
-        "name": "depth",
-        "type": "uint256"
-      }
-    ],
     "name": "getLevels",
     "outputs": [
       {

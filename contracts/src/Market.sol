@@ -220,8 +220,8 @@ contract Market is MarketBase, Initializable {
         _margin(accountId, -int256(commit), int256(commit), IEngine.MarginReason.ORDER_COMMIT);
     }
 
-    /// Everything else IMarket declares: several cancels, modify and expired orders' removal in
-    /// MarketOrders; liquidation, isolated margin, funding pokes and the batch's rate in the
+    /// Everything else IMarket declares: several cancels, modify, expired orders' removal and
+    /// the fillable depth view in MarketOrders; liquidation, isolated margin, funding pokes and the batch's rate in the
     /// extension; the calendar, pause, the fund's reduction, initialize and every other view in the
     /// extension or, through it, the backstop.
     /// The same call runs there on this market's storage.
@@ -229,6 +229,7 @@ contract Market is MarketBase, Initializable {
         bytes4 s = msg.sig;
         _delegate(
             s == IMarket.modifyOrder.selector || s == IMarket.cancelOrders.selector || s == IMarket.removeExpired.selector
+                || s == IMarket.getFillableLevels.selector
                 ? orderModule
                 : extension
         );

@@ -299,24 +299,29 @@ contract MarketBackstop is MarketBase, Initializable {
         internal returns (uint256 qty, uint256 notional)
     {
         (uint256[] memory ids, uint256 k) = _ranked(accountId, long, mark, cands);
+        // what each one in profit gained (into its available balance), for the gap below
+        uint256[] memory gains = new uint256[](k);
         for (uint256 r; r < k && qty < absSize; ++r) {
-            (uint256 q, uint256 cn) = _deleverageOne(accountId, ids[r], long, absSize - qty, price, r + 1);
+            (uint256 q, uint256 cn, uint256 g) = _deleverageOne(accountId, ids[r], long, absSize - qty, price, r + 1);
             qty += q;
             notional += cn;
+            gains[r] = g;
         }
         // the last resort: with no fund to take it and not enough in profit, the rest closes
         // against the candidates' other opposite positions (in loss: after every one in profit),
         // at the same price, in the list's order (rank 0): a bankrupt rest's deficit is borne by
         // the opposite side, as with those in profit, never left open nor to the pool. One that
         // would end below zero at that price bears what it has instead: it closes at its own
-        // bankruptcy price (a tick inside it, never beyond the mark), its equity to about zero,
-        // and the rest of the deficit is bad debt (the book, the fund and the opposite side all
+        // bankruptcy price (a tick inside it, never beyond the mark), its equity to about zero;
+        // the gap to `price` is borne by the gains of those in profit closed above, best ranked
+        // first, out of their available balances (BUGS.md #12), and only what they cannot bear
+        // goes to the fund, then to bad debt (the book, the fund and the opposite side all
         // exhausted). One already below zero is passed over (its own liquidation's business).
         for (uint256 x; x < cands.length && qty < absSize; ++x) {
             uint256 c = cands[x];
             Position storage p = positions[c];
             if (c == accountId || p.size == 0 || (p.size > 0) == long) continue;
-            (uint256 q, uint256 cn) = _deleverageOne(accountId, c, long, absSize - qty, price, 0);
+            (uint256 q, uint256 cn,) = _deleverageOne(accountId, c, long, absSize - qty, price, 0);
             if (q == 0) {
                 VenueMath.Health memory h = _healthOf(p, mark);
                 if (h.equity <= 0) continue;
@@ -324,11 +329,32 @@ contract MarketBackstop is MarketBase, Initializable {
                 uint256 ins = h.insolvencyPrice;
                 // `long`: the counterparty is short and buys back (lower is better for it)
                 uint256 pc = long ? (ins > mark + tick ? ins - tick : mark) : (ins + tick < mark ? ins + tick : mark);
-                (q, cn) = _deleverageOne(accountId, c, long, absSize - qty, pc, 0);
+                (q, cn,) = _deleverageOne(accountId, c, long, absSize - qty, pc, 0);
+                cn = _bearGap(long, q, cn, price, ids, gains);
             }
             qty += q;
             notional += cn;
         }
+    }
+
+    /// `cn`, the notional of `q` closed at a price the counterparty could bear instead of `price`,
+    /// moved towards `price`'s by what the gains of those in profit closed before it bear (best
+    /// ranked first, each at most its gain, out of its available balance): the liquidated one
+    /// gets it (a long sells: more; a short buys back: less), and the gap left is its shortfall.
+    function _bearGap(bool long, uint256 q, uint256 cn, uint256 price, uint256[] memory ids, uint256[] memory gains)
+        internal returns (uint256)
+    {
+        uint256 atPrice = Math.mulDiv(q, price, WAD, long ? Math.Rounding.Ceil : Math.Rounding.Floor);
+        uint256 gap = long ? (atPrice > cn ? atPrice - cn : 0) : (cn > atPrice ? cn - atPrice : 0);
+        for (uint256 r; r < gains.length && gap != 0; ++r) {
+            uint256 t = gains[r] < gap ? gains[r] : gap;
+            if (t == 0) continue;
+            gains[r] -= t;
+            gap -= t;
+            _margin(ids[r], -int256(t), 0, IEngine.MarginReason.LIQUIDATION);
+            cn = long ? cn + t : cn - t;
+        }
+        return cn;
     }
 
     /// The candidates' opposite positions in profit, best score first (`_deleverage`); `k` of them.
@@ -362,15 +388,16 @@ contract MarketBackstop is MarketBase, Initializable {
     /// Closes up to `room` of counterparty `c`'s opposite position against the liquidated one at
     /// `price` (`rank`: its place in the ranking, 0 for the last resort); nothing when that would
     /// leave it below zero. The counterparty pays the rounding: a short buys back (ceil), a long
-    /// sells (floor).
+    /// sells (floor). `gain`: what its realized PnL put into its available balance (0 for a loss).
     function _deleverageOne(uint256 accountId, uint256 c, bool long, uint256 room, uint256 price, uint256 rank)
-        internal returns (uint256 q, uint256 cn)
+        internal returns (uint256 q, uint256 cn, uint256 gain)
     {
         q = VenueMath.abs(positions[c].size);
         if (q > room) q = room;
         cn = Math.mulDiv(q, price, WAD, long ? Math.Rounding.Ceil : Math.Rounding.Floor);
         Settlement memory st = _computeSettle(c, long, q, cn, 0, 0, false);
-        if (st.shortfall != 0) return (0, 0);
+        if (st.shortfall != 0) return (0, 0, 0);
+        if (st.pnl > 0 && st.toAvailable > 0) gain = uint256(st.pnl < st.toAvailable ? st.pnl : st.toAvailable);
         _writeSettle(c, st, 0, IMarket.PositionReason.DELEVERAGE);
         emit IMarket.Deleveraged(++seq, accountId, c, q, price, cn, st.size, st.pnl, rank);
     }
@@ -443,46 +470,6 @@ contract MarketBackstop is MarketBase, Initializable {
     function markPrice() external view returns (uint256) {
         (uint256 index,) = _oracle().getPrice(_marketId());
         return _markNow(index);
-    }
-
-    /// Orders `getFillableLevels` reads at most (a view; bounds its cost for a node's eth_call).
-    uint256 internal constant MAX_DEPTH_ORDERS = 2_000;
-
-    /// Up to `depth` levels from the best price outwards counting only orders that could fill an
-    /// ordinary taker now at the mark (`_fillable`); a level with none is left out. Reads at most
-    /// MAX_DEPTH_ORDERS orders (what lies beyond is not listed). `getLevels` is the book as stored.
-    function getFillableLevels(IMarket.Side side, uint256 depth)
-        external view returns (uint256[] memory pricesX18, uint256[] memory totalQty, uint256[] memory orderCounts)
-    {
-        bool isBid = side == IMarket.Side.LONG;
-        TickBitmap.Bitmap storage book = isBid ? bids : asks;
-        pricesX18 = new uint256[](depth);
-        totalQty = new uint256[](depth);
-        orderCounts = new uint256[](depth);
-        (uint256 index,) = _oracle().getPrice(_marketId());
-        uint256 mark = _markNow(index);
-        // from the best tick the market keeps (`_bookSet`): what its sweep starts from
-        uint256 tick = isBid ? _bestBidTick : _bestAskTick;
-        if (tick == 0) tick = TickBitmap.NONE;
-        uint256 k;
-        uint256 read;
-        while (k < depth && tick != TickBitmap.NONE && read < MAX_DEPTH_ORDERS) {
-            uint256 n = (isBid ? bidLevels[tick] : askLevels[tick]).head;
-            for (; n != 0 && read < MAX_DEPTH_ORDERS; n = orders[n].next) {
-                ++read;
-                if (!_fillable(n, mark)) continue;
-                Order storage o = orders[n];
-                totalQty[k] += o.originalQty - o.filledQty;
-                ++orderCounts[k];
-            }
-            if (orderCounts[k] != 0) pricesX18[k++] = tick * MarketArgs.get(MarketArgs.TICK_SIZE);
-            tick = isBid ? book.nextBelow(tick) : book.nextAbove(tick);
-        }
-        assembly ("memory-safe") {
-            mstore(pricesX18, k)
-            mstore(totalQty, k)
-            mstore(orderCounts, k)
-        }
     }
 
     function _listed(uint256[] memory ids, uint256 k, uint256 id) internal pure returns (bool) {

@@ -5,12 +5,15 @@ import {IMarket} from "./interfaces/IMarket.sol";
 import {IEngine} from "./interfaces/IEngine.sol";
 import {MarketBase} from "./MarketBase.sol";
 import {MarketArgs} from "./libraries/MarketArgs.sol";
+import {TickBitmap} from "./libraries/TickBitmap.sol";
 
 /// @notice Order management off the placing path, run on a market's storage by
 /// delegatecall from `Market`'s fallback (deployed once, an immutable of the implementation):
 /// several cancels at once (the engine's cancel-all and dead-man cancels), the removal of
 /// expired orders and modifying a resting order. Kept apart so `Market` keeps room under EIP-170 (docs/CONTRACTS.md "Contracts").
 contract MarketOrders is MarketBase {
+    using TickBitmap for TickBitmap.Bitmap;
+
     function cancelOrders(uint256 accountId, uint256[] calldata orderIds, IMarket.CloseReason reason)
         external returns (uint256 cancelled, uint256 marginReturnedWad, uint256 releaseWad)
     {
@@ -146,6 +149,48 @@ contract MarketOrders is MarketBase {
         if (from.orderCount == 0 && tick != fromTick) {
             if (isBid) delete bidLevels[fromTick];
             else delete askLevels[fromTick];
+        }
+    }
+
+    // ─── views (here for the backstop's size: EIP-170) ──────────────────────────────────
+
+    /// Orders `getFillableLevels` reads at most (a view; bounds its cost for a node's eth_call).
+    uint256 internal constant MAX_DEPTH_ORDERS = 2_000;
+
+    /// Up to `depth` levels from the best price outwards counting only orders that could fill an
+    /// ordinary taker now at the mark (`_fillable`); a level with none is left out. Reads at most
+    /// MAX_DEPTH_ORDERS orders (what lies beyond is not listed). `getLevels` is the book as stored.
+    function getFillableLevels(IMarket.Side side, uint256 depth)
+        external view returns (uint256[] memory pricesX18, uint256[] memory totalQty, uint256[] memory orderCounts)
+    {
+        bool isBid = side == IMarket.Side.LONG;
+        TickBitmap.Bitmap storage book = isBid ? bids : asks;
+        pricesX18 = new uint256[](depth);
+        totalQty = new uint256[](depth);
+        orderCounts = new uint256[](depth);
+        (uint256 index,) = _oracle().getPrice(_marketId());
+        uint256 mark = _markNow(index);
+        // from the best tick the market keeps (`_bookSet`): what its sweep starts from
+        uint256 tick = isBid ? _bestBidTick : _bestAskTick;
+        if (tick == 0) tick = TickBitmap.NONE;
+        uint256 k;
+        uint256 read;
+        while (k < depth && tick != TickBitmap.NONE && read < MAX_DEPTH_ORDERS) {
+            uint256 n = (isBid ? bidLevels[tick] : askLevels[tick]).head;
+            for (; n != 0 && read < MAX_DEPTH_ORDERS; n = orders[n].next) {
+                ++read;
+                if (!_fillable(n, mark)) continue;
+                Order storage o = orders[n];
+                totalQty[k] += o.originalQty - o.filledQty;
+                ++orderCounts[k];
+            }
+            if (orderCounts[k] != 0) pricesX18[k++] = tick * MarketArgs.get(MarketArgs.TICK_SIZE);
+            tick = isBid ? book.nextBelow(tick) : book.nextAbove(tick);
+        }
+        assembly ("memory-safe") {
+            mstore(pricesX18, k)
+            mstore(totalQty, k)
+            mstore(orderCounts, k)
         }
     }
 }

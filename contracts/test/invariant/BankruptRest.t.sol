@@ -76,4 +76,43 @@ contract BankruptRestTest is VenueInvariantBase {
         assertLe(absorbed, uint256(deficit - shortEquity) + 10.3e18 * TICK / 1e18 + 10, "no more than the opposite side could not bear");
         assertGe(RiskChecks.surplusWad(engine, lens, token), int256(0), "strictly solvent");
     }
+
+    /// BUGS.md #12, the campaign's shrunk sequence (`--fuzz-seed 0x146a0`, 2026-11-30):
+    /// a bankrupt long (4,626.88 EUR, equity −137.84) with no fund to take it is deleveraged
+    /// against a short in profit (account 2, 4,591.26 EUR) at its bankruptcy price, and the rest
+    /// (35.62 EUR) against a short in loss (account 3) that could not bear that price: account 3
+    /// closed at its own bankruptcy price and the gap (0.00103) went to bad debt although account
+    /// 2's gain could bear it. Now the gains of those in profit bear such a gap before the fund and
+    /// bad debt: no bad debt, strictly solvent, and account 2 gives up at most what it gained.
+    function test_gapOfAShortInLoss_isBorneByTheGainOfTheShortInProfit() public {
+        handler.staleGap(1000000000, 64452, false);
+        handler.operatorRoundTrip(17296, 81, 1843585342, 182701721715066);
+        handler.movePrice(85991165134291549810321053037669102432633138750599839296, 123907857606062713896669620245454861088698274386058636919659685);
+        handler.movePrice(121538814547548430909853231189076256, 2149327254506796942);
+        handler.placeLimit(208, false, 868371411, 10064, -306288601359980945948842206231);
+        handler.placeMarket(79381, true, 255, 37);
+        handler.movePrice(128, 85024);
+        handler.close(3856518, true, 47287771469180644668492291077350157906680373778696982535606502352);
+        handler.movePrice(612575145302974098230529070368052451102909014073248302, 34977722303256078442288326595323293597288080517086749984155521279677834);
+        handler.cancelThenPoke(22023, 37, 2000000000);
+        handler.staleGap(36694, 6804424700467854231465305, true);
+        handler.warp(7941765694856);
+        handler.placeLimit(25311666360519585166979652431887340759304952941883613767, false, 24789, 1813029034225799544348095, -1357806011236831);
+        // the situation: account 6 long and bankrupt, accounts 2 and 3 the shorts, no fund
+        assertLt(lens.positionHealth(market, 6).equityWad, 0, "account 6 bankrupt");
+        assertLt(market.getPosition(2).sizeQty, 0);
+        assertLt(market.getPosition(3).sizeQty, 0);
+        assertLt(uint256(-market.getPosition(2).sizeQty), uint256(market.getPosition(6).sizeQty), "the short in profit cannot take it all");
+        assertEq(engine.insuranceFundWad(), 0, "no fund");
+        uint256 total2 = engine.getAccount(2).totalWad;
+
+        (uint256 unexpected,) = handler.liquidateEverything();
+        assertEq(unexpected, 0, "every liquidation refused only for a venue reason");
+        assertEq(market.getPosition(6).sizeQty, 0, "the bankrupt long is closed");
+        assertEq(market.getPosition(3).sizeQty, 0, "the short in loss bore what it had");
+        assertEq(handler.deficitLeftOpen(), 0, "no deficit left in an open position");
+        assertEq(engine.badDebtWad(), 0, "no bad debt: the gain of the short in profit bore the gap");
+        assertGe(engine.getAccount(2).totalWad, total2, "the short in profit gives up at most what it gained");
+        assertGe(RiskChecks.surplusWad(engine, lens, token), int256(0), "strictly solvent");
+    }
 }
