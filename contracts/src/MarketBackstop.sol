@@ -388,7 +388,8 @@ contract MarketBackstop is MarketBase, Initializable {
     /// Closes up to `room` of counterparty `c`'s opposite position against the liquidated one at
     /// `price` (`rank`: its place in the ranking, 0 for the last resort); nothing when that would
     /// leave it below zero. The counterparty pays the rounding: a short buys back (ceil), a long
-    /// sells (floor). `gain`: what its realized PnL put into its available balance (0 for a loss).
+    /// sells (floor). `gain`: what its realized PnL put into its available balance (0 for a loss,
+    /// and for the fund, whose wallet is the insurance fund).
     function _deleverageOne(uint256 accountId, uint256 c, bool long, uint256 room, uint256 price, uint256 rank)
         internal returns (uint256 q, uint256 cn, uint256 gain)
     {
@@ -397,7 +398,8 @@ contract MarketBackstop is MarketBase, Initializable {
         cn = Math.mulDiv(q, price, WAD, long ? Math.Rounding.Ceil : Math.Rounding.Floor);
         Settlement memory st = _computeSettle(c, long, q, cn, 0, 0, false);
         if (st.shortfall != 0) return (0, 0, 0);
-        if (st.pnl > 0 && st.toAvailable > 0) gain = uint256(st.pnl < st.toAvailable ? st.pnl : st.toAvailable);
+        // the fund's gain goes to the insurance fund, which covers a shortfall after the others' gains
+        if (c != FUND && st.pnl > 0 && st.toAvailable > 0) gain = uint256(st.pnl < st.toAvailable ? st.pnl : st.toAvailable);
         _writeSettle(c, st, 0, IMarket.PositionReason.DELEVERAGE);
         emit IMarket.Deleveraged(++seq, accountId, c, q, price, cn, st.size, st.pnl, rank);
     }
