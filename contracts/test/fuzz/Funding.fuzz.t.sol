@@ -30,9 +30,12 @@ contract FundingFuzzTest is VenueFixture {
         VenueMath.Rate memory r = VenueMath.fundingRate(VenueMath.premiumSample(index, mark, mark, 1e4 - 1), l, s, 1e14, 1e15);
         assertLe(r.rate, 1e15);
         assertGe(r.rate, -1e15);
-        if (l > s) assertGt(r.skew, 0);
-        if (l < s) assertLt(r.skew, 0);
-        if (l == s) assertEq(r.skew, 0);
+        // (l − s) / (l + s) in WAD, truncated toward zero: the imbalance's sign wherever the
+        // imbalance is at least 1e-18 of the open interest (below that it rounds to 0)
+        int256 d = int256(l) - int256(s);
+        assertEq(r.skew, l + s == 0 ? int256(0) : d * 1e18 / int256(l + s), "skew");
+        if (d * 1e18 >= int256(l + s) && d > 0) assertGt(r.skew, 0);
+        if (-d * 1e18 >= int256(l + s) && d < 0) assertLt(r.skew, 0);
         assertLe(r.skew, 1e18);
         assertGe(r.skew, -1e18);
         if (mark > index) assertGe(r.premiumComponent, 0);
