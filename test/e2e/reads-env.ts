@@ -202,7 +202,8 @@ export async function startVenue(kind: DbKind, opts: { clock?: number } = {}): P
 
 /** The block the indexer has indexed (its /status). */
 export async function indexedBlock(url: string): Promise<number> {
-  const res = await fetch(`${url}/status`);
+  // bounded: a server that never answers is a failed poll (waitForBlock's deadline then holds)
+  const res = await fetch(`${url}/status`, { signal: AbortSignal.timeout(10_000) });
   const status = (await res.json()) as Record<string, { block: { number: number } }>;
   return Math.max(0, ...Object.values(status).map((c) => c.block.number));
 }

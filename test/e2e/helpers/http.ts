@@ -28,13 +28,19 @@ export type RequestOptions = {
  * idempotent requests (RFC 9110 §9.2.2). Any other failure, and a second one, is the test's.
  */
 export async function getOnce(url: string, init: RequestInit = {}): Promise<Response> {
+  // bounded: a server that never answers fails the test here, naming the request, not at the test's timeout
+  const bounded = () => fetch(url, { signal: AbortSignal.timeout(GET_TIMEOUT_MS), ...init }).catch((e: unknown) => {
+    if ((e as { name?: string }).name === "TimeoutError") throw new Error(`GET ${url}: no answer in ${GET_TIMEOUT_MS / 1000} s`);
+    throw e;
+  });
   try {
-    return await fetch(url, init);
+    return await bounded();
   } catch (e) {
     if ((e as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw e;
-    return fetch(url, init);
+    return bounded();
   }
 }
+const GET_TIMEOUT_MS = 60_000;
 
 export function jsonClient(base: string) {
   return async function req(method: string, path: string, o: RequestOptions = {}) {
