@@ -1217,12 +1217,17 @@ export const marketAbi = [
       },
       {
         "internalType": "uint256",
-        "name": "marginReturnedWad",
+        "name": "",
         "type": "uint256"
       },
       {
         "internalType": "uint256",
-        "name": "releaseWad",
+        "name": "",
+        "type": "uint256"
+      },
+      {
+        "internalType": "uint256",
+        "name": "",
         "type": "uint256"
       }
     ],
@@ -1244,6 +1249,11 @@ export const marketAbi = [
     ],
     "name": "cancelOrderById",
     "outputs": [
+      {
+        "internalType": "uint256",
+        "name": "",
+        "type": "uint256"
+      },
       {
         "internalType": "uint256",
         "name": "",

@@ -316,16 +316,25 @@ contract Engine is IEngine, AccessControl, EIP712 {
         IMarket m = _market(marketId);
         (address owner, Operator storage o) = _authorizeTrade(accountId);
         uint256 release;
-        (orderId, marginReturnedWad, release) = m.cancelOrder(accountId, clientKey);
-        _release(owner, o, release);
+        uint256 refund;
+        (orderId, marginReturnedWad, release, refund) = m.cancelOrder(accountId, clientKey);
+        _refund(marketId, accountId, owner, o, release, refund);
     }
 
     function cancelOrderById(uint256 accountId, bytes32 marketId, uint256 orderId) external returns (uint256 marginReturnedWad) {
         IMarket m = _market(marketId);
         (address owner, Operator storage o) = _authorizeTrade(accountId);
         uint256 release;
-        (, marginReturnedWad, release) = m.cancelOrderById(accountId, orderId);
+        uint256 refund;
+        (, marginReturnedWad, release, refund) = m.cancelOrderById(accountId, orderId);
+        _refund(marketId, accountId, owner, o, release, refund);
+    }
+
+    /// A single cancel's end: the operator's budget release, and the order's margin and bond from
+    /// committed to available (the market leaves that to this entry point: no call back into the Engine).
+    function _refund(bytes32 marketId, uint256 accountId, address owner, Operator storage o, uint256 release, uint256 refund) internal {
         _release(owner, o, release);
+        _applyMargin(marketId, accountId, int256(refund), -int256(refund), MarginReason.ORDER_RELEASE);
     }
 
     function cancelOrders(uint256 accountId, bytes32 marketId, uint256[] calldata orderIds)

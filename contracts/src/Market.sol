@@ -61,7 +61,7 @@ contract Market is MarketBase, Initializable {
     /// itself, which a place-then-cancel must not leave behind: cancelling such size marks the rate stale
     /// from this second (no oracle read, no recompute); the next accrual applies it.
     function cancelOrder(uint256 accountId, bytes32 clientKey)
-        external onlyEngine returns (uint256, uint256 marginReturnedWad, uint256 releaseWad)
+        external onlyEngine returns (uint256, uint256, uint256, uint256)
     {
         uint256 n = _keyed(accountId, clientKey);
         if (!_isOpen(accountId, n)) revert OrderNotFound(accountId, clientKey);
@@ -70,16 +70,20 @@ contract Market is MarketBase, Initializable {
 
     /// The same by order id (an id of another market, or of an order not open, is not found).
     function cancelOrderById(uint256 accountId, uint256 orderId)
-        external onlyEngine returns (uint256, uint256, uint256)
+        external onlyEngine returns (uint256, uint256, uint256, uint256)
     {
         uint256 n = _localOf(orderId);
         if (!_isOpen(accountId, n)) revert OrderNotFound(accountId, bytes32(orderId));
         return _cancelOne(n);
     }
 
-    function _cancelOne(uint256 n) internal returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad) {
+    /// The margin and bond go back through the Engine's own entry point (`refundWad`), not by a call into it.
+    function _cancelOne(uint256 n)
+        internal returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad, uint256 refundWad)
+    {
         bool counted;
-        (marginReturnedWad, releaseWad, counted) = _cancel(n, IMarket.CloseReason.USER_CANCEL, BOND_REFUND);
+        (marginReturnedWad, releaseWad, counted) = _cancel(n, IMarket.CloseReason.USER_CANCEL, BOND_REFUND | MARGIN_DEFERRED);
+        refundWad = marginReturnedWad + ORDER_BOND_WAD;
         orderId = _orderId(n);
         if (counted) _markStale();
     }

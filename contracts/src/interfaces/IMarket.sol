@@ -266,12 +266,14 @@ interface IMarket is IVenueErrors {
     ) external returns (uint256 orderId, bytes32 key, uint256 quantityQty, OrderStatus status, uint256 chargeWad);
 
     /// `releaseWad`: for an operator-placed order, the taker fee its unfilled quantity was charged
-    /// (Engine releases it from the operator's budget when the operator cancels).
+    /// (Engine releases it from the operator's budget when the operator cancels). `refundWad`: the
+    /// order's margin and bond, which the Engine moves from committed to available itself (one
+    /// MarginUpdated, no call back into it).
     function cancelOrder(uint256 accountId, bytes32 clientKey)
-        external returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad);
+        external returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad, uint256 refundWad);
     /// The same by order id (OrderNotFound(accountId, bytes32(orderId)) when it is not the account's open order here).
     function cancelOrderById(uint256 accountId, uint256 orderId)
-        external returns (uint256, uint256 marginReturnedWad, uint256 releaseWad);
+        external returns (uint256, uint256 marginReturnedWad, uint256 releaseWad, uint256 refundWad);
 
     /// Engine only: cancels those of `orderIds` that are the account's open orders here (others
     /// are skipped: a cancel-all may race a fill), with `reason` USER_CANCEL or DEADMAN.
