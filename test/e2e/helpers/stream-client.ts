@@ -89,7 +89,8 @@ export class StreamClient {
       const w = { pred, resolve: () => (clearTimeout(t), resolve()) };
       const t = setTimeout(() => {
         this.waiters = this.waiters.filter((x) => x !== w);
-        reject(new Error("stream: condition not met in time"));
+        // the predicate's own text says which wait ran out
+        reject(new Error(`stream: not met in ${timeoutMs / 1000} s: ${pred.toString().replace(/\s+/g, " ")}`));
       }, timeoutMs);
       this.waiters.push(w);
     });
