@@ -216,7 +216,7 @@ describe.each([sharedStack()])("liquidation behind a wall of unfillable orders (
     //    (≥ index × 1.0005) stay above the wall, its bids from before (≤ index × 0.9995) below it.
     const metricBefore = await noProgressTotal(s.keeperUrl);
     const target = near.indexFor(-300n);
-    expect((target * 10_005n) / 10_000n > wallTop + 5n * tick, `a drop to ${target} would let the maker's asks cross the wall`).toBe(true);
+    expect((target * 10_005n) / 10_000n > wallTop + 5n * tick, `a drop to ${target} would let the maker's asks cross the wall (its top ${wallTop}, built on ${base}: the maker's bid ${bid}, the index ${index} then; tick ${tick})`).toBe(true);
     const moved = await walkIndex(target);
 
     // 5. The keeper alone: wait until the position is closed. It calls again once the indexer has
