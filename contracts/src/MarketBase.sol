@@ -44,8 +44,9 @@ abstract contract MarketBase is IVenueErrors {
     /// opening in the pre-close window): an order that can never fill costs its placer more than
     /// it costs the keeper to remove (about 20k gas a cleared order).
     uint256 internal constant ORDER_BOND_WAD = 0.5e18;
-    /// `_closeOrder`'s flags: its margin and bond are not sent to the engine (the caller sums the
-    /// margin returned and the bonds of its orders into one call: MarketOrders.cancelOrders); its
+    /// `_closeOrder`'s flags: its margin and bond are not sent to the engine (the caller returns
+    /// them itself: MarketOrders.cancelOrders sums its orders' into one call, a single cancel hands
+    /// them to the Engine's entry point as `refundWad`: Market._cancelOne); its
     /// bond goes back to the owner; its bond is forfeited (to whoever cleared the order, paid by the caller).
     uint8 internal constant MARGIN_DEFERRED = 1;
     uint8 internal constant BOND_REFUND = 2;

@@ -21,6 +21,9 @@ export type RequestOptions = {
   headers?: Record<string, string>;
 };
 
+/** How long getOnce waits for an answer. */
+const GET_TIMEOUT_MS = 60_000;
+
 /**
  * `fetch` of a GET, sent again once when a reused keep-alive connection turns out closed by the
  * server (undici's UND_ERR_SOCKET "other side closed": the server's idle timeout ran while this
@@ -40,7 +43,6 @@ export async function getOnce(url: string, init: RequestInit = {}): Promise<Resp
     return bounded();
   }
 }
-const GET_TIMEOUT_MS = 60_000;
 
 export function jsonClient(base: string) {
   return async function req(method: string, path: string, o: RequestOptions = {}) {
