@@ -221,7 +221,8 @@ describe.each([sharedStack()])("liquidation behind a wall of unfillable orders (
     //    (down to 1 bp) instead.
     const metricBefore = await noProgressTotal(s.keeperUrl);
     const clears = (t: bigint) => (t * 10_005n) / 10_000n > wallTop + 5n * tick;
-    const target = [300n, 250n, 200n, 150n, 100n].map((past) => near.indexFor(-past)).find(clears) ?? near.indexFor(-100n);
+    const drops = [300n, 250n, 200n, 150n, 100n].map((past) => near.indexFor(-past));
+    const target = drops.find(clears) ?? drops.at(-1)!;
     expect(clears(target), `a drop to ${target} would let the maker's asks cross the wall (its top ${wallTop}, built on ${base}: the maker's bid ${bid}, the index ${index} then; tick ${tick}; headroom now ${near.ppm} ppm)`).toBe(true);
     const moved = await walkIndex(target);
 

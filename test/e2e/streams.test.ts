@@ -20,6 +20,9 @@ import { until } from "./helpers/wait.js";
 const WALLET = 3; // account 4 in the harness
 const OTHER = 2;
 
+/** How long a mined write may take to reach the stream (with two busy loops beside a full e2e run, one took over 20 s). */
+const WRITE_SEEN_MS = 60_000;
+
 describe.each([sharedStack()])("streams on $kind", (s: StackInfo) => {
   const wsUrl = () => `${s.streamsUrl!.replace(/^http/, "ws")}/ws`;
   const api = jsonClient(s.integrationUrl);
@@ -94,14 +97,14 @@ describe.each([sharedStack()])("streams on $kind", (s: StackInfo) => {
     const low = ((bestBid * 998n) / 1000n / 10n ** 14n) * 10n ** 14n;
     const key = `0x${"5e".repeat(31)}01` as Hex;
     await write("POST", `/accounts/${accountId}/orders`, { marketId: eur, collateralAmount: "50000000", side: "LONG", leverage: 2, orderType: "LIMIT", limitPrice: low.toString(), clientKey: key });
-    await c.until(() => subs.book!.data!.bids.some((l: { price: string }) => BigInt(l.price) === low), 60_000);
+    await c.until(() => subs.book!.data!.bids.some((l: { price: string }) => BigInt(l.price) === low), WRITE_SEEN_MS);
     await consistent("after a limit order");
     await write("DELETE", `/accounts/${accountId}/orders/${key}?marketId=${eur}`);
-    await c.until(() => !subs.book!.data!.bids.some((l: { price: string }) => BigInt(l.price) === low), 60_000);
+    await c.until(() => !subs.book!.data!.bids.some((l: { price: string }) => BigInt(l.price) === low), WRITE_SEEN_MS);
     await consistent("after the cancel");
     const fills = subs.account!.data!.fills.length;
     await write("POST", `/accounts/${accountId}/orders`, { marketId: eur, collateralAmount: "50000000", side: "LONG", leverage: 2, orderType: "MARKET" });
-    await c.until(() => subs.account!.data!.fills.length > fills, 60_000);
+    await c.until(() => subs.account!.data!.fills.length > fills, WRITE_SEEN_MS);
     await consistent("after a market order");
     // the taker's fill is on the trades channel too, with both sides and each one's fee
     const mine = subs.account!.data!.fills[0];
@@ -112,7 +115,7 @@ describe.each([sharedStack()])("streams on $kind", (s: StackInfo) => {
     expect(BigInt(trade!.makerFee)).toBeGreaterThanOrEqual(0n);
     expect(BigInt(trade!.takerFee)).toBeGreaterThan(0n);
     await write("POST", `/accounts/${accountId}/positions/${eur}/close`, { orderType: "MARKET" });
-    await c.until(() => subs.account!.data!.positions[eur]?.isOpen === false, 60_000);
+    await c.until(() => subs.account!.data!.positions[eur]?.isOpen === false, WRITE_SEEN_MS);
     await consistent("after the close");
     for (const x of Object.values(subs)) expect(x.gaps, `${x.channel}: no gap`).toBe(0);
   }, 180_000);
