@@ -377,7 +377,6 @@ export const fundingRateStaleEvent = onchainTable(
   (t) => ({
     id: t.text().primaryKey(),
     marketAddress: t.hex().notNull(),
-    seq: t.bigint().notNull(),
     staleSince: t.bigint().notNull(),
     longQty: t.bigint().notNull(),
     shortQty: t.bigint().notNull(),

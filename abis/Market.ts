@@ -725,37 +725,6 @@ export const marketAbi = [
       },
       {
         "indexed": false,
-        "internalType": "uint64",
-        "name": "staleSince",
-        "type": "uint64"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "longQty",
-        "type": "uint256"
-      },
-      {
-        "indexed": false,
-        "internalType": "uint256",
-        "name": "shortQty",
-        "type": "uint256"
-      }
-    ],
-    "name": "FundingRateStale",
-    "type": "event"
-  },
-  {
-    "anonymous": false,
-    "inputs": [
-      {
-        "indexed": false,
-        "internalType": "uint64",
-        "name": "seq",
-        "type": "uint64"
-      },
-      {
-        "indexed": false,
         "internalType": "int256",
         "name": "rateX18PerHour",
         "type": "int256"
@@ -897,6 +866,73 @@ export const marketAbi = [
       }
     ],
     "name": "OpenInterestUpdated",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "orderId",
+        "type": "uint256"
+      },
+      {
+        "indexed": true,
+        "internalType": "uint256",
+        "name": "accountId",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "originalQty",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "filledQty",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "marginReturnedWad",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "levelTotalQty",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "levelOrderCount",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "staleSince",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "longQty",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "shortQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "OrderCancelled",
     "type": "event"
   },
   {
@@ -1204,50 +1240,16 @@ export const marketAbi = [
       },
       {
         "internalType": "bytes32",
-        "name": "clientKey",
+        "name": "ref",
         "type": "bytes32"
+      },
+      {
+        "internalType": "bool",
+        "name": "byId",
+        "type": "bool"
       }
     ],
     "name": "cancelOrder",
-    "outputs": [
-      {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "",
-        "type": "uint256"
-      }
-    ],
-    "stateMutability": "nonpayable",
-    "type": "function"
-  },
-  {
-    "inputs": [
-      {
-        "internalType": "uint256",
-        "name": "accountId",
-        "type": "uint256"
-      },
-      {
-        "internalType": "uint256",
-        "name": "orderId",
-        "type": "uint256"
-      }
-    ],
-    "name": "cancelOrderById",
     "outputs": [
       {
         "internalType": "uint256",
@@ -1541,6 +1543,37 @@ export const marketAbi = [
       }
     ],
     "name": "FundPositionReduced",
+    "type": "event"
+  },
+  {
+    "anonymous": false,
+    "inputs": [
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "seq",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint64",
+        "name": "staleSince",
+        "type": "uint64"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "longQty",
+        "type": "uint256"
+      },
+      {
+        "indexed": false,
+        "internalType": "uint256",
+        "name": "shortQty",
+        "type": "uint256"
+      }
+    ],
+    "name": "FundingRateStale",
     "type": "event"
   },
   {

@@ -33,6 +33,7 @@ import {
 } from "./store.js";
 import { recordFill, recordFundingPayment, recordFundingRate, recordLiquidation, type LiquidationArgs } from "./history/record.js";
 import { fundingRate } from "../core/math/funding.js";
+import { closeReasonValue } from "../core/schemas/writes.js";
 import { marginPortion } from "../core/math/fillable.js";
 import type { Hex } from "viem";
 import type { Context } from "ponder:registry";
@@ -152,6 +153,22 @@ on("Market:OrderClosed", async ({ event, context }) => {
     ...closedRow(enumName(ORDER_STATUSES, a.status), a.reason, a.cancelledQty, a.marginReturnedWad, event.block.timestamp),
     filledQty: a.filledQty,
   });
+});
+
+// A single cancel (Engine.cancelOrder, cancelOrderById): one event, instead of an OrderClosed, a
+// LevelUpdated and a FundingRateStale, with the order's level's post-state (its side and price are
+// the stored row's) and, when the skew counted the order (staleSince ≠ 0), the skew's after it.
+on("Market:OrderCancelled", async ({ event, context }) => {
+  const a = event.args;
+  const o = await context.db.find(order, { orderId: a.orderId });
+  if (!o) throw new Error(`OrderCancelled of order ${a.orderId} before its OrderPlaced`);
+  const t = event.block.timestamp;
+  await context.db.update(order, { orderId: a.orderId }).set({
+    ...closedRow("cancelled", closeReasonValue("USER_CANCEL"), a.originalQty - a.filledQty, a.marginReturnedWad, t),
+    filledQty: a.filledQty,
+  });
+  await setLevel(context, event.log.address, event.block.number, o.marketId, o.side, o.priceX18, { totalQty: a.levelTotalQty, orderCount: a.levelOrderCount });
+  if (a.staleSince !== 0n) await markStale(context, event, a.staleSince, a.longQty, a.shortQty);
 });
 
 // Resting orders of one account cancelled together (Engine.cancelOrders: a cancel-all or the
@@ -377,11 +394,23 @@ on("Market:FundingUpdated", async ({ event, context }) => {
 });
 
 // A margined cancel: the stored rate applies up to staleSince, from there the rate of the stored
-// premium and the margined sizes after this cancel (docs/CONTRACTS.md "Funding").
+// premium and the margined sizes after this cancel (docs/CONTRACTS.md "Funding"). Several orders'
+// cancel (Engine.cancelOrders) emits FundingRateStale; a single cancel, OrderCancelled.
 on("Market:FundingRateStale", async ({ event, context }) => {
-  const { seq, staleSince, longQty, shortQty } = event.args;
+  const { staleSince, longQty, shortQty } = event.args;
+  await markStale(context, event, BigInt(staleSince), longQty, shortQty);
+});
+
+/** The stale rate a cancel left: the market state's, and its history row (ordered by the event's id, its place in the chain). */
+async function markStale(
+  context: Context,
+  event: { id: string; log: { address: Hex }; block: { number: bigint; timestamp: bigint } },
+  staleSince: bigint,
+  longQty: bigint,
+  shortQty: bigint,
+): Promise<void> {
   const m = await context.db.find(market, { marketId: await marketIdOf(context, event.log.address) });
-  if (!m) throw new Error(`FundingRateStale from ${event.log.address} before its MarketCreated`);
+  if (!m) throw new Error(`a stale rate from ${event.log.address} before its MarketCreated`);
   let rate = { rateX18PerHour: 0n, skewX18: 0n };
   await patchMarketState(context, event.log.address, event.block.number, (row) => {
     rate = fundingRate({
@@ -391,13 +420,12 @@ on("Market:FundingRateStale", async ({ event, context }) => {
       skewScaleX18PerHour: m.skewScaleX18PerHour,
       maxFundingRateX18PerHour: m.maxFundingRateX18PerHour,
     });
-    return { rateStaleSince: BigInt(staleSince), staleRateX18PerHour: rate.rateX18PerHour, staleLongQty: longQty, staleShortQty: shortQty };
+    return { rateStaleSince: staleSince, staleRateX18PerHour: rate.rateX18PerHour, staleLongQty: longQty, staleShortQty: shortQty };
   });
   await context.db.insert(fundingRateStaleEvent).values({
     id: event.id,
     marketAddress: event.log.address.toLowerCase() as Hex,
-    seq: BigInt(seq),
-    staleSince: BigInt(staleSince),
+    staleSince,
     longQty,
     shortQty,
     rateX18PerHour: rate.rateX18PerHour,
@@ -405,7 +433,7 @@ on("Market:FundingRateStale", async ({ event, context }) => {
     timestamp: event.block.timestamp,
     blockNumber: event.block.number,
   });
-});
+}
 
 /** A Liquidated event's fields as both of its rows store them (liquidation_event, account_liquidation). */
 function liquidationFields(

@@ -317,7 +317,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
         (address owner, Operator storage o) = _authorizeTrade(accountId);
         uint256 release;
         uint256 refund;
-        (orderId, marginReturnedWad, release, refund) = m.cancelOrder(accountId, clientKey);
+        (orderId, marginReturnedWad, release, refund) = m.cancelOrder(accountId, clientKey, false);
         _refund(marketId, accountId, owner, o, release, refund);
     }
 
@@ -326,7 +326,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
         (address owner, Operator storage o) = _authorizeTrade(accountId);
         uint256 release;
         uint256 refund;
-        (, marginReturnedWad, release, refund) = m.cancelOrderById(accountId, orderId);
+        (, marginReturnedWad, release, refund) = m.cancelOrder(accountId, bytes32(orderId), true);
         _refund(marketId, accountId, owner, o, release, refund);
     }
 

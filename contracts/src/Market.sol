@@ -60,32 +60,35 @@ contract Market is MarketBase, Initializable {
     /// Works while paused, closed and on a stale price. The skew counts resting size that carries
     /// itself, which a place-then-cancel must not leave behind: cancelling such size marks the rate stale
     /// from this second (no oracle read, no recompute); the next accrual applies it.
-    function cancelOrder(uint256 accountId, bytes32 clientKey)
+    function cancelOrder(uint256 accountId, bytes32 ref, bool byId)
         external onlyEngine returns (uint256, uint256, uint256, uint256)
     {
-        uint256 n = _keyed(accountId, clientKey);
-        if (!_isOpen(accountId, n)) revert OrderNotFound(accountId, clientKey);
-        return _cancelOne(n);
+        uint256 n = byId ? _localOf(uint256(ref)) : _keyed(accountId, ref);
+        if (!_isOpen(accountId, n)) revert OrderNotFound(accountId, ref);
+        return _cancelOne(accountId, n);
     }
 
-    /// The same by order id (an id of another market, or of an order not open, is not found).
-    function cancelOrderById(uint256 accountId, uint256 orderId)
-        external onlyEngine returns (uint256, uint256, uint256, uint256)
-    {
-        uint256 n = _localOf(orderId);
-        if (!_isOpen(accountId, n)) revert OrderNotFound(accountId, bytes32(orderId));
-        return _cancelOne(n);
-    }
-
-    /// The margin and bond go back through the Engine's own entry point (`refundWad`), not by a call into it.
-    function _cancelOne(uint256 n)
+    /// The margin and bond go back through the Engine's own entry point (`refundWad`), not by a call
+    /// into it. One event, OrderCancelled, and no write to the `seq` word.
+    function _cancelOne(uint256 accountId, uint256 n)
         internal returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad, uint256 refundWad)
     {
+        Order storage o = orders[n & SLOT_MASK];
+        (bool isBid, uint256 tick) = (o.side == IMarket.Side.LONG, o.tick);
+        (uint256 original, uint256 filled) = (o.originalQty, o.filledQty);
         bool counted;
-        (marginReturnedWad, releaseWad, counted) = _cancel(n, IMarket.CloseReason.USER_CANCEL, BOND_REFUND | MARGIN_DEFERRED);
+        (marginReturnedWad, releaseWad, counted) = _cancel(n, IMarket.CloseReason.USER_CANCEL, BOND_REFUND | MARGIN_DEFERRED | QUIET);
         refundWad = marginReturnedWad + ORDER_BOND_WAD;
         orderId = _orderId(n);
-        if (counted) _markStale();
+        uint256 since;
+        if (counted) {
+            since = _rateStaleSince;
+            if (since == 0) _rateStaleSince = uint40(since = block.timestamp);
+        }
+        Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
+        emit IMarket.OrderCancelled(
+            orderId, accountId, original, filled, marginReturnedWad, level.totalQty, level.orderCount, since, marginedLongQty, marginedShortQty
+        );
     }
 
     // ─── placing ─────────────────────────────────────────────────────────────────────────

@@ -174,19 +174,11 @@ abstract contract MarketBase is IVenueErrors {
     /// Same slot as `seq` (warm in every transaction): the close uplift (bps, 0 = none) costs no
     /// cold read on the trading path.
     uint16 internal _closeUpliftBps;
-    /// Same slot: the second from which the stored rate is stale (0: it is not). A cancel of
-    /// margined size sets it instead of recomputing the rate (cheap); the next accrual accrues at
-    /// the stored rate up to it and from it at the rate the book then gives (docs/CONTRACTS.md "Funding").
-    uint40 internal _rateStaleSince;
     /// Same slot: the market's maxLeverage and makerFeeBps (copied at initialize; parameters never
     /// change), so `_uncounted` costs a cancel no cold read of the parameters.
     uint16 internal _maxLeverage;
     uint16 internal _makerFeeBps;
-    /// Same slot: the head of the free slots' list (0: none; linked through `Order.next`) and the
-    /// highest slot ever used. A closed order's slot is pushed (`_free`); a resting order takes the
-    /// head, or a new slot when the list is empty (`_reserve`, `_claimSlot`): rewriting a used slot
-    /// costs about a fifth of a fresh one.
-    uint24 internal _freeHead;
+    /// Same slot: the highest slot ever used (the free list's head is kept with the skew's sides: `_freeHead`).
     uint24 internal _slotCount;
     /// While an order is placed: the slot it takes if it rests (`_reserve`), and the slot a close
     /// during its own sweep pushed right above it on the free list (`_free`), whose link then
@@ -208,9 +200,20 @@ abstract contract MarketBase is IVenueErrors {
     /// The funding skew's sides (`_marginedQty`): per side the open interest plus the resting size
     /// the skew counts (all but `_uncounted` orders, totalled apart below), kept by `_resting` and
     /// `_updateOI`; a side's resting size is this less its open interest plus its uncounted size
-    /// (`restingQty`). An order placed or cancelled reads and writes this one slot.
-    uint128 internal marginedLongQty;
-    uint128 internal marginedShortQty;
+    /// (`restingQty`). An order placed or cancelled reads and writes this one slot, and a single
+    /// cancel no other market-wide one (its event carries no `seq`: IMarket.OrderCancelled), so it
+    /// also holds the two fields below. 96 bits a side, as a level's or a position's size.
+    uint96 internal marginedLongQty;
+    uint96 internal marginedShortQty;
+    /// The second from which the stored rate is stale (0: it is not). A cancel of margined size
+    /// sets it instead of recomputing the rate (cheap); the next accrual accrues at the stored
+    /// rate up to it and from it at the rate the book then gives (docs/CONTRACTS.md "Funding").
+    uint40 internal _rateStaleSince;
+    /// The head of the free slots' list (0: none; linked through `Order.next`). A closed order's
+    /// slot is pushed (`_free`); a resting order takes the head, or a new slot (`_slotCount` + 1)
+    /// when the list is empty (`_reserve`, `_claimSlot`): rewriting a used slot costs about a
+    /// fifth of a fresh one.
+    uint24 internal _freeHead;
     uint128 internal longOI;
     uint128 internal shortOI;
     mapping(uint256 => Position) internal positions;
@@ -428,6 +431,9 @@ abstract contract MarketBase is IVenueErrors {
         if (!_meetsInitialMargin(st, s.mark)) return false;
         // the fill that completes the order returns its bond with the settlement (no extra call)
         if (q == makerRemaining) st.toAvailable += int256(ORDER_BOND_WAD);
+        // the skew's side loses the resting size before the position adds it (96-bit totals: a
+        // side near its top never stops a fill, a liquidation's least of all)
+        _resting(!s.isBuy, _uncounted(mo), q, false);
         _writeSettle(mo.accountId, st, q == makerRemaining ? portion + ORDER_BOND_WAD : portion, IMarket.PositionReason.TRADE);
         uint256 left = makerRemaining - q;
         uint256 filled = mo.originalQty - left;
@@ -438,8 +444,6 @@ abstract contract MarketBase is IVenueErrors {
             mo.margin6 -= uint64(portion / MICRO);
         }
         level.totalQty -= uint96(q);
-        bool uncounted = _uncounted(mo);
-        _resting(!s.isBuy, uncounted, q, false);
         uint256 takerFee = s.liquidation ? 0 : Math.mulDiv(notional, MarketArgs.get(MarketArgs.TAKER_FEE_BPS), BPS, Math.Rounding.Ceil);
         s.makerFees += st.feeTaken;
         s.takerFees += takerFee;
@@ -460,7 +464,7 @@ abstract contract MarketBase is IVenueErrors {
         } else if (left < MarketArgs.get(MarketArgs.MIN_ORDER) && !mo.reduceOnly) {
             // a dust remainder is cancelled
             level.totalQty -= uint96(left);
-            _resting(!s.isBuy, uncounted, left, false);
+            _resting(!s.isBuy, _uncounted(mo), left, false);
             _removeAt(level, mo);
             _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, BOND_REFUND);
         }
@@ -556,10 +560,10 @@ abstract contract MarketBase is IVenueErrors {
     function _resting(bool isBid, bool uncounted, uint256 q, bool add) internal {
         if (isBid) {
             if (uncounted) restingUncountedBidQty = add ? restingUncountedBidQty + uint128(q) : restingUncountedBidQty - uint128(q);
-            else marginedLongQty = add ? marginedLongQty + uint128(q) : marginedLongQty - uint128(q);
+            else marginedLongQty = add ? marginedLongQty + uint96(q) : marginedLongQty - uint96(q);
         } else {
             if (uncounted) restingUncountedAskQty = add ? restingUncountedAskQty + uint128(q) : restingUncountedAskQty - uint128(q);
-            else marginedShortQty = add ? marginedShortQty + uint128(q) : marginedShortQty - uint128(q);
+            else marginedShortQty = add ? marginedShortQty + uint96(q) : marginedShortQty - uint96(q);
         }
     }
 
@@ -870,10 +874,10 @@ abstract contract MarketBase is IVenueErrors {
     /// The open interest, and the skew's sides with it (`marginedLongQty`).
     function _updateOI(int256 oldSize, int256 newSize) internal {
         if (oldSize == newSize) return;
-        if (oldSize > 0) (longOI, marginedLongQty) = (longOI - uint128(uint256(oldSize)), marginedLongQty - uint128(uint256(oldSize)));
-        else if (oldSize < 0) (shortOI, marginedShortQty) = (shortOI - uint128(uint256(-oldSize)), marginedShortQty - uint128(uint256(-oldSize)));
-        if (newSize > 0) (longOI, marginedLongQty) = (longOI + uint128(uint256(newSize)), marginedLongQty + uint128(uint256(newSize)));
-        else if (newSize < 0) (shortOI, marginedShortQty) = (shortOI + uint128(uint256(-newSize)), marginedShortQty + uint128(uint256(-newSize)));
+        if (oldSize > 0) (longOI, marginedLongQty) = (longOI - uint128(uint256(oldSize)), marginedLongQty - uint96(uint256(oldSize)));
+        else if (oldSize < 0) (shortOI, marginedShortQty) = (shortOI - uint128(uint256(-oldSize)), marginedShortQty - uint96(uint256(-oldSize)));
+        if (newSize > 0) (longOI, marginedLongQty) = (longOI + uint128(uint256(newSize)), marginedLongQty + uint96(uint256(newSize)));
+        else if (newSize < 0) (shortOI, marginedShortQty) = (shortOI + uint128(uint256(-newSize)), marginedShortQty + uint96(uint256(-newSize)));
     }
 
     /// Largest quantity a fill on side `isBuy` can reduce the account's position by.

@@ -471,17 +471,9 @@ export const OPS: { [K in Kind]: Op<K> } = {
       engineCall(chain, encodeFunctionData({ abi: engineAbi, functionName: "cancelOrder", args: [BigInt(p.accountId), p.marketId, p.clientKey] })),
     async result(chain, p, logs) {
       const m = await chain.market(p.marketId);
-      const ev = decode(logs).find((l) => l.eventName === "OrderClosed" && same(l.address, m.address) && l.args.accountId === BigInt(p.accountId));
-      if (!ev) throw new Error("receipt has no OrderClosed event");
-      return {
-        clientKey: p.clientKey,
-        orderId: (ev.args.orderId as bigint).toString(),
-        marketId: p.marketId,
-        marginReturned: (ev.args.marginReturnedWad as bigint).toString(),
-        marginReturnedFormatted: formatWad(ev.args.marginReturnedWad),
-        cancelledQuantity: (ev.args.cancelledQty as bigint).toString(),
-        filledQuantity: (ev.args.filledQty as bigint).toString(),
-      };
+      const ev = decode(logs).find((l) => l.eventName === "OrderCancelled" && same(l.address, m.address) && l.args.accountId === BigInt(p.accountId));
+      if (!ev) throw new Error("receipt has no OrderCancelled event");
+      return cancelData(p.marketId, p.clientKey, ev.args);
     },
   },
 
@@ -942,17 +934,21 @@ async function batchItemResult(chain: Chain, item: BatchItemParams, logs: Log[],
     const [id] = decodeFunctionResult({ abi: engineAbi, functionName: "cancelOrder", data: outcome.data }) as readonly [bigint, bigint];
     orderId = id;
   }
-  const ev = orderId !== undefined ? events.find((l) => l.eventName === "OrderClosed" && l.args.orderId === orderId) : undefined;
+  const ev = orderId !== undefined ? events.find((l) => l.eventName === "OrderCancelled" && l.args.orderId === orderId) : undefined;
   if (!ev) return { status: outcome ? "OK" : "UNKNOWN", marketId: item.marketId, clientKey: item.clientKey ?? null, orderId: orderId?.toString() ?? null };
+  return { status: "OK", ...cancelData(item.marketId, item.clientKey ?? null, ev.args) };
+}
+
+/** Response data of a cancelled order, from its OrderCancelled (a single cancel's one event). */
+function cancelData(marketId: Hex, clientKey: Hex | null, a: Record<string, any>) {
   return {
-    status: "OK",
-    clientKey: item.clientKey ?? null,
-    orderId: (ev.args.orderId as bigint).toString(),
-    marketId: item.marketId,
-    marginReturned: (ev.args.marginReturnedWad as bigint).toString(),
-    marginReturnedFormatted: formatWad(ev.args.marginReturnedWad),
-    cancelledQuantity: (ev.args.cancelledQty as bigint).toString(),
-    filledQuantity: (ev.args.filledQty as bigint).toString(),
+    clientKey,
+    orderId: (a.orderId as bigint).toString(),
+    marketId,
+    marginReturned: (a.marginReturnedWad as bigint).toString(),
+    marginReturnedFormatted: formatWad(a.marginReturnedWad),
+    cancelledQuantity: ((a.originalQty as bigint) - (a.filledQty as bigint)).toString(),
+    filledQuantity: (a.filledQty as bigint).toString(),
   };
 }
 

@@ -191,8 +191,11 @@ describe.each(dbKinds())("history on %s", (kind) => {
     const placed = decoded("OrderPlaced");
     const filled = decoded("OrderFilled");
     const closed = decoded("OrderClosed");
-    // cancelOrders (cancel-all, dead-man): one OrdersCancelled for several orders
-    const batchCancelled = new Set(decoded("OrdersCancelled").flatMap((e) => [...(e.args.orderIds as unknown as bigint[])]));
+    // a single cancel: its OrderCancelled; cancelOrders (cancel-all, dead-man): one OrdersCancelled for several orders
+    const cancelled = new Set([
+      ...decoded("OrderCancelled").map((e) => e.args.orderId as bigint),
+      ...decoded("OrdersCancelled").flatMap((e) => [...(e.args.orderIds as unknown as bigint[])]),
+    ]);
     for (const accountId of v.accountIds.slice(0, 6)) {
       const orders = await all(`/accounts/${accountId}/orders/history`, "orders", 3);
       const mine = placed.filter((e) => e.args.accountId === accountId);
@@ -202,7 +205,7 @@ describe.each(dbKinds())("history on %s", (kind) => {
         const fills = filled.filter((e) => e.args.makerOrderId === id || e.args.takerOrderId === id).length;
         expect(o.fillCount, `order ${id}`).toBe(fills);
         const close = closed.find((e) => e.args.orderId === id);
-        expect(o.status).toBe(close ? (close.args.status === 2 ? "filled" : "cancelled") : batchCancelled.has(id) ? "cancelled" : "active");
+        expect(o.status).toBe(close ? (close.args.status === 2 ? "filled" : "cancelled") : cancelled.has(id) ? "cancelled" : "active");
       }
     }
   });

@@ -280,7 +280,7 @@ describe.each([sharedStack()])("market maker ($kind)", (s: StackInfo) => {
     const placed = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderPlaced" });
     expect(placed).toHaveLength(2 * LEVELS);
     expect(placed.every((e) => e.args.accountId === makerAccount && e.args.timeInForce === TIME_IN_FORCE_VALUE.POST_ONLY)).toBe(true);
-    const closed = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderClosed" });
+    const closed = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderCancelled" });
     expect(closed.filter((e) => e.args.accountId === makerAccount)).toHaveLength(2 * LEVELS);
     const [set] = parseEventLogs({ abi: engineAbi, logs: receipt.logs, eventName: "DeadmanSet" });
     expect(set!.args.accountId).toBe(makerAccount);

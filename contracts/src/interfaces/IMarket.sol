@@ -10,7 +10,7 @@ import {IVenueErrors} from "./IVenueErrors.sol";
 /// Units: prices `...X18` (18 decimals, USD per base unit); quantities `...Qty` base units with
 /// 18 decimals; margin, PnL, fees `...Wad` (18 decimals of USD); funding rate `X18PerHour`;
 /// cumulative funding index `X18` (WAD owed per 1e18 of long size); ratios in basis points.
-/// Every event carries `seq`, strictly increasing per emitting contract (no gaps).
+/// Every event but OrderCancelled carries `seq`, strictly increasing per emitting contract (no gaps).
 interface IMarket is IVenueErrors {
     enum Side { LONG, SHORT }
     enum OrderType { MARKET, LIMIT }
@@ -170,6 +170,19 @@ interface IMarket is IVenueErrors {
         OrderStatus status, CloseReason reason, uint256 filledQty, uint256 cancelledQty,
         uint256 marginReturnedWad
     );
+    /// A single cancel (Engine.cancelOrder, cancelOrderById), instead of an OrderClosed, a
+    /// LevelUpdated and a FundingRateStale: the order CANCELLED (USER_CANCEL), `filledQty` of its
+    /// `originalQty` filled (the rest cancelled) and `marginReturnedWad` back (its bond apart,
+    /// 0.5); its level's post-state (`levelTotalQty`, `levelOrderCount`: 0 when it emptied; the level is the order's side and
+    /// price, as its OrderPlaced or last OrderModified told them); the skew's sides after it
+    /// (`longQty`, `shortQty`, as FundingRateStale's) and, when the skew counted the order, the
+    /// second from which the stored rate is stale (`staleSince`; 0: the stale state is as the last
+    /// event left it). No `seq`: a single cancel writes no market-wide word but the skew's; its
+    /// place among the market's events is its log's (block, log index).
+    event OrderCancelled(
+        uint256 indexed orderId, uint256 indexed accountId, uint256 originalQty, uint256 filledQty, uint256 marginReturnedWad,
+        uint256 levelTotalQty, uint256 levelOrderCount, uint256 staleSince, uint256 longQty, uint256 shortQty
+    );
     /// Resting orders of one account cancelled together (`cancelOrders`: Engine.cancelOrders, a
     /// cancel-all or the dead-man switch), instead of an OrderClosed and a LevelUpdated for each:
     /// each order is CANCELLED (`reason`) with its remaining quantity and margin as its own events
@@ -265,15 +278,13 @@ interface IMarket is IVenueErrors {
         uint256 limitPriceX18, bytes32 clientKey, uint256 options
     ) external returns (uint256 orderId, bytes32 key, uint256 quantityQty, OrderStatus status, uint256 chargeWad);
 
-    /// `releaseWad`: for an operator-placed order, the taker fee its unfilled quantity was charged
-    /// (Engine releases it from the operator's budget when the operator cancels). `refundWad`: the
-    /// order's margin and bond, which the Engine moves from committed to available itself (one
-    /// MarginUpdated, no call back into it).
-    function cancelOrder(uint256 accountId, bytes32 clientKey)
+    /// The account's open order here by client key (`ref`), or by order id (`byId`: `ref` is the
+    /// id); OrderNotFound(accountId, ref) when it is not one. `releaseWad`: for an operator-placed
+    /// order, the taker fee its unfilled quantity was charged (Engine releases it from the
+    /// operator's budget when the operator cancels). `refundWad`: the order's margin and bond,
+    /// which the Engine moves from committed to available itself (one MarginUpdated, no call back into it).
+    function cancelOrder(uint256 accountId, bytes32 ref, bool byId)
         external returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad, uint256 refundWad);
-    /// The same by order id (OrderNotFound(accountId, bytes32(orderId)) when it is not the account's open order here).
-    function cancelOrderById(uint256 accountId, uint256 orderId)
-        external returns (uint256, uint256 marginReturnedWad, uint256 releaseWad, uint256 refundWad);
 
     /// Engine only: cancels those of `orderIds` that are the account's open orders here (others
     /// are skipped: a cancel-all may race a fill), with `reason` USER_CANCEL or DEADMAN.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.28;
 
+import {Vm} from "../utils/Vm.sol";
 import {VenueFixture} from "../utils/VenueFixture.sol";
 import {IEngine} from "../../src/interfaces/IEngine.sol";
 import {IMarket} from "../../src/interfaces/IMarket.sol";
@@ -43,19 +44,29 @@ contract MarketCancelTest is VenueFixture {
         _checkAll();
     }
 
-    function test_cancelOrder_emitsOrderClosedAndLevel() public {
+    /// One event with the order's, its level's and the skew's post-state, and no seq taken: the
+    /// market's next event carries the seq it would have carried without the cancel.
+    function test_cancelOrder_emitsOneOrderCancelledWithThePostState() public {
+        _limit(bob, b, LONG, 10.7e6, 10, 1.07e18); // stays at the level
         uint256 oid = _limit(alice, a, LONG, 108e6, 10, 1.07e18);
         uint256 q = market.getOrder(oid).originalQty;
         bytes32 key = _key(oid);
         uint64 s = _nextSeq(address(market));
+        vm.recordLogs();
         vm.expectEmit(true, true, true, true, address(market));
-        emit IMarket.LevelUpdated(s, LONG, 1.07e18, 0, 0);
-        vm.expectEmit(true, true, true, true, address(market));
-        emit IMarket.OrderClosed(
-            s + 1, oid, a, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.USER_CANCEL, 0, q, 108e18
-        );
+        emit IMarket.OrderCancelled(oid, a, q, 0, 108e18, 100e18, 1, block.timestamp, 100e18, 0);
         vm.prank(alice);
         engine.cancelOrder(a, EUR, key);
+        Vm.Log[] memory all = vm.getRecordedLogs();
+        uint256 fromMarket;
+        for (uint256 i; i < all.length; ++i) if (all[i].emitter == address(market)) ++fromMarket;
+        assertEq(fromMarket, 1, "one market event");
+        vm.recordLogs();
+        _limit(bob, b, LONG, 10.7e6, 10, 1.07e18);
+        all = vm.getRecordedLogs();
+        uint256 i;
+        while (all[i].emitter != address(market)) ++i;
+        assertEq(abi.decode(all[i].data, (uint256)), s, "no seq taken: the next event carries s");
     }
 
     function test_cancelOrder_afterPartialFillReturnsRemainingMargin() public {

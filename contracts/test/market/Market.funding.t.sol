@@ -275,7 +275,7 @@ contract MarketFundingTest is VenueFixture {
         _warpFresh(1 hours);
         uint256 t1 = block.timestamp;
         vm.expectEmit(address(market));
-        emit IMarket.FundingRateStale(_nextSeq(address(market)) + 2, uint64(t1), 700e18, 500e18);
+        emit IMarket.OrderCancelled(oid, c, 100e18, 0, 10.7e18, 200e18, 1, t1, 700e18, 500e18);
         _cancel(carol, c, oid);
         IMarket.FundingView memory f1 = market.funding();
         assertEq(f1.rateX18PerHour, steered, "the stored rate is not rewritten");
@@ -311,9 +311,9 @@ contract MarketFundingTest is VenueFixture {
         _warpFresh(10 minutes);
         vm.recordLogs();
         _cancel(alice, a, o2);
-        Vm.Log[] memory st = _logs(vm.getRecordedLogs(), address(market), IMarket.FundingRateStale.selector);
+        Vm.Log[] memory st = _logs(vm.getRecordedLogs(), address(market), IMarket.OrderCancelled.selector);
         assertEq(st.length, 1);
-        (, uint64 since, uint256 l, uint256 sh) = abi.decode(st[0].data, (uint64, uint64, uint256, uint256));
+        (,,,,, uint256 since, uint256 l, uint256 sh) = abi.decode(st[0].data, (uint256, uint256, uint256, uint256, uint256, uint256, uint256, uint256));
         assertEq(since, t1, "the first cancel's second");
         assertEq(l, 700e18);
         assertEq(sh, 500e18);
@@ -347,7 +347,10 @@ contract MarketFundingTest is VenueFixture {
         _warpFresh(10 minutes);
         vm.recordLogs();
         _cancel(alice, a, oid);
-        assertEq(_logs(vm.getRecordedLogs(), address(market), IMarket.FundingRateStale.selector).length, 0);
+        Vm.Log[] memory ev = _logs(vm.getRecordedLogs(), address(market), IMarket.OrderCancelled.selector);
+        assertEq(ev.length, 1);
+        (,,,,, uint256 since,,) = abi.decode(ev[0].data, (uint256, uint256, uint256, uint256, uint256, uint256, uint256, uint256));
+        assertEq(since, 0, "no stale second: the skew did not count it");
         assertEq(market.funding().rateStaleSince, 0);
     }
 

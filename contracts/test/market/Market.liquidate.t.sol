@@ -154,6 +154,32 @@ contract MarketLiquidateTest is VenueFixture {
         _checkAll();
     }
 
+    /// The skew's sides are 96-bit totals (open interest + resting size the skew counts, kept in one
+    /// slot with the stale second and the free list's head). A side at its top never stops a
+    /// liquidation through the book: a maker's fill takes its resting size off the side before
+    /// its position adds it, and the liquidated position only shrinks its side.
+    function test_liquidate_skewSideAtItsTopStillLiquidates() public {
+        _setPrice(EUR, 1.066e18);
+        _limit(carol, c, LONG, 213e6, 10, 1.065e18); // 2000 bid @ 1.065
+        // long: alice's 1000 + carol's bid 2000; short: bob's 1000 + his 1000 left resting
+        uint256 slot = _skewSlot(3_000e18, 2_000e18);
+        bytes32 w = vm.load(address(market), bytes32(slot));
+        uint256 top = type(uint96).max - 1;
+        vm.store(address(market), bytes32(slot), bytes32(uint256(w) >> 96 << 96 | top));
+        assertEq(_liquidate(a), 1_000e18);
+        assertEq(_pos(c).sizeQty, 1_000e18);
+        assertEq(uint256(vm.load(address(market), bytes32(slot))) & type(uint96).max, top - 1_000e18, "alice's 1000 off the side, carol's moved from resting to open");
+    }
+
+    /// The market's slot holding the skew's sides `long` (low 96 bits) and `short` (the next 96).
+    function _skewSlot(uint256 long, uint256 short) internal view returns (uint256) {
+        for (uint256 i; i < 64; ++i) {
+            uint256 w = uint256(vm.load(address(market), bytes32(i)));
+            if (w & type(uint96).max == long && (w >> 96) & type(uint96).max == short) return i;
+        }
+        revert("no skew slot");
+    }
+
     /// Book + backstop: 400 through the book, the other 600 deleveraged (the fund is empty).
     function test_liquidate_thinBookThenBackstop() public {
         _setPrice(EUR, 1.066e18);

@@ -36,6 +36,8 @@ interface Vm {
 
     // state
     function deal(address account, uint256 newBalance) external;
+    function load(address target, bytes32 slot) external view returns (bytes32 data);
+    function store(address target, bytes32 slot, bytes32 value) external;
     function deployCode(string calldata artifactPath) external returns (address deployed);
     function etch(address target, bytes calldata newRuntimeBytecode) external;
     function deployCode(string calldata artifactPath, bytes calldata constructorArgs) external returns (address deployed);

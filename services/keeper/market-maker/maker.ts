@@ -21,7 +21,7 @@ import { maxUint256, parseEventLogs, type Address, type Hex, type PublicClient, 
 import type { Logger } from "pino";
 import { depositTokenAbi, engineAbi, marketAbi } from "../../../abis/index.js";
 import { counter } from "../../../core/metrics.js";
-import { MIN_DEADMAN_DELAY_S, closeReasonValue } from "../../../core/schemas/writes.js";
+import { MIN_DEADMAN_DELAY_S } from "../../../core/schemas/writes.js";
 import { batchOutcome } from "../../../core/chain/batch-outcome.js";
 import {
   AMOUNT6_TO_WAD, big, formatX18, meta, VenueApiError, VenueError, VenueInputError, VenueNetworkError,
@@ -373,11 +373,11 @@ export class MarketMaker {
       throw e;
     }
     batches().inc({ result: "ok" });
-    // the mined transaction against the simulation: each place's OrderPlaced, each cancel's OrderClosed, the DeadmanSet
+    // the mined transaction against the simulation: each place's OrderPlaced, each cancel's OrderCancelled, the DeadmanSet
     const placed = new Set(parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderPlaced" })
       .filter((e) => e.args.accountId === this.accountId).map((e) => e.args.clientKey.toLowerCase()));
-    const closed = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderClosed" })
-      .filter((e) => e.args.accountId === this.accountId && Number(e.args.reason) === CLOSE_REASON_USER_CANCEL).length;
+    const closed = parseEventLogs({ abi: marketAbi, logs: receipt.logs, eventName: "OrderCancelled" })
+      .filter((e) => e.args.accountId === this.accountId).length;
     const deadmanSet = parseEventLogs({ abi: engineAbi, logs: receipt.logs, eventName: "DeadmanSet" }).some((e) => e.args.accountId === this.accountId);
     const cancels = good.filter((o) => o.it.kind === "cancel");
     const missing = [
@@ -388,7 +388,7 @@ export class MarketMaker {
     // what those items did in the mined transaction (the node's tracer): one that failed there for a
     // reason the simulation could not see (another transaction came first: a crossing order, a fill)
     // is that reason; one that succeeded there yet left no event is lost (a cancel that succeeded
-    // left its OrderClosed: another one is the missing); empty revert data is out of gas. Without
+    // left its OrderCancelled: another one is the missing); empty revert data is out of gas. Without
     // the tracer every missing one counts as lost.
     const mined = missing.length ? await batchOutcome(this.d.chain, receipt.transactionHash) : null;
     const lost: string[] = [];
@@ -429,7 +429,6 @@ type Item = { kind: BatchItemKind; data: Hex; clientKey: Hex | null; priceX18: b
 
 /** Engine.MIN_DEADMAN_DELAY (seconds) */
 const MIN_DEADMAN_DELAY = BigInt(MIN_DEADMAN_DELAY_S);
-const CLOSE_REASON_USER_CANCEL = closeReasonValue("USER_CANCEL");
 /** Item errors counted by name (anything else: "other"; empty revert data: "empty"; simulated ok but not mined: "lost"). */
 const KNOWN_ERRORS = new Set(["OrderNotFound", "PostOnlyWouldCross", "InvalidPrice", "SelfTrade", "ClientKeyInUse", "InsufficientMargin", "DeadmanTooSoon"]);
 

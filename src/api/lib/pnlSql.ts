@@ -1,8 +1,8 @@
 /**
  * The PnL query's text (src/api/lib/pnl.ts): per period end, the block B at or before it, and the
  * last row at or before B of each history table the account's state is valued from, each by one
- * index lookup (a market's last FundingRateStale counts only after its last FundingUpdated: a
- * cancel's stale rate that no accrual has applied yet; its last MarketSessionChanged gives the
+ * index lookup (a market's last stale rate counts only after its last FundingUpdated, by their
+ * events' ids, the chain's order: a cancel's stale rate that no accrual has applied yet; its last MarketSessionChanged gives the
  * funding lastUpdate at that event; the session and a reopening's restart of funding come from
  * the market's calendar, src/api/lib/pnl.ts). Plain SQL with `$n` parameters, apart from Ponder's `db`, so that the EXPLAIN
  * test (test/e2e/history.test.ts) checks the very statement the route runs.
@@ -24,12 +24,12 @@ export function pnlPointsQuery(schema: string, accountId: bigint, ends: bigint[]
       LEFT JOIN LATERAL (SELECT size_qty, open_notional_wad, margin_wad, funding_index_x18, realized_pnl_total_wad, funding_paid_total_wad, fees_paid_total_wad
         FROM ${t("position_update_event")} WHERE position_id = mk.position_id AND block_number <= blk.block_number
         ORDER BY block_number DESC, seq DESC LIMIT 1) pu ON true
-      LEFT JOIN LATERAL (SELECT rate_x18_per_hour, cumulative_index_x18, premium_x18, sample_bid_x18, sample_ask_x18, timestamp AS last_update, seq AS funding_seq
+      LEFT JOIN LATERAL (SELECT rate_x18_per_hour, cumulative_index_x18, premium_x18, sample_bid_x18, sample_ask_x18, timestamp AS last_update, id AS funding_id
         FROM ${t("funding_update_event")} WHERE market_address = mk.market_address AND timestamp <= blk.timestamp
-        ORDER BY timestamp DESC, seq DESC LIMIT 1) fu ON true
-      LEFT JOIN LATERAL (SELECT stale_since, rate_x18_per_hour AS stale_rate_x18_per_hour, seq AS stale_seq
+        ORDER BY timestamp DESC, id DESC LIMIT 1) fu ON true
+      LEFT JOIN LATERAL (SELECT stale_since, rate_x18_per_hour AS stale_rate_x18_per_hour, id AS stale_id
         FROM ${t("funding_rate_stale_event")} WHERE market_address = mk.market_address AND timestamp <= blk.timestamp
-        ORDER BY timestamp DESC, seq DESC LIMIT 1) st ON st.stale_seq > fu.funding_seq
+        ORDER BY timestamp DESC, id DESC LIMIT 1) st ON st.stale_id > fu.funding_id
       LEFT JOIN LATERAL (SELECT session, funding_last_update AS session_last_update FROM ${t("market_session_event")}
         WHERE market_id = mk.market_id AND timestamp <= blk.timestamp
         ORDER BY timestamp DESC, seq DESC LIMIT 1) se ON true
