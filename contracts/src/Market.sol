@@ -80,11 +80,7 @@ contract Market is MarketBase, Initializable {
         (marginReturnedWad, releaseWad, counted) = _cancel(n, IMarket.CloseReason.USER_CANCEL, BOND_REFUND | MARGIN_DEFERRED | QUIET);
         refundWad = marginReturnedWad + ORDER_BOND_WAD;
         orderId = _orderId(n);
-        uint256 since;
-        if (counted) {
-            since = _rateStaleSince;
-            if (since == 0) _rateStaleSince = uint40(since = block.timestamp);
-        }
+        uint256 since = counted ? _staleSince() : 0;
         Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
         emit IMarket.OrderCancelled(
             orderId, accountId, original, filled, marginReturnedWad, level.totalQty, level.orderCount, since, marginedLongQty, marginedShortQty

@@ -684,11 +684,17 @@ abstract contract MarketBase is IVenueErrors {
         marginReturnedWad = _closeOrder(slot, o, IMarket.OrderStatus.CANCELLED, reason, flags);
     }
 
+    /// A cancel of several orders that changed the skew: the rate stale (`_staleSince`), and FundingRateStale.
     function _markStale() internal {
-        uint40 since = _rateStaleSince;
-        if (since == 0) _rateStaleSince = since = uint40(block.timestamp);
+        uint256 since = _staleSince();
         (uint256 l, uint256 s) = _marginedQty();
-        emit IMarket.FundingRateStale(++seq, since, l, s);
+        emit IMarket.FundingRateStale(++seq, uint64(since), l, s);
+    }
+
+    /// The second from which the stored rate is stale, set to now by the first cancel that changed the skew since the last update.
+    function _staleSince() internal returns (uint256 since) {
+        since = _rateStaleSince;
+        if (since == 0) _rateStaleSince = uint40(since = block.timestamp);
     }
 
     /// What an operator's order of `qty` at `price` may cost its owner: the taker fee at `price`
