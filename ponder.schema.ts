@@ -47,7 +47,6 @@ export const marginUpdateEvent = onchainTable(
   "margin_update_event",
   (t) => ({
     id: t.text().primaryKey(),
-    seq: t.bigint().notNull(),
     accountId: t.bigint().notNull(),
     marketId: t.hex().notNull(), // 0x00…00 for deposits and withdrawals
     reason: t.text().notNull(), // DEPOSIT WITHDRAW ORDER_COMMIT ORDER_RELEASE TRADE_SETTLEMENT LIQUIDATION

@@ -6,14 +6,12 @@ import {
   insuranceFund,
   insuranceFundEvent,
   liquidationSkipEvent,
-  marginUpdateEvent,
   operatorApproval,
   operatorNonce,
   venueBalance,
 } from "ponder:schema";
-import { MARGIN_REASONS, enumName } from "./store.js";
+import { MARGIN_REASONS, applyMargin, enumName } from "./store.js";
 import { toWad } from "../core/units.js";
-import { recordTransfer } from "./history/record.js";
 
 on("Engine:AccountCreated", async ({ event, context }) => {
   const { accountId, owner, accountAddress } = event.args;
@@ -33,34 +31,15 @@ on("Engine:AccountCreated", async ({ event, context }) => {
 
 on("Engine:MarginUpdated", async ({ event, context }) => {
   const a = event.args;
-  await context.db.insert(marginUpdateEvent).values({
-    id: event.id,
-    seq: BigInt(a.seq),
+  const change = {
     accountId: a.accountId,
     marketId: a.marketId,
     reason: enumName(MARGIN_REASONS, a.reason),
     deltaAvailableWad: a.deltaAvailableWad,
     deltaCommittedWad: a.deltaCommittedWad,
     amount6: a.amount6,
-    availableWad: a.availableWad,
-    committedWad: a.committedWad,
-    blockNumber: event.block.number,
-    timestamp: event.block.timestamp,
-    transactionHash: event.transaction.hash,
-  });
-  await recordTransfer(context, event, {
-    accountId: a.accountId,
-    reason: enumName(MARGIN_REASONS, a.reason),
-    amount6: a.amount6,
-    availableWad: a.availableWad,
-  });
-  // post-state values: the event says what the margin is now
-  await context.db.update(account, { accountId: a.accountId }).set({
-    availableWad: a.availableWad,
-    committedWad: a.committedWad,
-    totalWad: a.availableWad + a.committedWad,
-    updatedBlock: event.block.number,
-  });
+  };
+  await applyMargin(context, event, change, { availableWad: a.availableWad, committedWad: a.committedWad });
 });
 
 on("Engine:OperatorSet", async ({ event, context }) => {

@@ -20,12 +20,14 @@ import {
 } from "ponder:schema";
 import {
   CLOSE_REASONS,
+  ORDER_BOND_WAD,
   ORDER_STATUSES,
   ORDER_TYPES,
   POSITION_REASONS,
   SESSIONS,
   SIDES,
   TIMES_IN_FORCE,
+  applyMargin,
   enumName,
   marketIdOf,
   patchMarketState,
@@ -169,6 +171,11 @@ on("Market:OrderCancelled", async ({ event, context }) => {
   });
   await setLevel(context, event.log.address, event.block.number, o.marketId, o.side, o.priceX18, { totalQty: a.levelTotalQty, orderCount: a.levelOrderCount });
   if (a.staleSince !== 0n) await markStale(context, event, a.staleSince, a.longQty, a.shortQty);
+  // the Engine moves the margin and the bond from committed to available without an event of its own
+  const refund = a.marginReturnedWad + ORDER_BOND_WAD;
+  await applyMargin(context, event, {
+    accountId: a.accountId, marketId: o.marketId, reason: "ORDER_RELEASE", deltaAvailableWad: refund, deltaCommittedWad: -refund, amount6: 0n,
+  });
 });
 
 // Resting orders of one account cancelled together (Engine.cancelOrders: a cancel-all or the

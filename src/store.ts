@@ -1,11 +1,13 @@
 /**
  * The recurring writes of the handlers, one helper each, so every handler upserts the same way.
- * State comes only from event arguments (post-state values); nothing is kept in memory between
- * events, so Ponder's reorg handling (it reverts the store) is all we need.
+ * State comes from event arguments (post-state values; a single cancel's margin release, which
+ * its one event carries as a delta: `applyMargin`); nothing is kept in memory between events, so
+ * Ponder's reorg handling (it reverts the store) is all we need.
  */
 import type { Context } from "ponder:registry";
-import { marketState } from "ponder:schema";
+import { account, marginUpdateEvent, marketState } from "ponder:schema";
 import type { Hex } from "viem";
+import { recordTransfer, type EventPlace } from "./history/record.js";
 export { positionIdOf } from "../core/math/ids.js";
 import { EMPTY_MARKET_STATE } from "../core/reads/snapshot.js";
 
@@ -54,4 +56,44 @@ export async function marketIdOf(context: Context, marketAddress: Hex): Promise<
   const row = await context.db.find(marketState, { marketAddress: marketAddress.toLowerCase() as Hex });
   if (!row?.marketId) throw new Error(`event from market ${marketAddress} before its MarketCreated`);
   return row.marketId;
+}
+
+/** The margin held back by every resting order until it leaves the book (MarketBase.ORDER_BOND_WAD). */
+export const ORDER_BOND_WAD = 5n * 10n ** 17n;
+
+export type MarginChange = {
+  accountId: bigint;
+  marketId: Hex;
+  reason: (typeof MARGIN_REASONS)[number];
+  deltaAvailableWad: bigint;
+  deltaCommittedWad: bigint;
+  amount6: bigint;
+};
+
+/**
+ * A change of an account's margin: its history row, its transfer (a deposit or withdrawal) and
+ * the account's balances. `post`: the balances after it (MarginUpdated); without it, the stored
+ * ones moved by the deltas (a single cancel's release, which its OrderCancelled carries).
+ */
+export async function applyMargin(context: Context, e: EventPlace, m: MarginChange, post?: { availableWad: bigint; committedWad: bigint }) {
+  let balances = post;
+  if (!balances) {
+    const row = await context.db.find(account, { accountId: m.accountId });
+    if (!row) throw new Error(`a margin change of account ${m.accountId} before its AccountCreated`);
+    balances = { availableWad: row.availableWad + m.deltaAvailableWad, committedWad: row.committedWad + m.deltaCommittedWad };
+  }
+  await context.db.insert(marginUpdateEvent).values({
+    id: e.id,
+    ...m,
+    ...balances,
+    blockNumber: e.block.number,
+    timestamp: e.block.timestamp,
+    transactionHash: e.transaction.hash,
+  });
+  await recordTransfer(context, e, { accountId: m.accountId, reason: m.reason, amount6: m.amount6, availableWad: balances.availableWad });
+  await context.db.update(account, { accountId: m.accountId }).set({
+    ...balances,
+    totalWad: balances.availableWad + balances.committedWad,
+    updatedBlock: e.block.number,
+  });
 }

@@ -331,10 +331,13 @@ contract Engine is IEngine, AccessControl, EIP712 {
     }
 
     /// A single cancel's end: the operator's budget release, and the order's margin and bond from
-    /// committed to available (the market leaves that to this entry point: no call back into the Engine).
+    /// committed to available (the market leaves that to this entry point: no call back into the
+    /// Engine). No MarginUpdated: the market's OrderCancelled carries the release (its margin, and
+    /// the bond of every order), and the pool is untouched, so a cancel writes no `seq`.
     function _refund(bytes32 marketId, uint256 accountId, address owner, Operator storage o, uint256 release, uint256 refund) internal {
         _release(owner, o, release);
-        _applyMargin(marketId, accountId, int256(refund), -int256(refund), MarginReason.ORDER_RELEASE);
+        Account storage a = accounts[accountId];
+        (a.availableWad, a.committedWad) = (uint128(_add(a.availableWad, int256(refund))), uint128(_add(a.committedWad, -int256(refund))));
     }
 
     function cancelOrders(uint256 accountId, bytes32 marketId, uint256[] calldata orderIds)

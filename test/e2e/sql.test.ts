@@ -196,7 +196,7 @@ describe.each(dbKinds())("docs/SQL.md queries on %s", (kind) => {
     const client = createClient(`${ix.url}/sql`, { schema });
     const rows = await client.db.select().from(schema.marginUpdateEvent).where(eq(schema.marginUpdateEvent.accountId, s.accounts[0]!)).limit(1000);
     expect(rows.length).toBeGreaterThan(0);
-    const q = `SELECT id, reason FROM ${TABLE} WHERE account_id = $1 ORDER BY seq DESC LIMIT 10`;
+    const q = `SELECT id, reason FROM ${TABLE} WHERE account_id = $1 ORDER BY id DESC LIMIT 10`;
     const db = await ask("db", q, [String(s.accounts[0])]);
     expect(db.status).toBe(200);
     expect((db.body as { rows: Row[] }).rows.length).toBeGreaterThan(0);

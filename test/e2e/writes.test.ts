@@ -384,6 +384,13 @@ describe.each([sharedStack()])("integration write routes ($kind)", (s) => {
       await waitIndexed(s, r.body.data.blockNumber);
       const list = await req("GET", `/accounts/${ids.w}/orders?marketId=${eur.marketId}&status=cancelled`);
       expect(list.body.data.orders.map((o: { orderId: string }) => o.orderId)).toContain(resting.orderId);
+      // the Engine emits no MarginUpdated for a single cancel: the indexer moves the margin and the
+      // bond from committed to available by the OrderCancelled alone, to the chain's figures
+      const logs = (await client.getTransactionReceipt({ hash: r.body.data.transactionHash })).logs;
+      expect(parseEventLogs({ abi: engineAbi, logs, eventName: "MarginUpdated" })).toEqual([]);
+      const onChain = await client.readContract({ address: engine, abi: engineAbi, functionName: "getAccount", args: [BigInt(ids.w!)] });
+      const read = await req("GET", `/accounts/${ids.w}`);
+      expect([read.body.data.margin.available, read.body.data.margin.committed]).toEqual([onChain.availableWad.toString(), onChain.committedWad.toString()]);
     });
 
     it("close: NO_POSITION, MARKET_NOT_FOUND, UNAUTHORIZED; a MARKET order opens a position and the close route closes it", async () => {

@@ -60,7 +60,8 @@ interface IEngine is IVenueErrors {
     }
 
     event AccountCreated(uint64 seq, uint256 indexed accountId, address indexed owner, address accountAddress);
-    /// Post-state margin of the account after any change. `marketId` is 0 for deposits and
+    /// Post-state margin of the account after any change but a single cancel's release (its
+    /// market's OrderCancelled carries that: cancelOrder). `marketId` is 0 for deposits and
     /// withdrawals. `amount6` is the token amount for deposits and withdrawals, else 0.
     event MarginUpdated(
         uint64 seq, uint256 indexed accountId, bytes32 indexed marketId, MarginReason reason,
@@ -130,6 +131,8 @@ interface IEngine is IVenueErrors {
     // ─── trading (owner or operator of the account) ──────────────────────────────────────
     function placeOrder(PlaceOrderParams calldata p)
         external returns (uint256 orderId, bytes32 clientKey, uint256 quantityQty, IMarket.OrderStatus status);
+    /// A single cancel (alone or as an item of `batch`): the order's margin and bond (0.5) from
+    /// committed to available, with no MarginUpdated (the market's OrderCancelled carries them).
     function cancelOrder(uint256 accountId, bytes32 marketId, bytes32 clientKey)
         external returns (uint256 orderId, uint256 marginReturnedWad);
     function cancelOrderById(uint256 accountId, bytes32 marketId, uint256 orderId) external returns (uint256 marginReturnedWad);

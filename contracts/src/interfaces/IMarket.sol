@@ -282,7 +282,8 @@ interface IMarket is IVenueErrors {
     /// id); OrderNotFound(accountId, ref) when it is not one. `releaseWad`: for an operator-placed
     /// order, the taker fee its unfilled quantity was charged (Engine releases it from the
     /// operator's budget when the operator cancels). `refundWad`: the order's margin and bond,
-    /// which the Engine moves from committed to available itself (one MarginUpdated, no call back into it).
+    /// which the Engine moves from committed to available itself (no call back into it, and no
+    /// MarginUpdated: OrderCancelled's `marginReturnedWad` and the bond are the release).
     function cancelOrder(uint256 accountId, bytes32 ref, bool byId)
         external returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad, uint256 refundWad);
 

@@ -45,13 +45,15 @@ contract MarketCancelTest is VenueFixture {
     }
 
     /// One event with the order's, its level's and the skew's post-state, and no seq taken: the
-    /// market's next event carries the seq it would have carried without the cancel.
+    /// market's next event carries the seq it would have carried without the cancel. The engine
+    /// emits nothing: the order's margin and bond move from committed to available as that event says.
     function test_cancelOrder_emitsOneOrderCancelledWithThePostState() public {
         _limit(bob, b, LONG, 10.7e6, 10, 1.07e18); // stays at the level
         uint256 oid = _limit(alice, a, LONG, 108e6, 10, 1.07e18);
         uint256 q = market.getOrder(oid).originalQty;
         bytes32 key = _key(oid);
         uint64 s = _nextSeq(address(market));
+        IEngine.AccountView memory before = engine.getAccount(a);
         vm.recordLogs();
         vm.expectEmit(true, true, true, true, address(market));
         emit IMarket.OrderCancelled(oid, a, q, 0, 108e18, 100e18, 1, block.timestamp, 100e18, 0);
@@ -61,6 +63,10 @@ contract MarketCancelTest is VenueFixture {
         uint256 fromMarket;
         for (uint256 i; i < all.length; ++i) if (all[i].emitter == address(market)) ++fromMarket;
         assertEq(fromMarket, 1, "one market event");
+        for (uint256 i; i < all.length; ++i) assertTrue(all[i].emitter != address(engine), "no engine event: no MarginUpdated");
+        IEngine.AccountView memory after_ = engine.getAccount(a);
+        assertEq(after_.availableWad, before.availableWad + 108e18 + 0.5e18, "margin and bond available");
+        assertEq(after_.committedWad, before.committedWad - 108e18 - 0.5e18, "and no longer committed");
         vm.recordLogs();
         _limit(bob, b, LONG, 10.7e6, 10, 1.07e18);
         all = vm.getRecordedLogs();

@@ -50,7 +50,7 @@ export function pnlPointsQuery(schema: string, accountId: bigint, ends: bigint[]
     FROM blk
     LEFT JOIN LATERAL (SELECT available_wad, committed_wad FROM ${t("margin_update_event")}
       WHERE account_id = cast(${accountP} AS numeric) AND block_number <= blk.block_number
-      ORDER BY block_number DESC, seq DESC LIMIT 1) mg ON true
+      ORDER BY block_number DESC, id DESC LIMIT 1) mg ON true
     ${perMarket}`;
   return { text, values };
 }
