@@ -343,56 +343,53 @@ abstract contract MarketBase is IVenueErrors {
         more = true;
         while (m != 0 && s.remaining != 0 && s.fills < cap && s.skips < MAX_SKIPS) {
             Order storage mo = orders[m];
-            uint256 next = mo.next;
-            uint256 makerRemaining = mo.originalQty - mo.filledQty;
-            // an expired order never fills: removed, its bond to the taker (any of its own too)
+            uint256 next = m == level.tail ? 0 : mo.next;
+            // why the maker is cancelled (FILLED: it is not); one call site of `_dropMaker` (via-IR
+            // would copy it per literal reason)
+            IMarket.CloseReason reason;
             if (_expired(mo)) {
-                _dropMaker(s, level, mo, m, makerRemaining, IMarket.CloseReason.EXPIRED);
-                ++s.skips;
-                m = next;
-                continue;
-            }
-            if (mo.accountId == s.accountId) {
+                // an expired order never fills: removed, its bond to the taker (any of its own too)
+                reason = IMarket.CloseReason.EXPIRED;
+            } else if (mo.accountId == s.accountId) {
                 if (!s.liquidation) revert SelfTrade(s.accountId, _idAt(m, mo));
-                // bounded by MAX_OPEN_ORDERS: not counted
-                _dropMaker(s, level, mo, m, makerRemaining, IMarket.CloseReason.LIQUIDATION);
-                m = next;
-                continue;
-            }
-            uint256 q = s.remaining;
-            if (s.reduceOnly) {
-                uint256 room = _reduceRoom(s.accountId, s.isBuy) - s.filledQty;
-                if (room == 0) {
-                    s.remaining = 0;
-                    more = false;
-                    break;
+                reason = IMarket.CloseReason.LIQUIDATION;
+            } else {
+                uint256 q = s.remaining;
+                uint256 makerRemaining = mo.originalQty - mo.filledQty;
+                if (s.reduceOnly) {
+                    uint256 room = _reduceRoom(s.accountId, s.isBuy) - s.filledQty;
+                    if (room == 0) {
+                        s.remaining = 0;
+                        more = false;
+                        break;
+                    }
+                    if (q > room) q = room;
                 }
-                if (q > room) q = room;
-            }
-            if (q > makerRemaining) q = makerRemaining;
-            // outside OPEN (the pre-close window) every maker may only reduce: an order resting
-            // from before must not open exposure across the close
-            if (mo.reduceOnly || s.window) {
-                uint256 room = _reduceRoom(mo.accountId, !s.isBuy);
-                if (room == 0) {
-                    _dropMaker(
-                        s, level, mo, m, makerRemaining,
-                        mo.reduceOnly ? IMarket.CloseReason.REDUCE_ONLY_EXPIRED : IMarket.CloseReason.REDUCE_ONLY_SESSION
-                    );
-                    ++s.skips;
-                    m = next;
-                    continue;
+                if (q > makerRemaining) q = makerRemaining;
+                // outside OPEN (the pre-close window) every maker may only reduce: an order resting
+                // from before must not open exposure across the close
+                if (mo.reduceOnly || s.window) {
+                    uint256 room = _reduceRoom(mo.accountId, !s.isBuy);
+                    if (room == 0) {
+                        reason = mo.reduceOnly ? IMarket.CloseReason.REDUCE_ONLY_EXPIRED : IMarket.CloseReason.REDUCE_ONLY_SESSION;
+                    } else if (q > room) {
+                        q = room;
+                    }
                 }
-                if (q > room) q = room;
+                if (reason == IMarket.CloseReason.FILLED) {
+                    // an operator's order fills only within its band from the mark now (on the owner's cost side)
+                    uint256 ob = mo.operatorBandBps;
+                    if (ob != 0 && (s.isBuy ? price * BPS < s.mark * (BPS - ob) : price * BPS > s.mark * (BPS + ob))) {
+                        reason = IMarket.CloseReason.OPERATOR_BAND;
+                    } else if (!_fillMaker(s, level, m, mo, q, price)) {
+                        reason = IMarket.CloseReason.MARGIN;
+                    }
+                }
             }
-            // an operator's order fills only within its band from the mark now (on the owner's cost side)
-            uint256 ob = mo.operatorBandBps;
-            if (ob != 0 && (s.isBuy ? price * BPS < s.mark * (BPS - ob) : price * BPS > s.mark * (BPS + ob))) {
-                _dropMaker(s, level, mo, m, makerRemaining, IMarket.CloseReason.OPERATOR_BAND);
-                ++s.skips;
-            } else if (!_fillMaker(s, level, m, mo, q, price)) {
-                _dropMaker(s, level, mo, m, makerRemaining, IMarket.CloseReason.MARGIN);
-                ++s.skips;
+            if (reason != IMarket.CloseReason.FILLED) {
+                _dropMaker(s, level, mo, m, reason);
+                // the account's own orders (its liquidation) are bounded by MAX_OPEN_ORDERS: not counted
+                if (reason != IMarket.CloseReason.LIQUIDATION) ++s.skips;
             }
             m = next;
         }
@@ -404,12 +401,11 @@ abstract contract MarketBase is IVenueErrors {
     }
 
     /// Cancels a resting maker met during a sweep.
-    function _dropMaker(Sweep memory s, Level storage level, Order storage mo, uint256 m, uint256 makerRemaining, IMarket.CloseReason reason)
-        internal
-    {
+    function _dropMaker(Sweep memory s, Level storage level, Order storage mo, uint256 m, IMarket.CloseReason reason) internal {
+        uint256 makerRemaining = mo.originalQty - mo.filledQty;
         level.totalQty -= uint96(makerRemaining);
         _resting(!s.isBuy, _uncounted(mo), makerRemaining, false);
-        _removeAt(level, mo);
+        _removeAt(level, m, mo);
         // the bond goes back when the order is not at fault: the account's own orders in its
         // liquidation, and an operator's order its owner's band stops (it was inside the band when
         // placed; the owner's policy, not the order, refuses the fill now)
@@ -456,7 +452,7 @@ abstract contract MarketBase is IVenueErrors {
             filled, left, s.filledQty, s.qty - s.filledQty, st.feeTaken, takerFee
         );
         if (left == 0) {
-            _removeAt(level, mo);
+            _removeAt(level, m, mo);
             // its margin went with the fill and its bond with the settlement
             mo.status = IMarket.OrderStatus.FILLED;
             _free(m, mo);
@@ -465,7 +461,7 @@ abstract contract MarketBase is IVenueErrors {
             // a dust remainder is cancelled
             level.totalQty -= uint96(left);
             _resting(!s.isBuy, _uncounted(mo), left, false);
-            _removeAt(level, mo);
+            _removeAt(level, m, mo);
             _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, BOND_REFUND);
         }
         return true;
@@ -483,23 +479,26 @@ abstract contract MarketBase is IVenueErrors {
         }
         // a LIMIT with margin committed its bond at placement: back when it closes without resting
         uint8 flags = s.orderType == IMarket.OrderType.LIMIT && !s.reduceOnly ? BOND_REFUND : 0;
+        // why it closes without resting (USER_CANCEL: it rests); one call site of `_closeTaker`
+        // (via-IR would copy it per literal reason)
+        IMarket.CloseReason reason = IMarket.CloseReason.USER_CANCEL;
         if (s.remaining == 0) {
-            if (s.filledQty == s.qty) return _closeTaker(n, s, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, flags);
-            return _closeTaker(n, s, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.REDUCE_ONLY_EXPIRED, flags);
+            reason = s.filledQty == s.qty ? IMarket.CloseReason.FILLED : IMarket.CloseReason.REDUCE_ONLY_EXPIRED;
+        } else if (s.orderType == IMarket.OrderType.MARKET) {
+            reason = s.capped ? IMarket.CloseReason.FILL_CAP : IMarket.CloseReason.UNFILLED_MARKET;
+        } else if (s.tif == uint256(IMarket.TimeInForce.IOC)) {
+            reason = IMarket.CloseReason.UNFILLED_IOC;
+        } else if (s.remaining < MarketArgs.get(MarketArgs.MIN_ORDER) && !s.reduceOnly) {
+            reason = IMarket.CloseReason.DUST;
+        } else {
+            // a LIMIT's price is its bound
+            uint256 opposite = s.isBuy ? _best(false) : _best(true);
+            if (opposite != 0 && (s.isBuy ? opposite <= s.bound : opposite >= s.bound)) reason = IMarket.CloseReason.FILL_CAP;
         }
-        if (s.orderType == IMarket.OrderType.MARKET) {
-            return _closeTaker(n, s, IMarket.OrderStatus.CANCELLED, s.capped ? IMarket.CloseReason.FILL_CAP : IMarket.CloseReason.UNFILLED_MARKET, flags);
-        }
-        if (s.tif == uint256(IMarket.TimeInForce.IOC)) {
-            return _closeTaker(n, s, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.UNFILLED_IOC, flags);
-        }
-        if (s.remaining < MarketArgs.get(MarketArgs.MIN_ORDER) && !s.reduceOnly) {
-            return _closeTaker(n, s, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, flags);
-        }
-        // a LIMIT's price is its bound
-        uint256 opposite = s.isBuy ? _best(false) : _best(true);
-        if (opposite != 0 && (s.isBuy ? opposite <= s.bound : opposite >= s.bound)) {
-            return _closeTaker(n, s, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.FILL_CAP, flags);
+        if (reason != IMarket.CloseReason.USER_CANCEL) {
+            return _closeTaker(
+                n, s, reason == IMarket.CloseReason.FILLED ? IMarket.OrderStatus.FILLED : IMarket.OrderStatus.CANCELLED, reason, flags
+            );
         }
         // it rests: stored now, whole (two slots, each written once)
         uint256 tick = s.bound / MarketArgs.get(MarketArgs.TICK_SIZE);
@@ -542,11 +541,11 @@ abstract contract MarketBase is IVenueErrors {
     function _link(uint256 slot, Order storage o, uint256 tick, uint256 qty) internal returns (Level storage level) {
         bool isBid = o.side == IMarket.Side.LONG;
         level = isBid ? bidLevels[tick] : askLevels[tick];
-        uint256 tail = level.tail;
-        if (tail == 0) {
+        if (level.orderCount == 0) {
             level.head = uint40(slot);
             _bookSet(isBid, tick);
         } else {
+            uint256 tail = level.tail;
             orders[tail].next = uint24(slot);
             o.prev = uint24(tail);
         }
@@ -593,7 +592,7 @@ abstract contract MarketBase is IVenueErrors {
     }
 
     /// Takes a resting order out of its level (cancel); true when the skew counted it. `flags`: QUIET (no LevelUpdated).
-    function _unlinkFromLevel(Order storage o, uint8 flags) internal returns (bool counted) {
+    function _unlinkFromLevel(uint256 slot, Order storage o, uint8 flags) internal returns (bool counted) {
         uint256 tick = o.tick;
         bool isBid = o.side == IMarket.Side.LONG;
         Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
@@ -601,7 +600,7 @@ abstract contract MarketBase is IVenueErrors {
         level.totalQty -= uint96(remaining);
         counted = !_uncounted(o);
         _resting(isBid, !counted, remaining, false);
-        _removeAt(level, o);
+        _removeAt(level, slot, o);
         if (flags & QUIET == 0) _emitLevel(o.side, tick, level);
         if (level.orderCount == 0) {
             _bookClear(isBid, tick);
@@ -610,14 +609,22 @@ abstract contract MarketBase is IVenueErrors {
         }
     }
 
-    /// Unlinks a resting order from its level's FIFO list (totals are the caller's).
-    function _removeAt(Level storage level, Order storage o) internal {
-        uint24 prev = o.prev;
-        uint24 next = o.next;
-        if (prev == 0) level.head = next;
-        else orders[prev].next = next;
-        if (next == 0) level.tail = prev;
-        else orders[next].prev = prev;
+    /// Unlinks the resting order in `slot` from its level's FIFO list (totals are the caller's).
+    /// Only the links inside a level are kept: the level's head and tail end it, and the head's
+    /// `prev` and the tail's `next` mean nothing (walks stop at the tail), so taking out an end
+    /// writes the level alone, not its neighbour. Taking out a level's only order leaves its
+    /// head and tail as they are: an empty level is deleted, or refilled by `_link` (which tests
+    /// `orderCount`, not the links), before anything reads them.
+    function _removeAt(Level storage level, uint256 slot, Order storage o) internal {
+        if (slot == level.head) {
+            level.head = o.next;
+        } else if (slot == level.tail) {
+            level.tail = o.prev;
+        } else {
+            (uint24 prev, uint24 next) = (o.prev, o.next);
+            orders[prev].next = next;
+            orders[next].prev = prev;
+        }
         level.orderCount -= 1;
         positions[o.accountId].openOrders -= 1;
     }
@@ -680,7 +687,7 @@ abstract contract MarketBase is IVenueErrors {
         if (o.operatorBandBps != 0) {
             releaseWad = _operatorCharge(false, 0, uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE), o.originalQty - o.filledQty, false);
         }
-        counted = _unlinkFromLevel(o, flags);
+        counted = _unlinkFromLevel(slot, o, flags);
         marginReturnedWad = _closeOrder(slot, o, IMarket.OrderStatus.CANCELLED, reason, flags);
     }
 
@@ -1184,7 +1191,9 @@ abstract contract MarketBase is IVenueErrors {
         if (tick == 0) return 0;
         uint256 probes;
         while (tick != TickBitmap.NONE) {
-            for (uint256 n = (bid ? bidLevels[tick] : askLevels[tick]).head; n != 0; n = orders[n].next) {
+            Level storage level = bid ? bidLevels[tick] : askLevels[tick];
+            uint256 last = level.tail;
+            for (uint256 n = level.head; n != 0; n = n == last ? 0 : orders[n].next) {
                 if (_fillable(n, mark)) return tick * MarketArgs.get(MarketArgs.TICK_SIZE);
                 if (++probes == MARK_PROBES) return 0;
             }

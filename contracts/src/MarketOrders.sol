@@ -51,7 +51,7 @@ contract MarketOrders is MarketBase {
             uint256 n = _localOf(orderIds[i]);
             Order storage o = orders[n & SLOT_MASK];
             if (!_isLive(n, o) || !_expired(o)) continue;
-            _unlinkFromLevel(o, 0);
+            _unlinkFromLevel(n & SLOT_MASK, o, 0);
             _closeOrder(n & SLOT_MASK, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.EXPIRED, BOND_FORFEIT);
             ++removed;
         }
@@ -132,9 +132,7 @@ contract MarketOrders is MarketBase {
             from.totalQty = uint96(from.totalQty - left + remaining);
         } else {
             from.totalQty -= uint96(left);
-            _removeAt(from, o);
-            o.prev = 0;
-            o.next = 0;
+            _removeAt(from, n & SLOT_MASK, o);
             if (from.orderCount == 0 && tick != fromTick) _bookClear(isBid, fromTick);
             level = _link(n & SLOT_MASK, o, tick, remaining);
         }
@@ -176,8 +174,9 @@ contract MarketOrders is MarketBase {
         uint256 k;
         uint256 read;
         while (k < depth && tick != TickBitmap.NONE && read < MAX_DEPTH_ORDERS) {
-            uint256 n = (isBid ? bidLevels[tick] : askLevels[tick]).head;
-            for (; n != 0 && read < MAX_DEPTH_ORDERS; n = orders[n].next) {
+            Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
+            uint256 last = level.tail;
+            for (uint256 n = level.head; n != 0 && read < MAX_DEPTH_ORDERS; n = n == last ? 0 : orders[n].next) {
                 ++read;
                 if (!_fillable(n, mark)) continue;
                 Order storage o = orders[n];

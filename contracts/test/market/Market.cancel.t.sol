@@ -75,6 +75,42 @@ contract MarketCancelTest is VenueFixture {
         assertEq(abi.decode(all[i].data, (uint256)), s, "no seq taken: the next event carries s");
     }
 
+    /// A level keeps only the links inside it (MarketBase._removeAt): once its tail and its head
+    /// are cancelled, the order left holds links to their slots, which the free list hands to two
+    /// asks. Every walk ends at the level's tail: the depth view and a taker see that one order and
+    /// never the asks in those slots.
+    function test_cancelEnds_slotsReusedElsewhereAreNeverWalkedInto() public {
+        uint256 c = _account(carol, 1_000e6);
+        uint256 d = _account(dave, 1_000e6);
+        uint256 first = _limit(alice, a, LONG, 10.7e6, 10, 1.07e18); // 100 each
+        uint256 second = _limit(bob, b, LONG, 10.7e6, 10, 1.07e18);
+        uint256 third = _limit(alice, a, LONG, 10.7e6, 10, 1.07e18);
+        (bytes32 k3, bytes32 k1) = (_key(third), _key(first));
+        vm.startPrank(alice);
+        engine.cancelOrder(a, EUR, k3); // the tail
+        engine.cancelOrder(a, EUR, k1); // the head
+        vm.stopPrank();
+        uint256 ask1 = _limit(carol, c, SHORT, 10.9e6, 10, 1.09e18);
+        uint256 ask3 = _limit(carol, c, SHORT, 10.9e6, 10, 1.09e18);
+        assertEq(ask1 & type(uint24).max, first & type(uint24).max, "an ask took the head's slot");
+        assertEq(ask3 & type(uint24).max, third & type(uint24).max, "and one the tail's");
+        (uint256[] memory px, uint256[] memory qty, uint256[] memory count) = market.getFillableLevels(LONG, 3);
+        assertEq(px.length, 1, "one bid level");
+        assertEq(px[0], 1.07e18);
+        assertEq(qty[0], 100e18, "the second alone");
+        assertEq(count[0], 1);
+        _market(dave, d, SHORT, 16.05e6, 10); // 150: the second whole, then no bid left
+        assertEq(uint256(_order(second).status), uint256(IMarket.OrderStatus.FILLED));
+        assertEq(_pos(d).sizeQty, -100e18, "nothing beyond the level's tail");
+        for (uint256 i; i < 2; ++i) {
+            IMarket.OrderView memory o = _order(i == 0 ? ask1 : ask3);
+            assertEq(uint256(o.status), uint256(IMarket.OrderStatus.ACTIVE), "the asks never met");
+            assertEq(o.remainingQty, o.originalQty);
+        }
+        assertEq(_bestBid(), 0);
+        _checkAll();
+    }
+
     function test_cancelOrder_afterPartialFillReturnsRemainingMargin() public {
         uint256 ask = _limit(bob, b, SHORT, 108e6, 10, 1.08e18); // 1000
         _market(alice, a, LONG, 27e6, 10); // 250
