@@ -25,6 +25,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
     using SlotDerivation for bytes32;
     using TransientSlot for *;
 
+    /// Two slots; a single cancel reads and writes the second whole at these offsets (`_refund`).
     struct Account {
         address owner;
         uint64 deadman; // the dead-man deadline (0: off): same slot as the owner, read by every authorization
@@ -32,7 +33,8 @@ contract Engine is IEngine, AccessControl, EIP712 {
         uint128 committedWad;
     }
 
-    /// An operator's approval, its owner's policy and its budget use: one word.
+    /// An operator's approval, its owner's policy and its budget use: one word (`_release` reads
+    /// and writes it whole at these offsets).
     struct Operator {
         uint64 expiry;
         uint16 maxLeverage;
@@ -313,7 +315,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
         external
         returns (uint256 orderId, uint256 marginReturnedWad)
     {
-        IMarket m = _market(marketId);
+        IMarket m = _marketOf(marketId);
         (address owner, Operator storage o) = _authorizeTrade(accountId);
         uint256 release;
         uint256 refund;
@@ -322,7 +324,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
     }
 
     function cancelOrderById(uint256 accountId, bytes32 marketId, uint256 orderId) external returns (uint256 marginReturnedWad) {
-        IMarket m = _market(marketId);
+        IMarket m = _marketOf(marketId);
         (address owner, Operator storage o) = _authorizeTrade(accountId);
         uint256 release;
         uint256 refund;
@@ -337,7 +339,15 @@ contract Engine is IEngine, AccessControl, EIP712 {
     function _refund(bytes32 marketId, uint256 accountId, address owner, Operator storage o, uint256 release, uint256 refund) internal {
         _release(owner, o, release);
         Account storage a = accounts[accountId];
-        (a.availableWad, a.committedWad) = (uint128(_add(a.availableWad, int256(refund))), uint128(_add(a.committedWad, -int256(refund))));
+        // the balances' word (`Account`'s second: availableWad, committedWad at bit 128), read and written once
+        uint256 w;
+        assembly ("memory-safe") {
+            w := sload(add(a.slot, 1))
+        }
+        w = uint128(_add(uint128(w), int256(refund))) | uint256(uint128(_add(uint128(w >> 128), -int256(refund)))) << 128;
+        assembly ("memory-safe") {
+            sstore(add(a.slot, 1), w)
+        }
     }
 
     function cancelOrders(uint256 accountId, bytes32 marketId, uint256[] calldata orderIds)
@@ -439,8 +449,16 @@ contract Engine is IEngine, AccessControl, EIP712 {
     /// the figure (cancels stay cheap).
     function _release(address owner, Operator storage o, uint256 release) internal {
         if (owner != msg.sender && release != 0) {
-            uint256 used = o.usedWad;
-            o.usedWad = uint96(used > release ? used - release : 0);
+            // `Operator`'s word (see the struct): usedWad at bit 112, read and written once
+            uint256 w;
+            assembly ("memory-safe") {
+                w := sload(o.slot)
+            }
+            uint256 used = uint96(w >> 112);
+            w = w & ~(uint256(type(uint96).max) << 112) | (used > release ? used - release : 0) << 112;
+            assembly ("memory-safe") {
+                sstore(o.slot, w)
+            }
         }
     }
 
@@ -684,10 +702,17 @@ contract Engine is IEngine, AccessControl, EIP712 {
         emit OperatorBudgetUsed(++seq, owner, operator, used, budget);
     }
 
+    /// A registered market, the callee of this transaction's entry point (`_onlyMarket`).
     function _market(bytes32 marketId) internal returns (IMarket m) {
+        m = _marketOf(marketId);
+        (_callee, _calleeId) = (address(m), marketId);
+    }
+
+    /// A registered market, for an entry point whose call never comes back into the Engine (a
+    /// single cancel: the market returns what it releases instead).
+    function _marketOf(bytes32 marketId) internal view returns (IMarket m) {
         m = IMarket(marketOf[marketId]);
         if (address(m) == address(0)) revert MarketNotFound(marketId);
-        (_callee, _calleeId) = (address(m), marketId);
     }
 
     /// A registered market's hook: the one this transaction's entry point called (transient), or

@@ -64,27 +64,23 @@ contract Market is MarketBase, Initializable {
         external onlyEngine returns (uint256, uint256, uint256, uint256)
     {
         uint256 n = byId ? _localOf(uint256(ref)) : _keyed(accountId, ref);
-        if (!_isOpen(accountId, n)) revert OrderNotFound(accountId, ref);
-        return _cancelOne(accountId, n);
+        uint256 a = _openWord(accountId, n);
+        if (a == 0) revert OrderNotFound(accountId, ref);
+        return _cancelOne(accountId, n, a);
     }
 
     /// The margin and bond go back through the Engine's own entry point (`refundWad`), not by a call
-    /// into it. One event, OrderCancelled, and no write to the `seq` word.
-    function _cancelOne(uint256 accountId, uint256 n)
+    /// into it. One event, OrderCancelled, and no write to the `seq` word. `a`: the order's first word (`_openWord`).
+    function _cancelOne(uint256 accountId, uint256 n, uint256 a)
         internal returns (uint256 orderId, uint256 marginReturnedWad, uint256 releaseWad, uint256 refundWad)
     {
-        Order storage o = orders[n & SLOT_MASK];
-        (bool isBid, uint256 tick) = (o.side == IMarket.Side.LONG, o.tick);
-        (uint256 original, uint256 filled) = (o.originalQty, o.filledQty);
-        bool counted;
-        (marginReturnedWad, releaseWad, counted) = _cancel(n, IMarket.CloseReason.USER_CANCEL, BOND_REFUND | MARGIN_DEFERRED | QUIET);
-        refundWad = marginReturnedWad + ORDER_BOND_WAD;
+        (uint256 margin, uint256 release, bool counted, uint256 b, uint256 w) =
+            _cancel(n, a, IMarket.CloseReason.USER_CANCEL, BOND_REFUND | MARGIN_DEFERRED | QUIET);
+        (marginReturnedWad, releaseWad, refundWad) = (margin, release, margin + ORDER_BOND_WAD);
         orderId = _orderId(n);
-        uint256 since = counted ? _staleSince() : 0;
-        Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
-        emit IMarket.OrderCancelled(
-            orderId, accountId, original, filled, marginReturnedWad, level.totalQty, level.orderCount, since, marginedLongQty, marginedShortQty
-        );
+        (uint256 since, uint256 l, uint256 s) = _staleSince(counted);
+        // the order's quantities (`b`: its second word) and its level's after (`w`: 0 when deleted)
+        emit IMarket.OrderCancelled(orderId, accountId, uint96(b), uint96(b >> 96), margin, uint96(w), uint32(w >> 176), since, l, s);
     }
 
     // ─── placing ─────────────────────────────────────────────────────────────────────────

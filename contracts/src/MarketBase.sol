@@ -61,6 +61,8 @@ abstract contract MarketBase is IVenueErrors {
     /// key map (`_keyed`, `_claimKey`) leads from it to the order, and the events carry it.
     /// Orders live in reused storage slots (docs/CONTRACTS.md "Order ids and slots"): `orders` is
     /// keyed by slot, and an order's local number n = `number` << SLOT_BITS | slot.
+    /// A cancel reads and writes the words whole at these fields' bit offsets (`_cancel`,
+    /// `_removeAt`, `_free`, `_isLiveWord`, `_closeOrder`): a change here changes them too.
     struct Order {
         uint40 accountId;
         uint24 next; // the next order's slot in its level; once closed, the next free slot (`_free`)
@@ -85,7 +87,7 @@ abstract contract MarketBase is IVenueErrors {
         address quoteFxToken;
     }
 
-    /// One slot.
+    /// One slot (read and written whole at these offsets by `_removeAt`).
     struct Level {
         uint96 totalQty;
         uint40 head;
@@ -95,7 +97,7 @@ abstract contract MarketBase is IVenueErrors {
 
     /// Two slots: what a placement reads (size, its resting orders) and a fill's first half; the
     /// margin and funding index. Narrowing is checked where they are written (`_writeSettle`,
-    /// which writes each word whole: its packing follows this order).
+    /// which writes each word whole: its packing follows this order; `_removeAt` the open-order count).
     struct Position {
         int96 size;
         uint96 openNotional;
@@ -290,12 +292,40 @@ abstract contract MarketBase is IVenueErrors {
         else _freeHead = link;
     }
 
-    /// A closed order's slot onto the free list (after it left its level: its link is reused).
-    function _free(uint256 slot, Order storage o) internal {
-        uint256 head = _freeHead;
+    /// A closed order (`a`: its first word as stored): its `status`, and its slot onto the free
+    /// list (after it left its level: its link is reused), in one write of its first word; returns
+    /// that word as written.
+    function _free(uint256 slot, Order storage o, uint256 a, IMarket.OrderStatus status) internal returns (uint256) {
+        // the free list's head: `_freeHead`'s word read and written once
+        uint256 k;
+        uint256 head;
+        assembly ("memory-safe") {
+            k := sload(_freeHead.slot)
+            head := shr(232, k)
+        }
         if (head != 0 && head == _reservedSlot && _freedAbove == 0) _freedAbove = slot;
-        o.next = uint24(head);
-        _freeHead = uint24(slot);
+        // `Order`'s first word (see the struct): `next` at bit 40, `status` at bit 160; the head at bit 232 of its word
+        assembly ("memory-safe") {
+            a := or(and(a, not(or(shl(40, SLOT_MASK), shl(160, 0xff)))), or(shl(40, head), shl(160, and(status, 0xff))))
+            sstore(o.slot, a)
+            sstore(_freeHead.slot, or(and(k, not(shl(232, SLOT_MASK))), shl(232, slot)))
+        }
+        return a;
+    }
+
+    /// The first word of an order (ids, links and flags: its packing follows the struct).
+    function _word(Order storage o) internal view returns (uint256 a) {
+        assembly ("memory-safe") {
+            a := sload(o.slot)
+        }
+    }
+
+    /// Both words of an order: ids, links and flags; quantities and margin (see the struct).
+    function _words(Order storage o) internal view returns (uint256 a, uint256 b) {
+        assembly ("memory-safe") {
+            a := sload(o.slot)
+            b := sload(add(o.slot, 1))
+        }
     }
 
     /// Order `n`'s OrderPlaced (`marginWad`: a whole number of 1e-6 units, collateral6 × 1e12);
@@ -403,14 +433,14 @@ abstract contract MarketBase is IVenueErrors {
     /// Cancels a resting maker met during a sweep.
     function _dropMaker(Sweep memory s, Level storage level, Order storage mo, uint256 m, IMarket.CloseReason reason) internal {
         uint256 makerRemaining = mo.originalQty - mo.filledQty;
-        level.totalQty -= uint96(makerRemaining);
         _resting(!s.isBuy, _uncounted(mo), makerRemaining, false);
-        _removeAt(level, m, mo);
+        (uint256 a, uint256 b) = _words(mo);
+        _removeAt(level, m, a, makerRemaining);
         // the bond goes back when the order is not at fault: the account's own orders in its
         // liquidation, and an operator's order its owner's band stops (it was inside the band when
         // placed; the owner's policy, not the order, refuses the fill now)
         bool refund = reason == IMarket.CloseReason.LIQUIDATION || reason == IMarket.CloseReason.OPERATOR_BAND;
-        _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, reason, refund ? BOND_REFUND : BOND_FORFEIT);
+        _closeOrder(m, mo, a, b, IMarket.OrderStatus.CANCELLED, reason, refund ? BOND_REFUND : BOND_FORFEIT);
         if (!refund) s.bonds += ORDER_BOND_WAD;
     }
 
@@ -452,17 +482,17 @@ abstract contract MarketBase is IVenueErrors {
             filled, left, s.filledQty, s.qty - s.filledQty, st.feeTaken, takerFee
         );
         if (left == 0) {
-            _removeAt(level, m, mo);
+            uint256 a = _word(mo);
+            _removeAt(level, m, a, 0);
             // its margin went with the fill and its bond with the settlement
-            mo.status = IMarket.OrderStatus.FILLED;
-            _free(m, mo);
-            _released(_idAt(m, mo), mo.accountId, IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, filled, 0, 0, 0);
+            a = _free(m, mo, a, IMarket.OrderStatus.FILLED);
+            _released(_numberOf(m, a), uint40(a), IMarket.OrderStatus.FILLED, IMarket.CloseReason.FILLED, filled, 0, 0, 0);
         } else if (left < MarketArgs.get(MarketArgs.MIN_ORDER) && !mo.reduceOnly) {
             // a dust remainder is cancelled
-            level.totalQty -= uint96(left);
             _resting(!s.isBuy, _uncounted(mo), left, false);
-            _removeAt(level, m, mo);
-            _closeOrder(m, mo, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, BOND_REFUND);
+            (uint256 a, uint256 b) = _words(mo);
+            _removeAt(level, m, a, left);
+            _closeOrder(m, mo, a, b, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.DUST, BOND_REFUND);
         }
         return true;
     }
@@ -526,7 +556,7 @@ abstract contract MarketBase is IVenueErrors {
     function _closeTaker(uint256 n, Sweep memory s, IMarket.OrderStatus status, IMarket.CloseReason reason, uint8 flags)
         internal returns (IMarket.OrderStatus)
     {
-        _released(_orderId(n), s.accountId, status, reason, s.filledQty, s.qty - s.filledQty, s.marginLeft, flags);
+        _released(n, s.accountId, status, reason, s.filledQty, s.qty - s.filledQty, s.marginLeft, flags);
         return status;
     }
 
@@ -557,12 +587,22 @@ abstract contract MarketBase is IVenueErrors {
 
     /// Resting totals per side: the size the funding skew counts, or the size it leaves out (`_uncounted`).
     function _resting(bool isBid, bool uncounted, uint256 q, bool add) internal {
-        if (isBid) {
-            if (uncounted) restingUncountedBidQty = add ? restingUncountedBidQty + uint128(q) : restingUncountedBidQty - uint128(q);
-            else marginedLongQty = add ? marginedLongQty + uint96(q) : marginedLongQty - uint96(q);
-        } else {
-            if (uncounted) restingUncountedAskQty = add ? restingUncountedAskQty + uint128(q) : restingUncountedAskQty - uint128(q);
-            else marginedShortQty = add ? marginedShortQty + uint96(q) : marginedShortQty - uint96(q);
+        if (uncounted) {
+            if (isBid) restingUncountedBidQty = add ? restingUncountedBidQty + uint128(q) : restingUncountedBidQty - uint128(q);
+            else restingUncountedAskQty = add ? restingUncountedAskQty + uint128(q) : restingUncountedAskQty - uint128(q);
+            return;
+        }
+        // the skew's word read and written once: marginedLongQty, marginedShortQty at bit 96
+        uint256 k;
+        assembly ("memory-safe") {
+            k := sload(marginedLongQty.slot)
+        }
+        uint256 shift = isBid ? 0 : 96;
+        uint96 v = uint96(k >> shift);
+        v = add ? v + uint96(q) : v - uint96(q);
+        k = k & ~(uint256(type(uint96).max) << shift) | uint256(v) << shift;
+        assembly ("memory-safe") {
+            sstore(marginedLongQty.slot, k)
         }
     }
 
@@ -591,63 +631,89 @@ abstract contract MarketBase is IVenueErrors {
         return margin < (notional * _makerFeeBps + BPS - 1) / BPS + (notional + lev - 1) / lev;
     }
 
-    /// Takes a resting order out of its level (cancel); true when the skew counted it. `flags`: QUIET (no LevelUpdated).
-    function _unlinkFromLevel(uint256 slot, Order storage o, uint8 flags) internal returns (bool counted) {
-        uint256 tick = o.tick;
-        bool isBid = o.side == IMarket.Side.LONG;
-        Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
-        uint256 remaining = o.originalQty - o.filledQty;
-        level.totalQty -= uint96(remaining);
-        counted = !_uncounted(o);
-        _resting(isBid, !counted, remaining, false);
-        _removeAt(level, slot, o);
-        if (flags & QUIET == 0) _emitLevel(o.side, tick, level);
-        if (level.orderCount == 0) {
-            _bookClear(isBid, tick);
-            if (isBid) delete bidLevels[tick];
-            else delete askLevels[tick];
-        }
-    }
-
-    /// Unlinks the resting order in `slot` from its level's FIFO list (totals are the caller's).
+    /// Unlinks the resting order in `slot` (`a`: its first word) from its level's FIFO list and
+    /// takes `qty` off the level's total, in one write of the level; returns the level's word as
+    /// written (its `orderCount` at bit 176). The resting totals are the caller's.
     /// Only the links inside a level are kept: the level's head and tail end it, and the head's
     /// `prev` and the tail's `next` mean nothing (walks stop at the tail), so taking out an end
     /// writes the level alone, not its neighbour. Taking out a level's only order leaves its
     /// head and tail as they are: an empty level is deleted, or refilled by `_link` (which tests
     /// `orderCount`, not the links), before anything reads them.
-    function _removeAt(Level storage level, uint256 slot, Order storage o) internal {
-        if (slot == level.head) {
-            level.head = o.next;
-        } else if (slot == level.tail) {
-            level.tail = o.prev;
-        } else {
-            (uint24 prev, uint24 next) = (o.prev, o.next);
-            orders[prev].next = next;
-            orders[next].prev = prev;
+    function _removeAt(Level storage level, uint256 slot, uint256 a, uint256 qty) internal returns (uint256 w) {
+        // `Order`'s first word (see the struct): next at bit 40, prev at bit 64; `Level`'s word:
+        // totalQty, head at bit 96, tail at bit 136, orderCount at bit 176
+        uint256 next;
+        uint256 prev;
+        bool atHead;
+        bool atTail;
+        uint96 total;
+        uint32 count;
+        assembly ("memory-safe") {
+            w := sload(level.slot)
+            next := and(shr(40, a), SLOT_MASK)
+            prev := and(shr(64, a), SLOT_MASK)
+            atHead := eq(slot, and(shr(96, w), 0xffffffffff))
+            atTail := eq(slot, and(shr(136, w), 0xffffffffff))
+            total := and(w, 0xffffffffffffffffffffffff)
+            count := and(shr(176, w), 0xffffffff)
         }
-        level.orderCount -= 1;
-        positions[o.accountId].openOrders -= 1;
+        if (atHead) {
+            w = w & ~(uint256(type(uint40).max) << 96) | next << 96;
+        } else if (atTail) {
+            w = w & ~(uint256(type(uint40).max) << 136) | prev << 136;
+        } else {
+            orders[prev].next = uint24(next);
+            orders[next].prev = uint24(prev);
+        }
+        // checked as the fields' own arithmetic: neither goes below zero
+        total -= uint96(qty);
+        count -= 1;
+        // `Position`'s first word (see the struct): openOrders at bit 192, read and written once
+        Position storage p = positions[uint40(a)];
+        uint256 pw;
+        uint16 open;
+        assembly ("memory-safe") {
+            // (a narrow type's bits above its width are not assumed clean in assembly)
+            w := or(and(w, not(or(0xffffffffffffffffffffffff, shl(176, 0xffffffff)))), or(and(total, 0xffffffffffffffffffffffff), shl(176, and(count, 0xffffffff))))
+            sstore(level.slot, w)
+            pw := sload(p.slot)
+            open := and(shr(192, pw), 0xffff)
+        }
+        open -= 1;
+        assembly ("memory-safe") {
+            sstore(p.slot, or(and(pw, not(shl(192, 0xffff))), shl(192, and(open, 0xffff))))
+        }
     }
 
     /// Marks the resting order in `slot` closed (its client key is free again: `_claimKey`; its
-    /// slot onto the free list: `_free`), returns its remaining margin.
+    /// slot onto the free list: `_free`), returns its remaining margin. `a`, `b`: its words as stored.
     /// `flags`: BOND_REFUND (the bond to the owner's available balance with the margin) or
     /// BOND_FORFEIT (out of the owner's committed balance; the caller pays it to whoever cleared it),
     /// and MARGIN_DEFERRED. Only its first word is written: a closed order's margin is left as it
     /// was (nothing reads it once it is not ACTIVE; getOrder reports its margin as 0).
-    function _closeOrder(uint256 slot, Order storage o, IMarket.OrderStatus status, IMarket.CloseReason reason, uint8 flags)
-        internal returns (uint256 marginReturned)
-    {
-        o.status = status;
-        _free(slot, o);
-        marginReturned = uint256(o.margin6) * MICRO;
-        uint256 filled = o.filledQty;
-        _released(_idAt(slot, o), o.accountId, status, reason, filled, o.originalQty - filled, marginReturned, flags);
+    function _closeOrder(
+        uint256 slot, Order storage o, uint256 a, uint256 b, IMarket.OrderStatus status, IMarket.CloseReason reason, uint8 flags
+    ) internal returns (uint256 marginReturned) {
+        a = _free(slot, o, a, status);
+        // `Order`'s second word (see the struct): originalQty, filledQty at bit 96, margin6 at bit 192
+        unchecked {
+            marginReturned = (b >> 192) * MICRO; // 64 bits × 1e12
+        }
+        // nothing to send or tell when the caller returns the margin and bond itself and its own event tells the close
+        if (flags & (MARGIN_DEFERRED | QUIET) != MARGIN_DEFERRED | QUIET) {
+            uint256 filled = uint96(b >> 96);
+            _released(_numberOf(slot, a), uint40(a), status, reason, filled, uint96(b) - filled, marginReturned, flags);
+        }
     }
 
-    /// An order's close: its margin (and bond, by `flags`) back, and OrderClosed.
+    /// The local number n of the order in `slot` whose first word is `a`.
+    function _numberOf(uint256 slot, uint256 a) internal pure returns (uint256) {
+        return uint256(uint40(a >> 88)) << SLOT_BITS | slot;
+    }
+
+    /// Order `n`'s close: its margin (and bond, by `flags`) back, and OrderClosed.
     function _released(
-        uint256 orderId, uint256 accountId, IMarket.OrderStatus status, IMarket.CloseReason reason, uint256 filled, uint256 cancelled,
+        uint256 n, uint256 accountId, IMarket.OrderStatus status, IMarket.CloseReason reason, uint256 filled, uint256 cancelled,
         uint256 marginReturned, uint8 flags
     ) internal {
         uint256 bond = flags & (BOND_REFUND | BOND_FORFEIT) == 0 ? 0 : ORDER_BOND_WAD;
@@ -657,7 +723,7 @@ abstract contract MarketBase is IVenueErrors {
                 IEngine.MarginReason.ORDER_RELEASE
             );
         }
-        if (flags & QUIET == 0) emit IMarket.OrderClosed(++seq, orderId, accountId, status, reason, filled, cancelled, marginReturned);
+        if (flags & QUIET == 0) emit IMarket.OrderClosed(++seq, _orderId(n), accountId, status, reason, filled, cancelled, marginReturned);
     }
 
     /// An order id's local number here (0: another market's).
@@ -665,43 +731,94 @@ abstract contract MarketBase is IVenueErrors {
         return orderId >> 64 == _marketIndex() ? uint64(orderId) : 0;
     }
 
-    function _isOpen(uint256 accountId, uint256 n) internal view returns (bool) {
-        Order storage o = orders[n & SLOT_MASK];
-        return _isLive(n, o) && o.accountId == accountId;
+    /// The first word of order `n` when it is open (resting, `accountId`'s; never 0: its status is
+    /// ACTIVE), else 0.
+    function _openWord(uint256 accountId, uint256 n) internal view returns (uint256 a) {
+        if (n & SLOT_MASK == 0) return 0;
+        a = _word(orders[n & SLOT_MASK]);
+        if (!_isLiveWord(n, a) || uint40(a) != accountId) return 0;
     }
 
     /// Whether order `n` is resting: its slot holds it (not a later order's) and it is ACTIVE.
     function _isLive(uint256 n, Order storage o) internal view returns (bool) {
-        return n & SLOT_MASK != 0 && o.number == n >> SLOT_BITS && o.status == IMarket.OrderStatus.ACTIVE;
+        return n & SLOT_MASK != 0 && _isLiveWord(n, _word(o));
     }
 
+    /// `_isLive` of order `n` (its slot not 0) from its slot's first word `a`.
+    function _isLiveWord(uint256 n, uint256 a) internal pure returns (bool) {
+        // `Order`'s first word (see the struct): number at bit 88, status at bit 160
+        return uint40(a >> 88) == n >> SLOT_BITS && uint8(a >> 160) == uint8(IMarket.OrderStatus.ACTIVE);
+    }
+
+    /// Cancels the resting order `n` (`a`: its first word as stored): out of its level (the level's LevelUpdated unless QUIET; an
+    /// emptied level deleted) and the resting totals, then closed (`_closeOrder`).
     /// `counted`: the skew counted its size (the caller marks the rate stale: `_markStale`).
-    /// `flags`: BOND_REFUND, with MARGIN_DEFERRED when the caller returns the margin and bond itself,
-    /// and QUIET when it emits OrdersCancelled.
-    function _cancel(uint256 n, IMarket.CloseReason reason, uint8 flags)
-        internal returns (uint256 marginReturnedWad, uint256 releaseWad, bool counted)
+    /// `b`: the order's second word (its quantities: `Order`), `w`: its level's word after (0: deleted).
+    /// `flags`: BOND_REFUND or BOND_FORFEIT, with MARGIN_DEFERRED when the caller returns the margin
+    /// and bond itself, and QUIET when it emits OrdersCancelled (or OrderCancelled).
+    function _cancel(uint256 n, uint256 a, IMarket.CloseReason reason, uint8 flags)
+        internal returns (uint256 marginReturnedWad, uint256 releaseWad, bool counted, uint256 b, uint256 w)
     {
         uint256 slot = n & SLOT_MASK;
         Order storage o = orders[slot];
-        // an operator's order gives back the taker fee its unfilled quantity was charged
-        if (o.operatorBandBps != 0) {
-            releaseWad = _operatorCharge(false, 0, uint256(o.tick) * MarketArgs.get(MarketArgs.TICK_SIZE), o.originalQty - o.filledQty, false);
+        uint256 tick;
+        bool isBid;
+        bool band;
+        uint96 original;
+        uint96 filled;
+        // `Order`'s words (see the struct): tick at bit 128, side 152, reduceOnly 176, uncounted 184,
+        // operatorBandBps 192; originalQty, filledQty at bit 96
+        assembly ("memory-safe") {
+            b := sload(add(o.slot, 1))
+            tick := and(shr(128, a), 0xffffff)
+            isBid := iszero(and(shr(152, a), 0xff))
+            band := iszero(iszero(and(shr(192, a), 0xffff)))
+            counted := iszero(and(shr(176, a), 0xffff))
+            original := and(b, 0xffffffffffffffffffffffff)
+            filled := and(shr(96, b), 0xffffffffffffffffffffffff)
         }
-        counted = _unlinkFromLevel(slot, o, flags);
-        marginReturnedWad = _closeOrder(slot, o, IMarket.OrderStatus.CANCELLED, reason, flags);
+        uint256 remaining = original - filled;
+        // an operator's order gives back the taker fee its unfilled quantity was charged
+        if (band) releaseWad = _operatorCharge(false, 0, tick * MarketArgs.get(MarketArgs.TICK_SIZE), remaining, false);
+        _resting(isBid, !counted, remaining, false);
+        Level storage level = isBid ? bidLevels[tick] : askLevels[tick];
+        w = _removeAt(level, slot, a, remaining);
+        if (flags & QUIET == 0) _emitLevel(isBid ? IMarket.Side.LONG : IMarket.Side.SHORT, tick, level);
+        if (uint32(w >> 176) == 0) {
+            _bookClear(isBid, tick);
+            if (isBid) delete bidLevels[tick];
+            else delete askLevels[tick];
+            w = 0;
+        }
+        marginReturnedWad = _closeOrder(slot, o, a, b, IMarket.OrderStatus.CANCELLED, reason, flags);
     }
 
     /// A cancel of several orders that changed the skew: the rate stale (`_staleSince`), and FundingRateStale.
     function _markStale() internal {
-        uint256 since = _staleSince();
-        (uint256 l, uint256 s) = _marginedQty();
+        (uint256 since, uint256 l, uint256 s) = _staleSince(true);
         emit IMarket.FundingRateStale(++seq, uint64(since), l, s);
     }
 
-    /// The second from which the stored rate is stale, set to now by the first cancel that changed the skew since the last update.
-    function _staleSince() internal returns (uint256 since) {
-        since = _rateStaleSince;
-        if (since == 0) _rateStaleSince = uint40(since = block.timestamp);
+    /// When `set`: the second from which the stored rate is stale, set to now by the first cancel
+    /// that changed the skew since the last update (else 0); and the skew's sides after (`_marginedQty`).
+    function _staleSince(bool set) internal returns (uint256 since, uint256 l, uint256 s) {
+        uint256 k;
+        assembly ("memory-safe") {
+            k := sload(marginedLongQty.slot)
+        }
+        // the word's packing (see the declarations): marginedLongQty, marginedShortQty at bit 96,
+        // _rateStaleSince at bit 192, _freeHead at bit 232
+        if (set) {
+            since = uint40(k >> 192);
+            if (since == 0) {
+                since = block.timestamp;
+                k |= uint256(uint40(since)) << 192;
+                assembly ("memory-safe") {
+                    sstore(marginedLongQty.slot, k)
+                }
+            }
+        }
+        (l, s) = (uint96(k), uint96(k >> 96));
     }
 
     /// What an operator's order of `qty` at `price` may cost its owner: the taker fee at `price`

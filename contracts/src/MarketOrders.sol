@@ -22,8 +22,9 @@ contract MarketOrders is MarketBase {
         uint256[] memory ids = new uint256[](orderIds.length);
         for (uint256 i; i < orderIds.length; ++i) {
             uint256 n = _localOf(orderIds[i]);
-            if (!_isOpen(accountId, n)) continue;
-            (uint256 m, uint256 r, bool c) = _cancel(n, reason, BOND_REFUND | MARGIN_DEFERRED | QUIET);
+            uint256 a = _openWord(accountId, n);
+            if (a == 0) continue;
+            (uint256 m, uint256 r, bool c,,) = _cancel(n, a, reason, BOND_REFUND | MARGIN_DEFERRED | QUIET);
             marginReturnedWad += m;
             releaseWad += r;
             counted = counted || c;
@@ -51,8 +52,7 @@ contract MarketOrders is MarketBase {
             uint256 n = _localOf(orderIds[i]);
             Order storage o = orders[n & SLOT_MASK];
             if (!_isLive(n, o) || !_expired(o)) continue;
-            _unlinkFromLevel(n & SLOT_MASK, o, 0);
-            _closeOrder(n & SLOT_MASK, o, IMarket.OrderStatus.CANCELLED, IMarket.CloseReason.EXPIRED, BOND_FORFEIT);
+            _cancel(n, _word(o), IMarket.CloseReason.EXPIRED, BOND_FORFEIT);
             ++removed;
         }
         if (removed != 0) _engine().payLiquidator(msg.sender, removed * ORDER_BOND_WAD);
@@ -64,7 +64,7 @@ contract MarketOrders is MarketBase {
         if (msg.sender != address(_engine())) revert Unauthorized(msg.sender);
         uint256 n = orderId != 0 ? _localOf(orderId) : _keyed(accountId, clientKey);
         Order storage o = orders[n & SLOT_MASK];
-        if (!_isOpen(accountId, n) || _expired(o)) revert OrderNotFound(accountId, orderId != 0 ? bytes32(orderId) : clientKey);
+        if (_openWord(accountId, n) == 0 || _expired(o)) revert OrderNotFound(accountId, orderId != 0 ? bytes32(orderId) : clientKey);
         uint256 index = _admitModify(o.reduceOnly);
         uint256 mark = _mark(index);
         bool isBid = o.side == IMarket.Side.LONG;
@@ -131,8 +131,7 @@ contract MarketOrders is MarketBase {
         if (tick == fromTick && remaining <= left) {
             from.totalQty = uint96(from.totalQty - left + remaining);
         } else {
-            from.totalQty -= uint96(left);
-            _removeAt(from, n & SLOT_MASK, o);
+            _removeAt(from, n & SLOT_MASK, _word(o), left);
             if (from.orderCount == 0 && tick != fromTick) _bookClear(isBid, fromTick);
             level = _link(n & SLOT_MASK, o, tick, remaining);
         }
