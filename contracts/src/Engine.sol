@@ -320,7 +320,7 @@ contract Engine is IEngine, AccessControl, EIP712 {
         uint256 release;
         uint256 refund;
         (orderId, marginReturnedWad, release, refund) = m.cancelOrder(accountId, clientKey, false);
-        _refund(marketId, accountId, owner, o, release, refund);
+        _refund(accountId, owner, o, release, refund);
     }
 
     function cancelOrderById(uint256 accountId, bytes32 marketId, uint256 orderId) external returns (uint256 marginReturnedWad) {
@@ -329,14 +329,14 @@ contract Engine is IEngine, AccessControl, EIP712 {
         uint256 release;
         uint256 refund;
         (, marginReturnedWad, release, refund) = m.cancelOrder(accountId, bytes32(orderId), true);
-        _refund(marketId, accountId, owner, o, release, refund);
+        _refund(accountId, owner, o, release, refund);
     }
 
     /// A single cancel's end: the operator's budget release, and the order's margin and bond from
     /// committed to available (the market leaves that to this entry point: no call back into the
     /// Engine). No MarginUpdated: the market's OrderCancelled carries the release (its margin, and
     /// the bond of every order), and the pool is untouched, so a cancel writes no `seq`.
-    function _refund(bytes32 marketId, uint256 accountId, address owner, Operator storage o, uint256 release, uint256 refund) internal {
+    function _refund(uint256 accountId, address owner, Operator storage o, uint256 release, uint256 refund) internal {
         _release(owner, o, release);
         Account storage a = accounts[accountId];
         // the balances' word (`Account`'s second: availableWad, committedWad at bit 128), read and written once

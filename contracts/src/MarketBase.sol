@@ -432,9 +432,10 @@ abstract contract MarketBase is IVenueErrors {
 
     /// Cancels a resting maker met during a sweep.
     function _dropMaker(Sweep memory s, Level storage level, Order storage mo, uint256 m, IMarket.CloseReason reason) internal {
-        uint256 makerRemaining = mo.originalQty - mo.filledQty;
-        _resting(!s.isBuy, _uncounted(mo), makerRemaining, false);
         (uint256 a, uint256 b) = _words(mo);
+        // `Order`'s second word (see the struct): originalQty, filledQty at bit 96
+        uint256 makerRemaining = uint96(b) - uint96(b >> 96);
+        _resting(!s.isBuy, _uncounted(mo), makerRemaining, false);
         _removeAt(level, m, a, makerRemaining);
         // the bond goes back when the order is not at fault: the account's own orders in its
         // liquidation, and an operator's order its owner's band stops (it was inside the band when
